@@ -1,0 +1,3 @@
+module github.com/doceval/doceval/gen/client
+
+go 1.26
