@@ -1,0 +1,70 @@
+// Package events defines the event envelope of section 2.10 and the event types of
+// section 6.1. Events are written to the event log by store.Tx.Emit, in the transaction
+// of the state change they announce, and delivered by the dispatcher.
+package events
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Type is an event type. The set is open: new types appear over time.
+type Type string
+
+// The event types of section 6.1.
+const (
+	FileReady           Type = "file.ready"
+	FileFailed          Type = "file.failed"
+	EvaluationStarted   Type = "evaluation.started"
+	EvaluationProgress  Type = "evaluation.progress"
+	EvaluationCompleted Type = "evaluation.completed"
+	EvaluationFailed    Type = "evaluation.failed"
+	EvaluationCanceled  Type = "evaluation.canceled"
+	DocumentSlotUpdated Type = "document_slot.updated"
+)
+
+// AllTypes lists every type this version emits.
+var AllTypes = []Type{
+	FileReady, FileFailed,
+	EvaluationStarted, EvaluationProgress, EvaluationCompleted, EvaluationFailed, EvaluationCanceled,
+	DocumentSlotUpdated,
+}
+
+// IDPrefix starts every public event id.
+const IDPrefix = "evt_"
+
+var idPattern = regexp.MustCompile(`^evt_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
+
+// FormatID renders the public id: "evt_" followed by the lowercase UUID.
+func FormatID(id uuid.UUID) string { return IDPrefix + strings.ToLower(id.String()) }
+
+// ParseID reads a public event id; it accepts exactly the pattern of section 4.6.
+func ParseID(s string) (uuid.UUID, error) {
+	if !idPattern.MatchString(s) {
+		return uuid.Nil, fmt.Errorf("event id %q does not match %s", s, idPattern)
+	}
+	return uuid.Parse(strings.TrimPrefix(s, IDPrefix))
+}
+
+// Envelope is the event as listed, read and delivered (section 2.10). Field order here
+// is the order of the serialized bytes, which are stored once and never re-serialized.
+type Envelope struct {
+	ID          string          `json:"id"`
+	Type        Type            `json:"type"`
+	CreatedAt   time.Time       `json:"created_at"`
+	APIClientID uuid.UUID       `json:"api_client_id"`
+	Data        json.RawMessage `json:"data"`
+}
+
+// Draft is what a state change emits; the store gives it an id and a time.
+type Draft struct {
+	APIClientID  uuid.UUID
+	Type         Type
+	SubmissionID *uuid.UUID // for the submission_id filter of GET /v1/events
+	Data         any        // marshaled to JSON as the envelope's data
+}

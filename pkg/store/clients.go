@@ -1,0 +1,159 @@
+package store
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/doceval/doceval/gen/db"
+	"github.com/doceval/doceval/pkg/auth"
+)
+
+// Client is an API client (a partner) as the operator sees it.
+type Client struct {
+	ID          uuid.UUID         `json:"api_client_id"`
+	Name        string            `json:"name"`
+	Permissions []auth.Permission `json:"permissions"`
+	Disabled    bool              `json:"disabled"`
+	CreatedAt   time.Time         `json:"created_at"`
+	UpdatedAt   time.Time         `json:"updated_at"`
+}
+
+func clientFromRow(r db.APIClient) Client {
+	return Client{
+		ID:          r.ID,
+		Name:        r.Name,
+		Permissions: auth.FromStrings(r.Permissions),
+		Disabled:    r.DisabledAt != nil,
+		CreatedAt:   r.CreatedAt,
+		UpdatedAt:   r.UpdatedAt,
+	}
+}
+
+// Key describes an API key without its secret.
+type Key struct {
+	ID          uuid.UUID  `json:"api_key_id"`
+	APIClientID uuid.UUID  `json:"api_client_id"`
+	Prefix      string     `json:"prefix"`
+	CreatedAt   time.Time  `json:"created_at"`
+	RevokedAt   *time.Time `json:"revoked_at,omitempty"`
+}
+
+func keyFromRow(r db.APIKey) Key {
+	return Key{ID: r.ID, APIClientID: r.APIClientID, Prefix: r.KeyPrefix, CreatedAt: r.CreatedAt, RevokedAt: r.RevokedAt}
+}
+
+// CreateClient creates an API client and its first key. The key is returned once and
+// stored only as a hash.
+func (s *Store) CreateClient(ctx context.Context, name string, perms []auth.Permission) (Client, Key, string, error) {
+	var (
+		client Client
+		key    Key
+		secret string
+	)
+	err := s.InTx(ctx, func(tx *Tx) error {
+		row, err := tx.q.ClientInsert(ctx, db.ClientInsertParams{
+			ID: s.NewID(), Name: name, Permissions: auth.Strings(perms), Now: s.Now(),
+		})
+		if err != nil {
+			return interpretError(err)
+		}
+		client = clientFromRow(row)
+		key, secret, err = tx.createKey(ctx, client.ID)
+		return err
+	})
+	return client, key, secret, err
+}
+
+// CreateKey issues another key for a client, for rotation without downtime.
+func (s *Store) CreateKey(ctx context.Context, clientID uuid.UUID) (Key, string, error) {
+	var (
+		key    Key
+		secret string
+	)
+	err := s.InTx(ctx, func(tx *Tx) error {
+		if _, err := tx.q.ClientGetByID(ctx, clientID); err != nil {
+			return interpretError(err)
+		}
+		var err error
+		key, secret, err = tx.createKey(ctx, clientID)
+		return err
+	})
+	return key, secret, err
+}
+
+func (tx *Tx) createKey(ctx context.Context, clientID uuid.UUID) (Key, string, error) {
+	secret := auth.NewKey()
+	row, err := tx.q.KeyInsert(ctx, db.KeyInsertParams{
+		ID: tx.s.NewID(), APIClientID: clientID, KeyHash: auth.HashKey(secret),
+		KeyPrefix: auth.DisplayPrefix(secret), Now: tx.s.Now(),
+	})
+	if err != nil {
+		return Key{}, "", interpretError(err)
+	}
+	return keyFromRow(row), secret, nil
+}
+
+// RevokeKey revokes a key at once; revoking twice keeps the first revocation time.
+func (s *Store) RevokeKey(ctx context.Context, keyID uuid.UUID) (Key, error) {
+	row, err := s.queries().KeyRevoke(ctx, db.KeyRevokeParams{ID: keyID, Now: s.Now()})
+	if err != nil {
+		return Key{}, interpretError(err)
+	}
+	return keyFromRow(row), nil
+}
+
+// ListClients lists every API client.
+func (s *Store) ListClients(ctx context.Context) ([]Client, error) {
+	rows, err := s.queries().ClientList(ctx)
+	if err != nil {
+		return nil, interpretError(err)
+	}
+	out := make([]Client, len(rows))
+	for i, r := range rows {
+		out[i] = clientFromRow(r)
+	}
+	return out, nil
+}
+
+// SetClientDisabled disables (403 api_client_disabled on every request) or enables a client.
+func (s *Store) SetClientDisabled(ctx context.Context, id uuid.UUID, disabled bool) (Client, error) {
+	now := s.Now()
+	var at *time.Time
+	if disabled {
+		at = &now
+	}
+	row, err := s.queries().ClientSetDisabled(ctx, db.ClientSetDisabledParams{ID: id, DisabledAt: at, Now: now})
+	if err != nil {
+		return Client{}, interpretError(err)
+	}
+	return clientFromRow(row), nil
+}
+
+// SetClientPermissions replaces a client's permissions.
+func (s *Store) SetClientPermissions(ctx context.Context, id uuid.UUID, perms []auth.Permission) (Client, error) {
+	row, err := s.queries().ClientSetPermissions(ctx, db.ClientSetPermissionsParams{ID: id, Permissions: auth.Strings(perms), Now: s.Now()})
+	if err != nil {
+		return Client{}, interpretError(err)
+	}
+	return clientFromRow(row), nil
+}
+
+// Credential is what a key hash resolves to.
+type Credential struct {
+	Principal auth.Principal
+	Disabled  bool
+}
+
+// Authenticate resolves a key hash. Unknown and revoked keys are ErrNotFound.
+func (s *Store) Authenticate(ctx context.Context, keyHash []byte) (Credential, error) {
+	row, err := s.queries().KeyAuthenticate(ctx, keyHash)
+	if err != nil {
+		return Credential{}, interpretError(err)
+	}
+	return Credential{
+		Principal: auth.Principal{ClientID: row.APIClientID, KeyID: row.KeyID, Permissions: auth.FromStrings(row.Permissions)},
+		Disabled:  row.DisabledAt != nil,
+	}, nil
+}

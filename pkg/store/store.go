@@ -1,0 +1,104 @@
+// Package store is the seam between domain code and PostgreSQL. It owns the pool, the
+// transactions, the mapping of sqlc rows to domain types and the one function that maps
+// database errors (interpretError). Nothing outside this package imports gen/db.
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/doceval/doceval/gen/db"
+	"github.com/doceval/doceval/pkg/clock"
+)
+
+// ErrNotFound is returned when a row does not exist (or belongs to another client).
+var ErrNotFound = errors.New("not found")
+
+// ErrConflict is returned when a unique constraint refuses a write.
+var ErrConflict = errors.New("conflict")
+
+// Store reads and writes doceval's state.
+type Store struct {
+	pool  *pgxpool.Pool
+	clock clock.Clock
+	newID func() uuid.UUID
+}
+
+// Option configures a Store.
+type Option func(*Store)
+
+// WithClock injects the clock used for every timestamp the store writes.
+func WithClock(c clock.Clock) Option { return func(s *Store) { s.clock = c } }
+
+// WithIDs injects the id source.
+func WithIDs(f func() uuid.UUID) Option { return func(s *Store) { s.newID = f } }
+
+// New wraps a pool. Ids are UUIDv7 by default: time-ordered, so indexes stay compact.
+func New(pool *pgxpool.Pool, opts ...Option) *Store {
+	s := &Store{pool: pool, clock: clock.System{}, newID: newV7}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
+}
+
+func newV7() uuid.UUID { return uuid.Must(uuid.NewV7()) }
+
+// Pool returns the underlying pool (for the outbox listener and health checks).
+func (s *Store) Pool() *pgxpool.Pool { return s.pool }
+
+// Now is the store's clock reading, truncated to PostgreSQL's microsecond precision so
+// values read back compare equal.
+func (s *Store) Now() time.Time { return s.clock.Now().UTC().Truncate(time.Microsecond) }
+
+// NewID returns a fresh id from the injected source.
+func (s *Store) NewID() uuid.UUID { return s.newID() }
+
+// Ping checks the database is reachable (readiness).
+func (s *Store) Ping(ctx context.Context) error { return s.pool.Ping(ctx) }
+
+// Tx is one database transaction with the queries bound to it. Everything a state change
+// writes — its rows, its events, its jobs — goes through one Tx, so it commits or rolls
+// back as a whole.
+type Tx struct {
+	s  *Store
+	tx pgx.Tx
+	q  *db.Queries
+}
+
+// InTx runs fn in a transaction, committing when fn returns nil.
+func (s *Store) InTx(ctx context.Context, fn func(tx *Tx) error) error {
+	return pgx.BeginFunc(ctx, s.pool, func(ptx pgx.Tx) error {
+		return fn(&Tx{s: s, tx: ptx, q: db.New(ptx)})
+	})
+}
+
+// queries returns queries outside a transaction, for single reads.
+func (s *Store) queries() *db.Queries { return db.New(s.pool) }
+
+// interpretError maps driver errors to the store's sentinel errors.
+func interpretError(err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, pgx.ErrNoRows) {
+		return ErrNotFound
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		switch pgErr.Code {
+		case "23505": // unique_violation
+			return fmt.Errorf("%w: %s", ErrConflict, pgErr.ConstraintName)
+		case "23503": // foreign_key_violation
+			return fmt.Errorf("%w: %s", ErrNotFound, pgErr.ConstraintName)
+		}
+	}
+	return err
+}

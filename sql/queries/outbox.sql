@@ -1,0 +1,18 @@
+-- name: OutboxInsert :exec
+INSERT INTO outbox (id, subject, payload, created_at)
+VALUES (@id, @subject, @payload, @created_at);
+
+-- name: OutboxClaim :many
+-- Rows locked here stay invisible to other relays until this transaction ends, so
+-- several replicas drain the outbox without publishing the same row concurrently.
+SELECT * FROM outbox
+ORDER BY seq
+LIMIT @max_rows
+FOR UPDATE SKIP LOCKED;
+
+-- name: OutboxDelete :exec
+DELETE FROM outbox WHERE seq = ANY(@seqs::bigint[]);
+
+-- name: OutboxOldest :one
+-- For the outbox lag metric: the age of the oldest unpublished row.
+SELECT coalesce(min(created_at), @now::timestamptz)::timestamptz AS oldest, count(*) AS pending FROM outbox;
