@@ -19,8 +19,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	migrations "github.com/doceval/doceval/sql"
 	"github.com/doceval/doceval/pkg/store"
+	migrations "github.com/doceval/doceval/sql"
 )
 
 // EnvVar names the admin connection string of the test cluster.
