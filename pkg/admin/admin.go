@@ -1,0 +1,205 @@
+// Package admin is the operator CLI, doceval-admin: API clients, keys, permissions and
+// migrations, as DECISIONS.md names them. Output is JSON on stdout; errors go to
+// stderr with a non-zero status.
+package admin
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"github.com/doceval/doceval/pkg/auth"
+	"github.com/doceval/doceval/pkg/store"
+)
+
+// Usage is printed for -h and usage errors.
+const Usage = `usage: doceval-admin COMMAND (reads DATABASE_URL)
+
+  migrate                                        apply pending database migrations
+  clients create --name NAME [--permissions all|p1,p2]
+                                                 create an API client and its first key
+  clients list                                   list API clients
+  clients disable ID | clients enable ID         disable (403 api_client_disabled) or enable
+  clients set-permissions ID p1,p2               replace a client's permissions ("all" for all)
+  keys create --client ID                        issue another key for a client
+  keys revoke KEY_ID                             revoke a key at once (401 invalid_api_key)
+
+permissions: ` + "templates:read templates:write catalog:read catalog:write submissions:read submissions:write files:read files:write evaluations:read evaluations:write events:read events:write webhooks:read webhooks:write" + `
+`
+
+var errUsage = errors.New("usage")
+
+// Opener connects to the database (and migrates it for "migrate").
+type Opener func(ctx context.Context, migrate bool) (*store.Store, func(), error)
+
+// Run executes one command and returns the process exit status.
+func Run(ctx context.Context, args []string, open Opener, stdout, stderr io.Writer) int {
+	err := run(ctx, args, open, stdout)
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, errUsage):
+		fmt.Fprint(stderr, Usage)
+		return 2
+	default:
+		fmt.Fprintf(stderr, "doceval-admin: %v\n", err)
+		return 1
+	}
+}
+
+func run(ctx context.Context, args []string, open Opener, stdout io.Writer) error {
+	if len(args) == 0 {
+		return errUsage
+	}
+	cmd := args[0]
+	if len(args) > 1 && cmd != "migrate" {
+		cmd += " " + args[1]
+		args = args[2:]
+	} else {
+		args = args[1:]
+	}
+	out := json.NewEncoder(stdout)
+	out.SetIndent("", "  ")
+
+	if cmd == "migrate" {
+		if len(args) != 0 {
+			return errUsage
+		}
+		_, closeDB, err := open(ctx, true)
+		if err != nil {
+			return err
+		}
+		closeDB()
+		return out.Encode(map[string]string{"status": "migrated"})
+	}
+
+	handler, ok := commands[cmd]
+	if !ok {
+		return errUsage
+	}
+	st, closeDB, err := open(ctx, false)
+	if err != nil {
+		return err
+	}
+	defer closeDB()
+	result, err := handler(ctx, st, args)
+	if err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return fmt.Errorf("%s: no such client or key", cmd)
+		}
+		return err
+	}
+	return out.Encode(result)
+}
+
+type command func(ctx context.Context, st *store.Store, args []string) (any, error)
+
+var commands = map[string]command{
+	"clients create": clientsCreate,
+	"clients list":   clientsList,
+	"clients disable": func(ctx context.Context, st *store.Store, args []string) (any, error) {
+		return setDisabled(ctx, st, args, true)
+	},
+	"clients enable": func(ctx context.Context, st *store.Store, args []string) (any, error) {
+		return setDisabled(ctx, st, args, false)
+	},
+	"clients set-permissions": clientsSetPermissions,
+	"keys create":             keysCreate,
+	"keys revoke":             keysRevoke,
+}
+
+func clientsCreate(ctx context.Context, st *store.Store, args []string) (any, error) {
+	fs := flag.NewFlagSet("clients create", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	name := fs.String("name", "", "client name")
+	perms := fs.String("permissions", "all", "all, or a comma-separated list")
+	if err := fs.Parse(args); err != nil || fs.NArg() != 0 || strings.TrimSpace(*name) == "" {
+		return nil, errUsage
+	}
+	ps, err := auth.ParsePermissions(*perms)
+	if err != nil {
+		return nil, err
+	}
+	client, _, key, err := st.CreateClient(ctx, strings.TrimSpace(*name), ps)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"api_client_id": client.ID, "api_key": key}, nil
+}
+
+func clientsList(ctx context.Context, st *store.Store, args []string) (any, error) {
+	if len(args) != 0 {
+		return nil, errUsage
+	}
+	clients, err := st.ListClients(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"data": clients}, nil
+}
+
+func setDisabled(ctx context.Context, st *store.Store, args []string, disabled bool) (any, error) {
+	id, err := oneID(args, 1)
+	if err != nil {
+		return nil, err
+	}
+	return st.SetClientDisabled(ctx, id, disabled)
+}
+
+func clientsSetPermissions(ctx context.Context, st *store.Store, args []string) (any, error) {
+	if len(args) != 2 {
+		return nil, errUsage
+	}
+	id, err := oneID(args[:1], 1)
+	if err != nil {
+		return nil, err
+	}
+	ps, err := auth.ParsePermissions(args[1])
+	if err != nil {
+		return nil, err
+	}
+	return st.SetClientPermissions(ctx, id, ps)
+}
+
+func keysCreate(ctx context.Context, st *store.Store, args []string) (any, error) {
+	fs := flag.NewFlagSet("keys create", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	client := fs.String("client", "", "API client id")
+	if err := fs.Parse(args); err != nil || fs.NArg() != 0 {
+		return nil, errUsage
+	}
+	id, err := uuid.Parse(*client)
+	if err != nil {
+		return nil, fmt.Errorf("--client: %q is not a UUID", *client)
+	}
+	key, secret, err := st.CreateKey(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"api_key_id": key.ID, "api_key": secret}, nil
+}
+
+func keysRevoke(ctx context.Context, st *store.Store, args []string) (any, error) {
+	id, err := oneID(args, 1)
+	if err != nil {
+		return nil, err
+	}
+	return st.RevokeKey(ctx, id)
+}
+
+func oneID(args []string, n int) (uuid.UUID, error) {
+	if len(args) != n {
+		return uuid.Nil, errUsage
+	}
+	id, err := uuid.Parse(args[0])
+	if err != nil {
+		return uuid.Nil, fmt.Errorf("%q is not a UUID", args[0])
+	}
+	return id, nil
+}

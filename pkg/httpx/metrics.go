@@ -1,0 +1,41 @@
+package httpx
+
+import (
+	"log/slog"
+	"strconv"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Observe records a latency histogram by route template, method and status, and logs
+// each request (with its request id through the context).
+func Observe(reg prometheus.Registerer, log *slog.Logger) echo.MiddlewareFunc {
+	duration := prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "doceval_http_request_duration_seconds",
+		Help:    "API request latency by route template, method and status.",
+		Buckets: []float64{.002, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30},
+	}, []string{"route", "method", "status"})
+	reg.MustRegister(duration)
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			start := time.Now()
+			err := next(c)
+			status := c.Response().Status
+			if err != nil {
+				// The error handler has not written yet; report the status it will send.
+				status = toAPIError(err).Status
+			}
+			route := c.Path()
+			if route == "" {
+				route = "unmatched"
+			}
+			elapsed := time.Since(start)
+			duration.WithLabelValues(route, c.Request().Method, strconv.Itoa(status)).Observe(elapsed.Seconds())
+			log.InfoContext(c.Request().Context(), "request",
+				"method", c.Request().Method, "route", route, "status", status, "duration_ms", elapsed.Milliseconds())
+			return err
+		}
+	}
+}

@@ -1,0 +1,75 @@
+package httpx
+
+import (
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/labstack/echo/v4"
+	"golang.org/x/time/rate"
+
+	"github.com/doceval/doceval/pkg/apierr"
+	"github.com/doceval/doceval/pkg/auth"
+)
+
+// RateLimiter is a token bucket per API client (DOCEVAL_RATE_LIMIT requests per second,
+// DOCEVAL_RATE_LIMIT_BURST burst). Buckets are per process: N api replicas allow N times
+// the rate, which the operator accounts for when setting it.
+type RateLimiter struct {
+	perSecond rate.Limit
+	burst     int
+	now       func() time.Time
+
+	mu      sync.Mutex
+	buckets map[uuid.UUID]*rate.Limiter
+}
+
+// NewRateLimiter returns a limiter; perSecond <= 0 disables limiting.
+func NewRateLimiter(perSecond float64, burst int, now func() time.Time) *RateLimiter {
+	if burst < 1 {
+		burst = 1
+	}
+	if now == nil {
+		now = time.Now
+	}
+	return &RateLimiter{perSecond: rate.Limit(perSecond), burst: burst, now: now, buckets: map[uuid.UUID]*rate.Limiter{}}
+}
+
+func (l *RateLimiter) bucket(client uuid.UUID) *rate.Limiter {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	b, ok := l.buckets[client]
+	if !ok {
+		b = rate.NewLimiter(l.perSecond, l.burst)
+		l.buckets[client] = b
+	}
+	return b
+}
+
+// Middleware answers 429 rate_limited with retry-after (whole seconds) when the
+// client's bucket is empty. It runs after Authenticate.
+func (l *RateLimiter) Middleware() echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			if l.perSecond <= 0 {
+				return next(c)
+			}
+			p, ok := auth.FromContext(c.Request().Context())
+			if !ok {
+				return next(c)
+			}
+			now := l.now()
+			r := l.bucket(p.ClientID).ReserveN(now, 1)
+			if delay := r.DelayFrom(now); delay > 0 {
+				r.CancelAt(now)
+				return &apierr.Error{
+					Status: http.StatusTooManyRequests, Code: apierr.RateLimited,
+					Message:    "rate limit exceeded; honour retry-after and retry with backoff and jitter",
+					RetryAfter: delay,
+				}
+			}
+			return next(c)
+		}
+	}
+}

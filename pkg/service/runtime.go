@@ -1,0 +1,163 @@
+// Package service is what the four services share at run time: connecting to
+// PostgreSQL and JetStream, migrations, the outbox relay, the ops endpoints
+// (/healthz, /readyz, /metrics) and graceful shutdown.
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/doceval/doceval/pkg/config"
+	"github.com/doceval/doceval/pkg/messaging"
+	"github.com/doceval/doceval/pkg/outbox"
+	"github.com/doceval/doceval/pkg/store"
+)
+
+// Runtime is a started service's connections.
+type Runtime struct {
+	Name     string
+	Config   config.Common
+	Log      *slog.Logger
+	Store    *store.Store
+	NC       *nats.Conn
+	JS       jetstream.JetStream
+	Registry *prometheus.Registry
+}
+
+// Start connects to PostgreSQL (migrating when configured) and JetStream (ensuring the
+// streams). Both wait for their server, so start-up order does not matter.
+func Start(ctx context.Context, name string, cfg config.Common, log *slog.Logger, opts ...store.Option) (*Runtime, error) {
+	pool, err := store.Connect(ctx, cfg.DatabaseURL, log)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Migrate {
+		if err := store.Migrate(ctx, pool); err != nil {
+			pool.Close()
+			return nil, err
+		}
+	}
+	nc, js, err := messaging.Connect(ctx, cfg.NatsURL, "doceval-"+name, log)
+	if err != nil {
+		pool.Close()
+		return nil, err
+	}
+	if err := messaging.EnsureStreams(ctx, js, cfg.StreamReplicas, log); err != nil {
+		nc.Close()
+		pool.Close()
+		return nil, err
+	}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	rt := &Runtime{Name: name, Config: cfg, Log: log, Store: store.New(pool), NC: nc, JS: js, Registry: reg}
+	reg.MustRegister(outboxCollector{store: rt.Store})
+	return rt, nil
+}
+
+// Close releases the connections.
+func (rt *Runtime) Close() {
+	_ = rt.NC.Drain()
+	rt.Store.Pool().Close()
+}
+
+// RunRelay runs the outbox relay when the configuration asks for one.
+func (rt *Runtime) RunRelay(ctx context.Context) error {
+	if !rt.Config.OutboxRelay {
+		return nil
+	}
+	published := prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "doceval_outbox_published_total", Help: "Outbox rows published to JetStream by this process.",
+	})
+	rt.Registry.MustRegister(published)
+	r := &outbox.Relay{Store: rt.Store, JS: rt.JS, Log: rt.Log.With("component", "outbox-relay"), Published: published}
+	return r.Run(ctx)
+}
+
+// Ready reports whether the service can do its work: database and NATS reachable.
+func (rt *Runtime) Ready(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	if err := rt.Store.Ping(ctx); err != nil {
+		return fmt.Errorf("database: %w", err)
+	}
+	if !rt.NC.IsConnected() {
+		return errors.New("nats: not connected")
+	}
+	return nil
+}
+
+// OpsHandler serves /healthz (the process is alive), /readyz (it can work) and /metrics.
+func (rt *Runtime) OpsHandler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/plain")
+		_, _ = w.Write([]byte("ok\n"))
+	})
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain")
+		if err := rt.Ready(r.Context()); err != nil {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			_, _ = w.Write([]byte("not ready: " + err.Error() + "\n"))
+			return
+		}
+		_, _ = w.Write([]byte("ready\n"))
+	})
+	mux.Handle("GET /metrics", promhttp.HandlerFor(rt.Registry, promhttp.HandlerOpts{}))
+	return mux
+}
+
+// Serve runs srv on ln until ctx is done, then shuts it down gracefully within timeout.
+func Serve(ctx context.Context, srv *http.Server, ln net.Listener, timeout time.Duration) error {
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// outboxCollector exports the outbox backlog at scrape time.
+type outboxCollector struct{ store *store.Store }
+
+var (
+	outboxPendingDesc = prometheus.NewDesc("doceval_outbox_pending", "Outbox rows not yet published.", nil, nil)
+	outboxLagDesc     = prometheus.NewDesc("doceval_outbox_lag_seconds", "Age of the oldest unpublished outbox row.", nil, nil)
+)
+
+func (outboxCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- outboxPendingDesc
+	ch <- outboxLagDesc
+}
+
+func (c outboxCollector) Collect(ch chan<- prometheus.Metric) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	pending, lag, err := c.store.OutboxStats(ctx)
+	if err != nil {
+		ch <- prometheus.NewInvalidMetric(outboxPendingDesc, err)
+		return
+	}
+	ch <- prometheus.MustNewConstMetric(outboxPendingDesc, prometheus.GaugeValue, float64(pending))
+	ch <- prometheus.MustNewConstMetric(outboxLagDesc, prometheus.GaugeValue, lag.Seconds())
+}

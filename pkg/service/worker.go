@@ -1,0 +1,43 @@
+package service
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/doceval/doceval/pkg/config"
+)
+
+// Task is one long-running part of a worker (a JetStream consumer, a periodic job). It
+// returns when ctx is done, after finishing the work in hand.
+type Task func(ctx context.Context, rt *Runtime) error
+
+// RunWorker runs a worker service: the ops endpoints, the outbox relay and its tasks,
+// until ctx is done (SIGTERM), then drains within the shutdown timeout.
+func RunWorker(ctx context.Context, name string, cfg config.Common, log *slog.Logger, tasks ...Task) error {
+	rt, err := Start(ctx, name, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer rt.Close()
+	ln, err := net.Listen("tcp", cfg.OpsAddr)
+	if err != nil {
+		return fmt.Errorf("ops listener %s: %w", cfg.OpsAddr, err)
+	}
+	log.Info("started", "ops_addr", ln.Addr().String())
+	g, ctx := errgroup.WithContext(ctx)
+	ops := &http.Server{Handler: rt.OpsHandler(), ReadHeaderTimeout: 5 * time.Second}
+	g.Go(func() error { return Serve(ctx, ops, ln, cfg.ShutdownTimeout) })
+	g.Go(func() error { return rt.RunRelay(ctx) })
+	for _, task := range tasks {
+		g.Go(func() error { return task(ctx, rt) })
+	}
+	err = g.Wait()
+	log.Info("stopped", "error", err)
+	return err
+}
