@@ -129,7 +129,13 @@ func validationError(err error) error {
 		if param == "" {
 			return apierr.BadRequest("the request body must be a JSON object: " + schemaErr.Reason)
 		}
-		return apierr.Field(param, fmt.Sprintf("%s: %s", param, schemaErr.Reason))
+		return apierr.Field(param, fmt.Sprintf("%s: %s", param, reason(schemaErr, "")))
+	}
+	if reqErr.RequestBody != nil {
+		var parseErr *openapi3filter.ParseError
+		if errors.As(reqErr.Err, &parseErr) {
+			return apierr.BadRequest("the request body is not valid JSON")
+		}
 	}
 	return apierr.BadRequest(reason(reqErr.Err, reqErr.Reason))
 }
@@ -137,10 +143,13 @@ func validationError(err error) error {
 func reason(err error, fallback string) string {
 	var schemaErr *openapi3.SchemaError
 	if errors.As(err, &schemaErr) {
+		if schemaErr.SchemaField == "format" && schemaErr.Schema != nil {
+			return "must be a valid " + schemaErr.Schema.Format // not the format's regular expression
+		}
 		return schemaErr.Reason
 	}
 	var parseErr *openapi3filter.ParseError
-	if errors.As(err, &parseErr) {
+	if errors.As(err, &parseErr) && parseErr.Reason != "" {
 		return parseErr.Reason
 	}
 	if err != nil {

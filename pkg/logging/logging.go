@@ -11,10 +11,14 @@ import (
 // RequestIDFunc extracts a request id from a context ("" when there is none).
 type RequestIDFunc func(context.Context) string
 
-// New returns a JSON logger at level, tagged with the service name.
+// New returns a JSON logger at level, tagged with the service name unless it is empty.
 func New(w io.Writer, level slog.Level, service string, requestID RequestIDFunc) *slog.Logger {
 	h := slog.NewJSONHandler(w, &slog.HandlerOptions{Level: level})
-	return slog.New(&contextHandler{Handler: h, requestID: requestID}).With("service", service)
+	log := slog.New(&contextHandler{Handler: h, requestID: requestID})
+	if service == "" {
+		return log
+	}
+	return log.With("service", service)
 }
 
 type contextHandler struct {

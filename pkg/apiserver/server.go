@@ -1,0 +1,141 @@
+// Package apiserver is the doceval-api service: the Echo strict server generated from
+// openapi/openapi.yaml, wired with the cross-cutting middleware of pkg/httpx, and the
+// handlers, one folder per resource under handlers/.
+package apiserver
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/prometheus/client_golang/prometheus"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/doceval/doceval/gen/api"
+	"github.com/doceval/doceval/pkg/clock"
+	"github.com/doceval/doceval/pkg/config"
+	"github.com/doceval/doceval/pkg/httpx"
+	"github.com/doceval/doceval/pkg/service"
+	"github.com/doceval/doceval/pkg/store"
+)
+
+// MaxJSONBody bounds JSON request bodies; larger ones answer 413 request_too_large.
+const MaxJSONBody = 1 << 20
+
+// Config is the API service's configuration.
+type Config struct {
+	config.Common
+	Tunables
+}
+
+// Tunables are the API's own settings (the dev stack reads only these).
+type Tunables struct {
+	HTTPAddr string `env:"DOCEVAL_HTTP_ADDR" envDefault:":8080"`
+	// RateLimit is requests per second per API client (0 turns limiting off);
+	// RateLimitBurst is the bucket size.
+	RateLimit      float64 `env:"DOCEVAL_RATE_LIMIT" envDefault:"50"`
+	RateLimitBurst int     `env:"DOCEVAL_RATE_LIMIT_BURST" envDefault:"100"`
+	MaxUploadBytes int64   `env:"DOCEVAL_MAX_UPLOAD_BYTES" envDefault:"104857600"`
+}
+
+// Deps are what the HTTP server is built from.
+type Deps struct {
+	Store       *store.Store
+	Log         *slog.Logger
+	Registry    prometheus.Registerer
+	RateLimiter *httpx.RateLimiter
+	Clock       clock.Clock
+	// Ready reports readiness for /readyz (nil: always ready).
+	Ready func(context.Context) error
+	// Ops serves /healthz, /readyz and /metrics (nil: built from Ready and Registry).
+	Ops http.Handler
+	// Handlers overrides the generated interface's implementation (tests).
+	Handlers api.StrictServerInterface
+}
+
+// New builds the Echo server: request id → logging and metrics → panic recovery →
+// bearer auth → rate limit → contract (routing, permission, validation) → handler.
+func New(d Deps) (*echo.Echo, error) {
+	if d.Clock == nil {
+		d.Clock = clock.System{}
+	}
+	doc, err := api.GetSwagger()
+	if err != nil {
+		return nil, fmt.Errorf("embedded spec: %w", err)
+	}
+	contract, err := httpx.NewContract(doc)
+	if err != nil {
+		return nil, err
+	}
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	e.HTTPErrorHandler = httpx.ErrorHandler(d.Log)
+
+	e.Use(httpx.RequestID(), httpx.Observe(d.Registry, d.Log), httpx.Recover(d.Log))
+	if d.Ops != nil {
+		ops := echo.WrapHandler(d.Ops)
+		e.GET("/healthz", ops)
+		e.GET("/readyz", ops)
+		e.GET("/metrics", ops)
+	}
+
+	e.Use(httpx.Under("/v1/",
+		httpx.LimitJSONBody(MaxJSONBody),
+		httpx.Authenticate(d.Store),
+		d.RateLimiter.Middleware(),
+		contract.Middleware(),
+	))
+	handlers := d.Handlers
+	if handlers == nil {
+		handlers = &Server{store: d.Store, clock: d.Clock}
+	}
+	api.RegisterHandlers(e, api.NewStrictHandler(handlers, nil))
+	return e, nil
+}
+
+// Run is the doceval-api main: listen on HTTPAddr and serve.
+func Run(ctx context.Context, cfg Config, log *slog.Logger) error {
+	ln, err := net.Listen("tcp", cfg.HTTPAddr)
+	if err != nil {
+		return fmt.Errorf("listen %s: %w", cfg.HTTPAddr, err)
+	}
+	return RunOn(ctx, cfg, log, ln)
+}
+
+// RunOn serves the API on ln, with the outbox relay, until ctx is done.
+func RunOn(ctx context.Context, cfg Config, log *slog.Logger, ln net.Listener) error {
+	rt, err := service.Start(ctx, "api", cfg.Common, log)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	defer rt.Close()
+	e, err := New(Deps{
+		Store: rt.Store, Log: log, Registry: rt.Registry, Ops: rt.OpsHandler(),
+		RateLimiter: httpx.NewRateLimiter(cfg.RateLimit, cfg.RateLimitBurst, nil),
+	})
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	log.Info("started", "addr", ln.Addr().String())
+	srv := &http.Server{Handler: e, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+	g, ctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return service.Serve(ctx, srv, ln, cfg.ShutdownTimeout) })
+	g.Go(func() error { return rt.RunRelay(ctx) })
+	err = g.Wait()
+	log.Info("stopped", "error", err)
+	return err
+}
+
+// Server implements the generated strict server interface.
+type Server struct {
+	store *store.Store
+	clock clock.Clock
+}
+
+var _ api.StrictServerInterface = (*Server)(nil)

@@ -1,0 +1,206 @@
+package apiserver
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/doceval/doceval/gen/api"
+	"github.com/doceval/doceval/pkg/apierr"
+)
+
+// The operations below belong to later issues (catalog and templates, submissions and
+// uploads, evaluations, events and webhooks). Until their handlers land they answer 501
+// not_implemented in the error envelope; each one moves to its resource's file when it
+// is built.
+
+func notImplemented(op string) error {
+	return apierr.New(http.StatusNotImplemented, apierr.NotImplemented, op+" is not implemented yet")
+}
+
+func (s *Server) ListChecks(context.Context, api.ListChecksRequestObject) (api.ListChecksResponseObject, error) {
+	return nil, notImplemented("ListChecks")
+}
+
+func (s *Server) CreateCheck(context.Context, api.CreateCheckRequestObject) (api.CreateCheckResponseObject, error) {
+	return nil, notImplemented("CreateCheck")
+}
+
+func (s *Server) DeleteCheck(context.Context, api.DeleteCheckRequestObject) (api.DeleteCheckResponseObject, error) {
+	return nil, notImplemented("DeleteCheck")
+}
+
+func (s *Server) GetCheck(context.Context, api.GetCheckRequestObject) (api.GetCheckResponseObject, error) {
+	return nil, notImplemented("GetCheck")
+}
+
+func (s *Server) UpdateCheck(context.Context, api.UpdateCheckRequestObject) (api.UpdateCheckResponseObject, error) {
+	return nil, notImplemented("UpdateCheck")
+}
+
+func (s *Server) ListDataFields(context.Context, api.ListDataFieldsRequestObject) (api.ListDataFieldsResponseObject, error) {
+	return nil, notImplemented("ListDataFields")
+}
+
+func (s *Server) CreateDataField(context.Context, api.CreateDataFieldRequestObject) (api.CreateDataFieldResponseObject, error) {
+	return nil, notImplemented("CreateDataField")
+}
+
+func (s *Server) DeleteDataField(context.Context, api.DeleteDataFieldRequestObject) (api.DeleteDataFieldResponseObject, error) {
+	return nil, notImplemented("DeleteDataField")
+}
+
+func (s *Server) GetDataField(context.Context, api.GetDataFieldRequestObject) (api.GetDataFieldResponseObject, error) {
+	return nil, notImplemented("GetDataField")
+}
+
+func (s *Server) UpdateDataField(context.Context, api.UpdateDataFieldRequestObject) (api.UpdateDataFieldResponseObject, error) {
+	return nil, notImplemented("UpdateDataField")
+}
+
+func (s *Server) ListDocumentTypes(context.Context, api.ListDocumentTypesRequestObject) (api.ListDocumentTypesResponseObject, error) {
+	return nil, notImplemented("ListDocumentTypes")
+}
+
+func (s *Server) CreateDocumentType(context.Context, api.CreateDocumentTypeRequestObject) (api.CreateDocumentTypeResponseObject, error) {
+	return nil, notImplemented("CreateDocumentType")
+}
+
+func (s *Server) DeleteDocumentType(context.Context, api.DeleteDocumentTypeRequestObject) (api.DeleteDocumentTypeResponseObject, error) {
+	return nil, notImplemented("DeleteDocumentType")
+}
+
+func (s *Server) GetDocumentType(context.Context, api.GetDocumentTypeRequestObject) (api.GetDocumentTypeResponseObject, error) {
+	return nil, notImplemented("GetDocumentType")
+}
+
+func (s *Server) UpdateDocumentType(context.Context, api.UpdateDocumentTypeRequestObject) (api.UpdateDocumentTypeResponseObject, error) {
+	return nil, notImplemented("UpdateDocumentType")
+}
+
+func (s *Server) ListEvents(context.Context, api.ListEventsRequestObject) (api.ListEventsResponseObject, error) {
+	return nil, notImplemented("ListEvents")
+}
+
+func (s *Server) GetEvent(context.Context, api.GetEventRequestObject) (api.GetEventResponseObject, error) {
+	return nil, notImplemented("GetEvent")
+}
+
+func (s *Server) RedeliverEvent(context.Context, api.RedeliverEventRequestObject) (api.RedeliverEventResponseObject, error) {
+	return nil, notImplemented("RedeliverEvent")
+}
+
+func (s *Server) ListSubmissions(context.Context, api.ListSubmissionsRequestObject) (api.ListSubmissionsResponseObject, error) {
+	return nil, notImplemented("ListSubmissions")
+}
+
+func (s *Server) CreateSubmission(context.Context, api.CreateSubmissionRequestObject) (api.CreateSubmissionResponseObject, error) {
+	return nil, notImplemented("CreateSubmission")
+}
+
+func (s *Server) DeleteSubmission(context.Context, api.DeleteSubmissionRequestObject) (api.DeleteSubmissionResponseObject, error) {
+	return nil, notImplemented("DeleteSubmission")
+}
+
+func (s *Server) GetSubmission(context.Context, api.GetSubmissionRequestObject) (api.GetSubmissionResponseObject, error) {
+	return nil, notImplemented("GetSubmission")
+}
+
+func (s *Server) UpdateSubmission(context.Context, api.UpdateSubmissionRequestObject) (api.UpdateSubmissionResponseObject, error) {
+	return nil, notImplemented("UpdateSubmission")
+}
+
+func (s *Server) CancelSubmission(context.Context, api.CancelSubmissionRequestObject) (api.CancelSubmissionResponseObject, error) {
+	return nil, notImplemented("CancelSubmission")
+}
+
+func (s *Server) CreateSlotUpload(context.Context, api.CreateSlotUploadRequestObject) (api.CreateSlotUploadResponseObject, error) {
+	return nil, notImplemented("CreateSlotUpload")
+}
+
+func (s *Server) StartEvaluation(context.Context, api.StartEvaluationRequestObject) (api.StartEvaluationResponseObject, error) {
+	return nil, notImplemented("StartEvaluation")
+}
+
+func (s *Server) GetEvaluation(context.Context, api.GetEvaluationRequestObject) (api.GetEvaluationResponseObject, error) {
+	return nil, notImplemented("GetEvaluation")
+}
+
+func (s *Server) ListUploads(context.Context, api.ListUploadsRequestObject) (api.ListUploadsResponseObject, error) {
+	return nil, notImplemented("ListUploads")
+}
+
+func (s *Server) CreateUpload(context.Context, api.CreateUploadRequestObject) (api.CreateUploadResponseObject, error) {
+	return nil, notImplemented("CreateUpload")
+}
+
+func (s *Server) DeleteUpload(context.Context, api.DeleteUploadRequestObject) (api.DeleteUploadResponseObject, error) {
+	return nil, notImplemented("DeleteUpload")
+}
+
+func (s *Server) GetUpload(context.Context, api.GetUploadRequestObject) (api.GetUploadResponseObject, error) {
+	return nil, notImplemented("GetUpload")
+}
+
+func (s *Server) UpdateUpload(context.Context, api.UpdateUploadRequestObject) (api.UpdateUploadResponseObject, error) {
+	return nil, notImplemented("UpdateUpload")
+}
+
+func (s *Server) ListTemplates(context.Context, api.ListTemplatesRequestObject) (api.ListTemplatesResponseObject, error) {
+	return nil, notImplemented("ListTemplates")
+}
+
+func (s *Server) CreateTemplate(context.Context, api.CreateTemplateRequestObject) (api.CreateTemplateResponseObject, error) {
+	return nil, notImplemented("CreateTemplate")
+}
+
+func (s *Server) DeleteTemplate(context.Context, api.DeleteTemplateRequestObject) (api.DeleteTemplateResponseObject, error) {
+	return nil, notImplemented("DeleteTemplate")
+}
+
+func (s *Server) GetTemplate(context.Context, api.GetTemplateRequestObject) (api.GetTemplateResponseObject, error) {
+	return nil, notImplemented("GetTemplate")
+}
+
+func (s *Server) UpdateTemplate(context.Context, api.UpdateTemplateRequestObject) (api.UpdateTemplateResponseObject, error) {
+	return nil, notImplemented("UpdateTemplate")
+}
+
+func (s *Server) ReplaceTemplateCheckItems(context.Context, api.ReplaceTemplateCheckItemsRequestObject) (api.ReplaceTemplateCheckItemsResponseObject, error) {
+	return nil, notImplemented("ReplaceTemplateCheckItems")
+}
+
+func (s *Server) ReplaceTemplateDataFieldItems(context.Context, api.ReplaceTemplateDataFieldItemsRequestObject) (api.ReplaceTemplateDataFieldItemsResponseObject, error) {
+	return nil, notImplemented("ReplaceTemplateDataFieldItems")
+}
+
+func (s *Server) ReplaceTemplateDocumentRequirements(context.Context, api.ReplaceTemplateDocumentRequirementsRequestObject) (api.ReplaceTemplateDocumentRequirementsResponseObject, error) {
+	return nil, notImplemented("ReplaceTemplateDocumentRequirements")
+}
+
+func (s *Server) DuplicateTemplate(context.Context, api.DuplicateTemplateRequestObject) (api.DuplicateTemplateResponseObject, error) {
+	return nil, notImplemented("DuplicateTemplate")
+}
+
+func (s *Server) ListWebhookEndpoints(context.Context, api.ListWebhookEndpointsRequestObject) (api.ListWebhookEndpointsResponseObject, error) {
+	return nil, notImplemented("ListWebhookEndpoints")
+}
+
+func (s *Server) CreateWebhookEndpoint(context.Context, api.CreateWebhookEndpointRequestObject) (api.CreateWebhookEndpointResponseObject, error) {
+	return nil, notImplemented("CreateWebhookEndpoint")
+}
+
+func (s *Server) DeleteWebhookEndpoint(context.Context, api.DeleteWebhookEndpointRequestObject) (api.DeleteWebhookEndpointResponseObject, error) {
+	return nil, notImplemented("DeleteWebhookEndpoint")
+}
+
+func (s *Server) GetWebhookEndpoint(context.Context, api.GetWebhookEndpointRequestObject) (api.GetWebhookEndpointResponseObject, error) {
+	return nil, notImplemented("GetWebhookEndpoint")
+}
+
+func (s *Server) UpdateWebhookEndpoint(context.Context, api.UpdateWebhookEndpointRequestObject) (api.UpdateWebhookEndpointResponseObject, error) {
+	return nil, notImplemented("UpdateWebhookEndpoint")
+}
+
+func (s *Server) RotateWebhookEndpointSecret(context.Context, api.RotateWebhookEndpointSecretRequestObject) (api.RotateWebhookEndpointSecretResponseObject, error) {
+	return nil, notImplemented("RotateWebhookEndpointSecret")
+}

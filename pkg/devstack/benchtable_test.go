@@ -1,0 +1,27 @@
+package devstack
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestBenchTable(t *testing.T) {
+	in := `goos: linux
+BenchmarkSubmissionWrite/direct_pgx-2         	    3000	    400000 ns/op	  2500 writes/s
+BenchmarkSubmissionWrite/api-2                	    1000	   1000000 ns/op
+PASS
+`
+	var out strings.Builder
+	if err := BenchTable(strings.NewReader(in), &out); err != nil {
+		t.Fatal(err)
+	}
+	got := out.String()
+	for _, want := range []string{"direct_pgx", "baseline", "2500", "1000", "0.40x"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("table lacks %q:\n%s", want, got)
+		}
+	}
+	if err := BenchTable(strings.NewReader("PASS\n"), &out); err == nil {
+		t.Error("no results: want an error")
+	}
+}

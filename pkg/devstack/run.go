@@ -1,0 +1,171 @@
+package devstack
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/doceval/doceval/pkg/apiserver"
+	"github.com/doceval/doceval/pkg/auth"
+	"github.com/doceval/doceval/pkg/config"
+	"github.com/doceval/doceval/pkg/natsembed"
+	"github.com/doceval/doceval/pkg/pgcluster"
+	"github.com/doceval/doceval/pkg/service"
+	"github.com/doceval/doceval/pkg/store"
+)
+
+// RunOptions configure make run.
+type RunOptions struct {
+	DataDir     string // .data
+	HTTPAddr    string // DOCEVAL_HTTP_ADDR, default 127.0.0.1:8080
+	DatabaseURL string // DATABASE_URL: an external server instead of the private cluster
+	NatsURL     string // NATS_URL: an external server instead of the embedded one
+	Log         *slog.Logger
+	Out         *os.File // where the banner goes
+}
+
+// devClient is the dev API client kept across restarts in .data/dev-client.json.
+type devClient struct {
+	APIClientID uuid.UUID `json:"api_client_id"`
+	APIKey      string    `json:"api_key"`
+}
+
+// Run starts the whole stack and blocks until ctx is done. State lives in DataDir, so a
+// second run reuses the database, the streams and the dev key.
+func Run(ctx context.Context, o RunOptions) error {
+	if err := os.MkdirAll(o.DataDir, 0o755); err != nil {
+		return err
+	}
+	dataDir, err := filepath.Abs(o.DataDir)
+	if err != nil {
+		return err
+	}
+	log := o.Log
+
+	dbURL := o.DatabaseURL
+	if dbURL == "" {
+		cluster, err := pgcluster.Start(ctx, pgcluster.Options{Dir: filepath.Join(dataDir, "postgres"), Log: os.Stderr})
+		if err != nil {
+			return fmt.Errorf("start PostgreSQL: %w", err)
+		}
+		defer cluster.Stop(context.WithoutCancel(ctx)) //nolint:errcheck
+		if err := cluster.CreateDatabase(ctx, "doceval"); err != nil {
+			return err
+		}
+		dbURL = cluster.URL("doceval")
+	}
+	natsURL := o.NatsURL
+	if natsURL == "" {
+		srv, err := natsembed.Start(natsembed.Options{StoreDir: filepath.Join(dataDir, "nats")})
+		if err != nil {
+			return err
+		}
+		defer srv.Shutdown()
+		natsURL = srv.ClientURL()
+	}
+
+	pool, err := store.Connect(ctx, dbURL, log)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	if err := store.Migrate(ctx, pool); err != nil {
+		return err
+	}
+	client, err := ensureDevClient(ctx, store.New(pool), filepath.Join(dataDir, "dev-client.json"))
+	if err != nil {
+		return err
+	}
+
+	ln, err := net.Listen("tcp", o.HTTPAddr)
+	if err != nil {
+		return fmt.Errorf("listen on %s (set DOCEVAL_HTTP_ADDR to use another address): %w", o.HTTPAddr, err)
+	}
+	baseURL := "http://" + ln.Addr().String()
+
+	common := config.Common{
+		DatabaseURL: dbURL, NatsURL: natsURL, LogLevel: slog.LevelInfo, Migrate: true,
+		StreamReplicas: 1, OpsAddr: "127.0.0.1:0", ShutdownTimeout: 10 * time.Second, OutboxRelay: true,
+	}
+	tunables, err := config.Load[apiserver.Tunables]() // the API's own settings from the environment
+	if err != nil {
+		return err
+	}
+	apiCfg := apiserver.Config{Common: common, Tunables: tunables}
+	g, ctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return apiserver.RunOn(ctx, apiCfg, log.With("service", "api"), ln) })
+	for _, name := range []string{"ingest", "evaluator", "dispatcher"} {
+		g.Go(func() error { return service.RunWorker(ctx, name, common, log.With("service", name)) })
+	}
+	g.Go(func() error {
+		if err := waitReady(ctx, baseURL+"/readyz"); err != nil {
+			return err
+		}
+		env := map[string]string{
+			"DOCEVAL_BASE_URL": baseURL, "DOCEVAL_API_KEY": client.APIKey,
+			"DATABASE_URL": dbURL, "NATS_URL": natsURL,
+		}
+		if err := writeEnvFile(filepath.Join(dataDir, "dev.env"), env); err != nil {
+			return err
+		}
+		fmt.Fprintf(o.Out, "\ndoceval is ready\n  base URL: %s\n  API key:  %s\n  env:      %s (source it: . %s)\n  stop:     Ctrl-C\n\n",
+			baseURL, client.APIKey, filepath.Join(o.DataDir, "dev.env"), filepath.Join(o.DataDir, "dev.env"))
+		return nil
+	})
+	return g.Wait()
+}
+
+// ensureDevClient reuses the saved dev key while it still authenticates, else creates a
+// dev client with every permission.
+func ensureDevClient(ctx context.Context, st *store.Store, path string) (devClient, error) {
+	var saved devClient
+	if b, err := os.ReadFile(path); err == nil && json.Unmarshal(b, &saved) == nil {
+		cred, err := st.Authenticate(ctx, auth.HashKey(saved.APIKey))
+		if err == nil && !cred.Disabled {
+			return saved, nil
+		}
+	}
+	c, _, key, err := st.CreateClient(ctx, "dev", auth.AllPermissions)
+	if err != nil {
+		return devClient{}, err
+	}
+	saved = devClient{APIClientID: c.ID, APIKey: key}
+	b, _ := json.MarshalIndent(saved, "", "  ")
+	return saved, os.WriteFile(path, b, 0o600)
+}
+
+func writeEnvFile(path string, env map[string]string) error {
+	var b strings.Builder
+	for _, k := range []string{"DOCEVAL_BASE_URL", "DOCEVAL_API_KEY", "DATABASE_URL", "NATS_URL"} {
+		fmt.Fprintf(&b, "export %s='%s'\n", k, strings.ReplaceAll(env[k], "'", `'\''`))
+	}
+	return os.WriteFile(path, []byte(b.String()), 0o600)
+}
+
+func waitReady(ctx context.Context, url string) error {
+	for {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		if res, err := http.DefaultClient.Do(req); err == nil {
+			res.Body.Close()
+			if res.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return errors.New("stopped before the API was ready")
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}

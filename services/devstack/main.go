@@ -1,0 +1,79 @@
+// Command doceval-devstack is the engine room of the Makefile:
+//
+//	doceval-devstack run                    # make run: the whole stack, state under .data/
+//	doceval-devstack with-postgres -- CMD   # make test: CMD with TEST_DATABASE_URL set
+//	doceval-devstack bench-table < OUT      # make bench: go test -bench output as a table
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/doceval/doceval/pkg/devstack"
+	"github.com/doceval/doceval/pkg/httpx"
+	"github.com/doceval/doceval/pkg/logging"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if len(os.Args) < 2 {
+		usage()
+	}
+	switch os.Args[1] {
+	case "run":
+		err := devstack.Run(ctx, devstack.RunOptions{
+			DataDir:     env("DOCEVAL_DATA_DIR", ".data"),
+			HTTPAddr:    env("DOCEVAL_HTTP_ADDR", "127.0.0.1:8080"),
+			DatabaseURL: os.Getenv("DATABASE_URL"),
+			NatsURL:     os.Getenv("NATS_URL"),
+			Log:         logging.New(os.Stderr, level(), "", httpx.RequestIDFromContext),
+			Out:         os.Stdout,
+		})
+		if err != nil && ctx.Err() == nil {
+			fmt.Fprintln(os.Stderr, "doceval-devstack run:", err)
+			os.Exit(1)
+		}
+	case "with-postgres":
+		args := os.Args[2:]
+		if len(args) > 0 && args[0] == "--" {
+			args = args[1:]
+		}
+		code, err := devstack.WithPostgres(ctx, args, os.Stderr)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "doceval-devstack with-postgres:", err)
+		}
+		os.Exit(code)
+	case "bench-table":
+		if err := devstack.BenchTable(os.Stdin, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "doceval-devstack bench-table:", err)
+			os.Exit(1)
+		}
+	default:
+		usage()
+	}
+}
+
+func env(key, def string) string {
+	if v := os.Getenv(key); v != "" {
+		return v
+	}
+	return def
+}
+
+func level() slog.Level {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(env("DOCEVAL_LOG_LEVEL", "info"))); err != nil {
+		return slog.LevelInfo
+	}
+	return l
+}
+
+func usage() {
+	fmt.Fprintln(os.Stderr, "usage: doceval-devstack run | with-postgres -- CMD [ARGS] | bench-table < go-test-bench-output")
+	os.Exit(2)
+}
