@@ -36,6 +36,14 @@ const (
 	NotImplemented             Code = "not_implemented"
 )
 
+// AllCodes lists every code the server sends; the spec's ErrorCode enum holds them all.
+var AllCodes = []Code{
+	InvalidRequest, InvalidField, InvalidAPIKey, APIClientDisabled, PermissionDenied, NotFound,
+	MethodNotAllowed, PartnerDataPurgeInProgress, AnalysisOutdated, RevisionMismatch,
+	EvaluationInProgress, SubmissionNotCancelable, SubmissionCanceled, FileTooLarge,
+	RequestTooLarge, RateLimited, AuthzNotAppliedYet, InternalError, NotImplemented,
+}
+
 // Error is an expected failure with its HTTP status, code and, for field errors, the
 // name of the offending request field.
 type Error struct {

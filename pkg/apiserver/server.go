@@ -53,7 +53,8 @@ type Deps struct {
 	Ready func(context.Context) error
 	// Ops serves /healthz, /readyz and /metrics (nil: built from Ready and Registry).
 	Ops http.Handler
-	// Handlers overrides the generated interface's implementation (tests).
+	// Handlers overrides the generated interface's implementation (tests); nil means
+	// NewServer(Store, Clock).
 	Handlers api.StrictServerInterface
 }
 
@@ -91,7 +92,7 @@ func New(d Deps) (*echo.Echo, error) {
 	))
 	handlers := d.Handlers
 	if handlers == nil {
-		handlers = &Server{store: d.Store, clock: d.Clock}
+		handlers = NewServer(d.Store, d.Clock)
 	}
 	api.RegisterHandlers(e, api.NewStrictHandler(handlers, nil))
 	return e, nil
@@ -139,3 +140,15 @@ type Server struct {
 }
 
 var _ api.StrictServerInterface = (*Server)(nil)
+
+// NewServer returns the handlers of every operation.
+func NewServer(st *store.Store, c clock.Clock) *Server { return &Server{store: st, clock: c} }
+
+// tenant is the store scoped to the request's authenticated API client.
+func (s *Server) tenant(ctx context.Context) (store.Tenant, error) {
+	p, err := httpx.Principal(ctx)
+	if err != nil {
+		return store.Tenant{}, err
+	}
+	return s.store.Tenant(p.ClientID), nil
+}

@@ -77,14 +77,6 @@ func (s *Server) UpdateDocumentType(context.Context, api.UpdateDocumentTypeReque
 	return nil, notImplemented("UpdateDocumentType")
 }
 
-func (s *Server) ListEvents(context.Context, api.ListEventsRequestObject) (api.ListEventsResponseObject, error) {
-	return nil, notImplemented("ListEvents")
-}
-
-func (s *Server) GetEvent(context.Context, api.GetEventRequestObject) (api.GetEventResponseObject, error) {
-	return nil, notImplemented("GetEvent")
-}
-
 func (s *Server) RedeliverEvent(context.Context, api.RedeliverEventRequestObject) (api.RedeliverEventResponseObject, error) {
 	return nil, notImplemented("RedeliverEvent")
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/doceval/doceval/pkg/apierr"
+	"github.com/doceval/doceval/pkg/store"
 )
 
 // envelope is the error body of section 7: { error: { code, message, param?, request_id } }.
@@ -64,6 +65,10 @@ func WriteError(c echo.Context, e *apierr.Error) {
 func toAPIError(err error) *apierr.Error {
 	if e, ok := apierr.As(err); ok {
 		return e
+	}
+	if errors.Is(err, store.ErrNotFound) {
+		// Missing, or another client's: the answer is the same.
+		return apierr.NotFoundf("no such resource")
 	}
 	var maxBytes *http.MaxBytesError
 	if errors.As(err, &maxBytes) {

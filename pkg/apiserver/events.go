@@ -1,0 +1,66 @@
+package apiserver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/doceval/doceval/gen/api"
+	"github.com/doceval/doceval/pkg/apierr"
+	"github.com/doceval/doceval/pkg/events"
+	"github.com/doceval/doceval/pkg/page"
+	"github.com/doceval/doceval/pkg/store"
+)
+
+// ListEvents lists the client's events newest first (section 4.6).
+func (s *Server) ListEvents(ctx context.Context, req api.ListEventsRequestObject) (api.ListEventsResponseObject, error) {
+	t, err := s.tenant(ctx)
+	if err != nil {
+		return nil, err
+	}
+	limit, err := page.Limit((*int)(req.Params.Limit))
+	if err != nil {
+		return nil, err
+	}
+	after, err := page.Decode((*string)(req.Params.Cursor))
+	if err != nil {
+		return nil, err
+	}
+	rows, err := t.Events(ctx, store.EventFilter{
+		Type: (*string)(req.Params.Type), SubmissionID: req.Params.SubmissionId, After: after, Limit: limit,
+	})
+	if err != nil {
+		return nil, err
+	}
+	rows, next := page.Trim(rows, limit, store.StoredEvent.Cursor)
+	list := api.EventList{Data: make([]api.Event, len(rows)), NextCursor: next}
+	for i, r := range rows {
+		if err := json.Unmarshal(r.Envelope, &list.Data[i]); err != nil {
+			return nil, fmt.Errorf("event %s: %w", r.ID, err)
+		}
+	}
+	return api.ListEvents200JSONResponse{Body: list}, nil
+}
+
+// GetEvent returns one event with its webhook deliveries. Deliveries exist once the
+// dispatcher routes events to endpoints; until an event has been routed the list is
+// empty.
+func (s *Server) GetEvent(ctx context.Context, req api.GetEventRequestObject) (api.GetEventResponseObject, error) {
+	t, err := s.tenant(ctx)
+	if err != nil {
+		return nil, err
+	}
+	id, err := events.ParseID(string(req.EventId))
+	if err != nil {
+		return nil, apierr.Field("event_id", "event_id must be evt_ followed by a lowercase UUID")
+	}
+	r, err := t.Event(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	detail := api.EventDetail{Deliveries: []api.Delivery{}}
+	if err := json.Unmarshal(r.Envelope, &detail); err != nil {
+		return nil, fmt.Errorf("event %s: %w", r.ID, err)
+	}
+	return api.GetEvent200JSONResponse{Body: detail}, nil
+}
