@@ -16,7 +16,9 @@ SERVICES := api ingest evaluator dispatcher admin devstack
 MODULES  := ./... github.com/doceval/doceval/gen/client/...
 DEVSTACK := bin/doceval-devstack
 
-.PHONY: all build run test bench generate check-generated lint spec-lint vet staticcheck tools clean
+FUZZTIME ?= 20s
+
+.PHONY: all build run test bench fuzz generate check-generated lint spec-lint vet staticcheck tools clean
 
 all: build
 
@@ -40,6 +42,13 @@ bench: tools
 	$(GO) build -o $(DEVSTACK) ./services/devstack
 	$(DEVSTACK) with-postgres -- $(GO) test -run '^$$' -bench . -benchtime 3s -count 1 ./pkg/apiserver/ | tee .bench.out
 	@$(GO) run ./services/devstack bench-table < .bench.out
+
+# Every fuzz target (func Fuzz...) of the main module, each for FUZZTIME.
+fuzz: tools
+	@for pkg in $$($(GO) list ./...); do \
+		for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
+			echo "== $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+		done; done
 
 generate: tools
 	$(GO) run $(OAPI_CODEGEN) -config openapi/server.cfg.yaml openapi/openapi.yaml

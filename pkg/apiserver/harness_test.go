@@ -175,7 +175,7 @@ type contractCheck struct {
 }
 
 func newContractCheck(t *testing.T) *contractCheck {
-	doc, err := api.GetSwagger()
+	doc, err := api.GetSpec()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -64,7 +64,7 @@ func New(d Deps) (*echo.Echo, error) {
 	if d.Clock == nil {
 		d.Clock = clock.System{}
 	}
-	doc, err := api.GetSwagger()
+	doc, err := api.GetSpec()
 	if err != nil {
 		return nil, fmt.Errorf("embedded spec: %w", err)
 	}

@@ -50,7 +50,7 @@ var section4 = func() []string {
 
 func loadSpec(t *testing.T) *openapi3.T {
 	t.Helper()
-	doc, err := api.GetSwagger()
+	doc, err := api.GetSpec()
 	if err != nil {
 		t.Fatal(err)
 	}

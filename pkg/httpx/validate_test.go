@@ -36,7 +36,7 @@ func TestFieldPath(t *testing.T) {
 // contractServer is the contract middleware in front of a handler that answers 204, as
 // a caller with every permission.
 func contractServer(t testing.TB) *echo.Echo {
-	doc, err := api.GetSwagger()
+	doc, err := api.GetSpec()
 	if err != nil {
 		t.Fatal(err)
 	}
