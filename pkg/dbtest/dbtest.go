@@ -43,24 +43,41 @@ func New(t testing.TB) *pgxpool.Pool {
 // test that opens its own connections (services, the admin CLI).
 func NewWithURL(t testing.TB) (*pgxpool.Pool, string) {
 	t.Helper()
+	admin := adminURL(t)
+	templateOnce.Do(func() { templateName, templateErr = ensureTemplate(context.Background(), admin) })
+	if templateErr != nil {
+		t.Fatalf("template database: %v", templateErr)
+	}
+	return create(t, admin, templateName)
+}
+
+// NewEmpty returns a fresh database with no migrations applied (for migration tests),
+// dropped when the test ends.
+func NewEmpty(t testing.TB) (*pgxpool.Pool, string) {
+	t.Helper()
+	return create(t, adminURL(t), "template0")
+}
+
+func adminURL(t testing.TB) string {
 	admin := os.Getenv(EnvVar)
 	if admin == "" {
 		t.Fatalf("%s is not set: run the tests through `make test`, which starts a private PostgreSQL cluster, or point %s at a server you own", EnvVar, EnvVar)
 	}
-	ctx := context.Background()
-	templateOnce.Do(func() { templateName, templateErr = ensureTemplate(ctx, admin) })
-	if templateErr != nil {
-		t.Fatalf("template database: %v", templateErr)
-	}
+	return admin
+}
 
+// create makes a database from template and drops it when the test ends.
+func create(t testing.TB, admin, template string) (*pgxpool.Pool, string) {
+	t.Helper()
+	ctx := context.Background()
 	name := "doceval_test_" + strings.ReplaceAll(uuid.NewString(), "-", "")
 	conn, err := pgx.Connect(ctx, admin)
 	if err != nil {
 		t.Fatalf("connect %s: %v", EnvVar, err)
 	}
 	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, fmt.Sprintf("CREATE DATABASE %s TEMPLATE %s", name, templateName)); err != nil {
-		t.Fatalf("clone template: %v", err)
+	if _, err := conn.Exec(ctx, fmt.Sprintf("CREATE DATABASE %s TEMPLATE %s", name, template)); err != nil {
+		t.Fatalf("create test database from %s: %v", template, err)
 	}
 	dbURL := withDatabase(admin, name)
 	pool, err := pgxpool.New(ctx, dbURL)
