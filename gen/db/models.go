@@ -28,6 +28,29 @@ type APIKey struct {
 	RevokedAt   *time.Time
 }
 
+type CatalogEntry struct {
+	ID          uuid.UUID
+	Family      string
+	APIClientID *uuid.UUID
+	Key         string
+	Version     int32
+	ArchivedAt  *time.Time
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+}
+
+type CatalogEntryVersion struct {
+	EntryID      uuid.UUID
+	Version      int32
+	Name         string
+	Description  string
+	Prompt       *string
+	Category     string
+	ProductTypes []string
+	ValueFormat  *string
+	CreatedAt    time.Time
+}
+
 type Event struct {
 	ID           uuid.UUID
 	APIClientID  uuid.UUID
@@ -43,4 +66,28 @@ type Outbox struct {
 	Subject   string
 	Payload   []byte
 	CreatedAt time.Time
+}
+
+type Template struct {
+	ID          uuid.UUID
+	APIClientID *uuid.UUID
+	Key         string
+	DisplayName string
+	IsDefault   bool
+	Revision    int32
+	ArchivedAt  *time.Time
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+}
+
+type TemplateItem struct {
+	TemplateID          uuid.UUID
+	Kind                string
+	Position            int32
+	EntryID             uuid.UUID
+	Required            bool
+	AllowMultipleFiles  bool
+	Label               *string
+	Description         *string
+	ConfidenceThreshold *float64
 }

@@ -46,9 +46,8 @@ func TestAuthErrors(t *testing.T) {
 		{"revoked", "Bearer " + revoked, 401, client.ErrorCodeInvalidApiKey},
 		{"disabled client", "Bearer " + disabled, 403, client.ErrorCodeApiClientDisabled},
 		{"missing permission", "Bearer " + catalogOnly, 403, client.ErrorCodePermissionDenied},
-		// A valid key with the permission passes every check and reaches the handler
-		// (501 until the catalog issue lands).
-		{"valid", "Bearer " + good, 501, client.ErrorCodeNotImplemented},
+		// A valid key with the permission passes every check and reaches the handler.
+		{"valid", "Bearer " + good, 200, ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -60,6 +59,12 @@ func TestAuthErrors(t *testing.T) {
 			})
 			if err != nil {
 				t.Fatal(err)
+			}
+			if tc.status == 200 {
+				if res.JSON200 == nil || len(res.JSON200.Data) == 0 {
+					t.Fatalf("valid key: %d %s", res.StatusCode(), res.Body)
+				}
+				return
 			}
 			wantError(t, res.HTTPResponse, res.Body, tc.status, tc.code)
 		})
@@ -224,19 +229,19 @@ func TestRequestIDIsKeptOrMade(t *testing.T) {
 	e := newEnv(t)
 	_, key := e.newClient()
 	mine := "partner-trace-0042"
-	res, err := e.client(key).ListTemplatesWithResponse(context.Background(), nil, func(_ context.Context, r *http.Request) error {
+	res, err := e.client(key).GetTemplateWithResponse(context.Background(), "no_such_template", func(_ context.Context, r *http.Request) error {
 		r.Header.Set("x-request-id", mine)
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := wantError(t, res.HTTPResponse, res.Body, 501, client.ErrorCodeNotImplemented)
+	d := wantError(t, res.HTTPResponse, res.Body, 404, client.ErrorCodeNotFound)
 	if d.RequestId != mine || res.HTTPResponse.Header.Get("x-request-id") != mine {
 		t.Errorf("caller's request id not kept: header %q, body %q", res.HTTPResponse.Header.Get("x-request-id"), d.RequestId)
 	}
 	// An unacceptable one (too short, odd characters) is replaced by a fresh id.
-	res, err = e.client(key).ListTemplatesWithResponse(context.Background(), nil, func(_ context.Context, r *http.Request) error {
+	res, err = e.client(key).GetTemplateWithResponse(context.Background(), "no_such_template", func(_ context.Context, r *http.Request) error {
 		r.Header.Set("x-request-id", "a b")
 		return nil
 	})

@@ -8,73 +8,13 @@ import (
 	"github.com/doceval/doceval/pkg/apierr"
 )
 
-// The operations below belong to later issues (catalog and templates, submissions and
-// uploads, evaluations, events and webhooks). Until their handlers land they answer 501
+// The operations below belong to later issues (submissions and uploads, evaluations,
+// events and webhooks). Until their handlers land they answer 501
 // not_implemented in the error envelope; each one moves to its resource's file when it
 // is built.
 
 func notImplemented(op string) error {
 	return apierr.New(http.StatusNotImplemented, apierr.NotImplemented, op+" is not implemented yet")
-}
-
-func (s *Server) ListChecks(context.Context, api.ListChecksRequestObject) (api.ListChecksResponseObject, error) {
-	return nil, notImplemented("ListChecks")
-}
-
-func (s *Server) CreateCheck(context.Context, api.CreateCheckRequestObject) (api.CreateCheckResponseObject, error) {
-	return nil, notImplemented("CreateCheck")
-}
-
-func (s *Server) DeleteCheck(context.Context, api.DeleteCheckRequestObject) (api.DeleteCheckResponseObject, error) {
-	return nil, notImplemented("DeleteCheck")
-}
-
-func (s *Server) GetCheck(context.Context, api.GetCheckRequestObject) (api.GetCheckResponseObject, error) {
-	return nil, notImplemented("GetCheck")
-}
-
-func (s *Server) UpdateCheck(context.Context, api.UpdateCheckRequestObject) (api.UpdateCheckResponseObject, error) {
-	return nil, notImplemented("UpdateCheck")
-}
-
-func (s *Server) ListDataFields(context.Context, api.ListDataFieldsRequestObject) (api.ListDataFieldsResponseObject, error) {
-	return nil, notImplemented("ListDataFields")
-}
-
-func (s *Server) CreateDataField(context.Context, api.CreateDataFieldRequestObject) (api.CreateDataFieldResponseObject, error) {
-	return nil, notImplemented("CreateDataField")
-}
-
-func (s *Server) DeleteDataField(context.Context, api.DeleteDataFieldRequestObject) (api.DeleteDataFieldResponseObject, error) {
-	return nil, notImplemented("DeleteDataField")
-}
-
-func (s *Server) GetDataField(context.Context, api.GetDataFieldRequestObject) (api.GetDataFieldResponseObject, error) {
-	return nil, notImplemented("GetDataField")
-}
-
-func (s *Server) UpdateDataField(context.Context, api.UpdateDataFieldRequestObject) (api.UpdateDataFieldResponseObject, error) {
-	return nil, notImplemented("UpdateDataField")
-}
-
-func (s *Server) ListDocumentTypes(context.Context, api.ListDocumentTypesRequestObject) (api.ListDocumentTypesResponseObject, error) {
-	return nil, notImplemented("ListDocumentTypes")
-}
-
-func (s *Server) CreateDocumentType(context.Context, api.CreateDocumentTypeRequestObject) (api.CreateDocumentTypeResponseObject, error) {
-	return nil, notImplemented("CreateDocumentType")
-}
-
-func (s *Server) DeleteDocumentType(context.Context, api.DeleteDocumentTypeRequestObject) (api.DeleteDocumentTypeResponseObject, error) {
-	return nil, notImplemented("DeleteDocumentType")
-}
-
-func (s *Server) GetDocumentType(context.Context, api.GetDocumentTypeRequestObject) (api.GetDocumentTypeResponseObject, error) {
-	return nil, notImplemented("GetDocumentType")
-}
-
-func (s *Server) UpdateDocumentType(context.Context, api.UpdateDocumentTypeRequestObject) (api.UpdateDocumentTypeResponseObject, error) {
-	return nil, notImplemented("UpdateDocumentType")
 }
 
 func (s *Server) RedeliverEvent(context.Context, api.RedeliverEventRequestObject) (api.RedeliverEventResponseObject, error) {
@@ -135,42 +75,6 @@ func (s *Server) GetUpload(context.Context, api.GetUploadRequestObject) (api.Get
 
 func (s *Server) UpdateUpload(context.Context, api.UpdateUploadRequestObject) (api.UpdateUploadResponseObject, error) {
 	return nil, notImplemented("UpdateUpload")
-}
-
-func (s *Server) ListTemplates(context.Context, api.ListTemplatesRequestObject) (api.ListTemplatesResponseObject, error) {
-	return nil, notImplemented("ListTemplates")
-}
-
-func (s *Server) CreateTemplate(context.Context, api.CreateTemplateRequestObject) (api.CreateTemplateResponseObject, error) {
-	return nil, notImplemented("CreateTemplate")
-}
-
-func (s *Server) DeleteTemplate(context.Context, api.DeleteTemplateRequestObject) (api.DeleteTemplateResponseObject, error) {
-	return nil, notImplemented("DeleteTemplate")
-}
-
-func (s *Server) GetTemplate(context.Context, api.GetTemplateRequestObject) (api.GetTemplateResponseObject, error) {
-	return nil, notImplemented("GetTemplate")
-}
-
-func (s *Server) UpdateTemplate(context.Context, api.UpdateTemplateRequestObject) (api.UpdateTemplateResponseObject, error) {
-	return nil, notImplemented("UpdateTemplate")
-}
-
-func (s *Server) ReplaceTemplateCheckItems(context.Context, api.ReplaceTemplateCheckItemsRequestObject) (api.ReplaceTemplateCheckItemsResponseObject, error) {
-	return nil, notImplemented("ReplaceTemplateCheckItems")
-}
-
-func (s *Server) ReplaceTemplateDataFieldItems(context.Context, api.ReplaceTemplateDataFieldItemsRequestObject) (api.ReplaceTemplateDataFieldItemsResponseObject, error) {
-	return nil, notImplemented("ReplaceTemplateDataFieldItems")
-}
-
-func (s *Server) ReplaceTemplateDocumentRequirements(context.Context, api.ReplaceTemplateDocumentRequirementsRequestObject) (api.ReplaceTemplateDocumentRequirementsResponseObject, error) {
-	return nil, notImplemented("ReplaceTemplateDocumentRequirements")
-}
-
-func (s *Server) DuplicateTemplate(context.Context, api.DuplicateTemplateRequestObject) (api.DuplicateTemplateResponseObject, error) {
-	return nil, notImplemented("DuplicateTemplate")
 }
 
 func (s *Server) ListWebhookEndpoints(context.Context, api.ListWebhookEndpointsRequestObject) (api.ListWebhookEndpointsResponseObject, error) {

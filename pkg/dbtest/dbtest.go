@@ -19,7 +19,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/doceval/doceval/pkg/store"
+	"github.com/doceval/doceval/pkg/catalog"
 	migrations "github.com/doceval/doceval/sql"
 )
 
@@ -107,7 +107,7 @@ func ensureTemplate(ctx context.Context, admin string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	name := "doceval_tmpl_" + sum[:16]
+	name := "doceval_tmpl_" + sum[:16] // migrations and builtin catalog
 	conn, err := pgx.Connect(ctx, admin)
 	if err != nil {
 		return "", err
@@ -135,7 +135,7 @@ func ensureTemplate(ctx context.Context, admin string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	err = store.Migrate(ctx, pool)
+	err = catalog.Prepare(ctx, pool)
 	pool.Close()
 	if err != nil {
 		return "", err
@@ -160,6 +160,7 @@ func migrationsHash() (string, error) {
 		h.Write(b)
 		return nil
 	})
+	h.Write([]byte(catalog.Hash()))
 	return hex.EncodeToString(h.Sum(nil)), err
 }
 

@@ -18,6 +18,7 @@ import (
 
 	"github.com/doceval/doceval/pkg/apiserver"
 	"github.com/doceval/doceval/pkg/auth"
+	"github.com/doceval/doceval/pkg/catalog"
 	"github.com/doceval/doceval/pkg/config"
 	"github.com/doceval/doceval/pkg/natsembed"
 	"github.com/doceval/doceval/pkg/pgcluster"
@@ -80,7 +81,7 @@ func Run(ctx context.Context, o RunOptions) error {
 		return err
 	}
 	defer pool.Close()
-	if err := store.Migrate(ctx, pool); err != nil {
+	if err := catalog.Prepare(ctx, pool); err != nil {
 		return err
 	}
 	client, err := ensureDevClient(ctx, store.New(pool), filepath.Join(dataDir, "dev-client.json"))

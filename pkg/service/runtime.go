@@ -18,6 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/doceval/doceval/pkg/catalog"
 	"github.com/doceval/doceval/pkg/config"
 	"github.com/doceval/doceval/pkg/messaging"
 	"github.com/doceval/doceval/pkg/outbox"
@@ -43,7 +44,7 @@ func Start(ctx context.Context, name string, cfg config.Common, log *slog.Logger
 		return nil, err
 	}
 	if cfg.Migrate {
-		if err := store.Migrate(ctx, pool); err != nil {
+		if err := catalog.Prepare(ctx, pool); err != nil {
 			pool.Close()
 			return nil, err
 		}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/doceval/doceval/pkg/admin"
+	"github.com/doceval/doceval/pkg/catalog"
 	"github.com/doceval/doceval/pkg/store"
 )
 
@@ -34,7 +35,7 @@ func openStore(ctx context.Context, migrate bool) (*store.Store, func(), error) 
 		return nil, nil, err
 	}
 	if migrate {
-		if err := store.Migrate(ctx, pool); err != nil {
+		if err := catalog.Prepare(ctx, pool); err != nil {
 			pool.Close()
 			return nil, nil, err
 		}

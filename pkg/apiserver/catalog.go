@@ -1,0 +1,343 @@
+package apiserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/doceval/doceval/gen/api"
+	"github.com/doceval/doceval/pkg/apierr"
+	"github.com/doceval/doceval/pkg/page"
+	"github.com/doceval/doceval/pkg/store"
+)
+
+// defaultCategory is the category of a custom entry created without one.
+const defaultCategory = "other"
+
+// catalogError maps the store's refusals of catalog and template writes to the
+// envelope: builtin or archived targets are 422 on the path id, stale revisions 409,
+// bad items 422 on the item's indexed field (items[2].check_id).
+func catalogError(err error, idParam, itemsParam string) error {
+	var itemErr *store.ItemError
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, store.ErrReadOnly):
+		return apierr.Field(idParam, "builtin entries are read-only; duplicate a builtin template to customize it")
+	case errors.Is(err, store.ErrArchived):
+		return apierr.Field(idParam, "this entry is archived; archived entries can be read but not changed or used")
+	case errors.Is(err, store.ErrRevisionMismatch):
+		return apierr.Conflict(apierr.RevisionMismatch, "expected_revision is not the template's current revision; re-read the template, reapply the change and retry")
+	case errors.As(err, &itemErr):
+		prefix := itemsParam
+		if prefix == "" {
+			prefix = bundleField[itemErr.Kind]
+		}
+		return apierr.Field(fmt.Sprintf("%s[%d].%s", prefix, itemErr.Index, refField[itemErr.Kind]), itemErr.Reason)
+	}
+	return err
+}
+
+// bundleField and refField name a kind's list in POST /v1/templates and its reference.
+var (
+	bundleField = map[store.ItemKind]string{store.KindDocumentRequirement: "document_requirements", store.KindCheck: "check_items", store.KindDataField: "data_field_items"}
+	refField    = map[store.ItemKind]string{store.KindDocumentRequirement: "document_type_id", store.KindCheck: "check_id", store.KindDataField: "data_field_id"}
+)
+
+// listEntries is the list operation shared by the three families.
+func listEntries[T any](ctx context.Context, s *Server, family store.Family, limitParam *int, cursor *string, toAPI func(store.CatalogEntry) T) ([]T, *string, error) {
+	t, err := s.tenant(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	limit, err := page.Limit(limitParam)
+	if err != nil {
+		return nil, nil, err
+	}
+	after, err := page.Decode(cursor)
+	if err != nil {
+		return nil, nil, err
+	}
+	rows, err := t.CatalogEntries(ctx, family, after, limit)
+	if err != nil {
+		return nil, nil, err
+	}
+	rows, next := page.Trim(rows, limit, store.CatalogEntry.Cursor)
+	out := make([]T, len(rows))
+	for i, r := range rows {
+		out[i] = toAPI(r)
+	}
+	return out, next, nil
+}
+
+func (s *Server) getEntry(ctx context.Context, family store.Family, ref string) (store.CatalogEntry, error) {
+	t, err := s.tenant(ctx)
+	if err != nil {
+		return store.CatalogEntry{}, err
+	}
+	return t.CatalogEntry(ctx, family, ref)
+}
+
+func (s *Server) createEntry(ctx context.Context, family store.Family, c store.Content) (store.CatalogEntry, error) {
+	t, err := s.tenant(ctx)
+	if err != nil {
+		return store.CatalogEntry{}, err
+	}
+	return t.CreateCatalogEntry(ctx, family, c)
+}
+
+func (s *Server) updateEntry(ctx context.Context, family store.Family, ref, idParam string, edit func(*store.Content)) (store.CatalogEntry, error) {
+	t, err := s.tenant(ctx)
+	if err != nil {
+		return store.CatalogEntry{}, err
+	}
+	e, err := t.UpdateCatalogEntry(ctx, family, ref, edit)
+	return e, catalogError(err, idParam, "")
+}
+
+func (s *Server) archiveEntry(ctx context.Context, family store.Family, ref, idParam string) error {
+	t, err := s.tenant(ctx)
+	if err != nil {
+		return err
+	}
+	return catalogError(t.ArchiveCatalogEntry(ctx, family, ref), idParam, "")
+}
+
+func set[T any](dst *T, src *T) {
+	if src != nil {
+		*dst = *src
+	}
+}
+
+func strs[T ~string](in []T) []string {
+	out := make([]string, len(in))
+	for i, v := range in {
+		out[i] = string(v)
+	}
+	return out
+}
+
+func enums[T ~string](in []string) []T {
+	out := make([]T, len(in))
+	for i, v := range in {
+		out[i] = T(v)
+	}
+	return out
+}
+
+func strOr[T ~string](p *T, def string) string {
+	if p == nil {
+		return def
+	}
+	return string(*p)
+}
+
+// ---- checks
+
+func checkToAPI(e store.CatalogEntry) api.Check {
+	return api.Check{
+		Id: e.PublicID(), Key: e.Key, Builtin: e.Builtin(), Title: e.Name, Description: e.Description,
+		Prompt: e.Prompt, Category: api.CheckCategory(e.Category), ProductTypes: enums[api.ProductType](e.ProductTypes),
+		Archived: e.Archived, CreatedAt: e.CreatedAt, UpdatedAt: e.UpdatedAt,
+	}
+}
+
+// ListChecks lists builtin and custom checks (section 4.5).
+func (s *Server) ListChecks(ctx context.Context, req api.ListChecksRequestObject) (api.ListChecksResponseObject, error) {
+	data, next, err := listEntries(ctx, s, store.FamilyCheck, (*int)(req.Params.Limit), (*string)(req.Params.Cursor), checkToAPI)
+	if err != nil {
+		return nil, err
+	}
+	return api.ListChecks200JSONResponse{Body: api.CheckList{Data: data, NextCursor: next}}, nil
+}
+
+// CreateCheck creates a custom check.
+func (s *Server) CreateCheck(ctx context.Context, req api.CreateCheckRequestObject) (api.CreateCheckResponseObject, error) {
+	b := req.Body
+	c := store.Content{Name: b.Title, Prompt: &b.Prompt, Category: strOr(b.Category, defaultCategory), ProductTypes: []string{}}
+	set(&c.Description, b.Description)
+	if b.ProductTypes != nil {
+		c.ProductTypes = strs(*b.ProductTypes)
+	}
+	e, err := s.createEntry(ctx, store.FamilyCheck, c)
+	if err != nil {
+		return nil, err
+	}
+	return api.CreateCheck201JSONResponse{Body: checkToAPI(e)}, nil
+}
+
+// GetCheck reads a check by builtin key or UUID.
+func (s *Server) GetCheck(ctx context.Context, req api.GetCheckRequestObject) (api.GetCheckResponseObject, error) {
+	e, err := s.getEntry(ctx, store.FamilyCheck, req.CheckId)
+	if err != nil {
+		return nil, err
+	}
+	return api.GetCheck200JSONResponse{Body: checkToAPI(e)}, nil
+}
+
+// UpdateCheck edits a custom check; omitted fields stay unchanged.
+func (s *Server) UpdateCheck(ctx context.Context, req api.UpdateCheckRequestObject) (api.UpdateCheckResponseObject, error) {
+	b := req.Body
+	e, err := s.updateEntry(ctx, store.FamilyCheck, req.CheckId, "check_id", func(c *store.Content) {
+		set(&c.Name, b.Title)
+		set(&c.Description, b.Description)
+		if b.Prompt != nil {
+			c.Prompt = b.Prompt
+		}
+		if b.Category != nil {
+			c.Category = string(*b.Category)
+		}
+		if b.ProductTypes != nil {
+			c.ProductTypes = strs(*b.ProductTypes)
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	return api.UpdateCheck200JSONResponse{Body: checkToAPI(e)}, nil
+}
+
+// DeleteCheck archives a custom check.
+func (s *Server) DeleteCheck(ctx context.Context, req api.DeleteCheckRequestObject) (api.DeleteCheckResponseObject, error) {
+	if err := s.archiveEntry(ctx, store.FamilyCheck, req.CheckId, "check_id"); err != nil {
+		return nil, err
+	}
+	return api.DeleteCheck204Response{}, nil
+}
+
+// ---- data fields
+
+func dataFieldToAPI(e store.CatalogEntry) api.DataField {
+	return api.DataField{
+		Id: e.PublicID(), Key: e.Key, Builtin: e.Builtin(), DisplayName: e.Name, Prompt: e.Prompt,
+		Category: api.DataFieldCategory(e.Category), ValueFormat: (*api.ValueFormat)(e.ValueFormat),
+		Archived: e.Archived, CreatedAt: e.CreatedAt, UpdatedAt: e.UpdatedAt,
+	}
+}
+
+// ListDataFields lists builtin and custom data fields.
+func (s *Server) ListDataFields(ctx context.Context, req api.ListDataFieldsRequestObject) (api.ListDataFieldsResponseObject, error) {
+	data, next, err := listEntries(ctx, s, store.FamilyDataField, (*int)(req.Params.Limit), (*string)(req.Params.Cursor), dataFieldToAPI)
+	if err != nil {
+		return nil, err
+	}
+	return api.ListDataFields200JSONResponse{Body: api.DataFieldList{Data: data, NextCursor: next}}, nil
+}
+
+// CreateDataField creates a custom data field.
+func (s *Server) CreateDataField(ctx context.Context, req api.CreateDataFieldRequestObject) (api.CreateDataFieldResponseObject, error) {
+	b := req.Body
+	c := store.Content{Name: b.DisplayName, Prompt: &b.Prompt, Category: strOr(b.Category, defaultCategory), ProductTypes: []string{}}
+	if b.ValueFormat != nil {
+		c.ValueFormat = new(string(*b.ValueFormat))
+	}
+	e, err := s.createEntry(ctx, store.FamilyDataField, c)
+	if err != nil {
+		return nil, err
+	}
+	return api.CreateDataField201JSONResponse{Body: dataFieldToAPI(e)}, nil
+}
+
+// GetDataField reads a data field by builtin key or UUID.
+func (s *Server) GetDataField(ctx context.Context, req api.GetDataFieldRequestObject) (api.GetDataFieldResponseObject, error) {
+	e, err := s.getEntry(ctx, store.FamilyDataField, req.DataFieldId)
+	if err != nil {
+		return nil, err
+	}
+	return api.GetDataField200JSONResponse{Body: dataFieldToAPI(e)}, nil
+}
+
+// UpdateDataField edits a custom data field; value_format null resets it to free text.
+func (s *Server) UpdateDataField(ctx context.Context, req api.UpdateDataFieldRequestObject) (api.UpdateDataFieldResponseObject, error) {
+	b := req.Body
+	e, err := s.updateEntry(ctx, store.FamilyDataField, req.DataFieldId, "data_field_id", func(c *store.Content) {
+		set(&c.Name, b.DisplayName)
+		if b.Prompt != nil {
+			c.Prompt = b.Prompt
+		}
+		if b.Category != nil {
+			c.Category = string(*b.Category)
+		}
+		switch {
+		case b.ValueFormat.IsNull():
+			c.ValueFormat = nil
+		case b.ValueFormat.IsSpecified():
+			c.ValueFormat = new(string(b.ValueFormat.MustGet()))
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	return api.UpdateDataField200JSONResponse{Body: dataFieldToAPI(e)}, nil
+}
+
+// DeleteDataField archives a custom data field.
+func (s *Server) DeleteDataField(ctx context.Context, req api.DeleteDataFieldRequestObject) (api.DeleteDataFieldResponseObject, error) {
+	if err := s.archiveEntry(ctx, store.FamilyDataField, req.DataFieldId, "data_field_id"); err != nil {
+		return nil, err
+	}
+	return api.DeleteDataField204Response{}, nil
+}
+
+// ---- document types
+
+func documentTypeToAPI(e store.CatalogEntry) api.DocumentType {
+	return api.DocumentType{
+		Id: e.PublicID(), Key: e.Key, Builtin: e.Builtin(), DisplayName: e.Name, Description: e.Description,
+		Category: api.DocumentTypeCategory(e.Category), Archived: e.Archived, CreatedAt: e.CreatedAt, UpdatedAt: e.UpdatedAt,
+	}
+}
+
+// ListDocumentTypes lists builtin and custom document types.
+func (s *Server) ListDocumentTypes(ctx context.Context, req api.ListDocumentTypesRequestObject) (api.ListDocumentTypesResponseObject, error) {
+	data, next, err := listEntries(ctx, s, store.FamilyDocumentType, (*int)(req.Params.Limit), (*string)(req.Params.Cursor), documentTypeToAPI)
+	if err != nil {
+		return nil, err
+	}
+	return api.ListDocumentTypes200JSONResponse{Body: api.DocumentTypeList{Data: data, NextCursor: next}}, nil
+}
+
+// CreateDocumentType creates a custom document type.
+func (s *Server) CreateDocumentType(ctx context.Context, req api.CreateDocumentTypeRequestObject) (api.CreateDocumentTypeResponseObject, error) {
+	b := req.Body
+	c := store.Content{Name: b.DisplayName, Category: strOr(b.Category, defaultCategory), ProductTypes: []string{}}
+	set(&c.Description, b.Description)
+	e, err := s.createEntry(ctx, store.FamilyDocumentType, c)
+	if err != nil {
+		return nil, err
+	}
+	return api.CreateDocumentType201JSONResponse{Body: documentTypeToAPI(e)}, nil
+}
+
+// GetDocumentType reads a document type by builtin key or UUID.
+func (s *Server) GetDocumentType(ctx context.Context, req api.GetDocumentTypeRequestObject) (api.GetDocumentTypeResponseObject, error) {
+	e, err := s.getEntry(ctx, store.FamilyDocumentType, req.DocumentTypeId)
+	if err != nil {
+		return nil, err
+	}
+	return api.GetDocumentType200JSONResponse{Body: documentTypeToAPI(e)}, nil
+}
+
+// UpdateDocumentType edits a custom document type.
+func (s *Server) UpdateDocumentType(ctx context.Context, req api.UpdateDocumentTypeRequestObject) (api.UpdateDocumentTypeResponseObject, error) {
+	b := req.Body
+	e, err := s.updateEntry(ctx, store.FamilyDocumentType, req.DocumentTypeId, "document_type_id", func(c *store.Content) {
+		set(&c.Name, b.DisplayName)
+		set(&c.Description, b.Description)
+		if b.Category != nil {
+			c.Category = string(*b.Category)
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	return api.UpdateDocumentType200JSONResponse{Body: documentTypeToAPI(e)}, nil
+}
+
+// DeleteDocumentType archives a custom document type.
+func (s *Server) DeleteDocumentType(ctx context.Context, req api.DeleteDocumentTypeRequestObject) (api.DeleteDocumentTypeResponseObject, error) {
+	if err := s.archiveEntry(ctx, store.FamilyDocumentType, req.DocumentTypeId, "document_type_id"); err != nil {
+		return nil, err
+	}
+	return api.DeleteDocumentType204Response{}, nil
+}

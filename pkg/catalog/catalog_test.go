@@ -1,0 +1,48 @@
+package catalog
+
+import (
+	"testing"
+
+	"github.com/doceval/doceval/pkg/store"
+)
+
+// The data files parse, and hold what DECISIONS.md lists.
+func TestParse(t *testing.T) {
+	b, err := Parse()
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := map[store.Family]int{}
+	for _, e := range b.Entries {
+		count[e.Family]++
+		if e.Prompt != nil {
+			t.Errorf("builtin %s %s carries a prompt", e.Family, e.Key)
+		}
+		if e.Family != store.FamilyDataField && e.Description == "" {
+			t.Errorf("builtin %s %s has no description", e.Family, e.Key)
+		}
+	}
+	if count[store.FamilyDocumentType] != 15 || count[store.FamilyDataField] != 18 || count[store.FamilyCheck] != 10 {
+		t.Errorf("entries per family: %v, want 15 document types, 18 data fields, 10 checks", count)
+	}
+	if len(b.Templates) != 2 || b.Templates[0].Key != store.BuiltinDefaultTemplate || b.Templates[1].Key != "personal_loan" {
+		t.Fatalf("templates: %+v", b.Templates)
+	}
+	required := func(items []store.ItemInput) (out []string) {
+		for _, it := range items {
+			if *it.Required {
+				out = append(out, it.Ref)
+			}
+		}
+		return out
+	}
+	if got := required(b.Templates[0].DocumentRequirements); len(got) != 4 || got[0] != "id_card" || got[3] != "property_expose" {
+		t.Errorf("personal_real_estate_financing requires %v", got)
+	}
+	if got := required(b.Templates[1].DocumentRequirements); len(got) != 3 || got[2] != "bank_statement" {
+		t.Errorf("personal_loan requires %v", got)
+	}
+	if Hash() == "" {
+		t.Error("no hash")
+	}
+}
