@@ -1013,7 +1013,7 @@ type BuiltinDocumentTypeKey string
 //     `bank_statement` (multiple files).
 type BuiltinTemplateKey string
 
-// CatalogKey Stable key of a catalog entry or template. Builtin entries: the builtin key (equal to the id). Custom entries: a slug of the display name or title at creation (`a-z0-9_`), made unique within the client by a numeric suffix; it never changes.
+// CatalogKey Stable key of a catalog entry or template. Builtin entries: the builtin key (equal to the id). Custom entries: a slug of the display name or title at creation (`a-z0-9_`, German umlauts transliterated), made unique within the client and against builtin keys by a numeric suffix (`id_card_2`); it never changes. Anywhere an id is expected, a custom entry's key works too.
 type CatalogKey = string
 
 // Check A builtin or custom check.
@@ -1029,7 +1029,7 @@ type Check struct {
 	// Id Builtin key or custom UUID.
 	Id string `json:"id"`
 
-	// Key Stable key of a catalog entry or template. Builtin entries: the builtin key (equal to the id). Custom entries: a slug of the display name or title at creation (`a-z0-9_`), made unique within the client by a numeric suffix; it never changes.
+	// Key Stable key of a catalog entry or template. Builtin entries: the builtin key (equal to the id). Custom entries: a slug of the display name or title at creation (`a-z0-9_`, German umlauts transliterated), made unique within the client and against builtin keys by a numeric suffix (`id_card_2`); it never changes. Anywhere an id is expected, a custom entry's key works too.
 	Key CatalogKey `json:"key"`
 
 	// ProductTypes Product types the check is meant for.
@@ -1211,7 +1211,7 @@ type DataField struct {
 	// Id Builtin key or custom UUID.
 	Id string `json:"id"`
 
-	// Key Stable key of a catalog entry or template. Builtin entries: the builtin key (equal to the id). Custom entries: a slug of the display name or title at creation (`a-z0-9_`), made unique within the client by a numeric suffix; it never changes.
+	// Key Stable key of a catalog entry or template. Builtin entries: the builtin key (equal to the id). Custom entries: a slug of the display name or title at creation (`a-z0-9_`, German umlauts transliterated), made unique within the client and against builtin keys by a numeric suffix (`id_card_2`); it never changes. Anywhere an id is expected, a custom entry's key works too.
 	Key CatalogKey `json:"key"`
 
 	// Prompt Extraction instruction. Custom data fields only; never present on builtin ones.
@@ -1410,7 +1410,7 @@ type DocumentType struct {
 	// Id Builtin key or custom UUID.
 	Id string `json:"id"`
 
-	// Key Stable key of a catalog entry or template. Builtin entries: the builtin key (equal to the id). Custom entries: a slug of the display name or title at creation (`a-z0-9_`), made unique within the client by a numeric suffix; it never changes.
+	// Key Stable key of a catalog entry or template. Builtin entries: the builtin key (equal to the id). Custom entries: a slug of the display name or title at creation (`a-z0-9_`, German umlauts transliterated), made unique within the client and against builtin keys by a numeric suffix (`id_card_2`); it never changes. Anywhere an id is expected, a custom entry's key works too.
 	Key       CatalogKey `json:"key"`
 	UpdatedAt time.Time  `json:"updated_at"`
 }
@@ -2003,7 +2003,7 @@ type Template struct {
 	// IsDefault True on the template POST /v1/submissions uses when `template_id` is omitted: the client's custom default (at most one), else the builtin `personal_real_estate_financing`.
 	IsDefault bool `json:"is_default"`
 
-	// Key Stable key of a catalog entry or template. Builtin entries: the builtin key (equal to the id). Custom entries: a slug of the display name or title at creation (`a-z0-9_`), made unique within the client by a numeric suffix; it never changes.
+	// Key Stable key of a catalog entry or template. Builtin entries: the builtin key (equal to the id). Custom entries: a slug of the display name or title at creation (`a-z0-9_`, German umlauts transliterated), made unique within the client and against builtin keys by a numeric suffix (`id_card_2`); it never changes. Anywhere an id is expected, a custom entry's key works too.
 	Key CatalogKey `json:"key"`
 
 	// Revision Starts at 1 and grows by 1 with every successful write; send it as `expected_revision`.
@@ -2028,7 +2028,7 @@ type TemplateDetail struct {
 	// IsDefault True on the template POST /v1/submissions uses when `template_id` is omitted: the client's custom default (at most one), else the builtin `personal_real_estate_financing`.
 	IsDefault bool `json:"is_default"`
 
-	// Key Stable key of a catalog entry or template. Builtin entries: the builtin key (equal to the id). Custom entries: a slug of the display name or title at creation (`a-z0-9_`), made unique within the client by a numeric suffix; it never changes.
+	// Key Stable key of a catalog entry or template. Builtin entries: the builtin key (equal to the id). Custom entries: a slug of the display name or title at creation (`a-z0-9_`, German umlauts transliterated), made unique within the client and against builtin keys by a numeric suffix (`id_card_2`); it never changes. Anywhere an id is expected, a custom entry's key works too.
 	Key CatalogKey `json:"key"`
 
 	// Revision Starts at 1 and grows by 1 with every successful write; send it as `expected_revision`.
@@ -2846,7 +2846,7 @@ type ClientInterface interface {
 
 	// ListChecks List checks
 	//
-	// Lists builtin and custom checks. Archived (deleted) custom entries are not listed but stay readable by id. Builtin entries never carry `prompt`.
+	// Lists builtin and custom checks, oldest first: the builtin entries in catalog order, then custom ones in creation order. Archived (deleted) custom entries are not listed but stay readable by id. Builtin entries never carry `prompt`.
 	//
 	// Corresponds with GET /v1/checks (the `ListChecks` operationId).
 	ListChecks(ctx context.Context, params *ListChecksParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -2889,9 +2889,10 @@ type ClientInterface interface {
 	//
 	// Archives the entry (`archived` true). It disappears from listings and cannot be added
 	// to templates or referenced going forward; templates, submissions and results that
-	// already reference it keep working. Archiving cannot be reversed through the API.
+	// already reference it keep working. Archiving cannot be reversed through the API;
+	// deleting an archived entry again is a no-op (204).
 	//
-	// - A builtin entry: 422 `invalid_field`.
+	// - A builtin entry: 422 `invalid_field` with `param` naming the path id.
 	//
 	// Corresponds with DELETE /v1/checks/{check_id} (the `DeleteCheck` operationId).
 	DeleteCheck(ctx context.Context, checkId CheckId, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -2908,9 +2909,9 @@ type ClientInterface interface {
 	// Changes `title`, `description`, `prompt`, `category` and `product_types`; omitted fields stay unchanged. The edit is versioned
 	// internally: the id and `key` stay stable, templates use the new version for future
 	// submissions, and past results and existing submission snapshots keep the version they
-	// ran with.
+	// ran with. An edit that changes nothing makes no version.
 	//
-	// - A builtin entry: 422 `invalid_field`.
+	// - A builtin or archived entry: 422 `invalid_field` with `param` naming the path id.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -2922,9 +2923,9 @@ type ClientInterface interface {
 	// Changes `title`, `description`, `prompt`, `category` and `product_types`; omitted fields stay unchanged. The edit is versioned
 	// internally: the id and `key` stay stable, templates use the new version for future
 	// submissions, and past results and existing submission snapshots keep the version they
-	// ran with.
+	// ran with. An edit that changes nothing makes no version.
 	//
-	// - A builtin entry: 422 `invalid_field`.
+	// - A builtin or archived entry: 422 `invalid_field` with `param` naming the path id.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -2933,7 +2934,7 @@ type ClientInterface interface {
 
 	// ListDataFields List data fields
 	//
-	// Lists builtin and custom data fields. Archived (deleted) custom entries are not listed but stay readable by id. Builtin entries never carry `prompt`.
+	// Lists builtin and custom data fields, oldest first: the builtin entries in catalog order, then custom ones in creation order. Archived (deleted) custom entries are not listed but stay readable by id. Builtin entries never carry `prompt`.
 	//
 	// Corresponds with GET /v1/data_fields (the `ListDataFields` operationId).
 	ListDataFields(ctx context.Context, params *ListDataFieldsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -2972,9 +2973,10 @@ type ClientInterface interface {
 	//
 	// Archives the entry (`archived` true). It disappears from listings and cannot be added
 	// to templates or referenced going forward; templates, submissions and results that
-	// already reference it keep working. Archiving cannot be reversed through the API.
+	// already reference it keep working. Archiving cannot be reversed through the API;
+	// deleting an archived entry again is a no-op (204).
 	//
-	// - A builtin entry: 422 `invalid_field`.
+	// - A builtin entry: 422 `invalid_field` with `param` naming the path id.
 	//
 	// Corresponds with DELETE /v1/data_fields/{data_field_id} (the `DeleteDataField` operationId).
 	DeleteDataField(ctx context.Context, dataFieldId DataFieldId, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -2991,9 +2993,9 @@ type ClientInterface interface {
 	// Changes `display_name`, `prompt`, `category` and `value_format` (`null` resets it to free text); omitted fields stay unchanged. The edit is versioned
 	// internally: the id and `key` stay stable, templates use the new version for future
 	// submissions, and past results and existing submission snapshots keep the version they
-	// ran with.
+	// ran with. An edit that changes nothing makes no version.
 	//
-	// - A builtin entry: 422 `invalid_field`.
+	// - A builtin or archived entry: 422 `invalid_field` with `param` naming the path id.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -3005,9 +3007,9 @@ type ClientInterface interface {
 	// Changes `display_name`, `prompt`, `category` and `value_format` (`null` resets it to free text); omitted fields stay unchanged. The edit is versioned
 	// internally: the id and `key` stay stable, templates use the new version for future
 	// submissions, and past results and existing submission snapshots keep the version they
-	// ran with.
+	// ran with. An edit that changes nothing makes no version.
 	//
-	// - A builtin entry: 422 `invalid_field`.
+	// - A builtin or archived entry: 422 `invalid_field` with `param` naming the path id.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -3016,7 +3018,7 @@ type ClientInterface interface {
 
 	// ListDocumentTypes List document types
 	//
-	// Lists builtin and custom document types. Archived (deleted) custom entries are not listed but stay readable by id. Builtin entries never carry `prompt`.
+	// Lists builtin and custom document types, oldest first: the builtin entries in catalog order, then custom ones in creation order. Archived (deleted) custom entries are not listed but stay readable by id. Builtin entries never carry `prompt`.
 	//
 	// Corresponds with GET /v1/document_types (the `ListDocumentTypes` operationId).
 	ListDocumentTypes(ctx context.Context, params *ListDocumentTypesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3053,9 +3055,10 @@ type ClientInterface interface {
 	//
 	// Archives the entry (`archived` true). It disappears from listings and cannot be added
 	// to templates or referenced going forward; templates, submissions and results that
-	// already reference it keep working. Archiving cannot be reversed through the API.
+	// already reference it keep working. Archiving cannot be reversed through the API;
+	// deleting an archived entry again is a no-op (204).
 	//
-	// - A builtin entry: 422 `invalid_field`.
+	// - A builtin entry: 422 `invalid_field` with `param` naming the path id.
 	//
 	// Corresponds with DELETE /v1/document_types/{document_type_id} (the `DeleteDocumentType` operationId).
 	DeleteDocumentType(ctx context.Context, documentTypeId DocumentTypeId, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3072,9 +3075,9 @@ type ClientInterface interface {
 	// Changes `display_name`, `description` and `category`; omitted fields stay unchanged. The edit is versioned
 	// internally: the id and `key` stay stable, templates use the new version for future
 	// submissions, and past results and existing submission snapshots keep the version they
-	// ran with.
+	// ran with. An edit that changes nothing makes no version.
 	//
-	// - A builtin entry: 422 `invalid_field`.
+	// - A builtin or archived entry: 422 `invalid_field` with `param` naming the path id.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -3086,9 +3089,9 @@ type ClientInterface interface {
 	// Changes `display_name`, `description` and `category`; omitted fields stay unchanged. The edit is versioned
 	// internally: the id and `key` stay stable, templates use the new version for future
 	// submissions, and past results and existing submission snapshots keep the version they
-	// ran with.
+	// ran with. An edit that changes nothing makes no version.
 	//
-	// - A builtin entry: 422 `invalid_field`.
+	// - A builtin or archived entry: 422 `invalid_field` with `param` naming the path id.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -3429,7 +3432,7 @@ type ClientInterface interface {
 
 	// ListTemplates List templates
 	//
-	// Lists builtin and custom templates of the client. Archived (deleted) templates are not listed but stay readable by id.
+	// Lists builtin and custom templates of the client, oldest first: the builtin templates in catalog order, then custom ones in creation order. Archived (deleted) templates are not listed but stay readable by id.
 	//
 	// Corresponds with GET /v1/templates (the `ListTemplates` operationId).
 	ListTemplates(ctx context.Context, params *ListTemplatesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3471,9 +3474,11 @@ type ClientInterface interface {
 	// Archives a custom template (`archived` true). It disappears from listings, stays
 	// readable by id and can no longer create submissions; existing submissions keep their
 	// snapshot. Archiving cannot be reversed through the API. Archiving the default template
-	// clears its `is_default`.
+	// clears its `is_default`. Deleting an archived template again is a no-op (204); other
+	// writes to it (PATCH, PUT, with its `revision`) answer 422 `invalid_field` with `param`
+	// `template_id`.
 	//
-	// - A builtin template answers 422 `invalid_field`.
+	// - A builtin template answers 422 `invalid_field` with `param` `template_id`.
 	//
 	// Corresponds with DELETE /v1/templates/{template_id} (the `DeleteTemplate` operationId).
 	DeleteTemplate(ctx context.Context, templateId TemplateId, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3494,10 +3499,12 @@ type ClientInterface interface {
 	//   re-read the template, reapply the change and retry. A successful write increments
 	//   `revision` by 1.
 	// - `is_default` true makes this the client's default template and clears the flag on
-	//   every other custom template (at most one per client); false clears it. A client
+	//   every other custom template (at most one per client; clearing is a write to that
+	//   template too, so its `revision` grows); false clears it. A client
 	//   without a custom default uses the builtin `personal_real_estate_financing`. The
 	//   `key` never changes when `display_name` does.
-	// - A builtin template answers 422 `invalid_field` (customize builtins by duplicating).
+	// - A builtin template answers 422 `invalid_field` with `param` `template_id` (customize
+	//   builtins by duplicating); so does an archived template.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -3513,10 +3520,12 @@ type ClientInterface interface {
 	//   re-read the template, reapply the change and retry. A successful write increments
 	//   `revision` by 1.
 	// - `is_default` true makes this the client's default template and clears the flag on
-	//   every other custom template (at most one per client); false clears it. A client
+	//   every other custom template (at most one per client; clearing is a write to that
+	//   template too, so its `revision` grows); false clears it. A client
 	//   without a custom default uses the builtin `personal_real_estate_financing`. The
 	//   `key` never changes when `display_name` does.
-	// - A builtin template answers 422 `invalid_field` (customize builtins by duplicating).
+	// - A builtin template answers 422 `invalid_field` with `param` `template_id` (customize
+	//   builtins by duplicating); so does an archived template.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -3750,7 +3759,7 @@ type ClientInterface interface {
 
 // ListChecks List checks
 //
-// Lists builtin and custom checks. Archived (deleted) custom entries are not listed but stay readable by id. Builtin entries never carry `prompt`.
+// Lists builtin and custom checks, oldest first: the builtin entries in catalog order, then custom ones in creation order. Archived (deleted) custom entries are not listed but stay readable by id. Builtin entries never carry `prompt`.
 //
 // Corresponds with GET /v1/checks (the `ListChecks` operationId).
 func (c *Client) ListChecks(ctx context.Context, params *ListChecksParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -3823,9 +3832,10 @@ func (c *Client) CreateCheck(ctx context.Context, body CreateCheckJSONRequestBod
 //
 // Archives the entry (`archived` true). It disappears from listings and cannot be added
 // to templates or referenced going forward; templates, submissions and results that
-// already reference it keep working. Archiving cannot be reversed through the API.
+// already reference it keep working. Archiving cannot be reversed through the API;
+// deleting an archived entry again is a no-op (204).
 //
-// - A builtin entry: 422 `invalid_field`.
+// - A builtin entry: 422 `invalid_field` with `param` naming the path id.
 //
 // Corresponds with DELETE /v1/checks/{check_id} (the `DeleteCheck` operationId).
 func (c *Client) DeleteCheck(ctx context.Context, checkId CheckId, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -3862,9 +3872,9 @@ func (c *Client) GetCheck(ctx context.Context, checkId CheckId, reqEditors ...Re
 // Changes `title`, `description`, `prompt`, `category` and `product_types`; omitted fields stay unchanged. The edit is versioned
 // internally: the id and `key` stay stable, templates use the new version for future
 // submissions, and past results and existing submission snapshots keep the version they
-// ran with.
+// ran with. An edit that changes nothing makes no version.
 //
-// - A builtin entry: 422 `invalid_field`.
+// - A builtin or archived entry: 422 `invalid_field` with `param` naming the path id.
 //
 // Takes any type of body and a specified content type.
 //
@@ -3886,9 +3896,9 @@ func (c *Client) UpdateCheckWithBody(ctx context.Context, checkId CheckId, conte
 // Changes `title`, `description`, `prompt`, `category` and `product_types`; omitted fields stay unchanged. The edit is versioned
 // internally: the id and `key` stay stable, templates use the new version for future
 // submissions, and past results and existing submission snapshots keep the version they
-// ran with.
+// ran with. An edit that changes nothing makes no version.
 //
-// - A builtin entry: 422 `invalid_field`.
+// - A builtin or archived entry: 422 `invalid_field` with `param` naming the path id.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -3907,7 +3917,7 @@ func (c *Client) UpdateCheck(ctx context.Context, checkId CheckId, body UpdateCh
 
 // ListDataFields List data fields
 //
-// Lists builtin and custom data fields. Archived (deleted) custom entries are not listed but stay readable by id. Builtin entries never carry `prompt`.
+// Lists builtin and custom data fields, oldest first: the builtin entries in catalog order, then custom ones in creation order. Archived (deleted) custom entries are not listed but stay readable by id. Builtin entries never carry `prompt`.
 //
 // Corresponds with GET /v1/data_fields (the `ListDataFields` operationId).
 func (c *Client) ListDataFields(ctx context.Context, params *ListDataFieldsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -3976,9 +3986,10 @@ func (c *Client) CreateDataField(ctx context.Context, body CreateDataFieldJSONRe
 //
 // Archives the entry (`archived` true). It disappears from listings and cannot be added
 // to templates or referenced going forward; templates, submissions and results that
-// already reference it keep working. Archiving cannot be reversed through the API.
+// already reference it keep working. Archiving cannot be reversed through the API;
+// deleting an archived entry again is a no-op (204).
 //
-// - A builtin entry: 422 `invalid_field`.
+// - A builtin entry: 422 `invalid_field` with `param` naming the path id.
 //
 // Corresponds with DELETE /v1/data_fields/{data_field_id} (the `DeleteDataField` operationId).
 func (c *Client) DeleteDataField(ctx context.Context, dataFieldId DataFieldId, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -4015,9 +4026,9 @@ func (c *Client) GetDataField(ctx context.Context, dataFieldId DataFieldId, reqE
 // Changes `display_name`, `prompt`, `category` and `value_format` (`null` resets it to free text); omitted fields stay unchanged. The edit is versioned
 // internally: the id and `key` stay stable, templates use the new version for future
 // submissions, and past results and existing submission snapshots keep the version they
-// ran with.
+// ran with. An edit that changes nothing makes no version.
 //
-// - A builtin entry: 422 `invalid_field`.
+// - A builtin or archived entry: 422 `invalid_field` with `param` naming the path id.
 //
 // Takes any type of body and a specified content type.
 //
@@ -4039,9 +4050,9 @@ func (c *Client) UpdateDataFieldWithBody(ctx context.Context, dataFieldId DataFi
 // Changes `display_name`, `prompt`, `category` and `value_format` (`null` resets it to free text); omitted fields stay unchanged. The edit is versioned
 // internally: the id and `key` stay stable, templates use the new version for future
 // submissions, and past results and existing submission snapshots keep the version they
-// ran with.
+// ran with. An edit that changes nothing makes no version.
 //
-// - A builtin entry: 422 `invalid_field`.
+// - A builtin or archived entry: 422 `invalid_field` with `param` naming the path id.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -4060,7 +4071,7 @@ func (c *Client) UpdateDataField(ctx context.Context, dataFieldId DataFieldId, b
 
 // ListDocumentTypes List document types
 //
-// Lists builtin and custom document types. Archived (deleted) custom entries are not listed but stay readable by id. Builtin entries never carry `prompt`.
+// Lists builtin and custom document types, oldest first: the builtin entries in catalog order, then custom ones in creation order. Archived (deleted) custom entries are not listed but stay readable by id. Builtin entries never carry `prompt`.
 //
 // Corresponds with GET /v1/document_types (the `ListDocumentTypes` operationId).
 func (c *Client) ListDocumentTypes(ctx context.Context, params *ListDocumentTypesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -4127,9 +4138,10 @@ func (c *Client) CreateDocumentType(ctx context.Context, body CreateDocumentType
 //
 // Archives the entry (`archived` true). It disappears from listings and cannot be added
 // to templates or referenced going forward; templates, submissions and results that
-// already reference it keep working. Archiving cannot be reversed through the API.
+// already reference it keep working. Archiving cannot be reversed through the API;
+// deleting an archived entry again is a no-op (204).
 //
-// - A builtin entry: 422 `invalid_field`.
+// - A builtin entry: 422 `invalid_field` with `param` naming the path id.
 //
 // Corresponds with DELETE /v1/document_types/{document_type_id} (the `DeleteDocumentType` operationId).
 func (c *Client) DeleteDocumentType(ctx context.Context, documentTypeId DocumentTypeId, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -4166,9 +4178,9 @@ func (c *Client) GetDocumentType(ctx context.Context, documentTypeId DocumentTyp
 // Changes `display_name`, `description` and `category`; omitted fields stay unchanged. The edit is versioned
 // internally: the id and `key` stay stable, templates use the new version for future
 // submissions, and past results and existing submission snapshots keep the version they
-// ran with.
+// ran with. An edit that changes nothing makes no version.
 //
-// - A builtin entry: 422 `invalid_field`.
+// - A builtin or archived entry: 422 `invalid_field` with `param` naming the path id.
 //
 // Takes any type of body and a specified content type.
 //
@@ -4190,9 +4202,9 @@ func (c *Client) UpdateDocumentTypeWithBody(ctx context.Context, documentTypeId 
 // Changes `display_name`, `description` and `category`; omitted fields stay unchanged. The edit is versioned
 // internally: the id and `key` stay stable, templates use the new version for future
 // submissions, and past results and existing submission snapshots keep the version they
-// ran with.
+// ran with. An edit that changes nothing makes no version.
 //
-// - A builtin entry: 422 `invalid_field`.
+// - A builtin or archived entry: 422 `invalid_field` with `param` naming the path id.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -4753,7 +4765,7 @@ func (c *Client) UpdateUpload(ctx context.Context, submissionId SubmissionId, up
 
 // ListTemplates List templates
 //
-// Lists builtin and custom templates of the client. Archived (deleted) templates are not listed but stay readable by id.
+// Lists builtin and custom templates of the client, oldest first: the builtin templates in catalog order, then custom ones in creation order. Archived (deleted) templates are not listed but stay readable by id.
 //
 // Corresponds with GET /v1/templates (the `ListTemplates` operationId).
 func (c *Client) ListTemplates(ctx context.Context, params *ListTemplatesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -4825,9 +4837,11 @@ func (c *Client) CreateTemplate(ctx context.Context, body CreateTemplateJSONRequ
 // Archives a custom template (`archived` true). It disappears from listings, stays
 // readable by id and can no longer create submissions; existing submissions keep their
 // snapshot. Archiving cannot be reversed through the API. Archiving the default template
-// clears its `is_default`.
+// clears its `is_default`. Deleting an archived template again is a no-op (204); other
+// writes to it (PATCH, PUT, with its `revision`) answer 422 `invalid_field` with `param`
+// `template_id`.
 //
-// - A builtin template answers 422 `invalid_field`.
+// - A builtin template answers 422 `invalid_field` with `param` `template_id`.
 //
 // Corresponds with DELETE /v1/templates/{template_id} (the `DeleteTemplate` operationId).
 func (c *Client) DeleteTemplate(ctx context.Context, templateId TemplateId, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -4868,10 +4882,12 @@ func (c *Client) GetTemplate(ctx context.Context, templateId TemplateId, reqEdit
 //     re-read the template, reapply the change and retry. A successful write increments
 //     `revision` by 1.
 //   - `is_default` true makes this the client's default template and clears the flag on
-//     every other custom template (at most one per client); false clears it. A client
+//     every other custom template (at most one per client; clearing is a write to that
+//     template too, so its `revision` grows); false clears it. A client
 //     without a custom default uses the builtin `personal_real_estate_financing`. The
 //     `key` never changes when `display_name` does.
-//   - A builtin template answers 422 `invalid_field` (customize builtins by duplicating).
+//   - A builtin template answers 422 `invalid_field` with `param` `template_id` (customize
+//     builtins by duplicating); so does an archived template.
 //
 // Takes any type of body and a specified content type.
 //
@@ -4897,10 +4913,12 @@ func (c *Client) UpdateTemplateWithBody(ctx context.Context, templateId Template
 //     re-read the template, reapply the change and retry. A successful write increments
 //     `revision` by 1.
 //   - `is_default` true makes this the client's default template and clears the flag on
-//     every other custom template (at most one per client); false clears it. A client
+//     every other custom template (at most one per client; clearing is a write to that
+//     template too, so its `revision` grows); false clears it. A client
 //     without a custom default uses the builtin `personal_real_estate_financing`. The
 //     `key` never changes when `display_name` does.
-//   - A builtin template answers 422 `invalid_field` (customize builtins by duplicating).
+//   - A builtin template answers 422 `invalid_field` with `param` `template_id` (customize
+//     builtins by duplicating); so does an archived template.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -7523,7 +7541,7 @@ type ClientWithResponsesInterface interface {
 
 	// ListChecksWithResponse List checks
 	//
-	// Lists builtin and custom checks. Archived (deleted) custom entries are not listed but stay readable by id. Builtin entries never carry `prompt`.
+	// Lists builtin and custom checks, oldest first: the builtin entries in catalog order, then custom ones in creation order. Archived (deleted) custom entries are not listed but stay readable by id. Builtin entries never carry `prompt`.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -7568,9 +7586,10 @@ type ClientWithResponsesInterface interface {
 	//
 	// Archives the entry (`archived` true). It disappears from listings and cannot be added
 	// to templates or referenced going forward; templates, submissions and results that
-	// already reference it keep working. Archiving cannot be reversed through the API.
+	// already reference it keep working. Archiving cannot be reversed through the API;
+	// deleting an archived entry again is a no-op (204).
 	//
-	// - A builtin entry: 422 `invalid_field`.
+	// - A builtin entry: 422 `invalid_field` with `param` naming the path id.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -7591,9 +7610,9 @@ type ClientWithResponsesInterface interface {
 	// Changes `title`, `description`, `prompt`, `category` and `product_types`; omitted fields stay unchanged. The edit is versioned
 	// internally: the id and `key` stay stable, templates use the new version for future
 	// submissions, and past results and existing submission snapshots keep the version they
-	// ran with.
+	// ran with. An edit that changes nothing makes no version.
 	//
-	// - A builtin entry: 422 `invalid_field`.
+	// - A builtin or archived entry: 422 `invalid_field` with `param` naming the path id.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -7605,9 +7624,9 @@ type ClientWithResponsesInterface interface {
 	// Changes `title`, `description`, `prompt`, `category` and `product_types`; omitted fields stay unchanged. The edit is versioned
 	// internally: the id and `key` stay stable, templates use the new version for future
 	// submissions, and past results and existing submission snapshots keep the version they
-	// ran with.
+	// ran with. An edit that changes nothing makes no version.
 	//
-	// - A builtin entry: 422 `invalid_field`.
+	// - A builtin or archived entry: 422 `invalid_field` with `param` naming the path id.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -7616,7 +7635,7 @@ type ClientWithResponsesInterface interface {
 
 	// ListDataFieldsWithResponse List data fields
 	//
-	// Lists builtin and custom data fields. Archived (deleted) custom entries are not listed but stay readable by id. Builtin entries never carry `prompt`.
+	// Lists builtin and custom data fields, oldest first: the builtin entries in catalog order, then custom ones in creation order. Archived (deleted) custom entries are not listed but stay readable by id. Builtin entries never carry `prompt`.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -7657,9 +7676,10 @@ type ClientWithResponsesInterface interface {
 	//
 	// Archives the entry (`archived` true). It disappears from listings and cannot be added
 	// to templates or referenced going forward; templates, submissions and results that
-	// already reference it keep working. Archiving cannot be reversed through the API.
+	// already reference it keep working. Archiving cannot be reversed through the API;
+	// deleting an archived entry again is a no-op (204).
 	//
-	// - A builtin entry: 422 `invalid_field`.
+	// - A builtin entry: 422 `invalid_field` with `param` naming the path id.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -7680,9 +7700,9 @@ type ClientWithResponsesInterface interface {
 	// Changes `display_name`, `prompt`, `category` and `value_format` (`null` resets it to free text); omitted fields stay unchanged. The edit is versioned
 	// internally: the id and `key` stay stable, templates use the new version for future
 	// submissions, and past results and existing submission snapshots keep the version they
-	// ran with.
+	// ran with. An edit that changes nothing makes no version.
 	//
-	// - A builtin entry: 422 `invalid_field`.
+	// - A builtin or archived entry: 422 `invalid_field` with `param` naming the path id.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -7694,9 +7714,9 @@ type ClientWithResponsesInterface interface {
 	// Changes `display_name`, `prompt`, `category` and `value_format` (`null` resets it to free text); omitted fields stay unchanged. The edit is versioned
 	// internally: the id and `key` stay stable, templates use the new version for future
 	// submissions, and past results and existing submission snapshots keep the version they
-	// ran with.
+	// ran with. An edit that changes nothing makes no version.
 	//
-	// - A builtin entry: 422 `invalid_field`.
+	// - A builtin or archived entry: 422 `invalid_field` with `param` naming the path id.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -7705,7 +7725,7 @@ type ClientWithResponsesInterface interface {
 
 	// ListDocumentTypesWithResponse List document types
 	//
-	// Lists builtin and custom document types. Archived (deleted) custom entries are not listed but stay readable by id. Builtin entries never carry `prompt`.
+	// Lists builtin and custom document types, oldest first: the builtin entries in catalog order, then custom ones in creation order. Archived (deleted) custom entries are not listed but stay readable by id. Builtin entries never carry `prompt`.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -7744,9 +7764,10 @@ type ClientWithResponsesInterface interface {
 	//
 	// Archives the entry (`archived` true). It disappears from listings and cannot be added
 	// to templates or referenced going forward; templates, submissions and results that
-	// already reference it keep working. Archiving cannot be reversed through the API.
+	// already reference it keep working. Archiving cannot be reversed through the API;
+	// deleting an archived entry again is a no-op (204).
 	//
-	// - A builtin entry: 422 `invalid_field`.
+	// - A builtin entry: 422 `invalid_field` with `param` naming the path id.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -7767,9 +7788,9 @@ type ClientWithResponsesInterface interface {
 	// Changes `display_name`, `description` and `category`; omitted fields stay unchanged. The edit is versioned
 	// internally: the id and `key` stay stable, templates use the new version for future
 	// submissions, and past results and existing submission snapshots keep the version they
-	// ran with.
+	// ran with. An edit that changes nothing makes no version.
 	//
-	// - A builtin entry: 422 `invalid_field`.
+	// - A builtin or archived entry: 422 `invalid_field` with `param` naming the path id.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -7781,9 +7802,9 @@ type ClientWithResponsesInterface interface {
 	// Changes `display_name`, `description` and `category`; omitted fields stay unchanged. The edit is versioned
 	// internally: the id and `key` stay stable, templates use the new version for future
 	// submissions, and past results and existing submission snapshots keep the version they
-	// ran with.
+	// ran with. An edit that changes nothing makes no version.
 	//
-	// - A builtin entry: 422 `invalid_field`.
+	// - A builtin or archived entry: 422 `invalid_field` with `param` naming the path id.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -8146,7 +8167,7 @@ type ClientWithResponsesInterface interface {
 
 	// ListTemplatesWithResponse List templates
 	//
-	// Lists builtin and custom templates of the client. Archived (deleted) templates are not listed but stay readable by id.
+	// Lists builtin and custom templates of the client, oldest first: the builtin templates in catalog order, then custom ones in creation order. Archived (deleted) templates are not listed but stay readable by id.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -8190,9 +8211,11 @@ type ClientWithResponsesInterface interface {
 	// Archives a custom template (`archived` true). It disappears from listings, stays
 	// readable by id and can no longer create submissions; existing submissions keep their
 	// snapshot. Archiving cannot be reversed through the API. Archiving the default template
-	// clears its `is_default`.
+	// clears its `is_default`. Deleting an archived template again is a no-op (204); other
+	// writes to it (PATCH, PUT, with its `revision`) answer 422 `invalid_field` with `param`
+	// `template_id`.
 	//
-	// - A builtin template answers 422 `invalid_field`.
+	// - A builtin template answers 422 `invalid_field` with `param` `template_id`.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -8217,10 +8240,12 @@ type ClientWithResponsesInterface interface {
 	//   re-read the template, reapply the change and retry. A successful write increments
 	//   `revision` by 1.
 	// - `is_default` true makes this the client's default template and clears the flag on
-	//   every other custom template (at most one per client); false clears it. A client
+	//   every other custom template (at most one per client; clearing is a write to that
+	//   template too, so its `revision` grows); false clears it. A client
 	//   without a custom default uses the builtin `personal_real_estate_financing`. The
 	//   `key` never changes when `display_name` does.
-	// - A builtin template answers 422 `invalid_field` (customize builtins by duplicating).
+	// - A builtin template answers 422 `invalid_field` with `param` `template_id` (customize
+	//   builtins by duplicating); so does an archived template.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -8236,10 +8261,12 @@ type ClientWithResponsesInterface interface {
 	//   re-read the template, reapply the change and retry. A successful write increments
 	//   `revision` by 1.
 	// - `is_default` true makes this the client's default template and clears the flag on
-	//   every other custom template (at most one per client); false clears it. A client
+	//   every other custom template (at most one per client; clearing is a write to that
+	//   template too, so its `revision` grows); false clears it. A client
 	//   without a custom default uses the builtin `personal_real_estate_financing`. The
 	//   `key` never changes when `display_name` does.
-	// - A builtin template answers 422 `invalid_field` (customize builtins by duplicating).
+	// - A builtin template answers 422 `invalid_field` with `param` `template_id` (customize
+	//   builtins by duplicating); so does an archived template.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -16044,7 +16071,7 @@ func (r RotateWebhookEndpointSecretResponse) ContentType() string {
 
 // ListChecksWithResponse List checks
 //
-// Lists builtin and custom checks. Archived (deleted) custom entries are not listed but stay readable by id. Builtin entries never carry `prompt`.
+// Lists builtin and custom checks, oldest first: the builtin entries in catalog order, then custom ones in creation order. Archived (deleted) custom entries are not listed but stay readable by id. Builtin entries never carry `prompt`.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -16107,9 +16134,10 @@ func (c *ClientWithResponses) CreateCheckWithResponse(ctx context.Context, body 
 //
 // Archives the entry (`archived` true). It disappears from listings and cannot be added
 // to templates or referenced going forward; templates, submissions and results that
-// already reference it keep working. Archiving cannot be reversed through the API.
+// already reference it keep working. Archiving cannot be reversed through the API;
+// deleting an archived entry again is a no-op (204).
 //
-// - A builtin entry: 422 `invalid_field`.
+// - A builtin entry: 422 `invalid_field` with `param` naming the path id.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -16142,9 +16170,9 @@ func (c *ClientWithResponses) GetCheckWithResponse(ctx context.Context, checkId 
 // Changes `title`, `description`, `prompt`, `category` and `product_types`; omitted fields stay unchanged. The edit is versioned
 // internally: the id and `key` stay stable, templates use the new version for future
 // submissions, and past results and existing submission snapshots keep the version they
-// ran with.
+// ran with. An edit that changes nothing makes no version.
 //
-// - A builtin entry: 422 `invalid_field`.
+// - A builtin or archived entry: 422 `invalid_field` with `param` naming the path id.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -16162,9 +16190,9 @@ func (c *ClientWithResponses) UpdateCheckWithBodyWithResponse(ctx context.Contex
 // Changes `title`, `description`, `prompt`, `category` and `product_types`; omitted fields stay unchanged. The edit is versioned
 // internally: the id and `key` stay stable, templates use the new version for future
 // submissions, and past results and existing submission snapshots keep the version they
-// ran with.
+// ran with. An edit that changes nothing makes no version.
 //
-// - A builtin entry: 422 `invalid_field`.
+// - A builtin or archived entry: 422 `invalid_field` with `param` naming the path id.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -16179,7 +16207,7 @@ func (c *ClientWithResponses) UpdateCheckWithResponse(ctx context.Context, check
 
 // ListDataFieldsWithResponse List data fields
 //
-// Lists builtin and custom data fields. Archived (deleted) custom entries are not listed but stay readable by id. Builtin entries never carry `prompt`.
+// Lists builtin and custom data fields, oldest first: the builtin entries in catalog order, then custom ones in creation order. Archived (deleted) custom entries are not listed but stay readable by id. Builtin entries never carry `prompt`.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -16238,9 +16266,10 @@ func (c *ClientWithResponses) CreateDataFieldWithResponse(ctx context.Context, b
 //
 // Archives the entry (`archived` true). It disappears from listings and cannot be added
 // to templates or referenced going forward; templates, submissions and results that
-// already reference it keep working. Archiving cannot be reversed through the API.
+// already reference it keep working. Archiving cannot be reversed through the API;
+// deleting an archived entry again is a no-op (204).
 //
-// - A builtin entry: 422 `invalid_field`.
+// - A builtin entry: 422 `invalid_field` with `param` naming the path id.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -16273,9 +16302,9 @@ func (c *ClientWithResponses) GetDataFieldWithResponse(ctx context.Context, data
 // Changes `display_name`, `prompt`, `category` and `value_format` (`null` resets it to free text); omitted fields stay unchanged. The edit is versioned
 // internally: the id and `key` stay stable, templates use the new version for future
 // submissions, and past results and existing submission snapshots keep the version they
-// ran with.
+// ran with. An edit that changes nothing makes no version.
 //
-// - A builtin entry: 422 `invalid_field`.
+// - A builtin or archived entry: 422 `invalid_field` with `param` naming the path id.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -16293,9 +16322,9 @@ func (c *ClientWithResponses) UpdateDataFieldWithBodyWithResponse(ctx context.Co
 // Changes `display_name`, `prompt`, `category` and `value_format` (`null` resets it to free text); omitted fields stay unchanged. The edit is versioned
 // internally: the id and `key` stay stable, templates use the new version for future
 // submissions, and past results and existing submission snapshots keep the version they
-// ran with.
+// ran with. An edit that changes nothing makes no version.
 //
-// - A builtin entry: 422 `invalid_field`.
+// - A builtin or archived entry: 422 `invalid_field` with `param` naming the path id.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -16310,7 +16339,7 @@ func (c *ClientWithResponses) UpdateDataFieldWithResponse(ctx context.Context, d
 
 // ListDocumentTypesWithResponse List document types
 //
-// Lists builtin and custom document types. Archived (deleted) custom entries are not listed but stay readable by id. Builtin entries never carry `prompt`.
+// Lists builtin and custom document types, oldest first: the builtin entries in catalog order, then custom ones in creation order. Archived (deleted) custom entries are not listed but stay readable by id. Builtin entries never carry `prompt`.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -16367,9 +16396,10 @@ func (c *ClientWithResponses) CreateDocumentTypeWithResponse(ctx context.Context
 //
 // Archives the entry (`archived` true). It disappears from listings and cannot be added
 // to templates or referenced going forward; templates, submissions and results that
-// already reference it keep working. Archiving cannot be reversed through the API.
+// already reference it keep working. Archiving cannot be reversed through the API;
+// deleting an archived entry again is a no-op (204).
 //
-// - A builtin entry: 422 `invalid_field`.
+// - A builtin entry: 422 `invalid_field` with `param` naming the path id.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -16402,9 +16432,9 @@ func (c *ClientWithResponses) GetDocumentTypeWithResponse(ctx context.Context, d
 // Changes `display_name`, `description` and `category`; omitted fields stay unchanged. The edit is versioned
 // internally: the id and `key` stay stable, templates use the new version for future
 // submissions, and past results and existing submission snapshots keep the version they
-// ran with.
+// ran with. An edit that changes nothing makes no version.
 //
-// - A builtin entry: 422 `invalid_field`.
+// - A builtin or archived entry: 422 `invalid_field` with `param` naming the path id.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -16422,9 +16452,9 @@ func (c *ClientWithResponses) UpdateDocumentTypeWithBodyWithResponse(ctx context
 // Changes `display_name`, `description` and `category`; omitted fields stay unchanged. The edit is versioned
 // internally: the id and `key` stay stable, templates use the new version for future
 // submissions, and past results and existing submission snapshots keep the version they
-// ran with.
+// ran with. An edit that changes nothing makes no version.
 //
-// - A builtin entry: 422 `invalid_field`.
+// - A builtin or archived entry: 422 `invalid_field` with `param` naming the path id.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -16919,7 +16949,7 @@ func (c *ClientWithResponses) UpdateUploadWithResponse(ctx context.Context, subm
 
 // ListTemplatesWithResponse List templates
 //
-// Lists builtin and custom templates of the client. Archived (deleted) templates are not listed but stay readable by id.
+// Lists builtin and custom templates of the client, oldest first: the builtin templates in catalog order, then custom ones in creation order. Archived (deleted) templates are not listed but stay readable by id.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -16981,9 +17011,11 @@ func (c *ClientWithResponses) CreateTemplateWithResponse(ctx context.Context, bo
 // Archives a custom template (`archived` true). It disappears from listings, stays
 // readable by id and can no longer create submissions; existing submissions keep their
 // snapshot. Archiving cannot be reversed through the API. Archiving the default template
-// clears its `is_default`.
+// clears its `is_default`. Deleting an archived template again is a no-op (204); other
+// writes to it (PATCH, PUT, with its `revision`) answer 422 `invalid_field` with `param`
+// `template_id`.
 //
-// - A builtin template answers 422 `invalid_field`.
+// - A builtin template answers 422 `invalid_field` with `param` `template_id`.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -17020,10 +17052,12 @@ func (c *ClientWithResponses) GetTemplateWithResponse(ctx context.Context, templ
 //     re-read the template, reapply the change and retry. A successful write increments
 //     `revision` by 1.
 //   - `is_default` true makes this the client's default template and clears the flag on
-//     every other custom template (at most one per client); false clears it. A client
+//     every other custom template (at most one per client; clearing is a write to that
+//     template too, so its `revision` grows); false clears it. A client
 //     without a custom default uses the builtin `personal_real_estate_financing`. The
 //     `key` never changes when `display_name` does.
-//   - A builtin template answers 422 `invalid_field` (customize builtins by duplicating).
+//   - A builtin template answers 422 `invalid_field` with `param` `template_id` (customize
+//     builtins by duplicating); so does an archived template.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -17045,10 +17079,12 @@ func (c *ClientWithResponses) UpdateTemplateWithBodyWithResponse(ctx context.Con
 //     re-read the template, reapply the change and retry. A successful write increments
 //     `revision` by 1.
 //   - `is_default` true makes this the client's default template and clears the flag on
-//     every other custom template (at most one per client); false clears it. A client
+//     every other custom template (at most one per client; clearing is a write to that
+//     template too, so its `revision` grows); false clears it. A client
 //     without a custom default uses the builtin `personal_real_estate_financing`. The
 //     `key` never changes when `display_name` does.
-//   - A builtin template answers 422 `invalid_field` (customize builtins by duplicating).
+//   - A builtin template answers 422 `invalid_field` with `param` `template_id` (customize
+//     builtins by duplicating); so does an archived template.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
