@@ -18,7 +18,7 @@ DEVSTACK := bin/doceval-devstack
 
 FUZZTIME ?= 20s
 
-.PHONY: all build run test bench fuzz generate check-generated lint spec-lint vet staticcheck tools clean
+.PHONY: all build run test bench fuzz fuzz-targets generate check-generated lint spec-lint vet staticcheck tools clean
 
 all: build
 
@@ -43,8 +43,14 @@ bench: tools
 	$(DEVSTACK) with-postgres -- $(GO) test -run '^$$' -bench . -benchtime 3s -count 1 ./pkg/apiserver/ | tee .bench.out
 	@$(GO) run ./services/devstack bench-table < .bench.out
 
-# Every fuzz target (func Fuzz...) of the main module, each for FUZZTIME.
+# Every fuzz target (func Fuzz...) of the main module, each for FUZZTIME, against a
+# private PostgreSQL cluster (some targets drive the API on a real database).
 fuzz: tools
+	@mkdir -p bin
+	$(GO) build -o $(DEVSTACK) ./services/devstack
+	$(DEVSTACK) with-postgres -- $(MAKE) --no-print-directory fuzz-targets
+
+fuzz-targets:
 	@for pkg in $$($(GO) list ./...); do \
 		for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
 			echo "== $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \

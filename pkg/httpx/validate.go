@@ -1,12 +1,16 @@
 package httpx
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
+	"io"
 	"fmt"
 	"mime"
 	"net/http"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
@@ -83,6 +87,22 @@ func (ct *Contract) Middleware() echo.MiddlewareFunc {
 			case err != nil:
 				return apierr.NotFoundf("no endpoint at %s", req.URL.Path)
 			}
+			// Path ids reach handlers unescaped: %FF must not get to the database.
+			for i, name := range c.ParamNames() {
+				if v := c.ParamValues()[i]; !utf8.ValidString(v) || strings.ContainsRune(v, 0) {
+					return apierr.Field(name, name+" must be valid UTF-8 text")
+				}
+			}
+			if !utf8.ValidString(req.URL.Path) {
+				return apierr.NotFoundf("no endpoint at this path")
+			}
+			for name, vs := range req.URL.Query() {
+				for _, v := range vs {
+					if !utf8.ValidString(v) || strings.ContainsRune(v, 0) {
+						return apierr.Field(name, name+" must be valid UTF-8 text")
+					}
+				}
+			}
 			perm, err := OperationPermission(route.Operation)
 			if err != nil {
 				return err
@@ -100,9 +120,66 @@ func (ct *Contract) Middleware() echo.MiddlewareFunc {
 			if err := openapi3filter.ValidateRequest(req.Context(), in); err != nil {
 				return validationError(err)
 			}
+			if !opts.ExcludeRequestBody {
+				if err := refuseNUL(req); err != nil {
+					return err
+				}
+			}
 			return next(c)
 		}
 	}
+}
+
+// refuseNUL answers 422 for a JSON string holding U+0000, which PostgreSQL text cannot
+// store: the field is named instead of failing later. The validator has read the body
+// and left it re-readable.
+func refuseNUL(req *http.Request) error {
+	if req.Body == nil || req.Body == http.NoBody {
+		return nil
+	}
+	body, err := io.ReadAll(req.Body)
+	if err != nil {
+		return err
+	}
+	req.Body = io.NopCloser(bytes.NewReader(body))
+	if !bytes.Contains(bytes.ToLower(body), []byte(`\u0000`)) {
+		return nil
+	}
+	var v any
+	if json.Unmarshal(body, &v) != nil {
+		return nil
+	}
+	if path, ok := findNUL(v, nil); ok {
+		param := FieldPath(path)
+		if param == "" {
+			param = "body"
+		}
+		return apierr.Field(param, param+": must not contain NUL (U+0000) characters")
+	}
+	return nil
+}
+
+func findNUL(v any, path []string) ([]string, bool) {
+	switch v := v.(type) {
+	case string:
+		return path, strings.ContainsRune(v, 0)
+	case []any:
+		for i, x := range v {
+			if p, ok := findNUL(x, append(path, strconv.Itoa(i))); ok {
+				return p, true
+			}
+		}
+	case map[string]any:
+		for k, x := range v {
+			if strings.ContainsRune(k, 0) {
+				return append(path, strings.ReplaceAll(k, "\x00", "")), true
+			}
+			if p, ok := findNUL(x, append(path, k)); ok {
+				return p, true
+			}
+		}
+	}
+	return nil, false
 }
 
 // validationError maps a kin-openapi error to the envelope's codes: malformed requests
