@@ -18,7 +18,7 @@ DEVSTACK := bin/doceval-devstack
 
 FUZZTIME ?= 20s
 
-.PHONY: all build run test bench fuzz fuzz-targets generate check-generated lint spec-lint vet staticcheck tools clean
+.PHONY: all build run test bench fuzz fuzz-targets generate check-generated lint fmt-check spec-lint vet staticcheck tools clean
 
 all: build
 
@@ -66,7 +66,10 @@ check-generated: generate
 	@if [ -n "$$(git status --porcelain -- gen sql openapi)" ]; then \
 		echo "generated code is stale; run make generate and commit:"; git status --porcelain -- gen sql openapi; git diff --stat -- gen; exit 1; fi
 
-lint: vet staticcheck spec-lint
+lint: fmt-check vet staticcheck spec-lint
+
+fmt-check:
+	@files=$$(gofmt -l services pkg sql gen); if [ -n "$$files" ]; then echo "not gofmt-ed:"; echo "$$files"; exit 1; fi
 
 vet:
 	$(GO) vet $(MODULES)
