@@ -51,6 +51,21 @@ type CatalogEntryVersion struct {
 	CreatedAt    time.Time
 }
 
+type DocumentSlot struct {
+	ID                 uuid.UUID
+	SubmissionID       uuid.UUID
+	Position           int32
+	Key                string
+	Label              string
+	Description        string
+	DocumentTypeID     string
+	Required           bool
+	AllowMultipleFiles bool
+	Extra              bool
+	Status             string
+	UpdatedAt          time.Time
+}
+
 type Event struct {
 	ID           uuid.UUID
 	APIClientID  uuid.UUID
@@ -66,6 +81,21 @@ type Outbox struct {
 	Subject   string
 	Payload   []byte
 	CreatedAt time.Time
+}
+
+type Submission struct {
+	ID                   uuid.UUID
+	APIClientID          uuid.UUID
+	DisplayID            string
+	ExternalSubmissionID string
+	TemplateID           string
+	Snapshot             []byte
+	Language             string
+	Metadata             []byte
+	Status               string
+	PurgeRequestedAt     *time.Time
+	CreatedAt            time.Time
+	UpdatedAt            time.Time
 }
 
 type Template struct {
@@ -90,4 +120,34 @@ type TemplateItem struct {
 	Label               *string
 	Description         *string
 	ConfidenceThreshold *float64
+}
+
+type Upload struct {
+	ID             uuid.UUID
+	SubmissionID   uuid.UUID
+	APIClientID    uuid.UUID
+	ExternalFileID string
+	FileID         uuid.UUID
+	DocumentSlotID *uuid.UUID
+	Filename       string
+	ContentType    string
+	SizeBytes      int64
+	Sha256         []byte
+	BlobKey        string
+	UploadStatus   string
+	FailureCode    *string
+	FailureMessage *string
+	PageCount      *int32
+	Metadata       []byte
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
+}
+
+type UploadPage struct {
+	UploadID      uuid.UUID
+	Page          int32
+	Text          string
+	Chars         int32
+	Ocr           bool
+	OcrConfidence *float64
 }

@@ -111,7 +111,7 @@ func BenchmarkSubmissionWrite(b *testing.B) {
 		e, err := apiserver.New(apiserver.Deps{
 			Store: st, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Registry: prometheus.NewRegistry(),
 			RateLimiter: httpx.NewRateLimiter(0, 1, nil),
-			Handlers:    benchHandlers{StrictServerInterface: apiserver.NewServer(st, nil), pool: pool},
+			Handlers:    benchHandlers{StrictServerInterface: apiserver.NewServer(apiserver.Deps{Store: st}), pool: pool},
 		})
 		if err != nil {
 			b.Fatal(err)

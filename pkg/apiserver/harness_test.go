@@ -22,7 +22,7 @@ import (
 	"github.com/doceval/doceval/gen/client"
 	"github.com/doceval/doceval/pkg/apiserver"
 	"github.com/doceval/doceval/pkg/auth"
-	"github.com/doceval/doceval/pkg/clock"
+	"github.com/doceval/doceval/pkg/blob"
 	"github.com/doceval/doceval/pkg/dbtest"
 	"github.com/doceval/doceval/pkg/events"
 	"github.com/doceval/doceval/pkg/httpx"
@@ -35,6 +35,7 @@ import (
 type testEnv struct {
 	t     *testing.T
 	store *store.Store
+	blobs *blob.Store
 	srv   *httptest.Server
 	http  *http.Client
 }
@@ -47,15 +48,21 @@ func withRateLimiter(l *httpx.RateLimiter) envOption {
 
 // withHandlers replaces the handlers, given the real ones to wrap.
 func withHandlers(wrap func(real api.StrictServerInterface) api.StrictServerInterface) envOption {
-	return func(d *apiserver.Deps) { d.Handlers = wrap(apiserver.NewServer(d.Store, clock.System{})) }
+	return func(d *apiserver.Deps) { d.Handlers = wrap(apiserver.NewServer(*d)) }
 }
 
 func newEnv(t *testing.T, opts ...envOption) *testEnv {
 	t.Helper()
 	st := store.New(dbtest.New(t))
+	blobs, err := blob.Open(context.Background(), blob.FileURL(t.TempDir()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { blobs.Close() })
 	deps := apiserver.Deps{
-		Store: st, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Registry: prometheus.NewRegistry(),
+		Store: st, Blobs: blobs, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Registry: prometheus.NewRegistry(),
 		RateLimiter: httpx.NewRateLimiter(0, 1, nil), // off unless a test turns it on
+		MaxUploadBytes: 1 << 20,
 	}
 	for _, o := range opts {
 		o(&deps)
@@ -66,7 +73,7 @@ func newEnv(t *testing.T, opts ...envOption) *testEnv {
 	}
 	srv := httptest.NewServer(e)
 	t.Cleanup(srv.Close)
-	return &testEnv{t: t, store: st, srv: srv, http: &http.Client{Transport: newContractCheck(t)}}
+	return &testEnv{t: t, store: st, blobs: blobs, srv: srv, http: &http.Client{Transport: newContractCheck(t)}}
 }
 
 // newClient creates an API client holding perms (all when none given) and returns its

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/doceval/doceval/pkg/apiserver"
+	"github.com/doceval/doceval/pkg/blob"
 	"github.com/doceval/doceval/pkg/config"
 	"github.com/doceval/doceval/pkg/dbtest"
 	"github.com/doceval/doceval/pkg/natstest"
@@ -22,6 +23,7 @@ func common(t *testing.T) config.Common {
 	return config.Common{
 		DatabaseURL: dbURL, NatsURL: natstest.URL(t), LogLevel: slog.LevelInfo, Migrate: true,
 		StreamReplicas: 1, OpsAddr: "127.0.0.1:0", ShutdownTimeout: 5 * time.Second, OutboxRelay: true,
+		BlobURL: blob.FileURL(t.TempDir()),
 	}
 }
 

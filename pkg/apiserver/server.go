@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/doceval/doceval/gen/api"
+	"github.com/doceval/doceval/pkg/blob"
 	"github.com/doceval/doceval/pkg/clock"
 	"github.com/doceval/doceval/pkg/config"
 	"github.com/doceval/doceval/pkg/httpx"
@@ -25,6 +26,9 @@ import (
 
 // MaxJSONBody bounds JSON request bodies; larger ones answer 413 request_too_large.
 const MaxJSONBody = 1 << 20
+
+// DefaultMaxUploadBytes is the default size limit of one uploaded file (100 MiB).
+const DefaultMaxUploadBytes = 100 << 20
 
 // Config is the API service's configuration.
 type Config struct {
@@ -53,6 +57,10 @@ type Deps struct {
 	Ready func(context.Context) error
 	// Ops serves /healthz, /readyz and /metrics (nil: built from Ready and Registry).
 	Ops http.Handler
+	// Blobs holds uploaded files.
+	Blobs *blob.Store
+	// MaxUploadBytes bounds one uploaded file (DOCEVAL_MAX_UPLOAD_BYTES).
+	MaxUploadBytes int64
 	// Handlers overrides the generated interface's implementation (tests); nil means
 	// NewServer(Store, Clock).
 	Handlers api.StrictServerInterface
@@ -85,14 +93,14 @@ func New(d Deps) (*echo.Echo, error) {
 	}
 
 	e.Use(httpx.Under("/v1/",
-		httpx.LimitJSONBody(MaxJSONBody),
+		httpx.LimitBody(MaxJSONBody, max(d.MaxUploadBytes, DefaultMaxUploadBytes)+MaxJSONBody),
 		httpx.Authenticate(d.Store),
 		d.RateLimiter.Middleware(),
 		contract.Middleware(),
 	))
 	handlers := d.Handlers
 	if handlers == nil {
-		handlers = NewServer(d.Store, d.Clock)
+		handlers = NewServer(d)
 	}
 	api.RegisterHandlers(e, api.NewStrictHandler(handlers, nil))
 	return e, nil
@@ -116,8 +124,8 @@ func RunOn(ctx context.Context, cfg Config, log *slog.Logger, ln net.Listener) e
 	}
 	defer rt.Close()
 	e, err := New(Deps{
-		Store: rt.Store, Log: log, Registry: rt.Registry, Ops: rt.OpsHandler(),
-		RateLimiter: httpx.NewRateLimiter(cfg.RateLimit, cfg.RateLimitBurst, nil),
+		Store: rt.Store, Blobs: rt.Blobs, Log: log, Registry: rt.Registry, Ops: rt.OpsHandler(),
+		RateLimiter: httpx.NewRateLimiter(cfg.RateLimit, cfg.RateLimitBurst, nil), MaxUploadBytes: cfg.MaxUploadBytes,
 	})
 	if err != nil {
 		ln.Close()
@@ -135,14 +143,25 @@ func RunOn(ctx context.Context, cfg Config, log *slog.Logger, ln net.Listener) e
 
 // Server implements the generated strict server interface.
 type Server struct {
-	store *store.Store
-	clock clock.Clock
+	store     *store.Store
+	blobs     *blob.Store
+	clock     clock.Clock
+	log       *slog.Logger
+	maxUpload int64
 }
 
 var _ api.StrictServerInterface = (*Server)(nil)
 
 // NewServer returns the handlers of every operation.
-func NewServer(st *store.Store, c clock.Clock) *Server { return &Server{store: st, clock: c} }
+func NewServer(d Deps) *Server {
+	if d.MaxUploadBytes <= 0 {
+		d.MaxUploadBytes = DefaultMaxUploadBytes
+	}
+	if d.Log == nil {
+		d.Log = slog.New(slog.DiscardHandler)
+	}
+	return &Server{store: d.Store, blobs: d.Blobs, clock: d.Clock, log: d.Log, maxUpload: d.MaxUploadBytes}
+}
 
 // tenant is the store scoped to the request's authenticated API client.
 func (s *Server) tenant(ctx context.Context) (store.Tenant, error) {

@@ -25,6 +25,9 @@ type Common struct {
 	OpsAddr string `env:"DOCEVAL_OPS_ADDR" envDefault:":9090"`
 	// ShutdownTimeout is how long a service drains after SIGTERM.
 	ShutdownTimeout time.Duration `env:"DOCEVAL_SHUTDOWN_TIMEOUT" envDefault:"20s"`
+	// BlobURL locates uploaded files: file:///dir locally, s3://bucket?region=… (any
+	// S3-compatible store, endpoint= for MinIO and the like) in production.
+	BlobURL string `env:"DOCEVAL_BLOB_URL" envDefault:"file:///var/lib/doceval/blobs"`
 	// OutboxRelay runs an outbox relay in this process.
 	OutboxRelay bool `env:"DOCEVAL_OUTBOX_RELAY" envDefault:"true"`
 }

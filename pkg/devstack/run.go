@@ -18,6 +18,7 @@ import (
 
 	"github.com/doceval/doceval/pkg/apiserver"
 	"github.com/doceval/doceval/pkg/auth"
+	"github.com/doceval/doceval/pkg/blob"
 	"github.com/doceval/doceval/pkg/catalog"
 	"github.com/doceval/doceval/pkg/config"
 	"github.com/doceval/doceval/pkg/natsembed"
@@ -98,6 +99,7 @@ func Run(ctx context.Context, o RunOptions) error {
 	common := config.Common{
 		DatabaseURL: dbURL, NatsURL: natsURL, LogLevel: slog.LevelInfo, Migrate: true,
 		StreamReplicas: 1, OpsAddr: "127.0.0.1:0", ShutdownTimeout: 10 * time.Second, OutboxRelay: true,
+		BlobURL: blob.FileURL(filepath.Join(dataDir, "blobs")),
 	}
 	tunables, err := config.Load[apiserver.Tunables]() // the API's own settings from the environment
 	if err != nil {

@@ -26,15 +26,20 @@ func Under(prefix string, mws ...echo.MiddlewareFunc) echo.MiddlewareFunc {
 	}
 }
 
-// LimitJSONBody caps non-multipart request bodies at max bytes; reading past it fails
-// with *http.MaxBytesError, which the error handler answers with 413. Multipart uploads
-// are bounded by their own handler's limit.
-func LimitJSONBody(max int64) echo.MiddlewareFunc {
+// LimitBody caps request bodies: JSON (and anything not multipart) at jsonMax bytes,
+// multipart uploads at multipartMax. Reading past the cap fails with
+// *http.MaxBytesError, which answers 413; the upload handler checks the file's own
+// limit first, so an upload over it is 413 file_too_large.
+func LimitBody(jsonMax, multipartMax int64) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			req := c.Request()
-			if mt, _, _ := mime.ParseMediaType(req.Header.Get(echo.HeaderContentType)); mt != echo.MIMEMultipartForm && req.Body != nil {
-				req.Body = http.MaxBytesReader(c.Response(), req.Body, max)
+			if req.Body != nil {
+				limit := jsonMax
+				if mt, _, _ := mime.ParseMediaType(req.Header.Get(echo.HeaderContentType)); mt == echo.MIMEMultipartForm {
+					limit = multipartMax
+				}
+				req.Body = http.MaxBytesReader(c.Response(), req.Body, limit)
 			}
 			return next(c)
 		}

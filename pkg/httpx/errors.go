@@ -70,6 +70,9 @@ func toAPIError(err error) *apierr.Error {
 		// Missing, or another client's: the answer is the same.
 		return apierr.NotFoundf("no such resource")
 	}
+	if errors.Is(err, http.ErrNotMultipart) || errors.Is(err, http.ErrMissingBoundary) {
+		return apierr.BadRequest("uploads are multipart/form-data with a boundary: send external_file_id and file parts")
+	}
 	var maxBytes *http.MaxBytesError
 	if errors.As(err, &maxBytes) {
 		return apierr.New(http.StatusRequestEntityTooLarge, apierr.RequestTooLarge,

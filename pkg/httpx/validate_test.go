@@ -52,7 +52,7 @@ func contractServer(t testing.TB) *echo.Echo {
 			c.SetRequest(c.Request().WithContext(auth.WithPrincipal(c.Request().Context(), principal)))
 			return next(c)
 		}
-	}, httpx.LimitJSONBody(1<<20), ct.Middleware())
+	}, httpx.LimitBody(1<<20, 1<<20), ct.Middleware())
 	e.Any("/*", func(c echo.Context) error { return c.NoContent(http.StatusNoContent) })
 	return e
 }

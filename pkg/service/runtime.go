@@ -19,6 +19,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/doceval/doceval/pkg/catalog"
+	"github.com/doceval/doceval/pkg/blob"
 	"github.com/doceval/doceval/pkg/config"
 	"github.com/doceval/doceval/pkg/messaging"
 	"github.com/doceval/doceval/pkg/outbox"
@@ -34,6 +35,7 @@ type Runtime struct {
 	NC       *nats.Conn
 	JS       jetstream.JetStream
 	Registry *prometheus.Registry
+	Blobs    *blob.Store
 }
 
 // Start connects to PostgreSQL (migrating when configured) and JetStream (ensuring the
@@ -59,15 +61,22 @@ func Start(ctx context.Context, name string, cfg config.Common, log *slog.Logger
 		pool.Close()
 		return nil, err
 	}
+	blobs, err := blob.Open(ctx, cfg.BlobURL)
+	if err != nil {
+		nc.Close()
+		pool.Close()
+		return nil, err
+	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	rt := &Runtime{Name: name, Config: cfg, Log: log, Store: store.New(pool), NC: nc, JS: js, Registry: reg}
+	rt := &Runtime{Name: name, Config: cfg, Log: log, Store: store.New(pool), NC: nc, JS: js, Registry: reg, Blobs: blobs}
 	reg.MustRegister(outboxCollector{store: rt.Store})
 	return rt, nil
 }
 
 // Close releases the connections.
 func (rt *Runtime) Close() {
+	_ = rt.Blobs.Close()
 	_ = rt.NC.Drain()
 	rt.Store.Pool().Close()
 }

@@ -1,0 +1,498 @@
+package store
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/doceval/doceval/gen/db"
+	"github.com/doceval/doceval/pkg/apierr"
+	"github.com/doceval/doceval/pkg/events"
+	"github.com/doceval/doceval/pkg/messaging"
+	"github.com/doceval/doceval/pkg/page"
+)
+
+// Submission statuses (DECISIONS.md, section States).
+const (
+	StatusCollecting = "collecting_documents"
+	StatusEvaluating = "evaluating"
+	StatusCompleted  = "completed"
+	StatusFailed     = "failed"
+	StatusCanceled   = "canceled"
+)
+
+// Slot statuses computed from uploads; review statuses are set by advisors.
+const (
+	SlotMissing    = "missing"
+	SlotProcessing = "processing"
+	SlotReceived   = "received"
+)
+
+// The refusals of submission and upload writes, in the envelope's terms.
+var (
+	errPurging      = apierr.Conflict(apierr.PartnerDataPurgeInProgress, "this submission is being deleted; its data is being purged")
+	errCanceled     = apierr.Conflict(apierr.SubmissionCanceled, "the submission is canceled: it accepts no new uploads or evaluations")
+	errNotCancelled = apierr.Conflict(apierr.SubmissionNotCancelable, "the submission is completed and cannot be canceled (it can still be deleted)")
+)
+
+// Submission is a credit submission of one client.
+type Submission struct {
+	ID         uuid.UUID
+	ClientID   uuid.UUID
+	DisplayID  string
+	ExternalID string
+	TemplateID string
+	Language   string
+	Metadata   json.RawMessage
+	Status     string
+	Purging    bool
+	Snapshot   Snapshot
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
+}
+
+// Cursor is the submission's position in the newest-first list.
+func (s Submission) Cursor() page.Cursor { return page.Cursor{CreatedAt: s.CreatedAt, ID: s.ID} }
+
+func submissionFromRow(r db.Submission) (Submission, error) {
+	s := Submission{
+		ID: r.ID, ClientID: r.APIClientID, DisplayID: r.DisplayID, ExternalID: r.ExternalSubmissionID,
+		TemplateID: r.TemplateID, Language: r.Language, Metadata: r.Metadata, Status: r.Status,
+		Purging: r.PurgeRequestedAt != nil, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
+	}
+	if err := json.Unmarshal(r.Snapshot, &s.Snapshot); err != nil {
+		return Submission{}, fmt.Errorf("submission %s snapshot: %w", r.ID, err)
+	}
+	return s, nil
+}
+
+// Slot is a document slot of a submission.
+type Slot struct {
+	ID                 uuid.UUID
+	Position           int
+	Key                string
+	Label              string
+	Description        string
+	DocumentTypeID     string
+	Required           bool
+	AllowMultipleFiles bool
+	Extra              bool
+	Status             string
+}
+
+func slotFromRow(r db.DocumentSlot) Slot {
+	return Slot{
+		ID: r.ID, Position: int(r.Position), Key: r.Key, Label: r.Label, Description: r.Description,
+		DocumentTypeID: r.DocumentTypeID, Required: r.Required, AllowMultipleFiles: r.AllowMultipleFiles,
+		Extra: r.Extra, Status: r.Status,
+	}
+}
+
+// SlotWithUploads is a slot and the uploads assigned to it, newest first.
+type SlotWithUploads struct {
+	Slot
+	Uploads []Upload
+}
+
+// SubmissionDetail is a submission with its slots and unassigned uploads.
+type SubmissionDetail struct {
+	Submission
+	Slots      []SlotWithUploads
+	Unassigned []Upload
+}
+
+// NewSubmission is what POST /v1/submissions asks for.
+type NewSubmission struct {
+	ExternalID string
+	// TemplateRef is a builtin key, custom UUID or key; empty means the client's default.
+	TemplateRef string
+	Metadata    json.RawMessage
+	Language    string
+	Extra       []ItemInput
+}
+
+// displayAlphabet is Crockford's base32: no I, L, O, U, so ids read aloud unambiguously.
+const displayAlphabet = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+
+// newDisplayID returns a short id for people: "SUB-" and eight base32 characters.
+func newDisplayID() string {
+	b := make([]byte, 8)
+	_, _ = rand.Read(b)
+	out := []byte("SUB-")
+	for _, x := range b {
+		out = append(out, displayAlphabet[int(x)%len(displayAlphabet)])
+	}
+	return string(out)
+}
+
+// CreateSubmission creates a submission with the template's snapshot and its slots, or
+// returns the client's existing submission with the same external id (created false),
+// also when a concurrent request created it first.
+func (t Tenant) CreateSubmission(ctx context.Context, in NewSubmission) (Submission, bool, error) {
+	var out Submission
+	created := false
+	err := t.s.InTx(ctx, func(tx *Tx) error {
+		existing, err := tx.submissionByExternalID(ctx, t.clientID, in.ExternalID)
+		if err == nil {
+			if existing.Purging {
+				return errPurging
+			}
+			out = existing
+			return nil
+		} else if !errors.Is(err, ErrNotFound) {
+			return err
+		}
+		snap, err := takeSnapshot(ctx, tx.q, t.clientID, in.TemplateRef)
+		switch {
+		case errors.Is(err, ErrNotFound):
+			return apierr.Field("template_id", fmt.Sprintf("no template %q", in.TemplateRef))
+		case errors.Is(err, ErrArchived):
+			return apierr.Field("template_id", "the template is archived and can no longer create submissions")
+		case err != nil:
+			return err
+		}
+		slots, err := tx.slotsFor(ctx, t.clientID, snap, in.Extra)
+		if err != nil {
+			return err
+		}
+		snapJSON, err := json.Marshal(snap)
+		if err != nil {
+			return err
+		}
+		id, now := t.s.NewID(), t.s.Now()
+		for attempt := 0; ; attempt++ {
+			n, err := tx.q.SubmissionInsert(ctx, db.SubmissionInsertParams{
+				ID: id, APIClientID: t.clientID, DisplayID: newDisplayID(), ExternalSubmissionID: in.ExternalID,
+				TemplateID: snap.TemplateID, Snapshot: snapJSON, Language: in.Language, Metadata: in.Metadata, Now: now,
+			})
+			if err != nil {
+				return interpretError(err)
+			}
+			if n == 1 {
+				break
+			}
+			// A concurrent request with the same external id won: answer with its submission.
+			if existing, err := tx.submissionByExternalID(ctx, t.clientID, in.ExternalID); err == nil {
+				if existing.Purging {
+					return errPurging
+				}
+				out = existing
+				return nil
+			}
+			if attempt == 5 { // display id collisions five times in a row: something else is wrong
+				return errors.New("could not allocate a display id")
+			}
+		}
+		for i, sl := range slots {
+			sl.ID, sl.SubmissionID, sl.Position, sl.Now = t.s.NewID(), id, int32(i), now
+			if err := tx.q.SlotInsert(ctx, sl); err != nil {
+				return interpretError(err)
+			}
+		}
+		created = true
+		out, err = tx.submission(ctx, t.clientID, id, false)
+		return err
+	})
+	return out, created, err
+}
+
+// slotsFor lists a new submission's slots: the snapshot's requirements, then the extra
+// ones (each a document type the template does not already ask for).
+func (tx *Tx) slotsFor(ctx context.Context, client uuid.UUID, snap Snapshot, extra []ItemInput) ([]db.SlotInsertParams, error) {
+	var out []db.SlotInsertParams
+	seen := map[string]bool{}
+	for _, r := range snap.DocumentRequirements {
+		seen[r.DocumentType.Key] = true
+		out = append(out, db.SlotInsertParams{
+			Key: r.DocumentType.Key, Label: r.Label, Description: r.Description, DocumentTypeID: r.DocumentType.ID,
+			Required: r.Required, AllowMultipleFiles: r.AllowMultipleFiles,
+		})
+	}
+	for i, it := range extra {
+		param := fmt.Sprintf("extra_document_requirements[%d].document_type_id", i)
+		e, err := lookupEntry(ctx, tx.q, client, FamilyDocumentType, it.Ref)
+		switch {
+		case errors.Is(err, ErrNotFound):
+			return nil, apierr.Field(param, fmt.Sprintf("no document type %q", it.Ref))
+		case err != nil:
+			return nil, err
+		case e.Archived:
+			return nil, apierr.Field(param, fmt.Sprintf("document type %q is archived", it.Ref))
+		case seen[e.Key]:
+			return nil, apierr.Field(param, fmt.Sprintf("document type %q already has a slot on this submission", it.Ref))
+		}
+		seen[e.Key] = true
+		out = append(out, db.SlotInsertParams{
+			Key: e.Key, Label: deref(it.Label, e.Name), Description: deref(it.Description, e.Description), DocumentTypeID: e.PublicID(),
+			Required: deref(it.Required, true), AllowMultipleFiles: deref(it.AllowMultipleFiles, false), Extra: true,
+		})
+	}
+	return out, nil
+}
+
+func (tx *Tx) submissionByExternalID(ctx context.Context, client uuid.UUID, external string) (Submission, error) {
+	r, err := tx.q.SubmissionGetByExternalID(ctx, db.SubmissionGetByExternalIDParams{APIClientID: client, ExternalSubmissionID: external})
+	if err != nil {
+		return Submission{}, interpretError(err)
+	}
+	return submissionFromRow(r)
+}
+
+// submission reads (and with lock, locks) one of the client's submissions.
+func (tx *Tx) submission(ctx context.Context, client, id uuid.UUID, lock bool) (Submission, error) {
+	var r db.Submission
+	var err error
+	if lock {
+		r, err = tx.q.SubmissionGetForUpdate(ctx, db.SubmissionGetForUpdateParams{APIClientID: client, ID: id})
+	} else {
+		r, err = tx.q.SubmissionGet(ctx, db.SubmissionGetParams{APIClientID: client, ID: id})
+	}
+	if err != nil {
+		return Submission{}, interpretError(err)
+	}
+	return submissionFromRow(r)
+}
+
+// live reads a submission for a write: locked, and not being purged.
+func (tx *Tx) live(ctx context.Context, client, id uuid.UUID) (Submission, error) {
+	s, err := tx.submission(ctx, client, id, true)
+	if err == nil && s.Purging {
+		return Submission{}, errPurging
+	}
+	return s, err
+}
+
+// SubmissionFilter selects submissions for the list.
+type SubmissionFilter struct {
+	ExternalID   *string
+	Status       *string
+	TemplateID   *string
+	CreatedAtGTE *time.Time
+	CreatedAtLT  *time.Time
+	After        *page.Cursor
+	Limit        int
+}
+
+// Submissions lists the tenant's submissions newest first, up to Limit+1.
+func (t Tenant) Submissions(ctx context.Context, f SubmissionFilter) ([]Submission, error) {
+	p := db.SubmissionListParams{
+		APIClientID: t.clientID, ExternalSubmissionID: f.ExternalID, Status: f.Status, TemplateID: f.TemplateID,
+		CreatedAtGte: f.CreatedAtGTE, CreatedAtLt: f.CreatedAtLT, MaxRows: int32(f.Limit + 1),
+	}
+	if f.After != nil {
+		p.CursorCreatedAt, p.CursorID = &f.After.CreatedAt, &f.After.ID
+	}
+	rows, err := t.s.queries().SubmissionList(ctx, p)
+	if err != nil {
+		return nil, interpretError(err)
+	}
+	out := make([]Submission, len(rows))
+	for i, r := range rows {
+		out[i] = Submission{
+			ID: r.ID, ClientID: t.clientID, DisplayID: r.DisplayID, TemplateID: r.TemplateID, ExternalID: r.ExternalSubmissionID,
+			Status: r.Status, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
+		}
+	}
+	return out, nil
+}
+
+// Submission reads a submission with its slots and uploads. A submission being purged
+// answers 409 partner_data_purge_in_progress.
+func (t Tenant) Submission(ctx context.Context, id uuid.UUID) (SubmissionDetail, error) {
+	var d SubmissionDetail
+	err := t.s.InTx(ctx, func(tx *Tx) error {
+		s, err := tx.submission(ctx, t.clientID, id, false)
+		if err != nil {
+			return err
+		}
+		if s.Purging {
+			return errPurging
+		}
+		d, err = tx.detail(ctx, s)
+		return err
+	})
+	return d, err
+}
+
+func (tx *Tx) detail(ctx context.Context, s Submission) (SubmissionDetail, error) {
+	d := SubmissionDetail{Submission: s, Slots: []SlotWithUploads{}, Unassigned: []Upload{}}
+	slots, err := tx.q.SlotsOfSubmission(ctx, s.ID)
+	if err != nil {
+		return d, interpretError(err)
+	}
+	index := map[uuid.UUID]int{}
+	for i, r := range slots {
+		index[r.ID] = i
+		d.Slots = append(d.Slots, SlotWithUploads{Slot: slotFromRow(r), Uploads: []Upload{}})
+	}
+	uploads, err := tx.q.UploadsOfSubmission(ctx, s.ID)
+	if err != nil {
+		return d, interpretError(err)
+	}
+	for _, r := range uploads {
+		u := uploadFromRow(r, s.ExternalID)
+		if u.SlotID != nil {
+			if i, ok := index[*u.SlotID]; ok {
+				d.Slots[i].Uploads = append(d.Slots[i].Uploads, u)
+				continue
+			}
+		}
+		d.Unassigned = append(d.Unassigned, u)
+	}
+	return d, nil
+}
+
+// UpdateMetadata replaces a submission's metadata whole.
+func (t Tenant) UpdateMetadata(ctx context.Context, id uuid.UUID, metadata json.RawMessage) (Submission, error) {
+	var out Submission
+	err := t.s.InTx(ctx, func(tx *Tx) error {
+		if _, err := tx.live(ctx, t.clientID, id); err != nil {
+			return err
+		}
+		r, err := tx.q.SubmissionSetMetadata(ctx, db.SubmissionSetMetadataParams{APIClientID: t.clientID, ID: id, Metadata: metadata, Now: t.s.Now()})
+		if err != nil {
+			return interpretError(err)
+		}
+		out, err = submissionFromRow(r)
+		return err
+	})
+	return out, err
+}
+
+// CancelSubmission cancels a submission that is not completed; canceling a canceled one
+// does nothing.
+func (t Tenant) CancelSubmission(ctx context.Context, id uuid.UUID) (Submission, error) {
+	var out Submission
+	err := t.s.InTx(ctx, func(tx *Tx) error {
+		s, err := tx.live(ctx, t.clientID, id)
+		switch {
+		case err != nil:
+			return err
+		case s.Status == StatusCompleted:
+			return errNotCancelled
+		case s.Status == StatusCanceled:
+			out = s
+			return nil
+		}
+		if err := tx.q.SubmissionSetStatus(ctx, db.SubmissionSetStatusParams{ID: id, Status: StatusCanceled, Now: t.s.Now()}); err != nil {
+			return interpretError(err)
+		}
+		out, err = tx.submission(ctx, t.clientID, id, false)
+		return err
+	})
+	return out, err
+}
+
+// DeleteSubmission starts the purge of a submission: from now on reads answer 409, and
+// the purge job (through the outbox) removes its stored bytes, text, uploads and slots.
+// Deleting while the purge runs does nothing more.
+func (t Tenant) DeleteSubmission(ctx context.Context, id uuid.UUID) error {
+	return t.s.InTx(ctx, func(tx *Tx) error {
+		s, err := tx.submission(ctx, t.clientID, id, true)
+		if err != nil || s.Purging {
+			return err
+		}
+		if err := tx.q.SubmissionRequestPurge(ctx, db.SubmissionRequestPurgeParams{ID: id, Now: t.s.Now()}); err != nil {
+			return interpretError(err)
+		}
+		return tx.Enqueue(ctx, messaging.PurgeSubject, messaging.PurgeJob{SubmissionID: id})
+	})
+}
+
+// PurgeSubmission removes a submission whose purge was requested: first the stored bytes
+// (deleteBlob, which must treat a missing object as done), then every row. Events stay.
+// It is idempotent, so a purge interrupted by a crash finishes when the job is
+// redelivered.
+func (s *Store) PurgeSubmission(ctx context.Context, id uuid.UUID, deleteBlob func(ctx context.Context, key string) error) error {
+	r, err := s.queries().SubmissionGetAny(ctx, id)
+	if errors.Is(interpretError(err), ErrNotFound) {
+		return nil // purged already
+	}
+	if err != nil {
+		return interpretError(err)
+	}
+	if r.PurgeRequestedAt == nil {
+		return fmt.Errorf("submission %s: purge not requested", id)
+	}
+	uploads, err := s.queries().UploadsOfSubmission(ctx, id)
+	if err != nil {
+		return interpretError(err)
+	}
+	for _, u := range uploads {
+		if err := deleteBlob(ctx, u.BlobKey); err != nil {
+			return fmt.Errorf("delete %s: %w", u.BlobKey, err)
+		}
+	}
+	return s.InTx(ctx, func(tx *Tx) error {
+		if _, err := tx.tx.Exec(ctx, "UPDATE uploads SET document_slot_id = NULL WHERE submission_id = $1", id); err != nil {
+			return interpretError(err)
+		}
+		return interpretError(tx.q.SubmissionDelete(ctx, id))
+	})
+}
+
+// emitSlotUpdate announces a slot's status change.
+func (tx *Tx) emitSlotUpdate(ctx context.Context, s Submission, slot Slot, previous string) error {
+	rows, err := tx.q.UploadsOfSubmission(ctx, s.ID)
+	if err != nil {
+		return interpretError(err)
+	}
+	uploads := []Upload{}
+	for _, r := range rows {
+		if r.DocumentSlotID != nil && *r.DocumentSlotID == slot.ID {
+			uploads = append(uploads, uploadFromRow(r, s.ExternalID))
+		}
+	}
+	_, err = tx.Emit(ctx, events.Draft{
+		APIClientID: s.ClientID, Type: events.DocumentSlotUpdated, SubmissionID: &s.ID,
+		Data: SlotUpdatedData{DocumentSlot: SlotJSON(slot, uploads), PreviousStatus: previous, SubmissionID: s.ID, ExternalSubmissionID: s.ExternalID},
+	})
+	return err
+}
+
+// recomputeSlot sets a slot's status from its uploads (replacing a review status) and
+// emits document_slot.updated when it changed.
+func (tx *Tx) recomputeSlot(ctx context.Context, s Submission, slotID uuid.UUID) error {
+	r, err := tx.q.SlotGet(ctx, db.SlotGetParams{SubmissionID: s.ID, ID: slotID})
+	if err != nil {
+		return interpretError(err)
+	}
+	statuses, err := tx.q.SlotUploadStatuses(ctx, &slotID)
+	if err != nil {
+		return interpretError(err)
+	}
+	next := SlotMissing
+	for _, st := range statuses {
+		switch st {
+		case "ready":
+			next = SlotReceived
+		case "processing":
+			if next == SlotMissing {
+				next = SlotProcessing
+			}
+		}
+	}
+	if next == r.Status {
+		return nil
+	}
+	if err := tx.q.SlotSetStatus(ctx, db.SlotSetStatusParams{ID: slotID, Status: next, Now: tx.s.Now()}); err != nil {
+		return interpretError(err)
+	}
+	slot := slotFromRow(r)
+	slot.Status = next
+	return tx.emitSlotUpdate(ctx, s, slot, r.Status)
+}
+
+// uploadsChanged applies the rule that a new, moved or deleted upload sends a completed
+// or failed submission back to collecting_documents.
+func (tx *Tx) uploadsChanged(ctx context.Context, s Submission) error {
+	if s.Status != StatusCompleted && s.Status != StatusFailed {
+		return nil
+	}
+	return interpretError(tx.q.SubmissionSetStatus(ctx, db.SubmissionSetStatusParams{ID: s.ID, Status: StatusCollecting, Now: tx.s.Now()}))
+}

@@ -1,0 +1,433 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/doceval/doceval/gen/db"
+	"github.com/doceval/doceval/pkg/apierr"
+	"github.com/doceval/doceval/pkg/events"
+	"github.com/doceval/doceval/pkg/messaging"
+	"github.com/doceval/doceval/pkg/page"
+)
+
+// Upload statuses.
+const (
+	UploadProcessing = "processing"
+	UploadReady      = "ready"
+	UploadFailed     = "failed"
+)
+
+// Upload is a file uploaded to a submission. Its JSON form is the Upload of section 2.8
+// as events carry it.
+type Upload struct {
+	ID                   uuid.UUID      `json:"id"`
+	ExternalFileID       string         `json:"external_file_id"`
+	Status               string         `json:"upload_status"`
+	FileID               uuid.UUID      `json:"file_id"`
+	SlotID               *uuid.UUID     `json:"document_slot_id"`
+	Filename             string         `json:"filename"`
+	ContentType          string         `json:"content_type"`
+	Failure              *UploadFailure `json:"failure"`
+	CreatedAt            time.Time      `json:"created_at"`
+	SubmissionID         uuid.UUID      `json:"submission_id"`
+	ExternalSubmissionID string         `json:"external_submission_id,omitempty"`
+
+	ClientID  uuid.UUID `json:"-"`
+	Size      int64     `json:"-"`
+	SHA256    []byte    `json:"-"`
+	BlobKey   string    `json:"-"`
+	PageCount *int      `json:"-"`
+	UpdatedAt time.Time `json:"-"`
+}
+
+// UploadFailure says why processing failed.
+type UploadFailure struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// Cursor is the upload's position in the newest-first list.
+func (u Upload) Cursor() page.Cursor { return page.Cursor{CreatedAt: u.CreatedAt, ID: u.ID} }
+
+func uploadFromRow(r db.Upload, externalSubmissionID string) Upload {
+	u := Upload{
+		ID: r.ID, ExternalFileID: r.ExternalFileID, Status: r.UploadStatus, FileID: r.FileID, SlotID: r.DocumentSlotID,
+		Filename: r.Filename, ContentType: r.ContentType, CreatedAt: r.CreatedAt, SubmissionID: r.SubmissionID,
+		ExternalSubmissionID: externalSubmissionID, ClientID: r.APIClientID, Size: r.SizeBytes, SHA256: r.Sha256,
+		BlobKey: r.BlobKey, UpdatedAt: r.UpdatedAt,
+	}
+	if r.FailureCode != nil {
+		u.Failure = &UploadFailure{Code: *r.FailureCode, Message: deref(r.FailureMessage, "")}
+	}
+	if r.PageCount != nil {
+		n := int(*r.PageCount)
+		u.PageCount = &n
+	}
+	return u
+}
+
+// SlotJSONForm is a document slot as events carry it (section 2.7).
+type SlotJSONForm struct {
+	ID       uuid.UUID `json:"id"`
+	Key      string    `json:"key"`
+	Label    string    `json:"label"`
+	Required bool      `json:"required"`
+	Status   string    `json:"status"`
+	Uploads  []Upload  `json:"uploads"`
+}
+
+// SlotJSON renders a slot with its uploads.
+func SlotJSON(s Slot, uploads []Upload) SlotJSONForm {
+	return SlotJSONForm{ID: s.ID, Key: s.Key, Label: s.Label, Required: s.Required, Status: s.Status, Uploads: uploads}
+}
+
+// SlotUpdatedData is the data of document_slot.updated.
+type SlotUpdatedData struct {
+	DocumentSlot         SlotJSONForm `json:"document_slot"`
+	PreviousStatus       string       `json:"previous_status"`
+	SubmissionID         uuid.UUID    `json:"submission_id"`
+	ExternalSubmissionID string       `json:"external_submission_id"`
+}
+
+// FileEventData is the data of file.ready and file.failed.
+type FileEventData struct {
+	Upload Upload `json:"upload"`
+}
+
+// UploadTarget checks, before any byte is stored, that a submission accepts an upload
+// (into slot, when given).
+func (t Tenant) UploadTarget(ctx context.Context, submission uuid.UUID, slot *uuid.UUID) error {
+	return t.s.InTx(ctx, func(tx *Tx) error {
+		s, err := tx.submission(ctx, t.clientID, submission, false)
+		if err != nil {
+			return err
+		}
+		return tx.acceptsUpload(ctx, s, slot, uuid.Nil)
+	})
+}
+
+func (tx *Tx) acceptsUpload(ctx context.Context, s Submission, slot *uuid.UUID, moving uuid.UUID) error {
+	switch {
+	case s.Purging:
+		return errPurging
+	case s.Status == StatusCanceled && moving == uuid.Nil:
+		return errCanceled
+	case slot == nil:
+		return nil
+	}
+	r, err := tx.q.SlotGet(ctx, db.SlotGetParams{SubmissionID: s.ID, ID: *slot})
+	if errors.Is(interpretError(err), ErrNotFound) {
+		if moving != uuid.Nil {
+			return apierr.Field("document_slot_id", "no such slot on this submission")
+		}
+		return apierr.NotFoundf("no slot %s on this submission", *slot)
+	}
+	if err != nil {
+		return interpretError(err)
+	}
+	if !r.AllowMultipleFiles {
+		n, err := tx.q.UploadCountInSlot(ctx, db.UploadCountInSlotParams{DocumentSlotID: slot, Excluding: moving})
+		if err != nil {
+			return interpretError(err)
+		}
+		if n > 0 {
+			return apierr.Field("document_slot_id", fmt.Sprintf("slot %q takes a single file and already holds one", r.Key))
+		}
+	}
+	return nil
+}
+
+// ExistingUpload returns the upload with external id in the submission, if any.
+func (t Tenant) ExistingUpload(ctx context.Context, submission uuid.UUID, externalFileID string) (Upload, bool, error) {
+	var u Upload
+	found := false
+	err := t.s.InTx(ctx, func(tx *Tx) error {
+		s, err := tx.submission(ctx, t.clientID, submission, false)
+		if err != nil {
+			return err
+		}
+		if s.Purging {
+			return errPurging
+		}
+		r, err := tx.q.UploadGetByExternalID(ctx, db.UploadGetByExternalIDParams{SubmissionID: submission, ExternalFileID: externalFileID})
+		if errors.Is(interpretError(err), ErrNotFound) {
+			return nil
+		}
+		if err != nil {
+			return interpretError(err)
+		}
+		u, found = uploadFromRow(r, s.ExternalID), true
+		return nil
+	})
+	return u, found, err
+}
+
+// NewUpload is a file whose bytes are stored, to be recorded.
+type NewUpload struct {
+	SubmissionID   uuid.UUID
+	SlotID         *uuid.UUID
+	ExternalFileID string
+	FileID         uuid.UUID
+	Filename       string
+	ContentType    string
+	Size           int64
+	SHA256         []byte
+	BlobKey        string
+}
+
+// CreateUpload records an upload whose bytes are stored and queues it for ingest. When
+// the external id is already used in the submission (a concurrent duplicate), it
+// returns that upload with created false and the caller deletes the new bytes.
+func (t Tenant) CreateUpload(ctx context.Context, in NewUpload) (Upload, bool, error) {
+	var out Upload
+	created := false
+	err := t.s.InTx(ctx, func(tx *Tx) error {
+		s, err := tx.submission(ctx, t.clientID, in.SubmissionID, true)
+		if err != nil {
+			return err
+		}
+		if err := tx.acceptsUpload(ctx, s, in.SlotID, uuid.Nil); err != nil {
+			return err
+		}
+		id := t.s.NewID()
+		n, err := tx.q.UploadInsert(ctx, db.UploadInsertParams{
+			ID: id, SubmissionID: s.ID, APIClientID: t.clientID, ExternalFileID: in.ExternalFileID, FileID: in.FileID,
+			DocumentSlotID: in.SlotID, Filename: in.Filename, ContentType: in.ContentType, SizeBytes: in.Size,
+			Sha256: in.SHA256, BlobKey: in.BlobKey, Now: t.s.Now(),
+		})
+		if err != nil {
+			return interpretError(err)
+		}
+		if n == 0 {
+			r, err := tx.q.UploadGetByExternalID(ctx, db.UploadGetByExternalIDParams{SubmissionID: s.ID, ExternalFileID: in.ExternalFileID})
+			if err != nil {
+				return interpretError(err)
+			}
+			out = uploadFromRow(r, s.ExternalID)
+			return nil
+		}
+		if err := tx.Enqueue(ctx, messaging.IngestSubject, messaging.IngestJob{UploadID: id}); err != nil {
+			return err
+		}
+		if in.SlotID != nil {
+			if err := tx.recomputeSlot(ctx, s, *in.SlotID); err != nil {
+				return err
+			}
+		}
+		if err := tx.uploadsChanged(ctx, s); err != nil {
+			return err
+		}
+		r, err := tx.q.UploadGet(ctx, db.UploadGetParams{SubmissionID: s.ID, ID: id})
+		if err != nil {
+			return interpretError(err)
+		}
+		out, created = uploadFromRow(r, s.ExternalID), true
+		return nil
+	})
+	return out, created, err
+}
+
+// Upload reads one upload of a submission.
+func (t Tenant) Upload(ctx context.Context, submission, id uuid.UUID) (Upload, error) {
+	var u Upload
+	err := t.s.InTx(ctx, func(tx *Tx) error {
+		s, err := tx.submission(ctx, t.clientID, submission, false)
+		if err != nil {
+			return err
+		}
+		if s.Purging {
+			return errPurging
+		}
+		r, err := tx.q.UploadGet(ctx, db.UploadGetParams{SubmissionID: submission, ID: id})
+		if err != nil {
+			return interpretError(err)
+		}
+		u = uploadFromRow(r, s.ExternalID)
+		return nil
+	})
+	return u, err
+}
+
+// Uploads lists a submission's uploads newest first, up to limit+1.
+func (t Tenant) Uploads(ctx context.Context, submission uuid.UUID, after *page.Cursor, limit int) ([]Upload, error) {
+	var out []Upload
+	err := t.s.InTx(ctx, func(tx *Tx) error {
+		s, err := tx.submission(ctx, t.clientID, submission, false)
+		if err != nil {
+			return err
+		}
+		if s.Purging {
+			return errPurging
+		}
+		p := db.UploadListParams{SubmissionID: submission, MaxRows: int32(limit + 1)}
+		if after != nil {
+			p.CursorCreatedAt, p.CursorID = &after.CreatedAt, &after.ID
+		}
+		rows, err := tx.q.UploadList(ctx, p)
+		if err != nil {
+			return interpretError(err)
+		}
+		out = make([]Upload, len(rows))
+		for i, r := range rows {
+			out[i] = uploadFromRow(r, s.ExternalID)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// MoveUpload assigns an upload to a slot of its submission, or unassigns it (nil), and
+// recomputes both slots.
+func (t Tenant) MoveUpload(ctx context.Context, submission, id uuid.UUID, slot *uuid.UUID) (Upload, error) {
+	var out Upload
+	err := t.s.InTx(ctx, func(tx *Tx) error {
+		s, err := tx.live(ctx, t.clientID, submission)
+		if err != nil {
+			return err
+		}
+		r, err := tx.q.UploadGet(ctx, db.UploadGetParams{SubmissionID: s.ID, ID: id})
+		if err != nil {
+			return interpretError(err)
+		}
+		if err := tx.acceptsUpload(ctx, s, slot, id); err != nil {
+			return err
+		}
+		moved, err := tx.q.UploadSetSlot(ctx, db.UploadSetSlotParams{ID: id, DocumentSlotID: slot, Now: t.s.Now()})
+		if err != nil {
+			return interpretError(err)
+		}
+		for _, sl := range []*uuid.UUID{r.DocumentSlotID, slot} {
+			if sl != nil {
+				if err := tx.recomputeSlot(ctx, s, *sl); err != nil {
+					return err
+				}
+			}
+		}
+		if !sameSlot(r.DocumentSlotID, slot) {
+			if err := tx.uploadsChanged(ctx, s); err != nil {
+				return err
+			}
+		}
+		out = uploadFromRow(moved, s.ExternalID)
+		return nil
+	})
+	return out, err
+}
+
+func sameSlot(a, b *uuid.UUID) bool { return eqPtr(a, b) }
+
+// DeleteUpload removes an upload (its external id becomes reusable) and returns its
+// blob key: the caller deletes the bytes after the commit.
+func (t Tenant) DeleteUpload(ctx context.Context, submission, id uuid.UUID) (string, error) {
+	var key string
+	err := t.s.InTx(ctx, func(tx *Tx) error {
+		s, err := tx.live(ctx, t.clientID, submission)
+		if err != nil {
+			return err
+		}
+		r, err := tx.q.UploadGet(ctx, db.UploadGetParams{SubmissionID: s.ID, ID: id})
+		if err != nil {
+			return interpretError(err)
+		}
+		if err := tx.q.UploadDelete(ctx, id); err != nil {
+			return interpretError(err)
+		}
+		if r.DocumentSlotID != nil {
+			if err := tx.recomputeSlot(ctx, s, *r.DocumentSlotID); err != nil {
+				return err
+			}
+		}
+		key = r.BlobKey
+		return tx.uploadsChanged(ctx, s)
+	})
+	return key, err
+}
+
+// IngestUpload is what the ingest worker needs to process an upload.
+type IngestUpload struct {
+	Upload
+	Submission Submission
+}
+
+// UploadForIngest reads an upload whatever its client; ErrNotFound when it was deleted
+// or purged meanwhile.
+func (s *Store) UploadForIngest(ctx context.Context, id uuid.UUID) (IngestUpload, error) {
+	r, err := s.queries().UploadGetAny(ctx, id)
+	if err != nil {
+		return IngestUpload{}, interpretError(err)
+	}
+	sr, err := s.queries().SubmissionGetAny(ctx, r.SubmissionID)
+	if err != nil {
+		return IngestUpload{}, interpretError(err)
+	}
+	sub, err := submissionFromRow(sr)
+	if err != nil {
+		return IngestUpload{}, err
+	}
+	return IngestUpload{Upload: uploadFromRow(r, sub.ExternalID), Submission: sub}, nil
+}
+
+// PageText is one page of extracted text.
+type PageText struct {
+	Number        int
+	Text          string
+	Chars         int
+	OCR           bool
+	OCRConfidence *float64
+}
+
+// FinishIngest records a processed upload: its pages and ready status, or its failure,
+// emits file.ready or file.failed and recomputes its slot, in one transaction. An upload
+// that is no longer processing (a redelivered job) is left alone.
+func (s *Store) FinishIngest(ctx context.Context, id uuid.UUID, pages []PageText, metadata map[string]string, failure *UploadFailure) error {
+	return s.InTx(ctx, func(tx *Tx) error {
+		cur, err := tx.q.UploadGetAny(ctx, id)
+		if err != nil {
+			return interpretError(err)
+		}
+		sr, err := tx.q.SubmissionGetForUpdate(ctx, db.SubmissionGetForUpdateParams{APIClientID: cur.APIClientID, ID: cur.SubmissionID})
+		if err != nil {
+			return interpretError(err)
+		}
+		sub, err := submissionFromRow(sr)
+		if err != nil {
+			return err
+		}
+		var r db.Upload
+		typ := events.FileReady
+		if failure != nil {
+			typ = events.FileFailed
+			r, err = tx.q.UploadMarkFailed(ctx, db.UploadMarkFailedParams{ID: id, FailureCode: &failure.Code, FailureMessage: &failure.Message, Now: s.Now()})
+		} else {
+			for _, p := range pages {
+				if err := tx.q.UploadPageInsert(ctx, db.UploadPageInsertParams{
+					UploadID: id, Page: int32(p.Number), Text: p.Text, Chars: int32(p.Chars), Ocr: p.OCR, OcrConfidence: p.OCRConfidence,
+				}); err != nil {
+					return interpretError(err)
+				}
+			}
+			meta, _ := json.Marshal(metadata)
+			r, err = tx.q.UploadMarkReady(ctx, db.UploadMarkReadyParams{ID: id, PageCount: new(int32(len(pages))), Metadata: meta, Now: s.Now()})
+		}
+		if errors.Is(interpretError(err), ErrNotFound) {
+			return nil // not processing any more: a redelivery after success
+		}
+		if err != nil {
+			return interpretError(err)
+		}
+		u := uploadFromRow(r, sub.ExternalID)
+		if _, err := tx.Emit(ctx, events.Draft{APIClientID: sub.ClientID, Type: typ, SubmissionID: &sub.ID, Data: FileEventData{Upload: u}}); err != nil {
+			return err
+		}
+		if u.SlotID != nil {
+			return tx.recomputeSlot(ctx, sub, *u.SlotID)
+		}
+		return nil
+	})
+}

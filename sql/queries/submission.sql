@@ -1,0 +1,67 @@
+-- name: SubmissionInsert :execrows
+-- 0 rows: the external id (or, rarely, the display id) is taken; the caller re-reads.
+INSERT INTO submissions (id, api_client_id, display_id, external_submission_id, template_id, snapshot, language, metadata, status, created_at, updated_at)
+VALUES (@id, @api_client_id, @display_id, @external_submission_id, @template_id, @snapshot, @language, @metadata, 'collecting_documents', @now, @now)
+ON CONFLICT DO NOTHING;
+
+-- name: SubmissionGet :one
+SELECT * FROM submissions WHERE api_client_id = @api_client_id AND id = @id;
+
+-- name: SubmissionGetForUpdate :one
+SELECT * FROM submissions WHERE api_client_id = @api_client_id AND id = @id FOR UPDATE;
+
+-- name: SubmissionGetByExternalID :one
+SELECT * FROM submissions WHERE api_client_id = @api_client_id AND external_submission_id = @external_submission_id;
+
+-- name: SubmissionDisplayIDTaken :one
+SELECT EXISTS (SELECT 1 FROM submissions WHERE api_client_id = @api_client_id AND display_id = @display_id);
+
+-- name: SubmissionList :many
+-- Newest first, keyset-paginated on (created_at, id); submissions being purged are hidden.
+SELECT id, display_id, template_id, external_submission_id, status, created_at, updated_at
+FROM submissions
+WHERE api_client_id = @api_client_id
+  AND purge_requested_at IS NULL
+  AND (sqlc.narg(external_submission_id)::text IS NULL OR external_submission_id = sqlc.narg(external_submission_id)::text)
+  AND (sqlc.narg(status)::text IS NULL OR status = sqlc.narg(status)::text)
+  AND (sqlc.narg(template_id)::text IS NULL OR template_id = sqlc.narg(template_id)::text)
+  AND (sqlc.narg(created_at_gte)::timestamptz IS NULL OR created_at >= sqlc.narg(created_at_gte)::timestamptz)
+  AND (sqlc.narg(created_at_lt)::timestamptz IS NULL OR created_at < sqlc.narg(created_at_lt)::timestamptz)
+  AND (sqlc.narg(cursor_created_at)::timestamptz IS NULL
+       OR (created_at, id) < (sqlc.narg(cursor_created_at)::timestamptz, sqlc.narg(cursor_id)::uuid))
+ORDER BY created_at DESC, id DESC
+LIMIT @max_rows;
+
+-- name: SubmissionSetMetadata :one
+UPDATE submissions SET metadata = @metadata, updated_at = @now
+WHERE api_client_id = @api_client_id AND id = @id
+RETURNING *;
+
+-- name: SubmissionSetStatus :exec
+UPDATE submissions SET status = @status, updated_at = @now WHERE id = @id;
+
+-- name: SubmissionRequestPurge :exec
+UPDATE submissions SET purge_requested_at = @now::timestamptz, updated_at = @now::timestamptz WHERE id = @id AND purge_requested_at IS NULL;
+
+-- name: SubmissionGetAny :one
+-- For the purge worker: the submission whatever its client.
+SELECT * FROM submissions WHERE id = @id;
+
+-- name: SubmissionDelete :exec
+DELETE FROM submissions WHERE id = @id;
+
+-- name: SlotInsert :exec
+INSERT INTO document_slots (id, submission_id, position, key, label, description, document_type_id, required, allow_multiple_files, extra, status, updated_at)
+VALUES (@id, @submission_id, @position, @key, @label, @description, @document_type_id, @required, @allow_multiple_files, @extra, 'missing', @now);
+
+-- name: SlotsOfSubmission :many
+SELECT * FROM document_slots WHERE submission_id = @submission_id ORDER BY position;
+
+-- name: SlotGet :one
+SELECT * FROM document_slots WHERE submission_id = @submission_id AND id = @id;
+
+-- name: SlotSetStatus :exec
+UPDATE document_slots SET status = @status, updated_at = @now WHERE id = @id;
+
+-- name: SlotUploadStatuses :many
+SELECT upload_status FROM uploads WHERE document_slot_id = @document_slot_id;

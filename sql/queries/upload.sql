@@ -1,0 +1,56 @@
+-- name: UploadInsert :execrows
+-- 0 rows: the external file id is taken within the submission (a concurrent duplicate).
+INSERT INTO uploads (id, submission_id, api_client_id, external_file_id, file_id, document_slot_id, filename, content_type,
+                     size_bytes, sha256, blob_key, upload_status, created_at, updated_at)
+VALUES (@id, @submission_id, @api_client_id, @external_file_id, @file_id, sqlc.narg(document_slot_id), @filename, @content_type,
+        @size_bytes, @sha256, @blob_key, 'processing', @now, @now)
+ON CONFLICT (submission_id, external_file_id) DO NOTHING;
+
+-- name: UploadGet :one
+SELECT * FROM uploads WHERE submission_id = @submission_id AND id = @id;
+
+-- name: UploadGetByExternalID :one
+SELECT * FROM uploads WHERE submission_id = @submission_id AND external_file_id = @external_file_id;
+
+-- name: UploadGetAny :one
+SELECT * FROM uploads WHERE id = @id;
+
+-- name: UploadsOfSubmission :many
+SELECT * FROM uploads WHERE submission_id = @submission_id ORDER BY created_at DESC, id DESC;
+
+-- name: UploadList :many
+SELECT * FROM uploads
+WHERE submission_id = @submission_id
+  AND (sqlc.narg(cursor_created_at)::timestamptz IS NULL
+       OR (created_at, id) < (sqlc.narg(cursor_created_at)::timestamptz, sqlc.narg(cursor_id)::uuid))
+ORDER BY created_at DESC, id DESC
+LIMIT @max_rows;
+
+-- name: UploadSetSlot :one
+UPDATE uploads SET document_slot_id = sqlc.narg(document_slot_id), updated_at = @now
+WHERE id = @id
+RETURNING *;
+
+-- name: UploadDelete :exec
+DELETE FROM uploads WHERE id = @id;
+
+-- name: UploadCountInSlot :one
+SELECT count(*) FROM uploads WHERE document_slot_id = @document_slot_id AND id <> @excluding;
+
+-- name: UploadMarkReady :one
+UPDATE uploads SET upload_status = 'ready', page_count = @page_count, metadata = @metadata, failure_code = NULL, failure_message = NULL, updated_at = @now
+WHERE id = @id AND upload_status = 'processing'
+RETURNING *;
+
+-- name: UploadMarkFailed :one
+UPDATE uploads SET upload_status = 'failed', failure_code = @failure_code, failure_message = @failure_message, updated_at = @now
+WHERE id = @id AND upload_status = 'processing'
+RETURNING *;
+
+-- name: UploadPageInsert :exec
+INSERT INTO upload_pages (upload_id, page, text, chars, ocr, ocr_confidence)
+VALUES (@upload_id, @page, @text, @chars, @ocr, sqlc.narg(ocr_confidence))
+ON CONFLICT (upload_id, page) DO UPDATE SET text = excluded.text, chars = excluded.chars, ocr = excluded.ocr, ocr_confidence = excluded.ocr_confidence;
+
+-- name: UploadPages :many
+SELECT * FROM upload_pages WHERE upload_id = @upload_id ORDER BY page;
