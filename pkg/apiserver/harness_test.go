@@ -33,11 +33,12 @@ import (
 // Every response that passes through its HTTP client is checked against the OpenAPI
 // document (status, headers, body schema) and for the x-request-id rule.
 type testEnv struct {
-	t     *testing.T
-	store *store.Store
-	blobs *blob.Store
-	srv   *httptest.Server
-	http  *http.Client
+	t        *testing.T
+	store    *store.Store
+	blobs    *blob.Store
+	blobRoot string
+	srv      *httptest.Server
+	http     *http.Client
 }
 
 type envOption func(*apiserver.Deps)
@@ -54,14 +55,15 @@ func withHandlers(wrap func(real api.StrictServerInterface) api.StrictServerInte
 func newEnv(t *testing.T, opts ...envOption) *testEnv {
 	t.Helper()
 	st := store.New(dbtest.New(t))
-	blobs, err := blob.Open(context.Background(), blob.FileURL(t.TempDir()))
+	blobRoot := t.TempDir()
+	blobs, err := blob.Open(context.Background(), blob.FileURL(blobRoot))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { blobs.Close() })
 	deps := apiserver.Deps{
 		Store: st, Blobs: blobs, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Registry: prometheus.NewRegistry(),
-		RateLimiter: httpx.NewRateLimiter(0, 1, nil), // off unless a test turns it on
+		RateLimiter:    httpx.NewRateLimiter(0, 1, nil), // off unless a test turns it on
 		MaxUploadBytes: 1 << 20,
 	}
 	for _, o := range opts {
@@ -73,7 +75,7 @@ func newEnv(t *testing.T, opts ...envOption) *testEnv {
 	}
 	srv := httptest.NewServer(e)
 	t.Cleanup(srv.Close)
-	return &testEnv{t: t, store: st, blobs: blobs, srv: srv, http: &http.Client{Transport: newContractCheck(t)}}
+	return &testEnv{t: t, store: st, blobs: blobs, blobRoot: blobRoot, srv: srv, http: &http.Client{Transport: newContractCheck(t)}}
 }
 
 // newClient creates an API client holding perms (all when none given) and returns its
