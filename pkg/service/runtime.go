@@ -18,8 +18,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"github.com/doceval/doceval/pkg/catalog"
 	"github.com/doceval/doceval/pkg/blob"
+	"github.com/doceval/doceval/pkg/catalog"
 	"github.com/doceval/doceval/pkg/config"
 	"github.com/doceval/doceval/pkg/messaging"
 	"github.com/doceval/doceval/pkg/outbox"
