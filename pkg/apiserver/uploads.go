@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/sha256"
@@ -103,8 +104,12 @@ func (s *Server) storeFile(ctx context.Context, client, submission uuid.UUID, pa
 		return nil, err
 	}
 	h := sha256.New()
-	out := io.MultiWriter(w, h)
+	// The multipart reader hands out a few KiB per read: batch them into large writes.
+	out := bufio.NewWriterSize(io.MultiWriter(w, h), 1<<20)
 	written, err := io.Copy(out, io.LimitReader(io.MultiReader(bytes.NewReader(head), part), s.maxUpload+1))
+	if err == nil {
+		err = out.Flush()
+	}
 	if err == nil && written > s.maxUpload {
 		err = apierr.New(http.StatusRequestEntityTooLarge, apierr.FileTooLarge, fmt.Sprintf("the file exceeds %d bytes", s.maxUpload))
 	}

@@ -37,6 +37,18 @@ func Open(ctx context.Context, rawURL string) (*Store, error) {
 		if err := os.MkdirAll(filepath.FromSlash(u.Path), 0o750); err != nil {
 			return nil, fmt.Errorf("blob directory: %w", err)
 		}
+		// Content type and checksum live in PostgreSQL: no sidecar attribute files (and
+		// no MD5 over every byte); temporary files next to their final name, so the
+		// closing rename never crosses file systems.
+		q := u.Query()
+		if q.Get("metadata") == "" {
+			q.Set("metadata", "skip")
+		}
+		if q.Get("no_tmp_dir") == "" {
+			q.Set("no_tmp_dir", "1")
+		}
+		u.RawQuery = q.Encode()
+		rawURL = u.String()
 	}
 	b, err := blob.OpenBucket(ctx, rawURL)
 	if err != nil {

@@ -1,6 +1,8 @@
 package httpx
 
 import (
+	"bufio"
+	"io"
 	"mime"
 	"net/http"
 	"strings"
@@ -35,13 +37,21 @@ func LimitBody(jsonMax, multipartMax int64) echo.MiddlewareFunc {
 		return func(c echo.Context) error {
 			req := c.Request()
 			if req.Body != nil {
-				limit := jsonMax
 				if mt, _, _ := mime.ParseMediaType(req.Header.Get(echo.HeaderContentType)); mt == echo.MIMEMultipartForm {
-					limit = multipartMax
+					// The multipart parser reads 4 KiB at a time; a large buffer in front
+					// of the connection turns that into few, large socket reads.
+					limited := http.MaxBytesReader(c.Response(), req.Body, multipartMax)
+					req.Body = bufferedBody{Reader: bufio.NewReaderSize(limited, 256<<10), Closer: limited}
+				} else {
+					req.Body = http.MaxBytesReader(c.Response(), req.Body, jsonMax)
 				}
-				req.Body = http.MaxBytesReader(c.Response(), req.Body, limit)
 			}
 			return next(c)
 		}
 	}
+}
+
+type bufferedBody struct {
+	*bufio.Reader
+	io.Closer
 }

@@ -116,7 +116,14 @@ func (ct *Contract) Middleware() echo.MiddlewareFunc {
 			if mt, _, _ := mime.ParseMediaType(req.Header.Get(echo.HeaderContentType)); mt == echo.MIMEMultipartForm {
 				opts.ExcludeRequestBody = true
 			}
-			in := &openapi3filter.RequestValidationInput{Request: req, PathParams: pathParams, Route: route, Options: &opts}
+			checked := req
+			if opts.ExcludeRequestBody {
+				// kin-openapi's security check reads the whole body into memory to replay
+				// it; an upload must stream, so the check sees a request without one.
+				checked = req.WithContext(req.Context())
+				checked.Body = http.NoBody
+			}
+			in := &openapi3filter.RequestValidationInput{Request: checked, PathParams: pathParams, Route: route, Options: &opts}
 			if err := openapi3filter.ValidateRequest(req.Context(), in); err != nil {
 				return validationError(err)
 			}
