@@ -4,9 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -14,6 +17,7 @@ import (
 
 	"github.com/doceval/doceval/pkg/apiserver"
 	"github.com/doceval/doceval/pkg/auth"
+	"github.com/doceval/doceval/pkg/blob"
 	"github.com/doceval/doceval/pkg/dbtest"
 	"github.com/doceval/doceval/pkg/httpx"
 	"github.com/doceval/doceval/pkg/store"
@@ -76,6 +80,92 @@ func FuzzCatalogWrites(f *testing.F) {
 			if json.Unmarshal(b, &env) != nil || env.Error.Code == "" {
 				t.Fatalf("%s %s %q: %d without the envelope: %s", method, path, body, res.StatusCode, b)
 			}
+		}
+	})
+}
+
+// Whatever bytes arrive as a multipart upload, the answer is an upload or a 4xx in the
+// error envelope, and a refused upload leaves no stored bytes behind.
+func FuzzUpload(f *testing.F) {
+	ctx := context.Background()
+	st := store.New(dbtest.New(f))
+	dir := f.TempDir()
+	blobs, err := blob.Open(ctx, blob.FileURL(dir))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Cleanup(func() { blobs.Close() })
+	c, _, key, err := st.CreateClient(ctx, "fuzz", auth.AllPermissions)
+	if err != nil {
+		f.Fatal(err)
+	}
+	sub, _, err := st.Tenant(c.ID).CreateSubmission(ctx, store.NewSubmission{ExternalID: "fuzz", Metadata: []byte("{}"), Language: "en"})
+	if err != nil {
+		f.Fatal(err)
+	}
+	e, err := apiserver.New(apiserver.Deps{
+		Store: st, Blobs: blobs, Log: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError})), Registry: prometheus.NewRegistry(),
+		RateLimiter: httpx.NewRateLimiter(0, 1, nil), MaxUploadBytes: 64 << 10,
+	})
+	if err != nil {
+		f.Fatal(err)
+	}
+	srv := httptest.NewServer(e)
+	f.Cleanup(srv.Close)
+	url := srv.URL + "/v1/submissions/" + sub.ID.String() + "/files"
+
+	const boundary = "fuzzboundary"
+	seed := func(parts ...string) string {
+		return strings.Join(parts, "") + "--" + boundary + "--\r\n"
+	}
+	field := func(name, value string) string {
+		return "--" + boundary + "\r\nContent-Disposition: form-data; name=\"" + name + "\"\r\n\r\n" + value + "\r\n"
+	}
+	file := func(ct, body string) string {
+		return "--" + boundary + "\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.pdf\"\r\nContent-Type: " + ct + "\r\n\r\n" + body + "\r\n"
+	}
+	f.Add(seed(field("external_file_id", "a"), file("application/pdf", "%PDF-1.4 x")))
+	f.Add(seed(file("image/png", "\x89PNG\r\n\x1a\nxx"), field("external_file_id", "b")))
+	f.Add(seed(field("external_file_id", "c"), file("application/pdf", "")))
+	f.Add(seed(field("external_file_id", ""), file("text/plain", "hi")))
+	f.Add("--" + boundary + "\r\nContent-Disposition: form-data; name=\"file\"\r\n\r\n%PDF-")
+	f.Add("garbage")
+	f.Fuzz(func(t *testing.T, body string) {
+		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+key)
+		req.Header.Set("Content-Type", "multipart/form-data; boundary="+boundary)
+		res, err := srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		switch {
+		case res.StatusCode == 200 || res.StatusCode == 202:
+		case res.StatusCode >= 400 && res.StatusCode < 500:
+			var env struct {
+				Error struct{ Code string } `json:"error"`
+			}
+			if json.Unmarshal(b, &env) != nil || env.Error.Code == "" {
+				t.Fatalf("%q: %d without the envelope: %s", body, res.StatusCode, b)
+			}
+		default:
+			t.Fatalf("%q: %d %s", body, res.StatusCode, b)
+		}
+		// Every stored file belongs to an upload.
+		var uploads int
+		if err := st.Pool().QueryRow(ctx, "SELECT count(*) FROM uploads").Scan(&uploads); err != nil {
+			t.Fatal(err)
+		}
+		files := 0
+		filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				files++
+			}
+			return nil
+		})
+		if files != uploads {
+			t.Fatalf("%q: %d stored files for %d uploads", body, files, uploads)
 		}
 	})
 }

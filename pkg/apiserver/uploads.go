@@ -105,7 +105,7 @@ func (s *Server) storeFile(ctx context.Context, client, submission uuid.UUID, pa
 	}
 	h := sha256.New()
 	// The multipart reader hands out a few KiB per read: batch them into large writes.
-	out := bufio.NewWriterSize(io.MultiWriter(w, h), 1<<20)
+	out := bufio.NewWriterSize(storageWriter{io.MultiWriter(w, h)}, 1<<20)
 	written, err := io.Copy(out, io.LimitReader(io.MultiReader(bytes.NewReader(head), part), s.maxUpload+1))
 	if err == nil {
 		err = out.Flush()
@@ -125,19 +125,35 @@ func (s *Server) storeFile(ctx context.Context, client, submission uuid.UUID, pa
 	return f, nil
 }
 
-// bodyError maps failures reading the request body: the body limit is 413, a broken
-// multipart stream is 400; API errors pass through.
+// bodyError maps a failure while reading an upload: the body limit is 413, an API
+// error passes through, a failure of the storage passes through (500, logged), and
+// anything else went wrong reading the client's multipart stream: 400.
 func bodyError(err error) error {
 	var maxBytes *http.MaxBytesError
+	var stored storageError
 	switch {
 	case errors.As(err, &maxBytes):
 		return apierr.New(http.StatusRequestEntityTooLarge, apierr.FileTooLarge, "the upload exceeds the size limit")
-	case apierr.Is(err, apierr.FileTooLarge) || apierr.Is(err, apierr.InvalidField):
+	case errors.As(err, new(*apierr.Error)), errors.As(err, &stored), errors.Is(err, context.Canceled):
 		return err
-	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, multipart.ErrMessageTooLarge) || strings.Contains(err.Error(), "multipart"):
-		return apierr.BadRequest("the multipart body is malformed or truncated")
 	}
-	return err
+	return apierr.BadRequest("the multipart body is malformed or truncated")
+}
+
+// storageError marks a failure writing to the blob store (not the client's fault).
+type storageError struct{ error }
+
+func (e storageError) Unwrap() error { return e.error }
+
+// storageWriter tags its writer's errors as storageError.
+type storageWriter struct{ w io.Writer }
+
+func (s storageWriter) Write(p []byte) (int, error) {
+	n, err := s.w.Write(p)
+	if err != nil {
+		err = storageError{err}
+	}
+	return n, err
 }
 
 // receiveUpload reads the multipart body: external_file_id and file, other parts
