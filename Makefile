@@ -81,9 +81,19 @@ spec-lint:
 	@command -v npx >/dev/null || $(MAKE) --no-print-directory apt PKGS="nodejs npm"
 	npx --yes $(SPECTRAL) lint --fail-severity=warn --ruleset openapi/.spectral.yaml openapi/openapi.yaml
 
-# gcc: the race detector and sqlc's parser need cgo.
+# gcc: the race detector and sqlc's parser need cgo. poppler-utils, tesseract (German
+# and English) and antiword: the ingest service's text extraction.
 tools:
 	@command -v gcc >/dev/null || $(MAKE) --no-print-directory apt PKGS="gcc libc6-dev"
+	@missing=""; \
+	for t in pdftotext:poppler-utils pdfinfo:poppler-utils pdftoppm:poppler-utils tesseract:tesseract-ocr antiword:antiword; do \
+		command -v $${t%%:*} >/dev/null || missing="$$missing $${t#*:}"; done; \
+	if command -v tesseract >/dev/null; then \
+		langs=$$(tesseract --list-langs 2>/dev/null); \
+		echo "$$langs" | grep -qx deu || missing="$$missing tesseract-ocr-deu"; \
+		echo "$$langs" | grep -qx eng || missing="$$missing tesseract-ocr-eng"; \
+	else missing="$$missing tesseract-ocr-deu tesseract-ocr-eng"; fi; \
+	if [ -n "$$missing" ]; then $(MAKE) --no-print-directory apt PKGS="$$(echo $$missing | tr ' ' '\n' | sort -u | tr '\n' ' ')"; fi
 
 apt:
 	@if [ "$$(id -u)" != 0 ]; then echo "missing: $(PKGS); install them (apt-get install $(PKGS))"; exit 1; fi
