@@ -21,6 +21,7 @@ import (
 	"github.com/doceval/doceval/pkg/blob"
 	"github.com/doceval/doceval/pkg/catalog"
 	"github.com/doceval/doceval/pkg/config"
+	"github.com/doceval/doceval/pkg/ingest"
 	"github.com/doceval/doceval/pkg/natsembed"
 	"github.com/doceval/doceval/pkg/pgcluster"
 	"github.com/doceval/doceval/pkg/service"
@@ -108,7 +109,15 @@ func Run(ctx context.Context, o RunOptions) error {
 	apiCfg := apiserver.Config{Common: common, Tunables: tunables}
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return apiserver.RunOn(ctx, apiCfg, log.With("service", "api"), ln) })
-	for _, name := range []string{"ingest", "evaluator", "dispatcher"} {
+	ingestCfg, err := config.Load[ingest.Config]()
+	if err != nil {
+		return err
+	}
+	g.Go(func() error {
+		l := log.With("service", "ingest")
+		return service.RunWorker(ctx, "ingest", common, l, ingest.Tasks(ingestCfg, l)...)
+	})
+	for _, name := range []string{"evaluator", "dispatcher"} {
 		g.Go(func() error { return service.RunWorker(ctx, name, common, log.With("service", name)) })
 	}
 	g.Go(func() error {

@@ -1,4 +1,5 @@
-// Command doceval-ingest runs the ingest worker: it consumes its JetStream subjects, relays the
+// Command doceval-ingest runs the ingest worker: it extracts the text of uploaded files
+// page by page (poppler, tesseract, antiword, DOCX), runs submission purges, relays the
 // outbox, and serves /healthz, /readyz and /metrics on DOCEVAL_OPS_ADDR.
 package main
 
@@ -7,11 +8,17 @@ import (
 	"log/slog"
 
 	"github.com/doceval/doceval/pkg/config"
+	"github.com/doceval/doceval/pkg/ingest"
 	"github.com/doceval/doceval/pkg/service"
 )
 
+type settings struct {
+	config.Common
+	ingest.Config
+}
+
 func main() {
-	service.Main("ingest", func(ctx context.Context, cfg config.Common, log *slog.Logger) error {
-		return service.RunWorker(ctx, "ingest", cfg, log)
+	service.Main("ingest", func(ctx context.Context, cfg settings, log *slog.Logger) error {
+		return service.RunWorker(ctx, "ingest", cfg.Common, log, ingest.Tasks(cfg.Config, log)...)
 	})
 }

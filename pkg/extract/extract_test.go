@@ -1,0 +1,224 @@
+package extract
+
+import (
+	"archive/zip"
+	"bytes"
+	"context"
+	"errors"
+
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+)
+
+func needTools(t testing.TB) {
+	t.Helper()
+	if err := CheckTools(); err != nil {
+		t.Skip(err)
+	}
+}
+
+func wantFailure(t *testing.T, err error, code string) {
+	t.Helper()
+	var f *Failure
+	if !errors.As(err, &f) || f.Code != code {
+		t.Fatalf("error %v, want failure %s", err, code)
+	}
+}
+
+var payslip = [][]string{
+	{"Gehaltsabrechnung Januar 2026", "Arbeitgeber: Beispiel GmbH", "Nettobezug 3.250,00 EUR"},
+	{"Gehaltsabrechnung Februar 2026", "Nettobezug 3.250,00 EUR"},
+	{"Gehaltsabrechnung Maerz 2026", "Nettobezug 3.310,50 EUR"},
+}
+
+func TestTextPDF(t *testing.T) {
+	needTools(t)
+	path := writeTemp(t, "a.pdf", makePDF(payslip))
+	res, err := File(context.Background(), path, PDF, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ContentType != PDF || res.PageCount != 3 || len(res.Pages) != 3 {
+		t.Fatalf("result: %+v", res)
+	}
+	for i, p := range res.Pages {
+		if p.Number != i+1 || p.OCR || p.OCRConfidence != nil || !strings.Contains(p.Text, payslip[i][0]) || p.Chars < 20 {
+			t.Errorf("page %d: %+v", i+1, p)
+		}
+	}
+	if !strings.Contains(res.Pages[0].Text, "Nettobezug 3.250,00 EUR") || res.Metadata["Pages"] != "3" {
+		t.Errorf("page 1 text %q, metadata %v", res.Pages[0].Text, res.Metadata)
+	}
+}
+
+// A scanned PDF (pages that are only images) goes through OCR, page by page.
+func TestScannedPDF(t *testing.T) {
+	needTools(t)
+	jpegs, w, h := scanOf(t, makePDF(payslip[:2]), 200)
+	path := writeTemp(t, "scan.pdf", imagePDF(jpegs, w, h, 200))
+	res, err := File(context.Background(), path, PDF, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Pages) != 2 {
+		t.Fatalf("%d pages", len(res.Pages))
+	}
+	for i, p := range res.Pages {
+		if !p.OCR || p.OCRConfidence == nil || *p.OCRConfidence < 0.6 || !strings.Contains(p.Text, "Gehaltsabrechnung") || !strings.Contains(p.Text, "Nettobezug") {
+			t.Errorf("page %d: ocr %v conf %v text %q", i+1, p.OCR, p.OCRConfidence, p.Text)
+		}
+	}
+}
+
+func TestImage(t *testing.T) {
+	needTools(t)
+	jpegs, _, _ := scanOf(t, makePDF(payslip[:1]), 200)
+	path := writeTemp(t, "id.jpg", jpegs[0])
+	res, err := File(context.Background(), path, JPEG, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ContentType != JPEG || len(res.Pages) != 1 || !res.Pages[0].OCR || !strings.Contains(res.Pages[0].Text, "Beispiel GmbH") {
+		t.Fatalf("image: %+v", res)
+	}
+	wantFailure(t, func() error {
+		_, err := File(context.Background(), writeTemp(t, "bad.png", []byte("\x89PNG\r\n\x1a\nbroken")), PNG, Options{})
+		return err
+	}(), CodeCorrupt)
+}
+
+func TestDOCX(t *testing.T) {
+	path := writeTemp(t, "a.docx", makeDOCX(t, [][]string{{"Selbstauskunft", "Straße 1, Köln"}, {"Seite zwei: Übersicht"}}))
+	res, err := File(context.Background(), path, DOCX, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.PageCount != 2 || res.Pages[0].Text != "Selbstauskunft\nStraße 1, Köln" || res.Pages[1].Text != "Seite zwei: Übersicht" {
+		t.Fatalf("docx: %+v", res.Pages)
+	}
+}
+
+// A zip bomb fails fast with bounded memory: 1 GiB of zeros compresses to about 1 MiB.
+func TestDOCXZipBomb(t *testing.T) {
+	var buf bytes.Buffer
+	z := zip.NewWriter(&buf)
+	w, _ := z.Create("_rels/.rels")
+	w.Write([]byte(`<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="r" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>`))
+	w, _ = z.Create("word/document.xml")
+	zeros := make([]byte, 1<<20)
+	for range 1024 {
+		w.Write(zeros)
+	}
+	z.Close()
+	path := writeTemp(t, "bomb.docx", buf.Bytes())
+	start := time.Now()
+	_, err := File(context.Background(), path, DOCX, Options{})
+	wantFailure(t, err, CodeCorrupt)
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("took %v", d)
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	needTools(t)
+	ctx := context.Background()
+	cases := []struct {
+		name, declared string
+		body           []byte
+		code           string
+	}{
+		{"empty", PDF, nil, CodeEmpty},
+		{"corrupt pdf", PDF, []byte("%PDF-1.4\nthis is not a pdf at all\n"), CodeCorrupt},
+		{"png declared pdf", PDF, []byte("\x89PNG\r\n\x1a\nxxxx"), CodeMismatch},
+		{"unknown bytes", PDF, []byte("hello world"), CodeUnsupported},
+		{"not a zip", DOCX, []byte("PK\x03\x04garbage"), CodeCorrupt},
+		{"corrupt doc", DOC, append([]byte{0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1}, bytes.Repeat([]byte{1}, 600)...), CodeCorrupt},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := File(ctx, writeTemp(t, "f", tc.body), tc.declared, Options{})
+			wantFailure(t, err, tc.code)
+		})
+	}
+	t.Run("too many pages", func(t *testing.T) {
+		_, err := File(ctx, writeTemp(t, "f.pdf", makePDF(payslip)), PDF, Options{MaxPages: 2})
+		wantFailure(t, err, CodeTooMany)
+	})
+	t.Run("timeout", func(t *testing.T) {
+		jpegs, w, h := scanOf(t, makePDF(payslip), 200)
+		_, err := File(ctx, writeTemp(t, "f.pdf", imagePDF(jpegs, w, h, 200)), PDF, Options{Timeout: 300 * time.Millisecond})
+		wantFailure(t, err, CodeTimeout)
+	})
+	t.Run("encrypted", func(t *testing.T) {
+		if _, err := exec.LookPath("qpdf"); err != nil {
+			t.Skip("qpdf is not installed")
+		}
+		src := writeTemp(t, "plain.pdf", makePDF(payslip[:1]))
+		dst := src + ".enc.pdf"
+		if out, err := exec.Command("qpdf", "--encrypt", "user", "owner", "256", "--", src, dst).CombinedOutput(); err != nil {
+			t.Fatalf("qpdf: %v %s", err, out)
+		}
+		_, err := File(ctx, dst, PDF, Options{})
+		wantFailure(t, err, CodeEncrypted)
+	})
+}
+
+func TestClean(t *testing.T) {
+	if got := clean("a\x00b\r\nc  \t\n\x07d\xff"); got != "ab\nc\nd\uFFFD" {
+		t.Errorf("clean = %q", got)
+	}
+	if text, conf := fromTSV("level\tpage_num\tblock_num\tpar_num\tline_num\tword_num\tleft\ttop\twidth\theight\tconf\ttext\n5\t1\t1\t1\t1\t1\t0\t0\t1\t1\t90\tNetto\n5\t1\t1\t1\t1\t2\t0\t0\t1\t1\t70\t3.250,00\n5\t1\t1\t1\t2\t1\t0\t0\t1\t1\t-1\t\n5\t1\t1\t1\t2\t2\t0\t0\t1\t1\t80\tEUR\n"); text != "Netto 3.250,00\nEUR" || conf == nil || *conf != 0.8 {
+		t.Errorf("fromTSV = %q, %v", text, conf)
+	}
+}
+
+func FuzzDetect(f *testing.F) {
+	for _, s := range []string{"%PDF-1.7", "\x89PNG\r\n\x1a\n", "\xff\xd8\xff\xe0", "PK\x03\x04", "\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", ""} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		switch Detect(b) {
+		case "", PDF, PNG, JPEG, DOC, DOCX:
+		default:
+			t.Fatal("unknown type")
+		}
+	})
+}
+
+// Any bytes as a DOCX: a result or a Failure, never a panic or another error.
+func FuzzDOCX(f *testing.F) {
+	f.Add(makeDOCX(f, [][]string{{"a"}, {"b"}}))
+	f.Add([]byte("PK\x03\x04"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		res, err := docx(writeTemp(t, "f.docx", b))
+		var fl *Failure
+		if err != nil && !errors.As(err, &fl) {
+			t.Fatalf("error %v is not a Failure", err)
+		}
+		if err == nil && res.PageCount != len(res.Pages) {
+			t.Fatal("page count")
+		}
+	})
+}
+
+// Any bytes after a PDF header: a result or a Failure.
+func FuzzPDF(f *testing.F) {
+	if CheckTools() != nil {
+		f.Skip("tools missing")
+	}
+	f.Add(makePDF([][]string{{"hello"}}))
+	f.Add([]byte("%PDF-1.4\n1 0 obj << >> endobj trailer << /Root 1 0 R >>"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		b = append([]byte("%PDF-"), b...)
+		res, err := File(context.Background(), writeTemp(t, "f.pdf", b), PDF, Options{Timeout: 3 * time.Second, MaxPages: 5})
+		var fl *Failure
+		if err != nil && !errors.As(err, &fl) {
+			t.Fatalf("error %v is not a Failure", err)
+		}
+		if err == nil && len(res.Pages) != res.PageCount {
+			t.Fatal("page count")
+		}
+	})
+}

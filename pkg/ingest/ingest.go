@@ -1,0 +1,176 @@
+// Package ingest is the doceval-ingest worker: it consumes upload jobs, extracts each
+// upload's text page by page (pkg/extract), records it, and marks the upload ready or
+// failed with file.ready / file.failed. It also runs the submission purge jobs, since it
+// owns the stored bytes. Every handler is idempotent: JetStream delivers at least once,
+// and a worker killed mid-file sees the job again after AckWait.
+package ingest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/doceval/doceval/pkg/blob"
+	"github.com/doceval/doceval/pkg/extract"
+	"github.com/doceval/doceval/pkg/messaging"
+	"github.com/doceval/doceval/pkg/service"
+	"github.com/doceval/doceval/pkg/store"
+)
+
+// Config is the ingest service's configuration.
+type Config struct {
+	MaxPages    int           `env:"DOCEVAL_INGEST_MAX_PAGES" envDefault:"500"`
+	FileTimeout time.Duration `env:"DOCEVAL_INGEST_FILE_TIMEOUT" envDefault:"5m"`
+	Concurrency int           `env:"DOCEVAL_INGEST_CONCURRENCY" envDefault:"2"`
+	// MaxAttempts bounds deliveries of one job; the last failing attempt marks the upload
+	// failed (processing_error) so it never stays processing.
+	MaxAttempts int    `env:"DOCEVAL_INGEST_MAX_ATTEMPTS" envDefault:"5"`
+	Languages   string `env:"DOCEVAL_OCR_LANGUAGES" envDefault:"deu+eng"`
+	// AckWait is how long a job may be in work before JetStream hands it to another
+	// replica (a worker killed mid-file); default FileTimeout plus a minute.
+	AckWait time.Duration `env:"DOCEVAL_INGEST_ACK_WAIT"`
+	TempDir     string `env:"DOCEVAL_INGEST_TEMP_DIR"`
+}
+
+func (c Config) ackWait() time.Duration {
+	if c.AckWait > 0 {
+		return c.AckWait
+	}
+	return c.FileTimeout + time.Minute
+}
+
+// Worker processes ingest and purge jobs.
+type Worker struct {
+	Store *store.Store
+	Blobs *blob.Store
+	Log   *slog.Logger
+	Cfg   Config
+}
+
+// Tasks are the ingest service's consumers, for service.RunWorker.
+func Tasks(cfg Config, log *slog.Logger) []service.Task {
+	worker := func(rt *service.Runtime) *Worker { return &Worker{Store: rt.Store, Blobs: rt.Blobs, Log: log, Cfg: cfg} }
+	return []service.Task{
+		func(ctx context.Context, rt *service.Runtime) error {
+			w := worker(rt)
+			return messaging.Consume(ctx, rt.JS, messaging.ConsumerSpec{
+				Stream: messaging.JobsStream, Durable: "ingest", FilterSubject: messaging.IngestSubject,
+				AckWait: w.Cfg.ackWait(), MaxDeliver: w.Cfg.MaxAttempts, Concurrency: w.Cfg.Concurrency,
+			}, w.HandleIngest, w.Log.With("consumer", "ingest"))
+		},
+		func(ctx context.Context, rt *service.Runtime) error {
+			w := worker(rt)
+			return messaging.Consume(ctx, rt.JS, messaging.ConsumerSpec{
+				Stream: messaging.JobsStream, Durable: "purge", FilterSubject: messaging.PurgeSubject,
+				AckWait: 5 * time.Minute, MaxDeliver: -1, Concurrency: 1,
+			}, w.HandlePurge, w.Log.With("consumer", "purge"))
+		},
+	}
+}
+
+// HandleIngest processes one ingest job message.
+func (w *Worker) HandleIngest(ctx context.Context, msg jetstream.Msg) error {
+	var job messaging.IngestJob
+	if err := json.Unmarshal(msg.Data(), &job); err != nil {
+		return fmt.Errorf("ingest job: %v: %w", err, messaging.ErrPermanent)
+	}
+	attempt := uint64(1)
+	if md, err := msg.Metadata(); err == nil {
+		attempt = md.NumDelivered
+	}
+	err := w.Process(ctx, job, func() { _ = msg.InProgress() })
+	if err != nil && w.Cfg.MaxAttempts > 0 && attempt >= uint64(w.Cfg.MaxAttempts) {
+		w.Log.ErrorContext(ctx, "ingest gives up", "upload_id", job.UploadID, "attempt", attempt, "error", err)
+		return w.Store.FinishIngest(ctx, job.UploadID, nil, nil, &store.UploadFailure{
+			Code: "processing_error", Message: "the file could not be processed; upload it again or contact support",
+		})
+	}
+	return err
+}
+
+// Process extracts one upload's text and records the outcome. Bad input ends as a failed
+// upload; only infrastructure errors (database, blob store, missing tools) return an
+// error, so the job is retried.
+func (w *Worker) Process(ctx context.Context, job messaging.IngestJob, heartbeat func()) error {
+	u, err := w.Store.UploadForIngest(ctx, job.UploadID)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil // deleted or purged meanwhile
+	}
+	if err != nil {
+		return err
+	}
+	if u.Status != store.UploadProcessing {
+		return nil // done by an earlier delivery
+	}
+	start := time.Now()
+	path, err := w.download(ctx, u.BlobKey)
+	if errors.Is(err, blob.ErrNotFound) {
+		return nil // deleted between the read and the download
+	}
+	if err != nil {
+		return err
+	}
+	defer os.Remove(path)
+	heartbeat()
+
+	res, err := extract.File(ctx, path, u.ContentType, extract.Options{
+		MaxPages: w.Cfg.MaxPages, Timeout: w.Cfg.FileTimeout, Languages: w.Cfg.Languages, TempDir: w.Cfg.TempDir,
+	})
+	var failure *extract.Failure
+	switch {
+	case errors.As(err, &failure):
+		w.Log.InfoContext(ctx, "upload failed", "upload_id", u.ID, "code", failure.Code, "duration_ms", time.Since(start).Milliseconds())
+		return w.Store.FinishIngest(ctx, u.ID, nil, nil, &store.UploadFailure{Code: failure.Code, Message: failure.Message})
+	case err != nil:
+		return err
+	}
+	pages := make([]store.PageText, len(res.Pages))
+	for i, p := range res.Pages {
+		pages[i] = store.PageText{Number: p.Number, Text: p.Text, Chars: p.Chars, OCR: p.OCR, OCRConfidence: p.OCRConfidence}
+	}
+	w.Log.InfoContext(ctx, "upload ready", "upload_id", u.ID, "pages", len(pages), "duration_ms", time.Since(start).Milliseconds())
+	return w.Store.FinishIngest(ctx, u.ID, pages, res.Metadata, nil)
+}
+
+// download copies a stored file to a temporary file for the extraction tools.
+func (w *Worker) download(ctx context.Context, key string) (string, error) {
+	r, err := w.Blobs.Reader(ctx, key)
+	if err != nil {
+		return "", err
+	}
+	defer r.Close()
+	f, err := os.CreateTemp(w.Cfg.TempDir, "doceval-ingest-*")
+	if err != nil {
+		return "", err
+	}
+	if _, err := io.Copy(f, r); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return "", err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(f.Name())
+		return "", err
+	}
+	return f.Name(), nil
+}
+
+// HandlePurge removes one submission's data.
+func (w *Worker) HandlePurge(ctx context.Context, msg jetstream.Msg) error {
+	var job messaging.PurgeJob
+	if err := json.Unmarshal(msg.Data(), &job); err != nil {
+		return fmt.Errorf("purge job: %v: %w", err, messaging.ErrPermanent)
+	}
+	if err := w.Store.PurgeSubmission(ctx, job.SubmissionID, w.Blobs.Delete); err != nil {
+		return err
+	}
+	w.Log.InfoContext(ctx, "submission purged", "submission_id", job.SubmissionID)
+	return nil
+}
