@@ -1,0 +1,313 @@
+package ingest_test
+
+import (
+	"archive/zip"
+	"bytes"
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/doceval/doceval/pkg/auth"
+	"github.com/doceval/doceval/pkg/blob"
+	"github.com/doceval/doceval/pkg/config"
+	"github.com/doceval/doceval/pkg/dbtest"
+	"github.com/doceval/doceval/pkg/extract"
+	"github.com/doceval/doceval/pkg/ingest"
+	"github.com/doceval/doceval/pkg/messaging"
+	"github.com/doceval/doceval/pkg/natstest"
+	"github.com/doceval/doceval/pkg/service"
+	"github.com/doceval/doceval/pkg/store"
+)
+
+type env struct {
+	t      *testing.T
+	st     *store.Store
+	blobs  *blob.Store
+	common config.Common
+	tenant store.Tenant
+	sub    store.Submission
+}
+
+func newEnv(t *testing.T) *env {
+	if err := extract.CheckTools(); err != nil {
+		t.Skip(err)
+	}
+	pool, dbURL := dbtest.NewWithURL(t)
+	st := store.New(pool)
+	blobURL := blob.FileURL(t.TempDir())
+	blobs, err := blob.Open(context.Background(), blobURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { blobs.Close() })
+	c, _, _, err := st.CreateClient(context.Background(), "ingest-test", auth.AllPermissions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tenant := st.Tenant(c.ID)
+	sub, _, err := tenant.CreateSubmission(context.Background(), store.NewSubmission{ExternalID: "s", Metadata: []byte("{}"), Language: "de"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &env{t: t, st: st, blobs: blobs, tenant: tenant, sub: sub, common: config.Common{
+		DatabaseURL: dbURL, NatsURL: natstest.URL(t), LogLevel: slog.LevelInfo, Migrate: false, StreamReplicas: 1,
+		OpsAddr: "127.0.0.1:0", ShutdownTimeout: 5 * time.Second, OutboxRelay: true, BlobURL: blobURL,
+	}}
+}
+
+// upload stores bytes and records the upload as the API does.
+func (e *env) upload(externalID, contentType string, body []byte) uuid.UUID {
+	e.t.Helper()
+	ctx := context.Background()
+	fileID := uuid.New()
+	key := "test/" + fileID.String()
+	w, err := e.blobs.Writer(ctx, key, contentType)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	w.Write(body)
+	if err := w.Close(); err != nil {
+		e.t.Fatal(err)
+	}
+	u, _, err := e.tenant.CreateUpload(ctx, store.NewUpload{
+		SubmissionID: e.sub.ID, ExternalFileID: externalID, FileID: fileID, Filename: externalID,
+		ContentType: contentType, Size: int64(len(body)), SHA256: []byte{1}, BlobKey: key,
+	})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return u.ID
+}
+
+// worker runs doceval-ingest (relay, consumers) until the test ends or stop is called.
+func (e *env) worker(cfg ingest.Config) (stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	go func() { done <- service.RunWorker(ctx, "ingest", e.common, log, ingest.Tasks(cfg, log)...) }()
+	stopped := false
+	stop = func() {
+		if stopped {
+			return
+		}
+		stopped = true
+		cancel()
+		select {
+		case err := <-done:
+			if err != nil {
+				e.t.Errorf("worker: %v", err)
+			}
+		case <-time.After(30 * time.Second):
+			e.t.Error("worker did not stop")
+		}
+	}
+	e.t.Cleanup(stop)
+	return stop
+}
+
+// relayOnly runs a service with the outbox relay and no consumers.
+func (e *env) relayOnly() {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- service.RunWorker(ctx, "relay", e.common, slog.New(slog.DiscardHandler)) }()
+	e.t.Cleanup(func() { cancel(); <-done })
+}
+
+func (e *env) waitStatus(id uuid.UUID, timeout time.Duration) store.Upload {
+	e.t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		u, err := e.tenant.Upload(context.Background(), e.sub.ID, id)
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		if u.Status != store.UploadProcessing {
+			return u
+		}
+		if time.Now().After(deadline) {
+			e.t.Fatalf("upload %s still processing after %v", id, timeout)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func (e *env) count(sql string, args ...any) int {
+	e.t.Helper()
+	var n int
+	if err := e.st.Pool().QueryRow(context.Background(), sql, args...).Scan(&n); err != nil {
+		e.t.Fatal(err)
+	}
+	return n
+}
+
+var cfg = ingest.Config{MaxPages: 50, FileTimeout: 30 * time.Second, Concurrency: 2, MaxAttempts: 5, Languages: "deu+eng", AckWait: 2 * time.Second}
+
+func TestIngestEndToEnd(t *testing.T) {
+	e := newEnv(t)
+	good := e.upload("payslip", extract.PDF, textPDF("Gehaltsabrechnung Januar 2026", "Nettobezug 3.250,00 EUR"))
+	corrupt := e.upload("corrupt", extract.PDF, []byte("%PDF-1.4\nnot really\n"))
+	bomb := e.upload("bomb", extract.DOCX, zipBomb(t))
+	after := e.upload("after", extract.PDF, textPDF("Kontoauszug", "Saldo 12.000,00 EUR"))
+	e.worker(cfg)
+
+	for id, want := range map[uuid.UUID]string{good: "", corrupt: extract.CodeCorrupt, bomb: extract.CodeCorrupt, after: ""} {
+		u := e.waitStatus(id, 60*time.Second)
+		switch {
+		case want == "" && u.Status != store.UploadReady:
+			t.Errorf("%s: %s %+v, want ready", u.ExternalFileID, u.Status, u.Failure)
+		case want != "" && (u.Status != store.UploadFailed || u.Failure == nil || u.Failure.Code != want):
+			t.Errorf("%s: %s %+v, want failed %s", u.ExternalFileID, u.Status, u.Failure, want)
+		}
+	}
+	if n := e.count("SELECT count(*) FROM upload_pages WHERE upload_id = $1 AND text LIKE '%Nettobezug 3.250,00 EUR%'", good); n != 1 {
+		t.Errorf("pages of the payslip: %d", n)
+	}
+	if n := e.count("SELECT count(*) FROM events WHERE type = 'file.ready'"); n != 2 {
+		t.Errorf("%d file.ready events, want 2", n)
+	}
+	if n := e.count("SELECT count(*) FROM events WHERE type = 'file.failed'"); n != 2 {
+		t.Errorf("%d file.failed events, want 2", n)
+	}
+}
+
+// A worker that dies holding a job (no ack) loses nothing: after AckWait the job goes
+// to the restarted worker and the upload still ends ready.
+func TestIngestWorkerKilledMidFile(t *testing.T) {
+	e := newEnv(t)
+	id := e.upload("payslip", extract.PDF, textPDF("Gehaltsabrechnung", "Nettobezug 2.000,00 EUR"))
+
+	// A process with only the outbox relay publishes the job; a consumer takes it and
+	// dies without acknowledging it.
+	e.relayOnly()
+	nc, err := nats.Connect(e.common.NatsURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, _ := jetstream.New(nc)
+	ctx := context.Background()
+	var cons jetstream.Consumer
+	for start := time.Now(); ; time.Sleep(50 * time.Millisecond) { // the streams appear when the relay starts
+		cons, err = js.CreateOrUpdateConsumer(ctx, messaging.JobsStream, jetstream.ConsumerConfig{
+			Durable: "ingest", FilterSubject: messaging.IngestSubject, AckPolicy: jetstream.AckExplicitPolicy,
+			AckWait: cfg.AckWait, MaxDeliver: cfg.MaxAttempts,
+		})
+		if err == nil {
+			break
+		}
+		if time.Since(start) > 20*time.Second {
+			t.Fatal(err)
+		}
+	}
+	batch, err := cons.Fetch(1, jetstream.FetchMaxWait(20*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	taken := 0
+	for range batch.Messages() {
+		taken++ // and never acknowledged: the worker was killed
+	}
+	if taken != 1 {
+		t.Fatalf("the dying worker took %d jobs", taken)
+	}
+	if u := e.waitStatusNow(id); u.Status != store.UploadProcessing {
+		t.Fatalf("status %s before the restart", u.Status)
+	}
+	e.worker(cfg) // the restarted ingest
+	if u := e.waitStatus(id, 60*time.Second); u.Status != store.UploadReady {
+		t.Fatalf("after restart: %s %+v", u.Status, u.Failure)
+	}
+	if n := e.count("SELECT count(*) FROM events WHERE type = 'file.ready'"); n != 1 {
+		t.Errorf("%d file.ready events, want 1", n)
+	}
+}
+
+func (e *env) waitStatusNow(id uuid.UUID) store.Upload {
+	u, err := e.tenant.Upload(context.Background(), e.sub.ID, id)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return u
+}
+
+// A deleted submission is purged by the worker: bytes, uploads, pages, slots; events stay.
+func TestPurge(t *testing.T) {
+	e := newEnv(t)
+	id := e.upload("payslip", extract.PDF, textPDF("Gehaltsabrechnung", "Nettobezug 2.000,00 EUR"))
+	e.worker(cfg)
+	e.waitStatus(id, 60*time.Second)
+	if err := e.tenant.DeleteSubmission(context.Background(), e.sub.ID); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for e.count("SELECT count(*) FROM submissions WHERE id = $1", e.sub.ID) != 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("submission not purged")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if n := e.count("SELECT count(*) FROM uploads") + e.count("SELECT count(*) FROM upload_pages") + e.count("SELECT count(*) FROM document_slots"); n != 0 {
+		t.Errorf("%d rows left", n)
+	}
+	if n := e.count("SELECT count(*) FROM events WHERE submission_id = $1", e.sub.ID); n == 0 {
+		t.Error("events were purged too")
+	}
+	if ok, _ := e.blobs.Exists(context.Background(), "test/"); ok {
+		t.Error("bytes left")
+	}
+}
+
+// textPDF is a one-page PDF with the given lines.
+func textPDF(lines ...string) []byte {
+	var content strings.Builder
+	content.WriteString("BT /F1 14 Tf 72 740 Td 20 TL\n")
+	for _, l := range lines {
+		fmt.Fprintf(&content, "(%s) Tj T*\n", l)
+	}
+	content.WriteString("ET")
+	objs := []string{
+		"<< /Type /Catalog /Pages 2 0 R >>",
+		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 4 0 R >> >> /Contents 5 0 R >>",
+		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+		fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", content.Len(), content.String()),
+	}
+	var b bytes.Buffer
+	b.WriteString("%PDF-1.4\n")
+	offsets := make([]int, len(objs))
+	for i, o := range objs {
+		offsets[i] = b.Len()
+		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, o)
+	}
+	xref := b.Len()
+	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objs)+1)
+	for _, off := range offsets {
+		fmt.Fprintf(&b, "%010d 00000 n \n", off)
+	}
+	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, xref)
+	return b.Bytes()
+}
+
+func zipBomb(t *testing.T) []byte {
+	var buf bytes.Buffer
+	z := zip.NewWriter(&buf)
+	w, _ := z.Create("_rels/.rels")
+	w.Write([]byte(`<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="r" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>`))
+	w, _ = z.Create("word/document.xml")
+	zeros := make([]byte, 1<<20)
+	for range 256 {
+		w.Write(zeros)
+	}
+	if err := z.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
