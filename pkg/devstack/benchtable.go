@@ -19,8 +19,9 @@ var benchLine = regexp.MustCompile(`^(Benchmark\S+?)(?:-\d+)?\s+(\d+)\s+([\d.]+)
 // something on a shared, noisy machine.
 func BenchTable(r io.Reader, w io.Writer) error {
 	type result struct {
-		name string
-		ns   float64
+		name  string
+		ns    float64
+		extra string // further metrics of the line: MB/s, custom units
 	}
 	var order []string
 	groups := map[string][]result{}
@@ -38,7 +39,8 @@ func BenchTable(r io.Reader, w io.Writer) error {
 		if _, ok := groups[group]; !ok {
 			order = append(order, group)
 		}
-		groups[group] = append(groups[group], result{name: name, ns: ns})
+		extra := strings.Join(strings.Fields(benchLine.ReplaceAllString(strings.TrimSpace(sc.Text()), "")), " ")
+		groups[group] = append(groups[group], result{name: name, ns: ns, extra: extra})
 	}
 	if err := sc.Err(); err != nil {
 		return err
@@ -47,7 +49,7 @@ func BenchTable(r io.Reader, w io.Writer) error {
 		return fmt.Errorf("no benchmark results in the input")
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "benchmark\tcase\tµs/op\tops/s\tvs baseline\t")
+	fmt.Fprintln(tw, "benchmark\tcase\tµs/op\tops/s\tvs baseline\tother\t")
 	for _, g := range order {
 		base := groups[g][0].ns
 		for i, r := range groups[g] {
@@ -55,8 +57,16 @@ func BenchTable(r io.Reader, w io.Writer) error {
 			if i == 0 {
 				ratio = "baseline"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%.1f\t%.0f\t%s\t\n", g, r.name, r.ns/1e3, 1e9/r.ns, ratio)
+			fmt.Fprintf(tw, "%s\t%s\t%.1f\t%s\t%s\t%s\t\n", g, r.name, r.ns/1e3, rate(1e9/r.ns), ratio, r.extra)
 		}
 	}
 	return tw.Flush()
+}
+
+// rate prints an ops/s figure with sensible precision.
+func rate(r float64) string {
+	if r < 10 {
+		return fmt.Sprintf("%.2f", r)
+	}
+	return fmt.Sprintf("%.0f", r)
 }

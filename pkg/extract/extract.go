@@ -285,6 +285,20 @@ func newPage(n int, text string) Page {
 // ---- PDF
 
 func pdf(ctx context.Context, path string, opt Options) (*Result, error) {
+	// pdftotext starts alongside pdfinfo (two processes, two cores): the text is usually
+	// wanted, and a refusal from pdfinfo cancels it.
+	textCtx, cancelText := context.WithCancel(ctx)
+	defer cancelText()
+	type textOut struct {
+		out []byte
+		err error
+	}
+	textc := make(chan textOut, 1)
+	go func() {
+		out, err := run(textCtx, opt.MaxOutputBytes, "pdftotext", "-layout", "-enc", "UTF-8", path, "-")
+		textc <- textOut{out, err}
+	}()
+
 	info, err := run(ctx, 1<<20, "pdfinfo", path)
 	if err != nil {
 		var ee *exitError
@@ -307,16 +321,14 @@ func pdf(ctx context.Context, path string, opt Options) (*Result, error) {
 	if err != nil || pages < 1 {
 		return nil, fail(CodeCorrupt, "the PDF has no pages")
 	}
-	if enc := meta["Encrypted"]; strings.HasPrefix(enc, "yes") && !strings.Contains(enc, "copy:yes") {
-		// Readable only with a user password, or copying text is forbidden.
-		if strings.Contains(enc, "copy:no") {
-			return nil, fail(CodeEncrypted, "the PDF is encrypted and forbids text extraction")
-		}
+	if enc := meta["Encrypted"]; strings.HasPrefix(enc, "yes") && strings.Contains(enc, "copy:no") {
+		return nil, fail(CodeEncrypted, "the PDF is encrypted and forbids text extraction")
 	}
 	if pages > opt.MaxPages {
 		return nil, fail(CodeTooMany, "%d pages; at most %d are processed", pages, opt.MaxPages)
 	}
-	out, err := run(ctx, opt.MaxOutputBytes, "pdftotext", "-layout", "-enc", "UTF-8", path, "-")
+	text := <-textc
+	out, err := text.out, text.err
 	if err != nil {
 		var ee *exitError
 		if errors.As(err, &ee) {

@@ -1,0 +1,78 @@
+package extract
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+func benchPDF(pages int) []byte {
+	var ps [][]string
+	for i := range pages {
+		ps = append(ps, []string{
+			fmt.Sprintf("Kontoauszug Nr. %d / 2026", i+1),
+			"Buchungstag  Verwendungszweck                      Betrag",
+			"02.01.2026   Gehalt Januar Beispiel GmbH         3.250,00",
+			"03.01.2026   Miete Wohnung Koeln                 -1.150,00",
+			"05.01.2026   Lastschrift Stadtwerke                -84,20",
+			fmt.Sprintf("Saldo neu                                        %d.120,55", 10+i),
+		})
+	}
+	return makePDF(ps)
+}
+
+func run1(b *testing.B, name string, args ...string) {
+	if out, err := exec.Command(name, args...).CombinedOutput(); err != nil {
+		b.Fatalf("%s: %v %s", name, err, out)
+	}
+}
+
+// BenchmarkTextPDF: a 20-page text PDF, pdftotext run directly versus the extractor.
+func BenchmarkTextPDF(b *testing.B) {
+	if err := CheckTools(); err != nil {
+		b.Skip(err)
+	}
+	path := writeTemp(b, "text.pdf", benchPDF(20))
+	b.Run("pdftotext_direct", func(b *testing.B) {
+		for b.Loop() {
+			run1(b, "pdftotext", "-layout", "-enc", "UTF-8", path, os.DevNull)
+		}
+	})
+	b.Run("extract", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := File(context.Background(), path, PDF, Options{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkScanPDF: a 3-page scan at 200 dpi, rendering and tesseract run directly
+// versus the extractor (which renders and OCRs each page without a text layer).
+func BenchmarkScanPDF(b *testing.B) {
+	if err := CheckTools(); err != nil {
+		b.Skip(err)
+	}
+	jpegs, w, h := scanOf(b, benchPDF(3), 200)
+	path := writeTemp(b, "scan.pdf", imagePDF(jpegs, w, h, 200))
+	b.Run("tools_direct", func(b *testing.B) {
+		for b.Loop() {
+			dir := b.TempDir()
+			run1(b, "pdftoppm", "-r", "200", "-gray", "-png", path, filepath.Join(dir, "p"))
+			pages, _ := filepath.Glob(filepath.Join(dir, "p-*.png"))
+			for _, p := range pages {
+				run1(b, "tesseract", p, filepath.Join(dir, "out"), "-l", "deu+eng", "--psm", "3", "tsv")
+			}
+		}
+	})
+	b.Run("extract", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := File(context.Background(), path, PDF, Options{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
