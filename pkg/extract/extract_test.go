@@ -222,3 +222,31 @@ func FuzzPDF(f *testing.F) {
 		}
 	})
 }
+
+// Any bytes after an image or Word signature: a result or a Failure.
+func FuzzImageAndDOC(f *testing.F) {
+	if CheckTools() != nil {
+		f.Skip("tools missing")
+	}
+	f.Add(uint8(0), []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"))
+	f.Add(uint8(1), []byte{0xFF, 0xD8, 0xFF, 0xE0, 0, 0x10, 'J', 'F', 'I', 'F'})
+	f.Add(uint8(2), append([]byte{0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1}, make([]byte, 512)...))
+	f.Fuzz(func(t *testing.T, kind uint8, b []byte) {
+		types := []struct {
+			ct  string
+			sig []byte
+		}{{PNG, []byte("\x89PNG\r\n\x1a\n")}, {JPEG, []byte{0xFF, 0xD8, 0xFF}}, {DOC, []byte{0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1}}}
+		tc := types[int(kind)%len(types)]
+		if !bytes.HasPrefix(b, tc.sig) {
+			b = append(append([]byte{}, tc.sig...), b...)
+		}
+		res, err := File(context.Background(), writeTemp(t, "f", b), tc.ct, Options{Timeout: 5 * time.Second})
+		var fl *Failure
+		if err != nil && !errors.As(err, &fl) {
+			t.Fatalf("error %v is not a Failure", err)
+		}
+		if err == nil && len(res.Pages) != res.PageCount {
+			t.Fatal("page count")
+		}
+	})
+}
