@@ -309,6 +309,10 @@ func TestSubmissionMetadataCancelDelete(t *testing.T) {
 	wantError(t, get.HTTPResponse, get.Body, 409, client.ErrorCodePartnerDataPurgeInProgress)
 	files, err := c.ListUploadsWithResponse(ctx, sub.Id, nil)
 	expect(t, err, files.StatusCode(), files.Body, 409)
+	delAgain, err := c.DeleteSubmissionWithResponse(ctx, sub.Id)
+	expect(t, err, delAgain.StatusCode(), delAgain.Body, 409)
+	cancelDuring, err := c.CancelSubmissionWithResponse(ctx, sub.Id)
+	expect(t, err, cancelDuring.StatusCode(), cancelDuring.Body, 409)
 	list, err := c.ListSubmissionsWithResponse(ctx, nil)
 	expect(t, err, list.StatusCode(), list.Body, 200)
 	if len(list.JSON200.Data) != 1 {

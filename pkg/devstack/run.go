@@ -24,6 +24,7 @@ import (
 	"github.com/doceval/doceval/pkg/ingest"
 	"github.com/doceval/doceval/pkg/natsembed"
 	"github.com/doceval/doceval/pkg/pgcluster"
+	"github.com/doceval/doceval/pkg/samplepdf"
 	"github.com/doceval/doceval/pkg/service"
 	"github.com/doceval/doceval/pkg/store"
 )
@@ -88,6 +89,9 @@ func Run(ctx context.Context, o RunOptions) error {
 	}
 	client, err := ensureDevClient(ctx, store.New(pool), filepath.Join(dataDir, "dev-client.json"))
 	if err != nil {
+		return err
+	}
+	if err := writeSamples(filepath.Join(dataDir, "samples")); err != nil {
 		return err
 	}
 
@@ -155,6 +159,21 @@ func ensureDevClient(ctx context.Context, st *store.Store, path string) (devClie
 	saved = devClient{APIClientID: c.ID, APIKey: key}
 	b, _ := json.MarshalIndent(saved, "", "  ")
 	return saved, os.WriteFile(path, b, 0o600)
+}
+
+// writeSamples puts a sample payslip under .data/samples for the README's quickstart.
+func writeSamples(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	payslip := samplepdf.Text([][]string{{
+		"Gehaltsabrechnung Januar 2026",
+		"Arbeitgeber: Beispiel GmbH, Koeln",
+		"Mitarbeiter: Erika Mustermann",
+		"Bruttobezug 4.800,00 EUR",
+		"Nettobezug 3.250,00 EUR",
+	}})
+	return os.WriteFile(filepath.Join(dir, "payslip.pdf"), payslip, 0o644)
 }
 
 func writeEnvFile(path string, env map[string]string) error {

@@ -9,70 +9,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/doceval/doceval/pkg/samplepdf"
 )
 
-// makePDF writes a minimal, valid PDF: one page per text, each line in Helvetica.
-func makePDF(pages [][]string) []byte {
-	var objs []string
-	n := len(pages)
-	// 1: catalog, 2: pages, 3: font, then per page: page object, content stream.
-	kids := make([]string, n)
-	for i := range pages {
-		kids[i] = fmt.Sprintf("%d 0 R", 4+2*i)
-	}
-	objs = append(objs, "<< /Type /Catalog /Pages 2 0 R >>")
-	objs = append(objs, fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", strings.Join(kids, " "), n))
-	objs = append(objs, "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>")
-	for i, lines := range pages {
-		var content strings.Builder
-		content.WriteString("BT /F1 16 Tf 72 760 Td 22 TL\n")
-		for _, l := range lines {
-			l = strings.NewReplacer(`\`, `\\`, "(", `\(`, ")", `\)`).Replace(l)
-			fmt.Fprintf(&content, "(%s) Tj T*\n", l)
-		}
-		content.WriteString("ET")
-		objs = append(objs, fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents %d 0 R >>", 5+2*i))
-		objs = append(objs, fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", content.Len(), content.String()))
-	}
-	return assemblePDF(objs)
-}
+func makePDF(pages [][]string) []byte { return samplepdf.Text(pages) }
 
-func assemblePDF(objs []string) []byte {
-	var b bytes.Buffer
-	b.WriteString("%PDF-1.4\n")
-	offsets := make([]int, len(objs))
-	for i, o := range objs {
-		offsets[i] = b.Len()
-		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, o)
-	}
-	xref := b.Len()
-	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objs)+1)
-	for _, off := range offsets {
-		fmt.Fprintf(&b, "%010d 00000 n \n", off)
-	}
-	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, xref)
-	return b.Bytes()
-}
-
-// imagePDF wraps JPEG pages (width, height in pixels at dpi) into an image-only PDF.
-func imagePDF(jpegs [][]byte, w, h, dpi int) []byte {
-	n := len(jpegs)
-	var objs []string
-	kids := make([]string, n)
-	for i := range jpegs {
-		kids[i] = fmt.Sprintf("%d 0 R", 3+3*i)
-	}
-	objs = append(objs, "<< /Type /Catalog /Pages 2 0 R >>")
-	objs = append(objs, fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", strings.Join(kids, " "), n))
-	pw, ph := w*72/dpi, h*72/dpi
-	for i, j := range jpegs {
-		content := fmt.Sprintf("q %d 0 0 %d 0 0 cm /Im0 Do Q", pw, ph)
-		objs = append(objs, fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 %d %d] /Resources << /XObject << /Im0 %d 0 R >> >> /Contents %d 0 R >>", pw, ph, 4+3*i, 5+3*i))
-		objs = append(objs, fmt.Sprintf("<< /Type /XObject /Subtype /Image /Width %d /Height %d /ColorSpace /DeviceRGB /BitsPerComponent 8 /Filter /DCTDecode /Length %d >>\nstream\n%s\nendstream", w, h, len(j), j))
-		objs = append(objs, fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(content), content))
-	}
-	return assemblePDF(objs)
-}
+func imagePDF(jpegs [][]byte, w, h, dpi int) []byte { return samplepdf.Scan(jpegs, w, h, dpi) }
 
 // scanOf renders the pages of a text PDF to grayscale JPEGs at dpi, as a scanner would.
 func scanOf(t testing.TB, pdfBytes []byte, dpi int) (jpegs [][]byte, w, h int) {

@@ -36,7 +36,7 @@ type Config struct {
 	// AckWait is how long a job may be in work before JetStream hands it to another
 	// replica (a worker killed mid-file); default FileTimeout plus a minute.
 	AckWait time.Duration `env:"DOCEVAL_INGEST_ACK_WAIT"`
-	TempDir     string `env:"DOCEVAL_INGEST_TEMP_DIR"`
+	TempDir string        `env:"DOCEVAL_INGEST_TEMP_DIR"`
 }
 
 func (c Config) ackWait() time.Duration {
@@ -56,7 +56,9 @@ type Worker struct {
 
 // Tasks are the ingest service's consumers, for service.RunWorker.
 func Tasks(cfg Config, log *slog.Logger) []service.Task {
-	worker := func(rt *service.Runtime) *Worker { return &Worker{Store: rt.Store, Blobs: rt.Blobs, Log: log, Cfg: cfg} }
+	worker := func(rt *service.Runtime) *Worker {
+		return &Worker{Store: rt.Store, Blobs: rt.Blobs, Log: log, Cfg: cfg}
+	}
 	return []service.Task{
 		func(ctx context.Context, rt *service.Runtime) error {
 			w := worker(rt)

@@ -4,10 +4,8 @@ import (
 	"archive/zip"
 	"bytes"
 	"context"
-	"fmt"
 	"log/slog"
 	"os"
-	"strings"
 	"testing"
 	"time"
 
@@ -23,6 +21,7 @@ import (
 	"github.com/doceval/doceval/pkg/ingest"
 	"github.com/doceval/doceval/pkg/messaging"
 	"github.com/doceval/doceval/pkg/natstest"
+	"github.com/doceval/doceval/pkg/samplepdf"
 	"github.com/doceval/doceval/pkg/service"
 	"github.com/doceval/doceval/pkg/store"
 )
@@ -266,35 +265,7 @@ func TestPurge(t *testing.T) {
 }
 
 // textPDF is a one-page PDF with the given lines.
-func textPDF(lines ...string) []byte {
-	var content strings.Builder
-	content.WriteString("BT /F1 14 Tf 72 740 Td 20 TL\n")
-	for _, l := range lines {
-		fmt.Fprintf(&content, "(%s) Tj T*\n", l)
-	}
-	content.WriteString("ET")
-	objs := []string{
-		"<< /Type /Catalog /Pages 2 0 R >>",
-		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 4 0 R >> >> /Contents 5 0 R >>",
-		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-		fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", content.Len(), content.String()),
-	}
-	var b bytes.Buffer
-	b.WriteString("%PDF-1.4\n")
-	offsets := make([]int, len(objs))
-	for i, o := range objs {
-		offsets[i] = b.Len()
-		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, o)
-	}
-	xref := b.Len()
-	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objs)+1)
-	for _, off := range offsets {
-		fmt.Fprintf(&b, "%010d 00000 n \n", off)
-	}
-	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, xref)
-	return b.Bytes()
-}
+func textPDF(lines ...string) []byte { return samplepdf.Text([][]string{lines}) }
 
 func zipBomb(t *testing.T) []byte {
 	var buf bytes.Buffer

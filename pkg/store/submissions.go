@@ -390,12 +390,11 @@ func (t Tenant) CancelSubmission(ctx context.Context, id uuid.UUID) (Submission,
 
 // DeleteSubmission starts the purge of a submission: from now on reads answer 409, and
 // the purge job (through the outbox) removes its stored bytes, text, uploads and slots.
-// Deleting while the purge runs does nothing more.
+// Deleting again while the purge runs answers 409 partner_data_purge_in_progress.
 func (t Tenant) DeleteSubmission(ctx context.Context, id uuid.UUID) error {
 	return t.s.InTx(ctx, func(tx *Tx) error {
-		s, err := tx.submission(ctx, t.clientID, id, true)
-		if err != nil || s.Purging {
-			return err
+		if _, err := tx.live(ctx, t.clientID, id); err != nil {
+			return err // a repeated DELETE during the purge is 409 like every other call
 		}
 		if err := tx.q.SubmissionRequestPurge(ctx, db.SubmissionRequestPurgeParams{ID: id, Now: t.s.Now()}); err != nil {
 			return interpretError(err)
