@@ -292,6 +292,26 @@ func (q *Queries) CatalogEntryList(ctx context.Context, arg CatalogEntryListPara
 	return items, nil
 }
 
+const catalogEntryLock = `-- name: CatalogEntryLock :exec
+SELECT id FROM catalog_entries WHERE id = $1 FOR UPDATE
+`
+
+// FOR UPDATE before an edit (concurrent edits of one entry apply one after the other).
+func (q *Queries) CatalogEntryLock(ctx context.Context, id uuid.UUID) error {
+	_, err := q.db.Exec(ctx, catalogEntryLock, id)
+	return err
+}
+
+const catalogEntryLockShare = `-- name: CatalogEntryLockShare :exec
+SELECT id FROM catalog_entries WHERE id = $1 FOR SHARE
+`
+
+// FOR SHARE while a template references the entry: a concurrent archive waits.
+func (q *Queries) CatalogEntryLockShare(ctx context.Context, id uuid.UUID) error {
+	_, err := q.db.Exec(ctx, catalogEntryLockShare, id)
+	return err
+}
+
 const catalogKeysTaken = `-- name: CatalogKeysTaken :many
 SELECT key FROM catalog_entries
 WHERE family = $1 AND (api_client_id IS NULL OR api_client_id = $2)

@@ -13,11 +13,12 @@ import (
 )
 
 const clientLockForTemplates = `-- name: ClientLockForTemplates :exec
-SELECT 1 FROM api_clients WHERE id = $1 FOR UPDATE
+SELECT pg_advisory_xact_lock(hashtextextended('doceval_default_template:' || $1::text, 0))
 `
 
-// Serializes changes of a client's default template.
-func (q *Queries) ClientLockForTemplates(ctx context.Context, id uuid.UUID) error {
+// Serializes changes of a client's default template (a transaction-scoped advisory
+// lock: it blocks nothing else the client does).
+func (q *Queries) ClientLockForTemplates(ctx context.Context, id string) error {
 	_, err := q.db.Exec(ctx, clientLockForTemplates, id)
 	return err
 }
@@ -253,6 +254,7 @@ const templateItems = `-- name: TemplateItems :many
 SELECT i.kind, i.position, i.required, i.allow_multiple_files, i.label AS item_label,
        i.description AS item_description, i.confidence_threshold,
        e.id AS entry_id, e.api_client_id AS entry_client_id, e.key AS entry_key, e.version AS entry_version,
+       (e.archived_at IS NOT NULL)::boolean AS entry_archived,
        v.name, v.description, v.prompt, v.category, v.product_types, v.value_format
 FROM template_items i
 JOIN catalog_entries e ON e.id = i.entry_id
@@ -273,6 +275,7 @@ type TemplateItemsRow struct {
 	EntryClientID       *uuid.UUID
 	EntryKey            string
 	EntryVersion        int32
+	EntryArchived       bool
 	Name                string
 	Description         string
 	Prompt              *string
@@ -303,6 +306,7 @@ func (q *Queries) TemplateItems(ctx context.Context, templateID uuid.UUID) ([]Te
 			&i.EntryClientID,
 			&i.EntryKey,
 			&i.EntryVersion,
+			&i.EntryArchived,
 			&i.Name,
 			&i.Description,
 			&i.Prompt,
@@ -416,6 +420,16 @@ func (q *Queries) TemplateList(ctx context.Context, arg TemplateListParams) ([]T
 		return nil, err
 	}
 	return items, nil
+}
+
+const templateLockShare = `-- name: TemplateLockShare :exec
+SELECT id FROM templates WHERE id = $1 FOR SHARE
+`
+
+// FOR SHARE while a snapshot is taken: a concurrent write or archive waits for it.
+func (q *Queries) TemplateLockShare(ctx context.Context, id uuid.UUID) error {
+	_, err := q.db.Exec(ctx, templateLockShare, id)
+	return err
 }
 
 const templateWrite = `-- name: TemplateWrite :one

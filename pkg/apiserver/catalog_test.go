@@ -282,3 +282,88 @@ func TestCatalogTenantIsolation(t *testing.T) {
 		t.Errorf("param %q", deref(d.Param))
 	}
 }
+
+// Member names match exactly: a key in another case is an unknown member, ignored, and
+// never a way past the schema.
+func TestRequestMembersMatchExactly(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t)
+	_, key := e.newClient()
+	c := e.client(key)
+	chk, err := c.CreateCheckWithResponse(ctx, client.CreateCheckRequest{Title: "Real title", Prompt: "p"})
+	expect(t, err, chk.StatusCode(), chk.Body, 201)
+
+	res, body := e.raw("PATCH", "/v1/checks/"+chk.JSON201.Id, key, "application/json", strings.NewReader(`{"Title": ""}`))
+	if res.StatusCode != 200 {
+		t.Fatalf("%d %s", res.StatusCode, body)
+	}
+	got, err := c.GetCheckWithResponse(ctx, chk.JSON201.Id)
+	expect(t, err, got.StatusCode(), got.Body, 200)
+	if got.JSON200.Title != "Real title" {
+		t.Errorf("title %q: a case-variant key was bound", got.JSON200.Title)
+	}
+	res, body = e.raw("POST", "/v1/checks", key, "application/json", strings.NewReader(`{"title": "t", "prompt": "p", "Category": "astrology"}`))
+	if res.StatusCode != 201 || strings.Contains(string(body), "astrology") {
+		t.Errorf("%d %s", res.StatusCode, body)
+	}
+	res, body = e.raw("POST", "/v1/templates", key, "application/json", strings.NewReader(`{"display_name": "Y", "Data_Field_Items": [{"data_field_id": "iban", "confidence_threshold": 7}]}`))
+	if res.StatusCode != 201 || strings.Contains(string(body), `"iban"`) {
+		t.Errorf("%d %s", res.StatusCode, body)
+	}
+}
+
+// Concurrent edits of one entry apply one after the other: none is lost.
+func TestConcurrentEntryEdits(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t)
+	_, key := e.newClient()
+	c := e.client(key)
+	for round := range 10 {
+		chk, err := c.CreateCheckWithResponse(ctx, client.CreateCheckRequest{Title: "t", Prompt: "p"})
+		expect(t, err, chk.StatusCode(), chk.Body, 201)
+		done := make(chan error, 2)
+		go func() {
+			_, err := c.UpdateCheckWithResponse(ctx, chk.JSON201.Id, client.UpdateCheckRequest{Title: ptr("new title")})
+			done <- err
+		}()
+		go func() {
+			_, err := c.UpdateCheckWithResponse(ctx, chk.JSON201.Id, client.UpdateCheckRequest{Prompt: ptr("new prompt")})
+			done <- err
+		}()
+		for range 2 {
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, err := c.GetCheckWithResponse(ctx, chk.JSON201.Id)
+		expect(t, err, got.StatusCode(), got.Body, 200)
+		if got.JSON200.Title != "new title" || deref(got.JSON200.Prompt) != "new prompt" {
+			t.Fatalf("round %d: lost update: %q / %q", round, got.JSON200.Title, deref(got.JSON200.Prompt))
+		}
+	}
+}
+
+// A duplicate leaves out items whose entry was archived since.
+func TestDuplicateLeavesOutArchivedEntries(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t)
+	_, key := e.newClient()
+	c := e.client(key)
+	chk, err := c.CreateCheckWithResponse(ctx, client.CreateCheckRequest{Title: "Soon archived", Prompt: "p"})
+	expect(t, err, chk.StatusCode(), chk.Body, 201)
+	tpl, err := c.CreateTemplateWithResponse(ctx, client.CreateTemplateRequest{DisplayName: "Src", CheckItems: &[]client.CheckItemInput{{CheckId: chk.JSON201.Id}, {CheckId: "name_consistency"}}})
+	expect(t, err, tpl.StatusCode(), tpl.Body, 201)
+	del, err := c.DeleteCheckWithResponse(ctx, chk.JSON201.Id)
+	expect(t, err, del.StatusCode(), del.Body, 204)
+	dup, err := c.DuplicateTemplateWithResponse(ctx, tpl.JSON201.Id, client.DuplicateTemplateRequest{})
+	expect(t, err, dup.StatusCode(), dup.Body, 201)
+	if items := dup.JSON201.CheckItems; len(items) != 1 || items[0].CheckId != "name_consistency" {
+		t.Errorf("duplicate items: %+v", items)
+	}
+	// The source keeps its items as they were.
+	src, err := c.GetTemplateWithResponse(ctx, tpl.JSON201.Id)
+	expect(t, err, src.StatusCode(), src.Body, 200)
+	if len(src.JSON200.CheckItems) != 2 {
+		t.Errorf("source items: %+v", src.JSON200.CheckItems)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"embed"
 	"encoding/hex"
 	"fmt"
+	"regexp"
 	"slices"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -58,16 +59,16 @@ type template struct {
 	DisplayName          string `yaml:"display_name"`
 	DocumentRequirements []struct {
 		DocumentType       string  `yaml:"document_type"`
-		Required           bool    `yaml:"required"`
-		AllowMultipleFiles bool    `yaml:"allow_multiple_files"`
+		Required           *bool   `yaml:"required"`             // default true
+		AllowMultipleFiles *bool   `yaml:"allow_multiple_files"` // default false
 		Label              *string `yaml:"label"`
 		Description        *string `yaml:"description"`
 	} `yaml:"document_requirements"`
 	CheckItems     []string `yaml:"check_items"`
 	DataFieldItems []struct {
-		DataField           string  `yaml:"data_field"`
-		Required            bool    `yaml:"required"`
-		ConfidenceThreshold float64 `yaml:"confidence_threshold"`
+		DataField           string   `yaml:"data_field"`
+		Required            *bool    `yaml:"required"`             // default false
+		ConfidenceThreshold *float64 `yaml:"confidence_threshold"` // default 0.8
 	} `yaml:"data_field_items"`
 }
 
@@ -108,8 +109,8 @@ func Parse() (Builtins, error) {
 	keys := map[store.Family][]string{}
 	add := func(f store.Family, key string, c store.Content, category []string) error {
 		switch {
-		case key == "" || c.Name == "":
-			return fmt.Errorf("builtin %s %q: key and name are required", f, key)
+		case !keyPattern.MatchString(key) || c.Name == "":
+			return fmt.Errorf("builtin %s %q: a key of a-z, 0-9 and _ and a name are required", f, key)
 		case slices.Contains(keys[f], key):
 			return fmt.Errorf("builtin %s %q: duplicate key", f, key)
 		case !slices.Contains(category, c.Category):
@@ -150,14 +151,22 @@ func Parse() (Builtins, error) {
 		}
 		return nil
 	}
+	var tplKeys []string
 	for _, t := range tpls {
+		switch {
+		case !keyPattern.MatchString(t.Key) || t.DisplayName == "":
+			return Builtins{}, fmt.Errorf("builtin template %q: a key of a-z, 0-9 and _ and a display_name are required", t.Key)
+		case slices.Contains(tplKeys, t.Key):
+			return Builtins{}, fmt.Errorf("builtin template %q: duplicate key", t.Key)
+		}
+		tplKeys = append(tplKeys, t.Key)
 		bt := store.BuiltinTemplate{Key: t.Key, DisplayName: t.DisplayName}
 		for _, r := range t.DocumentRequirements {
 			if err := ref(store.FamilyDocumentType, t.Key, r.DocumentType); err != nil {
 				return Builtins{}, err
 			}
 			bt.DocumentRequirements = append(bt.DocumentRequirements, store.ItemInput{
-				Ref: r.DocumentType, Required: ptr(r.Required), AllowMultipleFiles: ptr(r.AllowMultipleFiles), Label: r.Label, Description: r.Description,
+				Ref: r.DocumentType, Required: r.Required, AllowMultipleFiles: r.AllowMultipleFiles, Label: r.Label, Description: r.Description,
 			})
 		}
 		for _, c := range t.CheckItems {
@@ -170,17 +179,18 @@ func Parse() (Builtins, error) {
 			if err := ref(store.FamilyDataField, t.Key, f.DataField); err != nil {
 				return Builtins{}, err
 			}
-			if f.ConfidenceThreshold < 0 || f.ConfidenceThreshold > 1 {
-				return Builtins{}, fmt.Errorf("builtin template %q: confidence_threshold %v of %s outside 0..1", t.Key, f.ConfidenceThreshold, f.DataField)
+			if c := f.ConfidenceThreshold; c != nil && (*c < 0 || *c > 1) {
+				return Builtins{}, fmt.Errorf("builtin template %q: confidence_threshold %v of %s outside 0..1", t.Key, *c, f.DataField)
 			}
-			bt.DataFields = append(bt.DataFields, store.ItemInput{Ref: f.DataField, Required: ptr(f.Required), ConfidenceThreshold: ptr(f.ConfidenceThreshold)})
+			bt.DataFields = append(bt.DataFields, store.ItemInput{Ref: f.DataField, Required: f.Required, ConfidenceThreshold: f.ConfidenceThreshold})
 		}
 		out.Templates = append(out.Templates, bt)
 	}
 	return out, nil
 }
 
-func ptr[T any](v T) *T { return &v }
+// keyPattern is the shape of every key (openapi.yaml's CatalogKey), at most 64 long.
+var keyPattern = regexp.MustCompile(`^[a-z0-9_]{1,64}$`)
 
 // Load writes the builtin catalog to the database (idempotent; safe from many replicas
 // at once).

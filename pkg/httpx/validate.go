@@ -1,11 +1,8 @@
 package httpx
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"mime"
 	"net/http"
 	"strconv"
@@ -54,6 +51,10 @@ func NewContract(doc *openapi3.T) (*Contract, error) {
 		options: &openapi3filter.Options{
 			// Authentication happened before, with its own error codes.
 			AuthenticationFunc: openapi3filter.NoopAuthenticationFunc,
+			// Handlers bind exactly the value that was validated (member names matched
+			// exactly, defaults applied), never a second, case-insensitive decode that
+			// would let {"Title": ""} past the schema.
+			KeepValidatedValue: true,
 			SchemaValidationOptions: []openapi3.SchemaValidationOption{
 				// Ids are UUIDv7, which RFC 4122's pattern rejects.
 				openapi3.WithStringFormatValidator("uuid", openapi3.NewRegexpFormatValidator(openapi3.FormatOfStringForUUIDOfRFC9562)),
@@ -127,9 +128,13 @@ func (ct *Contract) Middleware() echo.MiddlewareFunc {
 			if err := openapi3filter.ValidateRequest(req.Context(), in); err != nil {
 				return validationError(err)
 			}
-			if !opts.ExcludeRequestBody {
-				if err := refuseNUL(req); err != nil {
-					return err
+			if vb, ok := req.Body.(interface{ ValidatedValue() any }); ok {
+				if path, found := findNUL(vb.ValidatedValue(), nil); found {
+					param := FieldPath(path)
+					if param == "" {
+						param = "body"
+					}
+					return apierr.Field(param, param+": must not contain NUL (U+0000) characters")
 				}
 			}
 			return next(c)
@@ -137,35 +142,8 @@ func (ct *Contract) Middleware() echo.MiddlewareFunc {
 	}
 }
 
-// refuseNUL answers 422 for a JSON string holding U+0000, which PostgreSQL text cannot
-// store: the field is named instead of failing later. The validator has read the body
-// and left it re-readable.
-func refuseNUL(req *http.Request) error {
-	if req.Body == nil || req.Body == http.NoBody {
-		return nil
-	}
-	body, err := io.ReadAll(req.Body)
-	if err != nil {
-		return err
-	}
-	req.Body = io.NopCloser(bytes.NewReader(body))
-	if !bytes.Contains(bytes.ToLower(body), []byte(`\u0000`)) {
-		return nil
-	}
-	var v any
-	if json.Unmarshal(body, &v) != nil {
-		return nil
-	}
-	if path, ok := findNUL(v, nil); ok {
-		param := FieldPath(path)
-		if param == "" {
-			param = "body"
-		}
-		return apierr.Field(param, param+": must not contain NUL (U+0000) characters")
-	}
-	return nil
-}
-
+// findNUL finds a string holding U+0000 (which PostgreSQL text cannot store) in a
+// decoded JSON value, and returns its path.
 func findNUL(v any, path []string) ([]string, bool) {
 	switch v := v.(type) {
 	case string:

@@ -13,8 +13,9 @@ import (
 	"golang.org/x/text/unicode/norm"
 )
 
-// MaxLen bounds a key's base; the suffix comes on top.
-const MaxLen = 64
+// MaxLen bounds a key's base; the numeric suffix comes on top, and keys stay within the
+// 64 characters that ids may have.
+const MaxLen = 56
 
 var german = strings.NewReplacer("ä", "ae", "ö", "oe", "ü", "ue", "Ä", "ae", "Ö", "oe", "Ü", "ue", "ß", "ss", "ẞ", "ss")
 

@@ -184,6 +184,14 @@ func (t Tenant) UpdateCatalogEntry(ctx context.Context, family Family, ref strin
 	var updated CatalogEntry
 	err := t.s.InTx(ctx, func(tx *Tx) error {
 		cur, err := lookupEntry(ctx, tx.q, t.clientID, family, ref)
+		if err == nil && !cur.Builtin() {
+			// Lock, then read again: a concurrent edit finishes first and this one
+			// applies on top of it instead of overwriting it.
+			if err := tx.q.CatalogEntryLock(ctx, cur.ID); err != nil {
+				return interpretError(err)
+			}
+			cur, err = lookupEntry(ctx, tx.q, t.clientID, family, cur.ID.String())
+		}
 		switch {
 		case err != nil:
 			return err

@@ -103,6 +103,15 @@ func takeSnapshot(ctx context.Context, q *db.Queries, client uuid.UUID, ref stri
 			return Snapshot{}, err
 		}
 	}
+	// Hold the template until the submission commits, then read it again: a concurrent
+	// archive or item write lands wholly before or after this snapshot.
+	if err := q.TemplateLockShare(ctx, tpl.ID); err != nil {
+		return Snapshot{}, interpretError(err)
+	}
+	tpl, err := lookupTemplate(ctx, q, client, tpl.PublicID())
+	if err != nil {
+		return Snapshot{}, err
+	}
 	if tpl.Archived {
 		return Snapshot{}, ErrArchived
 	}

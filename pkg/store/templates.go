@@ -228,6 +228,14 @@ func resolveItems(ctx context.Context, q *db.Queries, client uuid.UUID, kind Ite
 	seen := map[uuid.UUID]bool{}
 	for i, it := range in {
 		e, err := lookupEntry(ctx, q, client, kind.Family(), it.Ref)
+		if err == nil {
+			// Hold the entry until commit, then look again: an archive racing this write
+			// either lands first (and is seen) or waits.
+			if err := q.CatalogEntryLockShare(ctx, e.ID); err != nil {
+				return nil, interpretError(err)
+			}
+			e, err = lookupEntry(ctx, q, client, kind.Family(), e.PublicID())
+		}
 		switch {
 		case errors.Is(err, ErrNotFound):
 			return nil, &ItemError{Kind: kind, Index: i, Reason: fmt.Sprintf("no %s %q", kind.Family(), it.Ref)}
@@ -252,6 +260,23 @@ func resolveItems(ctx context.Context, q *db.Queries, client uuid.UUID, kind Ite
 		out = append(out, p)
 	}
 	return out, nil
+}
+
+// kinds is the fixed order the lists of a bundle are checked in, so the first refused
+// item reported is always the same one.
+var kinds = []ItemKind{KindDocumentRequirement, KindCheck, KindDataField}
+
+func resolveBundle(ctx context.Context, q *db.Queries, client uuid.UUID, b Bundle) (map[ItemKind][]db.TemplateItemInsertParams, error) {
+	in := map[ItemKind][]ItemInput{KindDocumentRequirement: b.DocumentRequirements, KindCheck: b.Checks, KindDataField: b.DataFields}
+	lists := map[ItemKind][]db.TemplateItemInsertParams{}
+	for _, kind := range kinds {
+		items, err := resolveItems(ctx, q, client, kind, in[kind])
+		if err != nil {
+			return nil, err
+		}
+		lists[kind] = items
+	}
+	return lists, nil
 }
 
 func deref[T any](p *T, def T) T {
@@ -300,13 +325,9 @@ func (tx *Tx) insertTemplate(ctx context.Context, client uuid.UUID, displayName 
 func (t Tenant) CreateTemplate(ctx context.Context, displayName string, b Bundle) (TemplateDetail, error) {
 	var d TemplateDetail
 	err := t.s.InTx(ctx, func(tx *Tx) error {
-		lists := map[ItemKind][]db.TemplateItemInsertParams{}
-		for kind, in := range map[ItemKind][]ItemInput{KindDocumentRequirement: b.DocumentRequirements, KindCheck: b.Checks, KindDataField: b.DataFields} {
-			items, err := resolveItems(ctx, tx.q, t.clientID, kind, in)
-			if err != nil {
-				return err
-			}
-			lists[kind] = items
+		lists, err := resolveBundle(ctx, tx.q, t.clientID, b)
+		if err != nil {
+			return err
 		}
 		id, err := tx.insertTemplate(ctx, t.clientID, displayName)
 		if err != nil {
@@ -368,7 +389,7 @@ func (t Tenant) UpdateTemplate(ctx context.Context, ref string, expected int, di
 		}
 		if isDefault != nil && *isDefault {
 			// Serialize default changes of this client, then clear the other default.
-			if err := tx.q.ClientLockForTemplates(ctx, t.clientID); err != nil {
+			if err := tx.q.ClientLockForTemplates(ctx, t.clientID.String()); err != nil {
 				return interpretError(err)
 			}
 			if tpl.Revision != expected {
@@ -431,8 +452,9 @@ func (t Tenant) ReplaceTemplateItems(ctx context.Context, ref string, kind ItemK
 	return d, err
 }
 
-// DuplicateTemplate makes a custom copy of a builtin or the tenant's template with the
-// full item bundle, revision 1, not default.
+// DuplicateTemplate makes a custom copy of a builtin or the tenant's template (archived
+// ones too) with its item bundle, revision 1, not default. Items whose entry has been
+// archived are left out: archived entries cannot be added to templates.
 func (t Tenant) DuplicateTemplate(ctx context.Context, ref string, displayName *string) (TemplateDetail, error) {
 	var d TemplateDetail
 	err := t.s.InTx(ctx, func(tx *Tx) error {
@@ -449,9 +471,15 @@ func (t Tenant) DuplicateTemplate(ctx context.Context, ref string, displayName *
 		if err != nil {
 			return interpretError(err)
 		}
+		positions := map[string]int32{}
 		for _, r := range rows {
+			if r.EntryArchived {
+				continue // archived entries are not added to templates any more
+			}
+			pos := positions[r.Kind]
+			positions[r.Kind]++
 			if err := tx.q.TemplateItemInsert(ctx, db.TemplateItemInsertParams{
-				TemplateID: id, Kind: r.Kind, Position: r.Position, EntryID: r.EntryID, Required: r.Required,
+				TemplateID: id, Kind: r.Kind, Position: pos, EntryID: r.EntryID, Required: r.Required,
 				AllowMultipleFiles: r.AllowMultipleFiles, Label: r.ItemLabel, Description: r.ItemDescription,
 				ConfidenceThreshold: r.ConfidenceThreshold,
 			}); err != nil {
@@ -475,13 +503,9 @@ type BuiltinTemplate struct {
 // upsertBuiltinTemplate inserts a builtin template when new, and rewrites its name and
 // items (growing its revision) when the data files changed them.
 func (tx *Tx) upsertBuiltinTemplate(ctx context.Context, b BuiltinTemplate, createdAt time.Time) error {
-	lists := map[ItemKind][]db.TemplateItemInsertParams{}
-	for kind, in := range map[ItemKind][]ItemInput{KindDocumentRequirement: b.DocumentRequirements, KindCheck: b.Checks, KindDataField: b.DataFields} {
-		items, err := resolveItems(ctx, tx.q, uuid.Nil, kind, in)
-		if err != nil {
-			return fmt.Errorf("builtin template %s: %w", b.Key, err)
-		}
-		lists[kind] = items
+	lists, err := resolveBundle(ctx, tx.q, uuid.Nil, b.Bundle)
+	if err != nil {
+		return fmt.Errorf("builtin template %s: %w", b.Key, err)
 	}
 	id := tx.s.NewID()
 	n, err := tx.q.TemplateBuiltinInsert(ctx, db.TemplateBuiltinInsertParams{ID: id, Key: b.Key, DisplayName: b.DisplayName, Now: createdAt})

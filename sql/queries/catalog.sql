@@ -63,3 +63,11 @@ WHERE family = @family AND (api_client_id IS NULL OR api_client_id = @api_client
 
 -- name: CatalogBuiltinKeys :many
 SELECT key FROM catalog_entries WHERE family = @family AND api_client_id IS NULL;
+
+-- name: CatalogEntryLock :exec
+-- FOR UPDATE before an edit (concurrent edits of one entry apply one after the other).
+SELECT id FROM catalog_entries WHERE id = @id FOR UPDATE;
+
+-- name: CatalogEntryLockShare :exec
+-- FOR SHARE while a template references the entry: a concurrent archive waits.
+SELECT id FROM catalog_entries WHERE id = @id FOR SHARE;

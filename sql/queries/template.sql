@@ -76,6 +76,7 @@ VALUES (@template_id, @kind, @position, @entry_id, @required, @allow_multiple_fi
 SELECT i.kind, i.position, i.required, i.allow_multiple_files, i.label AS item_label,
        i.description AS item_description, i.confidence_threshold,
        e.id AS entry_id, e.api_client_id AS entry_client_id, e.key AS entry_key, e.version AS entry_version,
+       (e.archived_at IS NOT NULL)::boolean AS entry_archived,
        v.name, v.description, v.prompt, v.category, v.product_types, v.value_format
 FROM template_items i
 JOIN catalog_entries e ON e.id = i.entry_id
@@ -84,5 +85,10 @@ WHERE i.template_id = @template_id
 ORDER BY i.kind, i.position;
 
 -- name: ClientLockForTemplates :exec
--- Serializes changes of a client's default template.
-SELECT 1 FROM api_clients WHERE id = @id FOR UPDATE;
+-- Serializes changes of a client's default template (a transaction-scoped advisory
+-- lock: it blocks nothing else the client does).
+SELECT pg_advisory_xact_lock(hashtextextended('doceval_default_template:' || @id::text, 0));
+
+-- name: TemplateLockShare :exec
+-- FOR SHARE while a snapshot is taken: a concurrent write or archive waits for it.
+SELECT id FROM templates WHERE id = @id FOR SHARE;
