@@ -266,6 +266,34 @@ func TestCatalogTenantIsolation(t *testing.T) {
 	dup, err := bob.DuplicateTemplateWithResponse(ctx, tpl.JSON201.Id, client.DuplicateTemplateRequest{})
 	expect(t, err, dup.StatusCode(), dup.Body, 404)
 
+	// Writes to Alice's template and use of her entries by key, from Bob: not found.
+	tplID := tpl.JSON201.Id
+	patchTpl, err := bob.UpdateTemplateWithResponse(ctx, tplID, client.UpdateTemplateRequest{ExpectedRevision: 1, DisplayName: ptr("x")})
+	expect(t, err, patchTpl.StatusCode(), patchTpl.Body, 404)
+	putTpl, err := bob.ReplaceTemplateCheckItemsWithResponse(ctx, tplID, client.ReplaceTemplateCheckItemsRequest{ExpectedRevision: 1, Items: []client.CheckItemInput{}})
+	expect(t, err, putTpl.StatusCode(), putTpl.Body, 404)
+	delTpl, err := bob.DeleteTemplateWithResponse(ctx, tplID)
+	expect(t, err, delTpl.StatusCode(), delTpl.Body, 404)
+	field, err := alice.CreateDataFieldWithResponse(ctx, client.CreateDataFieldRequest{DisplayName: "Alice field", Prompt: "p"})
+	expect(t, err, field.StatusCode(), field.Body, 201)
+	doc, err := alice.CreateDocumentTypeWithResponse(ctx, client.CreateDocumentTypeRequest{DisplayName: "Alice doc"})
+	expect(t, err, doc.StatusCode(), doc.Body, 201)
+	for _, ref := range []string{field.JSON201.Id, field.JSON201.Key} {
+		r, err := bob.GetDataFieldWithResponse(ctx, ref)
+		expect(t, err, r.StatusCode(), r.Body, 404)
+	}
+	for _, ref := range []string{doc.JSON201.Id, doc.JSON201.Key} {
+		r, err := bob.GetDocumentTypeWithResponse(ctx, ref)
+		expect(t, err, r.StatusCode(), r.Body, 404)
+	}
+	sub, err := bob.CreateSubmissionWithResponse(ctx, client.CreateSubmissionRequest{ExternalSubmissionId: "b1", TemplateId: &tplID})
+	expect(t, err, sub.StatusCode(), sub.Body, 422)
+	withDoc, err := bob.CreateTemplateWithResponse(ctx, client.CreateTemplateRequest{DisplayName: "B", DocumentRequirements: &[]client.DocumentRequirementInput{{DocumentTypeId: doc.JSON201.Key}}})
+	expect(t, err, withDoc.StatusCode(), withDoc.Body, 422)
+	if d := wantError(t, withDoc.HTTPResponse, withDoc.Body, 422, client.ErrorCodeInvalidField); deref(d.Param) != "document_requirements[0].document_type_id" {
+		t.Errorf("param %q", deref(d.Param))
+	}
+
 	checks, err := bob.ListChecksWithResponse(ctx, nil)
 	expect(t, err, checks.StatusCode(), checks.Body, 200)
 	templates, err := bob.ListTemplatesWithResponse(ctx, nil)

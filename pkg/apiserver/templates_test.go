@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 
@@ -180,6 +181,16 @@ func TestTemplateLifecycle(t *testing.T) {
 		call(c.ReplaceTemplateCheckItemsWithResponse(ctx, "personal_loan", client.ReplaceTemplateCheckItemsRequest{ExpectedRevision: 1, Items: []client.CheckItemInput{}})),
 	} {
 		expect(t, res.err, res.status, res.body, 422)
+	}
+	for _, path := range []string{"/v1/templates/personal_loan", "/v1/templates/personal_loan/document_requirements", "/v1/templates/personal_loan/data_field_items"} {
+		method, body := "PUT", `{"expected_revision": 1, "items": []}`
+		if path == "/v1/templates/personal_loan" {
+			method, body = "PATCH", `{"expected_revision": 1, "display_name": "x"}`
+		}
+		res, b := e.raw(method, path, key, "application/json", strings.NewReader(body))
+		if d := wantError(t, res, b, 422, client.ErrorCodeInvalidField); deref(d.Param) != "template_id" {
+			t.Errorf("%s %s: param %q", method, path, deref(d.Param))
+		}
 	}
 	dup, err := c.DuplicateTemplateWithResponse(ctx, "personal_loan", client.DuplicateTemplateRequest{})
 	expect(t, err, dup.StatusCode(), dup.Body, 201)
