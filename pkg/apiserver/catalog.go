@@ -46,15 +46,7 @@ var (
 
 // listEntries is the list operation shared by the three families.
 func listEntries[T any](ctx context.Context, s *Server, family store.Family, limitParam *int, cursor *string, toAPI func(store.CatalogEntry) T) ([]T, *string, error) {
-	t, err := s.tenant(ctx)
-	if err != nil {
-		return nil, nil, err
-	}
-	limit, err := page.Limit(limitParam)
-	if err != nil {
-		return nil, nil, err
-	}
-	after, err := page.Decode(cursor)
+	t, limit, after, err := s.listStart(ctx, limitParam, cursor)
 	if err != nil {
 		return nil, nil, err
 	}

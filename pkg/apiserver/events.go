@@ -14,15 +14,7 @@ import (
 
 // ListEvents lists the client's events newest first (section 4.6).
 func (s *Server) ListEvents(ctx context.Context, req api.ListEventsRequestObject) (api.ListEventsResponseObject, error) {
-	t, err := s.tenant(ctx)
-	if err != nil {
-		return nil, err
-	}
-	limit, err := page.Limit((*int)(req.Params.Limit))
-	if err != nil {
-		return nil, err
-	}
-	after, err := page.Decode((*string)(req.Params.Cursor))
+	t, limit, after, err := s.listStart(ctx, (*int)(req.Params.Limit), (*string)(req.Params.Cursor))
 	if err != nil {
 		return nil, err
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/doceval/doceval/pkg/clock"
 	"github.com/doceval/doceval/pkg/config"
 	"github.com/doceval/doceval/pkg/httpx"
+	"github.com/doceval/doceval/pkg/page"
 	"github.com/doceval/doceval/pkg/service"
 	"github.com/doceval/doceval/pkg/store"
 )
@@ -170,4 +171,22 @@ func (s *Server) tenant(ctx context.Context) (store.Tenant, error) {
 		return store.Tenant{}, err
 	}
 	return s.store.Tenant(p.ClientID), nil
+}
+
+// listStart is the prelude of every list operation: the tenant, the page size (limit
+// rules of DECISIONS.md) and the position after which the page starts.
+func (s *Server) listStart(ctx context.Context, limit *int, cursor *string) (store.Tenant, int, *page.Cursor, error) {
+	t, err := s.tenant(ctx)
+	if err != nil {
+		return store.Tenant{}, 0, nil, err
+	}
+	n, err := page.Limit(limit)
+	if err != nil {
+		return store.Tenant{}, 0, nil, err
+	}
+	after, err := page.Decode(cursor)
+	if err != nil {
+		return store.Tenant{}, 0, nil, err
+	}
+	return t, n, after, nil
 }

@@ -113,16 +113,8 @@ func (s *Server) CreateSubmission(ctx context.Context, req api.CreateSubmissionR
 
 // ListSubmissions lists submissions newest first with the filters of section 4.2.
 func (s *Server) ListSubmissions(ctx context.Context, req api.ListSubmissionsRequestObject) (api.ListSubmissionsResponseObject, error) {
-	t, err := s.tenant(ctx)
-	if err != nil {
-		return nil, err
-	}
 	p := req.Params
-	limit, err := page.Limit((*int)(p.Limit))
-	if err != nil {
-		return nil, err
-	}
-	after, err := page.Decode((*string)(p.Cursor))
+	t, limit, after, err := s.listStart(ctx, (*int)(p.Limit), (*string)(p.Cursor))
 	if err != nil {
 		return nil, err
 	}

@@ -77,15 +77,7 @@ func orEmpty[T any](p *[]T) []T {
 
 // ListTemplates lists builtin and custom templates (section 4.1).
 func (s *Server) ListTemplates(ctx context.Context, req api.ListTemplatesRequestObject) (api.ListTemplatesResponseObject, error) {
-	t, err := s.tenant(ctx)
-	if err != nil {
-		return nil, err
-	}
-	limit, err := page.Limit((*int)(req.Params.Limit))
-	if err != nil {
-		return nil, err
-	}
-	after, err := page.Decode((*string)(req.Params.Cursor))
+	t, limit, after, err := s.listStart(ctx, (*int)(req.Params.Limit), (*string)(req.Params.Cursor))
 	if err != nil {
 		return nil, err
 	}

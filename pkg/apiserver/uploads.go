@@ -261,15 +261,7 @@ func (s *Server) CreateSlotUpload(ctx context.Context, req api.CreateSlotUploadR
 
 // ListUploads lists a submission's uploads newest first.
 func (s *Server) ListUploads(ctx context.Context, req api.ListUploadsRequestObject) (api.ListUploadsResponseObject, error) {
-	t, err := s.tenant(ctx)
-	if err != nil {
-		return nil, err
-	}
-	limit, err := page.Limit((*int)(req.Params.Limit))
-	if err != nil {
-		return nil, err
-	}
-	after, err := page.Decode((*string)(req.Params.Cursor))
+	t, limit, after, err := s.listStart(ctx, (*int)(req.Params.Limit), (*string)(req.Params.Cursor))
 	if err != nil {
 		return nil, err
 	}

@@ -258,6 +258,15 @@ func (tx *Tx) submission(ctx context.Context, client, id uuid.UUID, lock bool) (
 	return submissionFromRow(r)
 }
 
+// readable reads a submission for a read: a submission being purged answers 409.
+func (tx *Tx) readable(ctx context.Context, client, id uuid.UUID) (Submission, error) {
+	s, err := tx.submission(ctx, client, id, false)
+	if err == nil && s.Purging {
+		return Submission{}, errPurging
+	}
+	return s, err
+}
+
 // live reads a submission for a write: locked, and not being purged.
 func (tx *Tx) live(ctx context.Context, client, id uuid.UUID) (Submission, error) {
 	s, err := tx.submission(ctx, client, id, true)
@@ -306,12 +315,9 @@ func (t Tenant) Submissions(ctx context.Context, f SubmissionFilter) ([]Submissi
 func (t Tenant) Submission(ctx context.Context, id uuid.UUID) (SubmissionDetail, error) {
 	var d SubmissionDetail
 	err := t.s.InTx(ctx, func(tx *Tx) error {
-		s, err := tx.submission(ctx, t.clientID, id, false)
+		s, err := tx.readable(ctx, t.clientID, id)
 		if err != nil {
 			return err
-		}
-		if s.Purging {
-			return errPurging
 		}
 		d, err = tx.detail(ctx, s)
 		return err

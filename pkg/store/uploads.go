@@ -148,12 +148,9 @@ func (t Tenant) ExistingUpload(ctx context.Context, submission uuid.UUID, extern
 	var u Upload
 	found := false
 	err := t.s.InTx(ctx, func(tx *Tx) error {
-		s, err := tx.submission(ctx, t.clientID, submission, false)
+		s, err := tx.readable(ctx, t.clientID, submission)
 		if err != nil {
 			return err
-		}
-		if s.Purging {
-			return errPurging
 		}
 		r, err := tx.q.UploadGetByExternalID(ctx, db.UploadGetByExternalIDParams{SubmissionID: submission, ExternalFileID: externalFileID})
 		if errors.Is(interpretError(err), ErrNotFound) {
@@ -237,12 +234,9 @@ func (t Tenant) CreateUpload(ctx context.Context, in NewUpload) (Upload, bool, e
 func (t Tenant) Upload(ctx context.Context, submission, id uuid.UUID) (Upload, error) {
 	var u Upload
 	err := t.s.InTx(ctx, func(tx *Tx) error {
-		s, err := tx.submission(ctx, t.clientID, submission, false)
+		s, err := tx.readable(ctx, t.clientID, submission)
 		if err != nil {
 			return err
-		}
-		if s.Purging {
-			return errPurging
 		}
 		r, err := tx.q.UploadGet(ctx, db.UploadGetParams{SubmissionID: submission, ID: id})
 		if err != nil {
@@ -258,12 +252,9 @@ func (t Tenant) Upload(ctx context.Context, submission, id uuid.UUID) (Upload, e
 func (t Tenant) Uploads(ctx context.Context, submission uuid.UUID, after *page.Cursor, limit int) ([]Upload, error) {
 	var out []Upload
 	err := t.s.InTx(ctx, func(tx *Tx) error {
-		s, err := tx.submission(ctx, t.clientID, submission, false)
+		s, err := tx.readable(ctx, t.clientID, submission)
 		if err != nil {
 			return err
-		}
-		if s.Purging {
-			return errPurging
 		}
 		p := db.UploadListParams{SubmissionID: submission, MaxRows: int32(limit + 1)}
 		if after != nil {
