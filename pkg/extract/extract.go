@@ -249,12 +249,13 @@ func (l *limitedBuffer) Write(p []byte) (int, error) {
 // and tab, with trailing spaces removed from lines.
 func clean(s string) string {
 	s = strings.ToValidUTF8(s, "\uFFFD")
+	s = strings.ReplaceAll(s, "\r\n", "\n")
 	s = strings.Map(func(r rune) rune {
 		switch {
 		case r == '\n' || r == '\t':
 			return r
 		case r == '\r':
-			return -1
+			return '\n' // CRLF became LF below; a lone CR ends a line
 		case unicode.IsControl(r):
 			return -1
 		}
@@ -299,7 +300,8 @@ func pdf(ctx context.Context, path string, opt Options) (*Result, error) {
 		textc <- textOut{out, err}
 	}()
 
-	info, err := run(ctx, 1<<20, "pdfinfo", path)
+	// -f/-l: one "Page N size: W x H pts" line per page, to bound the rendering of OCR pages.
+	info, err := run(ctx, 4<<20, "pdfinfo", "-f", "1", "-l", strconv.Itoa(opt.MaxPages+1), path)
 	if err != nil {
 		var ee *exitError
 		if errors.As(err, &ee) {
@@ -311,11 +313,21 @@ func pdf(ctx context.Context, path string, opt Options) (*Result, error) {
 		return nil, err
 	}
 	meta := map[string]string{}
+	sizes := map[int]float64{} // page → longer side in points
 	for _, line := range strings.Split(string(info), "\n") {
 		k, v, ok := strings.Cut(line, ":")
-		if ok {
-			meta[strings.TrimSpace(k)] = clean(strings.TrimSpace(v))
+		if !ok {
+			continue
 		}
+		var n int
+		var w, h float64
+		if _, err := fmt.Sscanf(k, "Page %d size", &n); err == nil {
+			if _, err := fmt.Sscanf(strings.TrimSpace(v), "%g x %g", &w, &h); err == nil {
+				sizes[n] = max(w, h)
+			}
+			continue
+		}
+		meta[strings.TrimSpace(k)] = clean(strings.TrimSpace(v))
 	}
 	pages, err := strconv.Atoi(meta["Pages"])
 	if err != nil || pages < 1 {
@@ -348,7 +360,7 @@ func pdf(ctx context.Context, path string, opt Options) (*Result, error) {
 		}
 		p := newPage(i, text)
 		if p.Chars < opt.MinTextChars {
-			ocr, err := pdfPageOCR(ctx, path, i, opt)
+			ocr, err := pdfPageOCR(ctx, path, i, sizes[i], opt)
 			if err != nil {
 				return nil, err
 			}
@@ -361,8 +373,12 @@ func pdf(ctx context.Context, path string, opt Options) (*Result, error) {
 	return res, nil
 }
 
-// pdfPageOCR renders one page and reads it with tesseract.
-func pdfPageOCR(ctx context.Context, path string, n int, opt Options) (Page, error) {
+// maxRenderPixels bounds the longer side of a page rendered for OCR: a tiny PDF can
+// declare a page of meters, which at 200 dpi would take gigabytes and minutes.
+const maxRenderPixels = 5000
+
+// pdfPageOCR renders one page (longer side longSide points) and reads it with tesseract.
+func pdfPageOCR(ctx context.Context, path string, n int, longSide float64, opt Options) (Page, error) {
 	dir, err := os.MkdirTemp(opt.TempDir, "doceval-ocr-")
 	if err != nil {
 		return Page{}, err
@@ -370,7 +386,12 @@ func pdfPageOCR(ctx context.Context, path string, n int, opt Options) (Page, err
 	defer os.RemoveAll(dir)
 	prefix := filepath.Join(dir, "page")
 	num := strconv.Itoa(n)
-	if _, err := run(ctx, 1<<20, "pdftoppm", "-r", strconv.Itoa(opt.DPI), "-gray", "-png", "-f", num, "-l", num, "-singlefile", path, prefix); err != nil {
+	scale := []string{"-r", strconv.Itoa(opt.DPI)}
+	if longSide <= 0 || longSide*float64(opt.DPI)/72 > maxRenderPixels {
+		scale = []string{"-scale-to", strconv.Itoa(maxRenderPixels)}
+	}
+	args := append(scale, "-gray", "-png", "-f", num, "-l", num, "-singlefile", path, prefix)
+	if _, err := run(ctx, 1<<20, "pdftoppm", args...); err != nil {
 		var ee *exitError
 		if errors.As(err, &ee) {
 			return Page{}, fail(CodeCorrupt, "page %d cannot be rendered", n)

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/doceval/doceval/pkg/samplepdf"
 )
 
 func needTools(t testing.TB) {
@@ -100,7 +102,7 @@ func TestDOCX(t *testing.T) {
 	}
 }
 
-// A zip bomb fails fast with bounded memory: 1 GiB of zeros compresses to about 1 MiB.
+// A zip bomb fails fast with bounded memory: 256 MiB of zeros compresses to 256 KiB.
 func TestDOCXZipBomb(t *testing.T) {
 	var buf bytes.Buffer
 	z := zip.NewWriter(&buf)
@@ -108,7 +110,7 @@ func TestDOCXZipBomb(t *testing.T) {
 	w.Write([]byte(`<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="r" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>`))
 	w, _ = z.Create("word/document.xml")
 	zeros := make([]byte, 1<<20)
-	for range 1024 {
+	for range 256 {
 		w.Write(zeros)
 	}
 	z.Close()
@@ -165,8 +167,30 @@ func TestBadInput(t *testing.T) {
 	})
 }
 
+// A tiny PDF declaring a huge blank page is rendered within a pixel budget: quickly,
+// and not refused as corrupt.
+func TestHugePage(t *testing.T) {
+	needTools(t)
+	huge := samplepdf.Assemble([]string{
+		"<< /Type /Catalog /Pages 2 0 R >>",
+		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 14400 14400] >>",
+	})
+	start := time.Now()
+	res, err := File(context.Background(), writeTemp(t, "huge.pdf", huge), PDF, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Pages) != 1 || res.Pages[0].Chars != 0 {
+		t.Errorf("pages %+v", res.Pages)
+	}
+	if d := time.Since(start); d > 20*time.Second {
+		t.Errorf("took %v", d)
+	}
+}
+
 func TestClean(t *testing.T) {
-	if got := clean("a\x00b\r\nc  \t\n\x07d\xff"); got != "ab\nc\nd\uFFFD" {
+	if got := clean("a\x00b\r\nc  \t\n\x07d\xff\re"); got != "ab\nc\nd\uFFFD\ne" {
 		t.Errorf("clean = %q", got)
 	}
 	if text, conf := fromTSV("level\tpage_num\tblock_num\tpar_num\tline_num\tword_num\tleft\ttop\twidth\theight\tconf\ttext\n5\t1\t1\t1\t1\t1\t0\t0\t1\t1\t90\tNetto\n5\t1\t1\t1\t1\t2\t0\t0\t1\t1\t70\t3.250,00\n5\t1\t1\t1\t2\t1\t0\t0\t1\t1\t-1\t\n5\t1\t1\t1\t2\t2\t0\t0\t1\t1\t80\tEUR\n"); text != "Netto 3.250,00\nEUR" || conf == nil || *conf != 0.8 {
