@@ -2,6 +2,7 @@ package extract
 
 import (
 	"archive/zip"
+	"context"
 	"encoding/xml"
 	"errors"
 	"io"
@@ -14,13 +15,14 @@ const (
 	maxZipEntries     = 10000
 	maxDocumentXML    = 64 << 20 // uncompressed bytes of the main part
 	maxCompressionRat = 200      // uncompressed / compressed of the main part
+	maxXMLDepth       = 256      // Word documents nest a few dozen levels
 )
 
 const officeDocumentRel = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument"
 
 // docx reads a Word document's main part, found through _rels/.rels, and splits it into
 // pages at explicit and last-rendered page breaks.
-func docx(filePath string) (*Result, error) {
+func docx(ctx context.Context, filePath string) (*Result, error) {
 	zr, err := zip.OpenReader(filePath)
 	if err != nil {
 		return nil, fail(CodeCorrupt, "the DOCX is not a readable zip archive")
@@ -47,7 +49,7 @@ func docx(filePath string) (*Result, error) {
 	}
 	defer rc.Close()
 	// The declared size may lie: stop reading past the limit whatever the header says.
-	pages, err := wordText(&capped{r: rc, left: maxDocumentXML})
+	pages, err := wordText(ctx, &capped{r: rc, left: maxDocumentXML})
 	if err != nil {
 		return nil, err
 	}
@@ -113,14 +115,27 @@ func mainPart(files map[string]*zip.File) (string, error) {
 
 // wordText walks WordprocessingML: w:t text, w:tab, w:br and paragraph ends as
 // newlines, page breaks (w:br type=page, w:lastRenderedPageBreak) as page boundaries.
-func wordText(r io.Reader) ([]string, error) {
+func wordText(ctx context.Context, r io.Reader) ([]string, error) {
 	const w = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
 	dec := xml.NewDecoder(r)
 	var pages []string
 	var cur strings.Builder
 	inText := false
-	for {
+	depth := 0
+	for n := 0; ; n++ {
+		if n%4096 == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		if depth > maxXMLDepth {
+			return nil, fail(CodeCorrupt, "the DOCX's document part is nested implausibly deep")
+		}
 		tok, err := dec.Token()
+		switch tok.(type) {
+		case xml.StartElement:
+			depth++
+		case xml.EndElement:
+			depth--
+		}
 		if errors.Is(err, io.EOF) {
 			break
 		}

@@ -11,12 +11,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	imgpkg "image"
+	_ "image/jpeg" // image.DecodeConfig of JPEG headers
+	_ "image/png"  // and PNG headers
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -179,7 +183,7 @@ func file(ctx context.Context, path, declared string, opt Options) (*Result, err
 	case PNG, JPEG:
 		res, err = image(ctx, path, opt)
 	case DOCX:
-		res, err = docx(path)
+		res, err = docx(ctx, path)
 	case DOC:
 		res, err = doc(ctx, path, opt)
 	}
@@ -197,6 +201,9 @@ func file(ctx context.Context, path, declared string, opt Options) (*Result, err
 // with the tool's stderr, for the caller to classify.
 func run(ctx context.Context, maxOut int64, name string, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, name, args...)
+	// The tool and anything it starts form one process group, killed as a whole.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 2 * time.Second
 	var stderr bytes.Buffer
 	cmd.Stderr = &limitedBuffer{buf: &stderr, max: 64 << 10}
@@ -209,7 +216,7 @@ func run(ctx context.Context, maxOut int64, name string, args ...string) ([]byte
 	}
 	out, readErr := io.ReadAll(io.LimitReader(stdout, maxOut+1))
 	if int64(len(out)) > maxOut {
-		_ = cmd.Process.Kill()
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		_ = cmd.Wait()
 		return nil, fail(CodeError, "%s produced more than %d bytes of output", name, maxOut)
 	}
@@ -327,15 +334,16 @@ func pdf(ctx context.Context, path string, opt Options) (*Result, error) {
 			}
 			continue
 		}
-		meta[strings.TrimSpace(k)] = clean(strings.TrimSpace(v))
+		if key := strings.TrimSpace(k); pdfInfoKeys[key] {
+			meta[key] = clean(strings.TrimSpace(v))
+		}
 	}
 	pages, err := strconv.Atoi(meta["Pages"])
 	if err != nil || pages < 1 {
 		return nil, fail(CodeCorrupt, "the PDF has no pages")
 	}
-	if enc := meta["Encrypted"]; strings.HasPrefix(enc, "yes") && strings.Contains(enc, "copy:no") {
-		return nil, fail(CodeEncrypted, "the PDF is encrypted and forbids text extraction")
-	}
+	// A PDF with only an owner password (copy restrictions, common on bank statements)
+	// opens without one: it is read. One that needs a user password failed above.
 	if pages > opt.MaxPages {
 		return nil, fail(CodeTooMany, "%d pages; at most %d are processed", pages, opt.MaxPages)
 	}
@@ -373,6 +381,14 @@ func pdf(ctx context.Context, path string, opt Options) (*Result, error) {
 	return res, nil
 }
 
+// pdfInfoKeys are the pdfinfo lines kept as metadata: a document's own title cannot
+// smuggle in other keys (its newlines start new "lines").
+var pdfInfoKeys = map[string]bool{
+	"Title": true, "Subject": true, "Keywords": true, "Author": true, "Creator": true, "Producer": true,
+	"CreationDate": true, "ModDate": true, "Pages": true, "Encrypted": true, "Page size": true, "PDF version": true,
+	"Tagged": true, "Form": true, "JavaScript": true, "Optimized": true,
+}
+
 // maxRenderPixels bounds the longer side of a page rendered for OCR: a tiny PDF can
 // declare a page of meters, which at 200 dpi would take gigabytes and minutes.
 const maxRenderPixels = 5000
@@ -408,7 +424,23 @@ func pdfPageOCR(ctx context.Context, path string, n int, longSide float64, opt O
 
 // ---- images
 
+// maxImagePixels bounds an image handed to tesseract (a 50-megapixel photo is plenty;
+// a small PNG can declare gigapixels).
+const maxImagePixels = 50_000_000
+
 func image(ctx context.Context, path string, opt Options) (*Result, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	cfg, _, err := imgpkg.DecodeConfig(f)
+	f.Close()
+	if err != nil {
+		return nil, fail(CodeCorrupt, "the image cannot be read")
+	}
+	if cfg.Width*cfg.Height > maxImagePixels {
+		return nil, fail(CodeError, "the image has %d×%d pixels; at most %d megapixels are processed", cfg.Width, cfg.Height, maxImagePixels/1_000_000)
+	}
 	p, err := ocr(ctx, path, opt)
 	if err != nil {
 		return nil, err

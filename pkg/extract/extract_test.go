@@ -4,7 +4,9 @@ import (
 	"archive/zip"
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
+	"hash/crc32"
 
 	"os/exec"
 	"strings"
@@ -216,7 +218,7 @@ func FuzzDOCX(f *testing.F) {
 	f.Add(makeDOCX(f, [][]string{{"a"}, {"b"}}))
 	f.Add([]byte("PK\x03\x04"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		res, err := docx(writeTemp(t, "f.docx", b))
+		res, err := docx(context.Background(), writeTemp(t, "f.docx", b))
 		var fl *Failure
 		if err != nil && !errors.As(err, &fl) {
 			t.Fatalf("error %v is not a Failure", err)
@@ -273,4 +275,38 @@ func FuzzImageAndDOC(f *testing.F) {
 			t.Fatal("page count")
 		}
 	})
+}
+
+// A DOCX nested thousands of elements deep is refused without growing memory.
+func TestDOCXDeepNesting(t *testing.T) {
+	var buf bytes.Buffer
+	z := zip.NewWriter(&buf)
+	w, _ := z.Create("_rels/.rels")
+	w.Write([]byte(`<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="r" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>`))
+	w, _ = z.CreateHeader(&zip.FileHeader{Name: "word/document.xml", Method: zip.Store})
+	w.Write(bytes.Repeat([]byte("<a>"), 1<<20))
+	z.Close()
+	_, err := File(context.Background(), writeTemp(t, "deep.docx", buf.Bytes()), DOCX, Options{})
+	wantFailure(t, err, CodeCorrupt)
+}
+
+// An image declaring gigapixels never reaches tesseract.
+func TestHugeImage(t *testing.T) {
+	needTools(t)
+	ihdr := make([]byte, 13)
+	binary.BigEndian.PutUint32(ihdr[0:], 30000)
+	binary.BigEndian.PutUint32(ihdr[4:], 30000)
+	ihdr[8], ihdr[9] = 8, 0 // 8-bit grayscale
+	var png bytes.Buffer
+	png.WriteString("\x89PNG\r\n\x1a\n")
+	binary.Write(&png, binary.BigEndian, uint32(len(ihdr)))
+	chunk := append([]byte("IHDR"), ihdr...)
+	png.Write(chunk)
+	binary.Write(&png, binary.BigEndian, crc32.ChecksumIEEE(chunk))
+	start := time.Now()
+	_, err := File(context.Background(), writeTemp(t, "huge.png", png.Bytes()), PNG, Options{})
+	wantFailure(t, err, CodeError)
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("took %v", d)
+	}
 }
