@@ -468,3 +468,27 @@ func (q *Queries) UploadsOfSubmission(ctx context.Context, submissionID uuid.UUI
 	}
 	return items, nil
 }
+
+const uploadsProcessingBefore = `-- name: UploadsProcessingBefore :many
+SELECT id FROM uploads WHERE upload_status = 'processing' AND created_at < $1 ORDER BY created_at LIMIT 1000
+`
+
+func (q *Queries) UploadsProcessingBefore(ctx context.Context, before time.Time) ([]uuid.UUID, error) {
+	rows, err := q.db.Query(ctx, uploadsProcessingBefore, before)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []uuid.UUID{}
+	for rows.Next() {
+		var id uuid.UUID
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		items = append(items, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}

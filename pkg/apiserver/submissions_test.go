@@ -322,10 +322,10 @@ func TestSubmissionMetadataCancelDelete(t *testing.T) {
 	if err := e.store.Pool().QueryRow(ctx, "SELECT count(*) FROM outbox WHERE subject = 'doceval.jobs.purge'").Scan(&queued); err != nil || queued != 1 {
 		t.Fatalf("purge job queued: %d, %v", queued, err)
 	}
-	if err := e.store.PurgeSubmission(ctx, sub.Id, e.blobs.Delete); err != nil {
+	if err := e.store.PurgeSubmission(ctx, sub.Id, e.blobs.Delete, e.blobs.DeletePrefix); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.store.PurgeSubmission(ctx, sub.Id, e.blobs.Delete); err != nil { // a redelivered job
+	if err := e.store.PurgeSubmission(ctx, sub.Id, e.blobs.Delete, e.blobs.DeletePrefix); err != nil { // a redelivered job
 		t.Fatal(err)
 	}
 	get, err = c.GetSubmissionWithResponse(ctx, sub.Id)
@@ -426,6 +426,31 @@ func TestUploads(t *testing.T) {
 		data.SubmissionID != sub.Id || data.ExternalSubmissionID != "u" || len(data.DocumentSlot.Uploads) != 1 {
 		t.Errorf("slot event data: %s", raw)
 	}
+	// Retrying the upload that filled a single-file slot answers 200, not a full slot.
+	retry := e.upload(c, sub.Id, &idSlot.Id, fileParts("id-front", "id.png", "image/png", pngBytes)...)
+	expect(t, nil, retry.StatusCode(), retry.Body, 200)
+	// Assigning an upload to the slot it is in changes nothing: a review status stays.
+	if _, err := e.store.Pool().Exec(ctx, "UPDATE document_slots SET status = 'accepted' WHERE id = $1", idSlot.Id); err != nil {
+		t.Fatal(err)
+	}
+	same, err := c.UpdateUploadWithResponse(ctx, sub.Id, slotted.JSON202.Id, client.UpdateUploadRequest{DocumentSlotId: &idSlot.Id})
+	expect(t, err, same.StatusCode(), same.Body, 200)
+	if s := slotStatus(idSlot.Id); s != "accepted" {
+		t.Errorf("a no-op move replaced the review status with %q", s)
+	}
+	// While an evaluation is queued or running, uploads are neither moved nor deleted.
+	if _, err := e.store.Pool().Exec(ctx, "UPDATE submissions SET status = 'evaluating' WHERE id = $1", sub.Id); err != nil {
+		t.Fatal(err)
+	}
+	busyMove, err := c.UpdateUploadWithResponse(ctx, sub.Id, u.Id, client.UpdateUploadRequest{DocumentSlotId: &payslips.Id})
+	expect(t, err, busyMove.StatusCode(), busyMove.Body, 409)
+	wantError(t, busyMove.HTTPResponse, busyMove.Body, 409, client.ErrorCodeEvaluationInProgress)
+	busyDel, err := c.DeleteUploadWithResponse(ctx, sub.Id, u.Id)
+	expect(t, err, busyDel.StatusCode(), busyDel.Body, 409)
+	if _, err := e.store.Pool().Exec(ctx, "UPDATE submissions SET status = 'collecting_documents' WHERE id = $1", sub.Id); err != nil {
+		t.Fatal(err)
+	}
+
 	// A single-file slot refuses a second file.
 	full := e.upload(c, sub.Id, &idSlot.Id, fileParts("id-back", "id2.png", "image/png", pngBytes)...)
 	if d := wantError(t, full.HTTPResponse, full.Body, 422, client.ErrorCodeInvalidField); deref(d.Param) != "document_slot_id" {

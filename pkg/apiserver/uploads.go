@@ -96,7 +96,7 @@ func (s *Server) storeFile(ctx context.Context, client, submission uuid.UUID, pa
 	}
 
 	f := &storedFile{fileID: uuid.Must(uuid.NewV7()), filename: SanitizeFilename(part.FileName()), contentType: declared}
-	f.key = fmt.Sprintf("clients/%s/submissions/%s/files/%s", client, submission, f.fileID)
+	f.key = store.SubmissionBlobPrefix(client, submission) + "files/" + f.fileID.String()
 	writeCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	w, err := s.blobs.Writer(writeCtx, f.key, declared)
@@ -309,8 +309,9 @@ func (s *Server) DeleteUpload(ctx context.Context, req api.DeleteUploadRequestOb
 	if err != nil {
 		return nil, err
 	}
-	if err := s.blobs.Delete(ctx, key); err != nil {
-		// The row is gone; the bytes are unreachable. Logged for the operator's sweep.
+	// The row is gone: delete the bytes even if the client hangs up now. A failure leaves
+	// them to the submission's purge, which removes everything under its prefix.
+	if err := s.blobs.Delete(context.WithoutCancel(ctx), key); err != nil {
 		s.log.ErrorContext(ctx, "delete upload bytes", "key", key, "error", err)
 	}
 	return api.DeleteUpload204Response{}, nil

@@ -97,3 +97,23 @@ func (s *Store) Delete(ctx context.Context, key string) error {
 func (s *Store) Exists(ctx context.Context, key string) (bool, error) {
 	return s.bucket.Exists(ctx, key)
 }
+
+// DeletePrefix removes every object whose key starts with prefix.
+func (s *Store) DeletePrefix(ctx context.Context, prefix string) error {
+	it := s.bucket.List(&blob.ListOptions{Prefix: prefix})
+	for {
+		obj, err := it.Next(ctx)
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if obj.IsDir {
+			continue
+		}
+		if err := s.Delete(ctx, obj.Key); err != nil {
+			return err
+		}
+	}
+}

@@ -67,6 +67,7 @@ func Tasks(cfg Config, log *slog.Logger) []service.Task {
 				AckWait: w.Cfg.ackWait(), MaxDeliver: w.Cfg.MaxAttempts, Concurrency: w.Cfg.Concurrency,
 			}, w.HandleIngest, w.Log.With("consumer", "ingest"))
 		},
+		func(ctx context.Context, rt *service.Runtime) error { return worker(rt).SweepStale(ctx) },
 		func(ctx context.Context, rt *service.Runtime) error {
 			w := worker(rt)
 			return messaging.Consume(ctx, rt.JS, messaging.ConsumerSpec{
@@ -114,7 +115,11 @@ func (w *Worker) Process(ctx context.Context, job messaging.IngestJob, heartbeat
 	start := time.Now()
 	path, err := w.download(ctx, u.BlobKey)
 	if errors.Is(err, blob.ErrNotFound) {
-		return nil // deleted between the read and the download
+		// Deleted between the read and the download (FinishIngest then finds no row),
+		// or the bytes are lost: either way the upload must not stay processing.
+		return w.Store.FinishIngest(ctx, u.ID, nil, nil, &store.UploadFailure{
+			Code: "processing_error", Message: "the stored file is missing; upload it again",
+		})
 	}
 	if err != nil {
 		return err
@@ -164,13 +169,45 @@ func (w *Worker) download(ctx context.Context, key string) (string, error) {
 	return f.Name(), nil
 }
 
+// staleAfter is how long an upload may stay processing before the sweeper ends it:
+// every delivery of its job has had its full time by then.
+func (c Config) staleAfter() time.Duration {
+	return time.Duration(max(c.MaxAttempts, 1)+1) * (c.ackWait() + time.Minute)
+}
+
+// SweepStale marks uploads failed (processing_error) that stayed processing longer than
+// all deliveries of their job can take, so none stays processing forever when a worker
+// dies on the last attempt. Every replica may run it: FinishIngest is idempotent.
+func (w *Worker) SweepStale(ctx context.Context) error {
+	tick := time.NewTicker(time.Minute)
+	defer tick.Stop()
+	for {
+		ids, err := w.Store.StaleUploads(ctx, w.Cfg.staleAfter())
+		if err != nil && ctx.Err() == nil {
+			w.Log.WarnContext(ctx, "sweep stale uploads", "error", err)
+		}
+		for _, id := range ids {
+			if err := w.Store.FinishIngest(ctx, id, nil, nil, &store.UploadFailure{
+				Code: "processing_error", Message: "processing did not finish; upload the file again",
+			}); err != nil {
+				w.Log.WarnContext(ctx, "end stale upload", "upload_id", id, "error", err)
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-tick.C:
+		}
+	}
+}
+
 // HandlePurge removes one submission's data.
 func (w *Worker) HandlePurge(ctx context.Context, msg jetstream.Msg) error {
 	var job messaging.PurgeJob
 	if err := json.Unmarshal(msg.Data(), &job); err != nil {
 		return fmt.Errorf("purge job: %v: %w", err, messaging.ErrPermanent)
 	}
-	if err := w.Store.PurgeSubmission(ctx, job.SubmissionID, w.Blobs.Delete); err != nil {
+	if err := w.Store.PurgeSubmission(ctx, job.SubmissionID, w.Blobs.Delete, w.Blobs.DeletePrefix); err != nil {
 		return err
 	}
 	w.Log.InfoContext(ctx, "submission purged", "submission_id", job.SubmissionID)

@@ -67,7 +67,7 @@ func (e *env) upload(externalID, contentType string, body []byte) uuid.UUID {
 	e.t.Helper()
 	ctx := context.Background()
 	fileID := uuid.New()
-	key := "test/" + fileID.String()
+	key := store.SubmissionBlobPrefix(e.sub.ClientID, e.sub.ID) + "files/" + fileID.String()
 	w, err := e.blobs.Writer(ctx, key, contentType)
 	if err != nil {
 		e.t.Fatal(err)
@@ -238,11 +238,29 @@ func (e *env) waitStatusNow(id uuid.UUID) store.Upload {
 }
 
 // A deleted submission is purged by the worker: bytes, uploads, pages, slots; events stay.
+// An upload whose stored bytes are gone ends failed instead of staying processing.
+func TestIngestMissingBytes(t *testing.T) {
+	e := newEnv(t)
+	id := e.upload("gone", extract.PDF, textPDF("x"))
+	u := e.waitStatusNow(id)
+	if err := e.blobs.Delete(context.Background(), u.BlobKey); err != nil {
+		t.Fatal(err)
+	}
+	e.worker(cfg)
+	if got := e.waitStatus(id, 30*time.Second); got.Status != store.UploadFailed || got.Failure.Code != "processing_error" {
+		t.Errorf("%s %+v", got.Status, got.Failure)
+	}
+}
+
 func TestPurge(t *testing.T) {
 	e := newEnv(t)
 	id := e.upload("payslip", extract.PDF, textPDF("Gehaltsabrechnung", "Nettobezug 2.000,00 EUR"))
 	e.worker(cfg)
 	e.waitStatus(id, 60*time.Second)
+	// An orphan under the submission's prefix (bytes whose row was never written).
+	w, _ := e.blobs.Writer(context.Background(), store.SubmissionBlobPrefix(e.sub.ClientID, e.sub.ID)+"orphan", "application/pdf")
+	w.Write([]byte("%PDF-"))
+	w.Close()
 	if err := e.tenant.DeleteSubmission(context.Background(), e.sub.ID); err != nil {
 		t.Fatal(err)
 	}
@@ -259,8 +277,9 @@ func TestPurge(t *testing.T) {
 	if n := e.count("SELECT count(*) FROM events WHERE submission_id = $1", e.sub.ID); n == 0 {
 		t.Error("events were purged too")
 	}
-	if ok, _ := e.blobs.Exists(context.Background(), "test/"); ok {
-		t.Error("bytes left")
+	stray := store.SubmissionBlobPrefix(e.sub.ClientID, e.sub.ID) + "orphan"
+	if ok, _ := e.blobs.Exists(context.Background(), stray); ok {
+		t.Error("an orphan outlived the purge")
 	}
 }
 

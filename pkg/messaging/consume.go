@@ -57,6 +57,8 @@ func Consume(ctx context.Context, js jetstream.JetStream, spec ConsumerSpec, han
 		slots <- struct{}{}
 		inWork.Go(func() {
 			defer func() { <-slots }()
+			// The ack timer ran while the message waited for a free slot: restart it.
+			_ = msg.InProgress()
 			settle(ctx, msg, handler, log)
 		})
 	}, jetstream.PullMaxMessages(spec.Concurrency*2))
@@ -73,7 +75,7 @@ func Consume(ctx context.Context, js jetstream.JetStream, spec ConsumerSpec, han
 // settle runs the handler and acknowledges the message according to its result.
 func settle(ctx context.Context, msg jetstream.Msg, handler Handler, log *slog.Logger) {
 	// Work started is finished even during shutdown; only new fetches stop.
-	err := handler(context.WithoutCancel(ctx), msg)
+	err := protect(func() error { return handler(context.WithoutCancel(ctx), msg) })
 	switch {
 	case err == nil:
 		if err := msg.Ack(); err != nil {
@@ -87,6 +89,17 @@ func settle(ctx context.Context, msg jetstream.Msg, handler Handler, log *slog.L
 		log.Warn("message failed, redelivering", "subject", msg.Subject(), "error", err, "retry_in", delay)
 		_ = msg.NakWithDelay(delay)
 	}
+}
+
+// protect turns a handler's panic into an error (the message is redelivered, the
+// worker lives on).
+func protect(f func() error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("panic: %v", r)
+		}
+	}()
+	return f()
 }
 
 // redeliveryDelay grows with the delivery count: 1s, 2s, 4s … capped at one minute.

@@ -38,6 +38,7 @@ var (
 	errPurging      = apierr.Conflict(apierr.PartnerDataPurgeInProgress, "this submission is being deleted; its data is being purged")
 	errCanceled     = apierr.Conflict(apierr.SubmissionCanceled, "the submission is canceled: it accepts no new uploads or evaluations")
 	errNotCancelled = apierr.Conflict(apierr.SubmissionNotCancelable, "the submission is completed and cannot be canceled (it can still be deleted)")
+	errEvaluating   = apierr.Conflict(apierr.EvaluationInProgress, "an evaluation is queued or running; move or delete uploads after it ends")
 )
 
 // Submission is a credit submission of one client.
@@ -396,6 +397,7 @@ func (t Tenant) CancelSubmission(ctx context.Context, id uuid.UUID) (Submission,
 
 // DeleteSubmission starts the purge of a submission: from now on reads answer 409, and
 // the purge job (through the outbox) removes its stored bytes, text, uploads and slots.
+// PurgeSubmission's deletePrefix removes every object under a prefix.
 // Deleting again while the purge runs answers 409 partner_data_purge_in_progress.
 func (t Tenant) DeleteSubmission(ctx context.Context, id uuid.UUID) error {
 	return t.s.InTx(ctx, func(tx *Tx) error {
@@ -413,7 +415,7 @@ func (t Tenant) DeleteSubmission(ctx context.Context, id uuid.UUID) error {
 // (deleteBlob, which must treat a missing object as done), then every row. Events stay.
 // It is idempotent, so a purge interrupted by a crash finishes when the job is
 // redelivered.
-func (s *Store) PurgeSubmission(ctx context.Context, id uuid.UUID, deleteBlob func(ctx context.Context, key string) error) error {
+func (s *Store) PurgeSubmission(ctx context.Context, id uuid.UUID, deleteBlob, deletePrefix func(ctx context.Context, key string) error) error {
 	r, err := s.queries().SubmissionGetAny(ctx, id)
 	if errors.Is(interpretError(err), ErrNotFound) {
 		return nil // purged already
@@ -433,12 +435,22 @@ func (s *Store) PurgeSubmission(ctx context.Context, id uuid.UUID, deleteBlob fu
 			return fmt.Errorf("delete %s: %w", u.BlobKey, err)
 		}
 	}
+	// And whatever else lies under the submission's prefix (bytes of an upload whose
+	// row was never written or whose delete failed).
+	if err := deletePrefix(ctx, SubmissionBlobPrefix(r.APIClientID, id)); err != nil {
+		return fmt.Errorf("delete submission files: %w", err)
+	}
 	return s.InTx(ctx, func(tx *Tx) error {
 		if _, err := tx.tx.Exec(ctx, "UPDATE uploads SET document_slot_id = NULL WHERE submission_id = $1", id); err != nil {
 			return interpretError(err)
 		}
 		return interpretError(tx.q.SubmissionDelete(ctx, id))
 	})
+}
+
+// SubmissionBlobPrefix is where a submission's files are stored.
+func SubmissionBlobPrefix(client, submission uuid.UUID) string {
+	return fmt.Sprintf("clients/%s/submissions/%s/", client, submission)
 }
 
 // emitSlotUpdate announces a slot's status change.

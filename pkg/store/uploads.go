@@ -108,11 +108,13 @@ func (t Tenant) UploadTarget(ctx context.Context, submission uuid.UUID, slot *uu
 		if err != nil {
 			return err
 		}
-		return tx.acceptsUpload(ctx, s, slot, uuid.Nil)
+		// The slot's capacity is checked when the upload is recorded, after its
+		// external id: a retry of an upload that filled the slot answers 200.
+		return tx.acceptsUpload(ctx, s, slot, uuid.Nil, false)
 	})
 }
 
-func (tx *Tx) acceptsUpload(ctx context.Context, s Submission, slot *uuid.UUID, moving uuid.UUID) error {
+func (tx *Tx) acceptsUpload(ctx context.Context, s Submission, slot *uuid.UUID, moving uuid.UUID, capacity bool) error {
 	switch {
 	case s.Purging:
 		return errPurging
@@ -131,7 +133,7 @@ func (tx *Tx) acceptsUpload(ctx context.Context, s Submission, slot *uuid.UUID, 
 	if err != nil {
 		return interpretError(err)
 	}
-	if !r.AllowMultipleFiles {
+	if capacity && !r.AllowMultipleFiles {
 		n, err := tx.q.UploadCountInSlot(ctx, db.UploadCountInSlotParams{DocumentSlotID: slot, Excluding: moving})
 		if err != nil {
 			return interpretError(err)
@@ -189,7 +191,16 @@ func (t Tenant) CreateUpload(ctx context.Context, in NewUpload) (Upload, bool, e
 		if err != nil {
 			return err
 		}
-		if err := tx.acceptsUpload(ctx, s, in.SlotID, uuid.Nil); err != nil {
+		// Under the submission's lock: a known external id answers with its upload before
+		// any other check, so retries (and concurrent duplicates) get 200.
+		r, err := tx.q.UploadGetByExternalID(ctx, db.UploadGetByExternalIDParams{SubmissionID: s.ID, ExternalFileID: in.ExternalFileID})
+		if err == nil {
+			out = uploadFromRow(r, s.ExternalID)
+			return nil
+		} else if !errors.Is(interpretError(err), ErrNotFound) {
+			return interpretError(err)
+		}
+		if err := tx.acceptsUpload(ctx, s, in.SlotID, uuid.Nil, true); err != nil {
 			return err
 		}
 		id := t.s.NewID()
@@ -220,7 +231,7 @@ func (t Tenant) CreateUpload(ctx context.Context, in NewUpload) (Upload, bool, e
 		if err := tx.uploadsChanged(ctx, s); err != nil {
 			return err
 		}
-		r, err := tx.q.UploadGet(ctx, db.UploadGetParams{SubmissionID: s.ID, ID: id})
+		r, err = tx.q.UploadGet(ctx, db.UploadGetParams{SubmissionID: s.ID, ID: id})
 		if err != nil {
 			return interpretError(err)
 		}
@@ -282,11 +293,18 @@ func (t Tenant) MoveUpload(ctx context.Context, submission, id uuid.UUID, slot *
 		if err != nil {
 			return err
 		}
+		if s.Status == StatusEvaluating {
+			return errEvaluating
+		}
 		r, err := tx.q.UploadGet(ctx, db.UploadGetParams{SubmissionID: s.ID, ID: id})
 		if err != nil {
 			return interpretError(err)
 		}
-		if err := tx.acceptsUpload(ctx, s, slot, id); err != nil {
+		if sameSlot(r.DocumentSlotID, slot) {
+			out = uploadFromRow(r, s.ExternalID) // nothing moves: review statuses stay
+			return nil
+		}
+		if err := tx.acceptsUpload(ctx, s, slot, id, true); err != nil {
 			return err
 		}
 		moved, err := tx.q.UploadSetSlot(ctx, db.UploadSetSlotParams{ID: id, DocumentSlotID: slot, Now: t.s.Now()})
@@ -300,10 +318,8 @@ func (t Tenant) MoveUpload(ctx context.Context, submission, id uuid.UUID, slot *
 				}
 			}
 		}
-		if !sameSlot(r.DocumentSlotID, slot) {
-			if err := tx.uploadsChanged(ctx, s); err != nil {
-				return err
-			}
+		if err := tx.uploadsChanged(ctx, s); err != nil {
+			return err
 		}
 		out = uploadFromRow(moved, s.ExternalID)
 		return nil
@@ -322,6 +338,9 @@ func (t Tenant) DeleteUpload(ctx context.Context, submission, id uuid.UUID) (str
 		if err != nil {
 			return err
 		}
+		if s.Status == StatusEvaluating {
+			return errEvaluating
+		}
 		r, err := tx.q.UploadGet(ctx, db.UploadGetParams{SubmissionID: s.ID, ID: id})
 		if err != nil {
 			return interpretError(err)
@@ -338,6 +357,13 @@ func (t Tenant) DeleteUpload(ctx context.Context, submission, id uuid.UUID) (str
 		return tx.uploadsChanged(ctx, s)
 	})
 	return key, err
+}
+
+// StaleUploads lists uploads processing for longer than age: their jobs were lost or
+// exhausted without an outcome (a worker killed on the last attempt).
+func (s *Store) StaleUploads(ctx context.Context, age time.Duration) ([]uuid.UUID, error) {
+	ids, err := s.queries().UploadsProcessingBefore(ctx, s.Now().Add(-age))
+	return ids, interpretError(err)
 }
 
 // IngestUpload is what the ingest worker needs to process an upload.
@@ -381,6 +407,9 @@ func (s *Store) FinishIngest(ctx context.Context, id uuid.UUID, pages []PageText
 		cur, err := tx.q.UploadGetAny(ctx, id)
 		if err != nil {
 			return interpretError(err)
+		}
+		if cur.UploadStatus != UploadProcessing {
+			return nil // a late or duplicate delivery: the outcome is recorded already
 		}
 		sr, err := tx.q.SubmissionGetForUpdate(ctx, db.SubmissionGetForUpdateParams{APIClientID: cur.APIClientID, ID: cur.SubmissionID})
 		if err != nil {

@@ -54,3 +54,6 @@ ON CONFLICT (upload_id, page) DO UPDATE SET text = excluded.text, chars = exclud
 
 -- name: UploadPages :many
 SELECT * FROM upload_pages WHERE upload_id = @upload_id ORDER BY page;
+
+-- name: UploadsProcessingBefore :many
+SELECT id FROM uploads WHERE upload_status = 'processing' AND created_at < @before ORDER BY created_at LIMIT 1000;
