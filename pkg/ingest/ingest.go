@@ -31,7 +31,7 @@ type Config struct {
 	Concurrency int           `env:"DOCEVAL_INGEST_CONCURRENCY" envDefault:"2"`
 	// MaxAttempts bounds deliveries of one job; the last failing attempt marks the upload
 	// failed (processing_error) so it never stays processing.
-	MaxAttempts int    `env:"DOCEVAL_INGEST_MAX_ATTEMPTS" envDefault:"5"`
+	MaxAttempts int    `env:"DOCEVAL_INGEST_MAX_ATTEMPTS" envDefault:"8"`
 	Languages   string `env:"DOCEVAL_OCR_LANGUAGES" envDefault:"deu+eng"`
 	// AckWait is how long a job may be in work before JetStream hands it to another
 	// replica (a worker killed mid-file); default FileTimeout plus a minute.
