@@ -238,7 +238,7 @@ func FuzzPDF(f *testing.F) {
 	f.Add([]byte("%PDF-1.4\n1 0 obj << >> endobj trailer << /Root 1 0 R >>"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		b = append([]byte("%PDF-"), b...)
-		res, err := File(context.Background(), writeTemp(t, "f.pdf", b), PDF, Options{Timeout: 3 * time.Second, MaxPages: 5})
+		res, err := File(context.Background(), writeTemp(t, "f.pdf", b), PDF, Options{Timeout: 3 * time.Second, MaxPages: 5, MinTextChars: 1})
 		var fl *Failure
 		if err != nil && !errors.As(err, &fl) {
 			t.Fatalf("error %v is not a Failure", err)
