@@ -2846,7 +2846,7 @@ type ClientInterface interface {
 
 	// ListChecks List checks
 	//
-	// Lists builtin and custom checks, oldest first: the builtin entries in catalog order, then custom ones in creation order. Archived (deleted) custom entries are not listed but stay readable by id. Builtin entries never carry `prompt`.
+	// Lists builtin and custom checks, oldest first: the builtin entries in catalog order (their `created_at` is the catalog epoch 2026-01-01 plus their position), then custom ones in creation order. Archived (deleted) custom entries are not listed but stay readable by id. Builtin entries never carry `prompt`.
 	//
 	// Corresponds with GET /v1/checks (the `ListChecks` operationId).
 	ListChecks(ctx context.Context, params *ListChecksParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -2934,7 +2934,7 @@ type ClientInterface interface {
 
 	// ListDataFields List data fields
 	//
-	// Lists builtin and custom data fields, oldest first: the builtin entries in catalog order, then custom ones in creation order. Archived (deleted) custom entries are not listed but stay readable by id. Builtin entries never carry `prompt`.
+	// Lists builtin and custom data fields, oldest first: the builtin entries in catalog order (their `created_at` is the catalog epoch 2026-01-01 plus their position), then custom ones in creation order. Archived (deleted) custom entries are not listed but stay readable by id. Builtin entries never carry `prompt`.
 	//
 	// Corresponds with GET /v1/data_fields (the `ListDataFields` operationId).
 	ListDataFields(ctx context.Context, params *ListDataFieldsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3018,7 +3018,7 @@ type ClientInterface interface {
 
 	// ListDocumentTypes List document types
 	//
-	// Lists builtin and custom document types, oldest first: the builtin entries in catalog order, then custom ones in creation order. Archived (deleted) custom entries are not listed but stay readable by id. Builtin entries never carry `prompt`.
+	// Lists builtin and custom document types, oldest first: the builtin entries in catalog order (their `created_at` is the catalog epoch 2026-01-01 plus their position), then custom ones in creation order. Archived (deleted) custom entries are not listed but stay readable by id. Builtin entries never carry `prompt`.
 	//
 	// Corresponds with GET /v1/document_types (the `ListDocumentTypes` operationId).
 	ListDocumentTypes(ctx context.Context, params *ListDocumentTypesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3432,7 +3432,7 @@ type ClientInterface interface {
 
 	// ListTemplates List templates
 	//
-	// Lists builtin and custom templates of the client, oldest first: the builtin templates in catalog order, then custom ones in creation order. Archived (deleted) templates are not listed but stay readable by id.
+	// Lists builtin and custom templates of the client, oldest first: the builtin templates in catalog order (their `created_at` is the catalog epoch 2026-01-01 plus their position), then custom ones in creation order. Archived (deleted) templates are not listed but stay readable by id.
 	//
 	// Corresponds with GET /v1/templates (the `ListTemplates` operationId).
 	ListTemplates(ctx context.Context, params *ListTemplatesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3759,7 +3759,7 @@ type ClientInterface interface {
 
 // ListChecks List checks
 //
-// Lists builtin and custom checks, oldest first: the builtin entries in catalog order, then custom ones in creation order. Archived (deleted) custom entries are not listed but stay readable by id. Builtin entries never carry `prompt`.
+// Lists builtin and custom checks, oldest first: the builtin entries in catalog order (their `created_at` is the catalog epoch 2026-01-01 plus their position), then custom ones in creation order. Archived (deleted) custom entries are not listed but stay readable by id. Builtin entries never carry `prompt`.
 //
 // Corresponds with GET /v1/checks (the `ListChecks` operationId).
 func (c *Client) ListChecks(ctx context.Context, params *ListChecksParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -3917,7 +3917,7 @@ func (c *Client) UpdateCheck(ctx context.Context, checkId CheckId, body UpdateCh
 
 // ListDataFields List data fields
 //
-// Lists builtin and custom data fields, oldest first: the builtin entries in catalog order, then custom ones in creation order. Archived (deleted) custom entries are not listed but stay readable by id. Builtin entries never carry `prompt`.
+// Lists builtin and custom data fields, oldest first: the builtin entries in catalog order (their `created_at` is the catalog epoch 2026-01-01 plus their position), then custom ones in creation order. Archived (deleted) custom entries are not listed but stay readable by id. Builtin entries never carry `prompt`.
 //
 // Corresponds with GET /v1/data_fields (the `ListDataFields` operationId).
 func (c *Client) ListDataFields(ctx context.Context, params *ListDataFieldsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -4071,7 +4071,7 @@ func (c *Client) UpdateDataField(ctx context.Context, dataFieldId DataFieldId, b
 
 // ListDocumentTypes List document types
 //
-// Lists builtin and custom document types, oldest first: the builtin entries in catalog order, then custom ones in creation order. Archived (deleted) custom entries are not listed but stay readable by id. Builtin entries never carry `prompt`.
+// Lists builtin and custom document types, oldest first: the builtin entries in catalog order (their `created_at` is the catalog epoch 2026-01-01 plus their position), then custom ones in creation order. Archived (deleted) custom entries are not listed but stay readable by id. Builtin entries never carry `prompt`.
 //
 // Corresponds with GET /v1/document_types (the `ListDocumentTypes` operationId).
 func (c *Client) ListDocumentTypes(ctx context.Context, params *ListDocumentTypesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -4765,7 +4765,7 @@ func (c *Client) UpdateUpload(ctx context.Context, submissionId SubmissionId, up
 
 // ListTemplates List templates
 //
-// Lists builtin and custom templates of the client, oldest first: the builtin templates in catalog order, then custom ones in creation order. Archived (deleted) templates are not listed but stay readable by id.
+// Lists builtin and custom templates of the client, oldest first: the builtin templates in catalog order (their `created_at` is the catalog epoch 2026-01-01 plus their position), then custom ones in creation order. Archived (deleted) templates are not listed but stay readable by id.
 //
 // Corresponds with GET /v1/templates (the `ListTemplates` operationId).
 func (c *Client) ListTemplates(ctx context.Context, params *ListTemplatesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -7541,7 +7541,7 @@ type ClientWithResponsesInterface interface {
 
 	// ListChecksWithResponse List checks
 	//
-	// Lists builtin and custom checks, oldest first: the builtin entries in catalog order, then custom ones in creation order. Archived (deleted) custom entries are not listed but stay readable by id. Builtin entries never carry `prompt`.
+	// Lists builtin and custom checks, oldest first: the builtin entries in catalog order (their `created_at` is the catalog epoch 2026-01-01 plus their position), then custom ones in creation order. Archived (deleted) custom entries are not listed but stay readable by id. Builtin entries never carry `prompt`.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -7635,7 +7635,7 @@ type ClientWithResponsesInterface interface {
 
 	// ListDataFieldsWithResponse List data fields
 	//
-	// Lists builtin and custom data fields, oldest first: the builtin entries in catalog order, then custom ones in creation order. Archived (deleted) custom entries are not listed but stay readable by id. Builtin entries never carry `prompt`.
+	// Lists builtin and custom data fields, oldest first: the builtin entries in catalog order (their `created_at` is the catalog epoch 2026-01-01 plus their position), then custom ones in creation order. Archived (deleted) custom entries are not listed but stay readable by id. Builtin entries never carry `prompt`.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -7725,7 +7725,7 @@ type ClientWithResponsesInterface interface {
 
 	// ListDocumentTypesWithResponse List document types
 	//
-	// Lists builtin and custom document types, oldest first: the builtin entries in catalog order, then custom ones in creation order. Archived (deleted) custom entries are not listed but stay readable by id. Builtin entries never carry `prompt`.
+	// Lists builtin and custom document types, oldest first: the builtin entries in catalog order (their `created_at` is the catalog epoch 2026-01-01 plus their position), then custom ones in creation order. Archived (deleted) custom entries are not listed but stay readable by id. Builtin entries never carry `prompt`.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -8167,7 +8167,7 @@ type ClientWithResponsesInterface interface {
 
 	// ListTemplatesWithResponse List templates
 	//
-	// Lists builtin and custom templates of the client, oldest first: the builtin templates in catalog order, then custom ones in creation order. Archived (deleted) templates are not listed but stay readable by id.
+	// Lists builtin and custom templates of the client, oldest first: the builtin templates in catalog order (their `created_at` is the catalog epoch 2026-01-01 plus their position), then custom ones in creation order. Archived (deleted) templates are not listed but stay readable by id.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -16071,7 +16071,7 @@ func (r RotateWebhookEndpointSecretResponse) ContentType() string {
 
 // ListChecksWithResponse List checks
 //
-// Lists builtin and custom checks, oldest first: the builtin entries in catalog order, then custom ones in creation order. Archived (deleted) custom entries are not listed but stay readable by id. Builtin entries never carry `prompt`.
+// Lists builtin and custom checks, oldest first: the builtin entries in catalog order (their `created_at` is the catalog epoch 2026-01-01 plus their position), then custom ones in creation order. Archived (deleted) custom entries are not listed but stay readable by id. Builtin entries never carry `prompt`.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -16207,7 +16207,7 @@ func (c *ClientWithResponses) UpdateCheckWithResponse(ctx context.Context, check
 
 // ListDataFieldsWithResponse List data fields
 //
-// Lists builtin and custom data fields, oldest first: the builtin entries in catalog order, then custom ones in creation order. Archived (deleted) custom entries are not listed but stay readable by id. Builtin entries never carry `prompt`.
+// Lists builtin and custom data fields, oldest first: the builtin entries in catalog order (their `created_at` is the catalog epoch 2026-01-01 plus their position), then custom ones in creation order. Archived (deleted) custom entries are not listed but stay readable by id. Builtin entries never carry `prompt`.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -16339,7 +16339,7 @@ func (c *ClientWithResponses) UpdateDataFieldWithResponse(ctx context.Context, d
 
 // ListDocumentTypesWithResponse List document types
 //
-// Lists builtin and custom document types, oldest first: the builtin entries in catalog order, then custom ones in creation order. Archived (deleted) custom entries are not listed but stay readable by id. Builtin entries never carry `prompt`.
+// Lists builtin and custom document types, oldest first: the builtin entries in catalog order (their `created_at` is the catalog epoch 2026-01-01 plus their position), then custom ones in creation order. Archived (deleted) custom entries are not listed but stay readable by id. Builtin entries never carry `prompt`.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -16949,7 +16949,7 @@ func (c *ClientWithResponses) UpdateUploadWithResponse(ctx context.Context, subm
 
 // ListTemplatesWithResponse List templates
 //
-// Lists builtin and custom templates of the client, oldest first: the builtin templates in catalog order, then custom ones in creation order. Archived (deleted) templates are not listed but stay readable by id.
+// Lists builtin and custom templates of the client, oldest first: the builtin templates in catalog order (their `created_at` is the catalog epoch 2026-01-01 plus their position), then custom ones in creation order. Archived (deleted) templates are not listed but stay readable by id.
 //
 // Returns a wrapper object for the known response body format(s).
 //

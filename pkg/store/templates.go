@@ -559,15 +559,20 @@ func sameItems(existing []db.TemplateItemsRow, want map[ItemKind][]db.TemplateIt
 	return true
 }
 
+// BuiltinEpoch is the created_at of builtin entries and templates (plus their position
+// in the data files in microseconds): the same in every deployment, and earlier than
+// any custom entry, so lists show the builtins first and in the files' order, also
+// those added in a later release.
+var BuiltinEpoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
 // LoadBuiltins writes the builtin catalog and templates idempotently, in one
-// transaction serialized across replicas by an advisory lock. Entries are spaced one
-// microsecond apart from the first load's time so lists keep the data files' order.
+// transaction serialized across replicas by an advisory lock.
 func (s *Store) LoadBuiltins(ctx context.Context, entries []BuiltinEntry, templates []BuiltinTemplate) error {
 	return s.InTx(ctx, func(tx *Tx) error {
 		if _, err := tx.tx.Exec(ctx, "SELECT pg_advisory_xact_lock(hashtext('doceval_builtins'))"); err != nil {
 			return interpretError(err)
 		}
-		base := s.Now()
+		base := BuiltinEpoch
 		for i, e := range entries {
 			if _, err := tx.upsertBuiltinEntry(ctx, e, base.Add(time.Duration(i)*time.Microsecond)); err != nil {
 				return fmt.Errorf("builtin %s %s: %w", e.Family, e.Key, err)
