@@ -151,3 +151,18 @@ type UploadPage struct {
 	Ocr           bool
 	OcrConfidence *float64
 }
+
+type WebhookEndpoint struct {
+	ID                      uuid.UUID
+	APIClientID             uuid.UUID
+	URL                     string
+	Description             string
+	Events                  []string
+	Status                  string
+	Secret                  []byte
+	PreviousSecret          []byte
+	PreviousSecretExpiresAt *time.Time
+	DeletedAt               *time.Time
+	CreatedAt               time.Time
+	UpdatedAt               time.Time
+}

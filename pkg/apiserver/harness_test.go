@@ -26,6 +26,7 @@ import (
 	"github.com/doceval/doceval/pkg/dbtest"
 	"github.com/doceval/doceval/pkg/events"
 	"github.com/doceval/doceval/pkg/httpx"
+	"github.com/doceval/doceval/pkg/secretbox"
 	"github.com/doceval/doceval/pkg/store"
 )
 
@@ -61,8 +62,13 @@ func newEnv(t *testing.T, opts ...envOption) *testEnv {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { blobs.Close() })
+	key, _ := secretbox.ParseKey(secretbox.NewKey())
+	box, err := secretbox.New(key)
+	if err != nil {
+		t.Fatal(err)
+	}
 	deps := apiserver.Deps{
-		Store: st, Blobs: blobs, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Registry: prometheus.NewRegistry(),
+		Secrets: box, Store: st, Blobs: blobs, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Registry: prometheus.NewRegistry(),
 		RateLimiter:    httpx.NewRateLimiter(0, 1, nil), // off unless a test turns it on
 		MaxUploadBytes: 1 << 20,
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/doceval/doceval/pkg/config"
 	"github.com/doceval/doceval/pkg/dbtest"
 	"github.com/doceval/doceval/pkg/natstest"
+	"github.com/doceval/doceval/pkg/secretbox"
 	"github.com/doceval/doceval/pkg/service"
 )
 
@@ -61,7 +62,7 @@ func TestAPIServiceLifecycle(t *testing.T) {
 		t.Fatal(err)
 	}
 	base := "http://" + ln.Addr().String()
-	cfg := apiserver.Config{Common: common(t), Tunables: apiserver.Tunables{RateLimit: 50, RateLimitBurst: 100}}
+	cfg := apiserver.Config{Common: common(t), Tunables: apiserver.Tunables{RateLimit: 50, RateLimitBurst: 100, SecretKey: secretbox.NewKey()}}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- apiserver.RunOn(ctx, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), ln) }()

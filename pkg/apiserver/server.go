@@ -21,6 +21,7 @@ import (
 	"github.com/doceval/doceval/pkg/config"
 	"github.com/doceval/doceval/pkg/httpx"
 	"github.com/doceval/doceval/pkg/page"
+	"github.com/doceval/doceval/pkg/secretbox"
 	"github.com/doceval/doceval/pkg/service"
 	"github.com/doceval/doceval/pkg/store"
 )
@@ -45,6 +46,10 @@ type Tunables struct {
 	RateLimit      float64 `env:"DOCEVAL_RATE_LIMIT" envDefault:"50"`
 	RateLimitBurst int     `env:"DOCEVAL_RATE_LIMIT_BURST" envDefault:"100"`
 	MaxUploadBytes int64   `env:"DOCEVAL_MAX_UPLOAD_BYTES" envDefault:"104857600"`
+	// SecretKey encrypts webhook signing secrets at rest: 32 bytes in base64.
+	SecretKey string `env:"DOCEVAL_SECRET_KEY"`
+	// SecretRotationGrace is how long a rotated-out signing secret stays valid.
+	SecretRotationGrace time.Duration `env:"DOCEVAL_SECRET_ROTATION_GRACE" envDefault:"24h"`
 }
 
 // Deps are what the HTTP server is built from.
@@ -62,6 +67,10 @@ type Deps struct {
 	Blobs *blob.Store
 	// MaxUploadBytes bounds one uploaded file (DOCEVAL_MAX_UPLOAD_BYTES).
 	MaxUploadBytes int64
+	// Secrets seals webhook signing secrets; RotationGrace is the rotated-out secret's
+	// validity (default 24h).
+	Secrets       *secretbox.Box
+	RotationGrace time.Duration
 	// Handlers overrides the generated interface's implementation (tests); nil means
 	// NewServer(Store, Clock).
 	Handlers api.StrictServerInterface
@@ -118,6 +127,16 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger) error {
 
 // RunOn serves the API on ln, with the outbox relay, until ctx is done.
 func RunOn(ctx context.Context, cfg Config, log *slog.Logger, ln net.Listener) error {
+	key, err := secretbox.ParseKey(cfg.SecretKey)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	secrets, err := secretbox.New(key)
+	if err != nil {
+		ln.Close()
+		return err
+	}
 	rt, err := service.Start(ctx, "api", cfg.Common, log)
 	if err != nil {
 		ln.Close()
@@ -127,6 +146,7 @@ func RunOn(ctx context.Context, cfg Config, log *slog.Logger, ln net.Listener) e
 	e, err := New(Deps{
 		Store: rt.Store, Blobs: rt.Blobs, Log: log, Registry: rt.Registry, Ops: rt.OpsHandler(),
 		RateLimiter: httpx.NewRateLimiter(cfg.RateLimit, cfg.RateLimitBurst, nil), MaxUploadBytes: cfg.MaxUploadBytes,
+		Secrets: secrets, RotationGrace: cfg.SecretRotationGrace,
 	})
 	if err != nil {
 		ln.Close()
@@ -149,6 +169,9 @@ type Server struct {
 	clock     clock.Clock
 	log       *slog.Logger
 	maxUpload int64
+
+	secrets       *secretbox.Box
+	rotationGrace time.Duration
 }
 
 var _ api.StrictServerInterface = (*Server)(nil)
@@ -161,7 +184,11 @@ func NewServer(d Deps) *Server {
 	if d.Log == nil {
 		d.Log = slog.New(slog.DiscardHandler)
 	}
-	return &Server{store: d.Store, blobs: d.Blobs, clock: d.Clock, log: d.Log, maxUpload: d.MaxUploadBytes}
+	if d.RotationGrace <= 0 {
+		d.RotationGrace = 24 * time.Hour
+	}
+	return &Server{store: d.Store, blobs: d.Blobs, clock: d.Clock, log: d.Log, maxUpload: d.MaxUploadBytes,
+		secrets: d.Secrets, rotationGrace: d.RotationGrace}
 }
 
 // tenant is the store scoped to the request's authenticated API client.

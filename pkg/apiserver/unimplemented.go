@@ -8,7 +8,7 @@ import (
 	"github.com/doceval/doceval/pkg/apierr"
 )
 
-// The operations below belong to later issues (evaluations, events and webhooks). Until their handlers land they answer 501
+// The operations below belong to later issues (evaluations, event redelivery). Until their handlers land they answer 501
 // not_implemented in the error envelope; each one moves to its resource's file when it
 // is built.
 
@@ -26,28 +26,4 @@ func (s *Server) StartEvaluation(context.Context, api.StartEvaluationRequestObje
 
 func (s *Server) GetEvaluation(context.Context, api.GetEvaluationRequestObject) (api.GetEvaluationResponseObject, error) {
 	return nil, notImplemented("GetEvaluation")
-}
-
-func (s *Server) ListWebhookEndpoints(context.Context, api.ListWebhookEndpointsRequestObject) (api.ListWebhookEndpointsResponseObject, error) {
-	return nil, notImplemented("ListWebhookEndpoints")
-}
-
-func (s *Server) CreateWebhookEndpoint(context.Context, api.CreateWebhookEndpointRequestObject) (api.CreateWebhookEndpointResponseObject, error) {
-	return nil, notImplemented("CreateWebhookEndpoint")
-}
-
-func (s *Server) DeleteWebhookEndpoint(context.Context, api.DeleteWebhookEndpointRequestObject) (api.DeleteWebhookEndpointResponseObject, error) {
-	return nil, notImplemented("DeleteWebhookEndpoint")
-}
-
-func (s *Server) GetWebhookEndpoint(context.Context, api.GetWebhookEndpointRequestObject) (api.GetWebhookEndpointResponseObject, error) {
-	return nil, notImplemented("GetWebhookEndpoint")
-}
-
-func (s *Server) UpdateWebhookEndpoint(context.Context, api.UpdateWebhookEndpointRequestObject) (api.UpdateWebhookEndpointResponseObject, error) {
-	return nil, notImplemented("UpdateWebhookEndpoint")
-}
-
-func (s *Server) RotateWebhookEndpointSecret(context.Context, api.RotateWebhookEndpointSecretRequestObject) (api.RotateWebhookEndpointSecretResponseObject, error) {
-	return nil, notImplemented("RotateWebhookEndpointSecret")
 }

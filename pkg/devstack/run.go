@@ -25,6 +25,7 @@ import (
 	"github.com/doceval/doceval/pkg/natsembed"
 	"github.com/doceval/doceval/pkg/pgcluster"
 	"github.com/doceval/doceval/pkg/samplepdf"
+	"github.com/doceval/doceval/pkg/secretbox"
 	"github.com/doceval/doceval/pkg/service"
 	"github.com/doceval/doceval/pkg/store"
 )
@@ -110,6 +111,11 @@ func Run(ctx context.Context, o RunOptions) error {
 	if err != nil {
 		return err
 	}
+	if tunables.SecretKey == "" {
+		if tunables.SecretKey, err = devSecretKey(filepath.Join(dataDir, "secret.key")); err != nil {
+			return err
+		}
+	}
 	apiCfg := apiserver.Config{Common: common, Tunables: tunables}
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return apiserver.RunOn(ctx, apiCfg, log.With("service", "api"), ln) })
@@ -159,6 +165,16 @@ func ensureDevClient(ctx context.Context, st *store.Store, path string) (devClie
 	saved = devClient{APIClientID: c.ID, APIKey: key}
 	b, _ := json.MarshalIndent(saved, "", "  ")
 	return saved, os.WriteFile(path, b, 0o600)
+}
+
+// devSecretKey is the dev stack's key for webhook secrets at rest, kept in .data so
+// the secrets stay readable across restarts.
+func devSecretKey(path string) (string, error) {
+	if b, err := os.ReadFile(path); err == nil {
+		return strings.TrimSpace(string(b)), nil
+	}
+	key := secretbox.NewKey()
+	return key, os.WriteFile(path, []byte(key+"\n"), 0o600)
 }
 
 // writeSamples puts a sample payslip under .data/samples for the README's quickstart.

@@ -1,0 +1,35 @@
+package secretbox
+
+import (
+	"bytes"
+	"testing"
+)
+
+func TestSealOpen(t *testing.T) {
+	key, err := ParseKey(NewKey())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := New(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	secret := []byte("whsec_abc")
+	sealed := b.Seal(secret, []byte("owner-1"))
+	if bytes.Contains(sealed, secret) {
+		t.Fatal("plaintext visible in the sealed value")
+	}
+	if got, err := b.Open(sealed, []byte("owner-1")); err != nil || !bytes.Equal(got, secret) {
+		t.Fatalf("open: %q %v", got, err)
+	}
+	if _, err := b.Open(sealed, []byte("owner-2")); err == nil {
+		t.Error("opened for another owner")
+	}
+	sealed[len(sealed)-1] ^= 1
+	if _, err := b.Open(sealed, []byte("owner-1")); err == nil {
+		t.Error("opened a tampered value")
+	}
+	if _, err := ParseKey("c2hvcnQ="); err == nil {
+		t.Error("short key accepted")
+	}
+}

@@ -1,0 +1,163 @@
+package store
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/doceval/doceval/gen/db"
+	"github.com/doceval/doceval/pkg/apierr"
+	"github.com/doceval/doceval/pkg/page"
+)
+
+// MaxActiveWebhookEndpoints is the limit of active endpoints per API client (section 8).
+const MaxActiveWebhookEndpoints = 20
+
+// WebhookEndpoint is a client's webhook endpoint; its secrets stay sealed here.
+type WebhookEndpoint struct {
+	ID                      uuid.UUID
+	ClientID                uuid.UUID
+	URL                     string
+	Description             string
+	Events                  []string // nil: every current and future type
+	Status                  string
+	SealedSecret            []byte
+	SealedPrevious          []byte
+	PreviousSecretExpiresAt *time.Time
+	CreatedAt               time.Time
+	UpdatedAt               time.Time
+}
+
+// Cursor is the endpoint's position in the newest-first list.
+func (w WebhookEndpoint) Cursor() page.Cursor { return page.Cursor{CreatedAt: w.CreatedAt, ID: w.ID} }
+
+func endpointFromRow(r db.WebhookEndpoint) WebhookEndpoint {
+	return WebhookEndpoint{
+		ID: r.ID, ClientID: r.APIClientID, URL: r.URL, Description: r.Description, Events: r.Events, Status: r.Status,
+		SealedSecret: r.Secret, SealedPrevious: r.PreviousSecret, PreviousSecretExpiresAt: r.PreviousSecretExpiresAt,
+		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
+	}
+}
+
+func tooManyEndpoints(param string) error {
+	return apierr.Field(param, "at most 20 webhook endpoints can be active; disable or delete one first")
+}
+
+// activeRoom checks, under the client's lock, that one more endpoint may be active.
+func (tx *Tx) activeRoom(ctx context.Context, client uuid.UUID, param string) error {
+	if err := tx.q.WebhookEndpointLockClient(ctx, client.String()); err != nil {
+		return interpretError(err)
+	}
+	n, err := tx.q.WebhookEndpointCountActive(ctx, client)
+	if err != nil {
+		return interpretError(err)
+	}
+	if n >= MaxActiveWebhookEndpoints {
+		return tooManyEndpoints(param)
+	}
+	return nil
+}
+
+// CreateWebhookEndpoint registers an active endpoint. seal encrypts its secret, bound to
+// the new endpoint's id.
+func (t Tenant) CreateWebhookEndpoint(ctx context.Context, url, description string, events []string, seal func(id uuid.UUID) []byte) (WebhookEndpoint, error) {
+	var out WebhookEndpoint
+	err := t.s.InTx(ctx, func(tx *Tx) error {
+		if err := tx.activeRoom(ctx, t.clientID, "url"); err != nil {
+			return err
+		}
+		id := t.s.NewID()
+		r, err := tx.q.WebhookEndpointInsert(ctx, db.WebhookEndpointInsertParams{
+			ID: id, APIClientID: t.clientID, URL: url, Description: description, Events: events, Secret: seal(id), Now: t.s.Now(),
+		})
+		out = endpointFromRow(r)
+		return interpretError(err)
+	})
+	return out, err
+}
+
+// WebhookEndpoint reads one of the tenant's endpoints; deleted ones are not found.
+func (t Tenant) WebhookEndpoint(ctx context.Context, id uuid.UUID) (WebhookEndpoint, error) {
+	r, err := t.s.queries().WebhookEndpointGet(ctx, db.WebhookEndpointGetParams{APIClientID: t.clientID, ID: id})
+	if err != nil {
+		return WebhookEndpoint{}, interpretError(err)
+	}
+	return endpointFromRow(r), nil
+}
+
+// WebhookEndpoints lists the tenant's endpoints newest first, up to limit+1.
+func (t Tenant) WebhookEndpoints(ctx context.Context, after *page.Cursor, limit int) ([]WebhookEndpoint, error) {
+	p := db.WebhookEndpointListParams{APIClientID: t.clientID, MaxRows: int32(limit + 1)}
+	if after != nil {
+		p.CursorCreatedAt, p.CursorID = &after.CreatedAt, &after.ID
+	}
+	rows, err := t.s.queries().WebhookEndpointList(ctx, p)
+	if err != nil {
+		return nil, interpretError(err)
+	}
+	out := make([]WebhookEndpoint, len(rows))
+	for i, r := range rows {
+		out[i] = endpointFromRow(r)
+	}
+	return out, nil
+}
+
+// EndpointChange is a PATCH: nil fields stay; SetEvents with Events nil means all types.
+type EndpointChange struct {
+	URL         *string
+	Description *string
+	SetEvents   bool
+	Events      []string
+	Status      *string
+}
+
+// UpdateWebhookEndpoint applies a change; the secret never changes here. Activating an
+// endpoint counts against the limit of active ones.
+func (t Tenant) UpdateWebhookEndpoint(ctx context.Context, id uuid.UUID, c EndpointChange) (WebhookEndpoint, error) {
+	var out WebhookEndpoint
+	err := t.s.InTx(ctx, func(tx *Tx) error {
+		cur, err := tx.q.WebhookEndpointGet(ctx, db.WebhookEndpointGetParams{APIClientID: t.clientID, ID: id})
+		if err != nil {
+			return interpretError(err)
+		}
+		if c.Status != nil && *c.Status == "active" && cur.Status != "active" {
+			if err := tx.activeRoom(ctx, t.clientID, "status"); err != nil {
+				return err
+			}
+		}
+		r, err := tx.q.WebhookEndpointUpdate(ctx, db.WebhookEndpointUpdateParams{
+			APIClientID: t.clientID, ID: id, URL: c.URL, Description: c.Description,
+			SetEvents: c.SetEvents, Events: c.Events, Status: c.Status, Now: t.s.Now(),
+		})
+		out = endpointFromRow(r)
+		return interpretError(err)
+	})
+	return out, err
+}
+
+// DeleteWebhookEndpoint removes an endpoint from use and from listings; deleting it again
+// is not found.
+func (t Tenant) DeleteWebhookEndpoint(ctx context.Context, id uuid.UUID) error {
+	n, err := t.s.queries().WebhookEndpointDelete(ctx, db.WebhookEndpointDeleteParams{APIClientID: t.clientID, ID: id, Now: t.s.Now()})
+	if err != nil {
+		return interpretError(err)
+	}
+	if n == 0 {
+		return ErrNotFound
+	}
+	return nil
+}
+
+// RotateWebhookSecret installs a new sealed secret; the current one stays valid for
+// grace, and a previous one still in its window expires at once.
+func (t Tenant) RotateWebhookSecret(ctx context.Context, id uuid.UUID, grace time.Duration, seal func(id uuid.UUID) []byte) (WebhookEndpoint, error) {
+	now := t.s.Now()
+	r, err := t.s.queries().WebhookEndpointRotate(ctx, db.WebhookEndpointRotateParams{
+		APIClientID: t.clientID, ID: id, Secret: seal(id), ExpiresAt: now.Add(grace), Now: now,
+	})
+	if err != nil {
+		return WebhookEndpoint{}, interpretError(err)
+	}
+	return endpointFromRow(r), nil
+}
