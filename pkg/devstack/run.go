@@ -21,6 +21,7 @@ import (
 	"github.com/doceval/doceval/pkg/blob"
 	"github.com/doceval/doceval/pkg/catalog"
 	"github.com/doceval/doceval/pkg/config"
+	"github.com/doceval/doceval/pkg/dispatch"
 	"github.com/doceval/doceval/pkg/ingest"
 	"github.com/doceval/doceval/pkg/natsembed"
 	"github.com/doceval/doceval/pkg/pgcluster"
@@ -127,9 +128,15 @@ func Run(ctx context.Context, o RunOptions) error {
 		l := log.With("service", "ingest")
 		return service.RunWorker(ctx, "ingest", common, l, ingest.Tasks(ingestCfg, l)...)
 	})
-	for _, name := range []string{"evaluator", "dispatcher"} {
-		g.Go(func() error { return service.RunWorker(ctx, name, common, log.With("service", name)) })
+	dispatchCfg, err := config.Load[dispatch.Config]()
+	if err != nil {
+		return err
 	}
+	g.Go(func() error {
+		l := log.With("service", "dispatcher")
+		return service.RunWorker(ctx, "dispatcher", common, l, dispatch.Tasks(dispatchCfg, l)...)
+	})
+	g.Go(func() error { return service.RunWorker(ctx, "evaluator", common, log.With("service", "evaluator")) })
 	g.Go(func() error {
 		if err := waitReady(ctx, baseURL+"/readyz"); err != nil {
 			return err

@@ -71,3 +71,10 @@ func (t Tenant) Events(ctx context.Context, f EventFilter) ([]StoredEvent, error
 	}
 	return out, nil
 }
+
+// DeleteEventsBefore removes the event log's entries older than before (retention),
+// and returns how many.
+func (s *Store) DeleteEventsBefore(ctx context.Context, before time.Time) (int64, error) {
+	n, err := s.queries().EventDeleteOlderThan(ctx, before)
+	return n, interpretError(err)
+}
