@@ -25,3 +25,17 @@ PASS
 		t.Error("no results: want an error")
 	}
 }
+
+func TestEnvFileRoundTrip(t *testing.T) {
+	path := t.TempDir() + "/dev.env"
+	in := map[string]string{"DOCEVAL_BASE_URL": "http://127.0.0.1:8080", "DOCEVAL_API_KEY": "dek_x", "DATABASE_URL": "postgres://p@127.0.0.1:5/db?sslmode=disable", "NATS_URL": "nats://it's"}
+	if err := writeEnvFile(path, in); err != nil {
+		t.Fatal(err)
+	}
+	got := readEnvFile(path)
+	for k, v := range in {
+		if got[k] != v {
+			t.Errorf("%s = %q, want %q", k, got[k], v)
+		}
+	}
+}

@@ -59,6 +59,16 @@ func Run(ctx context.Context, o RunOptions) error {
 	}
 	log := o.Log
 
+	// A shell that sourced .data/dev.env carries the previous run's private URLs: those
+	// are ours, not external servers, so they do not stop this run from starting its own.
+	previous := readEnvFile(filepath.Join(dataDir, "dev.env"))
+	if o.DatabaseURL != "" && o.DatabaseURL == previous["DATABASE_URL"] {
+		o.DatabaseURL = ""
+	}
+	if o.NatsURL != "" && o.NatsURL == previous["NATS_URL"] {
+		o.NatsURL = ""
+	}
+
 	dbURL := o.DatabaseURL
 	if dbURL == "" {
 		cluster, err := pgcluster.Start(ctx, pgcluster.Options{Dir: filepath.Join(dataDir, "postgres"), Log: os.Stderr})
@@ -197,6 +207,22 @@ func writeSamples(dir string) error {
 		"Nettobezug 3.250,00 EUR",
 	}})
 	return os.WriteFile(filepath.Join(dir, "payslip.pdf"), payslip, 0o644)
+}
+
+// readEnvFile reads the KEY='value' lines writeEnvFile writes.
+func readEnvFile(path string) map[string]string {
+	out := map[string]string{}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return out
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		k, v, ok := strings.Cut(strings.TrimPrefix(line, "export "), "=")
+		if ok {
+			out[k] = strings.ReplaceAll(strings.Trim(v, "'"), `'\''`, "'")
+		}
+	}
+	return out
 }
 
 func writeEnvFile(path string, env map[string]string) error {
