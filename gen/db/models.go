@@ -51,6 +51,29 @@ type CatalogEntryVersion struct {
 	CreatedAt    time.Time
 }
 
+type Delivery struct {
+	ID              uuid.UUID
+	EventID         uuid.UUID
+	EndpointID      uuid.UUID
+	APIClientID     uuid.UUID
+	Status          string
+	AttemptCount    int32
+	NextRetryAt     *time.Time
+	LeaseUntil      *time.Time
+	LastAttemptedAt *time.Time
+	CreatedAt       time.Time
+}
+
+type DeliveryAttempt struct {
+	DeliveryID     uuid.UUID
+	AttemptNumber  int32
+	AttemptedAt    time.Time
+	Outcome        string
+	ResponseStatus *int32
+	TransportError *string
+	ResponseTimeMs int32
+}
+
 type DocumentSlot struct {
 	ID                 uuid.UUID
 	SubmissionID       uuid.UUID

@@ -34,9 +34,7 @@ func (s *Server) ListEvents(ctx context.Context, req api.ListEventsRequestObject
 	return api.ListEvents200JSONResponse{Body: list}, nil
 }
 
-// GetEvent returns one event with its webhook deliveries. Deliveries exist once the
-// dispatcher routes events to endpoints; until an event has been routed the list is
-// empty.
+// GetEvent returns one event with its webhook deliveries and all their attempts.
 func (s *Server) GetEvent(ctx context.Context, req api.GetEventRequestObject) (api.GetEventResponseObject, error) {
 	t, err := s.tenant(ctx)
 	if err != nil {
@@ -50,9 +48,33 @@ func (s *Server) GetEvent(ctx context.Context, req api.GetEventRequestObject) (a
 	if err != nil {
 		return nil, err
 	}
-	detail := api.EventDetail{Deliveries: []api.Delivery{}}
+	detail := api.EventDetail{}
 	if err := json.Unmarshal(r.Envelope, &detail); err != nil {
 		return nil, fmt.Errorf("event %s: %w", r.ID, err)
 	}
+	deliveries, err := s.store.EventDeliveries(ctx, r.ID)
+	if err != nil {
+		return nil, err
+	}
+	detail.Deliveries = deliveriesToAPI(deliveries)
 	return api.GetEvent200JSONResponse{Body: detail}, nil
+}
+
+func deliveriesToAPI(ds []store.Delivery) []api.Delivery {
+	out := make([]api.Delivery, len(ds))
+	for i, d := range ds {
+		out[i] = api.Delivery{
+			EndpointId: d.EndpointID, EndpointUrl: d.EndpointURL, DeliveryStatus: api.DeliveryStatus(d.Status),
+			AttemptCount: d.AttemptCount, NextRetryAt: d.NextRetryAt, LastAttemptedAt: d.LastAttemptedAt,
+			Attempts: make([]api.DeliveryAttempt, len(d.Attempts)),
+		}
+		for j, a := range d.Attempts {
+			ms := a.ResponseTimeMs
+			out[i].Attempts[j] = api.DeliveryAttempt{
+				AttemptNumber: a.Number, AttemptedAt: a.AttemptedAt, Outcome: api.DeliveryAttemptOutcome(a.Outcome),
+				ResponseStatus: a.ResponseStatus, TransportError: a.TransportError, ResponseTimeMs: &ms,
+			}
+		}
+	}
+	return out
 }

@@ -142,9 +142,13 @@ func Run(ctx context.Context, o RunOptions) error {
 	if err != nil {
 		return err
 	}
+	dispatchCfg.SecretKey = tunables.SecretKey
+	dispatchTasks, err := dispatch.Tasks(dispatchCfg, log.With("service", "dispatcher"))
+	if err != nil {
+		return err
+	}
 	g.Go(func() error {
-		l := log.With("service", "dispatcher")
-		return service.RunWorker(ctx, "dispatcher", common, l, dispatch.Tasks(dispatchCfg, l)...)
+		return service.RunWorker(ctx, "dispatcher", common, log.With("service", "dispatcher"), dispatchTasks...)
 	})
 	g.Go(func() error { return service.RunWorker(ctx, "evaluator", common, log.With("service", "evaluator")) })
 	g.Go(func() error {

@@ -1,13 +1,17 @@
-// Package dispatch is the doceval-dispatcher worker. Today it runs the event-log
-// retention; webhook deliveries (issue 6) join it here.
+// Package dispatch is the doceval-dispatcher worker: it fans published events out to
+// webhook deliveries, sends them signed, retries them on the schedule, and runs the
+// event-log retention.
 package dispatch
 
 import (
 	"context"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/doceval/doceval/pkg/clock"
+	"github.com/doceval/doceval/pkg/messaging"
+	"github.com/doceval/doceval/pkg/secretbox"
 	"github.com/doceval/doceval/pkg/service"
 	"github.com/doceval/doceval/pkg/store"
 )
@@ -18,13 +22,52 @@ type Config struct {
 	EventRetention time.Duration `env:"DOCEVAL_EVENT_RETENTION" envDefault:"720h"`
 	// RetentionEvery is how often expired events are removed.
 	RetentionEvery time.Duration `env:"DOCEVAL_EVENT_RETENTION_EVERY" envDefault:"10m"`
+	// RetrySchedule is the delay before each retry of a failed delivery (section 6.3).
+	RetrySchedule []time.Duration `env:"DOCEVAL_WEBHOOK_RETRY_SCHEDULE" envDefault:"1m,5m,30m,2h,12h,24h" envSeparator:","`
+	// Timeout bounds one delivery attempt.
+	Timeout time.Duration `env:"DOCEVAL_WEBHOOK_TIMEOUT" envDefault:"30s"`
+	// AllowPrivate lets deliveries reach private addresses (loopback always may).
+	AllowPrivate bool `env:"DOCEVAL_WEBHOOK_ALLOW_PRIVATE" envDefault:"false"`
+	// SecretKey opens the endpoints' sealed signing secrets (the api's key).
+	SecretKey string `env:"DOCEVAL_SECRET_KEY"`
+	// Concurrency is the number of deliveries in flight per dispatcher.
+	Concurrency int `env:"DOCEVAL_WEBHOOK_CONCURRENCY" envDefault:"32"`
 }
 
-// Tasks are the dispatcher's background tasks, for service.RunWorker.
-func Tasks(cfg Config, log *slog.Logger) []service.Task {
-	return []service.Task{func(ctx context.Context, rt *service.Runtime) error {
-		return Retention(ctx, rt.Store, clock.System{}, cfg, log)
-	}}
+// Tasks are the dispatcher's background tasks, for service.RunWorker: retention, the
+// fan-out consumer of published events, and the sender.
+func Tasks(cfg Config, log *slog.Logger) ([]service.Task, error) {
+	key, err := secretbox.ParseKey(cfg.SecretKey)
+	if err != nil {
+		return nil, err
+	}
+	box, err := secretbox.New(key)
+	if err != nil {
+		return nil, err
+	}
+	var once sync.Once
+	var d *Dispatcher
+	dispatcher := func(rt *service.Runtime) *Dispatcher {
+		once.Do(func() {
+			d = &Dispatcher{
+				Store: rt.Store, Secrets: box, Log: log, Schedule: cfg.RetrySchedule, Timeout: cfg.Timeout,
+				AllowPrivate: cfg.AllowPrivate, Concurrency: cfg.Concurrency,
+			}
+		})
+		return d
+	}
+	return []service.Task{
+		func(ctx context.Context, rt *service.Runtime) error {
+			return Retention(ctx, rt.Store, clock.System{}, cfg, log)
+		},
+		func(ctx context.Context, rt *service.Runtime) error {
+			return messaging.Consume(ctx, rt.JS, messaging.ConsumerSpec{
+				Stream: messaging.EventsStream, Durable: "dispatcher", FilterSubject: messaging.EventSubjectPrefix + ">",
+				AckWait: time.Minute, MaxDeliver: -1, Concurrency: 4,
+			}, dispatcher(rt).HandleEvent, log.With("consumer", "fan-out"))
+		},
+		func(ctx context.Context, rt *service.Runtime) error { return dispatcher(rt).Run(ctx) },
+	}, nil
 }
 
 // Retention removes events older than the retention period now and then every

@@ -1,6 +1,6 @@
-// Command doceval-dispatcher runs the dispatcher worker: event-log retention (and, with
-// issue 6, webhook deliveries); it relays the outbox and serves /healthz, /readyz and
-// /metrics on DOCEVAL_OPS_ADDR.
+// Command doceval-dispatcher runs the dispatcher worker: signed webhook deliveries with
+// retries, and event-log retention; it relays the outbox and serves /healthz, /readyz
+// and /metrics on DOCEVAL_OPS_ADDR.
 package main
 
 import (
@@ -19,6 +19,10 @@ type settings struct {
 
 func main() {
 	service.Main("dispatcher", func(ctx context.Context, cfg settings, log *slog.Logger) error {
-		return service.RunWorker(ctx, "dispatcher", cfg.Common, log, dispatch.Tasks(cfg.Config, log)...)
+		tasks, err := dispatch.Tasks(cfg.Config, log)
+		if err != nil {
+			return err
+		}
+		return service.RunWorker(ctx, "dispatcher", cfg.Common, log, tasks...)
 	})
 }

@@ -1,0 +1,268 @@
+package dispatch
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/netip"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/doceval/doceval/pkg/messaging"
+	"github.com/doceval/doceval/pkg/secretbox"
+	"github.com/doceval/doceval/pkg/store"
+)
+
+// Attempt outcomes (DECISIONS.md).
+const (
+	OutcomeSucceeded    = "succeeded"
+	OutcomeHTTPError    = "http_error"
+	OutcomeTimeout      = "timeout"
+	OutcomeNetworkError = "network_error"
+	OutcomeBlocked      = "blocked"
+)
+
+// Limits of one dispatcher process.
+const (
+	batchSize       = 64
+	maxPerEndpoint  = 4        // a slow endpoint holds at most this many sends
+	maxResponseBody = 64 << 10 // read from a response, then dropped
+)
+
+// Dispatcher sends webhook deliveries: it leases due deliveries from PostgreSQL, POSTs
+// each event's exact envelope bytes signed with the endpoint's secrets, records every
+// attempt, and schedules retries.
+type Dispatcher struct {
+	Store        *store.Store
+	Secrets      *secretbox.Box
+	Log          *slog.Logger
+	Schedule     []time.Duration // delays before the 2nd, 3rd, … attempt
+	Timeout      time.Duration   // per attempt
+	AllowPrivate bool            // deliver to private addresses (loopback is always allowed)
+	Concurrency  int             // sends in flight per process
+
+	once   sync.Once
+	client *http.Client
+	wake   chan struct{}
+}
+
+// errBlocked is a target refused by the SSRF rules.
+var errBlocked = errors.New("target address refused: private, link-local or metadata addresses are not delivered to")
+
+func (d *Dispatcher) init() {
+	d.once.Do(func() {
+		if d.Timeout <= 0 {
+			d.Timeout = 30 * time.Second
+		}
+		if d.Concurrency <= 0 {
+			d.Concurrency = 32
+		}
+		dialer := &net.Dialer{Timeout: 10 * time.Second, Control: d.guard}
+		d.client = &http.Client{
+			Timeout: d.Timeout,
+			Transport: &http.Transport{
+				Proxy:               nil, // deliveries go straight to the endpoint
+				DialContext:         dialer.DialContext,
+				MaxIdleConnsPerHost: maxPerEndpoint,
+				IdleConnTimeout:     90 * time.Second,
+				TLSHandshakeTimeout: 10 * time.Second,
+			},
+			// Redirects are not followed: the endpoint answers for itself.
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+		}
+		d.wake = make(chan struct{}, 1)
+	})
+}
+
+// guard runs after DNS resolution, on the very address dialed: a name cannot resolve to
+// a refused address between a check and the connection.
+func (d *Dispatcher) guard(_, address string, _ syscall.RawConn) error {
+	ap, err := netip.ParseAddrPort(address)
+	if err != nil {
+		return errBlocked
+	}
+	ip := ap.Addr().Unmap()
+	switch {
+	case ip.IsLoopback():
+		return nil
+	case ip.IsUnspecified() || ip.IsMulticast() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast():
+		return errBlocked // 169.254.169.254 and friends: never
+	case !d.AllowPrivate && (ip.IsPrivate() || sharedAddressSpace.Contains(ip)):
+		return errBlocked
+	}
+	return nil
+}
+
+var sharedAddressSpace = netip.MustParsePrefix("100.64.0.0/10")
+
+// HandleEvent fans a published event out to its deliveries (the JetStream consumer).
+func (d *Dispatcher) HandleEvent(ctx context.Context, msg jetstream.Msg) error {
+	d.init()
+	var ev messaging.EventPublished
+	if err := json.Unmarshal(msg.Data(), &ev); err != nil {
+		return fmt.Errorf("event message: %v: %w", err, messaging.ErrPermanent)
+	}
+	n, err := d.Store.FanOut(ctx, ev.EventID)
+	if err != nil {
+		return err
+	}
+	if n > 0 {
+		select {
+		case d.wake <- struct{}{}:
+		default:
+		}
+	}
+	return nil
+}
+
+// RunOnce sends the deliveries due now and waits for them (tests, and Run's inner step).
+func (d *Dispatcher) RunOnce(ctx context.Context) (int, error) {
+	d.init()
+	claimed, err := d.Store.ClaimDeliveries(ctx, batchSize, d.Timeout+30*time.Second)
+	if err != nil {
+		return 0, err
+	}
+	var wg sync.WaitGroup
+	for _, del := range claimed {
+		wg.Go(func() { d.deliver(ctx, del) })
+	}
+	wg.Wait()
+	return len(claimed), nil
+}
+
+// Run sends due deliveries until ctx ends: at most Concurrency in flight, at most
+// maxPerEndpoint per endpoint, so a slow or dead endpoint never holds up the others.
+func (d *Dispatcher) Run(ctx context.Context) error {
+	d.init()
+	sem := make(chan struct{}, d.Concurrency)
+	var mu sync.Mutex
+	perEndpoint := map[uuid.UUID]int{}
+	var inFlight sync.WaitGroup
+	defer inFlight.Wait()
+	tick := time.NewTicker(250 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if free := cap(sem) - len(sem); free > 0 {
+			claimed, err := d.Store.ClaimDeliveries(ctx, min(free, batchSize), d.Timeout+30*time.Second)
+			if err != nil && ctx.Err() == nil {
+				d.Log.WarnContext(ctx, "claim deliveries", "error", err)
+			}
+			for _, del := range claimed {
+				mu.Lock()
+				busy := perEndpoint[del.EndpointID] >= maxPerEndpoint
+				if !busy {
+					perEndpoint[del.EndpointID]++
+				}
+				mu.Unlock()
+				if busy { // give it back for a later round
+					if err := d.Store.Settle(context.WithoutCancel(ctx), del, nil); err != nil {
+						d.Log.WarnContext(ctx, "release delivery", "error", err)
+					}
+					continue
+				}
+				sem <- struct{}{}
+				inFlight.Go(func() {
+					defer func() {
+						mu.Lock()
+						perEndpoint[del.EndpointID]--
+						mu.Unlock()
+						<-sem
+					}()
+					d.deliver(context.WithoutCancel(ctx), del)
+				})
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-tick.C:
+		case <-d.wake:
+		}
+	}
+}
+
+// deliver makes one attempt and settles the delivery.
+func (d *Dispatcher) deliver(ctx context.Context, del store.Delivery) {
+	target, err := d.Store.Target(ctx, del.ID)
+	if err != nil {
+		d.Log.WarnContext(ctx, "delivery target", "delivery_id", del.ID, "error", err)
+		return // the lease expires and it is tried again
+	}
+	if target.EndpointDeleted {
+		del.Status, del.NextRetryAt = store.DeliveryFailedPermanent, nil
+		if err := d.Store.Settle(ctx, del, nil); err != nil {
+			d.Log.WarnContext(ctx, "settle delivery", "delivery_id", del.ID, "error", err)
+		}
+		return
+	}
+	var secrets [][]byte
+	for _, sealed := range target.SealedSecrets {
+		secret, err := d.Secrets.Open(sealed, del.EndpointID[:])
+		if err != nil {
+			d.Log.ErrorContext(ctx, "open signing secret (wrong DOCEVAL_SECRET_KEY?)", "endpoint_id", del.EndpointID)
+			return
+		}
+		secrets = append(secrets, secret)
+	}
+	now := d.Store.Now()
+	attempt := d.post(ctx, target, secrets)
+	attempt.Number, attempt.AttemptedAt = del.AttemptCount+1, now
+	del.AttemptCount, del.LastAttemptedAt = attempt.Number, &now
+	switch {
+	case attempt.Outcome == OutcomeSucceeded:
+		del.Status, del.NextRetryAt = store.DeliverySucceeded, nil
+	case attempt.Number <= len(d.Schedule):
+		next := now.Add(d.Schedule[attempt.Number-1])
+		del.Status, del.NextRetryAt = store.DeliveryFailedRetryable, &next
+	default:
+		del.Status, del.NextRetryAt = store.DeliveryAbandoned, nil
+	}
+	if err := d.Store.Settle(ctx, del, &attempt); err != nil {
+		d.Log.WarnContext(ctx, "settle delivery", "delivery_id", del.ID, "error", err)
+	}
+}
+
+// post sends the envelope and classifies the result.
+func (d *Dispatcher) post(ctx context.Context, target store.DeliveryTarget, secrets [][]byte) store.Attempt {
+	start := time.Now()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target.URL, bytes.NewReader(target.Envelope))
+	if err != nil {
+		msg := "invalid endpoint URL"
+		return store.Attempt{Outcome: OutcomeNetworkError, TransportError: &msg}
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", "doceval-webhooks/1")
+	req.Header.Set(SignatureHeader, Sign(target.Envelope, time.Now(), secrets...))
+	res, err := d.client.Do(req)
+	elapsed := int(time.Since(start).Milliseconds())
+	if err != nil {
+		msg := err.Error()
+		a := store.Attempt{Outcome: OutcomeNetworkError, TransportError: &msg, ResponseTimeMs: elapsed}
+		var netErr net.Error
+		switch {
+		case errors.Is(err, errBlocked):
+			a.Outcome = OutcomeBlocked
+		case errors.As(err, &netErr) && netErr.Timeout(), errors.Is(err, context.DeadlineExceeded):
+			a.Outcome = OutcomeTimeout
+		}
+		return a
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(res.Body, maxResponseBody))
+	res.Body.Close()
+	status := res.StatusCode
+	a := store.Attempt{Outcome: OutcomeHTTPError, ResponseStatus: &status, ResponseTimeMs: elapsed}
+	if status >= 200 && status < 300 {
+		a.Outcome = OutcomeSucceeded
+	}
+	return a
+}

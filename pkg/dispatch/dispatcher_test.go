@@ -1,0 +1,284 @@
+package dispatch_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/stripe/stripe-go/v82/webhook"
+
+	"github.com/doceval/doceval/pkg/auth"
+	"github.com/doceval/doceval/pkg/clock"
+	"github.com/doceval/doceval/pkg/dbtest"
+	"github.com/doceval/doceval/pkg/dispatch"
+	"github.com/doceval/doceval/pkg/events"
+	"github.com/doceval/doceval/pkg/secretbox"
+	"github.com/doceval/doceval/pkg/store"
+)
+
+// receiver records deliveries and answers with status.
+type receiver struct {
+	mu     sync.Mutex
+	status int
+	got    []delivery
+}
+
+type delivery struct {
+	body      []byte
+	signature string
+	ctype     string
+}
+
+func (r *receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	b, _ := io.ReadAll(req.Body)
+	r.mu.Lock()
+	r.got = append(r.got, delivery{body: b, signature: req.Header.Get(dispatch.SignatureHeader), ctype: req.Header.Get("Content-Type")})
+	status := r.status
+	r.mu.Unlock()
+	w.WriteHeader(status)
+}
+
+type fixture struct {
+	t      *testing.T
+	ctx    context.Context
+	clock  *clock.Fake
+	st     *store.Store
+	box    *secretbox.Box
+	tenant store.Tenant
+	client uuid.UUID
+	d      *dispatch.Dispatcher
+}
+
+func newFixture(t *testing.T, schedule ...time.Duration) *fixture {
+	ctx := context.Background()
+	fake := clock.NewFake(time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC))
+	st := store.New(dbtest.New(t), store.WithClock(fake))
+	key, _ := secretbox.ParseKey(secretbox.NewKey())
+	box, _ := secretbox.New(key)
+	c, _, _, err := st.CreateClient(ctx, "hooks", auth.AllPermissions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &fixture{t: t, ctx: ctx, clock: fake, st: st, box: box, tenant: st.Tenant(c.ID), client: c.ID,
+		d: &dispatch.Dispatcher{Store: st, Secrets: box, Log: slog.New(slog.DiscardHandler), Schedule: schedule, Timeout: 5 * time.Second}}
+}
+
+func (f *fixture) endpoint(url, secret string, events []string) uuid.UUID {
+	f.t.Helper()
+	w, err := f.tenant.CreateWebhookEndpoint(f.ctx, url, "", events, func(id uuid.UUID) []byte { return f.box.Seal([]byte(secret), id[:]) })
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return w.ID
+}
+
+// emit writes an event and fans it out, as the consumer of the events stream does.
+func (f *fixture) emit(typ events.Type) uuid.UUID {
+	f.t.Helper()
+	var id uuid.UUID
+	err := f.st.InTx(f.ctx, func(tx *store.Tx) error {
+		env, err := tx.Emit(f.ctx, events.Draft{APIClientID: f.client, Type: typ, Data: map[string]string{"k": "v"}})
+		if err == nil {
+			id, err = events.ParseID(env.ID)
+		}
+		return err
+	})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	if _, err := f.st.FanOut(f.ctx, id); err != nil {
+		f.t.Fatal(err)
+	}
+	return id
+}
+
+func (f *fixture) run() int {
+	f.t.Helper()
+	n, err := f.d.RunOnce(f.ctx)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return n
+}
+
+func (f *fixture) deliveries(event uuid.UUID) []store.Delivery {
+	f.t.Helper()
+	ds, err := f.st.EventDeliveries(f.ctx, event)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return ds
+}
+
+// A delivery is the exact envelope, signed so that an independent verifier accepts it.
+func TestDeliverySigned(t *testing.T) {
+	f := newFixture(t, time.Minute)
+	rec := &receiver{status: 200}
+	srv := httptest.NewServer(rec)
+	defer srv.Close()
+	f.endpoint(srv.URL+"/hook", "whsec_one", nil)
+	f.endpoint(srv.URL+"/only-evaluations", "whsec_two", []string{"evaluation.completed"})
+	ev := f.emit(events.FileReady)
+	if n := f.run(); n != 1 {
+		t.Fatalf("%d deliveries sent, want 1 (the second endpoint does not subscribe)", n)
+	}
+	stored, err := f.tenant.Event(f.ctx, ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := rec.got[0]
+	if string(got.body) != string(stored.Envelope) || got.ctype != "application/json" {
+		t.Errorf("delivered %s (%s), stored %s", got.body, got.ctype, stored.Envelope)
+	}
+	if err := webhook.ValidatePayload(got.body, got.signature, "whsec_one"); err != nil {
+		t.Errorf("signature: %v", err)
+	}
+	ds := f.deliveries(ev)
+	if len(ds) != 1 || ds[0].Status != "succeeded" || ds[0].AttemptCount != 1 || len(ds[0].Attempts) != 1 ||
+		ds[0].Attempts[0].Outcome != "succeeded" || *ds[0].Attempts[0].ResponseStatus != 200 || ds[0].NextRetryAt != nil {
+		t.Errorf("delivery: %+v", ds)
+	}
+	if n := f.run(); n != 0 {
+		t.Errorf("a succeeded delivery was sent again")
+	}
+}
+
+// A failing endpoint is retried on the schedule, every attempt recorded, then abandoned.
+func TestRetryScheduleToAbandoned(t *testing.T) {
+	f := newFixture(t, time.Minute, 5*time.Minute)
+	rec := &receiver{status: 503}
+	srv := httptest.NewServer(rec)
+	defer srv.Close()
+	f.endpoint(srv.URL, "whsec_x", nil)
+	ev := f.emit(events.FileReady)
+
+	f.run()
+	d := f.deliveries(ev)[0]
+	if d.Status != "failed_retryable" || d.NextRetryAt == nil || !d.NextRetryAt.Equal(f.clock.Now().Add(time.Minute)) {
+		t.Fatalf("after attempt 1: %+v", d)
+	}
+	f.clock.Advance(59 * time.Second)
+	if n := f.run(); n != 0 {
+		t.Fatal("retried before its time")
+	}
+	f.clock.Advance(time.Second)
+	f.run()
+	d = f.deliveries(ev)[0]
+	if d.Status != "failed_retryable" || d.AttemptCount != 2 || !d.NextRetryAt.Equal(f.clock.Now().Add(5*time.Minute)) {
+		t.Fatalf("after attempt 2: %+v", d)
+	}
+	f.clock.Advance(5 * time.Minute)
+	f.run()
+	d = f.deliveries(ev)[0]
+	if d.Status != "abandoned" || d.AttemptCount != 3 || d.NextRetryAt != nil || len(d.Attempts) != 3 {
+		t.Fatalf("after the last attempt: %+v", d)
+	}
+	for i, a := range d.Attempts {
+		if a.Number != i+1 || a.Outcome != "http_error" || a.ResponseStatus == nil || *a.ResponseStatus != 503 {
+			t.Errorf("attempt %d: %+v", i+1, a)
+		}
+	}
+	f.clock.Advance(48 * time.Hour)
+	if n := f.run(); n != 0 || len(rec.got) != 3 {
+		t.Errorf("an abandoned delivery was sent again (%d requests)", len(rec.got))
+	}
+}
+
+// Disabled endpoints pause their deliveries and get no events emitted meanwhile;
+// deleted endpoints' deliveries fail permanently.
+func TestDisabledAndDeletedEndpoints(t *testing.T) {
+	f := newFixture(t, time.Minute)
+	rec := &receiver{status: 200}
+	srv := httptest.NewServer(rec)
+	defer srv.Close()
+	ep := f.endpoint(srv.URL, "whsec_x", nil)
+	pending := f.emit(events.FileReady) // fanned out while active
+	disabled := "disabled"
+	if _, err := f.tenant.UpdateWebhookEndpoint(f.ctx, ep, store.EndpointChange{Status: &disabled}); err != nil {
+		t.Fatal(err)
+	}
+	meanwhile := f.emit(events.FileFailed)
+	if n := f.run(); n != 0 {
+		t.Fatal("delivered to a disabled endpoint")
+	}
+	if ds := f.deliveries(meanwhile); len(ds) != 0 {
+		t.Fatalf("an event emitted while disabled got a delivery: %+v", ds)
+	}
+	active := "active"
+	if _, err := f.tenant.UpdateWebhookEndpoint(f.ctx, ep, store.EndpointChange{Status: &active}); err != nil {
+		t.Fatal(err)
+	}
+	if n := f.run(); n != 1 || f.deliveries(pending)[0].Status != "succeeded" {
+		t.Fatalf("the paused delivery did not resume")
+	}
+
+	rec.status = 500
+	failing := f.emit(events.FileReady)
+	f.run()
+	if err := f.tenant.DeleteWebhookEndpoint(f.ctx, ep); err != nil {
+		t.Fatal(err)
+	}
+	f.clock.Advance(time.Minute)
+	f.run()
+	if d := f.deliveries(failing)[0]; d.Status != "failed_permanent" || d.AttemptCount != 1 {
+		t.Errorf("after deletion: %+v", d)
+	}
+}
+
+// Private, link-local and metadata targets are refused (blocked); loopback is allowed.
+func TestSSRFRefusals(t *testing.T) {
+	f := newFixture(t)
+	for _, url := range []string{"https://10.1.2.3:9/x", "https://169.254.169.254/latest/meta-data", "https://192.168.0.10/x", "https://[fd00::1]/x"} {
+		f.endpoint(url, "whsec_x", nil)
+	}
+	ev := f.emit(events.FileReady)
+	f.run()
+	for _, d := range f.deliveries(ev) {
+		if len(d.Attempts) != 1 || d.Attempts[0].Outcome != "blocked" || d.Status != "abandoned" {
+			t.Errorf("%s: %+v", d.EndpointURL, d)
+		}
+	}
+	f.d = &dispatch.Dispatcher{Store: f.st, Secrets: f.box, Log: slog.New(slog.DiscardHandler), AllowPrivate: true, Timeout: time.Second}
+	meta := f.endpoint("https://169.254.169.254/latest", "whsec_y", nil)
+	ev2 := f.emit(events.FileReady)
+	f.run()
+	for _, d := range f.deliveries(ev2) {
+		if d.EndpointID == meta && d.Attempts[0].Outcome != "blocked" {
+			t.Errorf("metadata address with AllowPrivate: %+v", d.Attempts[0])
+		}
+	}
+}
+
+// During a rotation every delivery carries both signatures.
+func TestRotationSignsWithBothSecrets(t *testing.T) {
+	f := newFixture(t)
+	rec := &receiver{status: 200}
+	srv := httptest.NewServer(rec)
+	defer srv.Close()
+	ep := f.endpoint(srv.URL, "whsec_old", nil)
+	if _, err := f.tenant.RotateWebhookSecret(f.ctx, ep, 24*time.Hour, func(id uuid.UUID) []byte { return f.box.Seal([]byte("whsec_new"), id[:]) }); err != nil {
+		t.Fatal(err)
+	}
+	f.emit(events.FileReady)
+	f.run()
+	got := rec.got[0]
+	for _, secret := range []string{"whsec_new", "whsec_old"} {
+		if err := webhook.ValidatePayload(got.body, got.signature, secret); err != nil {
+			t.Errorf("%s: %v", secret, err)
+		}
+	}
+	// After the grace period only the new secret signs.
+	f.clock.Advance(25 * time.Hour)
+	f.emit(events.FileReady)
+	f.run()
+	late := rec.got[1]
+	if webhook.ValidatePayload(late.body, late.signature, "whsec_old") == nil {
+		t.Error("the expired secret still signs")
+	}
+}

@@ -1,0 +1,148 @@
+package store
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/doceval/doceval/gen/db"
+)
+
+// Delivery statuses (DECISIONS.md) and attempt outcomes.
+const (
+	DeliveryPending         = "pending"
+	DeliverySucceeded       = "succeeded"
+	DeliveryFailedRetryable = "failed_retryable"
+	DeliveryFailedPermanent = "failed_permanent"
+	DeliveryAbandoned       = "abandoned"
+)
+
+// Delivery is an event's delivery to one endpoint, with its attempts.
+type Delivery struct {
+	ID              uuid.UUID
+	EventID         uuid.UUID
+	EndpointID      uuid.UUID
+	EndpointURL     string
+	Status          string
+	AttemptCount    int
+	NextRetryAt     *time.Time
+	LastAttemptedAt *time.Time
+	Attempts        []Attempt
+}
+
+// Attempt is one try to deliver.
+type Attempt struct {
+	Number         int
+	AttemptedAt    time.Time
+	Outcome        string
+	ResponseStatus *int
+	TransportError *string
+	ResponseTimeMs int
+}
+
+// FanOut creates the deliveries of an event: one per active endpoint of its client that
+// subscribes to its type. Idempotent (a redelivered message creates nothing new).
+func (s *Store) FanOut(ctx context.Context, eventID uuid.UUID) (int64, error) {
+	n, err := s.queries().DeliveryFanOut(ctx, db.DeliveryFanOutParams{EventID: eventID, Now: s.Now()})
+	return n, interpretError(err)
+}
+
+// ClaimDeliveries leases up to max due deliveries for lease: other dispatchers skip
+// them, and a dispatcher killed mid-delivery leaves them due again when it ends.
+func (s *Store) ClaimDeliveries(ctx context.Context, max int, lease time.Duration) ([]Delivery, error) {
+	now := s.Now()
+	rows, err := s.queries().DeliveryClaim(ctx, db.DeliveryClaimParams{Now: now, LeaseUntil: now.Add(lease), MaxRows: int32(max)})
+	if err != nil {
+		return nil, interpretError(err)
+	}
+	out := make([]Delivery, len(rows))
+	for i, r := range rows {
+		out[i] = Delivery{
+			ID: r.ID, EventID: r.EventID, EndpointID: r.EndpointID, Status: r.Status, AttemptCount: int(r.AttemptCount),
+			NextRetryAt: r.NextRetryAt, LastAttemptedAt: r.LastAttemptedAt,
+		}
+	}
+	return out, nil
+}
+
+// DeliveryTarget is what sending a delivery needs: the exact envelope bytes and the
+// endpoint's URL and sealed secrets (the previous one while its window lasts).
+type DeliveryTarget struct {
+	Envelope        []byte
+	URL             string
+	SealedSecrets   [][]byte
+	EndpointDeleted bool
+}
+
+// Target reads a delivery's target.
+func (s *Store) Target(ctx context.Context, id uuid.UUID) (DeliveryTarget, error) {
+	r, err := s.queries().DeliveryTarget(ctx, id)
+	if err != nil {
+		return DeliveryTarget{}, interpretError(err)
+	}
+	t := DeliveryTarget{Envelope: r.Envelope, URL: r.URL, SealedSecrets: [][]byte{r.Secret}, EndpointDeleted: r.EndpointDeleted}
+	if r.PreviousSecret != nil && r.PreviousSecretExpiresAt != nil && r.PreviousSecretExpiresAt.After(s.Now()) {
+		t.SealedSecrets = append(t.SealedSecrets, r.PreviousSecret)
+	}
+	return t, nil
+}
+
+// Settle records an attempt (when a is not nil) and the delivery's new state.
+func (s *Store) Settle(ctx context.Context, d Delivery, a *Attempt) error {
+	return s.InTx(ctx, func(tx *Tx) error {
+		if a != nil {
+			if err := tx.q.DeliveryAttemptInsert(ctx, db.DeliveryAttemptInsertParams{
+				DeliveryID: d.ID, AttemptNumber: int32(a.Number), AttemptedAt: a.AttemptedAt, Outcome: a.Outcome,
+				ResponseStatus: int32Ptr(a.ResponseStatus), TransportError: a.TransportError, ResponseTimeMs: int32(a.ResponseTimeMs),
+			}); err != nil {
+				return interpretError(err)
+			}
+		}
+		return interpretError(tx.q.DeliverySettle(ctx, db.DeliverySettleParams{
+			ID: d.ID, Status: d.Status, AttemptCount: int32(d.AttemptCount), LastAttemptedAt: d.LastAttemptedAt, NextRetryAt: d.NextRetryAt,
+		}))
+	})
+}
+
+func int32Ptr(p *int) *int32 {
+	if p == nil {
+		return nil
+	}
+	v := int32(*p)
+	return &v
+}
+
+// EventDeliveries lists an event's deliveries with their attempts (the event must be
+// the tenant's: callers read it through Tenant.Event first).
+func (s *Store) EventDeliveries(ctx context.Context, eventID uuid.UUID) ([]Delivery, error) {
+	rows, err := s.queries().DeliveriesOfEvent(ctx, eventID)
+	if err != nil {
+		return nil, interpretError(err)
+	}
+	attempts, err := s.queries().AttemptsOfEvent(ctx, eventID)
+	if err != nil {
+		return nil, interpretError(err)
+	}
+	byDelivery := map[uuid.UUID][]Attempt{}
+	for _, a := range attempts {
+		var status *int
+		if a.ResponseStatus != nil {
+			v := int(*a.ResponseStatus)
+			status = &v
+		}
+		byDelivery[a.DeliveryID] = append(byDelivery[a.DeliveryID], Attempt{
+			Number: int(a.AttemptNumber), AttemptedAt: a.AttemptedAt, Outcome: a.Outcome, ResponseStatus: status,
+			TransportError: a.TransportError, ResponseTimeMs: int(a.ResponseTimeMs),
+		})
+	}
+	out := make([]Delivery, len(rows))
+	for i, r := range rows {
+		out[i] = Delivery{
+			ID: r.ID, EventID: r.EventID, EndpointID: r.EndpointID, EndpointURL: r.EndpointURL, Status: r.Status,
+			AttemptCount: int(r.AttemptCount), NextRetryAt: r.NextRetryAt, LastAttemptedAt: r.LastAttemptedAt,
+			Attempts: append([]Attempt{}, byDelivery[r.ID]...),
+		}
+	}
+	return out, nil
+}
