@@ -205,6 +205,29 @@ func (q *Queries) DeliveryFanOut(ctx context.Context, arg DeliveryFanOutParams) 
 	return result.RowsAffected(), nil
 }
 
+const deliveryRequeue = `-- name: DeliveryRequeue :execrows
+UPDATE deliveries SET status = 'pending', next_retry_at = $1::timestamptz, lease_until = NULL
+WHERE event_id = $2
+  AND (($3::uuid IS NULL AND status IN ('failed_retryable', 'failed_permanent', 'abandoned'))
+       OR endpoint_id = $3::uuid)
+`
+
+type DeliveryRequeueParams struct {
+	Now        time.Time
+	EventID    uuid.UUID
+	EndpointID *uuid.UUID
+}
+
+// Without an endpoint: every failed, permanently failed or abandoned delivery of the
+// event; with one: that endpoint's delivery whatever its state. Attempts are kept.
+func (q *Queries) DeliveryRequeue(ctx context.Context, arg DeliveryRequeueParams) (int64, error) {
+	result, err := q.db.Exec(ctx, deliveryRequeue, arg.Now, arg.EventID, arg.EndpointID)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
 const deliverySettle = `-- name: DeliverySettle :exec
 UPDATE deliveries
 SET status = $1, attempt_count = $2, last_attempted_at = $3,

@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
+
+	"github.com/google/uuid"
 
 	"github.com/doceval/doceval/gen/api"
 	"github.com/doceval/doceval/pkg/apierr"
@@ -48,15 +51,10 @@ func (s *Server) GetEvent(ctx context.Context, req api.GetEventRequestObject) (a
 	if err != nil {
 		return nil, err
 	}
-	detail := api.EventDetail{}
-	if err := json.Unmarshal(r.Envelope, &detail); err != nil {
-		return nil, fmt.Errorf("event %s: %w", r.ID, err)
-	}
-	deliveries, err := s.store.EventDeliveries(ctx, r.ID)
+	detail, err := s.eventDetail(ctx, r)
 	if err != nil {
 		return nil, err
 	}
-	detail.Deliveries = deliveriesToAPI(deliveries)
 	return api.GetEvent200JSONResponse{Body: detail}, nil
 }
 
@@ -77,4 +75,53 @@ func deliveriesToAPI(ds []store.Delivery) []api.Delivery {
 		}
 	}
 	return out
+}
+
+// RedeliverEvent requeues an event's deliveries (section 4.6).
+func (s *Server) RedeliverEvent(ctx context.Context, req api.RedeliverEventRequestObject) (api.RedeliverEventResponseObject, error) {
+	t, err := s.tenant(ctx)
+	if err != nil {
+		return nil, err
+	}
+	id, err := events.ParseID(string(req.EventId))
+	if err != nil {
+		return nil, apierr.Field("event_id", "event_id must be evt_ followed by a lowercase UUID")
+	}
+	r, err := t.Event(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	var endpoint *uuid.UUID
+	if req.Body != nil {
+		endpoint = req.Body.EndpointId
+	}
+	n, err := s.store.Redeliver(ctx, r.ID, endpoint)
+	if err != nil {
+		return nil, err
+	}
+	if n == 0 {
+		if endpoint != nil {
+			return nil, apierr.Field("endpoint_id", "the event has no delivery to this endpoint")
+		}
+		return nil, apierr.New(http.StatusUnprocessableEntity, apierr.InvalidField, "the event has no failed or abandoned delivery to requeue")
+	}
+	detail, err := s.eventDetail(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	return api.RedeliverEvent200JSONResponse{Body: detail}, nil
+}
+
+// eventDetail is the stored envelope with the event's deliveries and their attempts.
+func (s *Server) eventDetail(ctx context.Context, r store.StoredEvent) (api.EventDetail, error) {
+	detail := api.EventDetail{}
+	if err := json.Unmarshal(r.Envelope, &detail); err != nil {
+		return detail, fmt.Errorf("event %s: %w", r.ID, err)
+	}
+	deliveries, err := s.store.EventDeliveries(ctx, r.ID)
+	if err != nil {
+		return detail, err
+	}
+	detail.Deliveries = deliveriesToAPI(deliveries)
+	return detail, nil
 }

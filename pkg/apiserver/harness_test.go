@@ -38,6 +38,7 @@ type testEnv struct {
 	store    *store.Store
 	blobs    *blob.Store
 	blobRoot string
+	secrets  *secretbox.Box
 	srv      *httptest.Server
 	http     *http.Client
 }
@@ -81,7 +82,7 @@ func newEnv(t *testing.T, opts ...envOption) *testEnv {
 	}
 	srv := httptest.NewServer(e)
 	t.Cleanup(srv.Close)
-	return &testEnv{t: t, store: st, blobs: blobs, blobRoot: blobRoot, srv: srv, http: &http.Client{Transport: newContractCheck(t)}}
+	return &testEnv{t: t, secrets: box, store: st, blobs: blobs, blobRoot: blobRoot, srv: srv, http: &http.Client{Transport: newContractCheck(t)}}
 }
 
 // newClient creates an API client holding perms (all when none given) and returns its

@@ -8,16 +8,12 @@ import (
 	"github.com/doceval/doceval/pkg/apierr"
 )
 
-// The operations below belong to later issues (evaluations, event redelivery). Until their handlers land they answer 501
+// The operations below belong to the evaluations issue. Until their handlers land they answer 501
 // not_implemented in the error envelope; each one moves to its resource's file when it
 // is built.
 
 func notImplemented(op string) error {
 	return apierr.New(http.StatusNotImplemented, apierr.NotImplemented, op+" is not implemented yet")
-}
-
-func (s *Server) RedeliverEvent(context.Context, api.RedeliverEventRequestObject) (api.RedeliverEventResponseObject, error) {
-	return nil, notImplemented("RedeliverEvent")
 }
 
 func (s *Server) StartEvaluation(context.Context, api.StartEvaluationRequestObject) (api.StartEvaluationResponseObject, error) {

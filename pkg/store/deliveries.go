@@ -146,3 +146,10 @@ func (s *Store) EventDeliveries(ctx context.Context, eventID uuid.UUID) ([]Deliv
 	}
 	return out, nil
 }
+
+// Redeliver requeues an event's deliveries (all failed ones, or endpoint's whatever its
+// state) and reports how many.
+func (s *Store) Redeliver(ctx context.Context, eventID uuid.UUID, endpoint *uuid.UUID) (int64, error) {
+	n, err := s.queries().DeliveryRequeue(ctx, db.DeliveryRequeueParams{EventID: eventID, EndpointID: endpoint, Now: s.Now()})
+	return n, interpretError(err)
+}

@@ -51,3 +51,11 @@ SELECT a.* FROM delivery_attempts a
 JOIN deliveries d ON d.id = a.delivery_id
 WHERE d.event_id = @event_id
 ORDER BY a.delivery_id, a.attempt_number;
+
+-- name: DeliveryRequeue :execrows
+-- Without an endpoint: every failed, permanently failed or abandoned delivery of the
+-- event; with one: that endpoint's delivery whatever its state. Attempts are kept.
+UPDATE deliveries SET status = 'pending', next_retry_at = @now::timestamptz, lease_until = NULL
+WHERE event_id = @event_id
+  AND ((sqlc.narg(endpoint_id)::uuid IS NULL AND status IN ('failed_retryable', 'failed_permanent', 'abandoned'))
+       OR endpoint_id = sqlc.narg(endpoint_id)::uuid);
