@@ -117,12 +117,17 @@ func (d *Dispatcher) HandleEvent(ctx context.Context, msg jetstream.Msg) error {
 		return err
 	}
 	if n > 0 {
-		select {
-		case d.wake <- struct{}{}:
-		default:
-		}
+		d.poke()
 	}
 	return nil
+}
+
+// poke wakes Run without blocking.
+func (d *Dispatcher) poke() {
+	select {
+	case d.wake <- struct{}{}:
+	default:
+	}
 }
 
 // RunOnce sends the deliveries due now and waits for them (tests, and Run's inner step).
@@ -152,8 +157,11 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 	tick := time.NewTicker(250 * time.Millisecond)
 	defer tick.Stop()
 	for {
+		full := false // the claim filled its batch: more are probably due, claim again at once
 		if free := cap(sem) - len(sem); free > 0 {
-			claimed, err := d.Store.ClaimDeliveries(ctx, min(free, batchSize), d.Timeout+30*time.Second)
+			want := min(free, batchSize)
+			claimed, err := d.Store.ClaimDeliveries(ctx, want, d.Timeout+30*time.Second)
+			full = len(claimed) == want
 			if err != nil && ctx.Err() == nil {
 				d.Log.WarnContext(ctx, "claim deliveries", "error", err)
 			}
@@ -177,10 +185,14 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 						perEndpoint[del.EndpointID]--
 						mu.Unlock()
 						<-sem
+						d.poke() // a slot is free: look for more work now
 					}()
 					d.deliver(context.WithoutCancel(ctx), del)
 				})
 			}
+		}
+		if full && len(sem) < cap(sem) {
+			continue
 		}
 		select {
 		case <-ctx.Done():
