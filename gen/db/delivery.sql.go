@@ -47,6 +47,17 @@ func (q *Queries) AttemptsOfEvent(ctx context.Context, eventID uuid.UUID) ([]Del
 	return items, nil
 }
 
+const deliveriesOfEndpointFailPermanent = `-- name: DeliveriesOfEndpointFailPermanent :exec
+UPDATE deliveries SET status = 'failed_permanent', next_retry_at = NULL, lease_until = NULL
+WHERE endpoint_id = $1 AND status IN ('pending', 'failed_retryable')
+`
+
+// A deleted endpoint's deliveries that were still to be tried.
+func (q *Queries) DeliveriesOfEndpointFailPermanent(ctx context.Context, endpointID uuid.UUID) error {
+	_, err := q.db.Exec(ctx, deliveriesOfEndpointFailPermanent, endpointID)
+	return err
+}
+
 const deliveriesOfEvent = `-- name: DeliveriesOfEvent :many
 SELECT d.id, d.event_id, d.endpoint_id, d.api_client_id, d.status, d.attempt_count, d.next_retry_at, d.lease_until, d.last_attempted_at, d.created_at, w.url AS endpoint_url FROM deliveries d
 JOIN webhook_endpoints w ON w.id = d.endpoint_id

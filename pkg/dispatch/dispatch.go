@@ -30,6 +30,9 @@ type Config struct {
 	AllowPrivate bool `env:"DOCEVAL_WEBHOOK_ALLOW_PRIVATE" envDefault:"false"`
 	// SecretKey opens the endpoints' sealed signing secrets (the api's key).
 	SecretKey string `env:"DOCEVAL_SECRET_KEY"`
+	// FanOutAckWait is how long a published event may wait for its fan-out before
+	// JetStream hands it to another replica (a dispatcher killed holding it).
+	FanOutAckWait time.Duration `env:"DOCEVAL_FANOUT_ACK_WAIT" envDefault:"30s"`
 	// Concurrency is the number of deliveries in flight per dispatcher.
 	Concurrency int `env:"DOCEVAL_WEBHOOK_CONCURRENCY" envDefault:"32"`
 }
@@ -63,7 +66,7 @@ func Tasks(cfg Config, log *slog.Logger) ([]service.Task, error) {
 		func(ctx context.Context, rt *service.Runtime) error {
 			return messaging.Consume(ctx, rt.JS, messaging.ConsumerSpec{
 				Stream: messaging.EventsStream, Durable: "dispatcher", FilterSubject: messaging.EventSubjectPrefix + ">",
-				AckWait: time.Minute, MaxDeliver: -1, Concurrency: 4,
+				AckWait: cfg.FanOutAckWait, MaxDeliver: -1, Concurrency: 4,
 			}, dispatcher(rt).HandleEvent, log.With("consumer", "fan-out"))
 		},
 		func(ctx context.Context, rt *service.Runtime) error { return dispatcher(rt).Run(ctx) },

@@ -56,6 +56,11 @@ type Dispatcher struct {
 	wake   chan struct{}
 }
 
+// lease is how long a claimed delivery belongs to this dispatcher: longer than one
+// attempt can take (the client's timeout) plus the time to record it. A dispatcher
+// killed mid-delivery leaves its deliveries due again when their leases end.
+func (d *Dispatcher) lease() time.Duration { return d.Timeout + 5*time.Second }
+
 // errBlocked is a target refused by the SSRF rules.
 var errBlocked = errors.New("target address refused: private, link-local or metadata addresses are not delivered to")
 
@@ -133,7 +138,7 @@ func (d *Dispatcher) poke() {
 // RunOnce sends the deliveries due now and waits for them (tests, and Run's inner step).
 func (d *Dispatcher) RunOnce(ctx context.Context) (int, error) {
 	d.init()
-	claimed, err := d.Store.ClaimDeliveries(ctx, batchSize, d.Timeout+30*time.Second)
+	claimed, err := d.Store.ClaimDeliveries(ctx, batchSize, d.lease())
 	if err != nil {
 		return 0, err
 	}
@@ -160,7 +165,7 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 		full := false // the claim filled its batch: more are probably due, claim again at once
 		if free := cap(sem) - len(sem); free > 0 {
 			want := min(free, batchSize)
-			claimed, err := d.Store.ClaimDeliveries(ctx, want, d.Timeout+30*time.Second)
+			claimed, err := d.Store.ClaimDeliveries(ctx, want, d.lease())
 			full = len(claimed) == want
 			if err != nil && ctx.Err() == nil {
 				d.Log.WarnContext(ctx, "claim deliveries", "error", err)

@@ -7,8 +7,11 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"os/exec"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -16,10 +19,12 @@ import (
 	"github.com/stripe/stripe-go/v82/webhook"
 
 	"github.com/doceval/doceval/pkg/auth"
+	"github.com/doceval/doceval/pkg/blob"
 	"github.com/doceval/doceval/pkg/clock"
 	"github.com/doceval/doceval/pkg/dbtest"
 	"github.com/doceval/doceval/pkg/dispatch"
 	"github.com/doceval/doceval/pkg/events"
+	"github.com/doceval/doceval/pkg/natstest"
 	"github.com/doceval/doceval/pkg/secretbox"
 	"github.com/doceval/doceval/pkg/store"
 )
@@ -226,10 +231,12 @@ func TestDisabledAndDeletedEndpoints(t *testing.T) {
 	if err := f.tenant.DeleteWebhookEndpoint(f.ctx, ep); err != nil {
 		t.Fatal(err)
 	}
-	f.clock.Advance(time.Minute)
-	f.run()
-	if d := f.deliveries(failing)[0]; d.Status != "failed_permanent" || d.AttemptCount != 1 {
+	if d := f.deliveries(failing)[0]; d.Status != "failed_permanent" || d.AttemptCount != 1 || d.NextRetryAt != nil {
 		t.Errorf("after deletion: %+v", d)
+	}
+	f.clock.Advance(time.Minute)
+	if n := f.run(); n != 0 {
+		t.Error("a deleted endpoint's delivery was tried")
 	}
 }
 
@@ -334,5 +341,101 @@ func TestDispatcherKilledDuringBurst(t *testing.T) {
 	}
 	if dups != 8 {
 		t.Logf("%d duplicate deliveries (the 8 sent before the kill are expected)", dups)
+	}
+}
+
+// The real process, killed with SIGKILL in the middle of a burst and started again:
+// every event reaches the receiver at least once.
+func TestDispatcherProcessKilled(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs dispatcher processes")
+	}
+	ctx := context.Background()
+	pool, dbURL := dbtest.NewWithURL(t)
+	st := store.New(pool)
+	key := secretbox.NewKey()
+	k, _ := secretbox.ParseKey(key)
+	box, _ := secretbox.New(k)
+	c, _, _, err := st.CreateClient(ctx, "kill", auth.AllPermissions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	seen := map[string]int{}
+	total := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		time.Sleep(5 * time.Millisecond) // a receiver that takes a moment
+		id, _, _ := strings.Cut(strings.TrimPrefix(string(b), `{"id":"`), `"`)
+		mu.Lock()
+		seen[id]++
+		total++
+		mu.Unlock()
+	}))
+	defer srv.Close()
+	if _, err := st.Tenant(c.ID).CreateWebhookEndpoint(ctx, srv.URL, "", nil, func(id uuid.UUID) []byte { return box.Seal([]byte("whsec_k"), id[:]) }); err != nil {
+		t.Fatal(err)
+	}
+	natsURL := natstest.URL(t)
+	start := func() *exec.Cmd {
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), dispatcherProcessEnv+"=1", "DATABASE_URL="+dbURL, "NATS_URL="+natsURL,
+			"DOCEVAL_SECRET_KEY="+key, "DOCEVAL_OPS_ADDR=127.0.0.1:0", "DOCEVAL_WEBHOOK_TIMEOUT=2s",
+			"DOCEVAL_FANOUT_ACK_WAIT=2s", "DOCEVAL_BLOB_URL="+blob.FileURL(t.TempDir()), "DOCEVAL_LOG_LEVEL=warn")
+		cmd.Stderr = os.Stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		return cmd
+	}
+	first := start()
+	var ids []string
+	for range 200 {
+		if err := st.InTx(ctx, func(tx *store.Tx) error {
+			env, err := tx.Emit(ctx, events.Draft{APIClientID: c.ID, Type: events.FileReady, Data: map[string]string{"k": "v"}})
+			ids = append(ids, env.ID)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	received := func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		return total
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for received() < 40 {
+		if time.Now().After(deadline) {
+			t.Fatal("the first dispatcher delivered nothing")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	first.Process.Kill() // SIGKILL, mid-burst
+	first.Wait()
+	killedAt := received()
+	second := start()
+	defer func() { second.Process.Signal(syscall.SIGTERM); second.Wait() }()
+
+	deadline = time.Now().Add(60 * time.Second)
+	for {
+		mu.Lock()
+		missing := 0
+		for _, id := range ids {
+			if seen[id] == 0 {
+				missing++
+			}
+		}
+		mu.Unlock()
+		if missing == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d events never arrived (killed after %d)", missing, len(ids), killedAt)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if killedAt >= len(ids) {
+		t.Logf("the burst was over before the kill (%d received)", killedAt)
 	}
 }

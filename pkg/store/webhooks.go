@@ -138,15 +138,18 @@ func (t Tenant) UpdateWebhookEndpoint(ctx context.Context, id uuid.UUID, c Endpo
 
 // DeleteWebhookEndpoint removes an endpoint from use and from listings; deleting it again
 // is not found.
+// Its deliveries still to be tried fail permanently.
 func (t Tenant) DeleteWebhookEndpoint(ctx context.Context, id uuid.UUID) error {
-	n, err := t.s.queries().WebhookEndpointDelete(ctx, db.WebhookEndpointDeleteParams{APIClientID: t.clientID, ID: id, Now: t.s.Now()})
-	if err != nil {
-		return interpretError(err)
-	}
-	if n == 0 {
-		return ErrNotFound
-	}
-	return nil
+	return t.s.InTx(ctx, func(tx *Tx) error {
+		n, err := tx.q.WebhookEndpointDelete(ctx, db.WebhookEndpointDeleteParams{APIClientID: t.clientID, ID: id, Now: t.s.Now()})
+		if err != nil {
+			return interpretError(err)
+		}
+		if n == 0 {
+			return ErrNotFound
+		}
+		return interpretError(tx.q.DeliveriesOfEndpointFailPermanent(ctx, id))
+	})
 }
 
 // RotateWebhookSecret installs a new sealed secret; the current one stays valid for

@@ -59,3 +59,8 @@ UPDATE deliveries SET status = 'pending', next_retry_at = @now::timestamptz, lea
 WHERE event_id = @event_id
   AND ((sqlc.narg(endpoint_id)::uuid IS NULL AND status IN ('failed_retryable', 'failed_permanent', 'abandoned'))
        OR endpoint_id = sqlc.narg(endpoint_id)::uuid);
+
+-- name: DeliveriesOfEndpointFailPermanent :exec
+-- A deleted endpoint's deliveries that were still to be tried.
+UPDATE deliveries SET status = 'failed_permanent', next_retry_at = NULL, lease_until = NULL
+WHERE endpoint_id = @endpoint_id AND status IN ('pending', 'failed_retryable');
