@@ -39,15 +39,7 @@ func (s *Server) ListEvents(ctx context.Context, req api.ListEventsRequestObject
 
 // GetEvent returns one event with its webhook deliveries and all their attempts.
 func (s *Server) GetEvent(ctx context.Context, req api.GetEventRequestObject) (api.GetEventResponseObject, error) {
-	t, err := s.tenant(ctx)
-	if err != nil {
-		return nil, err
-	}
-	id, err := events.ParseID(string(req.EventId))
-	if err != nil {
-		return nil, apierr.Field("event_id", "event_id must be evt_ followed by a lowercase UUID")
-	}
-	r, err := t.Event(ctx, id)
+	r, err := s.event(ctx, req.EventId)
 	if err != nil {
 		return nil, err
 	}
@@ -79,15 +71,7 @@ func deliveriesToAPI(ds []store.Delivery) []api.Delivery {
 
 // RedeliverEvent requeues an event's deliveries (section 4.6).
 func (s *Server) RedeliverEvent(ctx context.Context, req api.RedeliverEventRequestObject) (api.RedeliverEventResponseObject, error) {
-	t, err := s.tenant(ctx)
-	if err != nil {
-		return nil, err
-	}
-	id, err := events.ParseID(string(req.EventId))
-	if err != nil {
-		return nil, apierr.Field("event_id", "event_id must be evt_ followed by a lowercase UUID")
-	}
-	r, err := t.Event(ctx, id)
+	r, err := s.event(ctx, req.EventId)
 	if err != nil {
 		return nil, err
 	}
@@ -124,4 +108,17 @@ func (s *Server) eventDetail(ctx context.Context, r store.StoredEvent) (api.Even
 	}
 	detail.Deliveries = deliveriesToAPI(deliveries)
 	return detail, nil
+}
+
+// event reads one of the client's events by its public id.
+func (s *Server) event(ctx context.Context, ref api.EventIdParam) (store.StoredEvent, error) {
+	t, err := s.tenant(ctx)
+	if err != nil {
+		return store.StoredEvent{}, err
+	}
+	id, err := events.ParseID(string(ref))
+	if err != nil {
+		return store.StoredEvent{}, apierr.Field("event_id", "event_id must be evt_ followed by a lowercase UUID")
+	}
+	return t.Event(ctx, id)
 }
