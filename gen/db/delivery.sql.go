@@ -48,35 +48,43 @@ func (q *Queries) AttemptsOfEvent(ctx context.Context, eventID uuid.UUID) ([]Del
 }
 
 const deliveriesOfEndpointFailPermanent = `-- name: DeliveriesOfEndpointFailPermanent :exec
-UPDATE deliveries SET status = 'failed_permanent', next_retry_at = NULL, lease_until = NULL
-WHERE endpoint_id = $1 AND status IN ('pending', 'failed_retryable')
+UPDATE deliveries SET status = 'failed_permanent', next_retry_at = NULL
+WHERE endpoint_id = $1 AND status IN ('pending', 'failed_retryable') AND (lease_until IS NULL OR lease_until < $2::timestamptz)
 `
 
-// A deleted endpoint's deliveries that were still to be tried.
-func (q *Queries) DeliveriesOfEndpointFailPermanent(ctx context.Context, endpointID uuid.UUID) error {
-	_, err := q.db.Exec(ctx, deliveriesOfEndpointFailPermanent, endpointID)
+type DeliveriesOfEndpointFailPermanentParams struct {
+	EndpointID uuid.UUID
+	Now        time.Time
+}
+
+// A deleted endpoint's deliveries that were still to be tried (one in flight settles
+// by itself and is then found deleted).
+func (q *Queries) DeliveriesOfEndpointFailPermanent(ctx context.Context, arg DeliveriesOfEndpointFailPermanentParams) error {
+	_, err := q.db.Exec(ctx, deliveriesOfEndpointFailPermanent, arg.EndpointID, arg.Now)
 	return err
 }
 
 const deliveriesOfEvent = `-- name: DeliveriesOfEvent :many
-SELECT d.id, d.event_id, d.endpoint_id, d.api_client_id, d.status, d.attempt_count, d.next_retry_at, d.lease_until, d.last_attempted_at, d.created_at, w.url AS endpoint_url FROM deliveries d
+SELECT d.id, d.event_id, d.endpoint_id, d.api_client_id, d.status, d.attempt_count, d.next_retry_at, d.lease_until, d.last_attempted_at, d.created_at, d.lease_token, d.requeue_requested, w.url AS endpoint_url FROM deliveries d
 JOIN webhook_endpoints w ON w.id = d.endpoint_id
 WHERE d.event_id = $1
 ORDER BY d.created_at, d.id
 `
 
 type DeliveriesOfEventRow struct {
-	ID              uuid.UUID
-	EventID         uuid.UUID
-	EndpointID      uuid.UUID
-	APIClientID     uuid.UUID
-	Status          string
-	AttemptCount    int32
-	NextRetryAt     *time.Time
-	LeaseUntil      *time.Time
-	LastAttemptedAt *time.Time
-	CreatedAt       time.Time
-	EndpointURL     string
+	ID               uuid.UUID
+	EventID          uuid.UUID
+	EndpointID       uuid.UUID
+	APIClientID      uuid.UUID
+	Status           string
+	AttemptCount     int32
+	NextRetryAt      *time.Time
+	LeaseUntil       *time.Time
+	LastAttemptedAt  *time.Time
+	CreatedAt        time.Time
+	LeaseToken       *uuid.UUID
+	RequeueRequested bool
+	EndpointURL      string
 }
 
 func (q *Queries) DeliveriesOfEvent(ctx context.Context, eventID uuid.UUID) ([]DeliveriesOfEventRow, error) {
@@ -99,6 +107,8 @@ func (q *Queries) DeliveriesOfEvent(ctx context.Context, eventID uuid.UUID) ([]D
 			&i.LeaseUntil,
 			&i.LastAttemptedAt,
 			&i.CreatedAt,
+			&i.LeaseToken,
+			&i.RequeueRequested,
 			&i.EndpointURL,
 		); err != nil {
 			return nil, err
@@ -140,29 +150,45 @@ func (q *Queries) DeliveryAttemptInsert(ctx context.Context, arg DeliveryAttempt
 }
 
 const deliveryClaim = `-- name: DeliveryClaim :many
-UPDATE deliveries d SET lease_until = $1::timestamptz
+UPDATE deliveries d SET lease_until = $1::timestamptz, lease_token = gen_random_uuid()
 WHERE d.id IN (
-    SELECT d2.id FROM deliveries d2
-    JOIN webhook_endpoints w ON w.id = d2.endpoint_id
-    WHERE d2.status IN ('pending', 'failed_retryable') AND d2.next_retry_at <= $2::timestamptz
-      AND (d2.lease_until IS NULL OR d2.lease_until < $2::timestamptz)
-      AND (w.status = 'active' OR w.deleted_at IS NOT NULL)
-    ORDER BY d2.next_retry_at
-    LIMIT $3
-    FOR UPDATE OF d2 SKIP LOCKED)
-RETURNING d.id, d.event_id, d.endpoint_id, d.api_client_id, d.status, d.attempt_count, d.next_retry_at, d.lease_until, d.last_attempted_at, d.created_at
+    SELECT c.id FROM deliveries c
+    WHERE c.id IN (
+        SELECT due.id
+        FROM webhook_endpoints w
+        CROSS JOIN LATERAL (
+            SELECT d2.id, d2.next_retry_at FROM deliveries d2
+            WHERE d2.endpoint_id = w.id AND d2.status IN ('pending', 'failed_retryable')
+              AND d2.next_retry_at <= $2::timestamptz
+              AND (d2.lease_until IS NULL OR d2.lease_until < $2::timestamptz)
+            ORDER BY d2.next_retry_at
+            LIMIT greatest(0, $3::bigint - (
+                SELECT count(*) FROM deliveries l WHERE l.endpoint_id = w.id AND l.lease_until >= $2::timestamptz))
+        ) due
+        WHERE w.status = 'active' OR w.deleted_at IS NOT NULL
+        ORDER BY due.next_retry_at
+        LIMIT $4)
+    FOR UPDATE OF c SKIP LOCKED)
+RETURNING d.id, d.event_id, d.endpoint_id, d.api_client_id, d.status, d.attempt_count, d.next_retry_at, d.lease_until, d.last_attempted_at, d.created_at, d.lease_token, d.requeue_requested
 `
 
 type DeliveryClaimParams struct {
-	LeaseUntil time.Time
-	Now        time.Time
-	MaxRows    int32
+	LeaseUntil  time.Time
+	Now         time.Time
+	PerEndpoint int64
+	MaxRows     int32
 }
 
-// Due deliveries of active (or deleted) endpoints, leased to this dispatcher; disabled
-// endpoints' deliveries wait.
+// Due deliveries of active (or deleted) endpoints, leased to this dispatcher with a
+// fresh token: per endpoint only the oldest, and no more than per_endpoint leased at
+// once across all dispatchers, so a slow endpoint cannot crowd out the others.
 func (q *Queries) DeliveryClaim(ctx context.Context, arg DeliveryClaimParams) ([]Delivery, error) {
-	rows, err := q.db.Query(ctx, deliveryClaim, arg.LeaseUntil, arg.Now, arg.MaxRows)
+	rows, err := q.db.Query(ctx, deliveryClaim,
+		arg.LeaseUntil,
+		arg.Now,
+		arg.PerEndpoint,
+		arg.MaxRows,
+	)
 	if err != nil {
 		return nil, err
 	}
@@ -181,6 +207,8 @@ func (q *Queries) DeliveryClaim(ctx context.Context, arg DeliveryClaimParams) ([
 			&i.LeaseUntil,
 			&i.LastAttemptedAt,
 			&i.CreatedAt,
+			&i.LeaseToken,
+			&i.RequeueRequested,
 		); err != nil {
 			return nil, err
 		}
@@ -197,7 +225,9 @@ INSERT INTO deliveries (id, event_id, endpoint_id, api_client_id, status, next_r
 SELECT gen_random_uuid(), e.id, w.id, e.api_client_id, 'pending', $1::timestamptz, $1::timestamptz
 FROM events e
 JOIN webhook_endpoints w ON w.api_client_id = e.api_client_id
-WHERE e.id = $2 AND w.deleted_at IS NULL AND w.status = 'active'
+WHERE e.id = $2 AND w.deleted_at IS NULL AND w.created_at <= e.created_at
+  AND ((w.status = 'active' AND w.status_changed_at <= e.created_at)
+       OR (w.status = 'disabled' AND w.status_changed_at > e.created_at))
   AND (w.events IS NULL OR e.type = ANY (w.events))
 ON CONFLICT (event_id, endpoint_id) DO NOTHING
 `
@@ -207,7 +237,9 @@ type DeliveryFanOutParams struct {
 	EventID uuid.UUID
 }
 
-// One delivery per active endpoint of the event's client that subscribes to its type.
+// One delivery per endpoint of the event's client that subscribed to its type and was
+// active when the event happened: created before it, and active then (active now and
+// unchanged since, or disabled only after it; a disabled one's deliveries wait).
 func (q *Queries) DeliveryFanOut(ctx context.Context, arg DeliveryFanOutParams) (int64, error) {
 	result, err := q.db.Exec(ctx, deliveryFanOut, arg.Now, arg.EventID)
 	if err != nil {
@@ -216,8 +248,28 @@ func (q *Queries) DeliveryFanOut(ctx context.Context, arg DeliveryFanOutParams) 
 	return result.RowsAffected(), nil
 }
 
+const deliveryRelease = `-- name: DeliveryRelease :exec
+UPDATE deliveries SET lease_until = NULL, lease_token = NULL, next_retry_at = $1::timestamptz
+WHERE id = $2 AND lease_token = $3
+`
+
+type DeliveryReleaseParams struct {
+	NextRetryAt time.Time
+	ID          uuid.UUID
+	LeaseToken  *uuid.UUID
+}
+
+// Gives a leased delivery back untouched, due again at next_retry_at.
+func (q *Queries) DeliveryRelease(ctx context.Context, arg DeliveryReleaseParams) error {
+	_, err := q.db.Exec(ctx, deliveryRelease, arg.NextRetryAt, arg.ID, arg.LeaseToken)
+	return err
+}
+
 const deliveryRequeue = `-- name: DeliveryRequeue :execrows
-UPDATE deliveries SET status = 'pending', next_retry_at = $1::timestamptz, lease_until = NULL
+UPDATE deliveries
+SET status = CASE WHEN lease_until >= $1::timestamptz THEN status ELSE 'pending' END,
+    next_retry_at = CASE WHEN lease_until >= $1::timestamptz THEN next_retry_at ELSE $1::timestamptz END,
+    requeue_requested = coalesce(lease_until >= $1::timestamptz, false)
 WHERE event_id = $2
   AND (($3::uuid IS NULL AND status IN ('failed_retryable', 'failed_permanent', 'abandoned'))
        OR endpoint_id = $3::uuid)
@@ -230,7 +282,8 @@ type DeliveryRequeueParams struct {
 }
 
 // Without an endpoint: every failed, permanently failed or abandoned delivery of the
-// event; with one: that endpoint's delivery whatever its state. Attempts are kept.
+// event; with one: that endpoint's delivery whatever its state. Attempts are kept. A
+// delivery being sent right now is requeued when that send settles.
 func (q *Queries) DeliveryRequeue(ctx context.Context, arg DeliveryRequeueParams) (int64, error) {
 	result, err := q.db.Exec(ctx, deliveryRequeue, arg.Now, arg.EventID, arg.EndpointID)
 	if err != nil {
@@ -239,30 +292,40 @@ func (q *Queries) DeliveryRequeue(ctx context.Context, arg DeliveryRequeueParams
 	return result.RowsAffected(), nil
 }
 
-const deliverySettle = `-- name: DeliverySettle :exec
+const deliverySettle = `-- name: DeliverySettle :one
 UPDATE deliveries
-SET status = $1, attempt_count = $2, last_attempted_at = $3,
-    next_retry_at = $4, lease_until = NULL
-WHERE id = $5
+SET status = CASE WHEN requeue_requested THEN 'pending' ELSE $1 END,
+    attempt_count = $2, last_attempted_at = $3,
+    next_retry_at = CASE WHEN requeue_requested THEN $4::timestamptz ELSE $5 END,
+    requeue_requested = false, lease_until = NULL, lease_token = NULL
+WHERE id = $6 AND lease_token = $7
+RETURNING status
 `
 
 type DeliverySettleParams struct {
 	Status          string
 	AttemptCount    int32
 	LastAttemptedAt *time.Time
+	Now             time.Time
 	NextRetryAt     *time.Time
 	ID              uuid.UUID
+	LeaseToken      *uuid.UUID
 }
 
-func (q *Queries) DeliverySettle(ctx context.Context, arg DeliverySettleParams) error {
-	_, err := q.db.Exec(ctx, deliverySettle,
+// Only the lease holder settles; a redelivery asked for meanwhile wins over the outcome.
+func (q *Queries) DeliverySettle(ctx context.Context, arg DeliverySettleParams) (string, error) {
+	row := q.db.QueryRow(ctx, deliverySettle,
 		arg.Status,
 		arg.AttemptCount,
 		arg.LastAttemptedAt,
+		arg.Now,
 		arg.NextRetryAt,
 		arg.ID,
+		arg.LeaseToken,
 	)
-	return err
+	var status string
+	err := row.Scan(&status)
+	return status, err
 }
 
 const deliveryTarget = `-- name: DeliveryTarget :one

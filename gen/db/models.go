@@ -52,16 +52,18 @@ type CatalogEntryVersion struct {
 }
 
 type Delivery struct {
-	ID              uuid.UUID
-	EventID         uuid.UUID
-	EndpointID      uuid.UUID
-	APIClientID     uuid.UUID
-	Status          string
-	AttemptCount    int32
-	NextRetryAt     *time.Time
-	LeaseUntil      *time.Time
-	LastAttemptedAt *time.Time
-	CreatedAt       time.Time
+	ID               uuid.UUID
+	EventID          uuid.UUID
+	EndpointID       uuid.UUID
+	APIClientID      uuid.UUID
+	Status           string
+	AttemptCount     int32
+	NextRetryAt      *time.Time
+	LeaseUntil       *time.Time
+	LastAttemptedAt  *time.Time
+	CreatedAt        time.Time
+	LeaseToken       *uuid.UUID
+	RequeueRequested bool
 }
 
 type DeliveryAttempt struct {
@@ -188,4 +190,5 @@ type WebhookEndpoint struct {
 	DeletedAt               *time.Time
 	CreatedAt               time.Time
 	UpdatedAt               time.Time
+	StatusChangedAt         time.Time
 }

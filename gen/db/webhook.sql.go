@@ -43,7 +43,7 @@ func (q *Queries) WebhookEndpointDelete(ctx context.Context, arg WebhookEndpoint
 }
 
 const webhookEndpointGet = `-- name: WebhookEndpointGet :one
-SELECT id, api_client_id, url, description, events, status, secret, previous_secret, previous_secret_expires_at, deleted_at, created_at, updated_at FROM webhook_endpoints WHERE api_client_id = $1 AND id = $2 AND deleted_at IS NULL
+SELECT id, api_client_id, url, description, events, status, secret, previous_secret, previous_secret_expires_at, deleted_at, created_at, updated_at, status_changed_at FROM webhook_endpoints WHERE api_client_id = $1 AND id = $2 AND deleted_at IS NULL
 `
 
 type WebhookEndpointGetParams struct {
@@ -67,14 +67,15 @@ func (q *Queries) WebhookEndpointGet(ctx context.Context, arg WebhookEndpointGet
 		&i.DeletedAt,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.StatusChangedAt,
 	)
 	return i, err
 }
 
 const webhookEndpointInsert = `-- name: WebhookEndpointInsert :one
-INSERT INTO webhook_endpoints (id, api_client_id, url, description, events, status, secret, created_at, updated_at)
-VALUES ($1, $2, $3, $4, $5::text[], 'active', $6, $7, $7)
-RETURNING id, api_client_id, url, description, events, status, secret, previous_secret, previous_secret_expires_at, deleted_at, created_at, updated_at
+INSERT INTO webhook_endpoints (id, api_client_id, url, description, events, status, secret, status_changed_at, created_at, updated_at)
+VALUES ($1, $2, $3, $4, $5::text[], 'active', $6, $7, $7, $7)
+RETURNING id, api_client_id, url, description, events, status, secret, previous_secret, previous_secret_expires_at, deleted_at, created_at, updated_at, status_changed_at
 `
 
 type WebhookEndpointInsertParams struct {
@@ -111,12 +112,13 @@ func (q *Queries) WebhookEndpointInsert(ctx context.Context, arg WebhookEndpoint
 		&i.DeletedAt,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.StatusChangedAt,
 	)
 	return i, err
 }
 
 const webhookEndpointList = `-- name: WebhookEndpointList :many
-SELECT id, api_client_id, url, description, events, status, secret, previous_secret, previous_secret_expires_at, deleted_at, created_at, updated_at FROM webhook_endpoints
+SELECT id, api_client_id, url, description, events, status, secret, previous_secret, previous_secret_expires_at, deleted_at, created_at, updated_at, status_changed_at FROM webhook_endpoints
 WHERE api_client_id = $1 AND deleted_at IS NULL
   AND ($2::timestamptz IS NULL
        OR (created_at, id) < ($2::timestamptz, $3::uuid))
@@ -158,6 +160,7 @@ func (q *Queries) WebhookEndpointList(ctx context.Context, arg WebhookEndpointLi
 			&i.DeletedAt,
 			&i.CreatedAt,
 			&i.UpdatedAt,
+			&i.StatusChangedAt,
 		); err != nil {
 			return nil, err
 		}
@@ -184,7 +187,7 @@ UPDATE webhook_endpoints
 SET previous_secret = secret, previous_secret_expires_at = $1::timestamptz,
     secret = $2, updated_at = $3
 WHERE api_client_id = $4 AND id = $5 AND deleted_at IS NULL
-RETURNING id, api_client_id, url, description, events, status, secret, previous_secret, previous_secret_expires_at, deleted_at, created_at, updated_at
+RETURNING id, api_client_id, url, description, events, status, secret, previous_secret, previous_secret_expires_at, deleted_at, created_at, updated_at, status_changed_at
 `
 
 type WebhookEndpointRotateParams struct {
@@ -219,6 +222,7 @@ func (q *Queries) WebhookEndpointRotate(ctx context.Context, arg WebhookEndpoint
 		&i.DeletedAt,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.StatusChangedAt,
 	)
 	return i, err
 }
@@ -228,10 +232,11 @@ UPDATE webhook_endpoints
 SET url = coalesce($1, url),
     description = coalesce($2, description),
     events = CASE WHEN $3::boolean THEN $4::text[] ELSE events END,
+    status_changed_at = CASE WHEN coalesce($5, status) <> status THEN $6 ELSE status_changed_at END,
     status = coalesce($5, status),
     updated_at = $6
 WHERE api_client_id = $7 AND id = $8 AND deleted_at IS NULL
-RETURNING id, api_client_id, url, description, events, status, secret, previous_secret, previous_secret_expires_at, deleted_at, created_at, updated_at
+RETURNING id, api_client_id, url, description, events, status, secret, previous_secret, previous_secret_expires_at, deleted_at, created_at, updated_at, status_changed_at
 `
 
 type WebhookEndpointUpdateParams struct {
@@ -270,6 +275,7 @@ func (q *Queries) WebhookEndpointUpdate(ctx context.Context, arg WebhookEndpoint
 		&i.DeletedAt,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.StatusChangedAt,
 	)
 	return i, err
 }

@@ -35,7 +35,6 @@ const (
 // Limits of one dispatcher process.
 const (
 	batchSize       = 64
-	maxPerEndpoint  = 4        // a slow endpoint holds at most this many sends
 	maxResponseBody = 64 << 10 // read from a response, then dropped
 )
 
@@ -55,6 +54,10 @@ type Dispatcher struct {
 	client *http.Client
 	wake   chan struct{}
 }
+
+// perEndpoint is how many sends one endpoint may have in flight: a quarter of the
+// dispatcher's concurrency, so a slow or dead endpoint never takes more than that.
+func (d *Dispatcher) perEndpoint() int { return max(2, d.Concurrency/4) }
 
 // lease is how long a claimed delivery belongs to this dispatcher: longer than one
 // attempt can take (the client's timeout) plus the time to record it. A dispatcher
@@ -78,7 +81,7 @@ func (d *Dispatcher) init() {
 			Transport: &http.Transport{
 				Proxy:               nil, // deliveries go straight to the endpoint
 				DialContext:         dialer.DialContext,
-				MaxIdleConnsPerHost: maxPerEndpoint,
+				MaxIdleConnsPerHost: d.perEndpoint(),
 				IdleConnTimeout:     90 * time.Second,
 				TLSHandshakeTimeout: 10 * time.Second,
 			},
@@ -138,7 +141,7 @@ func (d *Dispatcher) poke() {
 // RunOnce sends the deliveries due now and waits for them (tests, and Run's inner step).
 func (d *Dispatcher) RunOnce(ctx context.Context) (int, error) {
 	d.init()
-	claimed, err := d.Store.ClaimDeliveries(ctx, batchSize, d.lease())
+	claimed, err := d.Store.ClaimDeliveries(ctx, batchSize, d.perEndpoint(), d.lease())
 	if err != nil {
 		return 0, err
 	}
@@ -151,7 +154,7 @@ func (d *Dispatcher) RunOnce(ctx context.Context) (int, error) {
 }
 
 // Run sends due deliveries until ctx ends: at most Concurrency in flight, at most
-// maxPerEndpoint per endpoint, so a slow or dead endpoint never holds up the others.
+// perEndpoint per endpoint, so a slow or dead endpoint never holds up the others.
 func (d *Dispatcher) Run(ctx context.Context) error {
 	d.init()
 	sem := make(chan struct{}, d.Concurrency)
@@ -165,22 +168,23 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 		full := false // the claim filled its batch: more are probably due, claim again at once
 		if free := cap(sem) - len(sem); free > 0 {
 			want := min(free, batchSize)
-			claimed, err := d.Store.ClaimDeliveries(ctx, want, d.lease())
+			claimed, err := d.Store.ClaimDeliveries(ctx, want, d.perEndpoint(), d.lease())
 			full = len(claimed) == want
 			if err != nil && ctx.Err() == nil {
 				d.Log.WarnContext(ctx, "claim deliveries", "error", err)
 			}
 			for _, del := range claimed {
 				mu.Lock()
-				busy := perEndpoint[del.EndpointID] >= maxPerEndpoint
+				busy := perEndpoint[del.EndpointID] >= d.perEndpoint()
 				if !busy {
 					perEndpoint[del.EndpointID]++
 				}
 				mu.Unlock()
-				if busy { // give it back for a later round
-					if err := d.Store.Settle(context.WithoutCancel(ctx), del, nil); err != nil {
+				if busy { // give it back for a moment (the claim's own limit makes this rare)
+					if err := d.Store.Release(context.WithoutCancel(ctx), del, d.Store.Now().Add(time.Second)); err != nil {
 						d.Log.WarnContext(ctx, "release delivery", "error", err)
 					}
+					full = false
 					continue
 				}
 				sem <- struct{}{}
@@ -213,7 +217,8 @@ func (d *Dispatcher) deliver(ctx context.Context, del store.Delivery) {
 	target, err := d.Store.Target(ctx, del.ID)
 	if err != nil {
 		d.Log.WarnContext(ctx, "delivery target", "delivery_id", del.ID, "error", err)
-		return // the lease expires and it is tried again
+		d.release(ctx, del, 5*time.Second)
+		return
 	}
 	if target.EndpointDeleted {
 		del.Status, del.NextRetryAt = store.DeliveryFailedPermanent, nil
@@ -226,7 +231,9 @@ func (d *Dispatcher) deliver(ctx context.Context, del store.Delivery) {
 	for _, sealed := range target.SealedSecrets {
 		secret, err := d.Secrets.Open(sealed, del.EndpointID[:])
 		if err != nil {
+			// A configuration problem, not the endpoint's: try again later, record nothing.
 			d.Log.ErrorContext(ctx, "open signing secret (wrong DOCEVAL_SECRET_KEY?)", "endpoint_id", del.EndpointID)
+			d.release(ctx, del, 5*time.Minute)
 			return
 		}
 		secrets = append(secrets, secret)
@@ -246,6 +253,12 @@ func (d *Dispatcher) deliver(ctx context.Context, del store.Delivery) {
 	}
 	if err := d.Store.Settle(ctx, del, &attempt); err != nil {
 		d.Log.WarnContext(ctx, "settle delivery", "delivery_id", del.ID, "error", err)
+	}
+}
+
+func (d *Dispatcher) release(ctx context.Context, del store.Delivery, after time.Duration) {
+	if err := d.Store.Release(ctx, del, d.Store.Now().Add(after)); err != nil {
+		d.Log.WarnContext(ctx, "release delivery", "delivery_id", del.ID, "error", err)
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -313,7 +314,7 @@ func TestDispatcherKilledDuringBurst(t *testing.T) {
 	}
 
 	// The dying dispatcher leases 20, sends 8 of them, and is killed before settling any.
-	dying, err := f.st.ClaimDeliveries(f.ctx, 20, 35*time.Second)
+	dying, err := f.st.ClaimDeliveries(f.ctx, 20, 20, 35*time.Second)
 	if err != nil || len(dying) != 20 {
 		t.Fatalf("claimed %d: %v", len(dying), err)
 	}
@@ -437,5 +438,109 @@ func TestDispatcherProcessKilled(t *testing.T) {
 	}
 	if killedAt >= len(ids) {
 		t.Logf("the burst was over before the kill (%d received)", killedAt)
+	}
+}
+
+// A slow endpoint with a backlog does not hold up a fast one.
+func TestSlowEndpointDoesNotStarveOthers(t *testing.T) {
+	f := newFixture(t, time.Minute)
+	release := make(chan struct{})
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-release }))
+	defer slow.Close()
+	var fastHits atomic.Int32
+	fast := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fastHits.Add(1) }))
+	defer fast.Close()
+	f.endpoint(slow.URL, "whsec_s", nil)
+	for range 60 {
+		f.emit(events.FileReady) // 60 deliveries to the slow endpoint
+	}
+	f.endpoint(fast.URL, "whsec_f", nil)
+	f.clock.Advance(time.Second)
+	f.emit(events.FileReady) // one to each; the fast endpoint's is the youngest delivery
+
+	f.d.Concurrency = 8
+	f.d.Timeout = 20 * time.Second
+	ctx, cancel := context.WithCancel(f.ctx)
+	done := make(chan struct{})
+	go func() { f.d.Run(ctx); close(done) }()
+	deadline := time.Now().Add(5 * time.Second)
+	for fastHits.Load() == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the fast endpoint got nothing while the slow one had a backlog")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	cancel()
+	close(release) // let the in-flight slow sends end
+	<-done
+}
+
+// A redelivery asked for while that delivery is being sent is applied when the send
+// ends: one POST per attempt, every attempt recorded.
+func TestRedeliverWhileInFlight(t *testing.T) {
+	f := newFixture(t, time.Minute)
+	var posts atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { posts.Add(1) }))
+	defer srv.Close()
+	ep := f.endpoint(srv.URL, "whsec_x", nil)
+	ev := f.emit(events.FileReady)
+	claimed, err := f.st.ClaimDeliveries(f.ctx, 10, 4, 35*time.Second)
+	if err != nil || len(claimed) != 1 {
+		t.Fatal(claimed, err)
+	}
+	// Redeliver while this dispatcher holds the lease: nothing else may send it now.
+	if n, err := f.st.Redeliver(f.ctx, ev, &ep); err != nil || n != 1 {
+		t.Fatal(n, err)
+	}
+	if n := f.run(); n != 0 {
+		t.Fatal("a second dispatcher sent a delivery that is in flight")
+	}
+	// The first send succeeds and settles; the redelivery then makes it due again.
+	del := claimed[0]
+	now := f.st.Now()
+	del.Status, del.AttemptCount, del.LastAttemptedAt = "succeeded", 1, &now
+	status := 200
+	if err := f.st.Settle(f.ctx, del, &store.Attempt{Number: 1, AttemptedAt: now, Outcome: "succeeded", ResponseStatus: &status}); err != nil {
+		t.Fatal(err)
+	}
+	if d := f.deliveries(ev)[0]; d.Status != "pending" || len(d.Attempts) != 1 {
+		t.Fatalf("after the in-flight send: %+v", d)
+	}
+	if n := f.run(); n != 1 {
+		t.Fatal("the requested redelivery did not happen")
+	}
+	if d := f.deliveries(ev)[0]; d.Status != "succeeded" || d.AttemptCount != 2 || len(d.Attempts) != 2 || posts.Load() != 1 {
+		t.Fatalf("after redelivery: %+v, %d posts by the dispatcher", d, posts.Load())
+	}
+	// A settle with a lost lease changes nothing.
+	if err := f.st.Settle(f.ctx, del, &store.Attempt{Number: 3, AttemptedAt: now, Outcome: "succeeded"}); err != nil {
+		t.Fatal(err)
+	}
+	if d := f.deliveries(ev)[0]; d.AttemptCount != 2 || len(d.Attempts) != 2 {
+		t.Fatalf("a stale settle was recorded: %+v", d)
+	}
+}
+
+// Fan-out routes an event by the endpoints as they were when it happened, even when
+// the dispatcher gets to it late.
+func TestFanOutUsesStateAtEventTime(t *testing.T) {
+	f := newFixture(t)
+	var id uuid.UUID
+	if err := f.st.InTx(f.ctx, func(tx *store.Tx) error {
+		env, err := tx.Emit(f.ctx, events.Draft{APIClientID: f.client, Type: events.FileReady, Data: map[string]string{}})
+		if err == nil {
+			id, err = events.ParseID(env.ID)
+		}
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	f.clock.Advance(time.Hour)
+	f.endpoint("https://late.example/hook", "whsec_l", nil) // created after the event
+	if _, err := f.st.FanOut(f.ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	if ds := f.deliveries(id); len(ds) != 0 {
+		t.Errorf("an endpoint created after the event got it: %+v", ds)
 	}
 }

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/google/uuid"
@@ -21,6 +22,7 @@ const (
 // Delivery is an event's delivery to one endpoint, with its attempts.
 type Delivery struct {
 	ID              uuid.UUID
+	LeaseToken      uuid.UUID // set on claimed deliveries: only its holder settles
 	EventID         uuid.UUID
 	EndpointID      uuid.UUID
 	EndpointURL     string
@@ -48,11 +50,12 @@ func (s *Store) FanOut(ctx context.Context, eventID uuid.UUID) (int64, error) {
 	return n, interpretError(err)
 }
 
-// ClaimDeliveries leases up to max due deliveries for lease: other dispatchers skip
-// them, and a dispatcher killed mid-delivery leaves them due again when it ends.
-func (s *Store) ClaimDeliveries(ctx context.Context, max int, lease time.Duration) ([]Delivery, error) {
+// ClaimDeliveries leases up to max due deliveries for lease, at most perEndpoint leased
+// per endpoint across all dispatchers: other dispatchers skip them, and a dispatcher
+// killed mid-delivery leaves them due again when the lease ends.
+func (s *Store) ClaimDeliveries(ctx context.Context, max, perEndpoint int, lease time.Duration) ([]Delivery, error) {
 	now := s.Now()
-	rows, err := s.queries().DeliveryClaim(ctx, db.DeliveryClaimParams{Now: now, LeaseUntil: now.Add(lease), MaxRows: int32(max)})
+	rows, err := s.queries().DeliveryClaim(ctx, db.DeliveryClaimParams{Now: now, LeaseUntil: now.Add(lease), MaxRows: int32(max), PerEndpoint: int64(perEndpoint)})
 	if err != nil {
 		return nil, interpretError(err)
 	}
@@ -61,6 +64,9 @@ func (s *Store) ClaimDeliveries(ctx context.Context, max int, lease time.Duratio
 		out[i] = Delivery{
 			ID: r.ID, EventID: r.EventID, EndpointID: r.EndpointID, Status: r.Status, AttemptCount: int(r.AttemptCount),
 			NextRetryAt: r.NextRetryAt, LastAttemptedAt: r.LastAttemptedAt,
+		}
+		if r.LeaseToken != nil {
+			out[i].LeaseToken = *r.LeaseToken
 		}
 	}
 	return out, nil
@@ -88,21 +94,30 @@ func (s *Store) Target(ctx context.Context, id uuid.UUID) (DeliveryTarget, error
 	return t, nil
 }
 
-// Settle records an attempt (when a is not nil) and the delivery's new state.
+// Settle records an attempt (when a is not nil) and the delivery's new state, if this
+// dispatcher still holds its lease; a redelivery asked for meanwhile makes it pending.
 func (s *Store) Settle(ctx context.Context, d Delivery, a *Attempt) error {
 	return s.InTx(ctx, func(tx *Tx) error {
-		if a != nil {
-			if err := tx.q.DeliveryAttemptInsert(ctx, db.DeliveryAttemptInsertParams{
-				DeliveryID: d.ID, AttemptNumber: int32(a.Number), AttemptedAt: a.AttemptedAt, Outcome: a.Outcome,
-				ResponseStatus: int32Ptr(a.ResponseStatus), TransportError: a.TransportError, ResponseTimeMs: int32(a.ResponseTimeMs),
-			}); err != nil {
-				return interpretError(err)
-			}
+		_, err := tx.q.DeliverySettle(ctx, db.DeliverySettleParams{
+			ID: d.ID, LeaseToken: &d.LeaseToken, Status: d.Status, AttemptCount: int32(d.AttemptCount),
+			LastAttemptedAt: d.LastAttemptedAt, NextRetryAt: d.NextRetryAt, Now: s.Now(),
+		})
+		if errors.Is(interpretError(err), ErrNotFound) {
+			return nil // the lease was lost (expired and taken over): the new holder records
 		}
-		return interpretError(tx.q.DeliverySettle(ctx, db.DeliverySettleParams{
-			ID: d.ID, Status: d.Status, AttemptCount: int32(d.AttemptCount), LastAttemptedAt: d.LastAttemptedAt, NextRetryAt: d.NextRetryAt,
+		if err != nil || a == nil {
+			return interpretError(err)
+		}
+		return interpretError(tx.q.DeliveryAttemptInsert(ctx, db.DeliveryAttemptInsertParams{
+			DeliveryID: d.ID, AttemptNumber: int32(a.Number), AttemptedAt: a.AttemptedAt, Outcome: a.Outcome,
+			ResponseStatus: int32Ptr(a.ResponseStatus), TransportError: a.TransportError, ResponseTimeMs: int32(a.ResponseTimeMs),
 		}))
 	})
+}
+
+// Release gives a claimed delivery back untouched, due again at next.
+func (s *Store) Release(ctx context.Context, d Delivery, next time.Time) error {
+	return interpretError(s.queries().DeliveryRelease(ctx, db.DeliveryReleaseParams{ID: d.ID, LeaseToken: &d.LeaseToken, NextRetryAt: next}))
 }
 
 func int32Ptr(p *int) *int32 {

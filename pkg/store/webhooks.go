@@ -148,7 +148,7 @@ func (t Tenant) DeleteWebhookEndpoint(ctx context.Context, id uuid.UUID) error {
 		if n == 0 {
 			return ErrNotFound
 		}
-		return interpretError(tx.q.DeliveriesOfEndpointFailPermanent(ctx, id))
+		return interpretError(tx.q.DeliveriesOfEndpointFailPermanent(ctx, db.DeliveriesOfEndpointFailPermanentParams{EndpointID: id, Now: t.s.Now()}))
 	})
 }
 

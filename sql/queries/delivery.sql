@@ -1,26 +1,40 @@
 -- name: DeliveryFanOut :execrows
--- One delivery per active endpoint of the event's client that subscribes to its type.
+-- One delivery per endpoint of the event's client that subscribed to its type and was
+-- active when the event happened: created before it, and active then (active now and
+-- unchanged since, or disabled only after it; a disabled one's deliveries wait).
 INSERT INTO deliveries (id, event_id, endpoint_id, api_client_id, status, next_retry_at, created_at)
 SELECT gen_random_uuid(), e.id, w.id, e.api_client_id, 'pending', @now::timestamptz, @now::timestamptz
 FROM events e
 JOIN webhook_endpoints w ON w.api_client_id = e.api_client_id
-WHERE e.id = @event_id AND w.deleted_at IS NULL AND w.status = 'active'
+WHERE e.id = @event_id AND w.deleted_at IS NULL AND w.created_at <= e.created_at
+  AND ((w.status = 'active' AND w.status_changed_at <= e.created_at)
+       OR (w.status = 'disabled' AND w.status_changed_at > e.created_at))
   AND (w.events IS NULL OR e.type = ANY (w.events))
 ON CONFLICT (event_id, endpoint_id) DO NOTHING;
 
 -- name: DeliveryClaim :many
--- Due deliveries of active (or deleted) endpoints, leased to this dispatcher; disabled
--- endpoints' deliveries wait.
-UPDATE deliveries d SET lease_until = @lease_until::timestamptz
+-- Due deliveries of active (or deleted) endpoints, leased to this dispatcher with a
+-- fresh token: per endpoint only the oldest, and no more than per_endpoint leased at
+-- once across all dispatchers, so a slow endpoint cannot crowd out the others.
+UPDATE deliveries d SET lease_until = @lease_until::timestamptz, lease_token = gen_random_uuid()
 WHERE d.id IN (
-    SELECT d2.id FROM deliveries d2
-    JOIN webhook_endpoints w ON w.id = d2.endpoint_id
-    WHERE d2.status IN ('pending', 'failed_retryable') AND d2.next_retry_at <= @now::timestamptz
-      AND (d2.lease_until IS NULL OR d2.lease_until < @now::timestamptz)
-      AND (w.status = 'active' OR w.deleted_at IS NOT NULL)
-    ORDER BY d2.next_retry_at
-    LIMIT @max_rows
-    FOR UPDATE OF d2 SKIP LOCKED)
+    SELECT c.id FROM deliveries c
+    WHERE c.id IN (
+        SELECT due.id
+        FROM webhook_endpoints w
+        CROSS JOIN LATERAL (
+            SELECT d2.id, d2.next_retry_at FROM deliveries d2
+            WHERE d2.endpoint_id = w.id AND d2.status IN ('pending', 'failed_retryable')
+              AND d2.next_retry_at <= @now::timestamptz
+              AND (d2.lease_until IS NULL OR d2.lease_until < @now::timestamptz)
+            ORDER BY d2.next_retry_at
+            LIMIT greatest(0, sqlc.arg(per_endpoint)::bigint - (
+                SELECT count(*) FROM deliveries l WHERE l.endpoint_id = w.id AND l.lease_until >= @now::timestamptz))
+        ) due
+        WHERE w.status = 'active' OR w.deleted_at IS NOT NULL
+        ORDER BY due.next_retry_at
+        LIMIT @max_rows)
+    FOR UPDATE OF c SKIP LOCKED)
 RETURNING d.*;
 
 -- name: DeliveryTarget :one
@@ -34,11 +48,20 @@ WHERE d.id = @id;
 INSERT INTO delivery_attempts (delivery_id, attempt_number, attempted_at, outcome, response_status, transport_error, response_time_ms)
 VALUES (@delivery_id, @attempt_number, @attempted_at, @outcome, sqlc.narg(response_status), sqlc.narg(transport_error), @response_time_ms);
 
--- name: DeliverySettle :exec
+-- name: DeliverySettle :one
+-- Only the lease holder settles; a redelivery asked for meanwhile wins over the outcome.
 UPDATE deliveries
-SET status = @status, attempt_count = @attempt_count, last_attempted_at = sqlc.narg(last_attempted_at),
-    next_retry_at = sqlc.narg(next_retry_at), lease_until = NULL
-WHERE id = @id;
+SET status = CASE WHEN requeue_requested THEN 'pending' ELSE @status END,
+    attempt_count = @attempt_count, last_attempted_at = sqlc.narg(last_attempted_at),
+    next_retry_at = CASE WHEN requeue_requested THEN @now::timestamptz ELSE sqlc.narg(next_retry_at) END,
+    requeue_requested = false, lease_until = NULL, lease_token = NULL
+WHERE id = @id AND lease_token = @lease_token
+RETURNING status;
+
+-- name: DeliveryRelease :exec
+-- Gives a leased delivery back untouched, due again at next_retry_at.
+UPDATE deliveries SET lease_until = NULL, lease_token = NULL, next_retry_at = @next_retry_at::timestamptz
+WHERE id = @id AND lease_token = @lease_token;
 
 -- name: DeliveriesOfEvent :many
 SELECT d.*, w.url AS endpoint_url FROM deliveries d
@@ -54,13 +77,18 @@ ORDER BY a.delivery_id, a.attempt_number;
 
 -- name: DeliveryRequeue :execrows
 -- Without an endpoint: every failed, permanently failed or abandoned delivery of the
--- event; with one: that endpoint's delivery whatever its state. Attempts are kept.
-UPDATE deliveries SET status = 'pending', next_retry_at = @now::timestamptz, lease_until = NULL
+-- event; with one: that endpoint's delivery whatever its state. Attempts are kept. A
+-- delivery being sent right now is requeued when that send settles.
+UPDATE deliveries
+SET status = CASE WHEN lease_until >= @now::timestamptz THEN status ELSE 'pending' END,
+    next_retry_at = CASE WHEN lease_until >= @now::timestamptz THEN next_retry_at ELSE @now::timestamptz END,
+    requeue_requested = coalesce(lease_until >= @now::timestamptz, false)
 WHERE event_id = @event_id
   AND ((sqlc.narg(endpoint_id)::uuid IS NULL AND status IN ('failed_retryable', 'failed_permanent', 'abandoned'))
        OR endpoint_id = sqlc.narg(endpoint_id)::uuid);
 
 -- name: DeliveriesOfEndpointFailPermanent :exec
--- A deleted endpoint's deliveries that were still to be tried.
-UPDATE deliveries SET status = 'failed_permanent', next_retry_at = NULL, lease_until = NULL
-WHERE endpoint_id = @endpoint_id AND status IN ('pending', 'failed_retryable');
+-- A deleted endpoint's deliveries that were still to be tried (one in flight settles
+-- by itself and is then found deleted).
+UPDATE deliveries SET status = 'failed_permanent', next_retry_at = NULL
+WHERE endpoint_id = @endpoint_id AND status IN ('pending', 'failed_retryable') AND (lease_until IS NULL OR lease_until < @now::timestamptz);

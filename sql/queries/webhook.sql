@@ -1,6 +1,6 @@
 -- name: WebhookEndpointInsert :one
-INSERT INTO webhook_endpoints (id, api_client_id, url, description, events, status, secret, created_at, updated_at)
-VALUES (@id, @api_client_id, @url, @description, sqlc.narg(events)::text[], 'active', @secret, @now, @now)
+INSERT INTO webhook_endpoints (id, api_client_id, url, description, events, status, secret, status_changed_at, created_at, updated_at)
+VALUES (@id, @api_client_id, @url, @description, sqlc.narg(events)::text[], 'active', @secret, @now, @now, @now)
 RETURNING *;
 
 -- name: WebhookEndpointGet :one
@@ -26,6 +26,7 @@ UPDATE webhook_endpoints
 SET url = coalesce(sqlc.narg(url), url),
     description = coalesce(sqlc.narg(description), description),
     events = CASE WHEN @set_events::boolean THEN sqlc.narg(events)::text[] ELSE events END,
+    status_changed_at = CASE WHEN coalesce(sqlc.narg(status), status) <> status THEN @now ELSE status_changed_at END,
     status = coalesce(sqlc.narg(status), status),
     updated_at = @now
 WHERE api_client_id = @api_client_id AND id = @id AND deleted_at IS NULL
