@@ -328,6 +328,56 @@ func (q *Queries) DeliverySettle(ctx context.Context, arg DeliverySettleParams) 
 	return status, err
 }
 
+const deliverySettleAttempt = `-- name: DeliverySettleAttempt :execrows
+WITH settled AS (
+    UPDATE deliveries
+    SET status = CASE WHEN requeue_requested THEN 'pending' ELSE $7::text END,
+        attempt_count = $1::int, last_attempted_at = $2::timestamptz,
+        next_retry_at = CASE WHEN requeue_requested THEN $8::timestamptz ELSE $9::timestamptz END,
+        requeue_requested = false, lease_until = NULL, lease_token = NULL
+    WHERE deliveries.id = $10::uuid AND deliveries.lease_token = $11::uuid
+    RETURNING deliveries.id)
+INSERT INTO delivery_attempts (delivery_id, attempt_number, attempted_at, outcome, response_status, transport_error, response_time_ms)
+SELECT settled.id, $1::int, $2::timestamptz, $3::text,
+       $4::int, $5::text, $6::int
+FROM settled
+`
+
+type DeliverySettleAttemptParams struct {
+	AttemptCount   int32
+	AttemptedAt    time.Time
+	Outcome        string
+	ResponseStatus *int32
+	TransportError *string
+	ResponseTimeMs int32
+	Status         string
+	Now            time.Time
+	NextRetryAt    *time.Time
+	ID             uuid.UUID
+	LeaseToken     uuid.UUID
+}
+
+// DeliverySettle and the attempt's record in one statement (one round trip per send).
+func (q *Queries) DeliverySettleAttempt(ctx context.Context, arg DeliverySettleAttemptParams) (int64, error) {
+	result, err := q.db.Exec(ctx, deliverySettleAttempt,
+		arg.AttemptCount,
+		arg.AttemptedAt,
+		arg.Outcome,
+		arg.ResponseStatus,
+		arg.TransportError,
+		arg.ResponseTimeMs,
+		arg.Status,
+		arg.Now,
+		arg.NextRetryAt,
+		arg.ID,
+		arg.LeaseToken,
+	)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
 const deliveryTarget = `-- name: DeliveryTarget :one
 SELECT e.envelope, w.url, w.secret, w.previous_secret, w.previous_secret_expires_at, (w.deleted_at IS NOT NULL)::boolean AS endpoint_deleted
 FROM deliveries d

@@ -96,23 +96,25 @@ func (s *Store) Target(ctx context.Context, id uuid.UUID) (DeliveryTarget, error
 
 // Settle records an attempt (when a is not nil) and the delivery's new state, if this
 // dispatcher still holds its lease; a redelivery asked for meanwhile makes it pending.
+// A lost lease (expired and taken over) changes nothing: the new holder records.
 func (s *Store) Settle(ctx context.Context, d Delivery, a *Attempt) error {
-	return s.InTx(ctx, func(tx *Tx) error {
-		_, err := tx.q.DeliverySettle(ctx, db.DeliverySettleParams{
+	if a == nil {
+		_, err := s.queries().DeliverySettle(ctx, db.DeliverySettleParams{
 			ID: d.ID, LeaseToken: &d.LeaseToken, Status: d.Status, AttemptCount: int32(d.AttemptCount),
 			LastAttemptedAt: d.LastAttemptedAt, NextRetryAt: d.NextRetryAt, Now: s.Now(),
 		})
 		if errors.Is(interpretError(err), ErrNotFound) {
-			return nil // the lease was lost (expired and taken over): the new holder records
+			return nil
 		}
-		if err != nil || a == nil {
-			return interpretError(err)
-		}
-		return interpretError(tx.q.DeliveryAttemptInsert(ctx, db.DeliveryAttemptInsertParams{
-			DeliveryID: d.ID, AttemptNumber: int32(a.Number), AttemptedAt: a.AttemptedAt, Outcome: a.Outcome,
-			ResponseStatus: int32Ptr(a.ResponseStatus), TransportError: a.TransportError, ResponseTimeMs: int32(a.ResponseTimeMs),
-		}))
+		return interpretError(err)
+	}
+	// One statement for the state and the attempt: one round trip per send.
+	_, err := s.queries().DeliverySettleAttempt(ctx, db.DeliverySettleAttemptParams{
+		ID: d.ID, LeaseToken: d.LeaseToken, Status: d.Status, AttemptCount: int32(a.Number), AttemptedAt: a.AttemptedAt,
+		NextRetryAt: d.NextRetryAt, Now: s.Now(), Outcome: a.Outcome, ResponseStatus: int32Ptr(a.ResponseStatus),
+		TransportError: a.TransportError, ResponseTimeMs: int32(a.ResponseTimeMs),
 	})
+	return interpretError(err)
 }
 
 // Release gives a claimed delivery back untouched, due again at next.

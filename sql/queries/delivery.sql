@@ -92,3 +92,18 @@ WHERE event_id = @event_id
 -- by itself and is then found deleted).
 UPDATE deliveries SET status = 'failed_permanent', next_retry_at = NULL
 WHERE endpoint_id = @endpoint_id AND status IN ('pending', 'failed_retryable') AND (lease_until IS NULL OR lease_until < @now::timestamptz);
+
+-- name: DeliverySettleAttempt :execrows
+-- DeliverySettle and the attempt's record in one statement (one round trip per send).
+WITH settled AS (
+    UPDATE deliveries
+    SET status = CASE WHEN requeue_requested THEN 'pending' ELSE @status::text END,
+        attempt_count = @attempt_count::int, last_attempted_at = @attempted_at::timestamptz,
+        next_retry_at = CASE WHEN requeue_requested THEN @now::timestamptz ELSE sqlc.narg(next_retry_at)::timestamptz END,
+        requeue_requested = false, lease_until = NULL, lease_token = NULL
+    WHERE deliveries.id = @id::uuid AND deliveries.lease_token = @lease_token::uuid
+    RETURNING deliveries.id)
+INSERT INTO delivery_attempts (delivery_id, attempt_number, attempted_at, outcome, response_status, transport_error, response_time_ms)
+SELECT settled.id, @attempt_count::int, @attempted_at::timestamptz, @outcome::text,
+       sqlc.narg(response_status)::int, sqlc.narg(transport_error)::text, @response_time_ms::int
+FROM settled;
