@@ -17,7 +17,6 @@ import (
 
 	"github.com/doceval/doceval/gen/api"
 	"github.com/doceval/doceval/pkg/blob"
-	"github.com/doceval/doceval/pkg/clock"
 	"github.com/doceval/doceval/pkg/config"
 	"github.com/doceval/doceval/pkg/httpx"
 	"github.com/doceval/doceval/pkg/page"
@@ -58,7 +57,6 @@ type Deps struct {
 	Log         *slog.Logger
 	Registry    prometheus.Registerer
 	RateLimiter *httpx.RateLimiter
-	Clock       clock.Clock
 	// Ready reports readiness for /readyz (nil: always ready).
 	Ready func(context.Context) error
 	// Ops serves /healthz, /readyz and /metrics (nil: built from Ready and Registry).
@@ -72,16 +70,13 @@ type Deps struct {
 	Secrets       *secretbox.Box
 	RotationGrace time.Duration
 	// Handlers overrides the generated interface's implementation (tests); nil means
-	// NewServer(Store, Clock).
+	// NewServer(d).
 	Handlers api.StrictServerInterface
 }
 
 // New builds the Echo server: request id → logging and metrics → panic recovery →
 // bearer auth → rate limit → contract (routing, permission, validation) → handler.
 func New(d Deps) (*echo.Echo, error) {
-	if d.Clock == nil {
-		d.Clock = clock.System{}
-	}
 	doc, err := api.GetSpec()
 	if err != nil {
 		return nil, fmt.Errorf("embedded spec: %w", err)
@@ -166,7 +161,6 @@ func RunOn(ctx context.Context, cfg Config, log *slog.Logger, ln net.Listener) e
 type Server struct {
 	store     *store.Store
 	blobs     *blob.Store
-	clock     clock.Clock
 	log       *slog.Logger
 	maxUpload int64
 
@@ -187,7 +181,7 @@ func NewServer(d Deps) *Server {
 	if d.RotationGrace <= 0 {
 		d.RotationGrace = 24 * time.Hour
 	}
-	return &Server{store: d.Store, blobs: d.Blobs, clock: d.Clock, log: d.Log, maxUpload: d.MaxUploadBytes,
+	return &Server{store: d.Store, blobs: d.Blobs, log: d.Log, maxUpload: d.MaxUploadBytes,
 		secrets: d.Secrets, rotationGrace: d.RotationGrace}
 }
 

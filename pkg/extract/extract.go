@@ -232,6 +232,23 @@ func run(ctx context.Context, maxOut int64, name string, args ...string) ([]byte
 	return out, nil
 }
 
+// toolFailure classifies a tool's failure on a file: a non-zero exit whose message
+// mentions one of encryptedHints is file_encrypted, any other exit (a crash included)
+// file_corrupt; a tool that could not run at all stays a plain error.
+func toolFailure(err error, encrypted, corrupt string, encryptedHints ...string) error {
+	var ee *exitError
+	if !errors.As(err, &ee) {
+		return err
+	}
+	msg := strings.ToLower(ee.stderr)
+	for _, hint := range encryptedHints {
+		if strings.Contains(msg, hint) {
+			return fail(CodeEncrypted, "%s", encrypted)
+		}
+	}
+	return fail(CodeCorrupt, "%s", corrupt)
+}
+
 type exitError struct {
 	tool   string
 	stderr string
@@ -310,14 +327,7 @@ func pdf(ctx context.Context, path string, opt Options) (*Result, error) {
 	// -f/-l: one "Page N size: W x H pts" line per page, to bound the rendering of OCR pages.
 	info, err := run(ctx, 4<<20, "pdfinfo", "-f", "1", "-l", strconv.Itoa(opt.MaxPages+1), path)
 	if err != nil {
-		var ee *exitError
-		if errors.As(err, &ee) {
-			if strings.Contains(strings.ToLower(ee.stderr), "incorrect password") || strings.Contains(strings.ToLower(ee.stderr), "encrypt") {
-				return nil, fail(CodeEncrypted, "the PDF is encrypted")
-			}
-			return nil, fail(CodeCorrupt, "the PDF cannot be read")
-		}
-		return nil, err
+		return nil, toolFailure(err, "the PDF is encrypted", "the PDF cannot be read", "incorrect password", "encrypt")
 	}
 	meta := map[string]string{}
 	sizes := map[int]float64{} // page → longer side in points
@@ -350,14 +360,7 @@ func pdf(ctx context.Context, path string, opt Options) (*Result, error) {
 	text := <-textc
 	out, err := text.out, text.err
 	if err != nil {
-		var ee *exitError
-		if errors.As(err, &ee) {
-			if strings.Contains(strings.ToLower(ee.stderr), "password") {
-				return nil, fail(CodeEncrypted, "the PDF is encrypted")
-			}
-			return nil, fail(CodeCorrupt, "the PDF text cannot be read")
-		}
-		return nil, err
+		return nil, toolFailure(err, "the PDF is encrypted", "the PDF text cannot be read", "password")
 	}
 	texts := strings.Split(string(out), "\f") // pdftotext ends every page with a form feed
 	res := &Result{PageCount: pages, Metadata: meta}
@@ -408,11 +411,7 @@ func pdfPageOCR(ctx context.Context, path string, n int, longSide float64, opt O
 	}
 	args := append(scale, "-gray", "-png", "-f", num, "-l", num, "-singlefile", path, prefix)
 	if _, err := run(ctx, 1<<20, "pdftoppm", args...); err != nil {
-		var ee *exitError
-		if errors.As(err, &ee) {
-			return Page{}, fail(CodeCorrupt, "page %d cannot be rendered", n)
-		}
-		return Page{}, err
+		return Page{}, toolFailure(err, "", fmt.Sprintf("page %d cannot be rendered", n))
 	}
 	p, err := ocr(ctx, prefix+".png", opt)
 	if err != nil {
@@ -454,11 +453,7 @@ func image(ctx context.Context, path string, opt Options) (*Result, error) {
 func ocr(ctx context.Context, imagePath string, opt Options) (Page, error) {
 	out, err := run(ctx, opt.MaxOutputBytes, "tesseract", imagePath, "stdout", "-l", opt.Languages, "--psm", "3", "tsv")
 	if err != nil {
-		var ee *exitError
-		if errors.As(err, &ee) {
-			return Page{}, fail(CodeCorrupt, "the image cannot be read")
-		}
-		return Page{}, err
+		return Page{}, toolFailure(err, "", "the image cannot be read")
 	}
 	text, conf := fromTSV(string(out))
 	p := newPage(1, text)
@@ -510,14 +505,7 @@ func fromTSV(tsv string) (string, *float64) {
 func doc(ctx context.Context, path string, opt Options) (*Result, error) {
 	out, err := run(ctx, opt.MaxOutputBytes, "antiword", "-m", "UTF-8.txt", "-w", "0", path)
 	if err != nil {
-		var ee *exitError
-		if errors.As(err, &ee) {
-			if strings.Contains(strings.ToLower(ee.stderr), "encrypt") {
-				return nil, fail(CodeEncrypted, "the document is encrypted")
-			}
-			return nil, fail(CodeCorrupt, "the Word document cannot be read")
-		}
-		return nil, err
+		return nil, toolFailure(err, "the document is encrypted", "the Word document cannot be read", "encrypt")
 	}
 	return paged(string(out)), nil
 }

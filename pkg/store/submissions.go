@@ -277,6 +277,16 @@ func (tx *Tx) live(ctx context.Context, client, id uuid.UUID) (Submission, error
 	return s, err
 }
 
+// uploadsChangeable reads a submission whose uploads are to be moved or deleted: live,
+// and with no evaluation queued or running (409 evaluation_in_progress).
+func (tx *Tx) uploadsChangeable(ctx context.Context, client, id uuid.UUID) (Submission, error) {
+	s, err := tx.live(ctx, client, id)
+	if err == nil && s.Status == StatusEvaluating {
+		return Submission{}, errEvaluating
+	}
+	return s, err
+}
+
 // SubmissionFilter selects submissions for the list.
 type SubmissionFilter struct {
 	ExternalID   *string

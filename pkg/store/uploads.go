@@ -289,18 +289,15 @@ func (t Tenant) Uploads(ctx context.Context, submission uuid.UUID, after *page.C
 func (t Tenant) MoveUpload(ctx context.Context, submission, id uuid.UUID, slot *uuid.UUID) (Upload, error) {
 	var out Upload
 	err := t.s.InTx(ctx, func(tx *Tx) error {
-		s, err := tx.live(ctx, t.clientID, submission)
+		s, err := tx.uploadsChangeable(ctx, t.clientID, submission)
 		if err != nil {
 			return err
-		}
-		if s.Status == StatusEvaluating {
-			return errEvaluating
 		}
 		r, err := tx.q.UploadGet(ctx, db.UploadGetParams{SubmissionID: s.ID, ID: id})
 		if err != nil {
 			return interpretError(err)
 		}
-		if sameSlot(r.DocumentSlotID, slot) {
+		if eqPtr(r.DocumentSlotID, slot) {
 			out = uploadFromRow(r, s.ExternalID) // nothing moves: review statuses stay
 			return nil
 		}
@@ -327,19 +324,14 @@ func (t Tenant) MoveUpload(ctx context.Context, submission, id uuid.UUID, slot *
 	return out, err
 }
 
-func sameSlot(a, b *uuid.UUID) bool { return eqPtr(a, b) }
-
 // DeleteUpload removes an upload (its external id becomes reusable) and returns its
 // blob key: the caller deletes the bytes after the commit.
 func (t Tenant) DeleteUpload(ctx context.Context, submission, id uuid.UUID) (string, error) {
 	var key string
 	err := t.s.InTx(ctx, func(tx *Tx) error {
-		s, err := tx.live(ctx, t.clientID, submission)
+		s, err := tx.uploadsChangeable(ctx, t.clientID, submission)
 		if err != nil {
 			return err
-		}
-		if s.Status == StatusEvaluating {
-			return errEvaluating
 		}
 		r, err := tx.q.UploadGet(ctx, db.UploadGetParams{SubmissionID: s.ID, ID: id})
 		if err != nil {
