@@ -476,6 +476,7 @@ func TestUploads(t *testing.T) {
 		{[]part{{name: "file", filename: "a.pdf", contentType: "application/pdf", body: pdfBytes}}, 422, client.ErrorCodeInvalidField, "external_file_id"},
 		{[]part{{name: "external_file_id", body: []byte("r6")}}, 422, client.ErrorCodeInvalidField, "file"},
 		{fileParts("", "a.pdf", "application/pdf", pdfBytes), 422, client.ErrorCodeInvalidField, "external_file_id"},
+		{fileParts(strings.Repeat("x", 256), "a.pdf", "application/pdf", pdfBytes), 422, client.ErrorCodeInvalidField, "external_file_id"},
 	} {
 		res := e.upload(c, sub.Id, nil, tc.parts...)
 		if d := wantError(t, res.HTTPResponse, res.Body, tc.status, tc.code); deref(d.Param) != tc.param && tc.param != "" {
@@ -646,5 +647,68 @@ func TestSubmissionTenantIsolation(t *testing.T) {
 	mine := e.createSubmission(bob, client.CreateSubmissionRequest{ExternalSubmissionId: "shared-id"})
 	if mine.Id == sub.Id {
 		t.Error("bob got alice's submission")
+	}
+}
+
+// A new, moved or deleted upload sends a completed or failed submission back to
+// collecting_documents (DECISIONS.md, States).
+func TestUploadChangesReopenSubmission(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t)
+	_, key := e.newClient()
+	c := e.client(key)
+	sub := e.createSubmission(c, client.CreateSubmissionRequest{ExternalSubmissionId: "reopen"})
+	d, _ := c.GetSubmissionWithResponse(ctx, sub.Id)
+	slot := d.JSON200.DocumentSlots[1].Id
+	first := e.upload(c, sub.Id, nil, fileParts("a", "a.pdf", "application/pdf", pdfBytes)...)
+	expect(t, nil, first.StatusCode(), first.Body, 202)
+	setStatus := func(status string) {
+		if _, err := e.store.Pool().Exec(ctx, "UPDATE submissions SET status = $2 WHERE id = $1", sub.Id, status); err != nil {
+			t.Fatal(err)
+		}
+	}
+	status := func() string {
+		got, err := c.GetSubmissionWithResponse(ctx, sub.Id)
+		expect(t, err, got.StatusCode(), got.Body, 200)
+		return string(got.JSON200.Status)
+	}
+	steps := []struct {
+		name, from string
+		change     func()
+	}{
+		{"new upload", "completed", func() {
+			r := e.upload(c, sub.Id, nil, fileParts("b", "b.pdf", "application/pdf", pdfBytes)...)
+			expect(t, nil, r.StatusCode(), r.Body, 202)
+		}},
+		{"new upload", "failed", func() {
+			r := e.upload(c, sub.Id, nil, fileParts("c", "c.pdf", "application/pdf", pdfBytes)...)
+			expect(t, nil, r.StatusCode(), r.Body, 202)
+		}},
+		{"moved upload", "completed", func() {
+			r, err := c.UpdateUploadWithResponse(ctx, sub.Id, first.JSON202.Id, client.UpdateUploadRequest{DocumentSlotId: &slot})
+			expect(t, err, r.StatusCode(), r.Body, 200)
+		}},
+		{"unassigned upload", "failed", func() {
+			r, err := c.UpdateUploadWithResponse(ctx, sub.Id, first.JSON202.Id, client.UpdateUploadRequest{DocumentSlotId: nil})
+			expect(t, err, r.StatusCode(), r.Body, 200)
+		}},
+		{"deleted upload", "completed", func() {
+			r, err := c.DeleteUploadWithResponse(ctx, sub.Id, first.JSON202.Id)
+			expect(t, err, r.StatusCode(), r.Body, 204)
+		}},
+	}
+	for _, step := range steps {
+		setStatus(step.from)
+		step.change()
+		if got := status(); got != "collecting_documents" {
+			t.Errorf("%s on a %s submission: status %s, want collecting_documents", step.name, step.from, got)
+		}
+	}
+	// An idempotent retry is not a new upload: the status stays.
+	setStatus("completed")
+	again := e.upload(c, sub.Id, nil, fileParts("b", "b.pdf", "application/pdf", pdfBytes)...)
+	expect(t, nil, again.StatusCode(), again.Body, 200)
+	if got := status(); got != "completed" {
+		t.Errorf("a repeated upload reopened the submission: %s", got)
 	}
 }

@@ -189,6 +189,25 @@ func TestWebhookEndpointLimit(t *testing.T) {
 	react, err = c.UpdateWebhookEndpointWithResponse(ctx, ids[0], client.UpdateWebhookEndpointRequest{Status: ptr(client.WebhookEndpointStatus("active"))})
 	expect(t, err, react.StatusCode(), react.Body, 200)
 	// Other clients' endpoints are not found.
+	// The list takes limit and cursor like every list (DECISIONS.md): newest first, every
+	// live endpoint once.
+	limit := client.Limit(8)
+	params := &client.ListWebhookEndpointsParams{Limit: &limit}
+	listed := map[uuid.UUID]bool{}
+	for page := 0; ; page++ {
+		res, err := c.ListWebhookEndpointsWithResponse(ctx, params)
+		expect(t, err, res.StatusCode(), res.Body, 200)
+		for _, w := range res.JSON200.Data {
+			listed[w.Id] = true
+		}
+		if res.JSON200.NextCursor == nil || page > 5 {
+			break
+		}
+		params.Cursor = res.JSON200.NextCursor
+	}
+	if len(listed) != 20 || listed[ids[1]] { // 21 created, one deleted
+		t.Errorf("listed %d endpoints (deleted one listed: %v)", len(listed), listed[ids[1]])
+	}
 	cross, err := e.client(otherKey).GetWebhookEndpointWithResponse(ctx, ids[0])
 	expect(t, err, cross.StatusCode(), cross.Body, 404)
 	crossRot, err := e.client(otherKey).RotateWebhookEndpointSecretWithResponse(ctx, ids[0])

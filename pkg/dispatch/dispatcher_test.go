@@ -366,7 +366,7 @@ func TestDispatcherProcessKilled(t *testing.T) {
 	total := 0
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
-		time.Sleep(5 * time.Millisecond) // a receiver that takes a moment
+		time.Sleep(20 * time.Millisecond) // a receiver that takes a moment: the burst lasts
 		id, _, _ := strings.Cut(strings.TrimPrefix(string(b), `{"id":"`), `"`)
 		mu.Lock()
 		seen[id]++
@@ -437,7 +437,7 @@ func TestDispatcherProcessKilled(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	if killedAt >= len(ids) {
-		t.Logf("the burst was over before the kill (%d received)", killedAt)
+		t.Fatalf("the burst was over before the kill (%d received): the test proved nothing", killedAt)
 	}
 }
 
@@ -542,5 +542,36 @@ func TestFanOutUsesStateAtEventTime(t *testing.T) {
 	}
 	if ds := f.deliveries(id); len(ds) != 0 {
 		t.Errorf("an endpoint created after the event got it: %+v", ds)
+	}
+}
+
+// A receiver that does not answer in time is a timeout; one that cannot be reached a
+// network error; both are recorded with their transport error and retried.
+func TestTimeoutAndNetworkErrorOutcomes(t *testing.T) {
+	f := newFixture(t, time.Minute)
+	f.d.Timeout = 300 * time.Millisecond
+	hold := make(chan struct{})
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-hold:
+		case <-r.Context().Done():
+		}
+	}))
+	defer slow.Close()
+	defer close(hold)
+	gone := httptest.NewServer(http.NotFoundHandler())
+	goneURL := gone.URL
+	gone.Close() // nothing listens there any more
+	slowEP := f.endpoint(slow.URL, "whsec_s", nil)
+	goneEP := f.endpoint(goneURL, "whsec_g", nil)
+	ev := f.emit(events.FileReady)
+	f.run()
+	want := map[uuid.UUID]string{slowEP: "timeout", goneEP: "network_error"}
+	for _, d := range f.deliveries(ev) {
+		a := d.Attempts[0]
+		if a.Outcome != want[d.EndpointID] || a.TransportError == nil || *a.TransportError == "" || a.ResponseStatus != nil ||
+			d.Status != "failed_retryable" || d.NextRetryAt == nil {
+			t.Errorf("%s: %+v, attempt %+v", d.EndpointURL, d, a)
+		}
 	}
 }
