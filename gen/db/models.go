@@ -91,6 +91,28 @@ type DocumentSlot struct {
 	UpdatedAt          time.Time
 }
 
+type Evaluation struct {
+	ID                uuid.UUID
+	Seq               int64
+	SubmissionID      uuid.UUID
+	APIClientID       uuid.UUID
+	Kind              string
+	Status            string
+	StageLabel        string
+	ProgressPercent   int32
+	InputUploadIds    []uuid.UUID
+	InputFileIds      []uuid.UUID
+	FailureCode       *string
+	FailureMessage    *string
+	Result            []byte
+	Attempts          int32
+	ProgressEmittedAt *time.Time
+	CreatedAt         time.Time
+	StartedAt         *time.Time
+	FinishedAt        *time.Time
+	UpdatedAt         time.Time
+}
+
 type Event struct {
 	ID           uuid.UUID
 	APIClientID  uuid.UUID

@@ -64,7 +64,7 @@ func uploadsToAPI(us []store.Upload) []api.Upload {
 	return out
 }
 
-func detailToAPI(d store.SubmissionDetail) api.SubmissionDetail {
+func detailToAPI(d store.SubmissionDetail) (api.SubmissionDetail, error) {
 	s := submissionToAPI(d.Submission)
 	out := api.SubmissionDetail{
 		Id: s.Id, DisplayId: s.DisplayId, TemplateId: s.TemplateId, ExternalSubmissionId: s.ExternalSubmissionId,
@@ -77,7 +77,14 @@ func detailToAPI(d store.SubmissionDetail) api.SubmissionDetail {
 			Status: api.DocumentSlotStatus(sl.Status), Uploads: uploadsToAPI(sl.Uploads),
 		}
 	}
-	return out
+	if d.LatestEvaluation != nil {
+		e, err := evaluationToAPI(*d.LatestEvaluation)
+		if err != nil {
+			return out, err
+		}
+		out.LatestEvaluation = &e
+	}
+	return out, nil
 }
 
 // CreateSubmission creates a submission from a template, or returns the one with the
@@ -146,7 +153,11 @@ func (s *Server) GetSubmission(ctx context.Context, req api.GetSubmissionRequest
 	if err != nil {
 		return nil, err
 	}
-	return api.GetSubmission200JSONResponse{Body: detailToAPI(d)}, nil
+	body, err := detailToAPI(d)
+	if err != nil {
+		return nil, err
+	}
+	return api.GetSubmission200JSONResponse{Body: body}, nil
 }
 
 // UpdateSubmission replaces a submission's metadata whole.

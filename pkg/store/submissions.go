@@ -100,11 +100,13 @@ type SlotWithUploads struct {
 	Uploads []Upload
 }
 
-// SubmissionDetail is a submission with its slots and unassigned uploads.
+// SubmissionDetail is a submission with its slots, unassigned uploads and latest
+// evaluation (nil before the first).
 type SubmissionDetail struct {
 	Submission
-	Slots      []SlotWithUploads
-	Unassigned []Upload
+	Slots            []SlotWithUploads
+	Unassigned       []Upload
+	LatestEvaluation *Evaluation
 }
 
 // NewSubmission is what POST /v1/submissions asks for.
@@ -361,7 +363,8 @@ func (tx *Tx) detail(ctx context.Context, s Submission) (SubmissionDetail, error
 		}
 		d.Unassigned = append(d.Unassigned, u)
 	}
-	return d, nil
+	d.LatestEvaluation, err = tx.latestEvaluation(ctx, s)
+	return d, err
 }
 
 // UpdateMetadata replaces a submission's metadata whole.
@@ -396,6 +399,9 @@ func (t Tenant) CancelSubmission(ctx context.Context, id uuid.UUID) (Submission,
 			out = s
 			return nil
 		}
+		if err := tx.cancelActiveEvaluations(ctx, s); err != nil {
+			return err
+		}
 		if err := tx.q.SubmissionSetStatus(ctx, db.SubmissionSetStatusParams{ID: id, Status: StatusCanceled, Now: t.s.Now()}); err != nil {
 			return interpretError(err)
 		}
@@ -411,8 +417,12 @@ func (t Tenant) CancelSubmission(ctx context.Context, id uuid.UUID) (Submission,
 // Deleting again while the purge runs answers 409 partner_data_purge_in_progress.
 func (t Tenant) DeleteSubmission(ctx context.Context, id uuid.UUID) error {
 	return t.s.InTx(ctx, func(tx *Tx) error {
-		if _, err := tx.live(ctx, t.clientID, id); err != nil {
+		s, err := tx.live(ctx, t.clientID, id)
+		if err != nil {
 			return err // a repeated DELETE during the purge is 409 like every other call
+		}
+		if err := tx.cancelActiveEvaluations(ctx, s); err != nil {
+			return err
 		}
 		if err := tx.q.SubmissionRequestPurge(ctx, db.SubmissionRequestPurgeParams{ID: id, Now: t.s.Now()}); err != nil {
 			return interpretError(err)

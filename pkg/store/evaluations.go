@@ -1,0 +1,426 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/doceval/doceval/gen/db"
+	"github.com/doceval/doceval/pkg/apierr"
+	"github.com/doceval/doceval/pkg/engine/evidence"
+	"github.com/doceval/doceval/pkg/events"
+	"github.com/doceval/doceval/pkg/messaging"
+)
+
+// Evaluation statuses (section 3).
+const (
+	EvaluationQueued    = "queued"
+	EvaluationRunning   = "running"
+	EvaluationCompleted = "completed"
+	EvaluationFailed    = "failed"
+	EvaluationCanceled  = "canceled"
+)
+
+// EvaluationKindBasic is the only kind of evaluation today.
+const EvaluationKindBasic = "basic"
+
+// Stage labels that the store itself sets; the evaluator names its own stages.
+const (
+	StageQueued    = "Queued"
+	StageStarting  = "Starting"
+	StageCompleted = "Completed"
+	StageFailed    = "Failed"
+	StageCanceled  = "Canceled"
+)
+
+var (
+	errNoReadyUpload     = apierr.New(422, apierr.InvalidRequest, "the submission has no upload in status ready; upload a document and wait for file.ready")
+	errAlreadyEvaluating = apierr.Conflict(apierr.EvaluationInProgress, "an evaluation of this submission is queued or running; wait for it to end")
+	errAnalysisOutdated  = apierr.Conflict(apierr.AnalysisOutdated, "a newer evaluation superseded this one; read the submission's latest_evaluation")
+)
+
+// Evaluation is an evaluation of a submission. Its JSON form is the Evaluation of
+// section 2.9 as responses and events carry it.
+type Evaluation struct {
+	ID                   uuid.UUID          `json:"id"`
+	Kind                 string             `json:"kind"`
+	Status               string             `json:"status"`
+	StageLabel           string             `json:"stage_label"`
+	ProgressPercent      int                `json:"progress_percent"`
+	InputFileIDs         []uuid.UUID        `json:"input_file_ids"`
+	Failure              *EvaluationFailure `json:"failure,omitempty"`
+	StartedAt            *time.Time         `json:"started_at,omitempty"`
+	FinishedAt           *time.Time         `json:"finished_at,omitempty"`
+	Result               json.RawMessage    `json:"result,omitempty"`
+	SubmissionID         uuid.UUID          `json:"submission_id"`
+	ExternalSubmissionID string             `json:"external_submission_id"`
+
+	ClientID       uuid.UUID   `json:"-"`
+	InputUploadIDs []uuid.UUID `json:"-"`
+	Attempts       int         `json:"-"`
+
+	progressEmittedAt *time.Time
+	CreatedAt         time.Time `json:"-"`
+	UpdatedAt         time.Time `json:"-"`
+}
+
+// EvaluationFailure says why an evaluation failed.
+type EvaluationFailure struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// EvaluationEventData is the data of the evaluation.* events.
+type EvaluationEventData struct {
+	Evaluation Evaluation `json:"evaluation"`
+}
+
+func evaluationFromRow(r db.Evaluation, externalSubmissionID string) Evaluation {
+	e := Evaluation{
+		ID: r.ID, Kind: r.Kind, Status: r.Status, StageLabel: r.StageLabel, ProgressPercent: int(r.ProgressPercent),
+		InputFileIDs: r.InputFileIds, StartedAt: r.StartedAt, FinishedAt: r.FinishedAt, SubmissionID: r.SubmissionID,
+		ExternalSubmissionID: externalSubmissionID, ClientID: r.APIClientID, InputUploadIDs: r.InputUploadIds,
+		Attempts: int(r.Attempts), progressEmittedAt: r.ProgressEmittedAt, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
+	}
+	if r.FailureCode != nil {
+		e.Failure = &EvaluationFailure{Code: *r.FailureCode, Message: deref(r.FailureMessage, "")}
+	}
+	if r.Result != nil {
+		e.Result = r.Result
+	}
+	return e
+}
+
+// Active reports whether the evaluation is queued or running.
+func (e Evaluation) Active() bool {
+	return e.Status == EvaluationQueued || e.Status == EvaluationRunning
+}
+
+// StartEvaluation queues an evaluation over the submission's ready uploads and moves
+// the submission to evaluating. The unique index on active evaluations refuses a second
+// one even if two requests pass the status read at once.
+func (t Tenant) StartEvaluation(ctx context.Context, submission uuid.UUID) (Evaluation, error) {
+	var out Evaluation
+	err := t.s.InTx(ctx, func(tx *Tx) error {
+		s, err := tx.live(ctx, t.clientID, submission)
+		switch {
+		case err != nil:
+			return err
+		case s.Status == StatusCanceled:
+			return errCanceled
+		case s.Status == StatusEvaluating:
+			return errAlreadyEvaluating
+		}
+		uploads, err := tx.q.UploadsOfSubmission(ctx, s.ID)
+		if err != nil {
+			return interpretError(err)
+		}
+		var uploadIDs, fileIDs []uuid.UUID
+		for i := len(uploads) - 1; i >= 0; i-- { // oldest first: the order partners uploaded in
+			if u := uploads[i]; u.UploadStatus == UploadReady {
+				uploadIDs, fileIDs = append(uploadIDs, u.ID), append(fileIDs, u.FileID)
+			}
+		}
+		if len(uploadIDs) == 0 {
+			return errNoReadyUpload
+		}
+		now := t.s.Now()
+		r, err := tx.q.EvaluationInsert(ctx, db.EvaluationInsertParams{
+			ID: t.s.NewID(), SubmissionID: s.ID, APIClientID: t.clientID, Kind: EvaluationKindBasic, StageLabel: StageQueued,
+			InputUploadIds: uploadIDs, InputFileIds: fileIDs, Now: now,
+		})
+		if err = interpretError(err); errors.Is(err, ErrConflict) {
+			return errAlreadyEvaluating
+		} else if err != nil {
+			return err
+		}
+		if err := tx.q.SubmissionSetStatus(ctx, db.SubmissionSetStatusParams{ID: s.ID, Status: StatusEvaluating, Now: now}); err != nil {
+			return interpretError(err)
+		}
+		out = evaluationFromRow(r, s.ExternalID)
+		return tx.Enqueue(ctx, messaging.EvaluateSubject, messaging.EvaluateJob{EvaluationID: r.ID})
+	})
+	return out, err
+}
+
+// Evaluation reads one of the submission's evaluations. One that a newer evaluation
+// superseded answers 409 analysis_outdated; a submission being purged, 409 as well.
+func (t Tenant) Evaluation(ctx context.Context, submission, id uuid.UUID) (Evaluation, error) {
+	var out Evaluation
+	err := t.s.InTx(ctx, func(tx *Tx) error {
+		s, err := tx.readable(ctx, t.clientID, submission)
+		if err != nil {
+			return err
+		}
+		r, err := tx.q.EvaluationGet(ctx, db.EvaluationGetParams{SubmissionID: s.ID, ID: id})
+		if err != nil {
+			return interpretError(err)
+		}
+		latest, err := tx.q.EvaluationLatest(ctx, s.ID)
+		if err != nil {
+			return interpretError(err)
+		}
+		if latest.ID != r.ID {
+			return errAnalysisOutdated
+		}
+		out = evaluationFromRow(r, s.ExternalID)
+		return nil
+	})
+	return out, err
+}
+
+// latestEvaluation is the submission's newest evaluation, or nil.
+func (tx *Tx) latestEvaluation(ctx context.Context, s Submission) (*Evaluation, error) {
+	r, err := tx.q.EvaluationLatest(ctx, s.ID)
+	switch err := interpretError(err); {
+	case errors.Is(err, ErrNotFound):
+		return nil, nil
+	case err != nil:
+		return nil, err
+	}
+	e := evaluationFromRow(r, s.ExternalID)
+	return &e, nil
+}
+
+// cancelActiveEvaluations cancels the submission's queued or running evaluation (the
+// caller holds the submission's lock) and emits evaluation.canceled. The evaluator
+// notices at its next step; its completion then finds nothing running and writes no
+// result.
+func (tx *Tx) cancelActiveEvaluations(ctx context.Context, s Submission) error {
+	active, err := tx.q.EvaluationsActiveOfSubmission(ctx, s.ID)
+	if err != nil {
+		return interpretError(err)
+	}
+	for _, a := range active {
+		r, err := tx.q.EvaluationCancel(ctx, db.EvaluationCancelParams{ID: a.ID, StageLabel: StageCanceled, Now: tx.s.Now()})
+		if err != nil {
+			return interpretError(err)
+		}
+		if err := tx.emitEvaluation(ctx, events.EvaluationCanceled, evaluationFromRow(r, s.ExternalID)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (tx *Tx) emitEvaluation(ctx context.Context, typ events.Type, e Evaluation) error {
+	_, err := tx.Emit(ctx, events.Draft{APIClientID: e.ClientID, Type: typ, SubmissionID: &e.SubmissionID, Data: EvaluationEventData{Evaluation: e}})
+	return err
+}
+
+// ---- the evaluator's side
+
+// EvaluationRun is what the evaluator needs to run an evaluation.
+type EvaluationRun struct {
+	Evaluation Evaluation
+	Submission Submission
+	// Slots are the template's requirements plus the submission's extra ones.
+	Slots     []Slot
+	Documents []*evidence.Document
+}
+
+// ErrEvaluationOver is returned to the evaluator when the evaluation is no longer
+// running: canceled (or deleted with its submission), or finished by another delivery.
+var ErrEvaluationOver = errors.New("evaluation is no longer running")
+
+// BeginEvaluation moves a queued evaluation to running (evaluation.started) or takes over
+// a running one whose worker died, and loads its inputs. A job delivered more than
+// maxAttempts times ends the evaluation as failed (evaluation_crashed) instead, so a
+// document that kills the worker cannot keep it running forever. ErrEvaluationOver: the
+// evaluation is not active any more; ErrNotFound: it is gone.
+func (s *Store) BeginEvaluation(ctx context.Context, id uuid.UUID, maxAttempts int) (EvaluationRun, error) {
+	var run EvaluationRun
+	ended := false
+	err := s.InTx(ctx, func(tx *Tx) error {
+		run, ended = EvaluationRun{}, false
+		sub, cur, err := tx.lockEvaluation(ctx, id)
+		if err != nil {
+			return err
+		}
+		if !cur.Active() {
+			return ErrEvaluationOver
+		}
+		if maxAttempts > 0 && cur.Attempts >= maxAttempts {
+			ended = true
+			return tx.failEvaluation(ctx, sub, cur.ID, "evaluation_crashed",
+				"the evaluation stopped unexpectedly several times; start a new evaluation or contact support")
+		}
+		r, err := tx.q.EvaluationBegin(ctx, db.EvaluationBeginParams{ID: id, StageLabel: StageStarting, Now: s.Now()})
+		if err != nil {
+			return interpretError(err)
+		}
+		run.Evaluation, run.Submission = evaluationFromRow(r, sub.ExternalID), sub
+		if cur.Status == EvaluationQueued {
+			if err := tx.emitEvaluation(ctx, events.EvaluationStarted, run.Evaluation); err != nil {
+				return err
+			}
+		}
+		run.Slots, run.Documents, err = tx.evaluationDocuments(ctx, sub, run.Evaluation.InputUploadIDs)
+		return err
+	})
+	if err == nil && ended {
+		return EvaluationRun{}, ErrEvaluationOver
+	}
+	return run, err
+}
+
+// lockEvaluation locks the evaluation's submission, then the evaluation: the order in
+// which cancel and delete take them too.
+func (tx *Tx) lockEvaluation(ctx context.Context, id uuid.UUID) (Submission, Evaluation, error) {
+	r, err := tx.q.EvaluationGetForUpdate(ctx, id)
+	if err != nil {
+		return Submission{}, Evaluation{}, interpretError(err)
+	}
+	sr, err := tx.q.SubmissionGetForUpdate(ctx, db.SubmissionGetForUpdateParams{APIClientID: r.APIClientID, ID: r.SubmissionID})
+	if err != nil {
+		return Submission{}, Evaluation{}, interpretError(err)
+	}
+	sub, err := submissionFromRow(sr)
+	if err != nil {
+		return Submission{}, Evaluation{}, err
+	}
+	// Re-read under the submission's lock: a cancel may have committed in between.
+	if r, err = tx.q.EvaluationGetForUpdate(ctx, id); err != nil {
+		return Submission{}, Evaluation{}, interpretError(err)
+	}
+	return sub, evaluationFromRow(r, sub.ExternalID), nil
+}
+
+// evaluationDocuments loads the input uploads with their page text, in input order.
+// An input upload deleted since (impossible while the evaluation is active, but cheap
+// to tolerate) is left out.
+func (tx *Tx) evaluationDocuments(ctx context.Context, sub Submission, uploadIDs []uuid.UUID) ([]Slot, []*evidence.Document, error) {
+	rows, err := tx.q.SlotsOfSubmission(ctx, sub.ID)
+	if err != nil {
+		return nil, nil, interpretError(err)
+	}
+	slots := make([]Slot, len(rows))
+	slotType := map[uuid.UUID]string{}
+	for i, r := range rows {
+		slots[i] = slotFromRow(r)
+		slotType[r.ID] = r.Key
+	}
+	docs := make([]*evidence.Document, 0, len(uploadIDs))
+	for _, id := range uploadIDs {
+		u, err := tx.q.UploadGet(ctx, db.UploadGetParams{SubmissionID: sub.ID, ID: id})
+		if errors.Is(interpretError(err), ErrNotFound) {
+			continue
+		} else if err != nil {
+			return nil, nil, interpretError(err)
+		}
+		pages, err := tx.q.UploadPages(ctx, id)
+		if err != nil {
+			return nil, nil, interpretError(err)
+		}
+		d := &evidence.Document{
+			UploadID: u.ID, FileID: u.FileID, ExternalFileID: u.ExternalFileID, SlotID: u.DocumentSlotID,
+			Filename: u.Filename, Pages: make([]evidence.Page, len(pages)),
+		}
+		if u.DocumentSlotID != nil {
+			d.SlotType = slotType[*u.DocumentSlotID]
+		}
+		for i, p := range pages {
+			d.Pages[i] = evidence.Page{Number: int(p.Page), Text: p.Text, Chars: int(p.Chars), OCR: p.Ocr, OCRConfidence: p.OcrConfidence}
+		}
+		docs = append(docs, d)
+	}
+	return slots, docs, nil
+}
+
+// EvaluationProgress records the stage and percentage of a running evaluation and
+// emits evaluation.progress unless one was emitted less than throttle ago.
+// ErrEvaluationOver: it was canceled meanwhile; the evaluator stops.
+func (s *Store) EvaluationProgress(ctx context.Context, id uuid.UUID, stage string, percent int, throttle time.Duration) error {
+	return s.InTx(ctx, func(tx *Tx) error {
+		sub, cur, err := tx.lockEvaluation(ctx, id)
+		if err != nil {
+			return err
+		}
+		if cur.Status != EvaluationRunning {
+			return ErrEvaluationOver
+		}
+		now := s.Now()
+		emit := cur.progressEmittedAt == nil || now.Sub(*cur.progressEmittedAt) >= throttle
+		r, err := tx.q.EvaluationSetProgress(ctx, db.EvaluationSetProgressParams{
+			ID: id, StageLabel: stage, ProgressPercent: int32(min(max(percent, 0), 99)), Emitted: emit, Now: now,
+		})
+		if err != nil {
+			return interpretError(err)
+		}
+		if !emit {
+			return nil
+		}
+		return tx.emitEvaluation(ctx, events.EvaluationProgress, evaluationFromRow(r, sub.ExternalID))
+	})
+}
+
+// CompleteEvaluation stores the result of a running evaluation, emits
+// evaluation.completed and moves the submission to completed. ErrEvaluationOver: it
+// was canceled (or finished by another delivery) meanwhile, and nothing is written.
+func (s *Store) CompleteEvaluation(ctx context.Context, id uuid.UUID, result json.RawMessage) error {
+	return s.InTx(ctx, func(tx *Tx) error {
+		sub, cur, err := tx.lockEvaluation(ctx, id)
+		if err != nil {
+			return err
+		}
+		if cur.Status != EvaluationRunning {
+			return ErrEvaluationOver
+		}
+		now := s.Now()
+		r, err := tx.q.EvaluationComplete(ctx, db.EvaluationCompleteParams{ID: id, Result: result, StageLabel: StageCompleted, Now: now})
+		if err != nil {
+			return interpretError(err)
+		}
+		if err := tx.finishSubmission(ctx, sub, StatusCompleted); err != nil {
+			return err
+		}
+		return tx.emitEvaluation(ctx, events.EvaluationCompleted, evaluationFromRow(r, sub.ExternalID))
+	})
+}
+
+// FailEvaluation ends a queued or running evaluation as failed with code and message,
+// emits evaluation.failed and moves the submission to failed. ErrEvaluationOver: it is
+// not active any more.
+func (s *Store) FailEvaluation(ctx context.Context, id uuid.UUID, code, message string) error {
+	return s.InTx(ctx, func(tx *Tx) error {
+		sub, cur, err := tx.lockEvaluation(ctx, id)
+		if err != nil {
+			return err
+		}
+		if !cur.Active() {
+			return ErrEvaluationOver
+		}
+		return tx.failEvaluation(ctx, sub, id, code, message)
+	})
+}
+
+// failEvaluation ends the evaluation as failed and the evaluating submission with it.
+func (tx *Tx) failEvaluation(ctx context.Context, sub Submission, id uuid.UUID, code, message string) error {
+	r, err := tx.q.EvaluationFail(ctx, db.EvaluationFailParams{ID: id, FailureCode: &code, FailureMessage: &message, StageLabel: StageFailed, Now: tx.s.Now()})
+	if err != nil {
+		return interpretError(err)
+	}
+	if err := tx.finishSubmission(ctx, sub, StatusFailed); err != nil {
+		return err
+	}
+	return tx.emitEvaluation(ctx, events.EvaluationFailed, evaluationFromRow(r, sub.ExternalID))
+}
+
+// finishSubmission moves an evaluating submission to the outcome of its evaluation.
+func (tx *Tx) finishSubmission(ctx context.Context, sub Submission, status string) error {
+	if sub.Status != StatusEvaluating {
+		return nil
+	}
+	return interpretError(tx.q.SubmissionSetStatus(ctx, db.SubmissionSetStatusParams{ID: sub.ID, Status: status, Now: tx.s.Now()}))
+}
+
+// StaleEvaluations lists running evaluations untouched for longer than running and
+// queued ones older than queued.
+func (s *Store) StaleEvaluations(ctx context.Context, running, queued time.Duration) ([]uuid.UUID, error) {
+	now := s.Now()
+	ids, err := s.queries().EvaluationsStale(ctx, db.EvaluationsStaleParams{RunningBefore: now.Add(-running), QueuedBefore: now.Add(-queued)})
+	return ids, interpretError(err)
+}

@@ -1,0 +1,60 @@
+-- name: EvaluationInsert :one
+-- A second active evaluation of the submission violates evaluations_one_active_idx.
+INSERT INTO evaluations (id, submission_id, api_client_id, kind, status, stage_label, progress_percent,
+                         input_upload_ids, input_file_ids, created_at, updated_at)
+VALUES (@id, @submission_id, @api_client_id, @kind, 'queued', @stage_label, 0,
+        @input_upload_ids::uuid[], @input_file_ids::uuid[], @now::timestamptz, @now::timestamptz)
+RETURNING *;
+
+-- name: EvaluationGet :one
+SELECT * FROM evaluations WHERE submission_id = @submission_id AND id = @id;
+
+-- name: EvaluationGetForUpdate :one
+SELECT * FROM evaluations WHERE id = @id FOR UPDATE;
+
+-- name: EvaluationLatest :one
+SELECT * FROM evaluations WHERE submission_id = @submission_id ORDER BY seq DESC LIMIT 1;
+
+-- name: EvaluationsActiveOfSubmission :many
+SELECT * FROM evaluations WHERE submission_id = @submission_id AND status IN ('queued', 'running') FOR UPDATE;
+
+-- name: EvaluationBegin :one
+UPDATE evaluations
+SET status = 'running', started_at = coalesce(started_at, @now::timestamptz), attempts = attempts + 1,
+    stage_label = @stage_label, updated_at = @now::timestamptz
+WHERE id = @id AND status IN ('queued', 'running')
+RETURNING *;
+
+-- name: EvaluationSetProgress :one
+UPDATE evaluations
+SET stage_label = @stage_label, progress_percent = @progress_percent, updated_at = @now::timestamptz,
+    progress_emitted_at = CASE WHEN @emitted::boolean THEN @now::timestamptz ELSE progress_emitted_at END
+WHERE id = @id AND status = 'running'
+RETURNING *;
+
+-- name: EvaluationComplete :one
+UPDATE evaluations
+SET status = 'completed', result = @result, stage_label = @stage_label, progress_percent = 100,
+    finished_at = @now::timestamptz, updated_at = @now::timestamptz
+WHERE id = @id AND status = 'running'
+RETURNING *;
+
+-- name: EvaluationFail :one
+UPDATE evaluations
+SET status = 'failed', failure_code = @failure_code, failure_message = @failure_message, stage_label = @stage_label,
+    finished_at = @now::timestamptz, updated_at = @now::timestamptz
+WHERE id = @id AND status IN ('queued', 'running')
+RETURNING *;
+
+-- name: EvaluationCancel :one
+UPDATE evaluations
+SET status = 'canceled', stage_label = @stage_label, finished_at = @now::timestamptz, updated_at = @now::timestamptz
+WHERE id = @id AND status IN ('queued', 'running')
+RETURNING *;
+
+-- name: EvaluationsStale :many
+-- Active evaluations nothing has touched for too long: their job is lost or keeps dying.
+SELECT id FROM evaluations
+WHERE (status = 'running' AND updated_at < @running_before::timestamptz)
+   OR (status = 'queued' AND updated_at < @queued_before::timestamptz)
+ORDER BY updated_at LIMIT 1000;
