@@ -1,0 +1,158 @@
+package llm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/doceval/doceval/pkg/engine/evidence"
+	"github.com/doceval/doceval/pkg/engine/parse"
+	"github.com/google/uuid"
+)
+
+// Value formats of a data field (spec 2.4); FormatText is the absent value_format.
+const (
+	FormatText         = ""
+	FormatCurrency     = "currency"
+	FormatYears        = "years"
+	FormatPercent      = "percent"
+	FormatSquareMeters = "square_meters"
+	FormatDate         = "date"
+)
+
+// FieldRequest is one custom data field to extract from the documents of a submission.
+type FieldRequest struct {
+	Key, DisplayName string
+	// Prompt is the partner's extraction instruction.
+	Prompt string
+	// ValueFormat is "" (free text), currency, years, percent, square_meters or date.
+	ValueFormat string
+	Language    string
+	Documents   []*evidence.Document
+	// Types are the classified document types per upload.
+	Types map[uuid.UUID][]string
+}
+
+// FieldOutcome is the extracted, re-parsed and verified value.
+type FieldOutcome struct {
+	// Value is nil when not found or when the printed value does not parse; else
+	// parse.Money (currency), time.Time at UTC midnight (date), float64 (years, percent,
+	// square_meters) or string (free text).
+	Value      any
+	Confidence float64
+	Citations  []evidence.Citation
+	// Printed is the value as the model read it from the document ("" when not found).
+	Printed string
+	// PagesOmitted counts the pages not shown to the model for the context budget.
+	PagesOmitted int
+	// CitationsDropped counts the model's citations that were not on their page.
+	CitationsDropped int
+}
+
+// Field asks the model for one custom data field. The model only reports the value as
+// printed; the value itself is parsed here, deterministically, with pkg/engine/parse.
+// Transport failures, rejected requests and output that never parses return an error.
+func (c *Client) Field(ctx context.Context, req FieldRequest) (FieldOutcome, error) {
+	switch req.ValueFormat {
+	case FormatText, FormatCurrency, FormatYears, FormatPercent, FormatSquareMeters, FormatDate:
+	default:
+		return FieldOutcome{}, fmt.Errorf("llm: unknown value format %q", req.ValueFormat)
+	}
+	if strings.TrimSpace(req.Prompt) == "" && strings.TrimSpace(req.DisplayName) == "" {
+		return FieldOutcome{}, errors.New("llm: field has neither prompt nor display name")
+	}
+	docs := nonNil(req.Documents)
+	question := strings.Join([]string{strings.ReplaceAll(req.Key, "_", " "), req.DisplayName, req.Prompt}, "\n")
+	sel := selectPages(docs, req.Types, question, c.cfg.MaxContextChars)
+	user := userPrompt(sel)
+
+	var ans fieldAnswer
+	err := c.run(ctx, exchange{
+		schemaName: "field_value",
+		schema:     fieldSchema(),
+		messages: func(jsonObject bool) []chatMessage {
+			return []chatMessage{
+				{Role: "system", Content: fieldSystemPrompt(req, jsonObject)},
+				{Role: "user", Content: user},
+			}
+		},
+		decode: func(content string) error {
+			a, err := decodeField(content)
+			if err == nil {
+				ans = a
+			}
+			return err
+		},
+	})
+	if err != nil {
+		return FieldOutcome{}, err
+	}
+	return fieldOutcome(req.ValueFormat, docs, ans, sel.omitted), nil
+}
+
+func fieldOutcome(format string, docs []*evidence.Document, ans fieldAnswer, omitted int) FieldOutcome {
+	v := verifyCitations(docs, ans.Citations)
+	printed := strings.TrimSpace(string(ans.Value))
+	found := *ans.Found && printed != ""
+	out := FieldOutcome{
+		Confidence:       evidenceConfidence(clampConfidence(ans.Confidence), v, found),
+		Citations:        v.citations,
+		PagesOmitted:     omitted,
+		CitationsDropped: v.dropped,
+	}
+	if !found {
+		return out
+	}
+	out.Printed = printed
+	value, ok := parseValue(format, printed)
+	if !ok {
+		out.Confidence = capped(out.Confidence, CapUnparsed)
+		return out
+	}
+	out.Value = value
+	if !inExcerpts(printed, v.citations) {
+		out.Confidence = capped(out.Confidence, CapValueNotInExcerpt)
+	}
+	return out
+}
+
+// parseValue reads the printed value in the field's format.
+func parseValue(format, printed string) (any, bool) {
+	switch format {
+	case FormatCurrency:
+		m, _, ok := parse.Amount(printed)
+		return m, ok
+	case FormatDate:
+		d, _, ok := parse.Date(printed)
+		if !ok {
+			return nil, false
+		}
+		return time.Date(d.Year(), d.Month(), d.Day(), 0, 0, 0, 0, time.UTC), true
+	case FormatYears:
+		y, _, ok := parse.Years(printed)
+		return y, ok
+	case FormatPercent:
+		p, _, ok := parse.Percent(printed)
+		return p, ok
+	case FormatSquareMeters:
+		a, _, ok := parse.Area(printed)
+		return a, ok
+	default:
+		return printed, printed != ""
+	}
+}
+
+// inExcerpts reports whether the printed value appears, whitespace-normalized, in one
+// of the verified excerpts.
+func inExcerpts(printed string, cites []evidence.Citation) bool {
+	p := evidence.Normalize(printed)
+	for _, c := range cites {
+		e := evidence.Normalize(c.Excerpt)
+		if strings.Contains(e, p) || strings.Contains(e, unneutralize(p)) {
+			return true
+		}
+	}
+	return false
+}
