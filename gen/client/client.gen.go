@@ -1619,7 +1619,19 @@ type EvaluationResult struct {
 	Checks    []ResultCheck    `json:"checks"`
 	Documents []ResultDocument `json:"documents"`
 	Fields    []ResultField    `json:"fields"`
-	Summary   Summary          `json:"summary"`
+
+	// Summary Derived from the checks and the required fields:
+	// - `outcome`: `outcome_uncertain` when no document is readable or more than half of
+	//   the checks are `failed`; else `critical_findings` when a check is `critical`; else
+	//   `action_required` when a check is `open` or `failed` or a required field did not
+	//   succeed; else `passed`.
+	// - `recommendation`: `proceed` (passed); `manual_review` (critical findings, or
+	//   action required for other reasons than missing documents); `request_documents`
+	//   (action required because documents are missing or unreadable, or a required field
+	//   was not found); `unknown` (uncertain).
+	// - `risk_band`: `low` (passed), `medium` (action required), `high` (critical
+	//   findings), `unknown` (uncertain).
+	Summary Summary `json:"summary"`
 }
 
 // EvaluationStartedEvent A queued evaluation began processing.
@@ -1710,7 +1722,10 @@ type EventType string
 
 // Failure Why an evaluation failed.
 type Failure struct {
-	// Code Machine-readable reason. Open set.
+	// Code Machine-readable reason. Open set; today: `processing_error` (the engine could
+	// not finish), `evaluation_timeout` (it ran longer than the operator's limit),
+	// `evaluation_crashed` (its worker stopped unexpectedly several times),
+	// `evaluation_stalled` (it made no progress for too long).
 	Code    string `json:"code"`
 	Message string `json:"message"`
 }
@@ -1800,7 +1815,34 @@ type ReplaceTemplateDocumentRequirementsRequest struct {
 	Items []DocumentRequirementInput `json:"items"`
 }
 
-// ResultCheck defines model for ResultCheck.
+// ResultCheck One check's verdict. Builtin checks are evaluated by fixed rules over what the
+// documents state (the evaluation date is the day the evaluation was started):
+//   - `documents_readable`: every input readable → `fulfilled`; any partly or not → `open`.
+//   - `required_documents_present`: every required document type present among the
+//     readable uploads *by classification* (a passport stands for an ID card) →
+//     `fulfilled`; else `open`.
+//   - `id_document_valid`: no ID document → `open`; a wrong MRZ check digit or an expiry
+//     before the evaluation date → `critical`; expiry unreadable → `open`.
+//   - `name_consistency`: the names on ID, salary and bank documents (at least two)
+//     denote one person (case, umlauts/transliteration, order, middle names ignored) →
+//     `fulfilled`; a difference → `critical`; fewer than two → `open`.
+//   - `income_documents_recent`: newest pay period at most two months before the
+//     evaluation month → `fulfilled`; else `open`.
+//   - `salary_statements_complete`: three consecutive months → `fulfilled`; else `open`.
+//   - `salary_credited_on_bank_statement`: a credit within ±1 % of a net pay →
+//     `fulfilled`; none → `critical`; a document missing → `open`.
+//   - `property_data_consistency`: exposé vs purchase contract price, and living areas,
+//     within 5 % → `fulfilled`; beyond → `critical`; one source only → `open`; no
+//     property documents → `not_applicable`.
+//   - `loan_to_value_within_limit`: stated LTV, else loan amount / purchase price: ≤ 80 %
+//     `fulfilled`, ≤ 100 % `open`, above `critical`; unknown → `open`; a personal loan
+//     without property → `not_applicable`.
+//   - `additional_risk_notes`: garnishment or returned direct debit → `critical`;
+//     running probation, fixed-term employment or a negative balance → `open`.
+//
+// Custom checks are answered by the configured language model, with every citation
+// verified against the page text; a verdict left without verifiable evidence is
+// `open`; without a configured model a custom check is `failed` with a reason.
 type ResultCheck struct {
 	CheckId    string     `json:"check_id"`
 	Citations  []Citation `json:"citations"`
@@ -1968,7 +2010,17 @@ type SubmissionSummary struct {
 	UpdatedAt  time.Time        `json:"updated_at"`
 }
 
-// Summary defines model for Summary.
+// Summary Derived from the checks and the required fields:
+//   - `outcome`: `outcome_uncertain` when no document is readable or more than half of
+//     the checks are `failed`; else `critical_findings` when a check is `critical`; else
+//     `action_required` when a check is `open` or `failed` or a required field did not
+//     succeed; else `passed`.
+//   - `recommendation`: `proceed` (passed); `manual_review` (critical findings, or
+//     action required for other reasons than missing documents); `request_documents`
+//     (action required because documents are missing or unreadable, or a required field
+//     was not found); `unknown` (uncertain).
+//   - `risk_band`: `low` (passed), `medium` (action required), `high` (critical
+//     findings), `unknown` (uncertain).
 type Summary struct {
 	// Outcome Overall outcome of an evaluation. Open enum.
 	Outcome SummaryOutcome `json:"outcome"`

@@ -22,6 +22,7 @@ import (
 	"github.com/doceval/doceval/pkg/catalog"
 	"github.com/doceval/doceval/pkg/config"
 	"github.com/doceval/doceval/pkg/dispatch"
+	"github.com/doceval/doceval/pkg/evaluator"
 	"github.com/doceval/doceval/pkg/ingest"
 	"github.com/doceval/doceval/pkg/natsembed"
 	"github.com/doceval/doceval/pkg/pgcluster"
@@ -150,7 +151,17 @@ func Run(ctx context.Context, o RunOptions) error {
 	g.Go(func() error {
 		return service.RunWorker(ctx, "dispatcher", common, log.With("service", "dispatcher"), dispatchTasks...)
 	})
-	g.Go(func() error { return service.RunWorker(ctx, "evaluator", common, log.With("service", "evaluator")) })
+	evaluatorCfg, err := config.Load[evaluator.Config]()
+	if err != nil {
+		return err
+	}
+	evaluatorTasks, err := evaluator.Tasks(evaluatorCfg, log.With("service", "evaluator"))
+	if err != nil {
+		return err
+	}
+	g.Go(func() error {
+		return service.RunWorker(ctx, "evaluator", common, log.With("service", "evaluator"), evaluatorTasks...)
+	})
 	g.Go(func() error {
 		if err := waitReady(ctx, baseURL+"/readyz"); err != nil {
 			return err

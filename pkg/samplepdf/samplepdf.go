@@ -1,15 +1,19 @@
 // Package samplepdf writes small, valid PDF documents: text pages in Helvetica, or
 // pages that are only a JPEG (a scan). make run puts a sample payslip under .data for
-// the quickstart, and tests use it to build their fixtures.
+// the quickstart, and tests use it to build their fixtures; the synthetic corpus
+// (pkg/corpus) lays out realistic documents with TextLayout.
 package samplepdf
 
 import (
 	"bytes"
 	"fmt"
+	"image/color"
+	"image/jpeg"
 	"strings"
 )
 
-// Text returns a PDF with one page per entry, each line of the entry on its own line.
+// Text returns a PDF with one page per entry, each line of the entry on its own line,
+// in 16 pt Helvetica. Text is encoded in Windows-1252 (umlauts, ß and € print).
 func Text(pages [][]string) []byte {
 	objs := []string{"<< /Type /Catalog /Pages 2 0 R >>", "", "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>"}
 	kids := make([]string, len(pages))
@@ -18,7 +22,7 @@ func Text(pages [][]string) []byte {
 		var content strings.Builder
 		content.WriteString("BT /F1 16 Tf 72 760 Td 22 TL\n")
 		for _, l := range lines {
-			fmt.Fprintf(&content, "(%s) Tj T*\n", strings.NewReplacer(`\`, `\\`, "(", `\(`, ")", `\)`).Replace(l))
+			fmt.Fprintf(&content, "(%s) Tj T*\n", pdfString(l))
 		}
 		content.WriteString("ET")
 		objs = append(objs,
@@ -29,16 +33,21 @@ func Text(pages [][]string) []byte {
 	return Assemble(objs)
 }
 
-// Scan returns a PDF whose pages are only RGB JPEG images of w×h pixels at dpi.
+// Scan returns a PDF whose pages are only JPEG images of w×h pixels at dpi. A
+// grayscale (one-component) JPEG is declared DeviceGray, any other DeviceRGB.
 func Scan(jpegs [][]byte, w, h, dpi int) []byte {
 	objs := []string{"<< /Type /Catalog /Pages 2 0 R >>", ""}
 	kids := make([]string, len(jpegs))
 	pw, ph := w*72/dpi, h*72/dpi
 	for i, j := range jpegs {
 		kids[i] = fmt.Sprintf("%d 0 R", 3+3*i)
+		colorSpace := "/DeviceRGB"
+		if cfg, err := jpeg.DecodeConfig(bytes.NewReader(j)); err == nil && cfg.ColorModel == color.GrayModel {
+			colorSpace = "/DeviceGray"
+		}
 		objs = append(objs,
 			fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 %d %d] /Resources << /XObject << /Im0 %d 0 R >> >> /Contents %d 0 R >>", pw, ph, 4+3*i, 5+3*i),
-			stream(fmt.Sprintf("/Type /XObject /Subtype /Image /Width %d /Height %d /ColorSpace /DeviceRGB /BitsPerComponent 8 /Filter /DCTDecode", w, h), string(j)),
+			stream(fmt.Sprintf("/Type /XObject /Subtype /Image /Width %d /Height %d /ColorSpace %s /BitsPerComponent 8 /Filter /DCTDecode", w, h, colorSpace), string(j)),
 			stream("", fmt.Sprintf("q %d 0 0 %d 0 0 cm /Im0 Do Q", pw, ph)))
 	}
 	objs[1] = fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", strings.Join(kids, " "), len(jpegs))

@@ -1,5 +1,6 @@
-// Command doceval-evaluator runs the evaluator worker: it consumes its JetStream subjects, relays the
-// outbox, and serves /healthz, /readyz and /metrics on DOCEVAL_OPS_ADDR.
+// Command doceval-evaluator runs the evaluator worker: it runs queued evaluations (the
+// deterministic engine, and an optional language model for custom checks and fields),
+// relays the outbox, and serves /healthz, /readyz and /metrics on DOCEVAL_OPS_ADDR.
 package main
 
 import (
@@ -7,11 +8,21 @@ import (
 	"log/slog"
 
 	"github.com/doceval/doceval/pkg/config"
+	"github.com/doceval/doceval/pkg/evaluator"
 	"github.com/doceval/doceval/pkg/service"
 )
 
+type settings struct {
+	config.Common
+	evaluator.Config
+}
+
 func main() {
-	service.Main("evaluator", func(ctx context.Context, cfg config.Common, log *slog.Logger) error {
-		return service.RunWorker(ctx, "evaluator", cfg, log)
+	service.Main("evaluator", func(ctx context.Context, cfg settings, log *slog.Logger) error {
+		tasks, err := evaluator.Tasks(cfg.Config, log)
+		if err != nil {
+			return err
+		}
+		return service.RunWorker(ctx, "evaluator", cfg.Common, log, tasks...)
 	})
 }

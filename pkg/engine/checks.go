@@ -1,0 +1,545 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/doceval/doceval/pkg/engine/evidence"
+	"github.com/doceval/doceval/pkg/engine/llm"
+	"github.com/doceval/doceval/pkg/engine/parse"
+	"github.com/doceval/doceval/pkg/engine/reader"
+)
+
+// verdict is a check's outcome before it is put into the result's shape.
+type verdict struct {
+	status     string
+	confidence float64
+	evidence   []evidence.Fact
+	extra      []evidence.Citation // citations not backed by a fact (whole documents)
+	reason     string
+}
+
+// builtinChecks are the deterministic rules of the builtin checks, by key. Each rule is
+// documented on its function; the verdict vocabulary is fixed.
+var builtinChecks = map[string]func(v *view) verdict{
+	"documents_readable":                documentsReadable,
+	"required_documents_present":        requiredDocumentsPresent,
+	"id_document_valid":                 idDocumentValid,
+	"name_consistency":                  nameConsistency,
+	"income_documents_recent":           incomeDocumentsRecent,
+	"salary_statements_complete":        salaryStatementsComplete,
+	"salary_credited_on_bank_statement": salaryCredited,
+	"property_data_consistency":         propertyDataConsistency,
+	"loan_to_value_within_limit":        loanToValue,
+	"additional_risk_notes":             additionalRiskNotes,
+}
+
+func (e *Engine) checks(ctx context.Context, v *view, step func(string, int) error) ([]ResultCheck, error) {
+	out := make([]ResultCheck, 0, len(v.in.Checks))
+	for i, c := range v.in.Checks {
+		var vd verdict
+		rule, known := builtinChecks[c.Key]
+		switch {
+		case c.Builtin && known:
+			vd = rule(v)
+		case c.Builtin:
+			vd = verdict{status: Failed, reason: say(v.lang,
+				"This engine version cannot evaluate this check yet.",
+				"Diese Version der Prüflogik kann diese Prüfung noch nicht auswerten.")}
+		case e.model == nil:
+			vd = verdict{status: Failed, reason: say(v.lang,
+				"Custom checks need a language model, and none is configured for this service (DOCEVAL_LLM_BASE_URL); the check was not evaluated.",
+				"Eigene Prüfungen benötigen ein Sprachmodell, und für diesen Dienst ist keines konfiguriert (DOCEVAL_LLM_BASE_URL); die Prüfung wurde nicht ausgewertet.")}
+		default:
+			if err := step(say(v.lang, "Running checks", "Prüfungen laufen"), 75+20*i/len(v.in.Checks)); err != nil {
+				return nil, err
+			}
+			var err error
+			if vd, err = e.customCheck(ctx, v, c); err != nil {
+				return nil, err
+			}
+		}
+		cites := citations(vd.evidence)
+		cites = append(cites, vd.extra...)
+		out = append(out, ResultCheck{
+			CheckID: c.ID, Key: c.Key, Title: c.Title, Status: vd.status, Confidence: clamp01(vd.confidence),
+			Citations: cites, ReasoningSummary: vd.reason,
+		})
+	}
+	return out, nil
+}
+
+func (e *Engine) customCheck(ctx context.Context, v *view, c CheckSpec) (verdict, error) {
+	out, err := e.model.Check(ctx, llm.CheckRequest{
+		Key: c.Key, Title: c.Title, Description: c.Description, Prompt: c.Prompt, Language: v.lang,
+		Documents: v.in.Documents, Types: v.types,
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return verdict{}, ctx.Err()
+		}
+		e.log.WarnContext(ctx, "custom check failed", "key", c.Key, "error", err)
+		return verdict{status: Failed, reason: say(v.lang,
+			"The language model did not give a usable answer; the check was not evaluated.",
+			"Das Sprachmodell hat keine verwertbare Antwort gegeben; die Prüfung wurde nicht ausgewertet.")}, nil
+	}
+	return verdict{status: out.Status, confidence: out.Confidence, extra: out.Citations, reason: out.Reasoning}, nil
+}
+
+// documentsReadable: every input document readable → fulfilled; any only partly
+// readable or unreadable → open (a clearer copy is needed).
+func documentsReadable(v *view) verdict {
+	var bad []string
+	for _, d := range v.docs {
+		if d.readability != ReadabilityPassed {
+			bad = append(bad, fmt.Sprintf("%s (%s)", d.doc.ExternalFileID, d.readability))
+		}
+	}
+	if len(bad) > 0 {
+		return verdict{status: Open, confidence: 0.9, reason: say(v.lang,
+			"Not fully readable: %s. Upload a clearer copy.",
+			"Nicht vollständig lesbar: %s. Bitte eine besser lesbare Kopie hochladen.", strings.Join(bad, ", "))}
+	}
+	return verdict{status: Fulfilled, confidence: 0.95, reason: say(v.lang,
+		"All %d documents could be read.", "Alle %d Dokumente sind lesbar.", len(v.docs))}
+}
+
+// requiredDocumentsPresent: every required document type of the template is among the
+// readable documents by classification (a passport stands for an ID card and vice
+// versa; for custom document types, which only the partner can classify, the slot
+// counts) → fulfilled; else open, naming what is missing.
+func requiredDocumentsPresent(v *view) verdict {
+	var missing []string
+	var found []evidence.Citation
+	for _, r := range v.in.Requirements {
+		if !r.Required {
+			continue
+		}
+		d := v.present(r.Type)
+		if d == nil {
+			missing = append(missing, typeName(v.lang, r.Type))
+			continue
+		}
+		if c, ok := headline(d.doc); ok {
+			found = append(found, c)
+		}
+	}
+	if len(missing) > 0 {
+		return verdict{status: Open, confidence: 0.9, extra: found, reason: say(v.lang,
+			"Missing or unreadable: %s.", "Fehlend oder unlesbar: %s.", strings.Join(missing, ", "))}
+	}
+	return verdict{status: Fulfilled, confidence: 0.9, extra: found, reason: say(v.lang,
+		"Every required document is present and readable.", "Alle erforderlichen Dokumente liegen lesbar vor.")}
+}
+
+// present finds a readable document of the type.
+func (v *view) present(typ string) *docView {
+	keys := []string{typ}
+	switch typ {
+	case "id_card", "passport":
+		keys = []string{"id_card", "passport"}
+	}
+	if ds := v.ofType(keys...); len(ds) > 0 {
+		return ds[0]
+	}
+	if _, builtin := typeNames[typ]; !builtin {
+		for _, d := range v.docs {
+			if d.readability != ReadabilityFailed && d.doc.SlotType == typ {
+				return d
+			}
+		}
+	}
+	return nil
+}
+
+// headline cites a document by its first line of text.
+func headline(d *evidence.Document) (evidence.Citation, bool) {
+	for _, p := range d.Pages {
+		for _, l := range strings.Split(p.Text, "\n") {
+			if l = strings.TrimSpace(l); len([]rune(l)) >= 3 {
+				if r := []rune(l); len(r) > 80 {
+					l = string(r[:80])
+				}
+				return d.Cite(p.Number, l), true
+			}
+		}
+	}
+	return evidence.Citation{}, false
+}
+
+// idDocumentValid: no ID card or passport → open; a complete MRZ with a wrong check
+// digit → critical (open when the MRZ came from a poor scan); expired before the
+// evaluation date → critical; expiry unreadable → open; else fulfilled. With several
+// ID documents, the one valid longest counts.
+func idDocumentValid(v *view) verdict {
+	ids := v.ofType("id_card", "passport")
+	if len(ids) == 0 {
+		return verdict{status: Open, confidence: 0.9, reason: say(v.lang,
+			"No ID card or passport is among the documents.", "Unter den Dokumenten ist kein Personalausweis und kein Reisepass.")}
+	}
+	var best *verdict
+	for _, d := range ids {
+		vd := idVerdict(v, d)
+		if best == nil || rank(vd.status) < rank(best.status) {
+			best = &vd
+		}
+	}
+	return *best
+}
+
+// rank orders verdicts from best to worst for picking the best of several documents.
+func rank(status string) int {
+	return slices.Index([]string{Fulfilled, NotApplicable, Open, Failed, Critical}, status)
+}
+
+func idVerdict(v *view, d *docView) verdict {
+	var cites []evidence.Fact
+	if mrz, ok := d.first(evidence.FactMRZ); ok {
+		if text, _ := mrz.Value.(string); text != "" {
+			if valid, complete := mrzVerdict(text); complete && !valid {
+				status := Critical
+				if mrz.Confidence < 0.6 {
+					status = Open
+				}
+				return verdict{status: status, confidence: mrz.Confidence, evidence: []evidence.Fact{mrz}, reason: say(v.lang,
+					"A check digit of the machine-readable zone is wrong: the document may be forged or misread.",
+					"Eine Prüfziffer der maschinenlesbaren Zone stimmt nicht: das Dokument könnte gefälscht oder falsch gelesen sein.")}
+			}
+			cites = append(cites, mrz)
+		}
+	}
+	exp, ok := d.first("id_document_expiry_date")
+	if !ok {
+		return verdict{status: Open, confidence: 0.7, evidence: cites, reason: say(v.lang,
+			"The expiry date of the ID document could not be read.", "Das Ablaufdatum des Ausweisdokuments ist nicht lesbar.")}
+	}
+	expiry, _ := exp.Value.(time.Time)
+	cites = append([]evidence.Fact{exp}, cites...)
+	if expiry.Before(day(v.in.Date)) {
+		return verdict{status: Critical, confidence: exp.Confidence, evidence: cites, reason: say(v.lang,
+			"The ID document expired on %s, before the evaluation date %s.",
+			"Das Ausweisdokument ist am %s abgelaufen, vor dem Prüfdatum %s.", parse.FormatDate(expiry), parse.FormatDate(v.in.Date))}
+	}
+	return verdict{status: Fulfilled, confidence: exp.Confidence, evidence: cites, reason: say(v.lang,
+		"The ID document is valid until %s.", "Das Ausweisdokument ist gültig bis %s.", parse.FormatDate(expiry))}
+}
+
+// nameConsistency: the applicant's name on the ID document, salary statements and bank
+// statements (at least two of them must state one, else open) denotes one person →
+// fulfilled; any differs → critical.
+func nameConsistency(v *view) verdict {
+	var names []evidence.Fact
+	for _, d := range v.ofType("id_card", "passport", "salary_statement", "bank_statement") {
+		if f, ok := d.first("applicant_full_name"); ok {
+			names = append(names, f)
+		}
+	}
+	if len(names) < 2 {
+		return verdict{status: Open, confidence: 0.7, evidence: names, reason: say(v.lang,
+			"Fewer than two of the ID, salary and bank documents state the applicant's name, so it cannot be compared.",
+			"Weniger als zwei der Ausweis-, Gehalts- und Kontodokumente nennen den Namen, daher ist kein Abgleich möglich.")}
+	}
+	ref := names[0]
+	for _, n := range names[1:] {
+		a, _ := ref.Value.(string)
+		b, _ := n.Value.(string)
+		if !sameName(a, b) {
+			return verdict{status: Critical, confidence: math.Min(ref.Confidence, n.Confidence), evidence: []evidence.Fact{ref, n}, reason: say(v.lang,
+				"The name %q differs from %q.", "Der Name %q weicht von %q ab.", n.Value, ref.Value)}
+		}
+	}
+	return verdict{status: Fulfilled, confidence: minConfidence(names), evidence: names, reason: say(v.lang,
+		"The applicant's name matches on %d documents.", "Der Name stimmt auf %d Dokumenten überein.", len(names))}
+}
+
+// payPeriods lists the salary statements' periods, newest first, one fact per month.
+func payPeriods(v *view) []evidence.Fact {
+	var out []evidence.Fact
+	seen := map[time.Time]bool{}
+	for _, d := range v.ofType("salary_statement") {
+		for _, f := range d.factsOf(evidence.FactPayPeriod) {
+			if m, ok := f.Value.(time.Time); ok && !seen[month(m)] {
+				seen[month(m)] = true
+				out = append(out, f)
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b evidence.Fact) int { return b.Value.(time.Time).Compare(a.Value.(time.Time)) })
+	return out
+}
+
+// incomeDocumentsRecent: the newest salary statement is for a month at most two months
+// before the evaluation's month → fulfilled; older or none → open.
+func incomeDocumentsRecent(v *view) verdict {
+	periods := payPeriods(v)
+	if len(periods) == 0 {
+		return verdict{status: Open, confidence: 0.8, reason: say(v.lang,
+			"No salary statement with a readable pay period.", "Keine Gehaltsabrechnung mit lesbarem Abrechnungszeitraum.")}
+	}
+	newest := periods[0].Value.(time.Time)
+	label := newest.Format("2006-01")
+	if monthsBetween(newest, v.in.Date) <= 2 {
+		return verdict{status: Fulfilled, confidence: periods[0].Confidence, evidence: periods[:1], reason: say(v.lang,
+			"The newest salary statement is for %s.", "Die neueste Gehaltsabrechnung ist für %s.", label)}
+	}
+	return verdict{status: Open, confidence: periods[0].Confidence, evidence: periods[:1], reason: say(v.lang,
+		"The newest salary statement is for %s, more than two months ago; request current ones.",
+		"Die neueste Gehaltsabrechnung ist für %s, älter als zwei Monate; aktuelle anfordern.", label)}
+}
+
+// salaryStatementsComplete: salary statements for three consecutive months ending with
+// the newest → fulfilled; fewer → open.
+func salaryStatementsComplete(v *view) verdict {
+	periods := payPeriods(v)
+	if len(periods) == 0 {
+		return verdict{status: Open, confidence: 0.8, reason: say(v.lang,
+			"No salary statement with a readable pay period.", "Keine Gehaltsabrechnung mit lesbarem Abrechnungszeitraum.")}
+	}
+	run := 1
+	for i := 1; i < len(periods) && run < 3; i++ {
+		if monthsBetween(periods[i].Value.(time.Time), periods[i-1].Value.(time.Time)) != 1 {
+			break
+		}
+		run++
+	}
+	if run >= 3 {
+		return verdict{status: Fulfilled, confidence: minConfidence(periods[:3]), evidence: periods[:3], reason: say(v.lang,
+			"Salary statements cover three consecutive months.", "Die Gehaltsabrechnungen decken drei aufeinanderfolgende Monate ab.")}
+	}
+	return verdict{status: Open, confidence: minConfidence(periods[:run]), evidence: periods[:run], reason: say(v.lang,
+		"Salary statements cover %d consecutive month(s); three are needed.",
+		"Die Gehaltsabrechnungen decken %d aufeinanderfolgende(n) Monat(e) ab; drei sind nötig.", run)}
+}
+
+// salaryCredited: a credit on a bank statement within ±1 % of a salary statement's net
+// pay → fulfilled; bank statement or salary statement missing → open; no such credit
+// → critical.
+func salaryCredited(v *view) verdict {
+	var nets, credits []evidence.Fact
+	for _, d := range v.ofType("salary_statement") {
+		nets = append(nets, d.factsOf("net_monthly_income")...)
+	}
+	for _, d := range v.ofType("bank_statement") {
+		credits = append(credits, d.factsOf(evidence.FactBankCredit)...)
+	}
+	if len(nets) == 0 || len(v.ofType("bank_statement")) == 0 {
+		return verdict{status: Open, confidence: 0.8, evidence: nets, reason: say(v.lang,
+			"A salary statement with net pay and a bank statement are both needed to compare.",
+			"Für den Abgleich werden eine Gehaltsabrechnung mit Nettobetrag und ein Kontoauszug benötigt.")}
+	}
+	for _, n := range nets {
+		net, _ := n.Value.(parse.Money)
+		for _, c := range credits {
+			tx, _ := c.Value.(evidence.Transaction)
+			if net.Cents > 0 && math.Abs(float64(tx.AmountCents-net.Cents)) <= 0.01*float64(net.Cents) {
+				return verdict{status: Fulfilled, confidence: math.Min(n.Confidence, c.Confidence), evidence: []evidence.Fact{n, c}, reason: say(v.lang,
+					"The net pay of %s is credited on the bank statement.", "Der Nettobetrag von %s ist auf dem Kontoauszug gutgeschrieben.", net)}
+			}
+		}
+	}
+	return verdict{status: Critical, confidence: minConfidence(nets) * 0.9, evidence: nets, reason: say(v.lang,
+		"No credit on the bank statements matches the net pay on the salary statements (±1 %%).",
+		"Keine Gutschrift auf den Kontoauszügen entspricht dem Nettobetrag der Gehaltsabrechnungen (±1 %%).")}
+}
+
+// propertyDataConsistency: no property documents → not_applicable; neither price nor
+// living area stated by two documents → open; exposé and purchase contract differ by
+// more than 5 % in price, or any two documents in living area → critical; else
+// fulfilled.
+func propertyDataConsistency(v *view) verdict {
+	docs := v.ofType("property_expose", "purchase_contract", "land_register_extract", "living_area_calculation")
+	if len(docs) == 0 {
+		return verdict{status: NotApplicable, confidence: 0.9, reason: say(v.lang,
+			"No property documents were submitted.", "Es wurden keine Immobilienunterlagen eingereicht.")}
+	}
+	var prices, areas []evidence.Fact
+	for _, d := range docs {
+		if d.is("property_expose", "purchase_contract") {
+			if f, ok := d.first("purchase_price"); ok {
+				prices = append(prices, f)
+			}
+		}
+		if f, ok := d.first("living_area"); ok {
+			areas = append(areas, f)
+		}
+	}
+	if len(prices) < 2 && len(areas) < 2 {
+		return verdict{status: Open, confidence: 0.8, evidence: append(prices, areas...), reason: say(v.lang,
+			"Price and living area are each stated by at most one document, so they cannot be compared.",
+			"Kaufpreis und Wohnfläche stehen jeweils in höchstens einem Dokument und lassen sich nicht abgleichen.")}
+	}
+	for _, pair := range [][]evidence.Fact{prices, areas} {
+		for i := range pair {
+			for j := i + 1; j < len(pair); j++ {
+				a, b := amountOf(pair[i].Value), amountOf(pair[j].Value)
+				if relDiff(a, b) > 0.05 {
+					return verdict{status: Critical, confidence: math.Min(pair[i].Confidence, pair[j].Confidence), evidence: []evidence.Fact{pair[i], pair[j]},
+						reason: say(v.lang, "%s and %s differ by more than 5 %%.", "%s und %s weichen um mehr als 5 %% voneinander ab.",
+							display(pair[i].Value), display(pair[j].Value))}
+				}
+			}
+		}
+	}
+	all := append(prices, areas...)
+	return verdict{status: Fulfilled, confidence: minConfidence(all), evidence: all, reason: say(v.lang,
+		"Purchase price and living area agree across the property documents (within 5 %).",
+		"Kaufpreis und Wohnfläche stimmen in den Immobilienunterlagen überein (innerhalb von 5 %).")}
+}
+
+// loanToValue: the stated loan-to-value, else loan amount / purchase price: ≤ 80 % →
+// fulfilled, ≤ 100 % → open, above → critical; not determinable → open; a personal loan
+// without property documents → not_applicable.
+func loanToValue(v *view) verdict {
+	property := v.ofType("property_expose", "purchase_contract", "land_register_extract", "living_area_calculation")
+	if len(property) == 0 && v.in.Template == "personal_loan" {
+		return verdict{status: NotApplicable, confidence: 0.9, reason: say(v.lang,
+			"A personal loan without property has no loan-to-value.", "Ein Privatkredit ohne Immobilie hat keinen Beleihungsauslauf.")}
+	}
+	var ltv float64
+	var cites []evidence.Fact
+	if f, support, ok := reader.Field("loan_to_value", v.facts, v.types); ok {
+		ltv, cites = f.Value.(float64), append([]evidence.Fact{f}, support...)
+	} else {
+		loan, _, okL := reader.Field("loan_amount", v.facts, v.types)
+		price, _, okP := reader.Field("purchase_price", v.facts, v.types)
+		lm, _ := loan.Value.(parse.Money)
+		pm, _ := price.Value.(parse.Money)
+		if !okL || !okP || pm.Cents <= 0 {
+			return verdict{status: Open, confidence: 0.7, reason: say(v.lang,
+				"The loan-to-value cannot be determined: loan amount or purchase price is missing.",
+				"Der Beleihungsauslauf ist nicht bestimmbar: Darlehensbetrag oder Kaufpreis fehlt.")}
+		}
+		ltv, cites = 100*float64(lm.Cents)/float64(pm.Cents), []evidence.Fact{loan, price}
+	}
+	conf := minConfidence(cites)
+	pct := math.Round(ltv*10) / 10
+	switch {
+	case ltv <= 80:
+		return verdict{status: Fulfilled, confidence: conf, evidence: cites, reason: say(v.lang,
+			"Loan-to-value %.1f %% is within the 80 %% limit.", "Beleihungsauslauf %.1f %% liegt innerhalb der Grenze von 80 %%.", pct)}
+	case ltv <= 100:
+		return verdict{status: Open, confidence: conf, evidence: cites, reason: say(v.lang,
+			"Loan-to-value %.1f %% exceeds 80 %%; review the financing.", "Beleihungsauslauf %.1f %% liegt über 80 %%; Finanzierung prüfen.", pct)}
+	}
+	return verdict{status: Critical, confidence: conf, evidence: cites, reason: say(v.lang,
+		"Loan-to-value %.1f %% exceeds the property's value.", "Beleihungsauslauf %.1f %% übersteigt den Wert der Immobilie.", pct)}
+}
+
+// additionalRiskNotes: a garnishment or a returned direct debit → critical; a probation
+// period still running on the evaluation date, fixed-term employment or a negative
+// account balance → open; else fulfilled.
+func additionalRiskNotes(v *view) verdict {
+	var critical, open []evidence.Fact
+	var critReasons, openReasons []string
+	for _, f := range v.facts {
+		switch f.Key {
+		case evidence.FactGarnishment:
+			critical, critReasons = append(critical, f), append(critReasons, say(v.lang, "garnishment", "Pfändung"))
+		case evidence.FactReturnedDebit:
+			critical, critReasons = append(critical, f), append(critReasons, say(v.lang, "returned direct debit", "Rücklastschrift"))
+		case evidence.FactProbation:
+			if end, ok := f.Value.(time.Time); ok && end.Before(day(v.in.Date)) {
+				continue // the probation period is over
+			}
+			open, openReasons = append(open, f), append(openReasons, say(v.lang, "probation period", "Probezeit"))
+		case evidence.FactFixedTerm:
+			open, openReasons = append(open, f), append(openReasons, say(v.lang, "fixed-term employment", "befristete Beschäftigung"))
+		case "account_balance":
+			if m, ok := f.Value.(parse.Money); ok && m.Cents < 0 && v.docOf(f).is("bank_statement") {
+				open, openReasons = append(open, f), append(openReasons, say(v.lang, "negative account balance", "negativer Kontostand"))
+			}
+		}
+	}
+	switch {
+	case len(critical) > 0:
+		return verdict{status: Critical, confidence: minConfidence(critical), evidence: append(critical, open...), reason: say(v.lang,
+			"Risk notes: %s.", "Risikohinweise: %s.", strings.Join(unique(append(critReasons, openReasons...)), ", "))}
+	case len(open) > 0:
+		return verdict{status: Open, confidence: minConfidence(open), evidence: open, reason: say(v.lang,
+			"Risk notes: %s.", "Risikohinweise: %s.", strings.Join(unique(openReasons), ", "))}
+	}
+	return verdict{status: Fulfilled, confidence: 0.8, reason: say(v.lang,
+		"No garnishment, returned debit, probation, fixed-term employment or negative balance found.",
+		"Keine Pfändung, Rücklastschrift, Probezeit, Befristung oder negativer Kontostand gefunden.")}
+}
+
+// docOf is the document a fact was read from.
+func (v *view) docOf(f evidence.Fact) *docView {
+	for _, d := range v.docs {
+		if d.doc.UploadID == f.Citation.UploadID {
+			return d
+		}
+	}
+	return &docView{types: []evidence.TypeScore{{Type: "other"}}}
+}
+
+func minConfidence(fs []evidence.Fact) float64 {
+	if len(fs) == 0 {
+		return 0.5
+	}
+	m := 1.0
+	for _, f := range fs {
+		m = math.Min(m, f.Confidence)
+	}
+	return m
+}
+
+func amountOf(v any) float64 {
+	switch x := v.(type) {
+	case parse.Money:
+		return float64(x.Cents) / 100
+	case float64:
+		return x
+	}
+	return math.NaN()
+}
+
+func display(v any) string {
+	switch x := v.(type) {
+	case parse.Money:
+		return x.String()
+	case float64:
+		return fmt.Sprintf("%.2f m²", x)
+	}
+	return fmt.Sprint(v)
+}
+
+// relDiff is |a−b| relative to the larger of the two.
+func relDiff(a, b float64) float64 {
+	m := math.Max(math.Abs(a), math.Abs(b))
+	if m == 0 || math.IsNaN(m) {
+		return 0
+	}
+	return math.Abs(a-b) / m
+}
+
+func day(t time.Time) time.Time {
+	y, m, d := t.UTC().Date()
+	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
+}
+
+func month(t time.Time) time.Time {
+	y, m, _ := t.UTC().Date()
+	return time.Date(y, m, 1, 0, 0, 0, 0, time.UTC)
+}
+
+// monthsBetween counts calendar months from a to b (b later: positive).
+func monthsBetween(a, b time.Time) int {
+	ya, ma, _ := a.UTC().Date()
+	yb, mb, _ := b.UTC().Date()
+	return (yb-ya)*12 + int(mb) - int(ma)
+}
+
+func unique(xs []string) []string {
+	var out []string
+	for _, x := range xs {
+		if !slices.Contains(out, x) {
+			out = append(out, x)
+		}
+	}
+	return out
+}

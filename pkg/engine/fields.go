@@ -1,0 +1,115 @@
+package engine
+
+import (
+	"context"
+	"math"
+	"time"
+
+	"github.com/doceval/doceval/pkg/engine/evidence"
+	"github.com/doceval/doceval/pkg/engine/llm"
+	"github.com/doceval/doceval/pkg/engine/parse"
+	"github.com/doceval/doceval/pkg/engine/reader"
+)
+
+// fields extracts every data field of the template: builtin ones from the facts the
+// reader found, custom ones through the model.
+func (e *Engine) fields(ctx context.Context, v *view, step func(string, int) error) ([]ResultField, error) {
+	out := make([]ResultField, 0, len(v.in.Fields))
+	for i, f := range v.in.Fields {
+		r := ResultField{DataFieldID: f.ID, Key: f.Key, Label: f.Label, Citations: []evidence.Citation{}}
+		switch {
+		case f.Builtin:
+			builtinField(v, f, &r)
+		case e.model == nil:
+			r.Status = FieldFailed
+		default:
+			if err := step(say(v.lang, "Extracting data fields", "Datenfelder werden extrahiert"), 60+15*i/len(v.in.Fields)); err != nil {
+				return nil, err
+			}
+			if err := e.customField(ctx, v, f, &r); err != nil {
+				return nil, err
+			}
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+func builtinField(v *view, f FieldSpec, r *ResultField) {
+	best, support, ok := reader.Field(f.Key, v.facts, v.types)
+	if !ok {
+		r.Status = FieldNotFound
+		return
+	}
+	r.Value = shapeValue(best.Value)
+	r.Confidence = clamp01(best.Confidence)
+	r.Citations = citations(append([]evidence.Fact{best}, support...))
+	r.Status = statusFor(r.Confidence, f.Threshold)
+}
+
+// customField asks the model; its failures end as a failed field, never as a guess.
+func (e *Engine) customField(ctx context.Context, v *view, f FieldSpec, r *ResultField) error {
+	out, err := e.model.Field(ctx, llm.FieldRequest{
+		Key: f.Key, DisplayName: f.Label, Prompt: f.Prompt, ValueFormat: f.ValueFormat, Language: v.lang,
+		Documents: v.in.Documents, Types: v.types,
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		e.log.WarnContext(ctx, "custom field failed", "key", f.Key, "error", err)
+		r.Status = FieldFailed
+		return nil
+	}
+	if out.Value == nil {
+		r.Status = FieldNotFound
+		r.Confidence = clamp01(out.Confidence)
+		return nil
+	}
+	r.Value = shapeValue(out.Value)
+	r.Confidence = clamp01(out.Confidence)
+	r.Citations = append(r.Citations, out.Citations...)
+	r.Status = statusFor(r.Confidence, f.Threshold)
+	return nil
+}
+
+func statusFor(confidence, threshold float64) string {
+	if confidence < threshold {
+		return FieldLowConfidence
+	}
+	return FieldSucceeded
+}
+
+// shapeValue turns a fact's Go value into the contract's JSON shape (DECISIONS.md,
+// "Values in results").
+func shapeValue(v any) any {
+	switch x := v.(type) {
+	case parse.Money:
+		return map[string]string{"amount": x.Amount(), "currency": x.Currency}
+	case time.Time:
+		return parse.FormatDate(x)
+	case float64:
+		return math.Round(x*100) / 100
+	case string:
+		return x
+	}
+	return nil
+}
+
+// citations lists the facts' citations, each once.
+func citations(facts []evidence.Fact) []evidence.Citation {
+	out := []evidence.Citation{}
+	seen := map[string]bool{}
+	for _, f := range facts {
+		c := f.Citation
+		k := c.UploadID.String() + "|" + c.Excerpt
+		if c.Excerpt == "" || seen[k] {
+			continue
+		}
+		seen[k] = true
+		out = append(out, c)
+	}
+	return out
+}
+
+func clamp01(x float64) float64 { return math.Max(0, math.Min(1, x)) }

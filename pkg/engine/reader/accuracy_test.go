@@ -1,0 +1,253 @@
+package reader
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
+
+	"github.com/doceval/doceval/pkg/corpus"
+	"github.com/doceval/doceval/pkg/engine/evidence"
+	"github.com/doceval/doceval/pkg/engine/parse"
+	"github.com/doceval/doceval/pkg/extract"
+)
+
+// corpusSize keeps the test near a minute on two cores: scans take OCR.
+const (
+	corpusSeed = 20251114
+	corpusSize = 22
+)
+
+var corpusNow = time.Date(2025, 11, 14, 0, 0, 0, 0, time.UTC)
+
+// extracted is one generated upload after ingest.
+type extracted struct {
+	c   *corpus.Case
+	d   corpus.Doc
+	doc *evidence.Document
+	err error
+}
+
+// TestCorpusAccuracy reads a synthetic corpus through the real extraction (pdftotext,
+// OCR) and measures classification, field values and citations against its truth.
+func TestCorpusAccuracy(t *testing.T) {
+	for _, tool := range []string{"pdftotext", "pdfinfo", "pdftoppm", "tesseract"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("skipping the corpus accuracy test: %s is not installed (apt-get install poppler-utils tesseract-ocr tesseract-ocr-deu tesseract-ocr-eng)", tool)
+		}
+	}
+	if testing.Short() {
+		t.Skip("skipping the corpus accuracy test in -short mode")
+	}
+	t.Parallel()
+	start := time.Now()
+	cases := corpus.Generate(corpusSeed, corpusNow, corpusSize)
+	generated := time.Since(start)
+	docs := extractAll(t, cases)
+	extractedIn := time.Since(start) - generated
+
+	m := measure(cases, docs)
+	t.Logf("corpus: %d cases, %d uploads (%s); generated in %s, extracted in %s",
+		len(cases), len(docs), m.composition, generated.Round(time.Millisecond), extractedIn.Round(time.Millisecond))
+	t.Logf("classification: %d/%d = %.1f %%", m.classOK, m.classN, pct(m.classOK, m.classN))
+	t.Logf("fields from text documents: %d/%d = %.1f %%", m.textOK, m.textN, pct(m.textOK, m.textN))
+	t.Logf("fields from scans: %d/%d = %.1f %%", m.scanOK, m.scanN, pct(m.scanOK, m.scanN))
+	t.Logf("citations verifiable: %d/%d", m.citeOK, m.citeN)
+	t.Logf("MRZ check-digit verdicts: %d/%d", m.mrzOK, m.mrzN)
+	for _, miss := range m.misses {
+		t.Log(miss)
+	}
+	require.GreaterOrEqual(t, pct(m.classOK, m.classN), 95.0, "classification accuracy")
+	require.GreaterOrEqual(t, pct(m.textOK, m.textN), 95.0, "field accuracy on text documents")
+	require.GreaterOrEqual(t, pct(m.scanOK, m.scanN), 85.0, "field accuracy on scans")
+	require.Equal(t, m.citeN, m.citeOK, "every citation verifies")
+}
+
+func pct(a, b int) float64 {
+	if b == 0 {
+		return 100
+	}
+	return 100 * float64(a) / float64(b)
+}
+
+// extractAll writes every upload to a temporary file and extracts it, in parallel.
+func extractAll(t *testing.T, cases []corpus.Case) []extracted {
+	dir := t.TempDir()
+	var jobs []extracted
+	for i := range cases {
+		for _, d := range cases[i].Docs {
+			jobs = append(jobs, extracted{c: &cases[i], d: d})
+		}
+	}
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	for i := range jobs {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			j := &jobs[i]
+			path := filepath.Join(dir, j.c.ID+"-"+j.d.Name)
+			if err := os.WriteFile(path, j.d.Bytes, 0o600); err != nil {
+				j.err = err
+				return
+			}
+			res, err := extract.File(context.Background(), path, j.d.ContentType, extract.Options{})
+			j.doc = &evidence.Document{
+				UploadID: uuid.NewSHA1(uuid.NameSpaceOID, []byte(j.c.ID+"/"+j.d.Name)),
+				SlotType: j.d.Slot, Filename: j.d.Name,
+			}
+			j.doc.ExternalFileID = j.doc.UploadID.String()
+			if err != nil {
+				j.err = err // an unreadable upload may fail extraction: no pages
+				return
+			}
+			for _, p := range res.Pages {
+				j.doc.Pages = append(j.doc.Pages, evidence.Page{Number: p.Number, Text: p.Text, Chars: p.Chars, OCR: p.OCR, OCRConfidence: p.OCRConfidence})
+			}
+		}()
+	}
+	wg.Wait()
+	return jobs
+}
+
+type measurement struct {
+	composition                  string
+	classOK, classN              int
+	textOK, textN, scanOK, scanN int
+	citeOK, citeN                int
+	mrzOK, mrzN                  int
+	misses                       []string
+}
+
+func measure(cases []corpus.Case, docs []extracted) measurement {
+	var m measurement
+	formats := map[string]int{}
+	byCase := map[string][]extracted{}
+	for _, e := range docs {
+		byCase[e.c.ID] = append(byCase[e.c.ID], e)
+		formats[e.d.Format]++
+	}
+	var fs []string
+	for f, n := range formats {
+		fs = append(fs, fmt.Sprintf("%s %d", f, n))
+	}
+	sort.Strings(fs)
+	m.composition = strings.Join(fs, ", ")
+	for _, c := range cases {
+		var facts []evidence.Fact
+		types := map[uuid.UUID][]string{}
+		format := map[string]string{}
+		for _, e := range byCase[c.ID] {
+			format[e.d.Name] = e.d.Format
+			if e.doc == nil {
+				m.misses = append(m.misses, fmt.Sprintf("%s %s: extraction failed: %v", c.ID, e.d.Name, e.err))
+				continue
+			}
+			scores := Classify(e.doc)
+			top := scores[0].Type
+			types[e.doc.UploadID] = []string{top}
+			m.classN++
+			if top == e.d.Types[0] {
+				m.classOK++
+			} else {
+				m.misses = append(m.misses, fmt.Sprintf("%s %s (%s, %s, slot %q): classified %s (%.2f), want %s", c.ID, e.d.Name, e.d.Format, e.d.Layout, e.d.Slot, top, scores[0].Confidence, e.d.Types[0]))
+			}
+			df := Facts(e.doc, []string{top})
+			for _, f := range df {
+				m.citeN++
+				if e.doc.Verify(f.Citation) {
+					m.citeOK++
+				} else {
+					m.misses = append(m.misses, fmt.Sprintf("%s %s: citation of %s does not verify: %q", c.ID, e.d.Name, f.Key, f.Citation.Excerpt))
+				}
+				if f.Key == evidence.FactMRZ && len(e.d.MRZ) > 0 {
+					m.mrzN++
+					if corpus.ValidMRZ(strings.Split(f.Value.(string), "\n")) == e.d.MRZValid {
+						m.mrzOK++
+					} else {
+						m.misses = append(m.misses, fmt.Sprintf("%s %s (%s): MRZ read %q, valid want %v", c.ID, e.d.Name, e.d.Format, f.Value, e.d.MRZValid))
+					}
+				}
+			}
+			facts = append(facts, df...)
+		}
+		keys := make([]string, 0, len(c.Fields))
+		for k := range c.Fields {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, key := range keys {
+			want := c.Fields[key]
+			src := c.FieldSources[key]
+			scan := corpus.IsScan(format[src])
+			got, _, ok := Field(key, facts, types)
+			hit := ok && equalValue(key, want, got.Value)
+			if scan {
+				m.scanN++
+			} else {
+				m.textN++
+			}
+			if hit {
+				if scan {
+					m.scanOK++
+				} else {
+					m.textOK++
+				}
+				continue
+			}
+			gotS := "nothing"
+			if ok {
+				gotS = fmt.Sprintf("%v (from %q)", show(got.Value), got.Citation.Excerpt)
+			}
+			m.misses = append(m.misses, fmt.Sprintf("%s %s (%s): %s want %v, got %s", c.ID, src, format[src], key, show(want), gotS))
+		}
+	}
+	return m
+}
+
+// equalValue: the same value; names case-insensitively with white space normalized.
+func equalValue(key string, want, got any) bool {
+	switch w := want.(type) {
+	case string:
+		g, ok := got.(string)
+		if !ok {
+			return false
+		}
+		if key == "applicant_full_name" || key == "employer_name" || key == "property_address" {
+			return strings.EqualFold(evidence.Normalize(w), evidence.Normalize(g))
+		}
+		return w == g
+	case float64:
+		g, ok := got.(float64)
+		return ok && math.Abs(w-g) < 0.001
+	case time.Time:
+		g, ok := got.(time.Time)
+		return ok && w.Equal(g)
+	case parse.Money:
+		g, ok := got.(parse.Money)
+		return ok && w == g
+	}
+	return false
+}
+
+func show(v any) string {
+	switch x := v.(type) {
+	case time.Time:
+		return x.Format(time.DateOnly)
+	case parse.Money:
+		return x.String()
+	}
+	return fmt.Sprint(v)
+}

@@ -1,0 +1,139 @@
+package reader
+
+import (
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/doceval/doceval/pkg/engine/evidence"
+	"github.com/doceval/doceval/pkg/engine/parse"
+)
+
+// FieldPriority is, per builtin data field, the document types whose statement of it
+// counts, best first; within a type the newest statement (Fact.Period) wins, then the
+// more confident one. A fact of a document of no listed type is used only when no
+// listed one states the field.
+var FieldPriority = map[string][]string{
+	"applicant_full_name":     {"id_card", "passport", "self_disclosure", "salary_statement", "employment_contract", "bank_statement", "tax_assessment", "pension_statement", "purchase_contract"},
+	"applicant_date_of_birth": {"id_card", "passport", "self_disclosure", "salary_statement", "employment_contract", "pension_statement", "purchase_contract"},
+	"id_document_number":      {"id_card", "passport"},
+	"id_document_expiry_date": {"id_card", "passport"},
+	"employer_name":           {"salary_statement", "employment_contract", "self_disclosure"},
+	"gross_monthly_income":    {"salary_statement", "employment_contract", "self_disclosure"},
+	"net_monthly_income":      {"salary_statement", "self_disclosure"},
+	"employment_start_date":   {"salary_statement", "employment_contract", "self_disclosure"},
+	"iban":                    {"bank_statement", "salary_statement", "self_disclosure"},
+	"account_balance":         {"bank_statement"},
+	"property_address":        {"purchase_contract", "property_expose", "land_register_extract", "living_area_calculation", "energy_certificate", "other"},
+	"purchase_price":          {"purchase_contract", "property_expose", "other", "self_disclosure"},
+	"living_area":             {"living_area_calculation", "purchase_contract", "property_expose"},
+	"year_of_construction":    {"property_expose", "energy_certificate"},
+	"loan_amount":             {"other", "self_disclosure"},
+	"equity_amount":           {"other", "self_disclosure"},
+	"loan_to_value":           {"other", "self_disclosure"},
+	"fixed_interest_period":   {"other", "self_disclosure"},
+}
+
+// Field picks the value of one builtin data field from the facts of all documents of a
+// submission (types per upload id), with its supporting facts: the chosen one first,
+// then the others that agree with it. Agreeing facts raise the chosen one's
+// confidence. ok is false when no document states the field.
+func Field(key string, facts []evidence.Fact, types map[uuid.UUID][]string) (best evidence.Fact, support []evidence.Fact, ok bool) {
+	order := FieldPriority[key]
+	rank := func(f evidence.Fact) int {
+		r := len(order)
+		for _, typ := range types[f.Citation.UploadID] {
+			if i := slices.Index(order, typ); i >= 0 && i < r {
+				r = i
+			}
+		}
+		return r
+	}
+	var cands []evidence.Fact
+	for _, f := range facts {
+		if f.Key == key {
+			cands = append(cands, f)
+		}
+	}
+	if len(cands) == 0 {
+		return evidence.Fact{}, nil, false
+	}
+	slices.SortStableFunc(cands, func(a, b evidence.Fact) int {
+		if ra, rb := rank(a), rank(b); ra != rb {
+			return ra - rb
+		}
+		if !a.Period.Equal(b.Period) {
+			if a.Period.After(b.Period) {
+				return -1
+			}
+			return 1
+		}
+		switch {
+		case a.Confidence > b.Confidence:
+			return -1
+		case a.Confidence < b.Confidence:
+			return 1
+		}
+		return 0
+	})
+	best = cands[0]
+	support = []evidence.Fact{best}
+	miss := 1 - best.Confidence
+	for _, f := range cands[1:] {
+		if sameValue(key, best.Value, f.Value) {
+			support = append(support, f)
+			miss *= 1 - f.Confidence*0.5
+		}
+	}
+	best.Confidence = round2(min(0.99, 1-miss))
+	support[0] = best
+	return best, support, true
+}
+
+// sameValue reports whether two values of a field agree: money to the cent, dates to
+// the day, numbers within 0.5 %, names as the same person, other text folded.
+func sameValue(key string, a, b any) bool {
+	switch x := a.(type) {
+	case parse.Money:
+		y, ok := b.(parse.Money)
+		return ok && x == y
+	case time.Time:
+		y, ok := b.(time.Time)
+		return ok && x.Equal(y)
+	case float64:
+		y, ok := b.(float64)
+		return ok && math.Abs(x-y) <= 0.005*math.Max(math.Abs(x), math.Abs(y))
+	case string:
+		y, ok := b.(string)
+		if !ok {
+			return false
+		}
+		if key == "applicant_full_name" {
+			return SameName(x, y)
+		}
+		return foldName(x) == foldName(y)
+	}
+	return false
+}
+
+// SameName reports whether two names in natural order ("Given Surname") denote the same
+// person: case, umlaut transliteration (ä/ae, ß/ss), other diacritics and a missing
+// middle name do not matter; the first given name and the surname must agree.
+func SameName(a, b string) bool {
+	fa, fb := strings.Fields(foldName(a)), strings.Fields(foldName(b))
+	if len(fa) < 2 || len(fb) < 2 {
+		return false
+	}
+	return fa[0] == fb[0] && fa[len(fa)-1] == fb[len(fb)-1]
+}
+
+var transliteration = strings.NewReplacer("ä", "ae", "ö", "oe", "ü", "ue", "ß", "ss", "Ä", "ae", "Ö", "oe", "Ü", "ue", "ẞ", "ss")
+
+// foldName lowercases, transliterates umlauts and drops other diacritics.
+func foldName(s string) string {
+	s = transliteration.Replace(strings.ToLower(s))
+	return strings.Join(strings.Fields(foldString(s)), " ")
+}

@@ -1,0 +1,110 @@
+package reader
+
+import (
+	"regexp"
+	"strings"
+	"time"
+)
+
+// mrzLine cleans a line that may be part of a machine-readable zone: spaces dropped,
+// capitals, OCR's « and ‹ as <. It reports whether the line looks like one: at least
+// 25 characters of A–Z, 0–9 and <, with some fillers.
+func mrzLine(s string) (string, bool) {
+	s = strings.NewReplacer(" ", "", "«", "<<", "‹", "<", "\t", "").Replace(strings.ToUpper(s))
+	if len(s) < 25 || len(s) > 48 || strings.Count(s, "<") < 2 {
+		return "", false
+	}
+	bad := 0
+	for _, c := range s {
+		if !(c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '<') {
+			bad++
+		}
+	}
+	return s, bad <= 1
+}
+
+// mrzData is what the zone says, when its check digits allow trusting it.
+type mrzData struct {
+	lines             []string
+	number            string
+	numberOK          bool
+	birth, expiry     time.Time
+	birthOK, expiryOK bool
+	surname, given    string
+}
+
+var mrzDigitFix = strings.NewReplacer("O", "0", "Q", "0", "D", "0", "I", "1", "L", "1", "Z", "2", "S", "5", "B", "8", "G", "6")
+
+// parseMRZ reads TD1 (3 lines of 30) or TD3 (2 lines of 44) zones.
+func parseMRZ(lines []string, now time.Time) mrzData {
+	d := mrzData{lines: lines}
+	digits := func(s string) string { return mrzDigitFix.Replace(s) }
+	var numField, numCheck, birth, birthCheck, exp, expCheck, names string
+	switch {
+	case len(lines) >= 3 && len(lines[0]) >= 15 && len(lines[1]) >= 15:
+		l1, l2 := lines[0], lines[1]
+		numField, numCheck = l1[5:14], l1[14:15]
+		birth, birthCheck = digits(l2[0:6]), digits(l2[6:7])
+		exp, expCheck = digits(l2[8:14]), digits(l2[14:15])
+		names = lines[2]
+	case len(lines) >= 2 && len(lines[1]) >= 28:
+		l2 := lines[1]
+		numField, numCheck = l2[0:9], digits(l2[9:10])
+		birth, birthCheck = digits(l2[13:19]), digits(l2[19:20])
+		exp, expCheck = digits(l2[21:27]), digits(l2[27:28])
+		if len(lines[0]) > 5 {
+			names = lines[0][5:]
+		}
+	default:
+		return d
+	}
+	num := strings.TrimRight(numField, "<")
+	d.number, d.numberOK = num, checkDigit(numField) == numCheck[0]
+	if t, ok := mrzDate(birth, now, false); ok && checkDigit(birth) == birthCheck[0] {
+		d.birth, d.birthOK = t, true
+	}
+	if t, ok := mrzDate(exp, now, true); ok && checkDigit(exp) == expCheck[0] {
+		d.expiry, d.expiryOK = t, true
+	}
+	if sn, gn, ok := strings.Cut(names, "<<"); ok {
+		d.surname = strings.ReplaceAll(strings.Trim(sn, "<"), "<", " ")
+		d.given = strings.Join(strings.FieldsFunc(gn, func(r rune) bool { return r == '<' }), " ")
+	}
+	return d
+}
+
+var sixDigits = regexp.MustCompile(`^\d{6}$`)
+
+// mrzDate reads YYMMDD: expiry dates are in this century, birth dates not in the future.
+func mrzDate(s string, now time.Time, expiry bool) (time.Time, bool) {
+	if !sixDigits.MatchString(s) {
+		return time.Time{}, false
+	}
+	yy, mm, dd := atoi(s[0:2]), atoi(s[2:4]), atoi(s[4:6])
+	year := 2000 + yy
+	if !expiry && year > now.Year() {
+		year -= 100
+	}
+	t := time.Date(year, time.Month(mm), dd, 0, 0, 0, 0, time.UTC)
+	if mm < 1 || mm > 12 || t.Day() != dd {
+		return time.Time{}, false
+	}
+	return t, true
+}
+
+// checkDigit is the ICAO 9303 check digit (weights 7, 3, 1).
+func checkDigit(field string) byte {
+	w := [3]int{7, 3, 1}
+	sum := 0
+	for i, c := range field {
+		v := 0
+		switch {
+		case c >= '0' && c <= '9':
+			v = int(c - '0')
+		case c >= 'A' && c <= 'Z':
+			v = int(c-'A') + 10
+		}
+		sum += v * w[i%3]
+	}
+	return byte('0' + sum%10)
+}

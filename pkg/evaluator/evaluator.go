@@ -1,0 +1,192 @@
+// Package evaluator is the doceval-evaluator worker: it consumes evaluation jobs, runs
+// the engine over the submission's input documents and records the outcome with the
+// evaluation.* events. Every step is idempotent: JetStream delivers at least once, and a
+// worker killed mid-run sees the job again after AckWait; an evaluation never stays
+// running forever.
+package evaluator
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/doceval/doceval/pkg/engine"
+	"github.com/doceval/doceval/pkg/messaging"
+	"github.com/doceval/doceval/pkg/service"
+	"github.com/doceval/doceval/pkg/store"
+)
+
+// Config is the evaluator's configuration.
+type Config struct {
+	Concurrency int `env:"DOCEVAL_EVALUATOR_CONCURRENCY" envDefault:"2"`
+	// MaxAttempts bounds the deliveries that may begin one evaluation; the next one ends
+	// it as failed (evaluation_crashed), so a job that kills its worker cannot loop.
+	MaxAttempts int `env:"DOCEVAL_EVALUATOR_MAX_ATTEMPTS" envDefault:"3"`
+	// Timeout bounds one evaluation; past it the evaluation fails (evaluation_timeout).
+	Timeout time.Duration `env:"DOCEVAL_EVALUATION_TIMEOUT" envDefault:"10m"`
+	// ProgressInterval throttles evaluation.progress per evaluation.
+	ProgressInterval time.Duration `env:"DOCEVAL_EVALUATION_PROGRESS_INTERVAL" envDefault:"1s"`
+	// QueueTimeout ends an evaluation still queued after this long (its job was lost).
+	QueueTimeout time.Duration `env:"DOCEVAL_EVALUATION_QUEUE_TIMEOUT" envDefault:"24h"`
+	// AckWait is how long a job may go without a heartbeat before JetStream hands it to
+	// another replica (its worker died); the engine beats at every step. Default: a
+	// minute.
+	AckWait time.Duration `env:"DOCEVAL_EVALUATOR_ACK_WAIT"`
+	LLM     engine.LLMConfig
+}
+
+func (c Config) ackWait() time.Duration {
+	if c.AckWait > 0 {
+		return c.AckWait
+	}
+	return time.Minute
+}
+
+// staleAfter is how long a running evaluation may go untouched before the sweeper ends
+// it: longer than a step can take and every allowed delivery has had its time.
+func (c Config) staleAfter() time.Duration {
+	return c.Timeout + time.Duration(max(c.MaxAttempts, 1)+1)*(c.ackWait()+time.Minute)
+}
+
+// Worker runs evaluations.
+type Worker struct {
+	Store  *store.Store
+	Engine *engine.Engine
+	Log    *slog.Logger
+	Cfg    Config
+}
+
+// Tasks are the evaluator's consumers, for service.RunWorker.
+func Tasks(cfg Config, log *slog.Logger) ([]service.Task, error) {
+	eng, err := engine.New(cfg.LLM, log)
+	if err != nil {
+		return nil, err
+	}
+	return TasksWith(cfg, eng, log), nil
+}
+
+// TasksWith are the evaluator's consumers around a given engine.
+func TasksWith(cfg Config, eng *engine.Engine, log *slog.Logger) []service.Task {
+	worker := func(rt *service.Runtime) *Worker { return &Worker{Store: rt.Store, Engine: eng, Log: log, Cfg: cfg} }
+	return []service.Task{
+		func(ctx context.Context, rt *service.Runtime) error {
+			w := worker(rt)
+			return messaging.Consume(ctx, rt.JS, messaging.ConsumerSpec{
+				Stream: messaging.JobsStream, Durable: "evaluator", FilterSubject: messaging.EvaluateSubject,
+				AckWait: cfg.ackWait(), MaxDeliver: cfg.MaxAttempts + 1, Concurrency: cfg.Concurrency,
+			}, w.HandleEvaluate, log.With("consumer", "evaluator"))
+		},
+		func(ctx context.Context, rt *service.Runtime) error { return worker(rt).SweepStale(ctx) },
+	}
+}
+
+// HandleEvaluate processes one evaluation job message.
+func (w *Worker) HandleEvaluate(ctx context.Context, msg jetstream.Msg) error {
+	var job messaging.EvaluateJob
+	if err := json.Unmarshal(msg.Data(), &job); err != nil {
+		return fmt.Errorf("evaluation job: %v: %w", err, messaging.ErrPermanent)
+	}
+	return w.Run(ctx, job.EvaluationID, func() { _ = msg.InProgress() })
+}
+
+// Run runs one evaluation to its end: completed, failed, or canceled meanwhile. Only
+// infrastructure errors (database) return an error, so the job is retried.
+func (w *Worker) Run(ctx context.Context, id uuid.UUID, heartbeat func()) error {
+	run, err := w.Store.BeginEvaluation(ctx, id, w.Cfg.MaxAttempts)
+	switch {
+	case errors.Is(err, store.ErrEvaluationOver), errors.Is(err, store.ErrNotFound):
+		return nil // finished, canceled, or purged: nothing to do
+	case err != nil:
+		return err
+	}
+	log := w.Log.With("evaluation_id", id, "submission_id", run.Submission.ID, "attempt", run.Evaluation.Attempts)
+	start := time.Now()
+	runCtx, cancel := context.WithTimeout(ctx, w.Cfg.Timeout)
+	defer cancel()
+	go beat(runCtx, w.Cfg.ackWait()/3, heartbeat) // a long model call is no dead worker
+	progress := func(stage string, percent int) error {
+		return w.Store.EvaluationProgress(ctx, id, stage, percent, w.Cfg.ProgressInterval)
+	}
+	result, err := w.Engine.Evaluate(runCtx, Input(run), progress)
+	switch {
+	case errors.Is(err, store.ErrEvaluationOver):
+		log.InfoContext(ctx, "evaluation canceled while running")
+		return nil
+	case ctx.Err() != nil:
+		return ctx.Err() // shutting down: another delivery takes over
+	case errors.Is(err, context.DeadlineExceeded):
+		log.WarnContext(ctx, "evaluation timed out", "timeout", w.Cfg.Timeout)
+		return w.fail(ctx, id, "evaluation_timeout", fmt.Sprintf("the evaluation took longer than %s", w.Cfg.Timeout))
+	case errors.As(err, new(*engine.StepError)):
+		return err // the database failed under a progress step: retry the job
+	case err != nil:
+		log.ErrorContext(ctx, "evaluation failed", "error", err)
+		return w.fail(ctx, id, "processing_error", "the evaluation could not be completed; start a new evaluation or contact support")
+	}
+	raw, err := json.Marshal(result)
+	if err != nil {
+		return w.fail(ctx, id, "processing_error", "the evaluation result could not be stored")
+	}
+	err = w.Store.CompleteEvaluation(ctx, id, raw)
+	if errors.Is(err, store.ErrEvaluationOver) {
+		log.InfoContext(ctx, "evaluation canceled before its result was stored")
+		return nil
+	}
+	if err == nil {
+		log.InfoContext(ctx, "evaluation completed", "outcome", result.Summary.Outcome, "documents", len(result.Documents),
+			"duration_ms", time.Since(start).Milliseconds())
+	}
+	return err
+}
+
+// beat calls heartbeat every interval until ctx ends.
+func beat(ctx context.Context, interval time.Duration, heartbeat func()) {
+	t := time.NewTicker(max(interval, 100*time.Millisecond))
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			heartbeat()
+		}
+	}
+}
+
+func (w *Worker) fail(ctx context.Context, id uuid.UUID, code, message string) error {
+	err := w.Store.FailEvaluation(ctx, id, code, message)
+	if errors.Is(err, store.ErrEvaluationOver) {
+		return nil
+	}
+	return err
+}
+
+// SweepStale ends evaluations that stayed running longer than every allowed delivery
+// can take (the worker died on the last one) or stayed queued past QueueTimeout (the
+// job was lost), so no evaluation stays active forever. Every replica may run it.
+func (w *Worker) SweepStale(ctx context.Context) error {
+	tick := time.NewTicker(time.Minute)
+	defer tick.Stop()
+	for {
+		ids, err := w.Store.StaleEvaluations(ctx, w.Cfg.staleAfter(), w.Cfg.QueueTimeout)
+		if err != nil && ctx.Err() == nil {
+			w.Log.WarnContext(ctx, "sweep stale evaluations", "error", err)
+		}
+		for _, id := range ids {
+			if err := w.fail(ctx, id, "evaluation_stalled", "the evaluation did not finish; start a new evaluation"); err != nil {
+				w.Log.WarnContext(ctx, "end stale evaluation", "evaluation_id", id, "error", err)
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-tick.C:
+		}
+	}
+}

@@ -1,0 +1,456 @@
+package evaluator_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/doceval/doceval/pkg/auth"
+	"github.com/doceval/doceval/pkg/blob"
+	"github.com/doceval/doceval/pkg/config"
+	"github.com/doceval/doceval/pkg/dbtest"
+	"github.com/doceval/doceval/pkg/engine"
+	"github.com/doceval/doceval/pkg/engine/evidence"
+	"github.com/doceval/doceval/pkg/engine/llm"
+	"github.com/doceval/doceval/pkg/evaluator"
+	"github.com/doceval/doceval/pkg/events"
+	"github.com/doceval/doceval/pkg/messaging"
+	"github.com/doceval/doceval/pkg/natstest"
+	"github.com/doceval/doceval/pkg/service"
+	"github.com/doceval/doceval/pkg/store"
+)
+
+type env struct {
+	t      testing.TB
+	st     *store.Store
+	common config.Common
+	tenant store.Tenant
+	log    *slog.Logger
+}
+
+func newEnv(t testing.TB) *env {
+	pool, dbURL := dbtest.NewWithURL(t)
+	st := store.New(pool)
+	c, _, _, err := st.CreateClient(context.Background(), "evaluator-test", auth.AllPermissions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &env{t: t, st: st, tenant: st.Tenant(c.ID), log: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		common: config.Common{
+			DatabaseURL: dbURL, NatsURL: natstest.URL(t), LogLevel: slog.LevelInfo, StreamReplicas: 1,
+			OpsAddr: "127.0.0.1:0", ShutdownTimeout: 5 * time.Second, OutboxRelay: true, BlobURL: blob.FileURL(t.TempDir()),
+		}}
+}
+
+// The pages of a small German real-estate submission.
+var samplePages = map[string][]string{
+	"ausweis": {"BUNDESREPUBLIK DEUTSCHLAND\nPERSONALAUSWEIS\nName: MÜLLER\nVornamen: JÜRGEN\nGeburtsdatum: 14.03.1985\nAusweisnummer: L01X00T47\nGültig bis: 01.02.2019"},
+	"gehalt":  {"Gehaltsabrechnung\nMuster GmbH\nMitarbeiter: Jürgen Müller\nAbrechnungsmonat: Oktober 2026\nGesamtbrutto 4.500,00 EUR\nAuszahlungsbetrag 2.876,43 EUR"},
+	"konto":   {"Kontoauszug\nKontoinhaber: Jürgen Müller\nIBAN: DE89 3704 0044 0532 0130 00\n30.10.2026 Gehalt Muster GmbH 2.876,43\nKontostand neu: 5.120,10 EUR"},
+}
+
+// submission creates a submission with ready uploads holding pages.
+func (e *env) submission(externalID string, pages map[string][]string) store.Submission {
+	e.t.Helper()
+	return e.submissionFrom(externalID, "", pages)
+}
+
+func (e *env) submissionFrom(externalID, template string, pages map[string][]string) store.Submission {
+	e.t.Helper()
+	ctx := context.Background()
+	sub, _, err := e.tenant.CreateSubmission(ctx, store.NewSubmission{ExternalID: externalID, TemplateRef: template, Metadata: []byte("{}"), Language: "de"})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	names := make([]string, 0, len(pages))
+	for name := range pages {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		u, _, err := e.tenant.CreateUpload(ctx, store.NewUpload{
+			SubmissionID: sub.ID, ExternalFileID: name, FileID: uuid.New(), Filename: name + ".pdf",
+			ContentType: "application/pdf", Size: 1, SHA256: []byte{1}, BlobKey: "k/" + name,
+		})
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		var texts []store.PageText
+		for i, p := range pages[name] {
+			texts = append(texts, store.PageText{Number: i + 1, Text: p, Chars: len(p)})
+		}
+		if err := e.st.FinishIngest(ctx, u.ID, texts, nil, nil); err != nil {
+			e.t.Fatal(err)
+		}
+	}
+	return sub
+}
+
+// worker runs doceval-evaluator with eng until the test ends or stop is called.
+func (e *env) worker(cfg evaluator.Config, eng *engine.Engine) (stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	tasks := evaluator.TasksWith(cfg, eng, e.log)
+	go func() { done <- service.RunWorker(ctx, "evaluator", e.common, e.log, tasks...) }()
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			cancel()
+			select {
+			case err := <-done:
+				if err != nil {
+					e.t.Errorf("worker: %v", err)
+				}
+			case <-time.After(30 * time.Second):
+				e.t.Error("worker did not stop")
+			}
+		})
+	}
+	e.t.Cleanup(stop)
+	return stop
+}
+
+func (e *env) waitStatus(sub, id uuid.UUID, want string, within time.Duration) store.Evaluation {
+	e.t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		ev, err := e.tenant.Evaluation(context.Background(), sub, id)
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		if ev.Status == want {
+			return ev
+		}
+		if time.Now().After(deadline) {
+			e.t.Fatalf("evaluation %s after %s, want %s", ev.Status, within, want)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func (e *env) eventTypes(sub uuid.UUID) []events.Type {
+	e.t.Helper()
+	evs, err := e.tenant.Events(context.Background(), store.EventFilter{SubmissionID: &sub, Limit: 100})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	var out []events.Type
+	for i := len(evs) - 1; i >= 0; i-- {
+		var env events.Envelope
+		if err := json.Unmarshal(evs[i].Envelope, &env); err != nil {
+			e.t.Fatal(err)
+		}
+		out = append(out, env.Type)
+	}
+	return out
+}
+
+func testConfig() evaluator.Config {
+	return evaluator.Config{Concurrency: 2, MaxAttempts: 3, Timeout: time.Minute, ProgressInterval: time.Second, QueueTimeout: time.Hour, AckWait: 2 * time.Second}
+}
+
+// An evaluation queued through the outbox runs to completed with a result whose every
+// citation is on the cited page, and the submission follows.
+func TestEvaluationRuns(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ctx := context.Background()
+	sub := e.submission("runs", samplePages)
+	ev, err := e.tenant.StartEvaluation(ctx, sub.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.worker(testConfig(), engine.NewWithModel(nil, e.log))
+	done := e.waitStatus(sub.ID, ev.ID, store.EvaluationCompleted, 30*time.Second)
+
+	var res engine.Result
+	if err := json.Unmarshal(done.Result, &res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Documents) != 3 || len(res.Checks) != len(sub.Snapshot.Checks) || len(res.Fields) != len(sub.Snapshot.DataFields) {
+		t.Fatalf("result sizes: %d documents, %d checks, %d fields", len(res.Documents), len(res.Checks), len(res.Fields))
+	}
+	run, err := e.st.BeginEvaluation(ctx, ev.ID, 0) // over: only to check the error
+	if !errors.Is(err, store.ErrEvaluationOver) {
+		t.Fatalf("begin after completion: %+v %v", run, err)
+	}
+	docs := map[uuid.UUID]*evidence.Document{}
+	for name, pages := range samplePages {
+		for _, d := range res.Documents {
+			if d.ExternalFileID == name {
+				doc := &evidence.Document{UploadID: d.UploadID, ExternalFileID: name}
+				for i, p := range pages {
+					doc.Pages = append(doc.Pages, evidence.Page{Number: i + 1, Text: p})
+				}
+				docs[d.UploadID] = doc
+			}
+		}
+	}
+	verify := func(what string, cs []evidence.Citation) {
+		for _, c := range cs {
+			if d := docs[c.UploadID]; d == nil || !d.Verify(c) {
+				t.Errorf("%s: citation not on its page: %+v", what, c)
+			}
+		}
+	}
+	checks := map[string]engine.ResultCheck{}
+	for _, c := range res.Checks {
+		checks[c.Key] = c
+		verify(c.Key, c.Citations)
+		if !slices.Contains([]string{"fulfilled", "open", "critical", "not_applicable", "failed"}, c.Status) || c.ReasoningSummary == "" {
+			t.Errorf("check %s: %+v", c.Key, c)
+		}
+	}
+	for _, f := range res.Fields {
+		verify(f.Key, f.Citations)
+	}
+	// The ID card expired in 2019: critical, with German reasoning.
+	if c := checks["id_document_valid"]; c.Status != "critical" || len(c.Citations) == 0 {
+		t.Errorf("id_document_valid: %+v", c)
+	}
+	if c := checks["salary_credited_on_bank_statement"]; c.Status != "fulfilled" {
+		t.Errorf("salary_credited_on_bank_statement: %+v", c)
+	}
+	if res.Summary.Outcome != "critical_findings" || res.Summary.RiskBand != "high" {
+		t.Errorf("summary %+v", res.Summary)
+	}
+	got, err := e.tenant.Submission(ctx, sub.ID)
+	if err != nil || got.Status != store.StatusCompleted {
+		t.Errorf("submission %s %v", got.Status, err)
+	}
+	types := e.eventTypes(sub.ID)
+	if !slices.Contains(types, events.EvaluationStarted) || types[len(types)-1] != events.EvaluationCompleted {
+		t.Errorf("events %v", types)
+	}
+}
+
+// blockingModel answers custom checks only when released, and says when it is asked.
+type blockingModel struct {
+	asked   chan struct{}
+	release chan struct{}
+}
+
+func (m *blockingModel) Check(ctx context.Context, req llm.CheckRequest) (llm.CheckOutcome, error) {
+	select {
+	case m.asked <- struct{}{}:
+	default:
+	}
+	select {
+	case <-m.release:
+	case <-ctx.Done():
+		return llm.CheckOutcome{}, ctx.Err()
+	}
+	return llm.CheckOutcome{Status: "open", Confidence: 0.3, Reasoning: "no evidence"}, nil
+}
+
+func (m *blockingModel) Field(ctx context.Context, req llm.FieldRequest) (llm.FieldOutcome, error) {
+	return llm.FieldOutcome{}, nil
+}
+
+// customCheckSubmission creates a submission whose template has a custom check (which
+// the model evaluates) next to a builtin one.
+func (e *env) customCheckSubmission(externalID string) store.Submission {
+	e.t.Helper()
+	ctx := context.Background()
+	prompt := "Does the applicant have a second job? If yes, open."
+	chk, err := e.tenant.CreateCatalogEntry(ctx, store.FamilyCheck, store.Content{
+		Name: "Second job", Description: "Second employment", Prompt: &prompt, Category: "other", ProductTypes: []string{"personal_loan"},
+	})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	tpl, err := e.tenant.CreateTemplate(ctx, "With custom check", store.Bundle{
+		DocumentRequirements: []store.ItemInput{{Ref: "id_card"}},
+		Checks:               []store.ItemInput{{Ref: "documents_readable"}, {Ref: chk.PublicID()}},
+	})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return e.submissionFrom(externalID, tpl.PublicID(), samplePages)
+}
+
+// Canceling the submission while the evaluation runs stops it at the next step: the
+// evaluation ends canceled with evaluation.canceled and no result is ever written.
+func TestEvaluationCanceledWhileRunning(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ctx := context.Background()
+	sub := e.customCheckSubmission("cancel")
+	ev, err := e.tenant.StartEvaluation(ctx, sub.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	model := &blockingModel{asked: make(chan struct{}, 1), release: make(chan struct{})}
+	w := &evaluator.Worker{Store: e.st, Engine: engine.NewWithModel(model, e.log), Log: e.log, Cfg: testConfig()}
+	done := make(chan error, 1)
+	go func() { done <- w.Run(ctx, ev.ID, func() {}) }()
+	select {
+	case <-model.asked: // the run is inside the custom check
+	case <-time.After(10 * time.Second):
+		t.Fatal("the model was never asked")
+	}
+	if _, err := e.tenant.CancelSubmission(ctx, sub.ID); err != nil {
+		t.Fatal(err)
+	}
+	close(model.release)
+	if err := <-done; err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	got := e.waitStatus(sub.ID, ev.ID, store.EvaluationCanceled, time.Second)
+	if got.Result != nil {
+		t.Errorf("a canceled evaluation has a result")
+	}
+	types := e.eventTypes(sub.ID)
+	if count(types, events.EvaluationCanceled) != 1 || slices.Contains(types, events.EvaluationCompleted) {
+		t.Errorf("events %v", types)
+	}
+}
+
+// Without a model, a custom check comes back failed with a reason, never invented.
+func TestCustomCheckWithoutModel(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ctx := context.Background()
+	sub := e.customCheckSubmission("no-model")
+	ev, err := e.tenant.StartEvaluation(ctx, sub.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &evaluator.Worker{Store: e.st, Engine: engine.NewWithModel(nil, e.log), Log: e.log, Cfg: testConfig()}
+	if err := w.Run(ctx, ev.ID, func() {}); err != nil {
+		t.Fatal(err)
+	}
+	done := e.waitStatus(sub.ID, ev.ID, store.EvaluationCompleted, time.Second)
+	var res engine.Result
+	if err := json.Unmarshal(done.Result, &res); err != nil {
+		t.Fatal(err)
+	}
+	custom := res.Checks[1]
+	if custom.Status != "failed" || len(custom.Citations) != 0 || !strings.Contains(custom.ReasoningSummary, "DOCEVAL_LLM_BASE_URL") {
+		t.Errorf("custom check without a model: %+v", custom)
+	}
+}
+
+// A worker that dies mid-run: JetStream redelivers the job after AckWait, another
+// worker takes the running evaluation over, and it completes.
+func TestEvaluationSurvivesWorkerDeath(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ctx := context.Background()
+	sub := e.submission("death", samplePages)
+	ev, err := e.tenant.StartEvaluation(ctx, sub.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := testConfig()
+	e.killedWorker(cfg)
+	e.waitStatus(sub.ID, ev.ID, store.EvaluationRunning, time.Second)
+	e.worker(cfg, engine.NewWithModel(nil, e.log))
+	done := e.waitStatus(sub.ID, ev.ID, store.EvaluationCompleted, 30*time.Second)
+	if done.Attempts < 2 {
+		t.Errorf("attempts %d: the second worker did not take over", done.Attempts)
+	}
+	if n := count(e.eventTypes(sub.ID), events.EvaluationStarted); n != 1 {
+		t.Errorf("%d evaluation.started events", n)
+	}
+	var stored int
+	if err := e.st.Pool().QueryRow(ctx, "SELECT count(*) FROM evaluations WHERE submission_id = $1 AND result IS NOT NULL", sub.ID).Scan(&stored); err != nil || stored != 1 {
+		t.Errorf("%d results stored (%v)", stored, err)
+	}
+}
+
+// killedWorker plays a worker process that takes the evaluation job, begins the
+// evaluation and dies: the job is never acknowledged.
+func (e *env) killedWorker(cfg evaluator.Config) {
+	e.t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- service.RunWorker(ctx, "relay", e.common, e.log) }() // publishes the job
+	defer func() { cancel(); <-done }()
+	nc, err := nats.Connect(e.common.NatsURL)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	var cons jetstream.Consumer
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		// The same consumer the evaluator uses (messaging.Consume updates it later).
+		cons, err = js.CreateOrUpdateConsumer(ctx, messaging.JobsStream, jetstream.ConsumerConfig{
+			Durable: "evaluator", FilterSubject: messaging.EvaluateSubject, AckPolicy: jetstream.AckExplicitPolicy,
+			AckWait: cfg.AckWait, MaxDeliver: cfg.MaxAttempts + 1,
+		})
+		if err == nil || time.Now().After(deadline) {
+			break
+		}
+	}
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	batch, err := cons.Fetch(1, jetstream.FetchMaxWait(10*time.Second))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	for msg := range batch.Messages() {
+		var job messaging.EvaluateJob
+		if err := json.Unmarshal(msg.Data(), &job); err != nil {
+			e.t.Fatal(err)
+		}
+		if _, err := e.st.BeginEvaluation(ctx, job.EvaluationID, cfg.MaxAttempts); err != nil {
+			e.t.Fatal(err)
+		}
+		return // dies: no ack, no nak
+	}
+	e.t.Fatal("no evaluation job was published")
+}
+
+func count[T comparable](xs []T, x T) int {
+	n := 0
+	for _, y := range xs {
+		if y == x {
+			n++
+		}
+	}
+	return n
+}
+
+// The sweeper ends evaluations nothing has touched for longer than every delivery can
+// take, so none stays running forever even when its last worker died.
+func TestSweepStaleEvaluations(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ctx := context.Background()
+	sub := e.submission("stale", samplePages)
+	ev, err := e.tenant.StartEvaluation(ctx, sub.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.st.BeginEvaluation(ctx, ev.ID, 3); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.st.Pool().Exec(ctx, "UPDATE evaluations SET updated_at = now() - interval '1 day' WHERE id = $1", ev.ID); err != nil {
+		t.Fatal(err)
+	}
+	sweepCtx, cancel := context.WithCancel(ctx)
+	w := &evaluator.Worker{Store: e.st, Engine: engine.NewWithModel(nil, e.log), Log: e.log, Cfg: testConfig()}
+	go w.SweepStale(sweepCtx)
+	got := e.waitStatus(sub.ID, ev.ID, store.EvaluationFailed, 10*time.Second)
+	cancel()
+	if got.Failure == nil || got.Failure.Code != "evaluation_stalled" {
+		t.Errorf("failure %+v", got.Failure)
+	}
+}
