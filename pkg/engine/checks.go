@@ -104,8 +104,11 @@ func documentsReadable(v *view) verdict {
 			"Not fully readable: %s. Upload a clearer copy.",
 			"Nicht vollständig lesbar: %s. Bitte eine besser lesbare Kopie hochladen.", strings.Join(bad, ", "))}
 	}
+	if len(v.docs) == 1 {
+		return verdict{status: Fulfilled, confidence: 0.95, reason: say(v.lang, "The document can be read.", "Das Dokument ist lesbar.")}
+	}
 	return verdict{status: Fulfilled, confidence: 0.95, reason: say(v.lang,
-		"All %d documents could be read.", "Alle %d Dokumente sind lesbar.", len(v.docs))}
+		"All %d documents can be read.", "Alle %d Dokumente sind lesbar.", len(v.docs))}
 }
 
 // requiredDocumentsPresent: every required document type of the template is among the
