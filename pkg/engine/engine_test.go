@@ -39,8 +39,8 @@ func fakeModel(t *testing.T, upload uuid.UUID, excerpt, status, value string) *h
 func customInput(doc *evidence.Document) Input {
 	return Input{
 		Language: "de", Date: time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC), Template: "personal_loan",
-		Checks: []CheckSpec{{ID: uuid.NewString(), Key: "second_job", Title: "Second job", Prompt: "Does the applicant have a second job? If yes: open."}},
-		Fields: []FieldSpec{{ID: uuid.NewString(), Key: "bonus", Label: "Bonus", Prompt: "The yearly bonus", ValueFormat: "currency", Threshold: 0.8}},
+		Checks:    []CheckSpec{{ID: uuid.NewString(), Key: "second_job", Title: "Second job", Prompt: "Does the applicant have a second job? If yes: open."}},
+		Fields:    []FieldSpec{{ID: uuid.NewString(), Key: "bonus", Label: "Bonus", Prompt: "The yearly bonus", ValueFormat: "currency", Threshold: 0.8}},
 		Documents: []*evidence.Document{doc},
 	}
 }
