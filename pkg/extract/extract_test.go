@@ -104,6 +104,30 @@ func TestDOCX(t *testing.T) {
 	}
 }
 
+// A legacy Word document (written by a word processor, see testdata) is read with
+// antiword, umlauts included.
+func TestDOC(t *testing.T) {
+	res, err := File(context.Background(), "testdata/payslip.doc", DOC, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.PageCount != 1 || len(res.Pages) != 1 {
+		t.Fatalf("doc pages: %+v", res)
+	}
+	text := res.Pages[0].Text
+	for _, want := range []string{"Gehaltsabrechnung März 2026", "Hauptstraße 1", "Mitarbeiter: Jürgen Müller", "Auszahlungsbetrag 2.876,43 EUR", "ohne Unterschrift gültig"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("doc text lacks %q:\n%s", want, text)
+		}
+	}
+	if res.Pages[0].Chars < 500 || res.Pages[0].OCR {
+		t.Errorf("doc page: %d chars, ocr %v", res.Pages[0].Chars, res.Pages[0].OCR)
+	}
+	// The declared type is checked against the bytes: a DOC declared as PDF fails.
+	_, err = File(context.Background(), "testdata/payslip.doc", PDF, Options{})
+	wantFailure(t, err, CodeMismatch)
+}
+
 // A zip bomb fails fast with bounded memory: 256 MiB of zeros compresses to 256 KiB.
 func TestDOCXZipBomb(t *testing.T) {
 	var buf bytes.Buffer

@@ -155,9 +155,14 @@ func TestIngestEndToEnd(t *testing.T) {
 	corrupt := e.upload("corrupt", extract.PDF, []byte("%PDF-1.4\nnot really\n"))
 	bomb := e.upload("bomb", extract.DOCX, zipBomb(t))
 	after := e.upload("after", extract.PDF, textPDF("Kontoauszug", "Saldo 12.000,00 EUR"))
+	word97, err := os.ReadFile("../extract/testdata/payslip.doc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	legacy := e.upload("legacy", extract.DOC, word97)
 	e.worker(cfg)
 
-	for id, want := range map[uuid.UUID]string{good: "", corrupt: extract.CodeCorrupt, bomb: extract.CodeCorrupt, after: ""} {
+	for id, want := range map[uuid.UUID]string{good: "", corrupt: extract.CodeCorrupt, bomb: extract.CodeCorrupt, after: "", legacy: ""} {
 		u := e.waitStatus(id, 60*time.Second)
 		switch {
 		case want == "" && u.Status != store.UploadReady:
@@ -169,8 +174,11 @@ func TestIngestEndToEnd(t *testing.T) {
 	if n := e.count("SELECT count(*) FROM upload_pages WHERE upload_id = $1 AND text LIKE '%Nettobezug 3.250,00 EUR%'", good); n != 1 {
 		t.Errorf("pages of the payslip: %d", n)
 	}
-	if n := e.count("SELECT count(*) FROM events WHERE type = 'file.ready'"); n != 2 {
-		t.Errorf("%d file.ready events, want 2", n)
+	if n := e.count("SELECT count(*) FROM upload_pages WHERE upload_id = $1 AND text LIKE '%Mitarbeiter: Jürgen Müller%'", legacy); n != 1 {
+		t.Errorf("pages of the Word 97 payslip: %d", n)
+	}
+	if n := e.count("SELECT count(*) FROM events WHERE type = 'file.ready'"); n != 3 {
+		t.Errorf("%d file.ready events, want 3", n)
 	}
 	if n := e.count("SELECT count(*) FROM events WHERE type = 'file.failed'"); n != 2 {
 		t.Errorf("%d file.failed events, want 2", n)
