@@ -32,8 +32,12 @@ func (v *view) read(d *evidence.Document) {
 		v.types = map[uuid.UUID][]string{}
 	}
 	dv := &docView{doc: d, readability: readability(d)}
-	if dv.readability != ReadabilityFailed {
+	switch {
+	case dv.readability != ReadabilityFailed:
 		dv.types = reader.Classify(d)
+	case d.SlotType != "":
+		// Nothing to read: the partner's slot is all there is to go by.
+		dv.types = []evidence.TypeScore{{Type: d.SlotType, Confidence: 0.3}}
 	}
 	if len(dv.types) == 0 {
 		dv.types = []evidence.TypeScore{{Type: "other", Confidence: 0}}
