@@ -454,3 +454,53 @@ func TestSweepStaleEvaluations(t *testing.T) {
 		t.Errorf("failure %+v", got.Failure)
 	}
 }
+
+// panickingModel stands for a bug the engine meets on some input.
+type panickingModel struct{}
+
+func (panickingModel) Check(context.Context, llm.CheckRequest) (llm.CheckOutcome, error) {
+	panic("index out of range")
+}
+
+func (panickingModel) Field(context.Context, llm.FieldRequest) (llm.FieldOutcome, error) {
+	return llm.FieldOutcome{}, nil
+}
+
+// An evaluation the engine cannot finish ends failed with a code (evaluation.failed),
+// at once rather than after every redelivery; one that runs past its budget ends
+// evaluation_timeout. The submission follows to failed either way.
+func TestEvaluationFailures(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name  string
+		model engine.Model
+		code  string
+	}{
+		{"engine panic", panickingModel{}, "processing_error"},
+		{"timeout", &blockingModel{asked: make(chan struct{}, 1), release: make(chan struct{})}, "evaluation_timeout"},
+	} {
+		sub := e.customCheckSubmission("fail-" + strings.ReplaceAll(tc.name, " ", "-"))
+		ev, err := e.tenant.StartEvaluation(ctx, sub.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := testConfig()
+		cfg.Timeout = 500 * time.Millisecond
+		w := &evaluator.Worker{Store: e.st, Engine: engine.NewWithModel(tc.model, e.log), Log: e.log, Cfg: cfg}
+		if err := w.Run(ctx, ev.ID, func() {}); err != nil {
+			t.Fatalf("%s: run: %v", tc.name, err)
+		}
+		got := e.waitStatus(sub.ID, ev.ID, store.EvaluationFailed, time.Second)
+		if got.Failure == nil || got.Failure.Code != tc.code || got.Result != nil {
+			t.Errorf("%s: failure %+v", tc.name, got.Failure)
+		}
+		if s, _ := e.tenant.Submission(ctx, sub.ID); s.Status != store.StatusFailed {
+			t.Errorf("%s: submission %s", tc.name, s.Status)
+		}
+		if n := count(e.eventTypes(sub.ID), events.EvaluationFailed); n != 1 {
+			t.Errorf("%s: %d evaluation.failed events", tc.name, n)
+		}
+	}
+}
