@@ -1,6 +1,7 @@
 package parse
 
 import (
+	"iter"
 	"strings"
 	"unicode"
 )
@@ -19,41 +20,31 @@ import (
 // currencies (USD, CHF, GBP, PLN, …), and "TEUR", "T€", "k€" for thousands of euros. A
 // scale word before the currency multiplies: "1,5 Mio. €", "$2bn", "120 Tsd. EUR". A
 // minus ('-' or '−') before the number or its marker, or glued after the number or its
-// marker ("1.234,56-", the bank-statement debit), makes the amount negative. Soll/Haben
+// marker ("1.234,56-", the bank-statement debit), makes the amount negative; so does an
+// en dash glued before the number ("–500 €"). A minus between two numbers is a range
+// or an operator ("1.000 - 2.000 €"), and one glued to a word a hyphen. Soll/Haben
 // letters ("1.234,56 S") and parentheses are left to the caller.
 //
 // Numbers next to a currency marker win. When no number in s has one, the first number
 // with two decimals or the ",-" ending is taken as euros; a bare integer only when it
 // is all of s but for surrounding white space, so Amount("3250") works but a house
-// number or an IBAN (even one in blocks followed by its account's currency) is never
-// read as money. Numbers that are not amounts are skipped:
-// dates ("15.03.2026"), numbers glued to letters ("DE89"), numbers followed by another
-// unit ("80 %", "12.30 Uhr", "85 m²"), and numbers whose reading is unclear: "1 234,56"
-// with an ordinary space (1234.56, or 234.56 after a count of 1), "1,5 Billionen" (a
-// German Billion is an English trillion), "C$ 100" (not a US dollar). An amount with
-// more than two decimals, or too large for an int64 of cents, is no amount.
+// number is never read as money. Numbers that are not amounts are skipped: dates
+// ("15.03.2026"), numbers glued to letters ("DE89"), the blocks of an IBAN ("DE89 3704
+// 0044 0532 0130 00 EUR"), numbers followed by another unit ("80 %", "12.30 Uhr", "85
+// m²"), and numbers whose reading is unclear: "1 234,56" with an ordinary space
+// (1234.56, or 234.56 after a count of 1), "1,5 Billionen" (a German Billion is an
+// English trillion), "C$ 100" (not a US dollar). An amount with more than two
+// decimals, or too large for an int64 of cents, is no amount.
 //
 // The span covers the number with its sign, marker and scale word.
 func Amount(s string) (Money, Span, bool) {
-	t := lex(s)
-	whole := Span{
-		len(s) - len(strings.TrimLeftFunc(s, unicode.IsSpace)),
-		len(strings.TrimRightFunc(s, unicode.IsSpace)),
-	}
 	var fallback candidate
 	found := false
-	for i := 0; i < len(t.toks); i++ {
-		if t.kind(i) != digits {
-			continue
-		}
-		n := t.number(i)
-		i = n.last
-		c, ok := t.moneyAt(n)
-		switch {
-		case !ok:
-		case c.marked:
+	for c := range moneys(s) {
+		if c.marked {
 			return c.money, c.span, true
-		case !found && (c.likely || c.span == whole):
+		}
+		if !found {
 			fallback, found = c, true
 		}
 	}
@@ -63,10 +54,54 @@ func Amount(s string) (Money, Span, bool) {
 	return fallback.money, fallback.span, true
 }
 
+// Amounts returns all amounts in s from left to right with their spans: those with a
+// currency marker, and those without one that Amount would take if they stood alone.
+// Calling Amount on the rest of s again and again instead would skip an amount without
+// a marker that stands before one with a marker, as in a bank statement line
+// "Gutschrift 1.234,56 Saldo 5.000,00 EUR".
+func Amounts(s string) ([]Money, []Span) {
+	var ms []Money
+	var spans []Span
+	for c := range moneys(s) {
+		ms = append(ms, c.money)
+		spans = append(spans, c.span)
+	}
+	return ms, spans
+}
+
+// moneys yields the numbers in s that read as money: with a currency marker, with two
+// decimals or the ",-" ending, or as all of s.
+func moneys(s string) iter.Seq[candidate] {
+	return func(yield func(candidate) bool) {
+		t := lex(s)
+		whole := Span{
+			len(s) - len(strings.TrimLeftFunc(s, unicode.IsSpace)),
+			len(strings.TrimRightFunc(s, unicode.IsSpace)),
+		}
+		from := 0 // the tokens before are taken by the amounts yielded so far
+		for i := 0; i < len(t.toks); i++ {
+			if t.kind(i) != digits {
+				continue
+			}
+			n := t.number(i)
+			i = n.last
+			c, ok := t.moneyAt(n, from)
+			if !ok || !c.marked && !c.likely && c.span != whole {
+				continue
+			}
+			if !yield(c) {
+				return
+			}
+			from = c.last + 1
+		}
+	}
+}
+
 // candidate is a number read as money.
 type candidate struct {
 	money  Money
 	span   Span
+	last   int  // the last token of span
 	marked bool // a currency marker stands next to it
 	likely bool // it has two decimals or the ",-" ending: money even without a marker
 }
@@ -123,105 +158,139 @@ var otherUnits = map[string]bool{
 }
 
 // moneyAt reads the number n as money, with the sign, currency and scale around it.
-func (t *text) moneyAt(n num) (candidate, bool) {
-	var c candidate
+// Tokens before from belong to an earlier amount: in "500,00 € 1.234,56 €" the first
+// "€" is no marker before 1.234,56.
+func (t *text) moneyAt(n num, from int) (candidate, bool) {
 	if t.afterPoint(n.first) || t.spacedGroup(n) || t.inIBAN(n) {
-		return c, false
+		return candidate{}, false
 	}
 	whole, frac, ok := t.value(n, false)
 	if !ok {
-		return c, false
+		return candidate{}, false
 	}
-	start, last := n.first, n.last
-	neg, signed := false, false
-
-	// After the number: the whole-euro ending ",-" or a trailing sign, then perhaps a
-	// scale word, then perhaps the currency.
-	dash := t.is(last+1, ",", ".") && t.is(last+2, "-", "–", "—")
-	if dash && frac != "" { // "3,25,-"
-		return c, false
+	tail, ok := t.moneyTail(n, frac)
+	if !ok {
+		return candidate{}, false
 	}
-	if dash {
-		last += 2
-		if t.is(last+1, "-") { // ",--"
-			last++
-		}
-	} else if ng, ok := t.trailingSign(last + 1); ok {
-		neg, signed, last = ng, true, last+1
+	head, ok := t.moneyHead(n.first, from)
+	if !ok || head.signed && tail.signed {
+		return candidate{}, false
 	}
-	after := last + 1
-	k := t.skipSpace(after)
-	exp, scaled := scales[t.fold(k)]
-	if scaled {
-		last = t.optDot(k)
-		k = t.skipSpace(last + 1)
-	} else if unclearScales[t.fold(k)] {
-		return c, false
-	}
-	suf, sufLast, hasSuf := t.markerAt(k)
+	cur, last, neg := head.cur, tail.last, head.neg || tail.neg
 	switch {
-	case hasSuf:
-	case t.kind(k) == word && currencySymbols[t.str(k+1)] != "": // "C$"
-		return c, false
-	case t.kind(after) == word && !scaled: // glued to a word: "4b", "12x"
-		return c, false
-	case !scaled && t.unitAt(after):
-		return c, false
-	}
-
-	// Before the number: a sign, then perhaps the currency, then perhaps a sign.
-	if at, ng, ok := t.leadingSign(start); ok {
-		if signed {
-			return c, false // a sign at both ends
-		}
-		neg, signed, start = ng, true, at
-	}
-	p := t.skipSpaceBack(start - 1)
-	pre, preFirst, hasPre := t.markerBefore(p)
-	switch {
-	case hasPre:
-		if t.scaleBefore(preFirst) { // "Mio. EUR 1,5"
-			return c, false
-		}
-		start = preFirst
-		if at, ng, ok := t.leadingSign(start); ok && !signed {
-			neg, start = ng, at
-		}
-	case currencySymbols[t.str(p)] != "": // a symbol glued to a word that does not name it
-		return c, false
-	case t.glued(start): // "DE89"
-		return c, false
-	}
-
-	cur := currency{code: "EUR"}
-	switch {
-	case hasPre:
-		cur = pre // before the number it cannot belong to an earlier one
-	case hasSuf:
-		cur, last = suf, sufLast
-		if ng, ok := t.trailingSign(last + 1); ok && !signed { // "1.234,56 €-"
+	case head.marked: // before the number it cannot belong to an earlier amount
+	case tail.marked:
+		cur, last = tail.cur, tail.curLast
+		if ng, ok := t.trailingSign(last + 1); ok && !head.signed && !tail.signed { // "1.234,56 €-"
 			neg, last = ng, last+1
 		}
-	case scaled:
-		return c, false // "1,5 Mio." counts something, but not clearly money
+	case tail.scaled:
+		return candidate{}, false // "1,5 Mio." counts something, but not clearly money
+	default:
+		cur = currency{code: "EUR"}
 	}
-	v, ok := cents(whole, frac, exp+cur.exp)
+	v, ok := cents(whole, frac, tail.exp+cur.exp)
 	if !ok {
-		return c, false
+		return candidate{}, false
 	}
 	if neg {
 		v = -v
 	}
-	c = candidate{
+	c := candidate{
 		money:  Money{Cents: v, Currency: cur.code},
-		span:   t.span(start, last),
-		marked: hasPre || hasSuf,
-		likely: len(frac) == 2 || dash,
+		span:   t.span(head.first, last),
+		last:   last,
+		marked: head.marked || tail.marked,
+		likely: len(frac) == 2 || tail.dash,
 	}
 	if !c.marked && n.last == n.first+2 && t.is(n.first+1, ".") && t.is(n.last+1, ".") {
 		c.likely = false // "15.03." is a day and a month
 	}
 	return c, true
+}
+
+// moneyTail is what follows a number read as money, in this order: the whole-euro
+// ending ",-" or a trailing sign, a scale word, a currency marker.
+type moneyTail struct {
+	last        int // the last token before the marker
+	dash        bool
+	neg, signed bool
+	exp         int // the power of ten of the scale word
+	scaled      bool
+	cur         currency
+	marked      bool
+	curLast     int // the marker's last token
+}
+
+func (t *text) moneyTail(n num, frac string) (moneyTail, bool) {
+	m := moneyTail{last: n.last}
+	if m.dash = t.is(m.last+1, ",", ".") && t.is(m.last+2, "-", "–", "—"); m.dash {
+		if frac != "" { // "3,25,-"
+			return m, false
+		}
+		m.last += 2
+		if t.is(m.last+1, "-") { // ",--"
+			m.last++
+		}
+	} else if m.neg, m.signed = t.trailingSign(m.last + 1); m.signed {
+		m.last++
+	}
+	after := m.last + 1
+	k := t.skipSpace(after)
+	if m.exp, m.scaled = scales[t.fold(k)]; m.scaled {
+		m.last = t.optDot(k)
+		k = t.skipSpace(m.last + 1)
+	} else if unclearScales[t.fold(k)] {
+		return m, false
+	}
+	m.cur, m.curLast, m.marked = t.markerAt(k)
+	switch {
+	case m.marked:
+		return m, true
+	case t.kind(k) == word && currencySymbols[t.str(k+1)] != "": // "C$"
+		return m, false
+	case m.scaled:
+		return m, true
+	}
+	// A word glued to the number ("4b", "12x") or a unit of something else ("80 %")
+	// makes it no amount.
+	return m, t.kind(after) != word && !t.unitAt(after)
+}
+
+// moneyHead is what stands before a number read as money, outside in: a sign, a
+// currency marker, a sign.
+type moneyHead struct {
+	first       int // the first token
+	neg, signed bool
+	cur         currency
+	marked      bool
+}
+
+// moneyHead reads what stands before token first and not before token from.
+func (t *text) moneyHead(first, from int) (moneyHead, bool) {
+	h := moneyHead{first: first}
+	if at, neg, ok := t.leadingSign(h.first); ok && at >= from {
+		h.first, h.neg, h.signed = at, neg, true
+	}
+	p := t.skipSpaceBack(h.first - 1)
+	if p < from {
+		return h, !t.glued(h.first)
+	}
+	cur, preFirst, ok := t.markerBefore(p)
+	switch {
+	case ok:
+		if t.scaleBefore(preFirst) { // "Mio. EUR 1,5"
+			return h, false
+		}
+		h.first, h.cur, h.marked = preFirst, cur, true
+		if at, neg, ok := t.leadingSign(h.first); ok && at >= from && !h.signed {
+			h.first, h.neg, h.signed = at, neg, true
+		}
+		return h, true
+	case currencySymbols[t.str(p)] != "": // a symbol glued to a word that does not name it
+		return h, false
+	}
+	return h, !t.glued(h.first) // "DE89"
 }
 
 // singleMarker reads a currency marker that is token i alone.

@@ -67,6 +67,9 @@ var amountCases = []amountCase{
 	eur("-1.234,56", -123456, "-1.234,56"),
 	eur("1.234,56-", -123456, "1.234,56-"),
 	eur("−1.234,56", -123456, "−1.234,56"),
+	eur("–1.234,56 €", -123456, "–1.234,56 €"),
+	eur("Miete – 500,00 €", 50000, "500,00 €"),
+	eur("100–200 €", 20000, "200 €"),
 	eur("+1.234,56", 123456, "+1.234,56"),
 	eur("Saldo -1.234,56 EUR", -123456, "-1.234,56 EUR"),
 	eur("Lastschrift 1.234,56- EUR", -123456, "1.234,56- EUR"),
@@ -78,7 +81,10 @@ var amountCases = []amountCase{
 	eur("- EUR 3,00", -300, "- EUR 3,00"),
 	eur("€ -0,05", -5, "€ -0,05"),
 	eur("1.000 - 2.000 €", 200000, "2.000 €"), // a range, not a negative amount
-	eur("Saldo-5,00 €", 500, "5,00 €"),        // a hyphen, not a sign
+	eur("Closing balance 31/10/2025 -1,110.51", -111051, "-1,110.51"),
+	eur("Pos. 4 -1.234,56 €", -123456, "-1.234,56 €"),
+	eur("10-20 €", 2000, "20 €"),
+	eur("Saldo-5,00 €", 500, "5,00 €"), // a hyphen, not a sign
 
 	// Whole euros.
 	eur("3.250,-", 325000, "3.250,-"),
@@ -190,6 +196,30 @@ func TestAmountInText(t *testing.T) {
 		require.True(t, ok, s)
 		require.Equal(t, Money{c.cents, c.cur}, m, s)
 		require.Equal(t, c.match, s[sp.Start:sp.End], s)
+	}
+}
+
+func TestAmounts(t *testing.T) {
+	t.Parallel()
+	for s, want := range map[string][]string{
+		"15.03. Gutschrift 1.234,56 Saldo 5.000,00 EUR, Zins 80 %, 2 x 3,50 $ 1.000 - 2.000": {
+			"1234.56 EUR from 1.234,56", "5000.00 EUR from 5.000,00 EUR", "3.50 USD from 3,50 $",
+		},
+		// A marker after one amount is not the marker before the next.
+		"500,00 € 1.234,56 €, 500 EUR 600 USD, €100 $200": {
+			"500.00 EUR from 500,00 €", "1234.56 EUR from 1.234,56 €", "500.00 EUR from 500 EUR",
+			"600.00 USD from 600 USD", "100.00 EUR from €100", "200.00 USD from $200",
+		},
+		"3250":                             {"3250.00 EUR from 3250"},
+		"IBAN DE89 3704 0044 0532 0130 00": nil,
+	} {
+		ms, spans := Amounts(s)
+		require.Len(t, spans, len(ms))
+		var got []string
+		for i, m := range ms {
+			got = append(got, m.String()+" from "+s[spans[i].Start:spans[i].End])
+		}
+		require.Equal(t, want, got, s)
 	}
 }
 

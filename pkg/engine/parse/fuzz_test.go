@@ -1,6 +1,7 @@
 package parse
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -50,9 +51,18 @@ func FuzzAmount(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		m, sp, ok := Amount(s)
 		got := requireSpan(t, s, sp, ok)
+		ms, spans := Amounts(s)
+		require.Len(t, spans, len(ms))
+		for i := range spans {
+			requireSpan(t, s, spans[i], true)
+			require.True(t, i == 0 || spans[i-1].End <= spans[i].Start, "overlapping spans %v", spans)
+		}
 		if !ok {
+			require.Empty(t, ms)
 			return
 		}
+		require.Contains(t, spans, sp, "Amount's pick is one of Amounts")
+		require.Equal(t, m, ms[slices.Index(spans, sp)])
 		require.True(t, strings.ContainsAny(got, "0123456789"), "%q has no digits", got)
 		require.Len(t, m.Currency, 3)
 		requireAlone(t, Amount, got, m)

@@ -130,19 +130,28 @@ func cents(whole, frac string, exp int) (int64, bool) {
 }
 
 // leadingSign finds a sign before the number or currency marker at token i, perhaps
-// with space between ("- 1.234,56"), and returns its token index.
+// with space between ("- 1.234,56"), and returns its token index. An en dash counts
+// as a minus only when glued to the number ("–500"), as word processors set it: with
+// space after it, it is a dash ("Miete – 500 €").
 func (t *text) leadingSign(i int) (at int, neg, ok bool) {
 	at = t.skipSpaceBack(i - 1)
 	switch t.str(at) {
 	case "-", "−":
 		neg = true
+	case "–":
+		neg = at == i-1
+		if !neg {
+			return 0, false, false
+		}
 	case "+":
 	default:
 		return 0, false, false
 	}
-	// A sign glued to a word is a hyphen ("Saldo-5"), and one after a number is a range
-	// or an operator ("1.000 - 2.000", "2026-03").
-	if t.kind(at-1) == word || t.kind(t.skipSpaceBack(at-1)) == digits {
+	// A sign glued to a word is a hyphen ("Saldo-5"). Between two numbers it is a
+	// range or an operator when glued to the first ("2026-03", "10-20") or standing
+	// apart from both ("1.000 - 2.000"); glued to the second only, it is its sign
+	// ("31/10/2025 -1,110.51").
+	if t.kind(at-1) == word || t.kind(at-1) == digits || at != i-1 && t.kind(t.skipSpaceBack(at-1)) == digits {
 		return 0, false, false
 	}
 	return at, neg, true

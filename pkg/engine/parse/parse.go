@@ -4,7 +4,9 @@
 //
 // The parsers work on any input: they never panic, run in time linear in len(s), and
 // report spans that start and end on rune boundaries. When a reading is doubtful they
-// rather find nothing than guess: a credit decision is made on these numbers.
+// rather find nothing than guess: a credit decision is made on these numbers. Values
+// do not continue across a line break, and "first" means the leftmost, except that
+// Amount prefers an amount with a currency marker (see Amounts for all of them).
 package parse
 
 import (
