@@ -3,7 +3,6 @@ package corpus
 import (
 	"fmt"
 	"sort"
-	"strings"
 	"time"
 )
 
@@ -336,6 +335,5 @@ func (w *world) statementPage(l bankLook, m time.Time, opening int64, bs []booki
 	} else {
 		s.add("", small+"Please check your statement. Objections must be raised within six weeks.")
 	}
-	_ = strings.TrimSpace
 	return s.pages[0]
 }

@@ -62,7 +62,7 @@ func (w *world) idCard() docSpec {
 			pick(r, []string{"BLAU", "BRAUN", "GRÜN", "GRAU"})+"\t"+fmt.Sprint(158+r.IntN(38))+" cm",
 			small+"Ausstellungsdatum/Date of issue\tBehörde/Authority",
 			issued.Format("02.01.2006")+"\tSTADT "+upper(p.City))
-		s.add("", mono+mrz[0], mono+mrz[1], mono+mrz[2])
+		s.add("", mono+bold+large+mrz[0], mono+bold+large+mrz[1], mono+bold+large+mrz[2])
 	}
 	if layout == "back_first" {
 		back()
@@ -133,7 +133,7 @@ func (w *world) passport() docSpec {
 			small+"7. Ausstellungsdatum/Date of issue\t\t8. Behörde/Authority", dateFmt(issued)+"\t\tSTADT "+upper(p.City),
 			small+"9. Gültig bis/Date of expiry/Date d'expiration", dateFmt(expiry))
 	}
-	s.add("", mono+mrz[0], mono+mrz[1])
+	s.add("", mono+bold+large+mrz[0], mono+bold+large+mrz[1])
 	truth := strings.Join(p.Given, " ") + " " + p.Surname
 	if british {
 		truth = transliterate(truth)

@@ -42,7 +42,10 @@ func (w *world) newPayslipLook(lang string) payslipLook {
 		l.geometry = layoutFor(r, 60, -420)
 	}
 	if l.layout == "simple" || l.layout == "statement" {
-		l.geometry.Tabs = []float64{200, -420}
+		l.geometry.Tabs = []float64{200, -420, -510}
+		if l.ytd {
+			l.geometry.Tabs = []float64{200, -400, -500}
+		}
 	}
 	return l
 }
@@ -80,7 +83,7 @@ func (w *world) payslipPage(l payslipLook, pm payMonth, ytdFactor int64) []strin
 	case "datev":
 		s.add(small+e.Name+" · "+e.Street+" · "+e.ZIP+" "+e.City, "")
 		s.add(tr0(p.Female, "Frau", "Herrn"), printed, p.Street, p.ZIP+" "+p.City, "")
-		s.add(large+bold+"Abrechnung der Brutto/Netto-Bezüge für "+period)
+		s.add(large + bold + "Abrechnung der Brutto/Netto-Bezüge für " + period)
 		line := "Personal-Nr. " + j.PersonnelNo + "   Steuerklasse " + fmt.Sprint(j.TaxClass)
 		if l.showStart {
 			line += "   Eintritt " + j.Start.Format("02.01.2006")
@@ -101,7 +104,7 @@ func (w *world) payslipPage(l payslipLook, pm payMonth, ytdFactor int64) []strin
 		row(bold+"Nettoverdienst", pm.Net)
 	case "simple":
 		s.add(large+bold+"LOHNABRECHNUNG", "Abrechnungsmonat: "+period, "")
-		s.add("Arbeitgeber: "+e.Name+", "+e.Street+", "+e.ZIP+" "+e.City)
+		s.add("Arbeitgeber: " + e.Name + ", " + e.Street + ", " + e.ZIP + " " + e.City)
 		s.add("Mitarbeiter/in: " + printed)
 		s.add("Personalnummer: " + j.PersonnelNo)
 		if l.showDOB {
@@ -123,7 +126,7 @@ func (w *world) payslipPage(l payslipLook, pm payMonth, ytdFactor int64) []strin
 		row(bold+"Netto", pm.Net)
 	case "table":
 		s.add(bold+e.Name, e.Street, e.ZIP+" "+e.City, "")
-		s.add(large+bold+"Gehaltsabrechnung "+period)
+		s.add(large + bold + "Gehaltsabrechnung " + period)
 		s.add("Name, Vorname\t" + printed)
 		if l.showStart {
 			s.add("Eintrittsdatum\t" + j.Start.Format("02.01.2006"))

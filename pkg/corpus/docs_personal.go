@@ -176,12 +176,12 @@ func (w *world) financingOverview() docSpec {
 	tabs := []float64{230, -420}
 	if w.prop == nil {
 		s.add(large+bold+tr(lang, "Kreditanfrage", "Loan application"), tr(lang, "Ratenkredit – Zusammenfassung", "Instalment loan – summary"), "")
-		s.add(tr(lang, "Nettodarlehensbetrag", "Net loan amount")+"\t\t"+money(f.Loan, lang)+" €")
-		s.add(tr(lang, "Laufzeit", "Term")+"\t\t"+fmt.Sprint(f.TermMonths)+tr(lang, " Monate", " months"))
-		s.add(tr(lang, "Sollzins gebunden p.a.", "Fixed borrowing rate p.a.")+"\t\t"+decimal(f.RatePercent, 2, lang)+" %")
-		s.add(tr(lang, "Effektiver Jahreszins", "APR")+"\t\t"+decimal(f.RatePercent+0.12, 2, lang)+" %")
-		s.add(tr(lang, "Monatliche Rate", "Monthly instalment")+"\t\t"+money(f.MonthlyInstallm, lang)+" €")
-		s.add(tr(lang, "Verwendungszweck", "Purpose")+"\t\t"+pick(r, []string{tr(lang, "Fahrzeugkauf", "Car purchase"), tr(lang, "Modernisierung", "Home improvement"), tr(lang, "Umschuldung", "Debt consolidation")}))
+		s.add(tr(lang, "Nettodarlehensbetrag", "Net loan amount") + "\t\t" + money(f.Loan, lang) + " €")
+		s.add(tr(lang, "Laufzeit", "Term") + "\t\t" + fmt.Sprint(f.TermMonths) + tr(lang, " Monate", " months"))
+		s.add(tr(lang, "Sollzins gebunden p.a.", "Fixed borrowing rate p.a.") + "\t\t" + decimal(f.RatePercent, 2, lang) + " %")
+		s.add(tr(lang, "Effektiver Jahreszins", "APR") + "\t\t" + decimal(f.RatePercent+0.12, 2, lang) + " %")
+		s.add(tr(lang, "Monatliche Rate", "Monthly instalment") + "\t\t" + money(f.MonthlyInstallm, lang) + " €")
+		s.add(tr(lang, "Verwendungszweck", "Purpose") + "\t\t" + pick(r, []string{tr(lang, "Fahrzeugkauf", "Car purchase"), tr(lang, "Modernisierung", "Home improvement"), tr(lang, "Umschuldung", "Debt consolidation")}))
 		d := docSpec{Doc: Doc{Types: []string{"other"}, Language: lang, Layout: "loan_application", Fields: fields}}
 		d.Pages = s.pages
 		d.layout = layoutFor(r, tabs...)

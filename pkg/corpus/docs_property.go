@@ -2,13 +2,15 @@ package corpus
 
 import (
 	"fmt"
-	"strings"
 )
 
 func (p *property) oneLine() string { return p.Street + ", " + p.ZIP + " " + p.City }
 
 // area prints square meters: "84,50 m²", "84,5 qm", "84.5 sq m".
 func area(v float64, lang string, style int) string {
+	if style == 1 && v*10 != float64(int(v*10)) {
+		style = 0 // one decimal would round it
+	}
 	switch {
 	case lang == "de" && style == 1:
 		return decimal(v, 1, "de") + " qm"
@@ -30,7 +32,7 @@ func (w *world) expose() docSpec {
 	style := randomKV(r)
 	st := r.IntN(2)
 	withAddress := chance(r, 0.8)
-	s.add(large+bold+tr(lang, "Exposé", "Property exposé"))
+	s.add(large + bold + tr(lang, "Exposé", "Property exposé"))
 	s.add(bold+pick(r, []string{
 		tr(lang, "Helle "+fmt.Sprint(int(p.Rooms))+"-Zimmer-Wohnung in ruhiger Lage", "Bright "+fmt.Sprint(int(p.Rooms))+"-room home in a quiet location"),
 		tr(lang, "Charmantes Zuhause mit Balkon und Stellplatz", "Charming home with balcony and parking space"),
@@ -89,7 +91,7 @@ func (w *world) purchaseContract() docSpec {
 		s.add("1. "+tr0(seller.Female, "Frau ", "Herr ")+seller.fullName()+", geboren am "+date(seller.DOB, "de", 0)+",", "   wohnhaft "+seller.Street+", "+seller.ZIP+" "+seller.City+",", "   - nachstehend \"Verkäufer\" genannt -")
 		s.add("2. "+tr0(w.app.Female, "Frau ", "Herr ")+buyerName+", geboren am "+date(w.app.DOB, "de", 0)+",", "   wohnhaft "+w.app.Street+", "+w.app.ZIP+" "+w.app.City+",", "   - nachstehend \"Käufer\" genannt -", "")
 		s.add(bold+"§ 1 Grundbuch- und Sachstand", "Im Grundbuch des Amtsgerichts "+p.City+" von "+p.City+" Blatt "+fmt.Sprint(1000+r.IntN(9000))+" ist folgender Grundbesitz eingetragen:")
-		s.add("Flur "+fmt.Sprint(1+r.IntN(30))+", Flurstück "+fmt.Sprint(10+r.IntN(900))+", Gebäude- und Freifläche, "+p.oneLine()+".")
+		s.add("Flur " + fmt.Sprint(1+r.IntN(30)) + ", Flurstück " + fmt.Sprint(10+r.IntN(900)) + ", Gebäude- und Freifläche, " + p.oneLine() + ".")
 		if showArea {
 			s.add("Die Wohnfläche beträgt ca. " + area(p.ContractArea, "de", 0) + ".")
 		}
@@ -112,7 +114,7 @@ func (w *world) purchaseContract() docSpec {
 		s.newPage()
 		s.add(bold+"2. Purchase price", "The purchase price is EUR "+money(p.Price, "en")+".", "It includes EUR "+money(int64(3000+r.IntN(9000))*100, "en")+" for the fitted kitchen.", "")
 		s.add(bold+"3. Costs", "The Buyer bears the notary's fees and the real estate transfer tax (6.5 %).", "")
-		s.add("signed "+seller.fullName()+"     signed "+buyerName+"     signed "+notar)
+		s.add("signed " + seller.fullName() + "     signed " + buyerName + "     signed " + notar)
 	}
 	f := map[string]any{"purchase_price": eur(p.Price), "property_address": p.oneLine(), "applicant_full_name": buyerTruth, "applicant_date_of_birth": w.app.DOB}
 	if showArea {
@@ -142,7 +144,7 @@ func (w *world) landRegister() docSpec {
 	r, p := w.r, w.prop
 	owner := newPerson(r, w.now)
 	var s sheet
-	s.add(small+"Amtsgericht "+p.City+"\t\tAbruf vom "+date(w.now.AddDate(0, 0, -r.IntN(20)), "de", 0))
+	s.add(small + "Amtsgericht " + p.City + "\t\tAbruf vom " + date(w.now.AddDate(0, 0, -r.IntN(20)), "de", 0))
 	s.add(large+bold+"Grundbuch von "+p.City, "Blatt "+fmt.Sprint(1000+r.IntN(9000)), "")
 	s.add(bold+"Bestandsverzeichnis", "Lfd. Nr. 1\tGemarkung "+p.City+", Flur "+fmt.Sprint(1+r.IntN(30))+", Flurstück "+fmt.Sprint(10+r.IntN(900)))
 	s.add("\tGebäude- und Freifläche, "+p.Street, "\t"+p.ZIP+" "+p.City)
@@ -154,7 +156,7 @@ func (w *world) landRegister() docSpec {
 	s.add(bold+"Erste Abteilung", "Eigentümer: "+owner.fullName()+", geb. "+date(owner.DOB, "de", 0))
 	s.add("", bold+"Zweite Abteilung", "Lasten und Beschränkungen: keine", "")
 	s.add(bold+"Dritte Abteilung", "Lfd. Nr. 1\t"+money(int64(50+r.IntN(250))*100000, "de")+" EUR Grundschuld ohne Brief für die Sparkasse "+p.City+";")
-	s.add("\t"+fmt.Sprint(12+r.IntN(6))+" % Zinsen jährlich; vollstreckbar nach § 800 ZPO.")
+	s.add("\t" + fmt.Sprint(12+r.IntN(6)) + " % Zinsen jährlich; vollstreckbar nach § 800 ZPO.")
 	d := docSpec{Doc: Doc{Types: []string{"land_register_extract"}, Language: "de", Layout: "land_register_extract",
 		Fields: map[string]any{"property_address": p.oneLine()}}}
 	d.Pages = s.pages
@@ -220,7 +222,7 @@ func tern[T any](c bool, a, b T) T {
 }
 
 func (w *world) floorPlan() docSpec {
-	r, p, lang := w.r, w.prop, w.docLang()
+	r, lang := w.r, w.docLang()
 	var s sheet
 	s.add(large+bold+tr(lang, "Grundriss Erdgeschoss", "Floor plan ground floor"), tr(lang, "Maßstab 1:100", "Scale 1:100"), "")
 	rooms := [][2]string{{"Wohnen/Essen", "Living/Dining"}, {"Küche", "Kitchen"}, {"Schlafen", "Bedroom"}, {"Bad", "Bath"}, {"Diele", "Hall"}}
@@ -229,8 +231,6 @@ func (w *world) floorPlan() docSpec {
 		s.add("\t" + fmt.Sprintf("%.2f x %.2f", 2+float64(r.IntN(400))/100, 2+float64(r.IntN(500))/100))
 	}
 	s.add("", small+tr(lang, "Alle Maße sind ca.-Angaben. Keine Gewähr.", "All dimensions approximate."))
-	_ = strings.ToUpper
-	_ = p
 	d := docSpec{Doc: Doc{Types: []string{"floor_plan"}, Language: lang, Layout: "floor_plan", Fields: map[string]any{}}}
 	d.Pages = s.pages
 	d.layout = layoutFor(r, 150, 300)

@@ -19,13 +19,13 @@ type person struct {
 }
 
 var (
-	givenMale   = []string{"Jürgen", "Björn", "Jörg", "Ömer", "Günther", "Sören", "Torben", "Lukas", "Felix", "Andreas", "Mehmet", "Jörn", "Thomas", "Oliver", "Çağlar"}
-	givenFemale = []string{"Käthe", "Bärbel", "Jördis", "Anna", "Lena", "Sophie", "Zeynep", "Gül", "Ayşe", "Charlotte", "Hannah", "Maike", "Sarah"}
+	givenMale    = []string{"Jürgen", "Björn", "Jörg", "Ömer", "Günther", "Sören", "Torben", "Lukas", "Felix", "Andreas", "Mehmet", "Jörn", "Thomas", "Oliver", "Çağlar"}
+	givenFemale  = []string{"Käthe", "Bärbel", "Jördis", "Anna", "Lena", "Sophie", "Zeynep", "Gül", "Ayşe", "Charlotte", "Hannah", "Maike", "Sarah"}
 	middleMale   = []string{"Andreas", "Johannes", "Karl", "Emil", "Jörg"}
 	middleFemale = []string{"Maria", "Luise", "Friederike", "Elisabeth", "Käthe"}
-	surnames    = []string{"Müller-Lüdenscheidt", "Weiß", "Schäfer", "Groß", "Böhm", "Krüger", "Köhler", "Jäger", "Weißmüller", "Schröder", "Nußbaum", "Strauß", "Meißner", "Şahin", "Öztürk", "Çelik", "Hoffmann", "Becker", "Wagner", "Fußmann", "Dörfler", "Kühn"}
-	streets     = []string{"Lindenstraße", "Hauptstraße", "Schillerstraße", "Goethestraße", "Am Mühlenbach", "Königsallee", "Bahnhofstraße", "Gartenweg", "Kirchplatz", "Rosenstraße", "Düsseldorfer Straße", "Birkenallee", "Am Weißen Stein", "Friedrich-Ebert-Straße"}
-	cities      = []struct{ ZIP, City string }{
+	surnames     = []string{"Müller-Lüdenscheidt", "Weiß", "Schäfer", "Groß", "Böhm", "Krüger", "Köhler", "Jäger", "Weißmüller", "Schröder", "Nußbaum", "Strauß", "Meißner", "Şahin", "Öztürk", "Çelik", "Hoffmann", "Becker", "Wagner", "Fußmann", "Dörfler", "Kühn"}
+	streets      = []string{"Lindenstraße", "Hauptstraße", "Schillerstraße", "Goethestraße", "Am Mühlenbach", "Königsallee", "Bahnhofstraße", "Gartenweg", "Kirchplatz", "Rosenstraße", "Düsseldorfer Straße", "Birkenallee", "Am Weißen Stein", "Friedrich-Ebert-Straße"}
+	cities       = []struct{ ZIP, City string }{
 		{"50667", "Köln"}, {"80331", "München"}, {"20095", "Hamburg"}, {"10115", "Berlin"},
 		{"60311", "Frankfurt am Main"}, {"40213", "Düsseldorf"}, {"70173", "Stuttgart"},
 		{"04109", "Leipzig"}, {"28195", "Bremen"}, {"90402", "Nürnberg"}, {"21335", "Lüneburg"},

@@ -9,7 +9,7 @@ import (
 // may follow another: Large+Bold is a bold heading.
 const (
 	Bold  = "\x02" // Helvetica-Bold
-	Mono  = "\x03" // Courier, as machine-readable zones and some bank statements print
+	Mono  = "\x03" // Courier (with Bold: Courier-Bold), as machine-readable zones print
 	Large = "\x04" // 1.5 × the font size, with room above
 	Small = "\x05" // 0.8 × the font size
 )
@@ -56,17 +56,18 @@ func TextLayout(pages [][]string, layout Layout) []byte {
 	enc := fontEncoding()
 	objs := []string{
 		"<< /Type /Catalog /Pages 2 0 R >>", "",
-		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding 6 0 R >>",
-		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica-Bold /Encoding 6 0 R >>",
-		"<< /Type /Font /Subtype /Type1 /BaseFont /Courier /Encoding 6 0 R >>",
+		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding 7 0 R >>",
+		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica-Bold /Encoding 7 0 R >>",
+		"<< /Type /Font /Subtype /Type1 /BaseFont /Courier /Encoding 7 0 R >>",
+		"<< /Type /Font /Subtype /Type1 /BaseFont /Courier-Bold /Encoding 7 0 R >>",
 		enc,
 	}
-	const first = 7
+	const first = 8
 	kids := make([]string, len(pages))
 	for i, lines := range pages {
 		kids[i] = fmt.Sprintf("%d 0 R", first+2*i)
 		objs = append(objs,
-			fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 %g %g] /Resources << /Font << /F1 3 0 R /F2 4 0 R /F3 5 0 R >> >> /Contents %d 0 R >>", l.Width, l.Height, first+2*i+1),
+			fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 %g %g] /Resources << /Font << /F1 3 0 R /F2 4 0 R /F3 5 0 R /F4 6 0 R >> >> /Contents %d 0 R >>", l.Width, l.Height, first+2*i+1),
 			stream("", pageContent(lines, l)))
 	}
 	objs[1] = fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", strings.Join(kids, " "), len(pages))
@@ -83,8 +84,14 @@ func pageContent(lines []string, l Layout) string {
 			switch {
 			case strings.HasPrefix(line, Bold):
 				font = "/F2"
+				if mono {
+					font = "/F4"
+				}
 			case strings.HasPrefix(line, Mono):
 				font, mono = "/F3", true
+				if strings.Contains(line, Bold) {
+					font = "/F4"
+				}
 			case strings.HasPrefix(line, Large):
 				size = 1.5 * l.FontSize
 			case strings.HasPrefix(line, Small):

@@ -8,6 +8,9 @@ import (
 // legalForm matches the legal form that ends a company name.
 var legalForm = regexp.MustCompile(`(?:\b(?:gGmbH|GmbH|mbH|AG|KG|KGaA|OHG|SE|eG|GbR|UG|Ltd|Limited|Inc|LLC|PLC|plc|e\.\s?V)\b\.?|\be\.\s?K\.|\bCo\.\s?KG\b)`)
 
+// coGlued is "Co.KG" as OCR glues it.
+var coGlued = regexp.MustCompile(`Co\.(KG|OHG)`)
+
 // readEmployer reads a company name: the text up to and including the last legal
 // form that comes before any digit (an address follows names).
 func readEmployer(s string) (string, bool) {
@@ -19,7 +22,7 @@ func readEmployer(s string) (string, bool) {
 	if len(locs) == 0 {
 		return "", false
 	}
-	name := strings.TrimSpace(s[:locs[len(locs)-1][1]])
+	name := coGlued.ReplaceAllString(strings.TrimSpace(s[:locs[len(locs)-1][1]]), "Co. $1")
 	if len(strings.Fields(name)) < 2 || len(name) > 80 {
 		return "", false
 	}

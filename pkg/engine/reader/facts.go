@@ -10,9 +10,10 @@ import (
 
 // reading collects the facts of one document.
 type reading struct {
-	t     *text
-	facts []evidence.Fact
-	seen  map[string]bool
+	t       *text
+	facts   []evidence.Fact
+	seen    map[string]bool
+	closing *closingFact // a statement page's closing balance while reading it
 }
 
 // confidence of a value: lower on OCR pages, by the page's mean word confidence.

@@ -17,7 +17,7 @@ var (
 func (r *reading) bankStatement() {
 	all := r.t
 	year := statementYear(all)
-	if name, c, ok := r.personName("kontoinhaber|account holder|inhaber|re:^name\\b"); ok {
+	if name, c, ok := r.personName("kontoinhaber|account holder|inhaber", "re:^name\\b"); ok {
 		r.add("applicant_full_name", name, c, 0.85, time.Time{})
 	}
 	for _, n := range all.pageNumbers() {
@@ -52,26 +52,7 @@ func (r *reading) statementPage(year int) {
 		year = period.Year()
 	}
 	r.iban(0.9, period)
-	// The last closing balance of the page is its newest.
-	var closing labelHit
-	found := false
-	for _, h := range t.find(closingSpec) {
-		closing, found = h, true
-	}
-	var closingCents *int64
-	if found {
-		if v, c, ok := valueAfter(t, closing, lastMoney); ok {
-			r.add("account_balance", v, c, 0.9, period)
-			closingCents = &v.Cents
-		}
-	}
-	var opening *int64
-	if h := firstHit(t.find(openingSpec)); h.l.idx >= 0 {
-		if v, _, ok := valueAfter(t, h, lastMoney); ok {
-			opening = &v.Cents
-		}
-	}
-	r.bookings(year, opening, closingCents)
+	r.ledger(year, period)
 }
 
 func (r *reading) periodFromBalance(spec string) (time.Time, bool) {

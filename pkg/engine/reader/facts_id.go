@@ -13,6 +13,8 @@ import (
 // relative to the time of reading.
 var now = time.Now
 
+var loneNumber = regexp.MustCompile(`^\s*[A-Z0-9]{9}\s*$`)
+
 var docNumberRe = regexp.MustCompile(`\b([A-Z0-9]{9})\b`)
 
 // identity reads an ID card or passport: the visual zone first, the machine-readable
@@ -40,6 +42,7 @@ func (r *reading) identity() {
 	var mrzCite evidence.Citation
 	if len(zone) >= 2 && first.page == last.page {
 		mrzCite = t.cite(first, last)
+		zone = normalizeMRZ(zone)
 		r.add(evidence.FactMRZ, strings.Join(zone, "\n"), mrzCite, 0.9, time.Time{})
 		mrz = parseMRZ(zone, now())
 	}
@@ -47,6 +50,10 @@ func (r *reading) identity() {
 	// Names: the surname and given names each under (or after) their label.
 	surname, snCite, okS := valueAfter(t, firstHit(t.find("name/surname|surname")), readNameWords)
 	given, gnCite, okG := valueAfter(t, firstHit(t.find("vornamen|given names|prenoms")), readNameWords)
+	if okS && okG && mrz.given != "" {
+		given = restoreUmlauts(alignWords(given, mrz.given), mrz.given)
+		surname = restoreUmlauts(alignWords(surname, mrz.surname), mrz.surname)
+	}
 	if okS && okG {
 		c := snCite
 		if gnCite.Excerpt != "" {
@@ -77,22 +84,59 @@ func (r *reading) identity() {
 		r.add("id_document_expiry_date", mrz.expiry, mrzCite, 0.8, time.Time{})
 	}
 
-	// The document number: printed near the title or under its label; the MRZ's, when
-	// its check digit holds, wins over an OCR misreading.
-	number, numCite, okN := r.printedNumber()
+	r.documentNumber(zone, mrz, mrzCite)
+}
+
+// germanAlphabet is what German ID and passport numbers are made of: no vowels and
+// no letter that reads like a digit. OCR's O, I, S, B, … in them are digits.
+const germanAlphabet = "CFGHJKLMNPRTVWXYZ0123456789"
+
+var toDigit = map[rune]rune{'O': '0', 'Q': '0', 'D': '0', 'U': '0', 'I': '1', 'S': '5', 'B': '8', 'A': '4', 'E': '6'}
+
+// repairNumber maps letters that cannot occur in a German document number to the
+// digits OCR took them for.
+func repairNumber(n string, german bool) string {
+	if !german {
+		return n
+	}
+	return strings.Map(func(r rune) rune {
+		if !strings.ContainsRune(germanAlphabet, r) {
+			if d, ok := toDigit[r]; ok {
+				return d
+			}
+		}
+		return r
+	}, n)
+}
+
+// documentNumber reads the document number from the visual zone and the MRZ: a
+// reading whose ICAO check digit agrees with the MRZ wins, then the printed one.
+func (r *reading) documentNumber(zone []string, mrz mrzData, mrzCite evidence.Citation) {
+	german := len(zone) > 0 && (strings.HasPrefix(zone[0], "IDD") || strings.HasPrefix(zone[0], "P<D") || strings.HasPrefix(zone[0], "ID<"))
+	printed, printedCite, okP := r.printedNumber()
+	if okP {
+		german = german || strings.ContainsAny(printed, "CFGHJKLMNPRTVWXYZ") && !strings.ContainsAny(printed, "AEU")
+		printed = repairNumber(printed, german)
+	}
+	check := byte(0)
+	if len(zone) >= 3 && len(zone[0]) >= 15 {
+		check = zone[0][14]
+	} else if len(zone) == 2 && len(zone[1]) >= 10 {
+		check = mrzDigitFix.Replace(zone[1][9:10])[0]
+	}
+	fromMRZ := repairNumber(mrz.number, german)
+	if checked, ok := checkedNumber(zone, german); ok {
+		fromMRZ, check = checked, checkDigit(checked)
+	}
 	switch {
-	case mrz.numberOK && (!okN || number != mrz.number):
-		if okN && strings.Contains(numCite.Excerpt, mrz.number) {
-			r.add("id_document_number", mrz.number, numCite, 0.95, time.Time{})
-		} else {
-			r.add("id_document_number", mrz.number, mrzCite, 0.85, time.Time{})
-		}
-	case okN:
-		conf := 0.85
-		if mrz.numberOK {
-			conf = 0.97
-		}
-		r.add("id_document_number", number, numCite, conf, time.Time{})
+	case okP && len(printed) == 9 && checkDigit(printed) == check:
+		r.add("id_document_number", printed, printedCite, 0.97, time.Time{})
+	case len(fromMRZ) == 9 && checkDigit(fromMRZ) == check && mrzCite.Excerpt != "":
+		r.add("id_document_number", fromMRZ, mrzCite, 0.9, time.Time{})
+	case okP:
+		r.add("id_document_number", printed, printedCite, 0.75, time.Time{})
+	case len(fromMRZ) == 9 && mrzCite.Excerpt != "":
+		r.add("id_document_number", fromMRZ, mrzCite, 0.5, time.Time{})
 	}
 }
 
@@ -111,6 +155,14 @@ func (r *reading) printedNumber() (string, evidence.Citation, bool) {
 		for _, h := range t.find(spec) {
 			if v, c, ok := valueAfter(t, h, read); ok {
 				return v, c, true
+			}
+		}
+	}
+	// OCR may have moved the number, printed apart at the top right, to a line of its own.
+	for _, l := range t.lines {
+		if _, isMRZ := mrzLine(l.text); !isMRZ && loneNumber.MatchString(l.text) {
+			if v, ok := read(l.text); ok {
+				return v, t.citeLine(l), true
 			}
 		}
 	}
@@ -174,4 +226,197 @@ func joinCitations(t *text, a, b evidence.Citation) evidence.Citation {
 		end = i + len(a.Excerpt)
 	}
 	return t.doc.Cite(a.Pages[0], page[i:end])
+}
+
+// alignWords joins words of a visual-zone name that OCR split ("ZEY NEP") where the
+// machine-readable zone has them as one ("ZEYNEP").
+func alignWords(viz, mrz string) string {
+	vw, mw := strings.Fields(viz), strings.Fields(mrz)
+	if len(vw) <= len(mw) {
+		return viz
+	}
+	key := func(s string) string {
+		return strings.ToUpper(transliteration.Replace(strings.ToLower(foldKeepUmlauts(s))))
+	}
+	var out []string
+	i := 0
+	for _, m := range mw {
+		cur := ""
+		for i < len(vw) && len(key(cur)) < len(m) {
+			cur += vw[i]
+			i++
+		}
+		if key(cur) != m && strings.ToUpper(foldString(cur)) != m {
+			return viz
+		}
+		out = append(out, cur)
+	}
+	if i != len(vw) {
+		return viz
+	}
+	return strings.Join(out, " ")
+}
+
+// foldKeepUmlauts drops diacritics other than the German umlauts.
+func foldKeepUmlauts(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch r {
+		case 'ä', 'ö', 'ü', 'Ä', 'Ö', 'Ü', 'ß':
+			b.WriteRune(r)
+		default:
+			b.WriteRune(foldRune(r))
+		}
+	}
+	return b.String()
+}
+
+// restoreUmlauts puts back the umlauts and ß that OCR lost in capitals of the visual
+// zone ("SOREN", "STRAUB") where the MRZ spells them out ("SOEREN", "STRAUSS").
+func restoreUmlauts(viz, mrz string) string {
+	vw, mw := strings.Fields(viz), strings.Fields(strings.ReplaceAll(mrz, "-", " "))
+	if len(vw) != len(mw) {
+		return viz
+	}
+	umlaut := map[rune]rune{'A': 'Ä', 'O': 'Ö', 'U': 'Ü'}
+	for i, w := range vw {
+		if strings.ToUpper(w) != w {
+			return viz // only words printed in capitals
+		}
+		m := []rune(mw[i])
+		var out []rune
+		j := 0
+		rs := []rune(w)
+		ok, skip := true, false
+		for k, c := range rs {
+			nextE := k+1 < len(rs) && rs[k+1] == 'E'
+			switch {
+			case j+1 < len(m) && umlaut[c] != 0 && m[j] == c && m[j+1] == 'E' && !nextE:
+				out, j = append(out, umlaut[c]), j+2
+			case j+1 < len(m) && (c == 'B' || c == 'R' || c == 'ß') && m[j] == 'S' && m[j+1] == 'S':
+				// OCR reads ß as B, R or RB.
+				out, j = append(out, 'ß'), j+2
+				if k+1 < len(rs) && (rs[k+1] == 'B' || rs[k+1] == 'R') && (j >= len(m) || m[j] != rs[k+1]) {
+					skip = true
+				}
+			case skip:
+				skip = false
+			case c == 'S' && j+1 < len(m) && m[j] == 'S' && m[j+1] == 'S' && (k+1 >= len(rs) || rs[k+1] != 'S'):
+				out, j = append(out, 'ß'), j+2 // OCR dropped half of ß
+			case c == '-' || c == '\'':
+				out = append(out, c)
+				if j < len(m) && m[j] == c {
+					j++
+				}
+			case j < len(m) && (c == m[j] || c > 127):
+				out, j = append(out, c), j+1
+				if c > 127 && j < len(m) && m[j] == 'E' && umlaut[rune(m[j-1])] != 0 {
+					j++ // Ü in the visual zone, UE in the MRZ
+				}
+				if c == 'ß' && j < len(m) && m[j] == 'S' {
+					j++
+				}
+			default:
+				ok = false
+			}
+		}
+		if ok && j == len(m) {
+			vw[i] = string(out)
+		}
+	}
+	return strings.Join(vw, " ")
+}
+
+// ambiguous lists, per character OCR confuses, what a German document number may have
+// had there instead.
+var ambiguous = map[rune][]rune{'I': {'1', 'J'}, 'O': {'0'}, 'Q': {'0'}, 'D': {'0'}, 'U': {'0', 'V'}, 'S': {'5'}, 'B': {'8'}, 'A': {'4'}, 'E': {'6'}}
+
+// checkedNumber reads the document number of an MRZ whose number field OCR garbled:
+// one character too many (dropped, each in turn) and letters a German number cannot
+// have (each lookalike tried). A reading counts only when it is the one variant that
+// passes the printed check digit.
+func checkedNumber(zone []string, german bool) (string, bool) {
+	var field string
+	switch {
+	case len(zone) >= 3 && len(zone[0]) > 15:
+		field = strings.TrimRight(zone[0][5:], "<")
+	case len(zone) == 2 && len(zone[1]) == 44:
+		field = zone[1][:10]
+	case len(zone) == 2 && len(zone[1]) == 45:
+		field = zone[1][:11]
+	default:
+		return "", false
+	}
+	if !german || len(field) < 10 {
+		return "", false
+	}
+	// Each reading costs one per lookalike substituted and one per dropped character
+	// that could belong to a number; the single cheapest reading that passes wins.
+	type base struct {
+		s    string
+		cost int
+	}
+	var bases []base
+	switch len(field) {
+	case 10:
+		bases = []base{{field, 0}}
+	case 11:
+		for i := range 11 {
+			cost := 1
+			if !strings.ContainsRune(germanAlphabet, rune(field[i])) {
+				cost = 0
+			}
+			bases = append(bases, base{field[:i] + field[i+1:], cost})
+		}
+	default:
+		return "", false
+	}
+	best, bestCost, ties := "", 1<<30, 0
+	for _, b := range bases {
+		num, chk := b.s[:9], mrzDigitFix.Replace(b.s[9:10])[0]
+		for _, v := range variants(num) {
+			if checkDigit(v) != chk {
+				continue
+			}
+			cost := b.cost
+			for i := range v {
+				if v[i] != num[i] {
+					cost++
+				}
+			}
+			switch {
+			case cost < bestCost:
+				best, bestCost, ties = v, cost, 1
+			case cost == bestCost && v != best:
+				ties++
+			}
+		}
+	}
+	return best, best != "" && ties == 1
+}
+
+// variants spells out a German number with each impossible letter replaced by each of
+// its lookalikes (at most 16 variants).
+func variants(num string) []string {
+	out := []string{""}
+	for _, r := range num {
+		alts := []rune{r}
+		if !strings.ContainsRune(germanAlphabet, r) {
+			alts = ambiguous[r]
+			if alts == nil {
+				return nil
+			}
+		}
+		var next []string
+		for _, prefix := range out {
+			for _, a := range alts {
+				next = append(next, prefix+string(a))
+			}
+		}
+		if len(next) > 16 {
+			return nil
+		}
+		out = next
+	}
+	return out
 }

@@ -61,9 +61,9 @@ func (r *reading) payslipPage() {
 		}
 	}
 	money("gross_monthly_income", "gesamtbrutto|gesamt-brutto|bruttolohn|bruttobezug|bruttogehalt|brutto gesamt|summe brutto|gross pay|total gross|gross salary|gross")
-	money("net_monthly_income", "nettoverdienst|netto-verdienst|nettobezug|nettolohn|nettogehalt|net pay|net salary|re:^netto\\b", "auszahlungsbetrag|amount paid|auszahlung|payout")
+	money("net_monthly_income", "nettoverdienst|netto-verdienst|nettobezug|nettolohn|nettogehalt|net pay|net salary", "re:^netto\\b", "auszahlungsbetrag|amount paid|auszahlung|payout")
 
-	if name, c, ok := r.personName("mitarbeiter/in|mitarbeiter|name, vorname|employee name|employee|arbeitnehmer|re:^name\\b"); ok {
+	if name, c, ok := r.personName("mitarbeiter/in|mitarbeiter|name, vorname|employee name|employee|arbeitnehmer", "re:^name\\b"); ok {
 		r.add("applicant_full_name", name, c, 0.85, period)
 	}
 	r.employer(0.85, period)
@@ -79,11 +79,13 @@ func (r *reading) payslipPage() {
 
 // personName reads the person's name after one of the labels, or from the address
 // block ("Herrn" / "Frau" on a line of its own, the name under it).
-func (r *reading) personName(spec string) (string, evidence.Citation, bool) {
+func (r *reading) personName(specs ...string) (string, evidence.Citation, bool) {
 	t := r.t
-	for _, h := range t.findStart(spec) {
-		if name, c, ok := valueAfter(t, h, readName); ok {
-			return name, c, true
+	for _, spec := range specs {
+		for _, h := range t.findStart(spec) {
+			if name, c, ok := valueAfter(t, h, readName); ok {
+				return name, c, true
+			}
 		}
 	}
 	for _, h := range t.findStart(`re:^(?:herrn|herr|frau|mr\.?|mrs\.?|ms\.?)\s*$`) {

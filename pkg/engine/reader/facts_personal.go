@@ -2,7 +2,6 @@ package reader
 
 import (
 	"regexp"
-	"strings"
 	"time"
 )
 
@@ -90,5 +89,4 @@ func (r *reading) financing() {
 		}
 	}
 	r.propertyAddress(0.75, "objekt|property|immobilie")
-	_ = strings.TrimSpace
 }

@@ -4,8 +4,6 @@ import (
 	"regexp"
 	"strings"
 	"time"
-
-	"github.com/doceval/doceval/pkg/engine/evidence"
 )
 
 // addressRe matches "Street 12a, 12345 City": a street of words (German compounds,
@@ -13,8 +11,16 @@ import (
 // and the city up to a comma, a bracket, a full stop at the end or the line's end.
 var addressRe = regexp.MustCompile(`((?:[A-ZÄÖÜ][\p{L}.\-]*\s)*?(?:[A-ZÄÖÜ][\p{L}.\-]*|[a-zäöüß]+(?:straße|strasse|weg|allee|platz|gasse)))\s+(\d{1,4}\s?[a-zA-Z]?)\s*,?\s+(\d{5})\s+([A-ZÄÖÜ][\p{L}\-]*(?:\s(?:am|an|im|in|der|bei|ob|a\.|i\.)?\s?[A-ZÄÖÜ][\p{L}\-.]*)*)`)
 
+var (
+	splitCapital = regexp.MustCompile(`\b([A-ZÄÖÜ]) ([a-zäöüß]{3,})`)
+	eszett       = regexp.MustCompile(`([a-zäöü])B([a-zäöü])`)
+)
+
 // readAddress reads a postal address as "Street No, ZIP City".
 func readAddress(s string) (string, bool) {
+	// OCR splits off a capital ("R osenstraße") and reads ß as B ("StraBe").
+	s = splitCapital.ReplaceAllString(s, "$1$2")
+	s = eszett.ReplaceAllString(s, "${1}ß$2")
 	m := addressRe.FindStringSubmatch(s)
 	if m == nil {
 		return "", false
@@ -161,35 +167,57 @@ func (r *reading) landRegister() {
 
 func (r *reading) livingAreaCalculation() {
 	r.propertyAddress(0.85, "objekt|property|adresse|address")
-	if !r.areaAfter("gesamtwohnfläche|gesamtwohnflache|total living area|summe wohnfläche|wohnfläche gesamt|wohnfläche insgesamt", 0.9) {
-		// The last area of the calculation is its total.
-		t := r.t
-		for i := len(t.lines) - 1; i >= 0; i-- {
-			if a, ok := lastArea(t.lines[i].text); ok {
-				r.add("living_area", a, t.citeLine(t.lines[i]), 0.6, time.Time{})
-				return
-			}
+	t := r.t
+	labelled := r.areaAfter("gesamtwohnfläche|gesamtwohnflache|total living area|summe wohnfläche|wohnfläche gesamt|wohnfläche insgesamt", 0.9)
+	if labelled && !t.ocr {
+		return
+	}
+	// The total is the largest area of the calculation. On OCR pages it checks the
+	// labelled total, which OCR's separated columns may have paired wrongly.
+	if labelled {
+		last := r.facts[len(r.facts)-1]
+		if m, ok := maxAreaOf(t); !ok || m <= last.Value.(float64) {
+			return
 		}
+		r.facts = r.facts[:len(r.facts)-1]
+	}
+	best, at := 0.0, -1
+	for i, l := range t.lines {
+		if a, ok := maxArea(l.text); ok && a > best && a < 1000 {
+			best, at = a, i
+		}
+	}
+	if at >= 0 {
+		r.add("living_area", best, t.citeLine(t.lines[at]), 0.6, time.Time{})
 	}
 }
 
-func lastArea(s string) (float64, bool) {
-	var last float64
+func maxAreaOf(t *text) (float64, bool) {
+	best := 0.0
+	for _, l := range t.lines {
+		if a, ok := maxArea(l.text); ok && a < 1000 {
+			best = max(best, a)
+		}
+	}
+	return best, best > 0
+}
+
+func maxArea(s string) (float64, bool) {
+	s = fixAreaUnit(s)
+	var most float64
 	found := false
 	for {
-		a, sp, ok := parseArea(s)
+		a, end, ok := parseArea(s)
 		if !ok {
 			break
 		}
-		last, found = a, true
-		s = s[sp:]
+		most, found = max(most, a), true
+		s = s[end:]
 	}
-	return last, found
+	return most, found
 }
 
 func (r *reading) energyCertificate() {
 	r.propertyAddress(0.8, "adresse|address|gebäude")
 	r.constructionYear(0.8)
 }
-
-var _ = evidence.Normalize

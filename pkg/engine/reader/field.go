@@ -80,9 +80,15 @@ func Field(key string, facts []evidence.Fact, types map[uuid.UUID][]string) (bes
 		return 0
 	})
 	best = cands[0]
+	if key == "applicant_full_name" {
+		best = bestSpelling(best, cands)
+	}
 	support = []evidence.Fact{best}
 	miss := 1 - best.Confidence
-	for _, f := range cands[1:] {
+	for _, f := range cands {
+		if f.Citation.Excerpt == best.Citation.Excerpt && f.Citation.UploadID == best.Citation.UploadID {
+			continue
+		}
 		if sameValue(key, best.Value, f.Value) {
 			support = append(support, f)
 			miss *= 1 - f.Confidence*0.5
@@ -123,11 +129,35 @@ func sameValue(key string, a, b any) bool {
 // person: case, umlaut transliteration (ä/ae, ß/ss), other diacritics and a missing
 // middle name do not matter; the first given name and the surname must agree.
 func SameName(a, b string) bool {
-	fa, fb := strings.Fields(foldName(a)), strings.Fields(foldName(b))
-	if len(fa) < 2 || len(fb) < 2 {
-		return false
+	same := func(fa, fb []string) bool {
+		return len(fa) >= 2 && len(fb) >= 2 && fa[0] == fb[0] && fa[len(fa)-1] == fb[len(fb)-1]
 	}
-	return fa[0] == fb[0] && fa[len(fa)-1] == fb[len(fb)-1]
+	// "Kühn" is "Kuehn", and also "Kuhn" where OCR or a keyboard lost the umlaut.
+	return same(strings.Fields(foldName(a)), strings.Fields(foldName(b))) ||
+		same(strings.Fields(foldString(a)), strings.Fields(foldString(b)))
+}
+
+// bestSpelling keeps the chosen name but, where OCR lost its diacritics ("KUHN" for
+// "KÜHN"), prefers a fact of the same name, word for word, that has them.
+func bestSpelling(best evidence.Fact, cands []evidence.Fact) evidence.Fact {
+	name, _ := best.Value.(string)
+	for _, f := range cands {
+		other, _ := f.Value.(string)
+		if other != name && foldString(other) == foldString(name) && diacritics(other) > diacritics(name) {
+			return f
+		}
+	}
+	return best
+}
+
+func diacritics(s string) int {
+	n := 0
+	for _, r := range s {
+		if r > 127 {
+			n++
+		}
+	}
+	return n
 }
 
 var transliteration = strings.NewReplacer("ä", "ae", "ö", "oe", "ü", "ue", "ß", "ss", "Ä", "ae", "Ö", "oe", "Ü", "ue", "ẞ", "ss")

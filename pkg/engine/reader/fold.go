@@ -67,7 +67,7 @@ func foldString(s string) string { return fold(s).s }
 // ß as s, ss or b, l and i as 1 | ! or each other, o as 0, a space as any (or no)
 // white space, a dot as optional. "|" separates alternatives.
 //
-// A spec starting with "re:" is a plain regular expression; a backslash makes the next
+// A spec starting with "re:" is a plain regular expression (the whole spec); a backslash makes the next
 // character literal.
 func labelPattern(spec string) *regexp.Regexp {
 	if raw, ok := strings.CutPrefix(spec, "re:"); ok {
@@ -107,8 +107,11 @@ func labelPattern(spec string) *regexp.Regexp {
 			default:
 				b.WriteString(regexp.QuoteMeta(string(r)))
 			}
+			if unicode.IsLetter(r) {
+				b.WriteString(` ?`) // OCR splits words: "S urname"
+			}
 		}
-		alts = append(alts, b.String())
+		alts = append(alts, strings.TrimSuffix(b.String(), ` ?`))
 	}
 	return regexp.MustCompile(`(?:` + strings.Join(alts, "|") + `)`)
 }

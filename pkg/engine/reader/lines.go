@@ -20,10 +20,15 @@ type text struct {
 	doc   *evidence.Document
 	lines []line
 	pages map[int]string
+	// pairs maps a label line to its value line where OCR split a table into a label
+	// column and a value column (see pairColumns).
+	pairs map[[2]int]line
+	ocr   bool // some page's text came from OCR
 }
 
 func newText(doc *evidence.Document) *text {
 	t := &text{doc: doc, pages: map[int]string{}}
+	ocr := false
 	for _, p := range doc.Pages {
 		t.pages[p.Number] = p.Text
 		off := 0
@@ -34,6 +39,13 @@ func newText(doc *evidence.Document) *text {
 			}
 			off += len(l)
 		}
+		if p.OCR {
+			ocr = true
+		}
+	}
+	if ocr {
+		t.ocr = true
+		t.pairs = t.pairColumns()
 	}
 	return t
 }
@@ -112,6 +124,9 @@ func valueAfter[T any](t *text, h labelHit, read func(string) (T, bool)) (T, evi
 			return v, t.cite(h.l, n), true
 		}
 	}
+	if v, c, ok := pairedValue(t, h.l, read); ok {
+		return v, c, true
+	}
 	return zero, evidence.Citation{}, false
 }
 
@@ -120,6 +135,11 @@ func lineValue[T any](t *text, h labelHit, read func(string) (T, bool)) (T, evid
 	if v, ok := read(h.rest); ok && h.l.idx >= 0 {
 		return v, t.citeLine(h.l), true
 	}
+	if h.l.idx >= 0 {
+		if v, c, ok := pairedValue(t, h.l, read); ok {
+			return v, c, true
+		}
+	}
 	var zero T
 	return zero, evidence.Citation{}, false
 }
@@ -127,7 +147,7 @@ func lineValue[T any](t *text, h labelHit, read func(string) (T, bool)) (T, evid
 // onPage is the document restricted to one page (a file of several payslips or
 // monthly statements has one per page).
 func (t *text) onPage(n int) *text {
-	p := &text{doc: t.doc, pages: t.pages}
+	p := &text{doc: t.doc, pages: t.pages, pairs: t.pairs, ocr: t.ocr}
 	for _, l := range t.lines {
 		if l.page == n {
 			l.idx = len(p.lines)
@@ -146,4 +166,18 @@ func (t *text) pageNumbers() []int {
 		}
 	}
 	return out
+}
+
+// pairedValue reads the value OCR moved away from the label line l.
+func pairedValue[T any](t *text, l line, read func(string) (T, bool)) (T, evidence.Citation, bool) {
+	var zero T
+	v, ok := t.pairs[[2]int{l.page, l.start}]
+	if !ok {
+		return zero, evidence.Citation{}, false
+	}
+	x, ok := read(v.text)
+	if !ok {
+		return zero, evidence.Citation{}, false
+	}
+	return x, t.doc.Cite(l.page, t.citeSpan(l, v)), true
 }

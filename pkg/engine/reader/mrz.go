@@ -14,6 +14,10 @@ func mrzLine(s string) (string, bool) {
 	if len(s) < 25 || len(s) > 48 || strings.Count(s, "<") < 2 {
 		return "", false
 	}
+	// The filler at the end: OCR reads a run of < partly as C, E, K or «.
+	if loc := trailingFiller.FindStringIndex(s); loc != nil && strings.Contains(s[loc[0]:], "<") {
+		s = s[:loc[0]] + strings.Repeat("<", loc[1]-loc[0])
+	}
 	bad := 0
 	for _, c := range s {
 		if !(c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '<') {
@@ -22,6 +26,8 @@ func mrzLine(s string) (string, bool) {
 	}
 	return s, bad <= 1
 }
+
+var trailingFiller = regexp.MustCompile(`<[<CEK]{3,}$`)
 
 // mrzData is what the zone says, when its check digits allow trusting it.
 type mrzData struct {
@@ -107,4 +113,45 @@ func checkDigit(field string) byte {
 		sum += v * w[i%3]
 	}
 	return byte('0' + sum%10)
+}
+
+// normalizeMRZ undoes OCR's usual confusions where the MRZ format leaves no doubt:
+// letters in fields that hold only digits (dates, check digits) become the digits
+// they look like, and so do letters a German document number cannot contain. Lines of
+// the wrong length are left as read.
+func normalizeMRZ(zone []string) []string {
+	out := append([]string(nil), zone...)
+	fixDigits := func(line string, ranges ...[2]int) string {
+		b := []byte(line)
+		for _, rg := range ranges {
+			for i := rg[0]; i < rg[1] && i < len(b); i++ {
+				b[i] = mrzDigitFix.Replace(string(b[i]))[0]
+			}
+		}
+		return string(b)
+	}
+	// A German ID's number that OCR garbled beyond doubt (a letter no German number has,
+	// a character too many) is rewritten when exactly one reading passes its check
+	// digit; a number that is merely wrong stays as read.
+	if len(out) == 3 && strings.HasPrefix(out[0], "IDD<<") && (len(out[0]) == 30 || len(out[0]) == 31) {
+		if n, ok := checkedNumber(out, true); ok {
+			out[0] = "IDD<<" + n + string(checkDigit(n)) + strings.Repeat("<", 15)
+		}
+	}
+	switch {
+	case len(out) == 3 && len(out[0]) == 30 && len(out[1]) == 30:
+		german := strings.HasPrefix(out[0], "IDD")
+		if german {
+			out[0] = out[0][:5] + repairNumber(out[0][5:14], true) + out[0][14:]
+		}
+		out[0] = fixDigits(out[0], [2]int{14, 15})
+		out[1] = fixDigits(out[1], [2]int{0, 7}, [2]int{8, 15}, [2]int{29, 30})
+	case len(out) == 2 && len(out[1]) == 44:
+		german := strings.HasPrefix(out[0], "P<D")
+		if german {
+			out[1] = repairNumber(out[1][:9], true) + out[1][9:]
+		}
+		out[1] = fixDigits(out[1], [2]int{9, 10}, [2]int{13, 20}, [2]int{21, 28}, [2]int{42, 44})
+	}
+	return out
 }

@@ -63,8 +63,13 @@ func readMonth(s string) (time.Time, bool) {
 	return m, ok
 }
 
+// ocrSquareMeters are OCR's readings of "m²": m?, m:, me, M2, m*.
+var ocrSquareMeters = regexp.MustCompile(`(\d)\s*(?:m[?:e*º°]|M2|rn2|rn²)(\s|$|[.,;)])`)
+
+func fixAreaUnit(s string) string { return ocrSquareMeters.ReplaceAllString(s, "$1 m²$2") }
+
 func readArea(s string) (float64, bool) {
-	a, _, ok := parse.Area(s)
+	a, _, ok := parse.Area(fixAreaUnit(s))
 	return a, ok && a > 5 && a < 5000
 }
 
@@ -133,7 +138,7 @@ func atoi(s string) int {
 
 // parseArea reads the first area of s and returns where it ended.
 func parseArea(s string) (float64, int, bool) {
-	a, sp, ok := parse.Area(s)
+	a, sp, ok := parse.Area(s) // s is already unit-fixed
 	if !ok {
 		return 0, 0, false
 	}

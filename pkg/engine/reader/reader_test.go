@@ -1,0 +1,161 @@
+package reader
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
+
+	"github.com/doceval/doceval/pkg/engine/evidence"
+	"github.com/doceval/doceval/pkg/engine/parse"
+)
+
+func document(slot string, pages ...string) *evidence.Document {
+	d := &evidence.Document{UploadID: uuid.New(), SlotType: slot}
+	for i, p := range pages {
+		d.Pages = append(d.Pages, evidence.Page{Number: i + 1, Text: p})
+	}
+	return d
+}
+
+func factsByKey(fs []evidence.Fact) map[string][]any {
+	out := map[string][]any{}
+	for _, f := range fs {
+		out[f.Key] = append(out[f.Key], f.Value)
+	}
+	return out
+}
+
+func TestReadName(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"MÜLLER-LÜDENSCHEIDT, JÜRGEN":              "Jürgen Müller-Lüdenscheidt",
+		": Weiss, Björn":                           "Björn Weiss",
+		"Ömer Şahin     Employee No: 123":          "Ömer Şahin",
+		"Jürgen Müller Employee No: 123":           "Jürgen Müller",
+		"Herr Klaus Becker, geboren am 01.02.1960": "Klaus Becker",
+		"JÖRG STRAUß":                              "Jörg Strauß",
+	} {
+		got, ok := readName(in)
+		require.True(t, ok, in)
+		require.Equal(t, want, got, in)
+	}
+	_, ok := readName("Lohnsteuer 612,33")
+	require.False(t, ok)
+}
+
+func TestLabelsTolerateOCR(t *testing.T) {
+	t.Parallel()
+	re := labelPattern("gültig bis|nettoverdienst")
+	for _, s := range []string{"Gültig bis", "Gueltig bis", "Gu1tig bis", "Nett0verdienst", "Netto verdienst"} {
+		require.True(t, re.MatchString(foldString(s)), s)
+	}
+}
+
+func TestAddress(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"Objektadresse: Lindenstraße 12, 50667 Köln":    "Lindenstraße 12, 50667 Köln",
+		"property at R osenstraBe 127b, 97070 Würzburg": "Rosenstraße 127b, 97070 Würzburg",
+		"Am Weißen Stein 5, 60311 Frankfurt am Main":    "Am Weißen Stein 5, 60311 Frankfurt am Main",
+	} {
+		got, ok := readAddress(in)
+		require.True(t, ok, in)
+		require.Equal(t, want, got, in)
+	}
+}
+
+// A German ID card scan: the visual zone wins, the MRZ confirms the number; OCR's O in
+// the number is a 0 (German numbers have no O).
+func TestIdentityCard(t *testing.T) {
+	t.Parallel()
+	doc := document("id_card", `PERSONALAUSWEIS IDENTITY CARD CARTE D'IDENTITÉ
+Name/Surname/Nom
+MÜLLER-LÜDENSCHEIDT
+Vornamen/Given names/Prénoms
+JÜRGEN ANDREAS
+Geburtstag/Date of birth/Date de naissance   Staatsangehörigkeit/Nationality
+12.03.1985                                   DEUTSCH
+Gültig bis/Date of expiry/Date d'expiration
+11.05.2031
+IDD<<L01X00T471<<<<<<<<<<<<<<<
+8503122M3105118D<<<<<<<<<<<<<4
+MUELLER<LUEDENSCHEIDT<<JUERGEN
+`)
+	doc.Pages[0].OCR = true
+	require.Equal(t, "id_card", Classify(doc)[0].Type)
+	f := factsByKey(Facts(doc, []string{"id_card"}))
+	require.Equal(t, []any{"Jürgen Andreas Müller-Lüdenscheidt"}, f["applicant_full_name"])
+	require.Equal(t, []any{time.Date(1985, 3, 12, 0, 0, 0, 0, time.UTC)}, f["applicant_date_of_birth"])
+	require.Equal(t, []any{time.Date(2031, 5, 11, 0, 0, 0, 0, time.UTC)}, f["id_document_expiry_date"])
+	require.Len(t, f[evidence.FactMRZ], 1)
+}
+
+// Bank statement amounts with S/H markers and trailing minus; a returned direct debit.
+func TestStatementSigns(t *testing.T) {
+	t.Parallel()
+	doc := document("", `Sparkasse KölnBonn          Kontoauszug 10/2025
+Kontoinhaber: Björn Weiß
+IBAN: DE89 3704 0044 0532 0130 00
+Auszugszeitraum 01.10.2025 - 31.10.2025
+Buchung  Wert    Vorgang / Verwendungszweck            Betrag EUR
+                 Kontostand alt am 30.09.2025           1.000,00 H
+01.10.   01.10.  Dauerauftrag Miete                       950,00 S
+15.10.   15.10.  Rücklastschrift Lastschrift HUK-COBURG   120,00 H
+28.10.   28.10.  Gutschrift Lohn/Gehalt ACME GMBH       2.712,33 H
+                 Kontostand neu am 31.10.2025           2.882,33 H
+`)
+	require.Equal(t, "bank_statement", Classify(doc)[0].Type)
+	fs := Facts(doc, []string{"bank_statement"})
+	f := factsByKey(fs)
+	require.Equal(t, []any{"DE89370400440532013000"}, f["iban"])
+	require.Equal(t, []any{parse.Money{Cents: 288233, Currency: "EUR"}}, f["account_balance"])
+	require.Len(t, f[evidence.FactBankCredit], 2)
+	require.Equal(t, int64(271233), f[evidence.FactBankCredit][1].(evidence.Transaction).AmountCents)
+	require.Len(t, f[evidence.FactReturnedDebit], 1)
+	for _, x := range fs {
+		require.True(t, doc.Verify(x.Citation), x.Key)
+	}
+}
+
+// A form question answered "nein" is no risk; a contract's probation gets its end.
+func TestRisks(t *testing.T) {
+	t.Parallel()
+	form := document("", "Selbstauskunft\nBestehen Lohn- oder Kontopfändungen?: nein\nIn Probezeit: nein\nArbeitsverhältnis: unbefristet")
+	f := factsByKey(Facts(form, []string{"self_disclosure"}))
+	require.Empty(t, f[evidence.FactGarnishment])
+	require.Empty(t, f[evidence.FactProbation])
+	require.Empty(t, f[evidence.FactFixedTerm])
+
+	contract := document("", `Arbeitsvertrag
+§ 1 Beginn des Arbeitsverhältnisses
+Das Arbeitsverhältnis beginnt am 01.09.2025.
+§ 2 Probezeit
+Die ersten sechs Monate des Arbeitsverhältnisses gelten als Probezeit.
+Das Arbeitsverhältnis ist befristet und endet am 31.08.2027, ohne dass es einer Kündigung bedarf.`)
+	f = factsByKey(Facts(contract, []string{"employment_contract"}))
+	require.Equal(t, []any{time.Date(2026, 2, 28, 0, 0, 0, 0, time.UTC)}, f[evidence.FactProbation])
+	require.Equal(t, []any{time.Date(2027, 8, 31, 0, 0, 0, 0, time.UTC)}, f[evidence.FactFixedTerm])
+}
+
+// Field prefers the document type first, then the newest period; agreeing facts
+// support the choice.
+func TestFieldPriority(t *testing.T) {
+	t.Parallel()
+	payslip, contract := uuid.New(), uuid.New()
+	fact := func(id uuid.UUID, cents int64, month time.Month) evidence.Fact {
+		return evidence.Fact{Key: "gross_monthly_income", Value: parse.Money{Cents: cents, Currency: "EUR"}, Confidence: 0.8,
+			Citation: evidence.Citation{UploadID: id, Excerpt: "x"}, Period: time.Date(2025, month, 1, 0, 0, 0, 0, time.UTC)}
+	}
+	facts := []evidence.Fact{fact(contract, 400000, 0), fact(payslip, 420000, 9), fact(payslip, 425000, 10)}
+	types := map[uuid.UUID][]string{payslip: {"salary_statement"}, contract: {"employment_contract"}}
+	best, support, ok := Field("gross_monthly_income", facts, types)
+	require.True(t, ok)
+	require.Equal(t, int64(425000), best.Value.(parse.Money).Cents)
+	require.Len(t, support, 1)
+	_, _, ok = Field("iban", facts, types)
+	require.False(t, ok)
+	require.True(t, SameName("Jürgen Müller", "JUERGEN ANDREAS MUELLER"))
+	require.False(t, SameName("Jürgen Müller", "Björn Weiß"))
+}
