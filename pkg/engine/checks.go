@@ -201,34 +201,48 @@ func rank(status string) int {
 
 func idVerdict(v *view, d *docView) verdict {
 	var cites []evidence.Fact
+	exp, hasExpiry := d.first("id_document_expiry_date")
+	expiry, _ := exp.Value.(time.Time)
+	if hasExpiry {
+		cites = append(cites, exp)
+		if expiry.Before(day(v.in.Date)) {
+			return verdict{status: Critical, confidence: exp.Confidence, evidence: cites, reason: say(v.lang,
+				"The ID document expired on %s, before the evaluation date %s.",
+				"Das Ausweisdokument ist am %s abgelaufen, vor dem Prüfdatum %s.", parse.FormatDate(expiry), parse.FormatDate(v.in.Date))}
+		}
+	}
 	if mrz, ok := d.first(evidence.FactMRZ); ok {
 		if text, _ := mrz.Value.(string); text != "" {
 			if valid, complete := mrzVerdict(text); complete && !valid {
-				status := Critical
-				if mrz.Confidence < 0.6 {
-					status = Open
+				if fromOCR(d.doc, mrz) {
+					// On a scan a wrong digit is as likely OCR's misreading as a forgery.
+					return verdict{status: Open, confidence: math.Min(mrz.Confidence, 0.6), evidence: []evidence.Fact{mrz}, reason: say(v.lang,
+						"The check digits of the machine-readable zone do not match as read from the scan; compare it with the original document.",
+						"Die Prüfziffern der maschinenlesbaren Zone stimmen im Scan nicht; bitte mit dem Originaldokument abgleichen.")}
 				}
-				return verdict{status: status, confidence: mrz.Confidence, evidence: []evidence.Fact{mrz}, reason: say(v.lang,
-					"A check digit of the machine-readable zone is wrong: the document may be forged or misread.",
-					"Eine Prüfziffer der maschinenlesbaren Zone stimmt nicht: das Dokument könnte gefälscht oder falsch gelesen sein.")}
+				return verdict{status: Critical, confidence: mrz.Confidence, evidence: []evidence.Fact{mrz}, reason: say(v.lang,
+					"A check digit of the machine-readable zone is wrong: the document may be forged.",
+					"Eine Prüfziffer der maschinenlesbaren Zone stimmt nicht: das Dokument könnte gefälscht sein.")}
 			}
 			cites = append(cites, mrz)
 		}
 	}
-	exp, ok := d.first("id_document_expiry_date")
-	if !ok {
+	if !hasExpiry {
 		return verdict{status: Open, confidence: 0.7, evidence: cites, reason: say(v.lang,
 			"The expiry date of the ID document could not be read.", "Das Ablaufdatum des Ausweisdokuments ist nicht lesbar.")}
 	}
-	expiry, _ := exp.Value.(time.Time)
-	cites = append([]evidence.Fact{exp}, cites...)
-	if expiry.Before(day(v.in.Date)) {
-		return verdict{status: Critical, confidence: exp.Confidence, evidence: cites, reason: say(v.lang,
-			"The ID document expired on %s, before the evaluation date %s.",
-			"Das Ausweisdokument ist am %s abgelaufen, vor dem Prüfdatum %s.", parse.FormatDate(expiry), parse.FormatDate(v.in.Date))}
-	}
 	return verdict{status: Fulfilled, confidence: exp.Confidence, evidence: cites, reason: say(v.lang,
 		"The ID document is valid until %s.", "Das Ausweisdokument ist gültig bis %s.", parse.FormatDate(expiry))}
+}
+
+// fromOCR reports whether a fact was read from a page whose text came from OCR.
+func fromOCR(d *evidence.Document, f evidence.Fact) bool {
+	for _, n := range f.Citation.Pages {
+		if p := d.Page(n); p != nil && p.OCR {
+			return true
+		}
+	}
+	return false
 }
 
 // nameConsistency: the applicant's name on the ID document, salary statements and bank
@@ -389,8 +403,8 @@ func propertyDataConsistency(v *view) verdict {
 	}
 	all := append(prices, areas...)
 	return verdict{status: Fulfilled, confidence: minConfidence(all), evidence: all, reason: say(v.lang,
-		"Purchase price and living area agree across the property documents (within 5 %).",
-		"Kaufpreis und Wohnfläche stimmen in den Immobilienunterlagen überein (innerhalb von 5 %).")}
+		"Purchase price and living area agree across the property documents (within 5 %%).",
+		"Kaufpreis und Wohnfläche stimmen in den Immobilienunterlagen überein (innerhalb von 5 %%).")}
 }
 
 // loanToValue: the stated loan-to-value, else loan amount / purchase price: ≤ 80 % →

@@ -198,6 +198,19 @@ func TestCheckRules(t *testing.T) {
 			t.Errorf("%s: %s without evidence", tc.name, got.status)
 		}
 	}
+	// A wrong check digit read by OCR may be OCR's: open, not critical.
+	badMRZ := fact(evidence.FactMRZ, "I<UTOD231458908<<<<<<<<<<<<<<<\n7408122F1204159UTO<<<<<<<<<<<6\nERIKSSON<<ANNA<MARIA<<<<<<<<<<")
+	v := testView(now, "personal_loan", id(date(2030, 1, 1), "A B", badMRZ))
+	v.docs[0].doc.Pages[0].OCR = true
+	if got := idDocumentValid(v); got.status != Open {
+		t.Errorf("bad MRZ from a scan: %s", got.status)
+	}
+	// An expired document is critical whatever its MRZ.
+	v = testView(now, "personal_loan", id(date(2020, 1, 1), "A B", badMRZ))
+	v.docs[0].doc.Pages[0].OCR = true
+	if got := idDocumentValid(v); got.status != Critical {
+		t.Errorf("expired with a bad MRZ from a scan: %s", got.status)
+	}
 	// A personal loan without property has no loan-to-value.
 	if got := loanToValue(testView(now, "personal_loan", payslip(10, 1))); got.status != NotApplicable {
 		t.Errorf("personal loan ltv: %s", got.status)
