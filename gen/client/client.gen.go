@@ -1821,8 +1821,10 @@ type ReplaceTemplateDocumentRequirementsRequest struct {
 //   - `required_documents_present`: every required document type present among the
 //     readable uploads *by classification* (a passport stands for an ID card) →
 //     `fulfilled`; else `open`.
-//   - `id_document_valid`: no ID document → `open`; a wrong MRZ check digit or an expiry
-//     before the evaluation date → `critical`; expiry unreadable → `open`.
+//   - `id_document_valid`: no ID document → `open`; an expiry before the evaluation
+//     date, or a wrong MRZ check digit on a digital document → `critical`; a wrong
+//     check digit as read from a scan (OCR may misread it) or an unreadable expiry →
+//     `open`.
 //   - `name_consistency`: the names on ID, salary and bank documents (at least two)
 //     denote one person (case, umlauts/transliteration, order, middle names ignored) →
 //     `fulfilled`; a difference → `critical`; fewer than two → `open`.
@@ -1830,7 +1832,8 @@ type ReplaceTemplateDocumentRequirementsRequest struct {
 //     evaluation month → `fulfilled`; else `open`.
 //   - `salary_statements_complete`: three consecutive months → `fulfilled`; else `open`.
 //   - `salary_credited_on_bank_statement`: a credit within ±1 % of a net pay →
-//     `fulfilled`; none → `critical`; a document missing → `open`.
+//     `fulfilled`; none → `critical` (`open` when all bank statements are scans); a
+//     document missing → `open`.
 //   - `property_data_consistency`: exposé vs purchase contract price, and living areas,
 //     within 5 % → `fulfilled`; beyond → `critical`; one source only → `open`; no
 //     property documents → `not_applicable`.

@@ -334,7 +334,7 @@ func salaryStatementsComplete(v *view) verdict {
 
 // salaryCredited: a credit on a bank statement within ±1 % of a salary statement's net
 // pay → fulfilled; bank statement or salary statement missing → open; no such credit
-// → critical.
+// → critical, or open when every bank statement is a scan.
 func salaryCredited(v *view) verdict {
 	var nets, credits []evidence.Fact
 	for _, d := range v.ofType("salary_statement") {
@@ -357,6 +357,16 @@ func salaryCredited(v *view) verdict {
 					"The net pay of %s is credited on the bank statement.", "Der Nettobetrag von %s ist auf dem Kontoauszug gutgeschrieben.", net)}
 			}
 		}
+	}
+	scansOnly := true
+	for _, d := range v.ofType("bank_statement") {
+		scansOnly = scansOnly && slices.ContainsFunc(d.doc.Pages, func(p evidence.Page) bool { return p.OCR })
+	}
+	if scansOnly {
+		// Absence on a scan is weak evidence: OCR may have lost the booking line.
+		return verdict{status: Open, confidence: minConfidence(nets) * 0.6, evidence: nets, reason: say(v.lang,
+			"No credit matching the net pay (±1 %%) was found on the scanned bank statements; check the statements by eye or upload the bank's PDF.",
+			"Auf den gescannten Kontoauszügen wurde keine Gutschrift in Höhe des Nettobetrags (±1 %%) gefunden; bitte die Auszüge sichten oder das PDF der Bank hochladen.")}
 	}
 	return verdict{status: Critical, confidence: minConfidence(nets) * 0.9, evidence: nets, reason: say(v.lang,
 		"No credit on the bank statements matches the net pay on the salary statements (±1 %%).",

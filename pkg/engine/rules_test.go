@@ -211,6 +211,12 @@ func TestCheckRules(t *testing.T) {
 	if got := idDocumentValid(v); got.status != Critical {
 		t.Errorf("expired with a bad MRZ from a scan: %s", got.status)
 	}
+	// Not found on a scanned statement only: open.
+	v = testView(now, "personal_loan", payslip(10, 287643), bank(100, 1, "x"))
+	v.docs[1].doc.Pages[0].OCR = true
+	if got := salaryCredited(v); got.status != Open {
+		t.Errorf("salary not found on a scanned statement: %s", got.status)
+	}
 	// A personal loan without property has no loan-to-value.
 	if got := loanToValue(testView(now, "personal_loan", payslip(10, 1))); got.status != NotApplicable {
 		t.Errorf("personal loan ltv: %s", got.status)
