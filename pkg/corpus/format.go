@@ -81,10 +81,3 @@ func monthEnd(t time.Time) time.Time { return monthStart(t).AddDate(0, 1, -1) }
 
 func day(y int, m time.Month, d int) time.Time { return time.Date(y, m, d, 0, 0, 0, 0, time.UTC) }
 
-// pad fills s with spaces to n runes, for monospaced layouts.
-func pad(s string, n int) string {
-	if k := len([]rune(s)); k < n {
-		return s + strings.Repeat(" ", n-k)
-	}
-	return s
-}

@@ -22,7 +22,6 @@ type world struct {
 	acct  account
 	prop  *property
 	fin   *financing
-	docs  []docSpec
 }
 
 // docSpec is a document before rendering.

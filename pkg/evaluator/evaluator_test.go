@@ -405,17 +405,18 @@ func (e *env) killedWorker(cfg evaluator.Config) {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	for msg := range batch.Messages() {
-		var job messaging.EvaluateJob
-		if err := json.Unmarshal(msg.Data(), &job); err != nil {
-			e.t.Fatal(err)
-		}
-		if _, err := e.st.BeginEvaluation(ctx, job.EvaluationID, cfg.MaxAttempts); err != nil {
-			e.t.Fatal(err)
-		}
-		return // dies: no ack, no nak
+	msg, ok := <-batch.Messages()
+	if !ok {
+		e.t.Fatal("no evaluation job was published")
 	}
-	e.t.Fatal("no evaluation job was published")
+	var job messaging.EvaluateJob
+	if err := json.Unmarshal(msg.Data(), &job); err != nil {
+		e.t.Fatal(err)
+	}
+	if _, err := e.st.BeginEvaluation(ctx, job.EvaluationID, cfg.MaxAttempts); err != nil {
+		e.t.Fatal(err)
+	}
+	// … and dies: no ack, no nak.
 }
 
 func count[T comparable](xs []T, x T) int {

@@ -2,7 +2,6 @@ package reader
 
 import (
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/doceval/doceval/pkg/engine/evidence"
@@ -41,11 +40,6 @@ func (r *reading) add(key string, value any, c evidence.Citation, base float64, 
 	}
 	r.seen[id] = true
 	r.facts = append(r.facts, evidence.Fact{Key: key, Value: value, Confidence: r.confidence(c, base), Citation: c, Period: period})
-}
-
-// has reports whether a fact with the key was found.
-func (r *reading) has(key string) bool {
-	return slices.ContainsFunc(r.facts, func(f evidence.Fact) bool { return f.Key == key })
 }
 
 // Facts reads every fact the document states, for all builtin data field keys and the
