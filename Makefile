@@ -13,7 +13,7 @@ STATICCHECK  := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 SPECTRAL     := @stoplight/spectral-cli@6.16.3
 
 SERVICES := api ingest evaluator dispatcher admin devstack
-MODULES  := ./... github.com/doceval/doceval/gen/client/...
+MODULES  := ./... github.com/doceval/doceval/gen/client/... github.com/doceval/doceval/pkg/sdk/...
 DEVSTACK := bin/doceval-devstack
 
 FUZZTIME ?= 20s

@@ -1,0 +1,17 @@
+module github.com/doceval/doceval/pkg/sdk
+
+go 1.26
+
+require (
+	github.com/doceval/doceval/gen/client v0.0.0-00010101000000-000000000000
+	github.com/google/uuid v1.6.0
+)
+
+require (
+	github.com/apapsch/go-jsonmerge/v2 v2.0.0 // indirect
+	github.com/oapi-codegen/nullable v1.1.0 // indirect
+	github.com/oapi-codegen/runtime v1.8.0 // indirect
+	github.com/stretchr/testify v1.12.1 // indirect
+)
+
+replace github.com/doceval/doceval/gen/client => ../../gen/client
