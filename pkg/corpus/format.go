@@ -80,4 +80,3 @@ func monthStart(t time.Time) time.Time {
 func monthEnd(t time.Time) time.Time { return monthStart(t).AddDate(0, 1, -1) }
 
 func day(y int, m time.Month, d int) time.Time { return time.Date(y, m, d, 0, 0, 0, 0, time.UTC) }
-
