@@ -1,6 +1,8 @@
 package corpus
 
 import (
+	"github.com/doceval/doceval/pkg/engine/mrz"
+
 	"bytes"
 	"testing"
 	"time"
@@ -11,8 +13,8 @@ import (
 func TestCheckDigit(t *testing.T) {
 	t.Parallel()
 	// ICAO 9303 specimen values.
-	require.Equal(t, byte('6'), CheckDigit("L898902C3"))
-	require.Equal(t, byte('2'), CheckDigit("740812"))
+	require.Equal(t, byte('6'), mrz.CheckDigit("L898902C3"))
+	require.Equal(t, byte('2'), mrz.CheckDigit("740812"))
 	p := person{Given: []string{"Jürgen"}, Surname: "Müller-Lüdenscheidt", DOB: day(1985, 3, 12)}
 	lines := td1("L01X00T47", "D", "D", p, day(2031, 5, 11))
 	require.Len(t, lines, 3)

@@ -1,27 +1,11 @@
 package corpus
 
 import (
+	"github.com/doceval/doceval/pkg/engine/mrz"
+
 	"strings"
 	"time"
 )
-
-// CheckDigit is the ICAO 9303 check digit of an MRZ field: weights 7, 3, 1 over the
-// character values (digits as such, A–Z 10–35, '<' 0), modulo 10.
-func CheckDigit(field string) byte {
-	weights := [3]int{7, 3, 1}
-	sum := 0
-	for i, c := range field {
-		v := 0
-		switch {
-		case c >= '0' && c <= '9':
-			v = int(c - '0')
-		case c >= 'A' && c <= 'Z':
-			v = int(c-'A') + 10
-		}
-		sum += v * weights[i%3]
-	}
-	return byte('0' + sum%10)
-}
 
 // mrzName writes a name part the ICAO way: transliterated, capitals, '<' between
 // words and for hyphens, other characters dropped.
@@ -54,12 +38,12 @@ func td1(docNo, country, nationality string, p person, expiry time.Time) []strin
 	if p.Female {
 		sex = "F"
 	}
-	l1 := fill("ID"+fill(country, 3)+docNo+string(CheckDigit(docNo)), 30)
+	l1 := fill("ID"+fill(country, 3)+docNo+string(mrz.CheckDigit(docNo)), 30)
 	dob, exp := yymmdd(p.DOB), yymmdd(expiry)
-	l2 := dob + string(CheckDigit(dob)) + sex + exp + string(CheckDigit(exp)) + fill(nationality, 3)
+	l2 := dob + string(mrz.CheckDigit(dob)) + sex + exp + string(mrz.CheckDigit(exp)) + fill(nationality, 3)
 	l2 = fill(l2, 29)
 	composite := l1[5:30] + l2[0:7] + l2[8:15] + l2[18:29]
-	l2 += string(CheckDigit(composite))
+	l2 += string(mrz.CheckDigit(composite))
 	l3 := fill(mrzName(p.Surname)+"<<"+mrzName(strings.Join(p.Given, " ")), 30)
 	return []string{l1, l2, l3}
 }
@@ -74,9 +58,9 @@ func td3(docNo, country, nationality string, p person, expiry time.Time) []strin
 	no := fill(docNo, 9)
 	dob, exp := yymmdd(p.DOB), yymmdd(expiry)
 	personal := fill("", 14)
-	l2 := no + string(CheckDigit(no)) + fill(nationality, 3) + dob + string(CheckDigit(dob)) + sex + exp + string(CheckDigit(exp)) + personal + string(CheckDigit(personal))
+	l2 := no + string(mrz.CheckDigit(no)) + fill(nationality, 3) + dob + string(mrz.CheckDigit(dob)) + sex + exp + string(mrz.CheckDigit(exp)) + personal + string(mrz.CheckDigit(personal))
 	composite := l2[0:10] + l2[13:20] + l2[21:43]
-	return []string{l1, l2 + string(CheckDigit(composite))}
+	return []string{l1, l2 + string(mrz.CheckDigit(composite))}
 }
 
 // spoilCheckDigit replaces the document number's check digit with a wrong one.
@@ -94,16 +78,6 @@ func spoilCheckDigit(lines []string) []string {
 
 // ValidMRZ reports whether every check digit of TD1 (3×30) or TD3 (2×44) lines is right.
 func ValidMRZ(lines []string) bool {
-	switch {
-	case len(lines) == 3 && len(lines[0]) == 30 && len(lines[1]) == 30:
-		l1, l2 := lines[0], lines[1]
-		return l1[14] == CheckDigit(l1[5:14]) && l2[6] == CheckDigit(l2[0:6]) &&
-			l2[14] == CheckDigit(l2[8:14]) && l2[29] == CheckDigit(l1[5:30]+l2[0:7]+l2[8:15]+l2[18:29])
-	case len(lines) == 2 && len(lines[1]) == 44:
-		l2 := lines[1]
-		return l2[9] == CheckDigit(l2[0:9]) && l2[19] == CheckDigit(l2[13:19]) &&
-			l2[27] == CheckDigit(l2[21:27]) && l2[42] == CheckDigit(l2[28:42]) &&
-			l2[43] == CheckDigit(l2[0:10]+l2[13:20]+l2[21:43])
-	}
-	return false
+	valid, complete := mrz.Verify(lines)
+	return valid && complete
 }

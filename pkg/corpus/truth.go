@@ -1,37 +1,17 @@
 package corpus
 
-import "time"
+import (
+	"time"
+
+	"github.com/doceval/doceval/pkg/engine/evidence"
+)
 
 type timeT = time.Time
-
-// FieldPriority is, per data field, the document types whose statement of it counts,
-// best first; within a type the newest document (Period) wins. The reader's Field
-// follows the same order.
-var FieldPriority = map[string][]string{
-	"applicant_full_name":     {"id_card", "passport", "self_disclosure", "salary_statement", "employment_contract", "bank_statement", "tax_assessment", "pension_statement", "purchase_contract"},
-	"applicant_date_of_birth": {"id_card", "passport", "self_disclosure", "salary_statement", "employment_contract", "pension_statement", "purchase_contract"},
-	"id_document_number":      {"id_card", "passport"},
-	"id_document_expiry_date": {"id_card", "passport"},
-	"employer_name":           {"salary_statement", "employment_contract", "self_disclosure"},
-	"gross_monthly_income":    {"salary_statement", "employment_contract", "self_disclosure"},
-	"net_monthly_income":      {"salary_statement", "self_disclosure"},
-	"employment_start_date":   {"salary_statement", "employment_contract", "self_disclosure"},
-	"iban":                    {"bank_statement", "salary_statement", "self_disclosure"},
-	"account_balance":         {"bank_statement"},
-	"property_address":        {"purchase_contract", "property_expose", "land_register_extract", "living_area_calculation", "energy_certificate", "other"},
-	"purchase_price":          {"purchase_contract", "property_expose", "other", "self_disclosure"},
-	"living_area":             {"living_area_calculation", "purchase_contract", "property_expose"},
-	"year_of_construction":    {"property_expose", "energy_certificate"},
-	"loan_amount":             {"other", "self_disclosure"},
-	"equity_amount":           {"other", "self_disclosure"},
-	"loan_to_value":           {"other", "self_disclosure"},
-	"fixed_interest_period":   {"other", "self_disclosure"},
-}
 
 // pickFields chooses each field's value from the readable documents by FieldPriority.
 func pickFields(docs []Doc) (map[string]any, map[string]string) {
 	values, sources := map[string]any{}, map[string]string{}
-	for key, types := range FieldPriority {
+	for key, types := range evidence.FieldPriority {
 	byType:
 		for _, typ := range types {
 			var best *Doc

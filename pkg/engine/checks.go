@@ -10,6 +10,7 @@ import (
 
 	"github.com/doceval/doceval/pkg/engine/evidence"
 	"github.com/doceval/doceval/pkg/engine/llm"
+	"github.com/doceval/doceval/pkg/engine/mrz"
 	"github.com/doceval/doceval/pkg/engine/parse"
 	"github.com/doceval/doceval/pkg/engine/reader"
 )
@@ -211,20 +212,20 @@ func idVerdict(v *view, d *docView) verdict {
 				"Das Ausweisdokument ist am %s abgelaufen, vor dem Prüfdatum %s.", parse.FormatDate(expiry), parse.FormatDate(v.in.Date))}
 		}
 	}
-	if mrz, ok := d.first(evidence.FactMRZ); ok {
-		if text, _ := mrz.Value.(string); text != "" {
-			if valid, complete := mrzVerdict(text); complete && !valid {
-				if fromOCR(d.doc, mrz) {
+	if zone, ok := d.first(evidence.FactMRZ); ok {
+		if text, _ := zone.Value.(string); text != "" {
+			if valid, complete := mrz.Verify(mrz.Lines(text)); complete && !valid {
+				if fromOCR(d.doc, zone) {
 					// On a scan a wrong digit is as likely OCR's misreading as a forgery.
-					return verdict{status: Open, confidence: math.Min(mrz.Confidence, 0.6), evidence: []evidence.Fact{mrz}, reason: say(v.lang,
+					return verdict{status: Open, confidence: math.Min(zone.Confidence, 0.6), evidence: []evidence.Fact{zone}, reason: say(v.lang,
 						"The check digits of the machine-readable zone do not match as read from the scan; compare it with the original document.",
 						"Die Prüfziffern der maschinenlesbaren Zone stimmen im Scan nicht; bitte mit dem Originaldokument abgleichen.")}
 				}
-				return verdict{status: Critical, confidence: mrz.Confidence, evidence: []evidence.Fact{mrz}, reason: say(v.lang,
+				return verdict{status: Critical, confidence: zone.Confidence, evidence: []evidence.Fact{zone}, reason: say(v.lang,
 					"A check digit of the machine-readable zone is wrong: the document may be forged.",
 					"Eine Prüfziffer der maschinenlesbaren Zone stimmt nicht: das Dokument könnte gefälscht sein.")}
 			}
-			cites = append(cites, mrz)
+			cites = append(cites, zone)
 		}
 	}
 	if !hasExpiry {

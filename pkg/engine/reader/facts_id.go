@@ -1,6 +1,8 @@
 package reader
 
 import (
+	icao "github.com/doceval/doceval/pkg/engine/mrz"
+
 	"regexp"
 	"strings"
 	"time"
@@ -126,12 +128,12 @@ func (r *reading) documentNumber(zone []string, mrz mrzData, mrzCite evidence.Ci
 	}
 	fromMRZ := repairNumber(mrz.number, german)
 	if checked, ok := checkedNumber(zone, german); ok {
-		fromMRZ, check = checked, checkDigit(checked)
+		fromMRZ, check = checked, icao.CheckDigit(checked)
 	}
 	switch {
-	case okP && len(printed) == 9 && checkDigit(printed) == check:
+	case okP && len(printed) == 9 && icao.CheckDigit(printed) == check:
 		r.add("id_document_number", printed, printedCite, 0.97, time.Time{})
-	case len(fromMRZ) == 9 && checkDigit(fromMRZ) == check && mrzCite.Excerpt != "":
+	case len(fromMRZ) == 9 && icao.CheckDigit(fromMRZ) == check && mrzCite.Excerpt != "":
 		r.add("id_document_number", fromMRZ, mrzCite, 0.9, time.Time{})
 	case okP:
 		r.add("id_document_number", printed, printedCite, 0.75, time.Time{})
@@ -375,7 +377,7 @@ func checkedNumber(zone []string, german bool) (string, bool) {
 	for _, b := range bases {
 		num, chk := b.s[:9], mrzDigitFix.Replace(b.s[9:10])[0]
 		for _, v := range variants(num) {
-			if checkDigit(v) != chk {
+			if icao.CheckDigit(v) != chk {
 				continue
 			}
 			cost := b.cost

@@ -1,6 +1,8 @@
 package reader
 
 import (
+	"github.com/doceval/doceval/pkg/engine/mrz"
+
 	"regexp"
 	"strings"
 	"time"
@@ -65,11 +67,11 @@ func parseMRZ(lines []string, now time.Time) mrzData {
 		return d
 	}
 	num := strings.TrimRight(numField, "<")
-	d.number, d.numberOK = num, checkDigit(numField) == numCheck[0]
-	if t, ok := mrzDate(birth, now, false); ok && checkDigit(birth) == birthCheck[0] {
+	d.number, d.numberOK = num, mrz.CheckDigit(numField) == numCheck[0]
+	if t, ok := mrzDate(birth, now, false); ok && mrz.CheckDigit(birth) == birthCheck[0] {
 		d.birth, d.birthOK = t, true
 	}
-	if t, ok := mrzDate(exp, now, true); ok && checkDigit(exp) == expCheck[0] {
+	if t, ok := mrzDate(exp, now, true); ok && mrz.CheckDigit(exp) == expCheck[0] {
 		d.expiry, d.expiryOK = t, true
 	}
 	if sn, gn, ok := strings.Cut(names, "<<"); ok {
@@ -98,23 +100,6 @@ func mrzDate(s string, now time.Time, expiry bool) (time.Time, bool) {
 	return t, true
 }
 
-// checkDigit is the ICAO 9303 check digit (weights 7, 3, 1).
-func checkDigit(field string) byte {
-	w := [3]int{7, 3, 1}
-	sum := 0
-	for i, c := range field {
-		v := 0
-		switch {
-		case c >= '0' && c <= '9':
-			v = int(c - '0')
-		case c >= 'A' && c <= 'Z':
-			v = int(c-'A') + 10
-		}
-		sum += v * w[i%3]
-	}
-	return byte('0' + sum%10)
-}
-
 // normalizeMRZ undoes OCR's usual confusions where the MRZ format leaves no doubt:
 // letters in fields that hold only digits (dates, check digits) become the digits
 // they look like, and so do letters a German document number cannot contain. Lines of
@@ -135,7 +120,7 @@ func normalizeMRZ(zone []string) []string {
 	// digit; a number that is merely wrong stays as read.
 	if len(out) == 3 && strings.HasPrefix(out[0], "IDD<<") && (len(out[0]) == 30 || len(out[0]) == 31) {
 		if n, ok := checkedNumber(out, true); ok {
-			out[0] = "IDD<<" + n + string(checkDigit(n)) + strings.Repeat("<", 15)
+			out[0] = "IDD<<" + n + string(mrz.CheckDigit(n)) + strings.Repeat("<", 15)
 		}
 	}
 	switch {
