@@ -115,8 +115,8 @@ func (w *Worker) Run(ctx context.Context, id uuid.UUID, heartbeat func()) error 
 	}
 	result, err := w.Engine.Evaluate(runCtx, Input(run), progress)
 	switch {
-	case errors.Is(err, store.ErrEvaluationOver):
-		log.InfoContext(ctx, "evaluation canceled while running")
+	case errors.Is(err, store.ErrEvaluationOver), errors.Is(err, store.ErrNotFound):
+		log.InfoContext(ctx, "evaluation canceled (or its submission purged) while running")
 		return nil
 	case ctx.Err() != nil:
 		return ctx.Err() // shutting down: another delivery takes over
@@ -134,7 +134,7 @@ func (w *Worker) Run(ctx context.Context, id uuid.UUID, heartbeat func()) error 
 		return w.fail(ctx, id, "processing_error", "the evaluation result could not be stored")
 	}
 	err = w.Store.CompleteEvaluation(ctx, id, raw)
-	if errors.Is(err, store.ErrEvaluationOver) {
+	if errors.Is(err, store.ErrEvaluationOver) || errors.Is(err, store.ErrNotFound) {
 		log.InfoContext(ctx, "evaluation canceled before its result was stored")
 		return nil
 	}
@@ -161,7 +161,7 @@ func beat(ctx context.Context, interval time.Duration, heartbeat func()) {
 
 func (w *Worker) fail(ctx context.Context, id uuid.UUID, code, message string) error {
 	err := w.Store.FailEvaluation(ctx, id, code, message)
-	if errors.Is(err, store.ErrEvaluationOver) {
+	if errors.Is(err, store.ErrEvaluationOver) || errors.Is(err, store.ErrNotFound) {
 		return nil
 	}
 	return err

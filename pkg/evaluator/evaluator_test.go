@@ -505,3 +505,36 @@ func TestEvaluationFailures(t *testing.T) {
 		}
 	}
 }
+
+// A submission deleted and purged while its evaluation runs: the run ends quietly, the
+// job is acknowledged, nothing is written.
+func TestEvaluationPurgedWhileRunning(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ctx := context.Background()
+	sub := e.customCheckSubmission("purge")
+	ev, err := e.tenant.StartEvaluation(ctx, sub.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	model := &blockingModel{asked: make(chan struct{}, 1), release: make(chan struct{})}
+	w := &evaluator.Worker{Store: e.st, Engine: engine.NewWithModel(model, e.log), Log: e.log, Cfg: testConfig()}
+	done := make(chan error, 1)
+	go func() { done <- w.Run(ctx, ev.ID, func() {}) }()
+	<-model.asked
+	if err := e.tenant.DeleteSubmission(ctx, sub.ID); err != nil {
+		t.Fatal(err)
+	}
+	none := func(context.Context, string) error { return nil }
+	if err := e.st.PurgeSubmission(ctx, sub.ID, none, none); err != nil {
+		t.Fatal(err)
+	}
+	close(model.release)
+	if err := <-done; err != nil {
+		t.Errorf("run after purge: %v", err)
+	}
+	var n int
+	if err := e.st.Pool().QueryRow(ctx, "SELECT count(*) FROM evaluations WHERE id = $1", ev.ID).Scan(&n); err != nil || n != 0 {
+		t.Errorf("%d evaluations left (%v)", n, err)
+	}
+}
