@@ -25,6 +25,7 @@ all: build
 build: tools
 	@mkdir -p bin
 	@for s in $(SERVICES); do $(GO) build -o bin/doceval-$$s ./services/$$s || exit 1; done
+	@$(GO) build -o bin/doceval ./services/doceval
 
 # The whole stack on one machine: private PostgreSQL and embedded JetStream under .data/.
 run: build

@@ -1,0 +1,114 @@
+package partnercli_test
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"log/slog"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/doceval/doceval/pkg/apiserver"
+	"github.com/doceval/doceval/pkg/auth"
+	"github.com/doceval/doceval/pkg/blob"
+	"github.com/doceval/doceval/pkg/dbtest"
+	"github.com/doceval/doceval/pkg/httpx"
+	"github.com/doceval/doceval/pkg/partnercli"
+	"github.com/doceval/doceval/pkg/secretbox"
+	"github.com/doceval/doceval/pkg/store"
+)
+
+// realAPI is the real API server on a fresh database, as pkg/apiserver's tests set it
+// up, with one API client holding every permission.
+type realAPI struct {
+	store *store.Store
+	url   string
+	key   string
+}
+
+func newRealAPI(t *testing.T) *realAPI {
+	t.Helper()
+	ctx := context.Background()
+	st := store.New(dbtest.New(t))
+	blobs, err := blob.Open(ctx, blob.FileURL(t.TempDir()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { blobs.Close() })
+	key, _ := secretbox.ParseKey(secretbox.NewKey())
+	box, err := secretbox.New(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := apiserver.New(apiserver.Deps{
+		Store: st, Blobs: blobs, Secrets: box, Registry: prometheus.NewRegistry(),
+		Log:            slog.New(slog.NewTextHandler(io.Discard, nil)),
+		RateLimiter:    httpx.NewRateLimiter(0, 1, nil), // off
+		MaxUploadBytes: 1 << 20,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(e)
+	t.Cleanup(srv.Close)
+	_, _, apiKey, err := st.CreateClient(ctx, "partnercli-test", auth.AllPermissions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &realAPI{store: st, url: srv.URL, key: apiKey}
+}
+
+// env is what the CLI sees of the environment: the key and URL of this API.
+func (api *realAPI) env(extra ...string) partnercli.Env {
+	vars := map[string]string{"DOCEVAL_API_KEY": api.key, "DOCEVAL_BASE_URL": api.url}
+	for i := 0; i+1 < len(extra); i += 2 {
+		vars[extra[i]] = extra[i+1]
+	}
+	return func(k string) string { return vars[k] }
+}
+
+// result is one CLI run.
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+// run runs the CLI in-process against api.
+func (api *realAPI) run(t *testing.T, args ...string) result {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	code := partnercli.Run(context.Background(), args, &stdout, &stderr, api.env())
+	return result{code: code, stdout: stdout.String(), stderr: stderr.String()}
+}
+
+// mustRun runs the CLI and fails the test unless it exits 0.
+func (api *realAPI) mustRun(t *testing.T, args ...string) string {
+	t.Helper()
+	r := api.run(t, args...)
+	if r.code != 0 {
+		t.Fatalf("doceval %s: exit %d\nstdout: %s\nstderr: %s", strings.Join(args, " "), r.code, r.stdout, r.stderr)
+	}
+	return r.stdout
+}
+
+// syncBuffer is a bytes.Buffer safe for a command writing while the test reads.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}

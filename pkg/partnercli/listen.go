@@ -1,0 +1,191 @@
+package partnercli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/doceval/doceval/pkg/sdk/webhook"
+)
+
+// secretList is a repeatable flag; each value may itself be comma-separated, like
+// DOCEVAL_WEBHOOK_SECRET, so during a rotation both secrets can be given.
+type secretList []string
+
+func (s *secretList) String() string { return strings.Join(*s, ",") }
+
+func (s *secretList) Set(v string) error {
+	*s = append(*s, splitList(v)...)
+	return nil
+}
+
+func splitList(v string) []string {
+	var out []string
+	for part := range strings.SplitSeq(v, ",") {
+		if part = strings.TrimSpace(part); part != "" {
+			out = append(out, part)
+		}
+	}
+	return out
+}
+
+// runListen is a local receiver for development: it verifies each delivery's
+// signature, prints the event and optionally forwards it unchanged (raw body and
+// signature header, so the forwarded-to app verifies it too). It runs until ctx ends.
+func runListen(ctx context.Context, a *app, args []string) error {
+	fs := a.newFlagSet("listen")
+	forwardTo := fs.String("forward-to", "", "forward verified deliveries to this URL")
+	addr := fs.String("addr", "127.0.0.1:0", "address to listen on")
+	var secrets secretList
+	fs.Var(&secrets, "secret", "signing secret (repeatable or comma-separated; default $DOCEVAL_WEBHOOK_SECRET)")
+	if _, err := positionals(fs, args); err != nil {
+		return err
+	}
+	if len(secrets) == 0 {
+		secrets = splitList(a.env("DOCEVAL_WEBHOOK_SECRET"))
+	}
+	if len(secrets) == 0 {
+		return usagef("listen: no signing secret: pass --secret or set DOCEVAL_WEBHOOK_SECRET")
+	}
+	if *forwardTo != "" && !strings.HasPrefix(*forwardTo, "http://") && !strings.HasPrefix(*forwardTo, "https://") {
+		return usagef("listen: --forward-to must be an http(s) URL, not %q", *forwardTo)
+	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return err
+	}
+	r := &receiver{app: a, secrets: secrets, forwardTo: *forwardTo, http: &http.Client{Timeout: 30 * time.Second}}
+	srv := &http.Server{Handler: r, ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintf(a.stderr, "Listening on http://%s (%d signing secret(s))", ln.Addr(), len(secrets))
+	if *forwardTo != "" {
+		fmt.Fprintf(a.stderr, ", forwarding to %s", *forwardTo)
+	}
+	fmt.Fprintln(a.stderr)
+
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	select {
+	case err := <-served:
+		return err
+	case <-ctx.Done():
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		return err
+	}
+	if err := <-served; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+type receiver struct {
+	app       *app
+	secrets   []string
+	forwardTo string
+	http      *http.Client
+	mu        sync.Mutex // one delivery's lines stay together
+}
+
+func (r *receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	if req.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		http.Error(w, "deliveries are POSTed", http.StatusMethodNotAllowed)
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, req.Body, webhook.DefaultMaxBodyBytes))
+	if err != nil {
+		r.warn("cannot read delivery body: %v", err)
+		http.Error(w, "cannot read body", http.StatusBadRequest)
+		return
+	}
+	signature := req.Header.Get(webhook.SignatureHeader)
+	if err := webhook.Verify(signature, body, r.secrets, 0, time.Now()); err != nil {
+		r.warn("rejected unverifiable delivery from %s: %v", req.RemoteAddr, err)
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	event, err := webhook.ParseEvent(body)
+	if err != nil {
+		r.warn("rejected delivery with a valid signature but no event: %v", err)
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	r.print(event, body)
+	if r.forwardTo == "" {
+		w.WriteHeader(http.StatusOK)
+		return
+	}
+	// The sender sees the forwarded-to app's answer, so its retries behave as they
+	// would against the app directly.
+	status := r.forward(req.Context(), body, signature)
+	w.WriteHeader(status)
+}
+
+func (r *receiver) print(event webhook.Event, body []byte) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.app.opts.json {
+		// One event per line, the body as delivered: easy to pipe into jq.
+		fmt.Fprintf(r.app.stdout, "%s\n", bytes.TrimSpace(body))
+		return
+	}
+	fmt.Fprintf(r.app.stdout, "%s  %-22s %s  %s\n", time.Now().Format(time.TimeOnly), event.Type, event.ID, summarizeEvent(event))
+}
+
+func (r *receiver) forward(ctx context.Context, body []byte, signature string) int {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, r.forwardTo, bytes.NewReader(body))
+	if err != nil {
+		r.warn("forward: %v", err)
+		return http.StatusBadGateway
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set(webhook.SignatureHeader, signature)
+	res, err := r.http.Do(req)
+	if err != nil {
+		r.warn("forward to %s failed: %v", r.forwardTo, err)
+		return http.StatusBadGateway
+	}
+	defer res.Body.Close()
+	_, _ = io.Copy(io.Discard, io.LimitReader(res.Body, 1<<20))
+	r.mu.Lock()
+	fmt.Fprintf(r.app.stderr, "  -> %s answered %d\n", r.forwardTo, res.StatusCode)
+	r.mu.Unlock()
+	return res.StatusCode
+}
+
+func (r *receiver) warn(format string, args ...any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	fmt.Fprintf(r.app.stderr, "warning: "+format+"\n", args...)
+}
+
+// summarizeEvent is the one-line summary of a verified event.
+func summarizeEvent(e webhook.Event) string {
+	if ev, err := e.Evaluation(); err == nil {
+		sub := "-"
+		if ev.ExternalSubmissionId != nil {
+			sub = *ev.ExternalSubmissionId
+		}
+		line := fmt.Sprintf("submission %s evaluation %s %s %d%%", sub, ev.Id, ev.Status, ev.ProgressPercent)
+		if ev.Result != nil {
+			line += fmt.Sprintf(" outcome %s", ev.Result.Summary.Outcome)
+		}
+		return line
+	}
+	if up, err := e.Upload(); err == nil {
+		return fmt.Sprintf("upload %s (%s) %s", up.ExternalFileId, up.Filename, up.UploadStatus)
+	}
+	if d, err := e.DocumentSlotUpdated(); err == nil {
+		return fmt.Sprintf("submission %s slot %s %s -> %s", d.ExternalSubmissionId, d.DocumentSlot.Id, d.PreviousStatus, d.DocumentSlot.Status)
+	}
+	return ""
+}

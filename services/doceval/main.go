@@ -1,0 +1,22 @@
+// Command doceval is the partner command line tool for the doceval API: submissions,
+// uploads, evaluations, events, webhooks and templates, plus a local webhook receiver.
+// All logic lives in pkg/partnercli; this file only wires the process to it.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/doceval/doceval/pkg/partnercli"
+)
+
+func main() {
+	// Ctrl-C cancels the context, so `evaluations start --wait` and `listen` stop
+	// cleanly instead of dying mid-request.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := partnercli.Run(ctx, os.Args[1:], os.Stdout, os.Stderr, os.Getenv)
+	stop()
+	os.Exit(code)
+}
