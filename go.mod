@@ -27,6 +27,11 @@ require (
 )
 
 require (
+	github.com/swaggest/swgui v1.8.5
+	github.com/vearutop/statigz v1.4.0 // indirect
+)
+
+require (
 	github.com/antithesishq/antithesis-sdk-go v0.8.0-default-no-op // indirect
 	github.com/apapsch/go-jsonmerge/v2 v2.0.0 // indirect
 	github.com/aws/aws-sdk-go-v2 v1.46.0 // indirect

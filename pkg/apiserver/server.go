@@ -97,6 +97,10 @@ func New(d Deps) (*echo.Echo, error) {
 		e.GET("/metrics", ops)
 	}
 
+	if err := mountDocs(e, doc); err != nil {
+		return nil, err
+	}
+
 	e.Use(httpx.Under("/v1/",
 		httpx.LimitBody(MaxJSONBody, max(d.MaxUploadBytes, DefaultMaxUploadBytes)+MaxJSONBody),
 		httpx.Authenticate(d.Store),
