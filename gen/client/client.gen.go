@@ -1827,7 +1827,8 @@ type ReplaceTemplateDocumentRequirementsRequest struct {
 //     `open`.
 //   - `name_consistency`: the names on ID, salary and bank documents (at least two)
 //     denote one person (case, umlauts/transliteration, order, middle names ignored) →
-//     `fulfilled`; a difference → `critical`; fewer than two → `open`.
+//     `fulfilled`; a difference → `critical`, or `open` when the names are a few
+//     letters apart and one was read from a scan; fewer than two → `open`.
 //   - `income_documents_recent`: newest pay period at most two months before the
 //     evaluation month → `fulfilled`; else `open`.
 //   - `salary_statements_complete`: three consecutive months → `fulfilled`; else `open`.

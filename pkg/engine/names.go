@@ -54,3 +54,34 @@ func nameTokens(s string) []string {
 	}
 	return out
 }
+
+// nearName reports whether two names that are not the same person by sameName are
+// still within a few misread letters of each other (at most a quarter of the longer
+// name's letters differ): what OCR makes of one name, not a second person.
+func nearName(a, b string) bool {
+	x, y := []rune(strings.Join(nameTokens(a), "")), []rune(strings.Join(nameTokens(b), ""))
+	if len(x) == 0 || len(y) == 0 {
+		return false
+	}
+	return 4*editDistance(x, y) <= max(len(x), len(y))
+}
+
+// editDistance is the Levenshtein distance between two rune slices.
+func editDistance(x, y []rune) int {
+	prev, cur := make([]int, len(y)+1), make([]int, len(y)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(x); i++ {
+		cur[0] = i
+		for j := 1; j <= len(y); j++ {
+			cost := 1
+			if x[i-1] == y[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(y)]
+}

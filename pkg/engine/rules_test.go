@@ -183,6 +183,19 @@ func TestCheckRules(t *testing.T) {
 	if got := idDocumentValid(v); got.status != Critical {
 		t.Errorf("expired with a bad MRZ from a scan: %s", got.status)
 	}
+	// A name garbled by OCR is close to the other: open; another person stays critical.
+	for _, tc := range []struct {
+		printed, scanned, want string
+	}{{"Anna Strauß", "Anna Straub", Open}, {"Björn Strauß", "Bj Orn Strauß", Open}, {"Anna Strauß", "Jürgen Müller", Critical}} {
+		v = testView(now, "personal_loan", id(date(2030, 1, 1), tc.printed), bank(1, 1, tc.scanned))
+		v.docs[1].doc.Pages[0].OCR = true
+		if got := nameConsistency(v); got.status != tc.want {
+			t.Errorf("scanned name %q: %s, want %s", tc.scanned, got.status, tc.want)
+		}
+	}
+	if got := nameConsistency(testView(now, "personal_loan", id(date(2030, 1, 1), "Anna Strauß"), bank(1, 1, "Anna Straub"))); got.status != Critical {
+		t.Errorf("a close but different name on a digital document: %s", got.status)
+	}
 	// Not found on a scanned statement only: open.
 	v = testView(now, "personal_loan", payslip(10, 287643), bank(100, 1, "x"))
 	v.docs[1].doc.Pages[0].OCR = true
