@@ -57,31 +57,7 @@ func TestReadmeQuickstart(t *testing.T) {
 	}
 	t.Parallel()
 	script := readmeBlock(t, "## Quickstart with curl")
-	_, dbURL := dbtest.NewWithURL(t)
-	dir := t.TempDir()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		done <- devstack.Run(ctx, devstack.RunOptions{
-			DataDir: filepath.Join(dir, ".data"), HTTPAddr: "127.0.0.1:0", DatabaseURL: dbURL, NatsURL: natstest.URL(t),
-			Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Out: devNull(t),
-		})
-	}()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("dev stack: %v", err)
-		}
-	})
-	env := filepath.Join(dir, ".data", "dev.env")
-	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(100 * time.Millisecond) {
-		if b, err := os.ReadFile(env); err == nil && strings.Contains(string(b), "DOCEVAL_API_KEY") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the dev stack did not write .data/dev.env")
-		}
-	}
+	dir, _ := startDevStack(t)
 	cmd := exec.Command("bash", "-e", "-o", "pipefail", "-c", script)
 	cmd.Dir = dir
 	out, err := cmd.CombinedOutput()
@@ -98,6 +74,44 @@ func TestReadmeQuickstart(t *testing.T) {
 	} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("quickstart output lacks %s:\n%s", want, out)
+		}
+	}
+}
+
+// startDevStack runs make run's stack on a fresh database and embedded NATS in a
+// temporary directory, waits until it wrote .data/dev.env, and returns the directory
+// and that file's variables.
+func startDevStack(t *testing.T) (string, map[string]string) {
+	t.Helper()
+	_, dbURL := dbtest.NewWithURL(t)
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- devstack.Run(ctx, devstack.RunOptions{
+			DataDir: filepath.Join(dir, ".data"), HTTPAddr: "127.0.0.1:0", DatabaseURL: dbURL, NatsURL: natstest.URL(t),
+			Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Out: devNull(t),
+		})
+	}()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("dev stack: %v", err)
+		}
+	})
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		if b, err := os.ReadFile(filepath.Join(dir, ".data", "dev.env")); err == nil && strings.Contains(string(b), "DOCEVAL_API_KEY") {
+			env := map[string]string{}
+			for _, line := range strings.Split(string(b), "\n") {
+				line = strings.TrimPrefix(line, "export ")
+				if k, v, ok := strings.Cut(line, "="); ok {
+					env[k] = strings.Trim(v, `'"`)
+				}
+			}
+			return dir, env
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the dev stack did not write .data/dev.env")
 		}
 	}
 }
