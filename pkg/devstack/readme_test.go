@@ -21,6 +21,12 @@ import (
 // readmeBlock returns the first sh code block after the heading.
 func readmeBlock(t *testing.T, heading string) string {
 	t.Helper()
+	return readmeBlockOf(t, heading, "```sh")
+}
+
+// readmeBlockOf returns the first code block opened by fence after the heading.
+func readmeBlockOf(t *testing.T, heading, fence string) string {
+	t.Helper()
 	f, err := os.Open("../../README.md")
 	if err != nil {
 		t.Fatal(err)
@@ -33,7 +39,7 @@ func readmeBlock(t *testing.T, heading string) string {
 		switch {
 		case state == 0 && line == heading:
 			state = 1
-		case state == 1 && line == "```sh":
+		case state == 1 && line == fence:
 			state = 2
 		case state == 2 && line == "```":
 			return block.String()
@@ -41,7 +47,7 @@ func readmeBlock(t *testing.T, heading string) string {
 			block.WriteString(line + "\n")
 		}
 	}
-	t.Fatalf("no sh block after %q in README.md", heading)
+	t.Fatalf("no %s block after %q in README.md", fence, heading)
 	return ""
 }
 

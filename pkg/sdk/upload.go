@@ -72,3 +72,9 @@ func (c *Client) UploadFile(ctx context.Context, submissionID uuid.UUID, p Uploa
 	}
 	return receive[client.Upload](c.api.CreateUploadWithBody(ctx, submissionID, stream.contentType, body, describe))
 }
+
+// GetUpload reads one upload of a submission, for example to wait until ingest made it
+// ready (upload_status leaves processing).
+func (c *Client) GetUpload(ctx context.Context, submissionID, uploadID uuid.UUID) (*client.Upload, error) {
+	return receive[client.Upload](c.api.GetUpload(ctx, submissionID, uploadID))
+}
