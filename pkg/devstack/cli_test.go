@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -64,8 +65,8 @@ func TestCLIAgainstDevStack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var listenErr bytes.Buffer
-	listen.Stderr = &listenErr
+	listenErr := &lockedBuffer{}
+	listen.Stderr = listenErr
 	if err := listen.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -115,4 +116,22 @@ func TestCLIAgainstDevStack(t *testing.T) {
 	if strings.Contains(listenErr.String(), "rejected") {
 		t.Errorf("listen rejected a real delivery: %s", listenErr.String())
 	}
+}
+
+// lockedBuffer is a bytes.Buffer that a running command writes while the test reads.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
