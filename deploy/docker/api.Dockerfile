@@ -1,0 +1,18 @@
+# doceval-api: a static Go binary on distroless, as a non-root user.
+# Build from the repository root: docker build -f deploy/docker/api.Dockerfile --build-arg VERSION=1.0.0 .
+FROM golang:1.26-bookworm AS build
+ARG VERSION=dev
+WORKDIR /src
+COPY go.mod go.sum go.work go.work.sum ./
+COPY gen/client/go.mod gen/client/go.sum gen/client/
+COPY pkg/sdk/go.mod pkg/sdk/go.sum pkg/sdk/
+RUN go mod download
+COPY . .
+RUN CGO_ENABLED=0 go build -trimpath \
+    -ldflags "-s -w -X github.com/doceval/doceval/pkg/service.Version=${VERSION}" \
+    -o /out/doceval-api ./services/api
+
+FROM gcr.io/distroless/static-debian12:nonroot
+COPY --from=build /out/doceval-api /usr/local/bin/doceval-api
+USER 65532:65532
+ENTRYPOINT ["/usr/local/bin/doceval-api"]

@@ -1,0 +1,27 @@
+# doceval-ingest: a static Go binary next to the extraction tools it runs (poppler's
+# pdftotext/pdfinfo/pdftoppm, tesseract with German and English data, antiword), as a
+# non-root user. Build from the repository root:
+# docker build -f deploy/docker/ingest.Dockerfile --build-arg VERSION=1.0.0 .
+FROM golang:1.26-bookworm AS build
+ARG VERSION=dev
+WORKDIR /src
+COPY go.mod go.sum go.work go.work.sum ./
+COPY gen/client/go.mod gen/client/go.sum gen/client/
+COPY pkg/sdk/go.mod pkg/sdk/go.sum pkg/sdk/
+RUN go mod download
+COPY . .
+RUN CGO_ENABLED=0 go build -trimpath \
+    -ldflags "-s -w -X github.com/doceval/doceval/pkg/service.Version=${VERSION}" \
+    -o /out/doceval-ingest ./services/ingest
+
+FROM debian:bookworm-slim
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends poppler-utils tesseract-ocr tesseract-ocr-deu tesseract-ocr-eng antiword ca-certificates \
+ && rm -rf /var/lib/apt/lists/* \
+ && groupadd --gid 65532 doceval && useradd --uid 65532 --gid 65532 --no-create-home --shell /usr/sbin/nologin doceval
+COPY --from=build /out/doceval-ingest /usr/local/bin/doceval-ingest
+# Files are staged in /tmp for the tools: mount an emptyDir there with a read-only root.
+# One OpenMP thread per tesseract: the worker already runs several files at once.
+ENV DOCEVAL_INGEST_TEMP_DIR=/tmp OMP_THREAD_LIMIT=1
+USER 65532:65532
+ENTRYPOINT ["/usr/local/bin/doceval-ingest"]

@@ -1,0 +1,80 @@
+package deploy
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// services are the binaries that ship as images, one Dockerfile each.
+var services = []string{"api", "ingest", "evaluator", "dispatcher", "admin"}
+
+// runtimeBases are the final-stage images we accept: distroless for static binaries,
+// Debian slim where the ingest tools must be installed.
+var runtimeBases = map[string][]string{
+	"ingest": {"debian:bookworm-slim"},
+}
+
+const distroless = "gcr.io/distroless/static-debian12:nonroot"
+
+// Every image is multi-stage, from pinned bases, builds a static binary with its
+// version, and runs as a non-root user from an exec-form entrypoint; the ingest image
+// carries its tools.
+func TestDockerfiles(t *testing.T) {
+	from := regexp.MustCompile(`(?m)^FROM\s+(\S+)`)
+	for _, s := range services {
+		b, err := os.ReadFile(filepath.Join("docker", s+".Dockerfile"))
+		if err != nil {
+			t.Errorf("%s: %v", s, err)
+			continue
+		}
+		df := string(b)
+		bases := from.FindAllStringSubmatch(df, -1)
+		if len(bases) < 2 {
+			t.Errorf("%s: %d stages, want a build stage and a runtime stage", s, len(bases))
+			continue
+		}
+		for _, m := range bases {
+			if !strings.Contains(m[1], ":") || strings.HasSuffix(m[1], ":latest") {
+				t.Errorf("%s: base %s is not pinned to a tag", s, m[1])
+			}
+		}
+		final := bases[len(bases)-1][1]
+		allowed := runtimeBases[s]
+		if allowed == nil {
+			allowed = []string{distroless}
+		}
+		if !slices.Contains(allowed, final) {
+			t.Errorf("%s: runtime base %s, want one of %v", s, final, allowed)
+		}
+		runtime := df[strings.LastIndex(df, "\nFROM "):]
+		user := regexp.MustCompile(`(?m)^USER\s+(\S+)`).FindStringSubmatch(runtime)
+		if user == nil || strings.HasPrefix(user[1], "0") || strings.HasPrefix(user[1], "root") {
+			t.Errorf("%s: the runtime stage does not switch to a non-root user (%v)", s, user)
+		}
+		for _, want := range []string{"ARG VERSION", "CGO_ENABLED=0", "-trimpath", "pkg/service.Version=${VERSION}", "./services/" + s,
+			`ENTRYPOINT ["/usr/local/bin/doceval-` + s + `"]`} {
+			if !strings.Contains(df, want) {
+				t.Errorf("%s: lacks %s", s, want)
+			}
+		}
+	}
+	ingest, _ := os.ReadFile(filepath.Join("docker", "ingest.Dockerfile"))
+	for _, pkg := range []string{"poppler-utils", "tesseract-ocr-deu", "tesseract-ocr-eng", "antiword"} {
+		if !strings.Contains(string(ingest), pkg) {
+			t.Errorf("the ingest image lacks %s", pkg)
+		}
+	}
+	ignore, err := os.ReadFile("../.dockerignore")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{".git", ".data", "bin"} {
+		if !slices.Contains(strings.Fields(string(ignore)), want) {
+			t.Errorf(".dockerignore lacks %s", want)
+		}
+	}
+}
