@@ -10,9 +10,12 @@ RUN go mod download
 COPY . .
 RUN CGO_ENABLED=0 go build -trimpath \
     -ldflags "-s -w -X github.com/doceval/doceval/pkg/service.Version=${VERSION}" \
-    -o /out/doceval-evaluator ./services/evaluator
+    -o /out/doceval-evaluator ./services/evaluator \
+ && mkdir -p /out/blobs
 
 FROM gcr.io/distroless/static-debian12:nonroot
 COPY --from=build /out/doceval-evaluator /usr/local/bin/doceval-evaluator
+# The default file blob store, owned by the service user (a volume mounted here inherits it).
+COPY --from=build --chown=65532:65532 /out/blobs /var/lib/doceval/blobs
 USER 65532:65532
 ENTRYPOINT ["/usr/local/bin/doceval-evaluator"]

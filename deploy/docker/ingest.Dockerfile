@@ -18,7 +18,8 @@ FROM debian:bookworm-slim
 RUN apt-get update \
  && apt-get install -y --no-install-recommends poppler-utils tesseract-ocr tesseract-ocr-deu tesseract-ocr-eng antiword ca-certificates \
  && rm -rf /var/lib/apt/lists/* \
- && groupadd --gid 65532 doceval && useradd --uid 65532 --gid 65532 --no-create-home --shell /usr/sbin/nologin doceval
+ && groupadd --gid 65532 doceval && useradd --uid 65532 --gid 65532 --no-create-home --shell /usr/sbin/nologin doceval \
+ && mkdir -p /var/lib/doceval/blobs && chown 65532:65532 /var/lib/doceval/blobs
 COPY --from=build /out/doceval-ingest /usr/local/bin/doceval-ingest
 # Files are staged in /tmp for the tools: mount an emptyDir there with a read-only root.
 # One OpenMP thread per tesseract: the worker already runs several files at once.

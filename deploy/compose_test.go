@@ -1,0 +1,103 @@
+package deploy
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// composeFile is the part of the Compose specification the file uses; decoding is
+// strict, so a misspelt key fails the test instead of being ignored by docker compose.
+type composeFile struct {
+	Name     string         `yaml:"name"`
+	Doceval  map[string]any `yaml:"x-doceval"`
+	Services map[string]struct {
+		Image       string `yaml:"image"`
+		Build       *struct{ Context, Dockerfile string }
+		Command     []string          `yaml:"command"`
+		User        string            `yaml:"user"`
+		ReadOnly    bool              `yaml:"read_only"`
+		Environment map[string]string `yaml:"environment"`
+		DependsOn   map[string]struct {
+			Condition string `yaml:"condition"`
+		} `yaml:"depends_on"`
+		Volumes         []string `yaml:"volumes"`
+		Restart         string   `yaml:"restart"`
+		StopGracePeriod string   `yaml:"stop_grace_period"`
+		Ports           []string `yaml:"ports"`
+		Tmpfs           []string `yaml:"tmpfs"`
+		Healthcheck     *struct {
+			Test     []string `yaml:"test"`
+			Interval string   `yaml:"interval"`
+			Retries  int      `yaml:"retries"`
+		} `yaml:"healthcheck"`
+	} `yaml:"services"`
+	Volumes map[string]any `yaml:"volumes"`
+}
+
+// The single-host compose file runs every service from its own image, non-root on a
+// read-only root, after the migration, against PostgreSQL and JetStream that are
+// healthy first, sharing the blob volume.
+func TestCompose(t *testing.T) {
+	b, err := os.ReadFile("docker-compose.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c composeFile
+	dec := yaml.NewDecoder(strings.NewReader(string(b)))
+	dec.KnownFields(true)
+	if err := dec.Decode(&c); err != nil {
+		t.Fatalf("docker-compose.yaml: %v", err)
+	}
+	if pg := c.Services["postgres"]; pg.Healthcheck == nil || !strings.HasPrefix(pg.Image, "postgres:") {
+		t.Errorf("postgres: %+v", pg)
+	}
+	if n := c.Services["nats"]; n.Healthcheck == nil || !slices.Contains(n.Command, "--jetstream") {
+		t.Errorf("nats without JetStream or health check: %+v", n)
+	}
+	if m := c.Services["migrate"]; !slices.Equal(m.Command, []string{"migrate"}) || m.DependsOn["postgres"].Condition != "service_healthy" {
+		t.Errorf("migrate: %+v", m)
+	}
+	for _, s := range []string{"api", "ingest", "evaluator", "dispatcher", "migrate"} {
+		svc, ok := c.Services[s]
+		if !ok {
+			t.Errorf("no %s service", s)
+			continue
+		}
+		image := s
+		if s == "migrate" {
+			image = "admin"
+		}
+		if svc.Build == nil || svc.Build.Dockerfile != "deploy/docker/"+image+".Dockerfile" {
+			t.Errorf("%s: build %+v", s, svc.Build)
+		} else if _, err := os.Stat(filepath.Join("..", svc.Build.Dockerfile)); err != nil {
+			t.Errorf("%s: %v", s, err)
+		}
+		if s == "migrate" {
+			continue
+		}
+		if !svc.ReadOnly || svc.User != "65532:65532" {
+			t.Errorf("%s: read_only %v, user %q", s, svc.ReadOnly, svc.User)
+		}
+		for _, k := range []string{"DATABASE_URL", "NATS_URL", "DOCEVAL_BLOB_URL", "DOCEVAL_SECRET_KEY"} {
+			if svc.Environment[k] == "" {
+				t.Errorf("%s: no %s", s, k)
+			}
+		}
+		if svc.DependsOn["migrate"].Condition != "service_completed_successfully" || svc.DependsOn["nats"].Condition != "service_healthy" {
+			t.Errorf("%s: depends_on %+v", s, svc.DependsOn)
+		}
+		if !slices.Contains(svc.Volumes, "blobs:/var/lib/doceval/blobs") {
+			t.Errorf("%s: does not share the blob volume: %v", s, svc.Volumes)
+		}
+	}
+	for _, v := range []string{"pgdata", "natsdata", "blobs"} {
+		if _, ok := c.Volumes[v]; !ok {
+			t.Errorf("no volume %s", v)
+		}
+	}
+}
