@@ -40,6 +40,17 @@ func eventsOf(t *testing.T, c *client.ClientWithResponses, sub uuid.UUID, typ st
 	return out
 }
 
+// queuedEvaluation creates a submission with one ready upload and starts its
+// evaluation through the API.
+func (e *testEnv) queuedEvaluation(c *client.ClientWithResponses, externalID string) (client.Submission, uuid.UUID) {
+	e.t.Helper()
+	sub := e.createSubmission(c, client.CreateSubmissionRequest{ExternalSubmissionId: externalID})
+	e.readyUpload(c, sub.Id, "r")
+	res, err := c.StartEvaluationWithResponse(context.Background(), sub.Id)
+	expect(e.t, err, res.StatusCode(), res.Body, 202)
+	return sub, res.JSON202.Id
+}
+
 func (e *testEnv) submissionStatus(c *client.ClientWithResponses, sub uuid.UUID) (string, *client.Evaluation) {
 	e.t.Helper()
 	d, err := c.GetSubmissionWithResponse(context.Background(), sub)
@@ -152,11 +163,7 @@ func TestEvaluationLifecycle(t *testing.T) {
 	e := newEnv(t)
 	_, key := e.newClient()
 	c := e.client(key)
-	sub := e.createSubmission(c, client.CreateSubmissionRequest{ExternalSubmissionId: "eval-life"})
-	e.readyUpload(c, sub.Id, "r")
-	res, err := c.StartEvaluationWithResponse(ctx, sub.Id)
-	expect(t, err, res.StatusCode(), res.Body, 202)
-	first := res.JSON202.Id
+	sub, first := e.queuedEvaluation(c, "eval-life")
 
 	run, err := e.store.BeginEvaluation(ctx, first, 3)
 	if err != nil {
@@ -208,10 +215,14 @@ func TestEvaluationLifecycle(t *testing.T) {
 		t.Errorf("evaluation.completed: %+v", done)
 	}
 
-	// A second evaluation re-evaluates and supersedes the first.
-	res, err = c.StartEvaluationWithResponse(ctx, sub.Id)
+	// A second evaluation re-evaluates the current uploads and supersedes the first.
+	added := e.readyUpload(c, sub.Id, "added")
+	res, err := c.StartEvaluationWithResponse(ctx, sub.Id)
 	expect(t, err, res.StatusCode(), res.Body, 202)
 	second := res.JSON202.Id
+	if ids := res.JSON202.InputFileIds; len(ids) != 2 || ids[1] != added.FileId {
+		t.Errorf("the second evaluation's inputs %v do not include the new upload %s", ids, added.FileId)
+	}
 	old, err := c.GetEvaluationWithResponse(ctx, sub.Id, first)
 	expect(t, err, old.StatusCode(), old.Body, 409)
 	wantError(t, old.HTTPResponse, old.Body, 409, client.ErrorCodeAnalysisOutdated)
@@ -241,19 +252,16 @@ func TestEvaluationRepeatedCrashes(t *testing.T) {
 	e := newEnv(t)
 	_, key := e.newClient()
 	c := e.client(key)
-	sub := e.createSubmission(c, client.CreateSubmissionRequest{ExternalSubmissionId: "eval-crash"})
-	e.readyUpload(c, sub.Id, "r")
-	res, err := c.StartEvaluationWithResponse(ctx, sub.Id)
-	expect(t, err, res.StatusCode(), res.Body, 202)
+	sub, id := e.queuedEvaluation(c, "eval-crash")
 	for range 2 {
-		if _, err := e.store.BeginEvaluation(ctx, res.JSON202.Id, 2); err != nil {
+		if _, err := e.store.BeginEvaluation(ctx, id, 2); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := e.store.BeginEvaluation(ctx, res.JSON202.Id, 2); !errors.Is(err, store.ErrEvaluationOver) {
+	if _, err := e.store.BeginEvaluation(ctx, id, 2); !errors.Is(err, store.ErrEvaluationOver) {
 		t.Fatalf("third begin with 2 attempts allowed: %v", err)
 	}
-	got, err := c.GetEvaluationWithResponse(ctx, sub.Id, res.JSON202.Id)
+	got, err := c.GetEvaluationWithResponse(ctx, sub.Id, id)
 	expect(t, err, got.StatusCode(), got.Body, 200)
 	if got.JSON200.Status != "failed" || got.JSON200.Failure.Code != "evaluation_crashed" {
 		t.Errorf("after repeated crashes: %s", got.Body)
@@ -272,11 +280,7 @@ func TestEvaluationCanceledWithSubmission(t *testing.T) {
 	_, key := e.newClient()
 	c := e.client(key)
 	for _, how := range []string{"cancel", "delete"} {
-		sub := e.createSubmission(c, client.CreateSubmissionRequest{ExternalSubmissionId: "eval-" + how})
-		e.readyUpload(c, sub.Id, "r")
-		res, err := c.StartEvaluationWithResponse(ctx, sub.Id)
-		expect(t, err, res.StatusCode(), res.Body, 202)
-		id := res.JSON202.Id
+		sub, id := e.queuedEvaluation(c, "eval-"+how)
 		if _, err := e.store.BeginEvaluation(ctx, id, 3); err != nil {
 			t.Fatal(err)
 		}

@@ -280,6 +280,27 @@ func (e *env) customCheckSubmission(externalID string) store.Submission {
 	return e.submissionFrom(externalID, tpl.PublicID(), samplePages)
 }
 
+// runInsideModelCall starts an evaluation of sub and runs it until it waits inside the
+// model's custom check; closing model.release lets it go on, done gets Run's result.
+func (e *env) runInsideModelCall(sub store.Submission) (store.Evaluation, *blockingModel, chan error) {
+	e.t.Helper()
+	ctx := context.Background()
+	ev, err := e.tenant.StartEvaluation(ctx, sub.ID)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	model := &blockingModel{asked: make(chan struct{}, 1), release: make(chan struct{})}
+	w := &evaluator.Worker{Store: e.st, Engine: engine.NewWithModel(model, e.log), Log: e.log, Cfg: testConfig()}
+	done := make(chan error, 1)
+	go func() { done <- w.Run(ctx, ev.ID, func() {}) }()
+	select {
+	case <-model.asked:
+	case <-time.After(10 * time.Second):
+		e.t.Fatal("the model was never asked")
+	}
+	return ev, model, done
+}
+
 // Canceling the submission while the evaluation runs stops it at the next step: the
 // evaluation ends canceled with evaluation.canceled and no result is ever written.
 func TestEvaluationCanceledWhileRunning(t *testing.T) {
@@ -287,19 +308,7 @@ func TestEvaluationCanceledWhileRunning(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	sub := e.customCheckSubmission("cancel")
-	ev, err := e.tenant.StartEvaluation(ctx, sub.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	model := &blockingModel{asked: make(chan struct{}, 1), release: make(chan struct{})}
-	w := &evaluator.Worker{Store: e.st, Engine: engine.NewWithModel(model, e.log), Log: e.log, Cfg: testConfig()}
-	done := make(chan error, 1)
-	go func() { done <- w.Run(ctx, ev.ID, func() {}) }()
-	select {
-	case <-model.asked: // the run is inside the custom check
-	case <-time.After(10 * time.Second):
-		t.Fatal("the model was never asked")
-	}
+	ev, model, done := e.runInsideModelCall(sub)
 	if _, err := e.tenant.CancelSubmission(ctx, sub.ID); err != nil {
 		t.Fatal(err)
 	}
@@ -513,15 +522,7 @@ func TestEvaluationPurgedWhileRunning(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	sub := e.customCheckSubmission("purge")
-	ev, err := e.tenant.StartEvaluation(ctx, sub.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	model := &blockingModel{asked: make(chan struct{}, 1), release: make(chan struct{})}
-	w := &evaluator.Worker{Store: e.st, Engine: engine.NewWithModel(model, e.log), Log: e.log, Cfg: testConfig()}
-	done := make(chan error, 1)
-	go func() { done <- w.Run(ctx, ev.ID, func() {}) }()
-	<-model.asked
+	ev, model, done := e.runInsideModelCall(sub)
 	if err := e.tenant.DeleteSubmission(ctx, sub.ID); err != nil {
 		t.Fatal(err)
 	}

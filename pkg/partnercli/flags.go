@@ -74,6 +74,16 @@ func positionals(fs *flag.FlagSet, args []string, names ...string) ([]string, er
 	return rest, nil
 }
 
+// idArgument parses a subcommand's flags and its one positional, a UUID named name
+// ("submission_id": printed as SUBMISSION_ID in the usage, "submission id" in errors).
+func idArgument(fs *flag.FlagSet, args []string, name string) (uuid.UUID, error) {
+	pos, err := positionals(fs, args, name)
+	if err != nil {
+		return uuid.Nil, err
+	}
+	return parseUUID(strings.ReplaceAll(name, "_", " "), pos[0])
+}
+
 func parseUUID(what, s string) (uuid.UUID, error) {
 	id, err := uuid.Parse(s)
 	if err != nil {

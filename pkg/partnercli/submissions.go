@@ -97,11 +97,7 @@ func submissionsList(ctx context.Context, a *app, args []string) error {
 
 func submissionsGet(ctx context.Context, a *app, args []string) error {
 	fs := a.newFlagSet("submissions get")
-	pos, err := positionals(fs, args, "submission_id")
-	if err != nil {
-		return err
-	}
-	id, err := parseUUID("submission id", pos[0])
+	id, err := idArgument(fs, args, "submission_id")
 	if err != nil {
 		return err
 	}
@@ -148,11 +144,7 @@ func submissionsGet(ctx context.Context, a *app, args []string) error {
 
 func submissionsCancel(ctx context.Context, a *app, args []string) error {
 	fs := a.newFlagSet("submissions cancel")
-	pos, err := positionals(fs, args, "submission_id")
-	if err != nil {
-		return err
-	}
-	id, err := parseUUID("submission id", pos[0])
+	id, err := idArgument(fs, args, "submission_id")
 	if err != nil {
 		return err
 	}
@@ -172,11 +164,7 @@ func submissionsCancel(ctx context.Context, a *app, args []string) error {
 
 func submissionsDelete(ctx context.Context, a *app, args []string) error {
 	fs := a.newFlagSet("submissions delete")
-	pos, err := positionals(fs, args, "submission_id")
-	if err != nil {
-		return err
-	}
-	id, err := parseUUID("submission id", pos[0])
+	id, err := idArgument(fs, args, "submission_id")
 	if err != nil {
 		return err
 	}

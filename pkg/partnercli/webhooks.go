@@ -87,11 +87,7 @@ func webhooksList(ctx context.Context, a *app, args []string) error {
 // new one until previous_secret_expires_at, so receivers can switch without gaps.
 func webhooksRotate(ctx context.Context, a *app, args []string) error {
 	fs := a.newFlagSet("webhooks rotate")
-	pos, err := positionals(fs, args, "endpoint_id")
-	if err != nil {
-		return err
-	}
-	id, err := parseUUID("endpoint id", pos[0])
+	id, err := idArgument(fs, args, "endpoint_id")
 	if err != nil {
 		return err
 	}
