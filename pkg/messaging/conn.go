@@ -10,6 +10,13 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 )
 
+// PublishAckTimeout bounds the wait for a publish's acknowledgement. Without it, a
+// message whose stream leader dies before it answers leaves its future unresolved for
+// ever, and the outbox relay waiting on it holds its claimed rows locked: no other relay
+// would publish them. Timed out, the rows are published again, and JetStream drops the
+// duplicate if the first publish was stored after all.
+const PublishAckTimeout = 5 * time.Second
+
 // Connect dials NATS and keeps reconnecting forever: a NATS restart must not take a
 // service down. name shows up in NATS monitoring.
 func Connect(ctx context.Context, url, name string, log *slog.Logger) (*nats.Conn, jetstream.JetStream, error) {
@@ -28,7 +35,7 @@ func Connect(ctx context.Context, url, name string, log *slog.Logger) (*nats.Con
 	if err != nil {
 		return nil, nil, fmt.Errorf("connect to NATS: %w", err)
 	}
-	js, err := jetstream.New(nc)
+	js, err := jetstream.New(nc, jetstream.WithPublishAsyncTimeout(PublishAckTimeout))
 	if err != nil {
 		nc.Close()
 		return nil, nil, fmt.Errorf("jetstream: %w", err)
