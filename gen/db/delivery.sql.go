@@ -65,7 +65,7 @@ func (q *Queries) DeliveriesOfEndpointFailPermanent(ctx context.Context, arg Del
 }
 
 const deliveriesOfEvent = `-- name: DeliveriesOfEvent :many
-SELECT d.id, d.event_id, d.endpoint_id, d.api_client_id, d.status, d.attempt_count, d.next_retry_at, d.lease_until, d.last_attempted_at, d.created_at, d.lease_token, d.requeue_requested, w.url AS endpoint_url FROM deliveries d
+SELECT d.id, d.event_id, d.endpoint_id, d.api_client_id, d.status, d.attempt_count, d.next_retry_at, d.lease_until, d.last_attempted_at, d.created_at, d.lease_token, d.requeue_requested, d.trace_context, w.url AS endpoint_url FROM deliveries d
 JOIN webhook_endpoints w ON w.id = d.endpoint_id
 WHERE d.event_id = $1
 ORDER BY d.created_at, d.id
@@ -84,6 +84,7 @@ type DeliveriesOfEventRow struct {
 	CreatedAt        time.Time
 	LeaseToken       *uuid.UUID
 	RequeueRequested bool
+	TraceContext     []byte
 	EndpointURL      string
 }
 
@@ -109,6 +110,7 @@ func (q *Queries) DeliveriesOfEvent(ctx context.Context, eventID uuid.UUID) ([]D
 			&i.CreatedAt,
 			&i.LeaseToken,
 			&i.RequeueRequested,
+			&i.TraceContext,
 			&i.EndpointURL,
 		); err != nil {
 			return nil, err
@@ -169,7 +171,7 @@ WHERE d.id IN (
         ORDER BY due.next_retry_at
         LIMIT $4)
     FOR UPDATE OF c SKIP LOCKED)
-RETURNING d.id, d.event_id, d.endpoint_id, d.api_client_id, d.status, d.attempt_count, d.next_retry_at, d.lease_until, d.last_attempted_at, d.created_at, d.lease_token, d.requeue_requested
+RETURNING d.id, d.event_id, d.endpoint_id, d.api_client_id, d.status, d.attempt_count, d.next_retry_at, d.lease_until, d.last_attempted_at, d.created_at, d.lease_token, d.requeue_requested, d.trace_context
 `
 
 type DeliveryClaimParams struct {
@@ -209,6 +211,7 @@ func (q *Queries) DeliveryClaim(ctx context.Context, arg DeliveryClaimParams) ([
 			&i.CreatedAt,
 			&i.LeaseToken,
 			&i.RequeueRequested,
+			&i.TraceContext,
 		); err != nil {
 			return nil, err
 		}
@@ -221,11 +224,11 @@ func (q *Queries) DeliveryClaim(ctx context.Context, arg DeliveryClaimParams) ([
 }
 
 const deliveryFanOut = `-- name: DeliveryFanOut :execrows
-INSERT INTO deliveries (id, event_id, endpoint_id, api_client_id, status, next_retry_at, created_at)
-SELECT gen_random_uuid(), e.id, w.id, e.api_client_id, 'pending', $1::timestamptz, $1::timestamptz
+INSERT INTO deliveries (id, event_id, endpoint_id, api_client_id, status, next_retry_at, trace_context, created_at)
+SELECT gen_random_uuid(), e.id, w.id, e.api_client_id, 'pending', $1::timestamptz, $2::jsonb, $1::timestamptz
 FROM events e
 JOIN webhook_endpoints w ON w.api_client_id = e.api_client_id
-WHERE e.id = $2 AND w.deleted_at IS NULL AND w.created_at <= e.created_at
+WHERE e.id = $3 AND w.deleted_at IS NULL AND w.created_at <= e.created_at
   AND ((w.status = 'active' AND w.status_changed_at <= e.created_at)
        OR (w.status = 'disabled' AND w.status_changed_at > e.created_at))
   AND (w.events IS NULL OR e.type = ANY (w.events))
@@ -233,15 +236,16 @@ ON CONFLICT (event_id, endpoint_id) DO NOTHING
 `
 
 type DeliveryFanOutParams struct {
-	Now     time.Time
-	EventID uuid.UUID
+	Now          time.Time
+	TraceContext []byte
+	EventID      uuid.UUID
 }
 
 // One delivery per endpoint of the event's client that subscribed to its type and was
 // active when the event happened: created before it, and active then (active now and
 // unchanged since, or disabled only after it; a disabled one's deliveries wait).
 func (q *Queries) DeliveryFanOut(ctx context.Context, arg DeliveryFanOutParams) (int64, error) {
-	result, err := q.db.Exec(ctx, deliveryFanOut, arg.Now, arg.EventID)
+	result, err := q.db.Exec(ctx, deliveryFanOut, arg.Now, arg.TraceContext, arg.EventID)
 	if err != nil {
 		return 0, err
 	}

@@ -64,6 +64,7 @@ type Delivery struct {
 	CreatedAt        time.Time
 	LeaseToken       *uuid.UUID
 	RequeueRequested bool
+	TraceContext     []byte
 }
 
 type DeliveryAttempt struct {
@@ -123,11 +124,12 @@ type Event struct {
 }
 
 type Outbox struct {
-	Seq       int64
-	ID        uuid.UUID
-	Subject   string
-	Payload   []byte
-	CreatedAt time.Time
+	Seq          int64
+	ID           uuid.UUID
+	Subject      string
+	Payload      []byte
+	CreatedAt    time.Time
+	TraceContext []byte
 }
 
 type Submission struct {

@@ -13,7 +13,7 @@ import (
 )
 
 const outboxClaim = `-- name: OutboxClaim :many
-SELECT seq, id, subject, payload, created_at FROM outbox
+SELECT seq, id, subject, payload, created_at, trace_context FROM outbox
 ORDER BY seq
 LIMIT $1
 FOR UPDATE SKIP LOCKED
@@ -36,6 +36,7 @@ func (q *Queries) OutboxClaim(ctx context.Context, maxRows int32) ([]Outbox, err
 			&i.Subject,
 			&i.Payload,
 			&i.CreatedAt,
+			&i.TraceContext,
 		); err != nil {
 			return nil, err
 		}
@@ -57,15 +58,16 @@ func (q *Queries) OutboxDelete(ctx context.Context, seqs []int64) error {
 }
 
 const outboxInsert = `-- name: OutboxInsert :exec
-INSERT INTO outbox (id, subject, payload, created_at)
-VALUES ($1, $2, $3, $4)
+INSERT INTO outbox (id, subject, payload, trace_context, created_at)
+VALUES ($1, $2, $3, $4, $5)
 `
 
 type OutboxInsertParams struct {
-	ID        uuid.UUID
-	Subject   string
-	Payload   []byte
-	CreatedAt time.Time
+	ID           uuid.UUID
+	Subject      string
+	Payload      []byte
+	TraceContext []byte
+	CreatedAt    time.Time
 }
 
 func (q *Queries) OutboxInsert(ctx context.Context, arg OutboxInsertParams) error {
@@ -73,6 +75,7 @@ func (q *Queries) OutboxInsert(ctx context.Context, arg OutboxInsertParams) erro
 		arg.ID,
 		arg.Subject,
 		arg.Payload,
+		arg.TraceContext,
 		arg.CreatedAt,
 	)
 	return err

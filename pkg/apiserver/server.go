@@ -13,6 +13,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"github.com/prometheus/client_golang/prometheus"
+	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/doceval/doceval/gen/api"
@@ -69,13 +71,16 @@ type Deps struct {
 	// validity (default 24h).
 	Secrets       *secretbox.Box
 	RotationGrace time.Duration
+	// TracerProvider traces /v1 requests (nil: not traced).
+	TracerProvider trace.TracerProvider
 	// Handlers overrides the generated interface's implementation (tests); nil means
 	// NewServer(d).
 	Handlers api.StrictServerInterface
 }
 
-// New builds the Echo server: request id → logging and metrics → panic recovery →
-// bearer auth → rate limit → contract (routing, permission, validation) → handler.
+// New builds the Echo server: request id → trace span (/v1) → logging and metrics →
+// panic recovery → bearer auth → rate limit → contract (routing, permission,
+// validation) → handler.
 func New(d Deps) (*echo.Echo, error) {
 	doc, err := api.GetSpec()
 	if err != nil {
@@ -89,7 +94,11 @@ func New(d Deps) (*echo.Echo, error) {
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = httpx.ErrorHandler(d.Log)
 
-	e.Use(httpx.RequestID(), httpx.Observe(d.Registry, d.Log), httpx.Recover(d.Log))
+	tp := d.TracerProvider
+	if tp == nil {
+		tp = noop.NewTracerProvider()
+	}
+	e.Use(httpx.RequestID(), httpx.Under("/v1/", httpx.Trace(tp)), httpx.Observe(d.Registry, d.Log), httpx.Recover(d.Log))
 	if d.Ops != nil {
 		ops := echo.WrapHandler(d.Ops)
 		e.GET("/healthz", ops)
@@ -143,7 +152,7 @@ func RunOn(ctx context.Context, cfg Config, log *slog.Logger, ln net.Listener) e
 	}
 	defer rt.Close()
 	e, err := New(Deps{
-		Store: rt.Store, Blobs: rt.Blobs, Log: log, Registry: rt.Registry, Ops: rt.OpsHandler(),
+		Store: rt.Store, Blobs: rt.Blobs, Log: log, Registry: rt.Registry, TracerProvider: rt.Tracer, Ops: rt.OpsHandler(),
 		RateLimiter: httpx.NewRateLimiter(cfg.RateLimit, cfg.RateLimitBurst, nil), MaxUploadBytes: cfg.MaxUploadBytes,
 		Secrets: secrets, RotationGrace: cfg.SecretRotationGrace,
 	})

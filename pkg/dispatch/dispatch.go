@@ -6,7 +6,6 @@ package dispatch
 import (
 	"context"
 	"log/slog"
-	"sync"
 	"time"
 
 	"github.com/doceval/doceval/pkg/clock"
@@ -48,23 +47,18 @@ func Tasks(cfg Config, log *slog.Logger) ([]service.Task, error) {
 	if err != nil {
 		return nil, err
 	}
-	var once sync.Once
-	var d *Dispatcher
-	dispatcher := func(rt *service.Runtime) *Dispatcher {
-		once.Do(func() {
-			d = &Dispatcher{
-				Store: rt.Store, Secrets: box, Log: log, Schedule: cfg.RetrySchedule, Timeout: cfg.Timeout,
-				AllowPrivate: cfg.AllowPrivate, Concurrency: cfg.Concurrency,
-			}
-		})
-		return d
-	}
+	dispatcher := service.Shared(func(rt *service.Runtime) *Dispatcher {
+		return &Dispatcher{
+			Store: rt.Store, Secrets: box, Log: log, Schedule: cfg.RetrySchedule, Timeout: cfg.Timeout,
+			AllowPrivate: cfg.AllowPrivate, Concurrency: cfg.Concurrency, Metrics: NewMetrics(rt.Registry), Tracer: rt.Tracer,
+		}
+	})
 	return []service.Task{
 		func(ctx context.Context, rt *service.Runtime) error {
 			return Retention(ctx, rt.Store, clock.System{}, cfg, log)
 		},
 		func(ctx context.Context, rt *service.Runtime) error {
-			return messaging.Consume(ctx, rt.JS, messaging.ConsumerSpec{
+			return rt.Consume(ctx, messaging.ConsumerSpec{
 				Stream: messaging.EventsStream, Durable: "dispatcher", FilterSubject: messaging.EventSubjectPrefix + ">",
 				AckWait: cfg.FanOutAckWait, MaxDeliver: -1, Concurrency: 4,
 			}, dispatcher(rt).HandleEvent, log.With("consumer", "fan-out"))

@@ -11,16 +11,23 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/nats-io/nats.go/jetstream"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
+	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/doceval/doceval/pkg/messaging"
 	"github.com/doceval/doceval/pkg/secretbox"
 	"github.com/doceval/doceval/pkg/store"
+	"github.com/doceval/doceval/pkg/tracing"
 )
 
 // Attempt outcomes (DECISIONS.md).
@@ -49,9 +56,14 @@ type Dispatcher struct {
 	Timeout      time.Duration   // per attempt
 	AllowPrivate bool            // deliver to private addresses (loopback is always allowed)
 	Concurrency  int             // sends in flight per process
+	Metrics      *Metrics        // nil: not measured
+	// Tracer starts a client span per attempt, a child of the event's fan-out (nil: no
+	// spans).
+	Tracer trace.TracerProvider
 
 	once   sync.Once
 	client *http.Client
+	tracer trace.Tracer
 	wake   chan struct{}
 }
 
@@ -88,6 +100,11 @@ func (d *Dispatcher) init() {
 			// Redirects are not followed: the endpoint answers for itself.
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 		}
+		tp := d.Tracer
+		if tp == nil {
+			tp = noop.NewTracerProvider()
+		}
+		d.tracer = tp.Tracer("github.com/doceval/doceval/pkg/dispatch")
 		d.wake = make(chan struct{}, 1)
 	})
 }
@@ -222,9 +239,7 @@ func (d *Dispatcher) deliver(ctx context.Context, del store.Delivery) {
 	}
 	if target.EndpointDeleted {
 		del.Status, del.NextRetryAt = store.DeliveryFailedPermanent, nil
-		if err := d.Store.Settle(ctx, del, nil); err != nil {
-			d.Log.WarnContext(ctx, "settle delivery", "delivery_id", del.ID, "error", err)
-		}
+		d.settle(ctx, del, nil)
 		return
 	}
 	var secrets [][]byte
@@ -239,7 +254,7 @@ func (d *Dispatcher) deliver(ctx context.Context, del store.Delivery) {
 		secrets = append(secrets, secret)
 	}
 	now := d.Store.Now()
-	attempt := d.post(ctx, target, secrets)
+	attempt := d.attempt(ctx, del, target, secrets)
 	attempt.Number, attempt.AttemptedAt = del.AttemptCount+1, now
 	del.AttemptCount, del.LastAttemptedAt = attempt.Number, &now
 	switch {
@@ -251,9 +266,46 @@ func (d *Dispatcher) deliver(ctx context.Context, del store.Delivery) {
 	default:
 		del.Status, del.NextRetryAt = store.DeliveryAbandoned, nil
 	}
-	if err := d.Store.Settle(ctx, del, &attempt); err != nil {
+	d.settle(ctx, del, &attempt)
+}
+
+// settle records the delivery's new state (and the attempt, when one was made).
+func (d *Dispatcher) settle(ctx context.Context, del store.Delivery, attempt *store.Attempt) {
+	if err := d.Store.Settle(ctx, del, attempt); err != nil {
 		d.Log.WarnContext(ctx, "settle delivery", "delivery_id", del.ID, "error", err)
+		return
 	}
+	d.Metrics.settled(del.Status)
+}
+
+// attempt sends the delivery once, in a client span that continues the trace of the
+// event's fan-out. The trace context stays inside doceval: no traceparent goes to the
+// partner's endpoint, which would learn internal trace ids from it.
+func (d *Dispatcher) attempt(ctx context.Context, del store.Delivery, target store.DeliveryTarget, secrets [][]byte) store.Attempt {
+	ctx, span := d.tracer.Start(tracing.FromFields(ctx, del.TraceContext), http.MethodPost,
+		trace.WithSpanKind(trace.SpanKindClient),
+		trace.WithAttributes(
+			semconv.HTTPRequestMethodKey.String(http.MethodPost),
+			semconv.HTTPRequestResendCount(del.AttemptCount),
+			attribute.String("doceval.delivery_id", del.ID.String()),
+			attribute.String("doceval.endpoint_id", del.EndpointID.String()),
+			attribute.String("doceval.event_id", del.EventID.String()),
+		))
+	defer span.End()
+	if u, err := url.Parse(target.URL); err == nil {
+		span.SetAttributes(semconv.ServerAddress(u.Hostname()))
+	}
+	start := time.Now()
+	a := d.post(ctx, target, secrets)
+	d.Metrics.attempted(a.Outcome, time.Since(start))
+	if a.ResponseStatus != nil {
+		span.SetAttributes(semconv.HTTPResponseStatusCode(*a.ResponseStatus))
+	}
+	if a.Outcome != OutcomeSucceeded {
+		span.SetAttributes(semconv.ErrorTypeKey.String(a.Outcome))
+		span.SetStatus(codes.Error, a.Outcome)
+	}
+	return a
 }
 
 func (d *Dispatcher) release(ctx context.Context, del store.Delivery, after time.Duration) {

@@ -41,12 +41,13 @@ type delivery struct {
 	body      []byte
 	signature string
 	ctype     string
+	header    http.Header
 }
 
 func (r *receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	b, _ := io.ReadAll(req.Body)
 	r.mu.Lock()
-	r.got = append(r.got, delivery{body: b, signature: req.Header.Get(dispatch.SignatureHeader), ctype: req.Header.Get("Content-Type")})
+	r.got = append(r.got, delivery{body: b, signature: req.Header.Get(dispatch.SignatureHeader), ctype: req.Header.Get("Content-Type"), header: req.Header.Clone()})
 	status := r.status
 	r.mu.Unlock()
 	w.WriteHeader(status)

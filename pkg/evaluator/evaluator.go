@@ -56,10 +56,11 @@ func (c Config) staleAfter() time.Duration {
 
 // Worker runs evaluations.
 type Worker struct {
-	Store  *store.Store
-	Engine *engine.Engine
-	Log    *slog.Logger
-	Cfg    Config
+	Store   *store.Store
+	Engine  *engine.Engine
+	Log     *slog.Logger
+	Cfg     Config
+	Metrics *Metrics // nil: not measured
 }
 
 // Tasks are the evaluator's consumers, for service.RunWorker.
@@ -73,11 +74,13 @@ func Tasks(cfg Config, log *slog.Logger) ([]service.Task, error) {
 
 // TasksWith are the evaluator's consumers around a given engine.
 func TasksWith(cfg Config, eng *engine.Engine, log *slog.Logger) []service.Task {
-	worker := func(rt *service.Runtime) *Worker { return &Worker{Store: rt.Store, Engine: eng, Log: log, Cfg: cfg} }
+	worker := service.Shared(func(rt *service.Runtime) *Worker {
+		return &Worker{Store: rt.Store, Engine: eng, Log: log, Cfg: cfg, Metrics: NewMetrics(rt.Registry)}
+	})
 	return []service.Task{
 		func(ctx context.Context, rt *service.Runtime) error {
 			w := worker(rt)
-			return messaging.Consume(ctx, rt.JS, messaging.ConsumerSpec{
+			return rt.Consume(ctx, messaging.ConsumerSpec{
 				Stream: messaging.JobsStream, Durable: "evaluator", FilterSubject: messaging.EvaluateSubject,
 				AckWait: cfg.ackWait(), MaxDeliver: cfg.MaxAttempts + 1, Concurrency: cfg.Concurrency,
 			}, w.HandleEvaluate, log.With("consumer", "evaluator"))
@@ -98,12 +101,20 @@ func (w *Worker) HandleEvaluate(ctx context.Context, msg jetstream.Msg) error {
 // Run runs one evaluation to its end: completed, failed, or canceled meanwhile. Only
 // infrastructure errors (database) return an error, so the job is retried.
 func (w *Worker) Run(ctx context.Context, id uuid.UUID, heartbeat func()) error {
+	start := time.Now()
+	outcome, err := w.run(ctx, id, heartbeat)
+	w.Metrics.observe(outcome, time.Since(start))
+	return err
+}
+
+// run is Run with the run's outcome ("" when no run began).
+func (w *Worker) run(ctx context.Context, id uuid.UUID, heartbeat func()) (outcome string, err error) {
 	run, err := w.Store.BeginEvaluation(ctx, id, w.Cfg.MaxAttempts)
 	switch {
 	case errors.Is(err, store.ErrEvaluationOver), errors.Is(err, store.ErrNotFound):
-		return nil // finished, canceled, or purged: nothing to do
+		return "", nil // finished, canceled, or purged: nothing to do
 	case err != nil:
-		return err
+		return "", err
 	}
 	log := w.Log.With("evaluation_id", id, "submission_id", run.Submission.ID, "attempt", run.Evaluation.Attempts)
 	start := time.Now()
@@ -117,32 +128,33 @@ func (w *Worker) Run(ctx context.Context, id uuid.UUID, heartbeat func()) error 
 	switch {
 	case errors.Is(err, store.ErrEvaluationOver), errors.Is(err, store.ErrNotFound):
 		log.InfoContext(ctx, "evaluation canceled (or its submission purged) while running")
-		return nil
+		return outcomeCanceled, nil
 	case ctx.Err() != nil:
-		return ctx.Err() // shutting down: another delivery takes over
+		return outcomeRetry, ctx.Err() // shutting down: another delivery takes over
 	case errors.Is(err, context.DeadlineExceeded):
 		log.WarnContext(ctx, "evaluation timed out", "timeout", w.Cfg.Timeout)
-		return w.fail(ctx, id, "evaluation_timeout", fmt.Sprintf("the evaluation took longer than %s", w.Cfg.Timeout))
+		return w.failed(ctx, id, outcomeTimeout, "evaluation_timeout", fmt.Sprintf("the evaluation took longer than %s", w.Cfg.Timeout))
 	case errors.As(err, new(*engine.StepError)):
-		return err // the database failed under a progress step: retry the job
+		return outcomeRetry, err // the database failed under a progress step: retry the job
 	case err != nil:
 		log.ErrorContext(ctx, "evaluation failed", "error", err)
-		return w.fail(ctx, id, "processing_error", "the evaluation could not be completed; start a new evaluation or contact support")
+		return w.failed(ctx, id, outcomeFailed, "processing_error", "the evaluation could not be completed; start a new evaluation or contact support")
 	}
 	raw, err := json.Marshal(result)
 	if err != nil {
-		return w.fail(ctx, id, "processing_error", "the evaluation result could not be stored")
+		return w.failed(ctx, id, outcomeFailed, "processing_error", "the evaluation result could not be stored")
 	}
 	err = w.Store.CompleteEvaluation(ctx, id, raw)
-	if errors.Is(err, store.ErrEvaluationOver) || errors.Is(err, store.ErrNotFound) {
+	switch {
+	case errors.Is(err, store.ErrEvaluationOver) || errors.Is(err, store.ErrNotFound):
 		log.InfoContext(ctx, "evaluation canceled before its result was stored")
-		return nil
+		return outcomeCanceled, nil
+	case err != nil:
+		return outcomeRetry, err
 	}
-	if err == nil {
-		log.InfoContext(ctx, "evaluation completed", "outcome", result.Summary.Outcome, "documents", len(result.Documents),
-			"duration_ms", time.Since(start).Milliseconds())
-	}
-	return err
+	log.InfoContext(ctx, "evaluation completed", "outcome", result.Summary.Outcome, "documents", len(result.Documents),
+		"duration_ms", time.Since(start).Milliseconds())
+	return outcomeCompleted, nil
 }
 
 // beat calls heartbeat every interval until ctx ends.
@@ -165,6 +177,15 @@ func (w *Worker) fail(ctx context.Context, id uuid.UUID, code, message string) e
 		return nil
 	}
 	return err
+}
+
+// failed ends a run as failed with code: the run's outcome is outcome, or retry when the
+// database failed.
+func (w *Worker) failed(ctx context.Context, id uuid.UUID, outcome, code, message string) (string, error) {
+	if err := w.fail(ctx, id, code, message); err != nil {
+		return outcomeRetry, err
+	}
+	return outcome, nil
 }
 
 // SweepStale ends evaluations that stayed running longer than every allowed delivery

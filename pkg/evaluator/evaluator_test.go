@@ -15,6 +15,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/doceval/doceval/pkg/auth"
 	"github.com/doceval/doceval/pkg/blob"
@@ -26,6 +27,7 @@ import (
 	"github.com/doceval/doceval/pkg/evaluator"
 	"github.com/doceval/doceval/pkg/events"
 	"github.com/doceval/doceval/pkg/messaging"
+	"github.com/doceval/doceval/pkg/metricstest"
 	"github.com/doceval/doceval/pkg/natstest"
 	"github.com/doceval/doceval/pkg/service"
 	"github.com/doceval/doceval/pkg/store"
@@ -37,6 +39,9 @@ type env struct {
 	common config.Common
 	tenant store.Tenant
 	log    *slog.Logger
+	// registry holds metrics, the evaluator metrics of the workers a test builds itself.
+	registry *prometheus.Registry
+	metrics  *evaluator.Metrics
 }
 
 func newEnv(t testing.TB) *env {
@@ -46,7 +51,9 @@ func newEnv(t testing.TB) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
+	registry := prometheus.NewRegistry()
 	return &env{t: t, st: st, tenant: st.Tenant(c.ID), log: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		registry: registry, metrics: evaluator.NewMetrics(registry),
 		common: config.Common{
 			DatabaseURL: dbURL, NatsURL: natstest.URL(t), LogLevel: slog.LevelInfo, StreamReplicas: 1,
 			OpsAddr: "127.0.0.1:0", ShutdownTimeout: 5 * time.Second, OutboxRelay: true, BlobURL: blob.FileURL(t.TempDir()),
@@ -97,11 +104,12 @@ func (e *env) submissionFrom(externalID, template string, pages map[string][]str
 	return sub
 }
 
-// worker runs doceval-evaluator with eng until the test ends or stop is called.
-func (e *env) worker(cfg evaluator.Config, eng *engine.Engine) (stop func()) {
+// worker runs doceval-evaluator with eng (and extra tasks) until the test ends or stop
+// is called.
+func (e *env) worker(cfg evaluator.Config, eng *engine.Engine, extra ...service.Task) (stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	tasks := evaluator.TasksWith(cfg, eng, e.log)
+	tasks := append(evaluator.TasksWith(cfg, eng, e.log), extra...)
 	go func() { done <- service.RunWorker(ctx, "evaluator", e.common, e.log, tasks...) }()
 	var once sync.Once
 	stop = func() {
@@ -171,8 +179,13 @@ func TestEvaluationRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.worker(testConfig(), engine.NewWithModel(nil, e.log))
+	runtimes := make(chan *service.Runtime, 1)
+	e.worker(testConfig(), engine.NewWithModel(nil, e.log), func(_ context.Context, rt *service.Runtime) error { runtimes <- rt; return nil })
 	done := e.waitStatus(sub.ID, ev.ID, store.EvaluationCompleted, 30*time.Second)
+	metrics := (<-runtimes).Registry
+	metricstest.WaitFor(t, metrics, 1, "doceval_evaluation_duration_seconds", "outcome", "completed")
+	metricstest.WaitFor(t, metrics, 1, "doceval_jetstream_messages_total", "consumer", "evaluator", "outcome", "ack")
+	metricstest.WaitFor(t, metrics, 0, "doceval_jetstream_consumer_ack_pending_messages", "stream", messaging.JobsStream, "consumer", "evaluator")
 
 	var res engine.Result
 	if err := json.Unmarshal(done.Result, &res); err != nil {
@@ -282,6 +295,7 @@ func (e *env) customCheckSubmission(externalID string) store.Submission {
 
 // runInsideModelCall starts an evaluation of sub and runs it until it waits inside the
 // model's custom check; closing model.release lets it go on, done gets Run's result.
+// The run is measured on e.metrics.
 func (e *env) runInsideModelCall(sub store.Submission) (store.Evaluation, *blockingModel, chan error) {
 	e.t.Helper()
 	ctx := context.Background()
@@ -290,7 +304,7 @@ func (e *env) runInsideModelCall(sub store.Submission) (store.Evaluation, *block
 		e.t.Fatal(err)
 	}
 	model := &blockingModel{asked: make(chan struct{}, 1), release: make(chan struct{})}
-	w := &evaluator.Worker{Store: e.st, Engine: engine.NewWithModel(model, e.log), Log: e.log, Cfg: testConfig()}
+	w := &evaluator.Worker{Store: e.st, Engine: engine.NewWithModel(model, e.log), Log: e.log, Cfg: testConfig(), Metrics: e.metrics}
 	done := make(chan error, 1)
 	go func() { done <- w.Run(ctx, ev.ID, func() {}) }()
 	select {
@@ -319,6 +333,9 @@ func TestEvaluationCanceledWhileRunning(t *testing.T) {
 	got := e.waitStatus(sub.ID, ev.ID, store.EvaluationCanceled, time.Second)
 	if got.Result != nil {
 		t.Errorf("a canceled evaluation has a result")
+	}
+	if n, _ := metricstest.Value(t, e.registry, "doceval_evaluation_duration_seconds", "outcome", "canceled"); n != 1 {
+		t.Errorf("%v canceled runs measured, want 1", n)
 	}
 	types := e.eventTypes(sub.ID)
 	if count(types, events.EvaluationCanceled) != 1 || slices.Contains(types, events.EvaluationCompleted) {
@@ -484,12 +501,13 @@ func TestEvaluationFailures(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	for _, tc := range []struct {
-		name  string
-		model engine.Model
-		code  string
+		name    string
+		model   engine.Model
+		code    string
+		outcome string
 	}{
-		{"engine panic", panickingModel{}, "processing_error"},
-		{"timeout", &blockingModel{asked: make(chan struct{}, 1), release: make(chan struct{})}, "evaluation_timeout"},
+		{"engine panic", panickingModel{}, "processing_error", "failed"},
+		{"timeout", &blockingModel{asked: make(chan struct{}, 1), release: make(chan struct{})}, "evaluation_timeout", "timeout"},
 	} {
 		sub := e.customCheckSubmission("fail-" + strings.ReplaceAll(tc.name, " ", "-"))
 		ev, err := e.tenant.StartEvaluation(ctx, sub.ID)
@@ -498,9 +516,12 @@ func TestEvaluationFailures(t *testing.T) {
 		}
 		cfg := testConfig()
 		cfg.Timeout = 500 * time.Millisecond
-		w := &evaluator.Worker{Store: e.st, Engine: engine.NewWithModel(tc.model, e.log), Log: e.log, Cfg: cfg}
+		w := &evaluator.Worker{Store: e.st, Engine: engine.NewWithModel(tc.model, e.log), Log: e.log, Cfg: cfg, Metrics: e.metrics}
 		if err := w.Run(ctx, ev.ID, func() {}); err != nil {
 			t.Fatalf("%s: run: %v", tc.name, err)
+		}
+		if n, _ := metricstest.Value(t, e.registry, "doceval_evaluation_duration_seconds", "outcome", tc.outcome); n != 1 {
+			t.Errorf("%s: %v runs measured as %s, want 1", tc.name, n, tc.outcome)
 		}
 		got := e.waitStatus(sub.ID, ev.ID, store.EvaluationFailed, time.Second)
 		if got.Failure == nil || got.Failure.Code != tc.code || got.Result != nil {

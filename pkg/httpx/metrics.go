@@ -22,11 +22,7 @@ func Observe(reg prometheus.Registerer, log *slog.Logger) echo.MiddlewareFunc {
 		return func(c echo.Context) error {
 			start := time.Now()
 			err := next(c)
-			status := c.Response().Status
-			if err != nil {
-				// The error handler has not written yet; report the status it will send.
-				status = toAPIError(err).Status
-			}
+			status := responseStatus(c, err)
 			route := c.Path()
 			if route == "" {
 				route = "unmatched"
@@ -38,4 +34,13 @@ func Observe(reg prometheus.Registerer, log *slog.Logger) echo.MiddlewareFunc {
 			return err
 		}
 	}
+}
+
+// responseStatus is the status a request is answered with: the error handler has not
+// written yet when a middleware sees err, so it is the status that handler will send.
+func responseStatus(c echo.Context, err error) int {
+	if err != nil {
+		return toAPIError(err).Status
+	}
+	return c.Response().Status
 }

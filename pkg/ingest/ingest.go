@@ -48,21 +48,22 @@ func (c Config) ackWait() time.Duration {
 
 // Worker processes ingest and purge jobs.
 type Worker struct {
-	Store *store.Store
-	Blobs *blob.Store
-	Log   *slog.Logger
-	Cfg   Config
+	Store   *store.Store
+	Blobs   *blob.Store
+	Log     *slog.Logger
+	Cfg     Config
+	Metrics *Metrics // nil: not measured
 }
 
 // Tasks are the ingest service's consumers, for service.RunWorker.
 func Tasks(cfg Config, log *slog.Logger) []service.Task {
-	worker := func(rt *service.Runtime) *Worker {
-		return &Worker{Store: rt.Store, Blobs: rt.Blobs, Log: log, Cfg: cfg}
-	}
+	worker := service.Shared(func(rt *service.Runtime) *Worker {
+		return &Worker{Store: rt.Store, Blobs: rt.Blobs, Log: log, Cfg: cfg, Metrics: NewMetrics(rt.Registry)}
+	})
 	return []service.Task{
 		func(ctx context.Context, rt *service.Runtime) error {
 			w := worker(rt)
-			return messaging.Consume(ctx, rt.JS, messaging.ConsumerSpec{
+			return rt.Consume(ctx, messaging.ConsumerSpec{
 				Stream: messaging.JobsStream, Durable: "ingest", FilterSubject: messaging.IngestSubject,
 				AckWait: w.Cfg.ackWait(), MaxDeliver: w.Cfg.MaxAttempts, Concurrency: w.Cfg.Concurrency,
 			}, w.HandleIngest, w.Log.With("consumer", "ingest"))
@@ -70,7 +71,7 @@ func Tasks(cfg Config, log *slog.Logger) []service.Task {
 		func(ctx context.Context, rt *service.Runtime) error { return worker(rt).SweepStale(ctx) },
 		func(ctx context.Context, rt *service.Runtime) error {
 			w := worker(rt)
-			return messaging.Consume(ctx, rt.JS, messaging.ConsumerSpec{
+			return rt.Consume(ctx, messaging.ConsumerSpec{
 				Stream: messaging.JobsStream, Durable: "purge", FilterSubject: messaging.PurgeSubject,
 				AckWait: 5 * time.Minute, MaxDeliver: -1, Concurrency: 1,
 			}, w.HandlePurge, w.Log.With("consumer", "purge"))
@@ -88,41 +89,44 @@ func (w *Worker) HandleIngest(ctx context.Context, msg jetstream.Msg) error {
 	if md, err := msg.Metadata(); err == nil {
 		attempt = md.NumDelivered
 	}
-	err := w.Process(ctx, job, func() { _ = msg.InProgress() })
+	start := time.Now()
+	outcome, err := w.process(ctx, job, func() { _ = msg.InProgress() })
 	if err != nil && w.Cfg.MaxAttempts > 0 && attempt >= uint64(w.Cfg.MaxAttempts) {
 		w.Log.ErrorContext(ctx, "ingest gives up", "upload_id", job.UploadID, "attempt", attempt, "error", err)
-		return w.Store.FinishIngest(ctx, job.UploadID, nil, nil, &store.UploadFailure{
+		outcome, err = settled(outcomeFailed, w.Store.FinishIngest(ctx, job.UploadID, nil, nil, &store.UploadFailure{
 			Code: "processing_error", Message: "the file could not be processed; upload it again or contact support",
-		})
+		}))
 	}
+	w.Metrics.observe(outcome, time.Since(start))
 	return err
 }
 
-// Process extracts one upload's text and records the outcome. Bad input ends as a failed
+// process extracts one upload's text and records the outcome. Bad input ends as a failed
 // upload; only infrastructure errors (database, blob store, missing tools) return an
-// error, so the job is retried.
-func (w *Worker) Process(ctx context.Context, job messaging.IngestJob, heartbeat func()) error {
+// error (outcome retry), so the job is retried. Outcome "" is an upload with nothing
+// left to do.
+func (w *Worker) process(ctx context.Context, job messaging.IngestJob, heartbeat func()) (outcome string, err error) {
 	u, err := w.Store.UploadForIngest(ctx, job.UploadID)
 	if errors.Is(err, store.ErrNotFound) {
-		return nil // deleted or purged meanwhile
+		return "", nil // deleted or purged meanwhile
 	}
 	if err != nil {
-		return err
+		return outcomeRetry, err
 	}
 	if u.Status != store.UploadProcessing {
-		return nil // done by an earlier delivery
+		return "", nil // done by an earlier delivery
 	}
 	start := time.Now()
 	path, err := w.download(ctx, u.BlobKey)
 	if errors.Is(err, blob.ErrNotFound) {
 		// Deleted between the read and the download (FinishIngest then finds no row),
 		// or the bytes are lost: either way the upload must not stay processing.
-		return w.Store.FinishIngest(ctx, u.ID, nil, nil, &store.UploadFailure{
+		return settled(outcomeFailed, w.Store.FinishIngest(ctx, u.ID, nil, nil, &store.UploadFailure{
 			Code: "processing_error", Message: "the stored file is missing; upload it again",
-		})
+		}))
 	}
 	if err != nil {
-		return err
+		return outcomeRetry, err
 	}
 	defer os.Remove(path)
 	heartbeat()
@@ -134,16 +138,29 @@ func (w *Worker) Process(ctx context.Context, job messaging.IngestJob, heartbeat
 	switch {
 	case errors.As(err, &failure):
 		w.Log.InfoContext(ctx, "upload failed", "upload_id", u.ID, "code", failure.Code, "duration_ms", time.Since(start).Milliseconds())
-		return w.Store.FinishIngest(ctx, u.ID, nil, nil, &store.UploadFailure{Code: failure.Code, Message: failure.Message})
+		return settled(outcomeFailed, w.Store.FinishIngest(ctx, u.ID, nil, nil, &store.UploadFailure{Code: failure.Code, Message: failure.Message}))
 	case err != nil:
-		return err
+		return outcomeRetry, err
 	}
 	pages := make([]store.PageText, len(res.Pages))
 	for i, p := range res.Pages {
 		pages[i] = store.PageText{Number: p.Number, Text: p.Text, Chars: p.Chars, OCR: p.OCR, OCRConfidence: p.OCRConfidence}
 	}
 	w.Log.InfoContext(ctx, "upload ready", "upload_id", u.ID, "pages", len(pages), "duration_ms", time.Since(start).Milliseconds())
-	return w.Store.FinishIngest(ctx, u.ID, pages, res.Metadata, nil)
+	if err := w.Store.FinishIngest(ctx, u.ID, pages, res.Metadata, nil); err != nil {
+		return outcomeRetry, err
+	}
+	w.Metrics.countPages(res.Pages)
+	return outcomeReady, nil
+}
+
+// settled is the outcome of recording an upload's end: the intended one, or retry when
+// recording failed.
+func settled(outcome string, err error) (string, error) {
+	if err != nil {
+		return outcomeRetry, err
+	}
+	return outcome, nil
 }
 
 // download copies a stored file to a temporary file for the extraction tools.

@@ -20,6 +20,7 @@ import (
 	"github.com/doceval/doceval/pkg/extract"
 	"github.com/doceval/doceval/pkg/ingest"
 	"github.com/doceval/doceval/pkg/messaging"
+	"github.com/doceval/doceval/pkg/metricstest"
 	"github.com/doceval/doceval/pkg/natstest"
 	"github.com/doceval/doceval/pkg/samplepdf"
 	"github.com/doceval/doceval/pkg/service"
@@ -86,12 +87,14 @@ func (e *env) upload(externalID, contentType string, body []byte) uuid.UUID {
 	return u.ID
 }
 
-// worker runs doceval-ingest (relay, consumers) until the test ends or stop is called.
-func (e *env) worker(cfg ingest.Config) (stop func()) {
+// worker runs doceval-ingest (relay, consumers, and extra tasks) until the test ends or
+// stop is called.
+func (e *env) worker(cfg ingest.Config, extra ...service.Task) (stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	go func() { done <- service.RunWorker(ctx, "ingest", e.common, log, ingest.Tasks(cfg, log)...) }()
+	tasks := append(ingest.Tasks(cfg, log), extra...)
+	go func() { done <- service.RunWorker(ctx, "ingest", e.common, log, tasks...) }()
 	stopped := false
 	stop = func() {
 		if stopped {
@@ -160,7 +163,9 @@ func TestIngestEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	legacy := e.upload("legacy", extract.DOC, word97)
-	e.worker(cfg)
+	runtimes := make(chan *service.Runtime, 1)
+	e.worker(cfg, func(_ context.Context, rt *service.Runtime) error { runtimes <- rt; return nil })
+	metrics := (<-runtimes).Registry
 
 	for id, want := range map[uuid.UUID]string{good: "", corrupt: extract.CodeCorrupt, bomb: extract.CodeCorrupt, after: "", legacy: ""} {
 		u := e.waitStatus(id, 60*time.Second)
@@ -182,6 +187,19 @@ func TestIngestEndToEnd(t *testing.T) {
 	}
 	if n := e.count("SELECT count(*) FROM events WHERE type = 'file.failed'"); n != 2 {
 		t.Errorf("%d file.failed events, want 2", n)
+	}
+
+	// The worker's metrics: each upload timed by its outcome, the pages counted, each
+	// job acknowledged once, and the consumers' backlog read from JetStream.
+	metricstest.WaitFor(t, metrics, 3, "doceval_ingest_duration_seconds", "outcome", "ready")
+	metricstest.WaitFor(t, metrics, 2, "doceval_ingest_duration_seconds", "outcome", "failed")
+	metricstest.WaitFor(t, metrics, 5, "doceval_jetstream_messages_total", "consumer", "ingest", "outcome", "ack")
+	metricstest.WaitFor(t, metrics, 0, "doceval_jetstream_messages_total", "consumer", "ingest", "outcome", "retry")
+	if pages, _ := metricstest.Value(t, metrics, "doceval_ingest_pages_total", "source", "text"); pages < 3 {
+		t.Errorf("%v text pages counted, want at least one per ready upload", pages)
+	}
+	for _, consumer := range []string{"ingest", "purge"} {
+		metricstest.WaitFor(t, metrics, 0, "doceval_jetstream_consumer_pending_messages", "stream", messaging.JobsStream, "consumer", consumer)
 	}
 }
 

@@ -1,11 +1,14 @@
 // Package logging builds the JSON slog logger every service uses. Records logged with a
-// request context carry its request_id.
+// request context carry its request_id, and with a traced context its trace_id and
+// span_id, so a log line leads to its trace.
 package logging
 
 import (
 	"context"
 	"io"
 	"log/slog"
+
+	"go.opentelemetry.io/otel/trace"
 )
 
 // RequestIDFunc extracts a request id from a context ("" when there is none).
@@ -31,6 +34,9 @@ func (h *contextHandler) Handle(ctx context.Context, r slog.Record) error {
 		if id := h.requestID(ctx); id != "" {
 			r.AddAttrs(slog.String("request_id", id))
 		}
+	}
+	if sc := trace.SpanContextFromContext(ctx); sc.IsValid() {
+		r.AddAttrs(slog.String("trace_id", sc.TraceID().String()), slog.String("span_id", sc.SpanID().String()))
 	}
 	return h.Handler.Handle(ctx, r)
 }

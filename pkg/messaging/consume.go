@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
+	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
 )
 
 // ErrPermanent marks a message that can never succeed (a poison message): it is
@@ -34,11 +36,37 @@ type ConsumerSpec struct {
 	Concurrency int
 }
 
+// ConsumeOption instruments Consume.
+type ConsumeOption func(*consumer)
+
+// WithMetrics counts and times the consumer's messages, and reports its backlog, on m.
+func WithMetrics(m *Metrics) ConsumeOption { return func(c *consumer) { c.metrics = m } }
+
+// WithTracerProvider starts a consumer span per message with tp, a child of the trace
+// context in the message's headers. Without it the handler still receives that trace
+// context, so what it writes to the outbox continues the trace.
+func WithTracerProvider(tp trace.TracerProvider) ConsumeOption {
+	return func(c *consumer) { c.tracer = tp.Tracer(instrumentationName) }
+}
+
+// consumer is one running Consume.
+type consumer struct {
+	spec    ConsumerSpec
+	handler Handler
+	log     *slog.Logger
+	metrics *Metrics
+	tracer  trace.Tracer
+}
+
 // Consume runs handler over the consumer's messages until ctx is done, then stops
 // fetching and waits for the messages in work.
-func Consume(ctx context.Context, js jetstream.JetStream, spec ConsumerSpec, handler Handler, log *slog.Logger) error {
+func Consume(ctx context.Context, js jetstream.JetStream, spec ConsumerSpec, handler Handler, log *slog.Logger, opts ...ConsumeOption) error {
 	if spec.Concurrency <= 0 {
 		spec.Concurrency = 1
+	}
+	c := &consumer{spec: spec, handler: handler, log: log, tracer: noop.NewTracerProvider().Tracer(instrumentationName)}
+	for _, o := range opts {
+		o(c)
 	}
 	cons, err := js.CreateOrUpdateConsumer(ctx, spec.Stream, jetstream.ConsumerConfig{
 		Durable:       spec.Durable,
@@ -51,6 +79,7 @@ func Consume(ctx context.Context, js jetstream.JetStream, spec ConsumerSpec, han
 	if err != nil {
 		return fmt.Errorf("consumer %s: %w", spec.Durable, err)
 	}
+	defer c.metrics.track(cons, spec)()
 	slots := make(chan struct{}, spec.Concurrency)
 	var inWork sync.WaitGroup
 	cc, err := cons.Consume(func(msg jetstream.Msg) {
@@ -59,7 +88,7 @@ func Consume(ctx context.Context, js jetstream.JetStream, spec ConsumerSpec, han
 			defer func() { <-slots }()
 			// The ack timer ran while the message waited for a free slot: restart it.
 			_ = msg.InProgress()
-			settle(ctx, msg, handler, log)
+			c.settle(ctx, msg)
 		})
 	}, jetstream.PullMaxMessages(spec.Concurrency*2))
 	if err != nil {
@@ -73,22 +102,35 @@ func Consume(ctx context.Context, js jetstream.JetStream, spec ConsumerSpec, han
 }
 
 // settle runs the handler and acknowledges the message according to its result.
-func settle(ctx context.Context, msg jetstream.Msg, handler Handler, log *slog.Logger) {
+func (c *consumer) settle(ctx context.Context, msg jetstream.Msg) {
+	delivered := uint64(1)
+	if md, err := msg.Metadata(); err == nil && md.NumDelivered > 0 {
+		delivered = md.NumDelivered
+	}
 	// Work started is finished even during shutdown; only new fetches stop.
-	err := protect(func() error { return handler(context.WithoutCancel(ctx), msg) })
+	ctx, span := c.startSpan(context.WithoutCancel(ctx), msg, delivered)
+	defer span.End()
+	start := time.Now()
+	err := protect(func() error { return c.handler(ctx, msg) })
+	took := time.Since(start)
+	outcome := outcomeAck
 	switch {
 	case err == nil:
 		if err := msg.Ack(); err != nil {
-			log.Warn("ack", "subject", msg.Subject(), "error", err)
+			c.log.Warn("ack", "subject", msg.Subject(), "error", err)
 		}
 	case errors.Is(err, ErrPermanent):
-		log.Error("message terminated", "subject", msg.Subject(), "error", err)
+		outcome = outcomeTerm
+		c.log.Error("message terminated", "subject", msg.Subject(), "error", err)
 		_ = msg.Term()
 	default:
-		delay := redeliveryDelay(msg)
-		log.Warn("message failed, redelivering", "subject", msg.Subject(), "error", err, "retry_in", delay)
+		outcome = outcomeRetry
+		delay := redeliveryDelay(delivered)
+		c.log.Warn("message failed, redelivering", "subject", msg.Subject(), "error", err, "retry_in", delay)
 		_ = msg.NakWithDelay(delay)
 	}
+	c.metrics.observe(c.spec.Durable, outcome, delivered > 1, took)
+	endSpan(span, outcome, err)
 }
 
 // protect turns a handler's panic into an error (the message is redelivered, the
@@ -103,11 +145,7 @@ func protect(f func() error) (err error) {
 }
 
 // redeliveryDelay grows with the delivery count: 1s, 2s, 4s … capped at one minute.
-func redeliveryDelay(msg jetstream.Msg) time.Duration {
-	n := uint64(1)
-	if md, err := msg.Metadata(); err == nil && md.NumDelivered > 0 {
-		n = md.NumDelivered
-	}
-	d := time.Second << min(n-1, 6)
+func redeliveryDelay(delivered uint64) time.Duration {
+	d := time.Second << min(max(delivered, 1)-1, 6)
 	return min(d, time.Minute)
 }

@@ -11,10 +11,17 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
+	"go.opentelemetry.io/otel/codes"
+	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
+	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
 
+	"github.com/doceval/doceval/pkg/messaging"
 	"github.com/doceval/doceval/pkg/store"
+	"github.com/doceval/doceval/pkg/tracing"
 )
 
 // Channel is the PostgreSQL notification channel an outbox insert signals.
@@ -34,6 +41,9 @@ type Relay struct {
 	BeforeDelete func(ctx context.Context) error
 	// Published counts messages acknowledged by JetStream (nil = not counted).
 	Published prometheus.Counter
+	// Tracer starts a producer span per message, a child of the trace context stored
+	// with its row (nil = no spans; the stored context is still published).
+	Tracer trace.TracerProvider
 }
 
 // Run relays until ctx is done.
@@ -138,10 +148,15 @@ func (r *Relay) relayBatch(ctx context.Context, batchSize int) (int, error) {
 		b.Abort(ctx)
 		return 0, nil
 	}
+	tracer := r.tracer()
 	futures := make([]jetstream.PubAckFuture, len(b.Messages))
+	spans := make([]trace.Span, len(b.Messages))
 	for i, m := range b.Messages {
-		futures[i], err = r.JS.PublishAsync(m.Subject, m.Payload, jetstream.WithMsgID(m.ID.String()))
+		var msg *nats.Msg
+		msg, spans[i] = publication(ctx, tracer, m)
+		futures[i], err = r.JS.PublishMsgAsync(msg, jetstream.WithMsgID(m.ID.String()))
 		if err != nil {
+			endPublication(spans[i], err)
 			futures = futures[:i]
 			break
 		}
@@ -152,9 +167,14 @@ func (r *Relay) relayBatch(ctx context.Context, batchSize int) (int, error) {
 		select {
 		case <-f.Ok():
 			published = append(published, b.Messages[i].Seq)
+			endPublication(spans[i], nil)
 		case e := <-f.Err():
 			pubErr = errors.Join(pubErr, e)
+			endPublication(spans[i], e)
 		case <-ctx.Done():
+			for _, span := range spans[i:len(futures)] {
+				endPublication(span, ctx.Err())
+			}
 			b.Abort(context.WithoutCancel(ctx))
 			return 0, ctx.Err()
 		}
@@ -178,4 +198,40 @@ func (r *Relay) relayBatch(ctx context.Context, batchSize int) (int, error) {
 		return len(published), fmt.Errorf("publish: %w", pubErr)
 	}
 	return len(b.Messages), nil
+}
+
+func (r *Relay) tracer() trace.Tracer {
+	tp := r.Tracer
+	if tp == nil {
+		tp = noop.NewTracerProvider()
+	}
+	return tp.Tracer("github.com/doceval/doceval/pkg/outbox")
+}
+
+// publication is the NATS message of an outbox row and its producer span. The span is
+// a child of the row's stored trace context, and its own context goes out in the
+// headers, so the consumer's span follows it in the same trace. With tracing off here
+// the span is the stored context itself, passed on unchanged.
+func publication(ctx context.Context, tracer trace.Tracer, m store.OutboxMessage) (*nats.Msg, trace.Span) {
+	ctx, span := tracer.Start(tracing.FromFields(ctx, m.TraceContext), "send "+m.Subject,
+		trace.WithSpanKind(trace.SpanKindProducer),
+		trace.WithAttributes(
+			messaging.System,
+			semconv.MessagingOperationTypeSend,
+			semconv.MessagingOperationName("send"),
+			semconv.MessagingDestinationName(m.Subject),
+			semconv.MessagingMessageID(m.ID.String()),
+			semconv.MessagingMessageBodySize(len(m.Payload)),
+		))
+	msg := &nats.Msg{Subject: m.Subject, Data: m.Payload, Header: nats.Header{}}
+	tracing.Propagator().Inject(ctx, messaging.HeaderCarrier(msg.Header))
+	return msg, span
+}
+
+func endPublication(span trace.Span, err error) {
+	if err != nil {
+		span.RecordError(err)
+		span.SetStatus(codes.Error, err.Error())
+	}
+	span.End()
 }

@@ -11,8 +11,12 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/require"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/doceval/doceval/pkg/dbtest"
 	"github.com/doceval/doceval/pkg/events"
@@ -20,6 +24,7 @@ import (
 	"github.com/doceval/doceval/pkg/natstest"
 	"github.com/doceval/doceval/pkg/outbox"
 	"github.com/doceval/doceval/pkg/store"
+	"github.com/doceval/doceval/pkg/tracing"
 )
 
 type testBundle struct {
@@ -163,4 +168,85 @@ func jsonUnmarshal(b []byte, v any) error {
 		return fmt.Errorf("decode %q: %w", b, err)
 	}
 	return nil
+}
+
+// A row written inside a traced transaction is published with a producer span that
+// continues its trace, and the span's context travels in the NATS headers next to the
+// message id; a row written without a trace carries no trace headers.
+func TestRelayPublishesTraceContext(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	recorder := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(recorder))
+	reqCtx, request := tp.Tracer("test").Start(context.Background(), "POST /v1/submissions/:submission_id/files")
+	traced, untraced := uuid.New(), uuid.New()
+	for ctx, id := range map[context.Context]uuid.UUID{reqCtx: traced, context.Background(): untraced} {
+		require.NoError(t, b.store.InTx(ctx, func(tx *store.Tx) error {
+			return tx.Enqueue(ctx, messaging.IngestSubject, messaging.IngestJob{UploadID: id})
+		}))
+	}
+	request.End()
+
+	relay := &outbox.Relay{Store: b.store, JS: b.js, Log: b.log, Tracer: tp}
+	require.NoError(t, relay.Drain(context.Background(), 10))
+
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cons, err := b.js.OrderedConsumer(ctx, messaging.JobsStream, jetstream.OrderedConsumerConfig{})
+	require.NoError(t, err)
+	headers := map[uuid.UUID]nats.Header{}
+	for range 2 {
+		msg, err := cons.Next(jetstream.FetchMaxWait(5 * time.Second))
+		require.NoError(t, err)
+		var job messaging.IngestJob
+		require.NoError(t, jsonUnmarshal(msg.Data(), &job))
+		headers[job.UploadID] = msg.Headers()
+		require.NotEmpty(t, msg.Headers().Get(jetstream.MsgIDHeader), "the message id stays")
+	}
+
+	var sends []sdktrace.ReadOnlySpan
+	for _, s := range recorder.Ended() {
+		if s.SpanKind() == trace.SpanKindProducer {
+			sends = append(sends, s)
+		}
+	}
+	require.Len(t, sends, 2, "one producer span per message")
+	var send sdktrace.ReadOnlySpan
+	for _, s := range sends {
+		if s.Parent().IsValid() {
+			send = s
+		}
+	}
+	require.NotNil(t, send, "the traced row's span continues its trace")
+	require.Equal(t, "send "+messaging.IngestSubject, send.Name())
+	require.Equal(t, request.SpanContext().TraceID(), send.SpanContext().TraceID())
+	require.Equal(t, request.SpanContext().SpanID(), send.Parent().SpanID())
+
+	published := trace.SpanContextFromContext(tracing.Propagator().Extract(context.Background(), messaging.HeaderCarrier(headers[traced])))
+	require.Equal(t, send.SpanContext().TraceID(), published.TraceID())
+	require.Equal(t, send.SpanContext().SpanID(), published.SpanID(), "the consumer becomes a child of the send span")
+
+	// The untraced row's own send span is a root; without a tracer nothing would be sent.
+	require.NotEqual(t, request.SpanContext().TraceID(), trace.SpanContextFromContext(
+		tracing.Propagator().Extract(context.Background(), messaging.HeaderCarrier(headers[untraced]))).TraceID())
+}
+
+// With tracing off in the relay, the stored trace context is published unchanged.
+func TestRelayPassesTraceContextThrough(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	reqCtx, request := sdktrace.NewTracerProvider().Tracer("test").Start(context.Background(), "request")
+	defer request.End()
+	require.NoError(t, b.store.InTx(reqCtx, func(tx *store.Tx) error {
+		return tx.Enqueue(reqCtx, messaging.IngestSubject, messaging.IngestJob{UploadID: uuid.New()})
+	}))
+	require.NoError(t, (&outbox.Relay{Store: b.store, JS: b.js, Log: b.log}).Drain(context.Background(), 10))
+
+	cons, err := b.js.OrderedConsumer(context.Background(), messaging.JobsStream, jetstream.OrderedConsumerConfig{})
+	require.NoError(t, err)
+	msg, err := cons.Next(jetstream.FetchMaxWait(5 * time.Second))
+	require.NoError(t, err)
+	published := trace.SpanContextFromContext(tracing.Propagator().Extract(context.Background(), messaging.HeaderCarrier(msg.Headers())))
+	require.Equal(t, request.SpanContext().TraceID(), published.TraceID())
+	require.Equal(t, request.SpanContext().SpanID(), published.SpanID())
 }

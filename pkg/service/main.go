@@ -8,9 +8,12 @@ import (
 	"os/signal"
 	"syscall"
 
+	"go.opentelemetry.io/otel"
+
 	"github.com/doceval/doceval/pkg/config"
 	"github.com/doceval/doceval/pkg/httpx"
 	"github.com/doceval/doceval/pkg/logging"
+	"github.com/doceval/doceval/pkg/tracing"
 )
 
 // Configured is a service configuration that embeds config.Common.
@@ -21,7 +24,8 @@ type Configured interface{ Level() slog.Level }
 var Version = "dev"
 
 // Main is the body of every service's main: configuration from the environment, a JSON
-// logger, a context canceled by SIGTERM or SIGINT, and an exit status.
+// logger, a context canceled by SIGTERM or SIGINT, and an exit status. Tracing starts
+// with the service's Runtime (Start) and is flushed when it closes.
 func Main[T Configured](name string, run func(context.Context, T, *slog.Logger) error) {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -31,6 +35,11 @@ func Main[T Configured](name string, run func(context.Context, T, *slog.Logger) 
 		os.Exit(2)
 	}
 	log := logging.New(os.Stdout, cfg.Level(), name, httpx.RequestIDFromContext).With("version", Version)
+	// OpenTelemetry's process-wide settings, for libraries that read them: doceval's own
+	// code is given its provider and propagator explicitly. Export failures (a collector
+	// down) go to the service's JSON log, not a bare line on stderr.
+	otel.SetTextMapPropagator(tracing.Propagator())
+	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) { log.Warn("opentelemetry", "error", err) }))
 	if err := run(ctx, cfg, log); err != nil {
 		log.Error("exiting", "error", err)
 		os.Exit(1)

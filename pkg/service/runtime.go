@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -17,6 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/doceval/doceval/pkg/blob"
 	"github.com/doceval/doceval/pkg/catalog"
@@ -24,9 +26,10 @@ import (
 	"github.com/doceval/doceval/pkg/messaging"
 	"github.com/doceval/doceval/pkg/outbox"
 	"github.com/doceval/doceval/pkg/store"
+	"github.com/doceval/doceval/pkg/tracing"
 )
 
-// Runtime is a started service's connections.
+// Runtime is a started service's connections and instruments.
 type Runtime struct {
 	Name     string
 	Config   config.Common
@@ -36,6 +39,12 @@ type Runtime struct {
 	JS       jetstream.JetStream
 	Registry *prometheus.Registry
 	Blobs    *blob.Store
+	// Tracer is the service's TracerProvider: exporting over OTLP when the OTEL_*
+	// environment asks for it, a no-op otherwise (pkg/tracing).
+	Tracer trace.TracerProvider
+
+	consumers    *messaging.Metrics
+	flushTracing tracing.Shutdown
 }
 
 // Start connects to PostgreSQL (migrating when configured) and JetStream (ensuring the
@@ -67,18 +76,37 @@ func Start(ctx context.Context, name string, cfg config.Common, log *slog.Logger
 		pool.Close()
 		return nil, err
 	}
+	tp, flushTracing, err := tracing.New(ctx, name, Version, os.LookupEnv)
+	if err != nil {
+		_ = blobs.Close()
+		nc.Close()
+		pool.Close()
+		return nil, err
+	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	rt := &Runtime{Name: name, Config: cfg, Log: log, Store: store.New(pool), NC: nc, JS: js, Registry: reg, Blobs: blobs}
+	rt := &Runtime{Name: name, Config: cfg, Log: log, Store: store.New(pool), NC: nc, JS: js, Registry: reg, Blobs: blobs,
+		Tracer: tp, consumers: messaging.NewMetrics(reg), flushTracing: flushTracing}
 	reg.MustRegister(outboxCollector{store: rt.Store})
 	return rt, nil
 }
 
-// Close releases the connections.
+// Close releases the connections, then flushes the spans still buffered.
 func (rt *Runtime) Close() {
 	_ = rt.Blobs.Close()
 	_ = rt.NC.Drain()
 	rt.Store.Pool().Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := rt.flushTracing(ctx); err != nil {
+		rt.Log.Warn("flush traces", "error", err)
+	}
+}
+
+// Consume runs a JetStream consumer of this service (messaging.Consume), counted on its
+// registry and traced with its TracerProvider.
+func (rt *Runtime) Consume(ctx context.Context, spec messaging.ConsumerSpec, handler messaging.Handler, log *slog.Logger) error {
+	return messaging.Consume(ctx, rt.JS, spec, handler, log, messaging.WithMetrics(rt.consumers), messaging.WithTracerProvider(rt.Tracer))
 }
 
 // RunRelay runs the outbox relay when the configuration asks for one.
@@ -90,7 +118,7 @@ func (rt *Runtime) RunRelay(ctx context.Context) error {
 		Name: "doceval_outbox_published_total", Help: "Outbox rows published to JetStream by this process.",
 	})
 	rt.Registry.MustRegister(published)
-	r := &outbox.Relay{Store: rt.Store, JS: rt.JS, Log: rt.Log.With("component", "outbox-relay"), Published: published}
+	r := &outbox.Relay{Store: rt.Store, JS: rt.JS, Log: rt.Log.With("component", "outbox-relay"), Published: published, Tracer: rt.Tracer}
 	return r.Run(ctx)
 }
 

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"sync"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -16,6 +17,17 @@ import (
 // Task is one long-running part of a worker (a JetStream consumer, a periodic job). It
 // returns when ctx is done, after finishing the work in hand.
 type Task func(ctx context.Context, rt *Runtime) error
+
+// Shared memoizes build: the tasks of one RunWorker share what it builds from their
+// runtime (a worker, its metrics registered once).
+func Shared[T any](build func(*Runtime) T) func(*Runtime) T {
+	var once sync.Once
+	var v T
+	return func(rt *Runtime) T {
+		once.Do(func() { v = build(rt) })
+		return v
+	}
+}
 
 // RunWorker runs a worker service: the ops endpoints, the outbox relay and its tasks,
 // until ctx is done (SIGTERM), then drains within the shutdown timeout.

@@ -31,6 +31,9 @@ type Delivery struct {
 	NextRetryAt     *time.Time
 	LastAttemptedAt *time.Time
 	Attempts        []Attempt
+	// TraceContext is the trace context of the event's fan-out (set on claimed
+	// deliveries; nil when tracing was off), the parent of each attempt's span.
+	TraceContext map[string]string
 }
 
 // Attempt is one try to deliver.
@@ -44,9 +47,10 @@ type Attempt struct {
 }
 
 // FanOut creates the deliveries of an event: one per active endpoint of its client that
-// subscribes to its type. Idempotent (a redelivered message creates nothing new).
+// subscribes to its type. Idempotent (a redelivered message creates nothing new). The
+// deliveries keep the trace context of ctx for their attempts.
 func (s *Store) FanOut(ctx context.Context, eventID uuid.UUID) (int64, error) {
-	n, err := s.queries().DeliveryFanOut(ctx, db.DeliveryFanOutParams{EventID: eventID, Now: s.Now()})
+	n, err := s.queries().DeliveryFanOut(ctx, db.DeliveryFanOutParams{EventID: eventID, Now: s.Now(), TraceContext: traceContext(ctx)})
 	return n, interpretError(err)
 }
 
@@ -63,7 +67,7 @@ func (s *Store) ClaimDeliveries(ctx context.Context, max, perEndpoint int, lease
 	for i, r := range rows {
 		out[i] = Delivery{
 			ID: r.ID, EventID: r.EventID, EndpointID: r.EndpointID, Status: r.Status, AttemptCount: int(r.AttemptCount),
-			NextRetryAt: r.NextRetryAt, LastAttemptedAt: r.LastAttemptedAt,
+			NextRetryAt: r.NextRetryAt, LastAttemptedAt: r.LastAttemptedAt, TraceContext: traceFields(r.TraceContext),
 		}
 		if r.LeaseToken != nil {
 			out[i].LeaseToken = *r.LeaseToken

@@ -45,14 +45,15 @@ func (tx *Tx) Emit(ctx context.Context, d events.Draft) (events.Envelope, error)
 	return env, nil
 }
 
-// Enqueue writes a message to the outbox; the relay publishes it after commit.
+// Enqueue writes a message to the outbox; the relay publishes it after commit, with the
+// trace context of ctx, so the consumer's work continues the trace that wrote it.
 func (tx *Tx) Enqueue(ctx context.Context, subject string, payload any) error {
 	body, err := json.Marshal(payload)
 	if err != nil {
 		return fmt.Errorf("marshal %s payload: %w", subject, err)
 	}
 	return interpretError(tx.q.OutboxInsert(ctx, db.OutboxInsertParams{
-		ID: tx.s.NewID(), Subject: subject, Payload: body, CreatedAt: tx.s.Now(),
+		ID: tx.s.NewID(), Subject: subject, Payload: body, TraceContext: traceContext(ctx), CreatedAt: tx.s.Now(),
 	}))
 }
 
@@ -62,6 +63,9 @@ type OutboxMessage struct {
 	ID      uuid.UUID
 	Subject string
 	Payload []byte
+	// TraceContext holds the W3C trace context fields of the writing transaction (nil
+	// when tracing was off).
+	TraceContext map[string]string
 }
 
 // OutboxBatch is a claimed batch of outbox rows. The rows stay locked (invisible to other
@@ -84,7 +88,7 @@ func (s *Store) ClaimOutbox(ctx context.Context, max int) (*OutboxBatch, error) 
 	}
 	b := &OutboxBatch{tx: tx, Messages: make([]OutboxMessage, len(rows))}
 	for i, r := range rows {
-		b.Messages[i] = OutboxMessage{Seq: r.Seq, ID: r.ID, Subject: r.Subject, Payload: r.Payload}
+		b.Messages[i] = OutboxMessage{Seq: r.Seq, ID: r.ID, Subject: r.Subject, Payload: r.Payload, TraceContext: traceFields(r.TraceContext)}
 	}
 	return b, nil
 }

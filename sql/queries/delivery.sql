@@ -2,8 +2,8 @@
 -- One delivery per endpoint of the event's client that subscribed to its type and was
 -- active when the event happened: created before it, and active then (active now and
 -- unchanged since, or disabled only after it; a disabled one's deliveries wait).
-INSERT INTO deliveries (id, event_id, endpoint_id, api_client_id, status, next_retry_at, created_at)
-SELECT gen_random_uuid(), e.id, w.id, e.api_client_id, 'pending', @now::timestamptz, @now::timestamptz
+INSERT INTO deliveries (id, event_id, endpoint_id, api_client_id, status, next_retry_at, trace_context, created_at)
+SELECT gen_random_uuid(), e.id, w.id, e.api_client_id, 'pending', @now::timestamptz, sqlc.narg(trace_context)::jsonb, @now::timestamptz
 FROM events e
 JOIN webhook_endpoints w ON w.api_client_id = e.api_client_id
 WHERE e.id = @event_id AND w.deleted_at IS NULL AND w.created_at <= e.created_at

@@ -1,6 +1,6 @@
 -- name: OutboxInsert :exec
-INSERT INTO outbox (id, subject, payload, created_at)
-VALUES (@id, @subject, @payload, @created_at);
+INSERT INTO outbox (id, subject, payload, trace_context, created_at)
+VALUES (@id, @subject, @payload, sqlc.narg(trace_context), @created_at);
 
 -- name: OutboxClaim :many
 -- Rows locked here stay invisible to other relays until this transaction ends, so
