@@ -2,6 +2,7 @@ package deploy
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -55,7 +56,7 @@ func TestDockerfiles(t *testing.T) {
 		if user == nil || strings.HasPrefix(user[1], "0") || strings.HasPrefix(user[1], "root") {
 			t.Errorf("%s: the runtime stage does not switch to a non-root user (%v)", s, user)
 		}
-		for _, want := range []string{"ARG VERSION", "CGO_ENABLED=0", "-trimpath", "pkg/service.Version=${VERSION}", "./services/" + s,
+		for _, want := range []string{"ARG VERSION", "ENV GOWORK=off", "CGO_ENABLED=0", "-trimpath", "pkg/service.Version=${VERSION}", "./services/" + s,
 			`ENTRYPOINT ["/usr/local/bin/doceval-` + s + `"]`} {
 			if !strings.Contains(df, want) {
 				t.Errorf("%s: lacks %s", s, want)
@@ -76,5 +77,17 @@ func TestDockerfiles(t *testing.T) {
 		if !slices.Contains(strings.Fields(string(ignore)), want) {
 			t.Errorf(".dockerignore lacks %s", want)
 		}
+	}
+}
+
+// The images build the main module without the workspace (ENV GOWORK=off), so the
+// chart-verification module and its Kubernetes dependencies stay out of them. That only
+// works while the main module's go.mod and go.sum resolve every service on their own.
+func TestServicesBuildWithoutWorkspace(t *testing.T) {
+	t.Parallel()
+	cmd := exec.Command("go", "list", "-mod=readonly", "-deps", "-test=false", "../services/...")
+	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=readonly")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("the services do not resolve without go.work: %v\n%s", err, out)
 	}
 }

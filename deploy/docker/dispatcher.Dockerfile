@@ -3,7 +3,11 @@
 FROM golang:1.26-bookworm AS build
 ARG VERSION=dev
 WORKDIR /src
-COPY go.mod go.sum go.work go.work.sum ./
+# The main module alone (it replaces the client and SDK modules with their directories):
+# the workspace also holds the chart-verification module, whose Helm and Kubernetes
+# dependencies no image needs.
+ENV GOWORK=off
+COPY go.mod go.sum ./
 COPY gen/client/go.mod gen/client/go.sum gen/client/
 COPY pkg/sdk/go.mod pkg/sdk/go.sum pkg/sdk/
 RUN go mod download

@@ -1,0 +1,29 @@
+package chartcheck
+
+import (
+	"strings"
+	"testing"
+)
+
+// values.schema.json rejects values of the wrong type or format before anything is
+// rendered, naming the offending value.
+func TestSchemaRejectsBadValues(t *testing.T) {
+	t.Parallel()
+	for name, tc := range map[string]struct {
+		vals map[string]any
+		want string
+	}{
+		"replicas as a word":           {map[string]any{"api": map[string]any{"replicas": "two"}}, "replicas"},
+		"a misspelt key":               {set("api.replica=2"), "replica"},
+		"an unknown log level":         {set("logLevel=verbose"), "logLevel"},
+		"a short secret key":           {set("secretKey.value=c2hvcnQ="), "secretKey"},
+		"a duration without unit":      {set("dispatcher.config.eventRetention=720"), "eventRetention"},
+		"a blob URL of no store":       {set("blob.url=gs://bucket"), "blob"},
+		"an unsupported OTLP protocol": {set("otel.protocol=http/json"), "protocol"},
+	} {
+		_, err := render(t, overlay(defaults(), tc.vals))
+		if err == nil || !strings.Contains(err.Error(), "schema") || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want a schema error naming %q", name, err, tc.want)
+		}
+	}
+}

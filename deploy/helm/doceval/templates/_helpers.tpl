@@ -1,0 +1,352 @@
+{{/*
+Names, labels and the settings every template shares. Helpers that need the service
+take a dict: (dict "root" $ "svc" "api").
+*/}}
+
+{{- define "doceval.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/* RELEASE-doceval, or RELEASE when the release name already contains the chart name;
+trimmed so that "-dispatcher-metrics" style suffixes still fit 63 characters. */}}
+{{- define "doceval.fullname" -}}
+{{- if .Values.fullnameOverride }}
+{{- .Values.fullnameOverride | trunc 40 | trimSuffix "-" }}
+{{- else }}
+{{- $name := default .Chart.Name .Values.nameOverride }}
+{{- if contains $name .Release.Name }}
+{{- .Release.Name | trunc 40 | trimSuffix "-" }}
+{{- else }}
+{{- printf "%s-%s" .Release.Name $name | trunc 40 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{- define "doceval.chart" -}}
+{{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/* The four services, in one place. */}}
+{{- define "doceval.services" -}}
+["api", "ingest", "evaluator", "dispatcher"]
+{{- end }}
+
+{{- define "doceval.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "doceval.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end }}
+
+{{- define "doceval.labels" -}}
+helm.sh/chart: {{ include "doceval.chart" . }}
+{{ include "doceval.selectorLabels" . }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/part-of: doceval
+{{- with .Values.commonLabels }}
+{{ toYaml . }}
+{{- end }}
+{{- end }}
+
+{{- define "doceval.componentSelectorLabels" -}}
+{{ include "doceval.selectorLabels" .root }}
+app.kubernetes.io/component: {{ .svc }}
+{{- end }}
+
+{{- define "doceval.componentLabels" -}}
+{{ include "doceval.labels" .root }}
+app.kubernetes.io/component: {{ .svc }}
+{{- end }}
+
+{{- define "doceval.componentName" -}}
+{{ include "doceval.fullname" .root }}-{{ .svc }}
+{{- end }}
+
+{{- define "doceval.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create }}
+{{- default (include "doceval.fullname" .) .Values.serviceAccount.name }}
+{{- else }}
+{{- default "default" .Values.serviceAccount.name }}
+{{- end }}
+{{- end }}
+
+{{/* REGISTRY/REPOSITORY:TAG or REGISTRY/REPOSITORY@DIGEST; takes (dict "root" $ "image" IMAGE). */}}
+{{- define "doceval.image" -}}
+{{- $repo := .image.repository }}
+{{- with .root.Values.image.registry }}{{ $repo = printf "%s/%s" . $repo }}{{ end }}
+{{- if .image.digest }}
+{{- printf "%s@%s" $repo .image.digest }}
+{{- else }}
+{{- printf "%s:%s" $repo (default .root.Chart.AppVersion .image.tag | toString) }}
+{{- end }}
+{{- end }}
+
+{{/* The workers, which serve /healthz, /readyz and /metrics on DOCEVAL_OPS_ADDR. */}}
+{{- define "doceval.isWorker" -}}
+{{- if ne .svc "api" }}true{{ end }}
+{{- end }}
+
+{{/* The JetStream stream and durable consumers a worker reads (pkg/ingest,
+pkg/evaluator, pkg/dispatch), for the KEDA scaler. */}}
+{{- define "doceval.consumers" -}}
+{{- $c := dict
+  "ingest" (list (dict "stream" "DOCEVAL_JOBS" "durable" "ingest") (dict "stream" "DOCEVAL_JOBS" "durable" "purge"))
+  "evaluator" (list (dict "stream" "DOCEVAL_JOBS" "durable" "evaluator"))
+  "dispatcher" (list (dict "stream" "DOCEVAL_EVENTS" "durable" "dispatcher")) }}
+{{- index $c .svc | toJson }}
+{{- end }}
+
+{{- define "doceval.kedaEnabled" -}}
+{{- $v := index .root.Values .svc }}
+{{- if and (include "doceval.isWorker" .) $v.keda $v.keda.enabled }}true{{ end }}
+{{- end }}
+
+{{/* An HPA or a KEDA ScaledObject owns the replica count. */}}
+{{- define "doceval.autoscaled" -}}
+{{- $v := index .root.Values .svc }}
+{{- if or $v.autoscaling.enabled (include "doceval.kedaEnabled" .) }}true{{ end }}
+{{- end }}
+
+{{/* The container port with the ops endpoints: the api's HTTP port, else the ops port. */}}
+{{- define "doceval.opsPortName" -}}
+{{- if include "doceval.isWorker" . }}metrics{{ else }}http{{ end }}
+{{- end }}
+
+{{- define "doceval.preStopSleep" -}}
+{{- $v := index .root.Values .svc }}
+{{- $s := int64 (default 0 $v.preStopSleepSeconds) }}
+{{- if and (gt $s 0) (semverCompare ">=1.30-0" .root.Capabilities.KubeVersion.Version) }}{{ $s }}{{ else }}0{{ end }}
+{{- end }}
+
+{{/* The longest unit of work a service finishes after SIGTERM before it exits: a file
+(ingest), an evaluation (evaluator), a webhook attempt (dispatcher). */}}
+{{- define "doceval.workSeconds" -}}
+{{- $v := index .root.Values .svc }}
+{{- if eq .svc "ingest" }}{{ int64 $v.config.fileTimeoutSeconds }}
+{{- else if eq .svc "evaluator" }}{{ int64 $v.config.evaluationTimeoutSeconds }}
+{{- else if eq .svc "dispatcher" }}{{ int64 $v.config.webhookTimeoutSeconds }}
+{{- else }}0{{ end }}
+{{- end }}
+
+{{/* terminationGracePeriodSeconds, derived from shutdownTimeoutSeconds so that the
+kubelet's SIGKILL never cuts a drain the service was told it may take: preStop sleep +
+DOCEVAL_SHUTDOWN_TIMEOUT + the work in hand + a margin. An override must still exceed
+the preStop sleep plus the shutdown timeout. */}}
+{{- define "doceval.graceSeconds" -}}
+{{- $v := index .root.Values .svc }}
+{{- $shutdown := int64 .root.Values.shutdownTimeoutSeconds }}
+{{- $preStop := int64 (include "doceval.preStopSleep" .) }}
+{{- if not (kindIs "invalid" $v.terminationGracePeriodSeconds) }}
+{{- $g := int64 $v.terminationGracePeriodSeconds }}
+{{- if le $g (add $shutdown $preStop | int64) }}
+{{- fail (printf "%s.terminationGracePeriodSeconds (%d) must exceed shutdownTimeoutSeconds (%d) plus the preStop sleep (%d)" .svc $g $shutdown $preStop) }}
+{{- end }}
+{{- $g }}
+{{- else }}
+{{- add $preStop $shutdown (include "doceval.workSeconds" . | int64) (int64 .root.Values.terminationGraceMarginSeconds) }}
+{{- end }}
+{{- end }}
+
+{{/* The Secret the chart creates (when some secret value is given inline). */}}
+{{- define "doceval.secretName" -}}
+{{ include "doceval.fullname" . }}
+{{- end }}
+
+{{/* The chart Secret's data: only the values given inline (an existingSecret wins). */}}
+{{- define "doceval.secretData" -}}
+{{- $v := .Values }}
+{{- if not $v.database.existingSecret.name }}
+DATABASE_URL: {{ required "database.url or database.existingSecret.name is required" $v.database.url | b64enc | quote }}
+{{- end }}
+{{- if not $v.nats.existingSecret.name }}
+NATS_URL: {{ required "nats.url or nats.existingSecret.name is required" $v.nats.url | b64enc | quote }}
+{{- end }}
+{{- if not $v.secretKey.existingSecret.name }}
+DOCEVAL_SECRET_KEY: {{ include "doceval.requiredSecretKey" . | b64enc | quote }}
+{{- end }}
+{{- if and $v.llm.apiKey (not $v.llm.existingSecret.name) }}
+DOCEVAL_LLM_API_KEY: {{ $v.llm.apiKey | b64enc | quote }}
+{{- end }}
+{{- if not $v.blob.s3.existingSecret.name }}
+{{- with $v.blob.s3.accessKeyId }}
+AWS_ACCESS_KEY_ID: {{ . | b64enc | quote }}
+{{- end }}
+{{- with $v.blob.s3.secretAccessKey }}
+AWS_SECRET_ACCESS_KEY: {{ . | b64enc | quote }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{- define "doceval.requiredSecretKey" -}}
+{{- required "secretKey.value or secretKey.existingSecret.name is required: DOCEVAL_SECRET_KEY, 32 random bytes in base64 (openssl rand -base64 32), encrypts webhook signing secrets at rest" .Values.secretKey.value }}
+{{- end }}
+
+{{/* An env entry read from a Secret: (dict "name" ENV "existing" EXISTINGSECRET "key" KEYFIELD "root" $ "optional" BOOL).
+An existing Secret's key name comes from existing[key]; the chart's Secret uses ENV. */}}
+{{- define "doceval.secretEnv" -}}
+- name: {{ .name }}
+  valueFrom:
+    secretKeyRef:
+      {{- if .existing.name }}
+      name: {{ .existing.name }}
+      key: {{ index .existing .key }}
+      {{- else }}
+      name: {{ include "doceval.secretName" .root }}
+      key: {{ .name }}
+      {{- end }}
+      {{- if .optional }}
+      optional: true
+      {{- end }}
+{{- end }}
+
+{{/* The non-secret settings of one service, as ConfigMap data (env names → strings).
+Numbers go through int64: Helm reads YAML numbers as float64, which would print
+104857600 as 1.048576e+08. */}}
+{{- define "doceval.configData" -}}
+{{- $r := .root.Values }}
+{{- $v := index $r .svc }}
+{{- $c := $v.config | default dict }}
+DOCEVAL_LOG_LEVEL: {{ $r.logLevel | quote }}
+DOCEVAL_STREAM_REPLICAS: {{ int64 $r.streamReplicas | quote }}
+DOCEVAL_OUTBOX_RELAY: {{ $r.outboxRelay | quote }}
+DOCEVAL_SHUTDOWN_TIMEOUT: {{ printf "%ds" (int64 $r.shutdownTimeoutSeconds) | quote }}
+DOCEVAL_BLOB_URL: {{ required "blob.url is required" $r.blob.url | quote }}
+{{- if eq .svc "api" }}
+DOCEVAL_RATE_LIMIT: {{ $c.rateLimit | toString | quote }}
+DOCEVAL_RATE_LIMIT_BURST: {{ int64 $c.rateLimitBurst | quote }}
+DOCEVAL_MAX_UPLOAD_BYTES: {{ int64 $c.maxUploadBytes | quote }}
+DOCEVAL_SECRET_ROTATION_GRACE: {{ $c.secretRotationGrace | quote }}
+{{- else if eq .svc "ingest" }}
+DOCEVAL_INGEST_MAX_PAGES: {{ int64 $c.maxPages | quote }}
+DOCEVAL_INGEST_FILE_TIMEOUT: {{ printf "%ds" (int64 $c.fileTimeoutSeconds) | quote }}
+DOCEVAL_INGEST_CONCURRENCY: {{ int64 $c.concurrency | quote }}
+DOCEVAL_INGEST_MAX_ATTEMPTS: {{ int64 $c.maxAttempts | quote }}
+DOCEVAL_OCR_LANGUAGES: {{ $c.ocrLanguages | quote }}
+{{- with $c.ackWait }}
+DOCEVAL_INGEST_ACK_WAIT: {{ . | quote }}
+{{- end }}
+DOCEVAL_INGEST_TEMP_DIR: "/tmp"
+{{- else if eq .svc "evaluator" }}
+DOCEVAL_EVALUATOR_CONCURRENCY: {{ int64 $c.concurrency | quote }}
+DOCEVAL_EVALUATOR_MAX_ATTEMPTS: {{ int64 $c.maxAttempts | quote }}
+DOCEVAL_EVALUATION_TIMEOUT: {{ printf "%ds" (int64 $c.evaluationTimeoutSeconds) | quote }}
+DOCEVAL_EVALUATION_PROGRESS_INTERVAL: {{ $c.progressInterval | quote }}
+DOCEVAL_EVALUATION_QUEUE_TIMEOUT: {{ $c.queueTimeout | quote }}
+{{- with $c.ackWait }}
+DOCEVAL_EVALUATOR_ACK_WAIT: {{ . | quote }}
+{{- end }}
+{{- with $r.llm.baseUrl }}
+DOCEVAL_LLM_BASE_URL: {{ . | quote }}
+{{- end }}
+{{- with $r.llm.model }}
+DOCEVAL_LLM_MODEL: {{ . | quote }}
+{{- end }}
+DOCEVAL_LLM_TIMEOUT: {{ $r.llm.timeout | quote }}
+DOCEVAL_LLM_CONCURRENCY: {{ int64 $r.llm.concurrency | quote }}
+DOCEVAL_LLM_MAX_RETRIES: {{ int64 $r.llm.maxRetries | quote }}
+DOCEVAL_LLM_MAX_CONTEXT_CHARS: {{ int64 $r.llm.maxContextChars | quote }}
+{{- else if eq .svc "dispatcher" }}
+DOCEVAL_EVENT_RETENTION: {{ $c.eventRetention | quote }}
+DOCEVAL_EVENT_RETENTION_EVERY: {{ $c.eventRetentionEvery | quote }}
+DOCEVAL_WEBHOOK_RETRY_SCHEDULE: {{ $c.webhookRetrySchedule | quote }}
+DOCEVAL_WEBHOOK_TIMEOUT: {{ printf "%ds" (int64 $c.webhookTimeoutSeconds) | quote }}
+DOCEVAL_WEBHOOK_ALLOW_PRIVATE: {{ $c.webhookAllowPrivate | quote }}
+DOCEVAL_WEBHOOK_CONCURRENCY: {{ int64 $c.webhookConcurrency | quote }}
+DOCEVAL_FANOUT_ACK_WAIT: {{ $c.fanoutAckWait | quote }}
+{{- end }}
+{{- with $r.otel.endpoint }}
+OTEL_EXPORTER_OTLP_ENDPOINT: {{ . | quote }}
+OTEL_EXPORTER_OTLP_PROTOCOL: {{ $r.otel.protocol | quote }}
+OTEL_TRACES_SAMPLER: {{ $r.otel.sampler | quote }}
+OTEL_TRACES_SAMPLER_ARG: {{ $r.otel.samplerArg | toString | quote }}
+{{- end }}
+{{- end }}
+
+{{/* The container env of one service: what the pod spec must set itself (addresses
+tied to the container ports, DOCEVAL_MIGRATE, secrets, the downward API), then the
+service's extra env, which wins. */}}
+{{- define "doceval.env" -}}
+{{- $r := .root.Values }}
+{{- $v := index $r .svc }}
+# The migration hook Job migrates; services never do.
+- name: DOCEVAL_MIGRATE
+  value: "false"
+{{- if include "doceval.isWorker" . }}
+- name: DOCEVAL_OPS_ADDR
+  value: {{ printf ":%d" (int64 $v.opsPort) | quote }}
+{{- else }}
+- name: DOCEVAL_HTTP_ADDR
+  value: {{ printf ":%d" (int64 $v.port) | quote }}
+{{- end }}
+{{ include "doceval.secretEnv" (dict "root" .root "name" "DATABASE_URL" "existing" $r.database.existingSecret "key" "key") }}
+{{ include "doceval.secretEnv" (dict "root" .root "name" "NATS_URL" "existing" $r.nats.existingSecret "key" "key") }}
+{{- if has .svc (list "api" "dispatcher") }}
+{{- if not $r.secretKey.existingSecret.name }}{{ $_ := include "doceval.requiredSecretKey" .root }}{{ end }}
+{{ include "doceval.secretEnv" (dict "root" .root "name" "DOCEVAL_SECRET_KEY" "existing" $r.secretKey.existingSecret "key" "key") }}
+{{- end }}
+{{- if and (eq .svc "evaluator") (or $r.llm.apiKey $r.llm.existingSecret.name) }}
+{{ include "doceval.secretEnv" (dict "root" .root "name" "DOCEVAL_LLM_API_KEY" "existing" $r.llm.existingSecret "key" "key") }}
+{{- end }}
+{{- if and (has .svc (list "api" "ingest")) (or $r.blob.s3.accessKeyId $r.blob.s3.existingSecret.name) }}
+{{ include "doceval.secretEnv" (dict "root" .root "name" "AWS_ACCESS_KEY_ID" "existing" $r.blob.s3.existingSecret "key" "accessKeyIdKey") }}
+{{ include "doceval.secretEnv" (dict "root" .root "name" "AWS_SECRET_ACCESS_KEY" "existing" $r.blob.s3.existingSecret "key" "secretAccessKeyKey") }}
+{{- end }}
+- name: OTEL_SERVICE_NAME
+  value: doceval-{{ .svc }}
+{{- if $r.otel.endpoint }}
+- name: K8S_POD_NAME
+  valueFrom:
+    fieldRef:
+      fieldPath: metadata.name
+- name: K8S_NAMESPACE_NAME
+  valueFrom:
+    fieldRef:
+      fieldPath: metadata.namespace
+{{- $attrs := "k8s.pod.name=$(K8S_POD_NAME),k8s.namespace.name=$(K8S_NAMESPACE_NAME)" }}
+{{- with $r.otel.resourceAttributes }}{{ $attrs = printf "%s,%s" $attrs . }}{{ end }}
+- name: OTEL_RESOURCE_ATTRIBUTES
+  value: {{ $attrs | quote }}
+{{- with $r.otel.headersSecret.name }}
+- name: OTEL_EXPORTER_OTLP_HEADERS
+  valueFrom:
+    secretKeyRef:
+      name: {{ . }}
+      key: {{ $r.otel.headersSecret.key }}
+{{- end }}
+{{- end }}
+{{- with $v.env }}
+{{ toYaml . }}
+{{- end }}
+{{- end }}
+
+{{/* Blobs on a file:// URL live on a shared volume mounted at the URL's path in the
+services that read or write them (api: uploads; ingest: extraction and purge). */}}
+{{- define "doceval.fileBlobs" -}}
+{{- if hasPrefix "file://" .Values.blob.url }}true{{ end }}
+{{- end }}
+
+{{- define "doceval.blobPath" -}}
+{{- trimPrefix "file://" .Values.blob.url | trimSuffix "/" }}
+{{- end }}
+
+{{- define "doceval.blobClaimName" -}}
+{{- default (printf "%s-blobs" (include "doceval.fullname" .)) .Values.blob.persistence.existingClaim }}
+{{- end }}
+
+{{/* One NetworkPolicy egress rule from {to, ports}; an empty `to` means any destination,
+empty `ports` any port. */}}
+{{- define "doceval.egressRule" -}}
+{{- $rule := dict }}
+{{- with .to }}{{ $_ := set $rule "to" . }}{{ end }}
+{{- with .ports }}{{ $_ := set $rule "ports" . }}{{ end }}
+{{- list $rule | toYaml }}
+{{- end }}
+
+{{/* Configuration errors that no single template would notice. */}}
+{{- define "doceval.validate" -}}
+{{- if and (include "doceval.fileBlobs" .) (not .Values.blob.persistence.enabled) }}
+{{- fail "blob.url is a file:// URL but blob.persistence.enabled is false: every api and ingest pod must see the same files. Enable blob.persistence (a ReadWriteMany volume across nodes) or use an s3:// URL." }}
+{{- end }}
+{{- if not .Values.secretKey.existingSecret.name }}
+{{- $_ := include "doceval.requiredSecretKey" . }}
+{{- end }}
+{{- end }}
