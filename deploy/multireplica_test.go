@@ -210,9 +210,18 @@ func TestMultiReplicaKill(t *testing.T) {
 	}
 	t.Logf("%d events, all delivered (%d deliveries repeated, as at-least-once allows)", len(events), redelivered)
 
-	// JetStream kept three replicas with a node down, and the kill really cost work:
-	// messages in flight on the killed workers were delivered again.
-	logRedeliveries(t, natsURL)
+	// The kill really cost work: messages the killed workers held (or had fetched) were
+	// delivered again, to the survivors.
+	delivered := consumerDeliveries(t, natsURL)
+	jobs := map[string]int{"ingest": replicaSubmissions * uploadsPerSubmission, "evaluator": replicaSubmissions, "dispatcher": len(events)}
+	again := 0
+	for consumer, n := range jobs {
+		again += int(delivered[consumer]) - n
+	}
+	if again <= 0 {
+		t.Errorf("no job was delivered twice (%v for %v): the kill hit no work in flight", delivered, jobs)
+	}
+	t.Logf("%d messages delivered again after the kill", again)
 
 	// The survivors shut down cleanly on SIGTERM, within their drain time.
 	for _, svc := range services {
@@ -508,36 +517,42 @@ func httpServer(t *testing.T, h http.Handler) string {
 	return "http://" + l.Addr().String() + "/hook"
 }
 
-// logRedeliveries reports, per consumer, how many messages JetStream delivered again.
-func logRedeliveries(t *testing.T, url string) {
+// consumerDeliveries logs each consumer's state and returns its deliveries (first
+// ones and redeliveries) by durable name; with a node down, every stream must still
+// have three replicas configured and a leader on a surviving node.
+func consumerDeliveries(t *testing.T, url string) map[string]uint64 {
 	t.Helper()
 	nc, err := nats.Connect(url)
 	if err != nil {
 		t.Errorf("connect nats: %v", err)
-		return
+		return nil
 	}
 	defer nc.Close()
 	js, err := jetstream.New(nc)
 	if err != nil {
 		t.Error(err)
-		return
+		return nil
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
+	out := map[string]uint64{}
 	for _, name := range []string{messaging.JobsStream, messaging.EventsStream} {
 		stream, err := js.Stream(ctx, name)
 		if err != nil {
 			t.Errorf("stream %s: %v", name, err)
 			continue
 		}
-		if r := stream.CachedInfo().Config.Replicas; r != 3 {
-			t.Errorf("stream %s has %d replicas, want 3", name, r)
+		info := stream.CachedInfo()
+		if info.Config.Replicas != 3 || info.Cluster == nil || info.Cluster.Leader == "" || info.Cluster.Leader == "nats-1" {
+			t.Errorf("stream %s: %d replicas, cluster %+v; want 3 and a leader on a surviving node", name, info.Config.Replicas, info.Cluster)
 		}
 		for info := range stream.ListConsumers(ctx).Info() {
+			out[info.Name] = info.Delivered.Consumer
 			t.Logf("consumer %s/%s: %d delivered, ack floor %d, %d ack pending, %d redelivered now, %d pending, leader %s",
 				name, info.Name, info.Delivered.Consumer, info.AckFloor.Consumer, info.NumAckPending, info.NumRedelivered, info.NumPending, info.Cluster.Leader)
 		}
 	}
+	return out
 }
 
 // diagnose logs what a stuck job could be waiting for: unpublished outbox rows,
@@ -561,5 +576,5 @@ func diagnose(t *testing.T, pool *pgxpool.Pool, natsURL string) {
 		}
 		rows.Close()
 	}
-	logRedeliveries(t, natsURL)
+	consumerDeliveries(t, natsURL)
 }

@@ -151,8 +151,13 @@ func RunOn(ctx context.Context, cfg Config, log *slog.Logger, ln net.Listener) e
 		return err
 	}
 	defer rt.Close()
+	blobs, err := rt.Blobs(ctx)
+	if err != nil {
+		ln.Close()
+		return err
+	}
 	e, err := New(Deps{
-		Store: rt.Store, Blobs: rt.Blobs, Log: log, Registry: rt.Registry, TracerProvider: rt.Tracer, Ops: rt.OpsHandler(),
+		Store: rt.Store, Blobs: blobs, Log: log, Registry: rt.Registry, TracerProvider: rt.Tracer, Ops: rt.OpsHandler(),
 		RateLimiter: httpx.NewRateLimiter(cfg.RateLimit, cfg.RateLimitBurst, nil), MaxUploadBytes: cfg.MaxUploadBytes,
 		Secrets: secrets, RotationGrace: cfg.SecretRotationGrace,
 	})

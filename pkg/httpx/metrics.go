@@ -2,6 +2,7 @@ package httpx
 
 import (
 	"log/slog"
+	"net/http"
 	"strconv"
 	"time"
 
@@ -28,7 +29,7 @@ func Observe(reg prometheus.Registerer, log *slog.Logger) echo.MiddlewareFunc {
 				route = "unmatched"
 			}
 			elapsed := time.Since(start)
-			duration.WithLabelValues(route, c.Request().Method, strconv.Itoa(status)).Observe(elapsed.Seconds())
+			duration.WithLabelValues(route, knownMethod(c.Request().Method), strconv.Itoa(status)).Observe(elapsed.Seconds())
 			log.InfoContext(c.Request().Context(), "request",
 				"method", c.Request().Method, "route", route, "status", status, "duration_ms", elapsed.Milliseconds())
 			return err
@@ -43,4 +44,16 @@ func responseStatus(c echo.Context, err error) int {
 		return toAPIError(err).Status
 	}
 	return c.Response().Status
+}
+
+// knownMethod is method when it is a standard HTTP method and "_OTHER" otherwise: any
+// token is a valid method, and a label or span name per invented one would let anyone
+// create metric series without bound (OpenTelemetry's convention for the same problem).
+func knownMethod(method string) string {
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+		http.MethodDelete, http.MethodConnect, http.MethodOptions, http.MethodTrace:
+		return method
+	}
+	return "_OTHER"
 }

@@ -21,7 +21,8 @@ func Trace(tp trace.TracerProvider) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			req := c.Request()
-			name := req.Method
+			method := knownMethod(req.Method)
+			name := method
 			if route := c.Path(); route != "" {
 				name += " " + route
 			}
@@ -29,7 +30,7 @@ func Trace(tp trace.TracerProvider) echo.MiddlewareFunc {
 				trace.WithNewRoot(),
 				trace.WithSpanKind(trace.SpanKindServer),
 				trace.WithAttributes(
-					semconv.HTTPRequestMethodKey.String(req.Method),
+					semconv.HTTPRequestMethodKey.String(method),
 					semconv.HTTPRoute(c.Path()),
 					semconv.URLPath(req.URL.Path),
 					semconv.UserAgentOriginal(req.UserAgent()),

@@ -57,25 +57,40 @@ type Worker struct {
 
 // Tasks are the ingest service's consumers, for service.RunWorker.
 func Tasks(cfg Config, log *slog.Logger) []service.Task {
-	worker := service.Shared(func(rt *service.Runtime) *Worker {
-		return &Worker{Store: rt.Store, Blobs: rt.Blobs, Log: log, Cfg: cfg, Metrics: NewMetrics(rt.Registry)}
+	type built struct {
+		w   *Worker
+		err error
+	}
+	worker := service.Shared(func(rt *service.Runtime) built {
+		blobs, err := rt.Blobs(context.Background())
+		if err != nil {
+			return built{err: err}
+		}
+		return built{w: &Worker{Store: rt.Store, Blobs: blobs, Log: log, Cfg: cfg, Metrics: NewMetrics(rt.Registry)}}
 	})
+	task := func(run func(ctx context.Context, rt *service.Runtime, w *Worker) error) service.Task {
+		return func(ctx context.Context, rt *service.Runtime) error {
+			b := worker(rt)
+			if b.err != nil {
+				return b.err
+			}
+			return run(ctx, rt, b.w)
+		}
+	}
 	return []service.Task{
-		func(ctx context.Context, rt *service.Runtime) error {
-			w := worker(rt)
+		task(func(ctx context.Context, rt *service.Runtime, w *Worker) error {
 			return rt.Consume(ctx, messaging.ConsumerSpec{
 				Stream: messaging.JobsStream, Durable: "ingest", FilterSubject: messaging.IngestSubject,
 				AckWait: w.Cfg.ackWait(), MaxDeliver: w.Cfg.MaxAttempts, Concurrency: w.Cfg.Concurrency,
 			}, w.HandleIngest, w.Log.With("consumer", "ingest"))
-		},
-		func(ctx context.Context, rt *service.Runtime) error { return worker(rt).SweepStale(ctx) },
-		func(ctx context.Context, rt *service.Runtime) error {
-			w := worker(rt)
+		}),
+		task(func(ctx context.Context, _ *service.Runtime, w *Worker) error { return w.SweepStale(ctx) }),
+		task(func(ctx context.Context, rt *service.Runtime, w *Worker) error {
 			return rt.Consume(ctx, messaging.ConsumerSpec{
 				Stream: messaging.JobsStream, Durable: "purge", FilterSubject: messaging.PurgeSubject,
 				AckWait: 5 * time.Minute, MaxDeliver: -1, Concurrency: 1,
 			}, w.HandlePurge, w.Log.With("consumer", "purge"))
-		},
+		}),
 	}
 }
 

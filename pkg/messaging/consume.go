@@ -83,7 +83,22 @@ func Consume(ctx context.Context, js jetstream.JetStream, spec ConsumerSpec, han
 	slots := make(chan struct{}, spec.Concurrency)
 	var inWork sync.WaitGroup
 	cc, err := cons.Consume(func(msg jetstream.Msg) {
-		slots <- struct{}{}
+		// Shutting down: messages fetched but not started go back at once, to a replica
+		// that stays (Drain still hands over what was buffered). Only the work in hand is
+		// finished, so a grace period sized for one round of handlers holds.
+		acquired := false
+		select {
+		case slots <- struct{}{}:
+			acquired = true
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			if acquired {
+				<-slots
+			}
+			_ = msg.Nak()
+			return
+		}
 		inWork.Go(func() {
 			defer func() { <-slots }()
 			// The ack timer ran while the message waited for a free slot: restart it.

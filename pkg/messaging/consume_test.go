@@ -181,3 +181,50 @@ func TestConsumeContinuesTheTrace(t *testing.T) {
 		})
 	}
 }
+
+// On shutdown a consumer finishes the message in hand and gives back the ones it had
+// fetched but not started, at once, instead of working through its whole buffer: the
+// grace period a platform sizes for one round of handlers holds.
+func TestConsumeShutdownGivesBackFetchedMessages(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	for i := range 4 {
+		b.publish(t, fmt.Sprintf("job-%d", i), nil)
+	}
+	started, release := make(chan string, 4), make(chan struct{})
+	var handled sync.Map
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- messaging.Consume(ctx, b.js, b.spec, func(_ context.Context, msg jetstream.Msg) error {
+			handled.Store(string(msg.Data()), true)
+			started <- string(msg.Data())
+			<-release
+			return nil
+		}, slog.New(slog.DiscardHandler))
+	}()
+	first := <-started
+	time.Sleep(200 * time.Millisecond) // the rest of the pull batch reaches the client
+	cancel()
+	time.Sleep(200 * time.Millisecond)
+	close(release)
+	require.NoError(t, <-done)
+	n := 0
+	handled.Range(func(any, any) bool { n++; return true })
+	require.Equal(t, 1, n, "only the message in hand (%s) is handled during shutdown", first)
+
+	// The others are due again now, not after the ack wait (10 s here).
+	rest := map[string]bool{}
+	var mu sync.Mutex
+	b.consume(t, func(_ context.Context, msg jetstream.Msg) error {
+		mu.Lock()
+		defer mu.Unlock()
+		rest[string(msg.Data())] = true
+		return nil
+	})
+	require.Eventually(t, func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(rest) == 3 && !rest[first]
+	}, 5*time.Second, 50*time.Millisecond)
+}

@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -38,13 +39,15 @@ type Runtime struct {
 	NC       *nats.Conn
 	JS       jetstream.JetStream
 	Registry *prometheus.Registry
-	Blobs    *blob.Store
 	// Tracer is the service's TracerProvider: exporting over OTLP when the OTEL_*
 	// environment asks for it, a no-op otherwise (pkg/tracing).
 	Tracer trace.TracerProvider
 
 	consumers    *messaging.Metrics
 	flushTracing tracing.Shutdown
+	blobsOnce    sync.Once
+	blobs        *blob.Store
+	blobsErr     error
 }
 
 // Start connects to PostgreSQL (migrating when configured) and JetStream (ensuring the
@@ -70,30 +73,34 @@ func Start(ctx context.Context, name string, cfg config.Common, log *slog.Logger
 		pool.Close()
 		return nil, err
 	}
-	blobs, err := blob.Open(ctx, cfg.BlobURL)
-	if err != nil {
-		nc.Close()
-		pool.Close()
-		return nil, err
-	}
 	tp, flushTracing, err := tracing.New(ctx, name, Version, os.LookupEnv)
 	if err != nil {
-		_ = blobs.Close()
 		nc.Close()
 		pool.Close()
 		return nil, err
 	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	rt := &Runtime{Name: name, Config: cfg, Log: log, Store: store.New(pool), NC: nc, JS: js, Registry: reg, Blobs: blobs,
+	rt := &Runtime{Name: name, Config: cfg, Log: log, Store: store.New(pool), NC: nc, JS: js, Registry: reg,
 		Tracer: tp, consumers: messaging.NewMetrics(reg), flushTracing: flushTracing}
 	reg.MustRegister(outboxCollector{store: rt.Store})
 	return rt, nil
 }
 
+// Blobs opens the blob store on first use. Only the services that keep files (api,
+// ingest) call it, at start-up, so a bad DOCEVAL_BLOB_URL stops them at once, while the
+// evaluator and dispatcher never touch the store (nor need a writable blob directory).
+func (rt *Runtime) Blobs(ctx context.Context) (*blob.Store, error) {
+	rt.blobsOnce.Do(func() { rt.blobs, rt.blobsErr = blob.Open(ctx, rt.Config.BlobURL) })
+	return rt.blobs, rt.blobsErr
+}
+
 // Close releases the connections, then flushes the spans still buffered.
 func (rt *Runtime) Close() {
-	_ = rt.Blobs.Close()
+	rt.blobsOnce.Do(func() {}) // never opened: stays so
+	if rt.blobs != nil {
+		_ = rt.blobs.Close()
+	}
 	_ = rt.NC.Drain()
 	rt.Store.Pool().Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

@@ -18,13 +18,20 @@ import (
 // returns when ctx is done, after finishing the work in hand.
 type Task func(ctx context.Context, rt *Runtime) error
 
-// Shared memoizes build: the tasks of one RunWorker share what it builds from their
-// runtime (a worker, its metrics registered once).
+// Shared memoizes build per runtime: the tasks of one RunWorker share what it builds
+// from their runtime (a worker, its metrics registered once), and another runtime gets
+// its own.
 func Shared[T any](build func(*Runtime) T) func(*Runtime) T {
-	var once sync.Once
-	var v T
+	var mu sync.Mutex
+	built := map[*Runtime]T{}
 	return func(rt *Runtime) T {
-		once.Do(func() { v = build(rt) })
+		mu.Lock()
+		defer mu.Unlock()
+		v, ok := built[rt]
+		if !ok {
+			v = build(rt)
+			built[rt] = v
+		}
 		return v
 	}
 }

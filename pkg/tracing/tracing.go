@@ -5,7 +5,8 @@
 // Tracing is off unless an OTLP endpoint is configured (OTEL_EXPORTER_OTLP_ENDPOINT or
 // OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) or OTEL_TRACES_EXPORTER=otlp; OTEL_SDK_DISABLED=true
 // and OTEL_TRACES_EXPORTER=none turn it off whatever else is set. Off, the provider is a
-// no-op: spans cost nothing and no trace context is written.
+// no-op: spans cost nothing, and a service writes no trace context of its own (a worker
+// still passes on the context that arrived in a message's headers).
 package tracing
 
 import (

@@ -1,0 +1,32 @@
+package service_test
+
+import (
+	"context"
+	"log/slog"
+	"testing"
+
+	"github.com/doceval/doceval/pkg/config"
+	"github.com/doceval/doceval/pkg/dbtest"
+	"github.com/doceval/doceval/pkg/natstest"
+	"github.com/doceval/doceval/pkg/service"
+)
+
+// A service that keeps no files starts whatever DOCEVAL_BLOB_URL says (on Kubernetes the
+// evaluator and dispatcher have no blob volume and a read-only root); the blob store is
+// opened, and its errors surface, only where it is used.
+func TestBlobStoreOpenedOnlyWhenUsed(t *testing.T) {
+	t.Parallel()
+	_, dbURL := dbtest.NewWithURL(t)
+	cfg := config.Common{
+		DatabaseURL: dbURL, NatsURL: natstest.URL(t), StreamReplicas: 1,
+		BlobURL: "file:///proc/doceval-cannot-be-created",
+	}
+	rt, err := service.Start(context.Background(), "evaluator", cfg, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatalf("start with an unusable blob URL: %v", err)
+	}
+	defer rt.Close()
+	if _, err := rt.Blobs(context.Background()); err == nil {
+		t.Fatal("opening an uncreatable blob directory succeeded")
+	}
+}
