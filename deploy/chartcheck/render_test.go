@@ -2,8 +2,8 @@ package chartcheck
 
 import (
 	"fmt"
-	"io"
 	"maps"
+	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -12,14 +12,12 @@ import (
 	"testing"
 
 	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
-	"helm.sh/helm/v3/pkg/action"
 	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/chart/loader"
 	"helm.sh/helm/v3/pkg/chartutil"
-	kubefake "helm.sh/helm/v3/pkg/kube/fake"
+	"helm.sh/helm/v3/pkg/engine"
 	"helm.sh/helm/v3/pkg/release"
-	"helm.sh/helm/v3/pkg/storage"
-	"helm.sh/helm/v3/pkg/storage/driver"
+	"helm.sh/helm/v3/pkg/releaseutil"
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	batchv1 "k8s.io/api/batch/v1"
@@ -155,37 +153,50 @@ func set(pairs ...string) map[string]any {
 	return out
 }
 
-// render installs the chart client-only with the given values (hooks included, as
-// `helm template` shows them), then splits and decodes every manifest strictly.
+// render renders the chart as `helm install` does (values coalesced with the chart's
+// defaults and checked against values.schema.json, templates rendered, NOTES.txt set
+// apart, hooks sorted out by their annotations), then decodes every manifest strictly.
+// It uses Helm's engine and release packages, not its action package: the same
+// rendering without the Kubernetes client stack (kubectl, kustomize, cli-runtime), which
+// halves what a cold CI compiles for this module.
 func render(t *testing.T, vals map[string]any) (*rendered, error) {
 	t.Helper()
 	kv, err := chartutil.ParseKubeVersion(kubeVersion)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := &action.Configuration{
-		KubeClient: &kubefake.PrintingKubeClient{Out: io.Discard},
-		Releases:   storage.Init(driver.NewMemory()),
-		Log:        func(string, ...any) {},
-	}
-	install := action.NewInstall(cfg)
-	install.ClientOnly = true
-	install.DryRun = true
-	install.Replace = true
-	install.ReleaseName = "doceval"
-	install.Namespace = "doceval"
-	install.KubeVersion = kv
-	install.APIVersions = chartutil.VersionSet{"keda.sh/v1alpha1", "monitoring.coreos.com/v1"}
-	rel, err := install.Run(loadChart(t), vals)
+	caps := chartutil.DefaultCapabilities.Copy()
+	caps.KubeVersion = *kv
+	caps.APIVersions = append(caps.APIVersions, "keda.sh/v1alpha1", "monitoring.coreos.com/v1")
+	c := loadChart(t)
+	top, err := chartutil.ToRenderValues(c, vals, chartutil.ReleaseOptions{
+		Name: "doceval", Namespace: "doceval", Revision: 1, IsInstall: true,
+	}, caps)
 	if err != nil {
 		return nil, err
 	}
-	r := &rendered{Values: vals, Notes: rel.Info.Notes}
-	if err := r.add(rel.Manifest, nil); err != nil {
-		t.Fatal(err)
+	files, err := engine.Render(c, top)
+	if err != nil {
+		return nil, err
 	}
-	for _, h := range rel.Hooks {
-		if err := r.add(h.Manifest, h); err != nil {
+	notes := files[path.Join(c.Name(), "templates", "NOTES.txt")]
+	for name := range files {
+		if strings.HasSuffix(name, "NOTES.txt") {
+			delete(files, name)
+		}
+	}
+	hooks, manifests, err := releaseutil.SortManifests(files, caps.APIVersions, releaseutil.InstallOrder)
+	if err != nil {
+		return nil, err
+	}
+	r := &rendered{Values: vals, Notes: notes}
+	for _, m := range manifests {
+		if err := r.add("# Source: "+m.Name+"\n"+m.Content, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, h := range hooks {
+		if err := r.add("# Source: "+h.Path+"\n"+h.Manifest, h); err != nil {
 			t.Fatal(err)
 		}
 	}
