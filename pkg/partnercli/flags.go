@@ -92,6 +92,17 @@ func parseUUID(what, s string) (uuid.UUID, error) {
 	return id, nil
 }
 
+// clientForID parses a command whose one argument is the id of what it acts on, then
+// builds the client (the single-id commands: get, cancel, delete, rotate).
+func (a *app) clientForID(fs *flag.FlagSet, args []string, name string) (*sdk.Client, uuid.UUID, error) {
+	id, err := idArgument(fs, args, name)
+	if err != nil {
+		return nil, uuid.Nil, err
+	}
+	c, err := a.client()
+	return c, id, err
+}
+
 // client builds the SDK client on first use, so commands that need no API (listen,
 // help) run without a key.
 func (a *app) client() (*sdk.Client, error) {

@@ -35,28 +35,8 @@ func TestListenVerifiesAndForwards(t *testing.T) {
 	}))
 	t.Cleanup(app.Close)
 
-	ctx, cancel := context.WithCancel(context.Background())
-	stdout, stderr := &syncBuffer{}, &syncBuffer{}
-	done := make(chan int)
-	go func() {
-		// Both secrets of a rotation, as a repeated flag.
-		done <- partnercli.Run(ctx, []string{"listen", "--forward-to", app.URL, "--secret", "whsec_new", "--secret", "whsec_old"}, stdout, stderr, nil)
-	}()
-	t.Cleanup(func() {
-		cancel()
-		if code := <-done; code != 0 {
-			t.Errorf("listen exit %d: %s", code, stderr.String())
-		}
-	})
-	var url string
-	listening := regexp.MustCompile(`Listening on (http://\S+)`)
-	waitFor(t, "listen to start", func() bool {
-		m := listening.FindStringSubmatch(stderr.String())
-		if m != nil {
-			url = m[1]
-		}
-		return m != nil
-	})
+	// Both secrets of a rotation, as a repeated flag.
+	url, stdout, stderr := startListen(t, []string{"listen", "--forward-to", app.URL, "--secret", "whsec_new", "--secret", "whsec_old"}, nil)
 
 	body := []byte(`{"id":"evt_0190a1b2-0000-7000-8000-000000000001","type":"evaluation.completed","created_at":"2026-11-23T10:00:00Z",` +
 		`"api_client_id":"0190a1b2-0000-7000-8000-000000000002","data":{"evaluation":{"id":"0190a1b2-0000-7000-8000-000000000003",` +
@@ -121,18 +101,31 @@ func post(t *testing.T, url string, body []byte, signature string) int {
 // --forward-to a verified delivery answers 200, and --json prints the body as is.
 func TestListenSecretsFromEnvironment(t *testing.T) {
 	t.Parallel()
-	ctx, cancel := context.WithCancel(context.Background())
-	stdout, stderr := &syncBuffer{}, &syncBuffer{}
-	done := make(chan int)
 	env := func(k string) string { return map[string]string{"DOCEVAL_WEBHOOK_SECRET": "whsec_a, whsec_b"}[k] }
-	go func() { done <- partnercli.Run(ctx, []string{"listen", "--json"}, stdout, stderr, env) }()
+	url, stdout, stderr := startListen(t, []string{"listen", "--json"}, env)
+	body := []byte(`{"id":"evt_1","type":"file.ready","created_at":"2026-11-23T10:00:00Z","api_client_id":"0190a1b2-0000-7000-8000-000000000002","data":{}}`)
+	if status := post(t, url, body, webhook.Sign(body, time.Now(), "whsec_b")); status != http.StatusOK {
+		t.Fatalf("answered %d: %s", status, stderr.String())
+	}
+	if got := strings.TrimSpace(stdout.String()); got != string(body) {
+		t.Errorf("--json printed %q", got)
+	}
+}
+
+// startListen runs `doceval listen` with args until the test ends (it must then exit 0)
+// and returns the URL it listens on and its output.
+func startListen(t *testing.T, args []string, env func(string) string) (url string, stdout, stderr *syncBuffer) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	stdout, stderr = &syncBuffer{}, &syncBuffer{}
+	done := make(chan int)
+	go func() { done <- partnercli.Run(ctx, args, stdout, stderr, env) }()
 	t.Cleanup(func() {
 		cancel()
 		if code := <-done; code != 0 {
 			t.Errorf("listen exit %d: %s", code, stderr.String())
 		}
 	})
-	var url string
 	listening := regexp.MustCompile(`Listening on (http://\S+)`)
 	waitFor(t, "listen to start", func() bool {
 		m := listening.FindStringSubmatch(stderr.String())
@@ -141,11 +134,5 @@ func TestListenSecretsFromEnvironment(t *testing.T) {
 		}
 		return m != nil
 	})
-	body := []byte(`{"id":"evt_1","type":"file.ready","created_at":"2026-11-23T10:00:00Z","api_client_id":"0190a1b2-0000-7000-8000-000000000002","data":{}}`)
-	if status := post(t, url, body, webhook.Sign(body, time.Now(), "whsec_b")); status != http.StatusOK {
-		t.Fatalf("answered %d: %s", status, stderr.String())
-	}
-	if got := strings.TrimSpace(stdout.String()); got != string(body) {
-		t.Errorf("--json printed %q", got)
-	}
+	return url, stdout, stderr
 }

@@ -96,12 +96,7 @@ func submissionsList(ctx context.Context, a *app, args []string) error {
 }
 
 func submissionsGet(ctx context.Context, a *app, args []string) error {
-	fs := a.newFlagSet("submissions get")
-	id, err := idArgument(fs, args, "submission_id")
-	if err != nil {
-		return err
-	}
-	c, err := a.client()
+	c, id, err := a.clientForID(a.newFlagSet("submissions get"), args, "submission_id")
 	if err != nil {
 		return err
 	}
@@ -143,12 +138,7 @@ func submissionsGet(ctx context.Context, a *app, args []string) error {
 }
 
 func submissionsCancel(ctx context.Context, a *app, args []string) error {
-	fs := a.newFlagSet("submissions cancel")
-	id, err := idArgument(fs, args, "submission_id")
-	if err != nil {
-		return err
-	}
-	c, err := a.client()
+	c, id, err := a.clientForID(a.newFlagSet("submissions cancel"), args, "submission_id")
 	if err != nil {
 		return err
 	}
@@ -163,12 +153,7 @@ func submissionsCancel(ctx context.Context, a *app, args []string) error {
 }
 
 func submissionsDelete(ctx context.Context, a *app, args []string) error {
-	fs := a.newFlagSet("submissions delete")
-	id, err := idArgument(fs, args, "submission_id")
-	if err != nil {
-		return err
-	}
-	c, err := a.client()
+	c, id, err := a.clientForID(a.newFlagSet("submissions delete"), args, "submission_id")
 	if err != nil {
 		return err
 	}

@@ -86,12 +86,7 @@ func webhooksList(ctx context.Context, a *app, args []string) error {
 // webhooksRotate replaces the signing secret; the old one keeps signing alongside the
 // new one until previous_secret_expires_at, so receivers can switch without gaps.
 func webhooksRotate(ctx context.Context, a *app, args []string) error {
-	fs := a.newFlagSet("webhooks rotate")
-	id, err := idArgument(fs, args, "endpoint_id")
-	if err != nil {
-		return err
-	}
-	c, err := a.client()
+	c, id, err := a.clientForID(a.newFlagSet("webhooks rotate"), args, "endpoint_id")
 	if err != nil {
 		return err
 	}
