@@ -1073,8 +1073,20 @@ type Citation struct {
 	ExternalFileId string `json:"external_file_id"`
 
 	// Pages 1-based page numbers.
-	Pages    []int              `json:"pages"`
+	Pages []int `json:"pages"`
+
+	// Regions Where the excerpt stands on the cited pages, so a reviewer can see the spot: one box per line or value the excerpt covers. Absent when the engine had no page geometry (a legacy Word document, a page without text).
+	Regions  *[]CitationRegion  `json:"regions,omitempty"`
 	UploadId openapi_types.UUID `json:"upload_id"`
+}
+
+// CitationRegion A box on one page, relative to the page: x and y are the top-left corner measured from the page's top-left corner, width and height its size, all as fractions of the page's width or height (0 to 1).
+type CitationRegion struct {
+	Height float32 `json:"height"`
+	Page   int     `json:"page"`
+	Width  float32 `json:"width"`
+	X      float32 `json:"x"`
+	Y      float32 `json:"y"`
 }
 
 // Consistency Consistency information returned by create, patch and cancel.

@@ -32,6 +32,39 @@ type Page struct {
 	Chars         int      // non-space characters
 	OCR           bool     // the text came from OCR
 	OCRConfidence *float64 // mean word confidence in [0, 1] when OCR ran
+	// Width and Height are the page's size in its source's unit (points for a PDF page,
+	// pixels for an image); zero when unknown. They give boxes their aspect ratio.
+	Width, Height float64
+	// Words are the page's words with their boxes, in the extractor's reading order; nil
+	// when no geometry was stored (a DOC file, or a page extracted before geometry was
+	// kept). Readers fall back to the lines of Text then.
+	Words []Word
+}
+
+// Word is one word on a page. Its Text appears in the page's Text.
+type Word struct {
+	Text string
+	Box  Box
+	// Conf is the OCR engine's confidence in the word, in [0, 1]; 1 for a text layer.
+	Conf float64
+	// Block and Line are the extractor's own grouping (tesseract's block and line,
+	// poppler's flow and line, a DOCX paragraph or table row); words sharing both stand on
+	// one line. -1 when the extractor gave none.
+	Block, Line int
+}
+
+// Box is a rectangle in page-relative coordinates: (X0, Y0) the top-left corner and
+// (X1, Y1) the bottom-right one, each a fraction in [0, 1] of the page's width or height.
+type Box struct{ X0, Y0, X1, Y1 float64 }
+
+// Region is where a citation's excerpt stands on one of its pages, as a box relative to
+// the page (see the Citation schema's regions).
+type Region struct {
+	Page   int     `json:"page"`
+	X      float64 `json:"x"`
+	Y      float64 `json:"y"`
+	Width  float64 `json:"width"`
+	Height float64 `json:"height"`
 }
 
 // Page returns the page with number n, or nil.
@@ -90,6 +123,9 @@ type Citation struct {
 	ExternalFileID string    `json:"external_file_id"`
 	Pages          []int     `json:"pages"`
 	Excerpt        string    `json:"excerpt"`
+	// Regions are the boxes of the excerpt's words on the cited pages, when the page has
+	// geometry; empty otherwise.
+	Regions []Region `json:"regions,omitempty"`
 }
 
 // TypeScore is one document type a document was classified as.
