@@ -170,7 +170,24 @@ const (
 	// FactFixedTerm: the employment is fixed-term. Value: time.Time (end) when stated,
 	// else string phrase.
 	FactFixedTerm = "risk_fixed_term"
+	// FactLedger: a bank statement's ledger read over all its pages. Value: Ledger. Its
+	// citation quotes the closing balance (or the opening one when no closing was read).
+	FactLedger = "bank_ledger"
 )
+
+// Ledger is what a bank statement's bookings add up to. Reconciled says the statement
+// proves itself: opening balance + credits − debits = closing balance to the cent, so
+// no booking was lost or read with the wrong sign; only then may the absence of a
+// booking count as a finding.
+type Ledger struct {
+	Currency                   string // ISO 4217, from the document; "" when it states none
+	OpeningCents, ClosingCents int64
+	HasOpening, HasClosing     bool
+	CreditsCents, DebitsCents  int64 // sums of the bookings read, both positive
+	Bookings                   int   // bookings read
+	From, To                   time.Time
+	Reconciled                 bool
+}
 
 // Transaction is one booking on a bank statement.
 type Transaction struct {
