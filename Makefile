@@ -106,6 +106,7 @@ tools:
 		langs=$$(tesseract --list-langs 2>/dev/null); \
 		echo "$$langs" | grep -qx deu || missing="$$missing tesseract-ocr-deu"; \
 		echo "$$langs" | grep -qx eng || missing="$$missing tesseract-ocr-eng"; \
+		echo "$$langs" | grep -qx osd || missing="$$missing tesseract-ocr-osd"; \
 	else missing="$$missing tesseract-ocr-deu tesseract-ocr-eng"; fi; \
 	if [ -n "$$missing" ]; then $(MAKE) --no-print-directory apt PKGS="$$(echo $$missing | tr ' ' '\n' | sort -u | tr '\n' ' ')"; fi
 

@@ -20,7 +20,7 @@ RUN CGO_ENABLED=0 go build -trimpath \
 
 FROM debian:bookworm-slim
 RUN apt-get update \
- && apt-get install -y --no-install-recommends poppler-utils tesseract-ocr tesseract-ocr-deu tesseract-ocr-eng antiword ca-certificates \
+ && apt-get install -y --no-install-recommends poppler-utils tesseract-ocr tesseract-ocr-deu tesseract-ocr-eng tesseract-ocr-osd antiword ca-certificates \
  && rm -rf /var/lib/apt/lists/* \
  && groupadd --gid 65532 doceval && useradd --uid 65532 --gid 65532 --no-create-home --shell /usr/sbin/nologin doceval \
  && mkdir -p /var/lib/doceval/blobs && chown 65532:65532 /var/lib/doceval/blobs

@@ -199,6 +199,9 @@ type UploadPage struct {
 	Chars         int32
 	Ocr           bool
 	OcrConfidence *float64
+	Width         *float64
+	Height        *float64
+	Words         []byte
 }
 
 type WebhookEndpoint struct {

@@ -331,9 +331,10 @@ func (q *Queries) UploadMarkReady(ctx context.Context, arg UploadMarkReadyParams
 }
 
 const uploadPageInsert = `-- name: UploadPageInsert :exec
-INSERT INTO upload_pages (upload_id, page, text, chars, ocr, ocr_confidence)
-VALUES ($1, $2, $3, $4, $5, $6)
-ON CONFLICT (upload_id, page) DO UPDATE SET text = excluded.text, chars = excluded.chars, ocr = excluded.ocr, ocr_confidence = excluded.ocr_confidence
+INSERT INTO upload_pages (upload_id, page, text, chars, ocr, ocr_confidence, width, height, words)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+ON CONFLICT (upload_id, page) DO UPDATE SET text = excluded.text, chars = excluded.chars, ocr = excluded.ocr, ocr_confidence = excluded.ocr_confidence,
+                                            width = excluded.width, height = excluded.height, words = excluded.words
 `
 
 type UploadPageInsertParams struct {
@@ -343,6 +344,9 @@ type UploadPageInsertParams struct {
 	Chars         int32
 	Ocr           bool
 	OcrConfidence *float64
+	Width         *float64
+	Height        *float64
+	Words         []byte
 }
 
 func (q *Queries) UploadPageInsert(ctx context.Context, arg UploadPageInsertParams) error {
@@ -353,12 +357,15 @@ func (q *Queries) UploadPageInsert(ctx context.Context, arg UploadPageInsertPara
 		arg.Chars,
 		arg.Ocr,
 		arg.OcrConfidence,
+		arg.Width,
+		arg.Height,
+		arg.Words,
 	)
 	return err
 }
 
 const uploadPages = `-- name: UploadPages :many
-SELECT upload_id, page, text, chars, ocr, ocr_confidence FROM upload_pages WHERE upload_id = $1 ORDER BY page
+SELECT upload_id, page, text, chars, ocr, ocr_confidence, width, height, words FROM upload_pages WHERE upload_id = $1 ORDER BY page
 `
 
 func (q *Queries) UploadPages(ctx context.Context, uploadID uuid.UUID) ([]UploadPage, error) {
@@ -377,6 +384,9 @@ func (q *Queries) UploadPages(ctx context.Context, uploadID uuid.UUID) ([]Upload
 			&i.Chars,
 			&i.Ocr,
 			&i.OcrConfidence,
+			&i.Width,
+			&i.Height,
+			&i.Words,
 		); err != nil {
 			return nil, err
 		}

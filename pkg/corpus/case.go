@@ -58,17 +58,20 @@ func drawFormat(r *rand.Rand, typ string) string {
 	return FormatTextPDF
 }
 
-func generateCase(r *rand.Rand, id string, now time.Time) Case {
-	w := newWorld(r, now)
+func generateCase(r *rand.Rand, id string, now time.Time, f focus, scans bool) Case {
+	w := newWorld(r, now, f)
 	missing := ""
 	if w.scen[scenMissingDoc] {
 		missing = pick(r, RequiredTypes[w.tmpl])
 	}
 	var specs []docSpec
 	if missing != "id_card" {
-		if w.scen[scenPassport] {
+		switch {
+		case w.scen[scenPassport] || w.country != "de":
 			specs = append(specs, w.passport())
-		} else {
+		case chance(r, 0.15):
+			specs = append(specs, w.residencePermit())
+		default:
 			specs = append(specs, w.idCard())
 		}
 	}
@@ -114,19 +117,40 @@ func generateCase(r *rand.Rand, id string, now time.Time) Case {
 	if chance(r, 0.12) {
 		specs = append(specs, w.taxAssessment())
 	}
+	if chance(r, 0.2) {
+		specs = append(specs, w.carLoanOffer())
+	}
+	if chance(r, 0.2) {
+		specs = append(specs, w.genericLetter())
+	}
 	if chance(r, 0.08) {
 		specs = append(specs, w.pensionStatement())
 	}
+	if w.scen[scenMergedUpload] {
+		specs = mergeUploads(specs)
+	}
 	c := Case{ID: id, Language: w.lang, Now: now, Template: w.tmpl}
+	photographed := map[string]bool{}
 	for i := range specs {
 		d := &specs[i]
 		d.Readable = true
+		if len(d.parts) > 0 {
+			d.Slot = drawSlot(r, w.tmpl, d.Types[0])
+			renderMerged(r, &d.Doc, d.parts, scans)
+			d.Name = fileName(r, d.Doc, i)
+			c.Docs = append(c.Docs, d.Doc)
+			continue
+		}
 		d.Format = drawFormat(r, d.Types[0])
+		if f == focusPhoto && len(d.Pages) == 1 && !photographed[d.Types[0]] && slices.Contains([]string{"id_card", "passport", "salary_statement"}, d.Types[0]) {
+			d.Format, photographed[d.Types[0]] = FormatScanJPEG, true
+		}
 		if len(d.Pages) > 1 && (d.Format == FormatScanPNG || d.Format == FormatScanJPEG) {
 			d.Format = FormatScanPDF // an image holds one page
 		}
+		d.Photo = d.Format == FormatScanJPEG && (f == focusPhoto || chance(r, 0.4))
 		d.Slot = drawSlot(r, w.tmpl, d.Types[0])
-		render(r, &d.Doc, d.layout)
+		render(r, &d.Doc, d.layout, scans)
 		d.Name = fileName(r, d.Doc, i)
 		c.Docs = append(c.Docs, d.Doc)
 	}
@@ -145,6 +169,7 @@ func generateCase(r *rand.Rand, id string, now time.Time) Case {
 	slices.Sort(c.Scenarios)
 	c.Fields, c.FieldSources = pickFields(c.Docs)
 	c.Checks = expectedChecks(c)
+	c.ChecksAlso = alsoAccepted(c)
 	return c
 }
 
@@ -231,4 +256,61 @@ func unreadableDoc(r *rand.Rand, tmpl string, i int) Doc {
 	d.Bytes = b.Bytes()
 	d.Name = fmt.Sprintf("%02d_%s", i+1, map[string]string{FormatScanPNG: "IMG_0001.png", FormatScanJPEG: "Foto.jpg", FormatScanPDF: "scan.pdf"}[d.Format])
 	return d
+}
+
+// mergeUploads replaces the ID document, the payslips and the first bank statement by
+// one upload holding them all, as a partner who scans a stack of papers sends it. The
+// truth stays per part (Doc.Parts); the upload's own Fields are the ID document's,
+// which the ID check reads.
+func mergeUploads(specs []docSpec) []docSpec {
+	idx := map[string][]int{}
+	for i, s := range specs {
+		idx[s.Types[0]] = append(idx[s.Types[0]], i)
+	}
+	ids := append(idx["id_card"], idx["passport"]...)
+	if len(ids) == 0 || len(idx["salary_statement"]) == 0 || len(idx["bank_statement"]) == 0 {
+		return specs
+	}
+	order := append(append([]int{ids[0]}, idx["salary_statement"]...), idx["bank_statement"][0])
+	var m docSpec
+	m.Types = []string{"salary_statement", specs[ids[0]].Types[0], "bank_statement"}
+	m.Language, m.Layout, m.Fields = specs[order[1]].Language, "merged", specs[ids[0]].Fields
+	m.RiskEnds = map[string]timeT{}
+	taken := map[int]bool{}
+	for _, i := range order {
+		p := specs[i]
+		taken[i] = true
+		part := Part{Type: p.Types[0], Layout: p.Layout, Fields: p.Fields, Period: p.Period}
+		for range p.Pages {
+			part.Pages = append(part.Pages, len(m.Pages)+len(part.Pages)+1)
+		}
+		m.Parts = append(m.Parts, part)
+		m.Pages = append(m.Pages, p.Pages...)
+		m.parts = append(m.parts, p)
+		m.PayPeriods = append(m.PayPeriods, p.PayPeriods...)
+		m.NetPays = append(m.NetPays, p.NetPays...)
+		m.Payouts = append(m.Payouts, p.Payouts...)
+		m.Credits = append(m.Credits, p.Credits...)
+		m.Names = append(m.Names, p.Names...)
+		m.Risks = append(m.Risks, p.Risks...)
+		for k, v := range p.RiskEnds {
+			m.RiskEnds[k] = v
+		}
+		if len(p.MRZ) > 0 {
+			m.MRZ, m.MRZValid = p.MRZ, p.MRZValid
+		}
+		if p.ClosingCents != nil {
+			m.ClosingCents = p.ClosingCents
+		}
+		if p.Types[0] == "salary_statement" && p.Period.After(m.Period) {
+			m.Period = p.Period
+		}
+	}
+	out := []docSpec{m}
+	for i, s := range specs {
+		if !taken[i] {
+			out = append(out, s)
+		}
+	}
+	return out
 }

@@ -3,6 +3,7 @@ package corpus
 import (
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -27,12 +28,24 @@ var (
 func (w *world) newBankLook(lang string) bankLook {
 	r := w.r
 	l := bankLook{lang: lang, holder: randomNameStyle(r), labels: r.IntN(4), short: chance(r, 0.4), twoLines: chance(r, 0.4)}
-	if lang == "de" {
-		l.layout = pick(r, []string{"sparkasse", "direkt"})
-		l.sign = pick(r, []string{"signed", "trailing", "sh"})
-	} else {
+	switch {
+	case w.country == "uk":
+		l.layout = "uk_statement"
+	case w.country == "us":
+		l.layout = "us_statement"
+		l.holder.Translit, l.holder.Caps = true, true // plain capitals, as American banks print names
+	case lang == "de" && (strings.Contains(w.acct.Bank, "Sparkasse") || strings.Contains(w.acct.Bank, "Volksbank")):
+		l.layout = pick(r, []string{"sparkasse", "sparkasse_sh", "sparkasse_sh"})
+	case lang == "de" && (strings.Contains(w.acct.Bank, "ING") || strings.Contains(w.acct.Bank, "DKB")):
+		l.layout = pick(r, []string{"direkt", "ing_signed", "ing_signed"})
+	case lang == "de":
+		l.layout = pick(r, []string{"sparkasse", "direkt", "sparkasse_sh", "ing_signed"})
+	default:
 		l.layout = pick(r, []string{"columns_en", "signed_en"})
-		l.sign = "signed"
+	}
+	l.sign = "signed"
+	if lang == "de" && w.country == "de" {
+		l.sign = pick(r, []string{"signed", "trailing", "sh"}) // the older layouts' sign conventions
 	}
 	return l
 }
@@ -85,13 +98,23 @@ func (w *world) salaryCredit(m time.Time, lang string) (booking, bool) {
 	if w.scen[scenNotCredited] || len(w.job.Months) == 0 {
 		return booking{}, false
 	}
+	if w.country == "us" {
+		// Bi-weekly pay: the direct deposit of each pay stub dated in the month (the
+		// others of the month are credited below).
+		for _, pm := range w.job.Months {
+			if monthStart(pm.PayDate).Equal(m) {
+				return booking{date: pm.PayDate, cents: pm.Payout, text: "DIRECT DEP " + w.emp.BankText, more: "PPD ID: " + digits(r, 10)}, true
+			}
+		}
+		return booking{}, false
+	}
 	pm := w.job.Months[len(w.job.Months)-1]
 	for _, x := range w.job.Months {
 		if x.Month.Equal(m) {
 			pm = x
 		}
 	}
-	amount := pm.Net - pm.Garnishment
+	amount := pm.Payout - w.payoutCut
 	if w.scen[scenCreditDiffers] {
 		f := 1 + float64(3+r.IntN(10))/100
 		if chance(r, 0.5) {
@@ -129,6 +152,13 @@ func (w *world) bankStatements() []docSpec {
 		bs := w.monthBookings(m, lang)
 		if c, ok := w.salaryCredit(m, lang); ok {
 			bs = append(bs, c)
+		}
+		if w.country == "us" && !w.scen[scenNotCredited] {
+			for _, pm := range w.job.Months {
+				if monthStart(pm.PayDate).Equal(m) && !pm.PayDate.Equal(bs[len(bs)-1].date) {
+					bs = append(bs, booking{date: pm.PayDate, cents: pm.Payout, text: "DIRECT DEP " + w.emp.BankText})
+				}
+			}
 		}
 		if w.scen[scenReturnedDebit] && i == len(months)-1 {
 			amt := int64(3000 + r.IntN(20000))
@@ -169,7 +199,10 @@ func (w *world) bankStatements() []docSpec {
 		if i == 0 && len(months) > 1 && balance+sum < 0 {
 			balance = -sum + int64(20000+r.IntN(100000))
 		}
-		page := w.statementPage(l, m, balance, bs, i+1)
+		page, ok := w.issuerStatementPages(l, m, balance, bs)
+		if !ok {
+			page = [][]string{w.statementPage(l, m, balance, bs, i+1)}
+		}
 		closing := balance + sum
 		for _, b := range bs {
 			if b.cents > 0 {
@@ -177,9 +210,9 @@ func (w *world) bankStatements() []docSpec {
 			}
 		}
 		if oneFile {
-			pages = append(pages, page)
+			pages = append(pages, page...)
 		} else {
-			docs = append(docs, w.statementDoc(l, [][]string{page}, m, closing, credits, risks))
+			docs = append(docs, w.statementDoc(l, page, m, closing, credits, risks))
 			credits, risks = nil, nil
 		}
 		balance = closing
@@ -196,11 +229,22 @@ func (w *world) statementDoc(l bankLook, pages [][]string, m time.Time, closing 
 		holder = w.other
 	}
 	_, name := holder.name(l.holder)
-	d := docSpec{Doc: Doc{Types: []string{"bank_statement"}, Language: l.lang, Layout: "bank_statement/" + l.layout + "/" + l.sign,
-		Fields: map[string]any{"applicant_full_name": name, "iban": w.acct.IBAN, "account_balance": eur(closing)},
+	d := docSpec{Doc: Doc{Types: []string{"bank_statement"}, Language: l.lang, Layout: "bank_statement/" + l.layout + tern(l.layout == "sparkasse" || l.layout == "direkt", "/"+l.sign, ""),
+		Fields: map[string]any{"applicant_full_name": name, "iban": w.acct.IBAN, "account_balance": Money{closing, w.currency()}},
 		Period: m, Credits: credits, Names: []string{name}, Risks: risks, ClosingCents: &closing}}
+	if w.acct.IBAN == "" {
+		delete(d.Fields, "iban") // American accounts have none
+	}
 	d.Pages = pages
 	switch l.layout {
+	case "sparkasse_sh":
+		d.layout = layoutFor(w.r, 52, 104, -440, -525)
+	case "ing_signed":
+		d.layout = layoutFor(w.r, 75, -520)
+	case "uk_statement":
+		d.layout = layoutFor(w.r, 55, -360, -440, -520)
+	case "us_statement":
+		d.layout = layoutFor(w.r, 70, -380, -450, -520)
 	case "columns_en":
 		d.layout = layoutFor(w.r, 62, -400, -470, -540)
 	default:

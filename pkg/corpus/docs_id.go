@@ -32,13 +32,16 @@ func (w *world) idCard() docSpec {
 	if p.DOB.AddDate(24, 0, 0).After(issued) {
 		issued = expiry.AddDate(-6, 0, 1)
 	}
-	mrz := td1(no, "D", "D", p, expiry)
+	mrz := td1("ID", no, "D", "D", p, expiry)
 	if w.scen[scenBadMRZ] {
 		mrz = spoilCheckDigit(mrz)
 	}
 	surname, given := upper(p.Surname), upper(strings.Join(p.Given, " "))
 	var s sheet
-	layout := pick(r, []string{"classic", "two_column", "back_first"})
+	layout := pick(r, []string{"classic", "two_column", "back_first", "card2021", "card2021", "card2021"})
+	if layout == "card2021" {
+		return w.idCard2021(no, expiry, issued, mrz)
+	}
 	front := func() {
 		s.add(bold+"BUNDESREPUBLIK DEUTSCHLAND\tFEDERAL REPUBLIC OF GERMANY",
 			"PERSONALAUSWEIS  IDENTITY CARD  CARTE D'IDENTITÉ\t\t"+no)

@@ -17,8 +17,9 @@ type payslipLook struct {
 	showDOB     bool
 	showIBAN    bool
 	showStart   bool
-	showPayout  bool // an "Auszahlungsbetrag" line besides the net pay
-	ytd         bool // a year-to-date column
+	showPayout  bool  // an "Auszahlungsbetrag" line besides the net pay
+	ytd         bool  // a year-to-date column
+	vlSaving    int64 // capital-forming savings deducted after the net pay
 	currency    string
 	geometry    samplepdf.Layout
 }
@@ -28,10 +29,27 @@ func (w *world) newPayslipLook(lang string) payslipLook {
 	l := payslipLook{lang: lang, name: randomNameStyle(r), periodStyle: r.IntN(3),
 		showDOB: chance(r, 0.4), showIBAN: chance(r, 0.4), showStart: chance(r, 0.8),
 		showPayout: chance(r, 0.5), ytd: chance(r, 0.3), currency: pick(r, []string{"", " €", " EUR"})}
-	if lang == "de" {
-		l.layout = pick(r, []string{"datev", "simple", "table"})
-	} else {
+	switch {
+	case w.country == "uk":
+		l.layout = "uk_paye"
+	case w.country == "us":
+		l.layout = "us_stub"
+	case lang == "de":
+		l.layout = pick(r, []string{"datev", "simple", "table", "datev_header", "datev_header", "sap_ytd", "sap_ytd"})
+	default:
 		l.layout = pick(r, []string{"uk", "statement"})
+	}
+	if w.country != "de" {
+		l.showIBAN = false // British and American payslips do not print the account
+	}
+	switch l.layout {
+	case "datev_header":
+		l.showDOB, l.showStart = true, true // the header row always has both columns
+	case "uk_paye", "us_stub":
+		l.showDOB, l.showStart = false, false
+	}
+	if l.layout == "datev_header" && chance(r, 0.6) {
+		l.vlSaving = 4000 // the employee's savings contract, paid from the net pay
 	}
 	if l.layout == "table" {
 		l.name.SurnameFirst = true
@@ -41,11 +59,25 @@ func (w *world) newPayslipLook(lang string) payslipLook {
 	} else {
 		l.geometry = layoutFor(r, 60, -420)
 	}
+	if l.layout == "table" {
+		l.geometry.Tabs[0] = 150 // "Name, Vorname" and its value side by side
+	}
 	if l.layout == "simple" || l.layout == "statement" {
 		l.geometry.Tabs = []float64{200, -420, -510}
 		if l.ytd {
 			l.geometry.Tabs = []float64{200, -400, -500}
 		}
+	}
+	switch l.layout {
+	case "datev_header":
+		l.geometry = layoutFor(r, 70, 150, 230, 270, 310, -510)
+	case "sap_ytd":
+		l.geometry = layoutFor(r, 150, -400, -510)
+	case "uk_paye":
+		l.geometry = layoutFor(r, -220, 250, -520)
+	case "us_stub":
+		l.geometry = layoutFor(r, 110, 180, -400, -510)
+		l.name.Translit, l.name.Caps = true, true // stubs print names in plain capitals
 	}
 	return l
 }
@@ -73,6 +105,9 @@ func (w *world) payslipPage(l payslipLook, pm payMonth, ytdFactor int64) []strin
 		} else {
 			s.add(label + "\t\t" + amt(c))
 		}
+	}
+	if page, ok := w.issuerPayslipPage(l, pm); ok {
+		return page
 	}
 	period := payPeriod(pm.Month, lang, l.periodStyle)
 	var totalDed int64
@@ -220,8 +255,14 @@ func (w *world) payslipTruth(l payslipLook, pm payMonth) map[string]any {
 	f := map[string]any{
 		"applicant_full_name":  name,
 		"employer_name":        w.emp.Name,
-		"gross_monthly_income": eur(pm.Gross),
-		"net_monthly_income":   eur(pm.Net),
+		"gross_monthly_income": Money{pm.Gross, w.currency()},
+		"net_monthly_income":   Money{pm.Net, w.currency()},
+	}
+	if !pm.PayDate.IsZero() {
+		// A bi-weekly pay stub prints no monthly figure: converting one is an
+		// inference the truth does not make.
+		delete(f, "gross_monthly_income")
+		delete(f, "net_monthly_income")
 	}
 	if l.showStart {
 		f["employment_start_date"] = w.job.Start
@@ -242,6 +283,7 @@ func (w *world) payslips(r *rand.Rand) []docSpec {
 	}
 	lang := w.docLang()
 	l := w.newPayslipLook(lang)
+	w.payoutCut = l.vlSaving
 	risks := func(pm payMonth) []string {
 		if pm.Garnishment > 0 {
 			return []string{factGarnishment}
@@ -255,6 +297,9 @@ func (w *world) payslips(r *rand.Rand) []docSpec {
 			d.Pages = append(d.Pages, w.payslipPage(l, pm, int64(pm.Month.Month())))
 			d.PayPeriods = append(d.PayPeriods, pm.Month)
 			d.NetPays = append(d.NetPays, pm.Net)
+			if payout := pm.Payout - l.vlSaving; payout != pm.Net {
+				d.Payouts = append(d.Payouts, payout)
+			}
 			d.Risks = append(d.Risks, risks(pm)...)
 		}
 		last := ms[len(ms)-1]

@@ -19,7 +19,10 @@ func (w *world) selfDisclosure() docSpec {
 	s.kv(style, tr(lang, "Anschrift", "Address"), p.Street+", "+p.ZIP+" "+p.City)
 	s.kv(style, tr(lang, "Familienstand", "Marital status"), pick(r, []string{tr(lang, "ledig", "single"), tr(lang, "verheiratet", "married")}))
 	s.add("", bold+tr(lang, "2. Beschäftigung und Einkommen", "2. Employment and income"))
-	declaredNet := w.job.Net / 100 * 100 // whole euros, as people declare it
+	declaredNet := w.job.Net / 100 * 100 // whole units, as people declare it
+	if w.country == "us" {
+		declaredNet = w.job.Net * 26 / 12 / 100 * 100 // bi-weekly pay, declared per month
+	}
 	s.kv(style, tr(lang, "Arbeitgeber", "Employer"), w.emp.Name)
 	s.kv(style, tr(lang, "Beschäftigt seit", "Employed since"), date(w.job.Start, lang, 0))
 	probation := tr(lang, "nein", "no")
@@ -32,10 +35,10 @@ func (w *world) selfDisclosure() docSpec {
 		fixed = tr(lang, "befristet bis ", "fixed-term until ") + date(w.job.FixedEnd, lang, 0)
 	}
 	s.kv(style, tr(lang, "Arbeitsverhältnis", "Employment"), fixed)
-	s.kv(style, tr(lang, "Nettoeinkommen monatlich", "Net monthly income"), money(declaredNet, lang)+" €")
+	s.kv(style, tr(lang, "Nettoeinkommen monatlich", "Net monthly income"), money(declaredNet, lang)+" "+w.symbol())
 	s.add("", bold+tr(lang, "3. Vermögen und Verbindlichkeiten", "3. Assets and liabilities"))
 	f := map[string]any{"applicant_full_name": truth, "applicant_date_of_birth": p.DOB, "employer_name": w.emp.Name,
-		"employment_start_date": w.job.Start, "net_monthly_income": eur(declaredNet)}
+		"employment_start_date": w.job.Start, "net_monthly_income": Money{declaredNet, w.currency()}}
 	if w.prop != nil {
 		s.kv(style, tr(lang, "Eigenkapital", "Equity"), money(w.fin.Equity, lang)+" €")
 		s.kv(style, tr(lang, "Gewünschter Darlehensbetrag", "Requested loan amount"), money(w.fin.Loan, lang)+" €")
@@ -118,11 +121,18 @@ func (w *world) employmentContract() docSpec {
 		} else {
 			s.add("The employment is fixed-term and ends on " + date(j.FixedEnd, "en", 1) + " without notice.")
 		}
-		s.add("", bold+"4. Remuneration", "The Employee receives a gross monthly salary of EUR "+money(gross, "en")+".", "")
+		if w.country == "us" {
+			s.add("", bold+"4. Remuneration", "The Employee receives an annual base salary of $"+money(gross*26, "en")+", paid bi-weekly.", "")
+		} else {
+			s.add("", bold+"4. Remuneration", "The Employee receives a gross monthly salary of "+tern(w.country == "uk", "£", "EUR ")+money(gross, "en")+".", "")
+		}
 		s.add(e.City+", "+date(j.Start.AddDate(0, -1, 0), "en", 1), "", "Employer                              Employee")
 	}
 	f := map[string]any{"applicant_full_name": truth, "applicant_date_of_birth": p.DOB, "employer_name": e.Name,
-		"employment_start_date": j.Start, "gross_monthly_income": eur(gross)}
+		"employment_start_date": j.Start, "gross_monthly_income": Money{gross, w.currency()}}
+	if w.country == "us" {
+		delete(f, "gross_monthly_income") // an annual salary: the monthly figure is not printed
+	}
 	d := docSpec{Doc: Doc{Types: []string{"employment_contract"}, Language: lang, Layout: "employment_contract", Fields: f, Names: []string{truth},
 		Risks: []string{factProbation}, RiskEnds: map[string]time.Time{factProbation: j.ProbationEnd}}}
 	if !j.FixedEnd.IsZero() {

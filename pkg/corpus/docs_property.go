@@ -24,6 +24,9 @@ func area(v float64, lang string, style int) string {
 
 func (w *world) expose() docSpec {
 	r, p, lang := w.r, w.prop, w.docLang()
+	if chance(r, 0.7) {
+		return w.portalExpose(lang, chance(r, 0.5))
+	}
 	var s sheet
 	kind := tr(lang, "Eigentumswohnung", "Apartment")
 	if p.House {
@@ -65,7 +68,7 @@ func (w *world) expose() docSpec {
 	if withAddress {
 		f["property_address"] = p.oneLine()
 	}
-	d := docSpec{Doc: Doc{Types: []string{"property_expose"}, Language: lang, Layout: "property_expose", Fields: f}}
+	d := docSpec{Doc: Doc{Types: []string{"property_expose"}, Language: lang, Layout: "property_expose/classic", Fields: f}}
 	d.Pages = s.pages
 	d.layout = layoutFor(r, 160)
 	return d

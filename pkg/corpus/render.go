@@ -34,14 +34,18 @@ var markers = strings.NewReplacer(samplepdf.Bold, "", samplepdf.Mono, "", sample
 
 // render turns the document's pages into the bytes of its format. A scan that cannot
 // be rendered (no pdftoppm) stays a text PDF.
-func render(r *rand.Rand, d *Doc, layout samplepdf.Layout) {
+func render(r *rand.Rand, d *Doc, layout samplepdf.Layout, scans bool) {
 	pdf := samplepdf.TextLayout(d.Pages, layout)
 	switch d.Format {
 	case FormatDOCX:
 		d.Bytes, d.ContentType = docx(d.Pages, chance(r, 0.5)), ctDOCX
 		return
 	case FormatScanPDF, FormatScanPNG, FormatScanJPEG:
-		if b, ct, err := scan(r, pdf, d.Format); err == nil {
+		if !scans {
+			d.Format, d.Photo = FormatTextPDF, false
+			break
+		}
+		if b, ct, err := scan(r, pdf, d.Format, d.Photo); err == nil {
 			d.Bytes, d.ContentType = b, ct
 			return
 		}
@@ -117,7 +121,7 @@ var pdftoppmOnce = sync.OnceValue(func() bool {
 // scan renders the PDF's pages as a scanner or phone camera would deliver them: gray,
 // at 150–300 dpi, slightly rotated, with paper tone and noise, as JPEG, PNG or a PDF
 // of JPEG pages.
-func scan(r *rand.Rand, pdf []byte, format string) ([]byte, string, error) {
+func scan(r *rand.Rand, pdf []byte, format string, photo bool) ([]byte, string, error) {
 	if !pdftoppmOnce() {
 		return nil, "", fmt.Errorf("pdftoppm is not installed")
 	}
@@ -133,6 +137,9 @@ func scan(r *rand.Rand, pdf []byte, format string) ([]byte, string, error) {
 	var jpegs [][]byte
 	for _, p := range pages {
 		img := degrade(p, angle, paper, noise, r)
+		if photo {
+			img = photograph(p, r)
+		}
 		switch format {
 		case FormatScanPNG:
 			var b bytes.Buffer
@@ -198,7 +205,7 @@ func readPGM(b []byte) (*image.Gray, error) {
 	var magic string
 	var w, h, maxv int
 	r := bytes.NewReader(b)
-	if _, err := fmt.Fscan(r, &magic, &w, &h, &maxv); err != nil || magic != "P5" || maxv != 255 {
+	if _, err := fmt.Fscan(r, &magic, &w, &h, &maxv); err != nil || magic != "P5" || maxv != 255 || w <= 0 || h <= 0 {
 		return nil, fmt.Errorf("not an 8-bit PGM: %v", err)
 	}
 	off := len(b) - r.Len() + 1 // one white-space byte ends the header

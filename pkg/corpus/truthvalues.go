@@ -1,17 +1,22 @@
 package corpus
 
-import (
-	"github.com/doceval/doceval/pkg/engine/evidence"
-	"github.com/doceval/doceval/pkg/engine/parse"
-)
+// Money is an amount as a document prints it: cents and the ISO 4217 currency code.
+// The corpus has its own type (not the engine's) so that its truth cannot follow the
+// engine's parsing when that changes.
+type Money struct {
+	Cents    int64  `json:"cents"`
+	Currency string `json:"currency"`
+}
 
-func eur(cents int64) parse.Money { return parse.Money{Cents: cents, Currency: "EUR"} }
+func eur(cents int64) Money { return Money{Cents: cents, Currency: "EUR"} }
 
+// Risk facts a document states, named as the engine's facts are so that truth.json
+// reads the same; the values are the corpus's own data.
 const (
-	factGarnishment   = evidence.FactGarnishment
-	factReturnedDebit = evidence.FactReturnedDebit
-	factProbation     = evidence.FactProbation
-	factFixedTerm     = evidence.FactFixedTerm
+	factGarnishment   = "risk_garnishment"
+	factReturnedDebit = "risk_returned_debit"
+	factProbation     = "risk_probation"
+	factFixedTerm     = "risk_fixed_term"
 )
 
 // groupIBAN prints an IBAN in groups of four.
@@ -28,6 +33,9 @@ func groupIBAN(iban string) string {
 
 // docLang is the language of a document: mostly the case's, sometimes the other one.
 func (w *world) docLang() string {
+	if w.country != "de" {
+		return "en" // British and American documents are English
+	}
 	if chance(w.r, 0.12) {
 		return tr(w.lang, "en", "de")
 	}

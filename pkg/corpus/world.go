@@ -2,6 +2,7 @@ package corpus
 
 import (
 	"math/rand/v2"
+	"strings"
 	"time"
 
 	"github.com/doceval/doceval/pkg/samplepdf"
@@ -10,24 +11,45 @@ import (
 // world is everything true about one submission, from which its documents are
 // printed.
 type world struct {
-	r     *rand.Rand
-	now   time.Time
-	lang  string
-	tmpl  string
-	scen  map[string]bool
-	app   person
-	other person // whose name a mixed-up bank statement shows
-	emp   employer
-	job   job
-	acct  account
-	prop  *property
-	fin   *financing
+	r    *rand.Rand
+	now  time.Time
+	lang string
+	// country is where the applicant's payroll and bank are: "de", "uk" or "us"; it
+	// sets the currency and the issuers' layouts of payslips and bank statements.
+	country string
+	// payoutCut is what the payroll deducts after the net pay every month (capital-
+	// forming savings): the salary credit is the net pay less this.
+	payoutCut int64
+	tmpl      string
+	scen      map[string]bool
+	app       person
+	other     person // whose name a mixed-up bank statement shows
+	emp       employer
+	job       job
+	acct      account
+	prop      *property
+	fin       *financing
+	focus     focus
 }
+
+// focus steers a case towards a part of the corpus, so that a small corpus still holds
+// every layout family: case i of a corpus gets focus i mod focusCount.
+type focus int
+
+const (
+	focusNone   focus = iota
+	focusUK           // British payroll and bank
+	focusUS           // American payroll and bank
+	focusMerged       // an ID document, payslips and a bank statement in one scanned file
+	focusPhoto        // the ID document and a payslip photographed
+	focusCount
+)
 
 // docSpec is a document before rendering.
 type docSpec struct {
 	Doc
 	layout samplepdf.Layout
+	parts  []docSpec // the documents a merged upload holds, in page order
 }
 
 type employer struct {
@@ -49,12 +71,15 @@ type job struct {
 }
 
 type payMonth struct {
-	Month       time.Time
+	Month       time.Time // the month of the pay date
+	PayDate     time.Time // set for bi-weekly pay (United States): the pay date
+	From, To    time.Time // set for bi-weekly pay: the pay period
 	Gross       int64
 	Lines       []payLine // earnings
 	Deductions  []payLine
 	Net         int64
-	Garnishment int64 // deducted after net; the payout is net − garnishment
+	Garnishment int64 // a garnishment order's deduction
+	Payout      int64 // what is paid out before savings deducted after the net pay
 }
 
 type payLine struct {
@@ -64,6 +89,9 @@ type payLine struct {
 
 type account struct {
 	Bank, IBAN, BIC string
+	// Number and Code are a British or American account's number and its sort code or
+	// routing number; American accounts have no IBAN.
+	Number, Code string
 }
 
 type property struct {
@@ -120,24 +148,51 @@ var banks = []struct {
 
 // newWorld draws the applicant, employment, account, property and financing of a
 // case, shaped by its scenarios.
-func newWorld(r *rand.Rand, now time.Time) *world {
-	w := &world{r: r, now: now, lang: "de", tmpl: TemplateRealEstate}
+func newWorld(r *rand.Rand, now time.Time, f focus) *world {
+	w := &world{r: r, now: now, lang: "de", tmpl: TemplateRealEstate, focus: f}
 	if chance(r, 0.4) {
 		w.lang = "en"
 	}
 	if chance(r, 0.3) {
 		w.tmpl = TemplateLoan
 	}
+	w.country = "de"
+	if w.lang == "en" {
+		w.country = pick(r, []string{"de", "uk", "us"})
+	}
+	switch f {
+	case focusUK:
+		w.lang, w.country = "en", "uk"
+	case focusUS:
+		w.lang, w.country = "en", "us"
+	}
 	w.scen = drawScenarios(r, w.tmpl)
+	if f == focusMerged {
+		w.scen[scenMergedUpload] = true
+		delete(w.scen, scenMissingDoc)
+		delete(w.scen, scenMultiPayslipDoc)
+	}
 	w.app = newPerson(r, now)
 	w.other = newPerson(r, now)
 	for w.other.Surname == w.app.Surname {
 		w.other = newPerson(r, now)
 	}
 	w.emp = pick(r, employers)
+	switch w.country {
+	case "uk":
+		w.emp = pick(r, employersUK)
+		b := pick(r, banksUK)
+		w.acct = account{Bank: b.Name, BIC: b.BIC, Number: digits(r, 8), Code: b.Code}
+		w.acct.IBAN = iban("GB", b.BIC[:4]+strings.ReplaceAll(b.Code, "-", "")+w.acct.Number)
+	case "us":
+		w.emp = pick(r, employersUS)
+		b := pick(r, banksUS)
+		w.acct = account{Bank: b.Name, Number: digits(r, 10), Code: b.Code}
+	default:
+		b := pick(r, banks)
+		w.acct = account{Bank: b.Name, BIC: b.BIC, IBAN: germanIBAN(b.BLZ, r)}
+	}
 	w.newJob()
-	b := pick(r, banks)
-	w.acct = account{Bank: b.Name, BIC: b.BIC, IBAN: germanIBAN(b.BLZ, r)}
 	if w.tmpl == TemplateRealEstate {
 		w.newProperty()
 	}
@@ -171,10 +226,47 @@ func (w *world) newJob() {
 	base -= base % 5000
 	j.Base = base
 	j.Net = w.payMonth(monthStart(now), base).Net
+	if w.country == "us" {
+		// Bi-weekly pay: an annual salary in 26 payments, the pay date a Friday six
+		// days after the two-week period ends.
+		j.Base = base * 12 / 26
+		j.Net = w.payMonth(monthStart(now), j.Base).Net
+		for _, pd := range w.biweeklyPayDates() {
+			pm := w.payMonth(monthStart(pd), j.Base)
+			pm.PayDate, pm.To = pd, pd.AddDate(0, 0, -6)
+			pm.From = pm.To.AddDate(0, 0, -13)
+			j.Months = append(j.Months, pm)
+		}
+		return
+	}
 	months := w.payslipMonths()
 	for _, m := range months {
 		j.Months = append(j.Months, w.payMonth(m, base))
 	}
+}
+
+// biweeklyPayDates are the pay dates of the pay stubs submitted, oldest first: the
+// last Fridays before the submission date, every other week.
+func (w *world) biweeklyPayDates() []time.Time {
+	last := w.now.AddDate(0, 0, -3-w.r.IntN(7))
+	for last.Weekday() != time.Friday {
+		last = last.AddDate(0, 0, -1)
+	}
+	if w.scen[scenOldPayslips] {
+		last = last.AddDate(0, 0, -14*(5+w.r.IntN(3)))
+	}
+	n := 3
+	if w.scen[scenTwoPayslips] {
+		n = 2
+	}
+	var out []time.Time
+	for i := n - 1; i >= 0; i-- {
+		pd := last.AddDate(0, 0, -14*i)
+		if !pd.Before(w.job.Start.AddDate(0, 0, 20)) {
+			out = append(out, pd)
+		}
+	}
+	return out
 }
 
 // payslipMonths are the months of the payslips submitted, oldest first.
@@ -216,6 +308,34 @@ func (w *world) payMonth(m time.Time, base int64) payMonth {
 		pm.Gross += l.Cents
 	}
 	pct := func(p float64) int64 { return int64(float64(pm.Gross) * p / 100) }
+	switch w.country {
+	case "uk":
+		pm.Deductions = []payLine{
+			{[2]string{"", "PAYE Tax"}, max(0, (pm.Gross-104750)*20/100)},
+			{[2]string{"", "National Insurance"}, max(0, (pm.Gross-104800)*8/100)},
+			{[2]string{"", "Pension"}, pct(5)},
+		}
+	case "us":
+		pm.Deductions = []payLine{
+			{[2]string{"", "Federal Income Tax"}, pct(11 + float64(r.IntN(400))/100)},
+			{[2]string{"", "Social Security Tax"}, pct(6.2)},
+			{[2]string{"", "Medicare Tax"}, pct(1.45)},
+			{[2]string{"", pick(r, []string{"NY State Income Tax", "CA State Income Tax", "IL State Income Tax"})}, pct(4)},
+		}
+	}
+	if w.country != "de" {
+		// A British or American payroll deducts a garnishment order before the net pay.
+		if w.scen[scenGarnishment] && w.garnishOnPayslip() {
+			pm.Garnishment = int64(15000 + r.IntN(40000))
+			pm.Deductions = append(pm.Deductions, payLine{[2]string{"", tern(w.country == "uk", "Attachment of Earnings", "Wage Garnishment")}, pm.Garnishment})
+		}
+		pm.Net = pm.Gross
+		for _, d := range pm.Deductions {
+			pm.Net -= d.Cents
+		}
+		pm.Payout = pm.Net
+		return pm
+	}
 	taxRate := 9 + float64(pm.Gross)/100/420 + float64(r.IntN(200))/100
 	if w.job.TaxClass == 3 {
 		taxRate *= 0.6
@@ -241,6 +361,7 @@ func (w *world) payMonth(m time.Time, base int64) payMonth {
 	if w.scen[scenGarnishment] && w.garnishOnPayslip() {
 		pm.Garnishment = int64(15000 + r.IntN(40000))
 	}
+	pm.Payout = pm.Net - pm.Garnishment
 	return pm
 }
 
@@ -335,4 +456,48 @@ func germanIBAN(blz string, r *rand.Rand) string {
 	}
 	check := 98 - rem
 	return "DE" + string(rune('0'+check/10)) + string(rune('0'+check%10)) + bban
+}
+
+// iban builds an IBAN (ISO 13616) for the country and basic bank account number:
+// letters count as 10–35, the check digits make the whole number 1 modulo 97.
+func iban(country, bban string) string {
+	rem := 0
+	for _, c := range bban + country + "00" {
+		switch {
+		case c >= '0' && c <= '9':
+			rem = (rem*10 + int(c-'0')) % 97
+		default:
+			rem = (rem*100 + int(c-'A') + 10) % 97
+		}
+	}
+	check := 98 - rem
+	return country + string(rune('0'+check/10)) + string(rune('0'+check%10)) + bban
+}
+
+func digits(r *rand.Rand, n int) string {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte('0' + r.IntN(10))
+	}
+	return string(b)
+}
+
+var employersUK = []employer{
+	{Name: "Harbourside Engineering Ltd", Street: "14 Quay Street", ZIP: "BS1 4DJ", City: "Bristol", BankText: "HARBOURSIDE ENG LTD"},
+	{Name: "Pennine Health Services Ltd", Street: "2 Wellington Road", ZIP: "LS1 4AP", City: "Leeds", BankText: "PENNINE HEALTH SVCS"},
+	{Name: "Thames Valley Software plc", Street: "30 Broad Street", ZIP: "RG1 2AP", City: "Reading", BankText: "THAMES VALLEY SOFTWA"},
+}
+
+var employersUS = []employer{
+	{Name: "Lakeshore Logistics Inc.", Street: "200 W Adams St", ZIP: "IL 60606", City: "Chicago", BankText: "LAKESHORE LOGISTICS PAYROLL"},
+	{Name: "Cascade Medical Group LLC", Street: "1200 5th Ave", ZIP: "WA 98101", City: "Seattle", BankText: "CASCADE MEDICAL GRP DIR DEP"},
+	{Name: "Bluebonnet Energy Corp.", Street: "811 Main St", ZIP: "TX 77002", City: "Houston", BankText: "BLUEBONNET ENERGY PAYROLL"},
+}
+
+var banksUK = []struct{ Name, BIC, Code string }{
+	{"Barclays Bank UK PLC", "BUKBGB22", "20-45-77"}, {"Lloyds Bank plc", "LOYDGB2L", "30-94-57"}, {"NatWest", "NWBKGB2L", "60-16-13"},
+}
+
+var banksUS = []struct{ Name, Code string }{
+	{"First Lakes National Bank", "071000013"}, {"Pacific Crest Bank, N.A.", "125000024"}, {"Lone Star Community Bank", "111000025"},
 }

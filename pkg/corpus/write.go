@@ -6,8 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"time"
-
-	"github.com/doceval/doceval/pkg/engine/parse"
 )
 
 // Write puts the case's uploads into dir/<case id>/ with a truth.json beside them.
@@ -37,12 +35,25 @@ func (c Case) truthJSON() any {
 		b, _ := json.Marshal(d)
 		_ = json.Unmarshal(b, &m)
 		m["fields"] = JSONValues(d.Fields)
+		if parts, ok := m["parts"].([]any); ok {
+			for j, p := range parts {
+				p.(map[string]any)["fields"] = JSONValues(d.Parts[j].Fields)
+			}
+		}
 		docs[i] = m
 	}
+	// The builtin fields nothing prints, spelled out: a value for one is invented.
+	none := []string{}
+	for _, k := range FieldKeys {
+		if _, ok := c.Fields[k]; !ok {
+			none = append(none, k)
+		}
+	}
 	return map[string]any{
-		"id": c.ID, "language": c.Language, "now": c.Now.Format(time.DateOnly), "template": c.Template,
+		"fields_none": none,
+		"id":          c.ID, "language": c.Language, "now": c.Now.Format(time.DateOnly), "template": c.Template,
 		"scenarios": c.Scenarios, "fields": JSONValues(c.Fields), "field_sources": c.FieldSources,
-		"checks": c.Checks, "docs": docs,
+		"checks": c.Checks, "checks_also": c.ChecksAlso, "docs": docs,
 	}
 }
 
@@ -51,7 +62,7 @@ func JSONValues(fields map[string]any) map[string]any {
 	out := map[string]any{}
 	for k, v := range fields {
 		switch x := v.(type) {
-		case parse.Money:
+		case Money:
 			out[k] = map[string]string{"amount": fmt.Sprintf("%d.%02d", x.Cents/100, abs(x.Cents%100)), "currency": x.Currency}
 			if x.Cents < 0 && x.Cents > -100 {
 				out[k] = map[string]string{"amount": fmt.Sprintf("-0.%02d", -x.Cents), "currency": x.Currency}

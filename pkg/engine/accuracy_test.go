@@ -18,33 +18,46 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
 
 	"github.com/doceval/doceval/pkg/corpus"
 	"github.com/doceval/doceval/pkg/engine/evidence"
 	"github.com/doceval/doceval/pkg/extract"
 )
 
+// accuracyGates are the acceptance thresholds of TestCorpusAccuracy, in one place:
+// shares (of 1) that must be reached, and counts that must not be exceeded.
+var accuracyGates = struct {
+	Classification, TextFields, ScanFields, Checks, Citations float64
+	// Invented counts values returned for a field no document prints; CriticalOnClean
+	// counts critical verdicts in submissions whose truth has none (false alarms).
+	Invented, CriticalOnClean int
+}{
+	Classification: 0.98, TextFields: 0.95, ScanFields: 0.90, Checks: 0.95, Citations: 1,
+	Invented: 0, CriticalOnClean: 0,
+}
+
 // The corpus the acceptance figures are measured on: the seed is fixed so a failure
-// can be reproduced, the size keeps the test near a minute on two cores (scans take
-// OCR). DOCEVAL_CORPUS_SIZE and DOCEVAL_CORPUS_SEED run another one.
+// can be reproduced, the size keeps the test within three minutes on two cores (scans
+// take OCR). DOCEVAL_CORPUS_SIZE and DOCEVAL_CORPUS_SEED run another one.
 const (
 	accuracySeed = 20261123
 	accuracySize = 12
 )
 
-// builtinFieldKeys are the builtin data fields (DECISIONS.md, Builtin catalog).
-var builtinFieldKeys = []string{
-	"applicant_full_name", "applicant_date_of_birth", "id_document_number", "id_document_expiry_date", "employer_name",
-	"gross_monthly_income", "net_monthly_income", "employment_start_date", "iban", "account_balance", "property_address",
-	"purchase_price", "living_area", "year_of_construction", "loan_amount", "equity_amount", "loan_to_value", "fixed_interest_period",
-}
+// extractTimeout is generous: a merged scan of seven pages OCRs for minutes on a busy
+// two-core machine, and the test measures reading, not speed.
+const extractTimeout = 10 * time.Minute
 
 // TestCorpusAccuracy evaluates a synthetic corpus end to end: every generated upload
 // goes through the real extraction (pdftotext, tesseract, DOCX), the engine evaluates
-// each submission, and the result is measured against the corpus's ground truth.
-// Thresholds (issue 5): classification ≥ 95 %, field exact match ≥ 95 % on text
-// documents and ≥ 85 % on scans, check verdicts ≥ 95 %, citations 100 % verifiable.
+// each submission, and the result is measured against the corpus's ground truth, which
+// the corpus decides from what it printed, without the engine's rules. The figures are
+// printed per layout family, every miss in the verbose output.
 func TestCorpusAccuracy(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the corpus accuracy test runs OCR over a corpus: not in -short")
+	}
 	for _, tool := range []string{"pdftotext", "pdfinfo", "pdftoppm", "tesseract"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Skipf("the corpus accuracy test needs %s (make tools installs it)", tool)
@@ -66,7 +79,7 @@ func TestCorpusAccuracy(t *testing.T) {
 	docs := extractCorpus(t, cases)
 	extracted := time.Since(start)
 
-	var m accuracy
+	m := newAccuracy()
 	eng := NewWithModel(nil, slog.New(slog.DiscardHandler))
 	for i, c := range cases {
 		res, err := eng.Evaluate(context.Background(), corpusInput(c, docs[i]), func(string, int) error { return nil })
@@ -75,25 +88,34 @@ func TestCorpusAccuracy(t *testing.T) {
 		}
 		m.add(c, docs[i], res)
 	}
-	t.Logf("corpus: %d submissions, %d uploads (%s); generated and extracted in %s", len(cases), m.uploads, m.formats(), extracted.Round(time.Second))
+	t.Logf("corpus seed %d: %d submissions, %d uploads (%s); generated and extracted in %s", seed, len(cases), m.uploads, m.formats(), extracted.Round(time.Second))
 	t.Logf("classification: %s", m.class)
-	t.Logf("fields, text documents: %s; scans: %s; values where the truth has none: %d", m.textFields, m.scanFields, m.spurious)
-	t.Logf("check verdicts: %s", m.checks)
+	t.Logf("fields, text documents: %s; scans: %s", m.textFields, m.scanFields)
+	t.Logf("values where the truth has none (invented): %d", m.invented)
+	t.Logf("check verdicts: %s; critical verdicts on clean submissions: %d", m.checks, m.criticalOnClean)
 	t.Logf("citations verifiable: %s", m.citations)
+	t.Logf("per layout family (classification | fields | invented):\n%s", m.byLayout())
 	for _, miss := range m.misses {
 		t.Log(miss)
 	}
+	g := accuracyGates
 	for _, gate := range []struct {
 		what string
 		got  ratio
 		min  float64
 	}{
-		{"classification", m.class, 0.95}, {"fields on text documents", m.textFields, 0.95}, {"fields on scans", m.scanFields, 0.85},
-		{"check verdicts", m.checks, 0.95}, {"citations", m.citations, 1},
+		{"classification", m.class, g.Classification}, {"fields on text documents", m.textFields, g.TextFields},
+		{"fields on scans", m.scanFields, g.ScanFields}, {"check verdicts", m.checks, g.Checks}, {"citations", m.citations, g.Citations},
 	} {
 		if gate.got.n == 0 || gate.got.value() < gate.min {
 			t.Errorf("%s: %s, below %.0f %%", gate.what, gate.got, 100*gate.min)
 		}
+	}
+	if m.invented > g.Invented {
+		t.Errorf("values where no document prints the field: %d, more than %d", m.invented, g.Invented)
+	}
+	if m.criticalOnClean > g.CriticalOnClean {
+		t.Errorf("critical verdicts on clean submissions: %d, more than %d", m.criticalOnClean, g.CriticalOnClean)
 	}
 }
 
@@ -112,7 +134,7 @@ func corpusInput(c corpus.Case, docs []*evidence.Document) Input {
 	for _, k := range keys {
 		in.Checks = append(in.Checks, CheckSpec{ID: k, Key: k, Title: k, Builtin: true})
 	}
-	for _, k := range builtinFieldKeys {
+	for _, k := range corpus.FieldKeys {
 		in.Fields = append(in.Fields, FieldSpec{ID: k, Key: k, Label: k, Builtin: true, Threshold: 0.8})
 	}
 	return in
@@ -138,7 +160,7 @@ func extractCorpus(t *testing.T, cases []corpus.Case) [][]*evidence.Document {
 					t.Error(err)
 					return
 				}
-				res, err := extract.File(context.Background(), path, d.ContentType, extract.Options{})
+				res, err := extract.File(context.Background(), path, d.ContentType, extract.Options{Timeout: extractTimeout})
 				if err != nil {
 					if d.Readable {
 						t.Errorf("%s %s: extraction failed: %v", c.ID, d.Name, err)
@@ -146,7 +168,7 @@ func extractCorpus(t *testing.T, cases []corpus.Case) [][]*evidence.Document {
 					return // ingest would mark it failed; an unreadable upload may
 				}
 				for _, p := range res.Pages {
-					doc.Pages = append(doc.Pages, evidence.Page{Number: p.Number, Text: p.Text, Chars: p.Chars, OCR: p.OCR, OCRConfidence: p.OCRConfidence})
+					doc.Pages = append(doc.Pages, p.Evidence())
 				}
 			})
 		}
@@ -174,12 +196,23 @@ func (r ratio) value() float64 {
 
 func (r ratio) String() string { return fmt.Sprintf("%d/%d = %.1f %%", r.ok, r.n, 100*r.value()) }
 
+// layoutFigures are one layout family's counts.
+type layoutFigures struct {
+	class, fields ratio
+	invented      int
+}
+
 type accuracy struct {
 	uploads                                          int
 	byFormat                                         map[string]int
+	layouts                                          map[string]*layoutFigures
 	class, textFields, scanFields, checks, citations ratio
-	spurious                                         int
+	invented, criticalOnClean                        int
 	misses                                           []string
+}
+
+func newAccuracy() *accuracy {
+	return &accuracy{byFormat: map[string]int{}, layouts: map[string]*layoutFigures{}}
 }
 
 func (m *accuracy) formats() string {
@@ -191,20 +224,52 @@ func (m *accuracy) formats() string {
 	return strings.Join(out, ", ")
 }
 
-func (m *accuracy) add(c corpus.Case, docs []*evidence.Document, res Result) {
-	if m.byFormat == nil {
-		m.byFormat = map[string]int{}
+func (m *accuracy) layout(family string) *layoutFigures {
+	if m.layouts[family] == nil {
+		m.layouts[family] = &layoutFigures{}
 	}
+	return m.layouts[family]
+}
+
+func (m *accuracy) byLayout() string {
+	names := make([]string, 0, len(m.layouts))
+	for k := range m.layouts {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	var b strings.Builder
+	for _, k := range names {
+		f := m.layouts[k]
+		fmt.Fprintf(&b, "  %-40s %-18s | %-18s | %d\n", k, f.class, f.fields, f.invented)
+	}
+	return b.String()
+}
+
+func (m *accuracy) add(c corpus.Case, docs []*evidence.Document, res Result) {
 	byUpload := map[uuid.UUID]*evidence.Document{}
-	format := map[string]string{}
+	source := map[uuid.UUID]corpus.Doc{}
+	byName := map[string]corpus.Doc{}
 	for i, d := range c.Docs {
 		m.uploads++
-		m.byFormat[d.Format]++
+		format := d.Format
+		if d.Photo {
+			format += " (photo)"
+		}
+		m.byFormat[format]++
 		byUpload[docs[i].UploadID] = docs[i]
-		format[d.Name] = d.Format
-		got := res.Documents[i].DocumentTypes[0]
-		if !m.class.count(got == d.Types[0]) {
-			m.misses = append(m.misses, fmt.Sprintf("%s %s (%s, %s, slot %q): classified %s, want %s", c.ID, d.Name, d.Format, d.Layout, d.Slot, got, d.Types[0]))
+		source[docs[i].UploadID] = d
+		byName[d.Name] = d
+		got := res.Documents[i].DocumentTypes
+		hit := len(got) > 0 && got[0] == d.Types[0]
+		if len(d.Parts) > 0 {
+			// A merged upload is read right when every document in it is found.
+			hit = true
+			for _, p := range d.Parts {
+				hit = hit && slices.Contains(got, p.Type)
+			}
+		}
+		if !m.layout(d.LayoutFamily()).class.count(m.class.count(hit)) {
+			m.misses = append(m.misses, fmt.Sprintf("%s %s (%s, %s, slot %q): classified %v, want %v", c.ID, d.Name, d.Format, d.Layout, d.Slot, got, d.Types))
 		}
 	}
 	verify := func(what string, cs []evidence.Citation) {
@@ -221,30 +286,45 @@ func (m *accuracy) add(c corpus.Case, docs []*evidence.Document, res Result) {
 		want, stated := truth[f.Key]
 		if !stated {
 			if f.Value != nil {
-				m.spurious++
-				m.misses = append(m.misses, fmt.Sprintf("%s field %s: %v, but no document states it", c.ID, f.Key, f.Value))
+				m.invented++
+				from := "?"
+				if len(f.Citations) > 0 {
+					d := source[f.Citations[0].UploadID]
+					from = d.Name
+					m.layout(d.LayoutFamily()).invented++
+				}
+				m.misses = append(m.misses, fmt.Sprintf("%s %s field %s: want none (no document prints it), got %v", c.ID, from, f.Key, f.Value))
 			}
 			continue
 		}
+		src := byName[c.FieldSources[f.Key]]
 		bucket := &m.textFields
-		if corpus.IsScan(format[c.FieldSources[f.Key]]) {
+		if corpus.IsScan(src.Format) {
 			bucket = &m.scanFields
 		}
-		if !bucket.count(sameValue(f.Key, want, f.Value)) {
-			m.misses = append(m.misses, fmt.Sprintf("%s field %s (from %s): %v (%s), want %v", c.ID, f.Key, c.FieldSources[f.Key], f.Value, f.Status, want))
+		if !m.layout(src.LayoutFamily()).fields.count(bucket.count(sameValue(want, f.Value))) {
+			m.misses = append(m.misses, fmt.Sprintf("%s %s (%s, %s) field %s: want %v, got %v (%s)", c.ID, src.Name, src.Format, src.Layout, f.Key, want, f.Value, f.Status))
 		}
 	}
 	for _, chk := range res.Checks {
 		verify(chk.Key, chk.Citations)
-		if want := c.Checks[chk.Key]; !m.checks.count(chk.Status == want) {
-			m.misses = append(m.misses, fmt.Sprintf("%s check %s: %s (%s), want %s; scenarios %v", c.ID, chk.Key, chk.Status, chk.ReasoningSummary, want, c.Scenarios))
+		if !m.checks.count(c.AcceptsCheck(chk.Key, chk.Status)) {
+			want := c.Checks[chk.Key]
+			if also := c.ChecksAlso[chk.Key]; len(also) > 0 {
+				want += " (or " + strings.Join(also, ", ") + ")"
+			}
+			m.misses = append(m.misses, fmt.Sprintf("%s check %s: want %s, got %s (%s); scenarios %v", c.ID, chk.Key, want, chk.Status, chk.ReasoningSummary, c.Scenarios))
+		}
+		if c.Clean() && chk.Status == corpus.Critical {
+			m.criticalOnClean++
+			m.misses = append(m.misses, fmt.Sprintf("%s check %s: critical on a clean submission (%s)", c.ID, chk.Key, chk.ReasoningSummary))
 		}
 	}
 }
 
 // sameValue compares a result value with the truth in its JSON form: names and other
 // free text case-insensitively with white space normalized, numbers to the cent.
-func sameValue(key string, want, got any) bool {
+func sameValue(want, got any) bool {
 	switch w := want.(type) {
 	case string:
 		g, ok := got.(string)
@@ -257,4 +337,42 @@ func sameValue(key string, want, got any) bool {
 		return ok && reflect.DeepEqual(w, g)
 	}
 	return reflect.DeepEqual(want, got)
+}
+
+// The measurement itself: a value for a field no document prints counts as invented, a
+// critical verdict on a clean submission as a false alarm, an accepted alternative
+// verdict as right, and a merged upload is classified right only with all its parts.
+func TestAccuracyMeasure(t *testing.T) {
+	t.Parallel()
+	c := corpus.Case{
+		ID: "case-x",
+		Docs: []corpus.Doc{
+			{Name: "a.pdf", Format: corpus.FormatTextPDF, Types: []string{"salary_statement"}, Layout: "salary_statement/x", Readable: true},
+			{Name: "b.pdf", Format: corpus.FormatScanPDF, Types: []string{"salary_statement", "id_card"}, Layout: "merged", Readable: true,
+				Parts: []corpus.Part{{Type: "salary_statement"}, {Type: "id_card"}}},
+		},
+		Fields:       map[string]any{"employer_name": "ACME GmbH"},
+		FieldSources: map[string]string{"employer_name": "a.pdf"},
+		Checks:       map[string]string{"documents_readable": corpus.Fulfilled, "name_consistency": corpus.Fulfilled},
+		ChecksAlso:   map[string][]string{"name_consistency": {corpus.Open}},
+	}
+	docs := []*evidence.Document{{UploadID: uuid.New()}, {UploadID: uuid.New()}}
+	res := Result{
+		Documents: []ResultDocument{{DocumentTypes: []string{"salary_statement"}}, {DocumentTypes: []string{"salary_statement"}}},
+		Fields: []ResultField{
+			{Key: "employer_name", Value: "acme  gmbh"},
+			{Key: "iban", Value: "DE89370400440532013000", Citations: []evidence.Citation{{UploadID: docs[0].UploadID}}},
+			{Key: "living_area", Value: nil},
+		},
+		Checks: []ResultCheck{{Key: "documents_readable", Status: corpus.Critical}, {Key: "name_consistency", Status: corpus.Open}},
+	}
+	m := newAccuracy()
+	m.add(c, docs, res)
+	require.Equal(t, ratio{1, 2}, m.class, "the merged upload lacks its ID card")
+	require.Equal(t, ratio{1, 1}, m.textFields)
+	require.Equal(t, 1, m.invented)
+	require.Equal(t, 1, m.layouts["salary_statement/x"].invented)
+	require.Equal(t, ratio{1, 2}, m.checks)
+	require.Equal(t, 1, m.criticalOnClean)
+	require.Len(t, m.misses, 5) // class, invented, check, false alarm, citation
 }

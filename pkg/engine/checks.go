@@ -47,6 +47,14 @@ func (e *Engine) checks(ctx context.Context, v *view, step func(string, int) err
 		switch {
 		case c.Builtin && known:
 			vd = rule(v)
+			if vd.status == Critical && vd.confidence < minReadConfidence {
+				// A finding needs evidence read with confidence; what rests on a poor
+				// reading is a question for a person.
+				vd.status = Open
+				vd.reason += say(v.lang,
+					" The finding rests on text that could not be read with confidence; check it on the original document.",
+					" Der Befund beruht auf Text, der nicht sicher gelesen werden konnte; bitte am Originaldokument prüfen.")
+			}
 		case c.Builtin:
 			vd = verdict{status: Failed, reason: say(v.lang,
 				"This engine version cannot evaluate this check yet.",
@@ -66,6 +74,12 @@ func (e *Engine) checks(ctx context.Context, v *view, step func(string, int) err
 		}
 		cites := citations(vd.evidence)
 		cites = append(cites, vd.extra...)
+		if vd.status == Fulfilled && len(cites) == 0 {
+			// A verdict that nothing on the documents supports is no finding either way.
+			vd = verdict{status: Open, confidence: 0.5, reason: say(v.lang,
+				"Nothing on the documents could be cited for this check; review it by hand.",
+				"Für diese Prüfung ließ sich nichts in den Dokumenten belegen; bitte manuell prüfen.")}
+		}
 		out = append(out, ResultCheck{
 			CheckID: c.ID, Key: c.Key, Title: c.Title, Status: vd.status, Confidence: clamp01(vd.confidence),
 			Citations: cites, ReasoningSummary: vd.reason,
@@ -91,34 +105,64 @@ func (e *Engine) customCheck(ctx context.Context, v *view, c CheckSpec) (verdict
 	return verdict{status: out.Status, confidence: out.Confidence, extra: out.Citations, reason: out.Reasoning}, nil
 }
 
-// documentsReadable: every input document readable → fulfilled; any only partly
-// readable or unreadable → open (a clearer copy is needed).
+// documentsReadable: every input upload readable → fulfilled, citing each upload's
+// first line; any only partly readable or unreadable → open (a clearer copy is
+// needed). The confidence is the text's own: OCR's word confidence on scans.
 func documentsReadable(v *view) verdict {
 	var bad []string
-	for _, d := range v.docs {
-		if d.readability != ReadabilityPassed {
-			bad = append(bad, fmt.Sprintf("%s (%s)", d.doc.ExternalFileID, d.readability))
+	var cites []evidence.Citation
+	conf := 0.95
+	for _, u := range v.uploads {
+		if u.readability != ReadabilityPassed {
+			bad = append(bad, fmt.Sprintf("%s (%s)", u.doc.ExternalFileID, u.readability))
+			continue
+		}
+		conf = math.Min(conf, textConfidence(u.doc))
+		if c, ok := headline(u.doc); ok {
+			cites = append(cites, c)
 		}
 	}
 	if len(bad) > 0 {
-		return verdict{status: Open, confidence: 0.9, reason: say(v.lang,
+		return verdict{status: Open, confidence: 0.9, extra: cites, reason: say(v.lang,
 			"Not fully readable: %s. Upload a clearer copy.",
 			"Nicht vollständig lesbar: %s. Bitte eine besser lesbare Kopie hochladen.", strings.Join(bad, ", "))}
 	}
-	if len(v.docs) == 1 {
-		return verdict{status: Fulfilled, confidence: 0.95, reason: say(v.lang, "The document can be read.", "Das Dokument ist lesbar.")}
+	if len(v.uploads) == 1 {
+		return verdict{status: Fulfilled, confidence: conf, extra: cites, reason: say(v.lang, "The document can be read.", "Das Dokument ist lesbar.")}
 	}
-	return verdict{status: Fulfilled, confidence: 0.95, reason: say(v.lang,
-		"All %d documents can be read.", "Alle %d Dokumente sind lesbar.", len(v.docs))}
+	return verdict{status: Fulfilled, confidence: conf, extra: cites, reason: say(v.lang,
+		"All %d documents can be read.", "Alle %d Dokumente sind lesbar.", len(v.uploads))}
+}
+
+// textConfidence is how far a document's text can be trusted: OCR's mean word
+// confidence on scanned pages (0.7 when it gave none), 0.95 for a text layer.
+func textConfidence(d *evidence.Document) float64 {
+	conf := 0.95
+	for _, p := range d.Pages {
+		if !p.OCR {
+			continue
+		}
+		c := 0.7
+		if p.OCRConfidence != nil {
+			c = *p.OCRConfidence
+		}
+		conf = math.Min(conf, c)
+	}
+	return conf
 }
 
 // requiredDocumentsPresent: every required document type of the template is among the
-// readable documents by classification (a passport stands for an ID card and vice
-// versa; for custom document types, which only the partner can classify, the slot
-// counts) → fulfilled; else open, naming what is missing.
+// readable logical documents by classification (every document of a merged upload
+// counts; a passport stands for an ID card and vice versa; for custom document types,
+// which only the partner can classify, the slot counts) → fulfilled; else open, naming
+// what is missing.
 func requiredDocumentsPresent(v *view) verdict {
 	var missing []string
 	var found []evidence.Citation
+	// Confidence: how sure the classification of the documents counted is; a missing
+	// type is as sure as the classification of everything else (an unrecognized
+	// document might be it).
+	conf := 0.95
 	for _, r := range v.in.Requirements {
 		if !r.Required {
 			continue
@@ -128,15 +172,22 @@ func requiredDocumentsPresent(v *view) verdict {
 			missing = append(missing, typeName(v.lang, r.Type))
 			continue
 		}
+		conf = math.Min(conf, d.types[0].Confidence)
 		if c, ok := headline(d.doc); ok {
 			found = append(found, c)
 		}
 	}
 	if len(missing) > 0 {
-		return verdict{status: Open, confidence: 0.9, extra: found, reason: say(v.lang,
+		miss := 0.9
+		for _, d := range v.docs {
+			if d.readability != ReadabilityFailed && d.is("other") {
+				miss = math.Min(miss, math.Max(0.5, d.types[0].Confidence))
+			}
+		}
+		return verdict{status: Open, confidence: miss, extra: found, reason: say(v.lang,
 			"Missing or unreadable: %s.", "Fehlend oder unlesbar: %s.", strings.Join(missing, ", "))}
 	}
-	return verdict{status: Fulfilled, confidence: 0.9, extra: found, reason: say(v.lang,
+	return verdict{status: Fulfilled, confidence: conf, extra: found, reason: say(v.lang,
 		"Every required document is present and readable.", "Alle erforderlichen Dokumente liegen lesbar vor.")}
 }
 
@@ -151,9 +202,9 @@ func (v *view) present(typ string) *docView {
 		return ds[0]
 	}
 	if _, builtin := typeNames[typ]; !builtin {
-		for _, d := range v.docs {
-			if d.readability != ReadabilityFailed && d.doc.SlotType == typ {
-				return d
+		for _, u := range v.uploads {
+			if u.readability != ReadabilityFailed && u.doc.SlotType == typ && len(u.docs) > 0 {
+				return u.docs[0]
 			}
 		}
 	}
@@ -177,7 +228,8 @@ func headline(d *evidence.Document) (evidence.Citation, bool) {
 
 // idDocumentValid: no ID card or passport → open; a complete MRZ with a wrong check
 // digit → critical (open when the MRZ came from a poor scan); expired before the
-// evaluation date → critical; expiry unreadable → open; else fulfilled. With several
+// evaluation date → critical (open when the date was read with little confidence);
+// expiry unreadable → open; else fulfilled. With several
 // ID documents, the one valid longest counts.
 func idDocumentValid(v *view) verdict {
 	ids := v.ofType("id_card", "passport")
@@ -206,6 +258,11 @@ func idVerdict(v *view, d *docView) verdict {
 	expiry, _ := exp.Value.(time.Time)
 	if hasExpiry {
 		cites = append(cites, exp)
+		if expiry.Before(day(v.in.Date)) && exp.Confidence < minReadConfidence {
+			return verdict{status: Open, confidence: exp.Confidence, evidence: cites, reason: say(v.lang,
+				"The expiry date reads as %s, before the evaluation date, but it could not be read with confidence; check it on the original document.",
+				"Das Ablaufdatum lautet dem Scan nach %s und liegt vor dem Prüfdatum, ist aber nicht sicher lesbar; bitte am Originaldokument prüfen.", parse.FormatDate(expiry))}
+		}
 		if expiry.Before(day(v.in.Date)) {
 			return verdict{status: Critical, confidence: exp.Confidence, evidence: cites, reason: say(v.lang,
 				"The ID document expired on %s, before the evaluation date %s.",
@@ -238,6 +295,9 @@ func idVerdict(v *view, d *docView) verdict {
 
 // fromOCR reports whether a fact was read from a page whose text came from OCR.
 func fromOCR(d *evidence.Document, f evidence.Fact) bool {
+	if d == nil {
+		return false
+	}
 	for _, n := range f.Citation.Pages {
 		if p := d.Page(n); p != nil && p.OCR {
 			return true
@@ -248,7 +308,8 @@ func fromOCR(d *evidence.Document, f evidence.Fact) bool {
 
 // nameConsistency: the applicant's name on the ID document, salary statements and bank
 // statements (at least two of them must state one, else open) denotes one person →
-// fulfilled; any differs → critical.
+// fulfilled; a name that clearly differs (read with confidence, not a near spelling
+// from a scan) → critical; a differing name read with little confidence → open.
 func nameConsistency(v *view) verdict {
 	var names []evidence.Fact
 	for _, d := range v.ofType("id_card", "passport", "salary_statement", "bank_statement") {
@@ -272,6 +333,11 @@ func nameConsistency(v *view) verdict {
 				"The name %q as read from a scan is close to but not the same as %q; compare the documents.",
 				"Der Name %q im Scan ähnelt %q, stimmt aber nicht überein; bitte die Dokumente vergleichen.", n.Value, ref.Value)}
 		}
+		if !sameName(a, b) && math.Min(ref.Confidence, n.Confidence) < minReadConfidence {
+			return verdict{status: Open, confidence: math.Min(ref.Confidence, n.Confidence), evidence: []evidence.Fact{ref, n}, reason: say(v.lang,
+				"The name %q differs from %q, but one of them could not be read with confidence; compare the documents.",
+				"Der Name %q weicht von %q ab, einer der beiden ist aber nicht sicher lesbar; bitte die Dokumente vergleichen.", n.Value, ref.Value)}
+		}
 		if !sameName(a, b) {
 			return verdict{status: Critical, confidence: math.Min(ref.Confidence, n.Confidence), evidence: []evidence.Fact{ref, n}, reason: say(v.lang,
 				"The name %q differs from %q.", "Der Name %q weicht von %q ab.", n.Value, ref.Value)}
@@ -280,6 +346,11 @@ func nameConsistency(v *view) verdict {
 	return verdict{status: Fulfilled, confidence: minConfidence(names), evidence: names, reason: say(v.lang,
 		"The applicant's name matches on %d documents.", "Der Name stimmt auf %d Dokumenten überein.", len(names))}
 }
+
+// minReadConfidence is the confidence below which a value read is no ground for a
+// critical verdict: a differing name may be a label or a company the reader took for
+// the name, an expiry date a misread digit.
+const minReadConfidence = 0.6
 
 // payPeriods lists the salary statements' periods, newest first, one fact per month.
 func payPeriods(v *view) []evidence.Fact {
@@ -340,47 +411,6 @@ func salaryStatementsComplete(v *view) verdict {
 		"Die Gehaltsabrechnungen decken %d aufeinanderfolgende(n) Monat(e) ab; drei sind nötig.", run)}
 }
 
-// salaryCredited: a credit on a bank statement within ±1 % of a salary statement's net
-// pay → fulfilled; bank statement or salary statement missing → open; no such credit
-// → critical, or open when every bank statement is a scan.
-func salaryCredited(v *view) verdict {
-	var nets, credits []evidence.Fact
-	for _, d := range v.ofType("salary_statement") {
-		nets = append(nets, d.factsOf("net_monthly_income")...)
-	}
-	for _, d := range v.ofType("bank_statement") {
-		credits = append(credits, d.factsOf(evidence.FactBankCredit)...)
-	}
-	if len(nets) == 0 || len(v.ofType("bank_statement")) == 0 {
-		return verdict{status: Open, confidence: 0.8, evidence: nets, reason: say(v.lang,
-			"A salary statement with net pay and a bank statement are both needed to compare.",
-			"Für den Abgleich werden eine Gehaltsabrechnung mit Nettobetrag und ein Kontoauszug benötigt.")}
-	}
-	for _, n := range nets {
-		net, _ := n.Value.(parse.Money)
-		for _, c := range credits {
-			tx, _ := c.Value.(evidence.Transaction)
-			if net.Cents > 0 && math.Abs(float64(tx.AmountCents-net.Cents)) <= 0.01*float64(net.Cents) {
-				return verdict{status: Fulfilled, confidence: math.Min(n.Confidence, c.Confidence), evidence: []evidence.Fact{n, c}, reason: say(v.lang,
-					"The net pay of %s is credited on the bank statement.", "Der Nettobetrag von %s ist auf dem Kontoauszug gutgeschrieben.", net)}
-			}
-		}
-	}
-	scansOnly := true
-	for _, d := range v.ofType("bank_statement") {
-		scansOnly = scansOnly && slices.ContainsFunc(d.doc.Pages, func(p evidence.Page) bool { return p.OCR })
-	}
-	if scansOnly {
-		// Absence on a scan is weak evidence: OCR may have lost the booking line.
-		return verdict{status: Open, confidence: minConfidence(nets) * 0.6, evidence: nets, reason: say(v.lang,
-			"No credit matching the net pay (±1 %%) was found on the scanned bank statements; check the statements by eye or upload the bank's PDF.",
-			"Auf den gescannten Kontoauszügen wurde keine Gutschrift in Höhe des Nettobetrags (±1 %%) gefunden; bitte die Auszüge sichten oder das PDF der Bank hochladen.")}
-	}
-	return verdict{status: Critical, confidence: minConfidence(nets) * 0.9, evidence: nets, reason: say(v.lang,
-		"No credit on the bank statements matches the net pay on the salary statements (±1 %%).",
-		"Keine Gutschrift auf den Kontoauszügen entspricht dem Nettobetrag der Gehaltsabrechnungen (±1 %%).")}
-}
-
 // propertyDataConsistency: no property documents → not_applicable; neither price nor
 // living area stated by two documents → open; exposé and purchase contract differ by
 // more than 5 % in price, or any two documents in living area → critical; else
@@ -436,11 +466,11 @@ func loanToValue(v *view) verdict {
 	}
 	var ltv float64
 	var cites []evidence.Fact
-	if f, support, ok := reader.Field("loan_to_value", v.facts, v.types); ok {
+	if f, support, ok := reader.FieldBy("loan_to_value", v.facts, v.typesOf); ok {
 		ltv, cites = f.Value.(float64), append([]evidence.Fact{f}, support...)
 	} else {
-		loan, _, okL := reader.Field("loan_amount", v.facts, v.types)
-		price, _, okP := reader.Field("purchase_price", v.facts, v.types)
+		loan, _, okL := reader.FieldBy("loan_amount", v.facts, v.typesOf)
+		price, _, okP := reader.FieldBy("purchase_price", v.facts, v.typesOf)
 		lm, _ := loan.Value.(parse.Money)
 		pm, _ := price.Value.(parse.Money)
 		if !okL || !okP || pm.Cents <= 0 {
@@ -497,19 +527,24 @@ func additionalRiskNotes(v *view) verdict {
 		return verdict{status: Open, confidence: minConfidence(open), evidence: open, reason: say(v.lang,
 			"Risk notes: %s.", "Risikohinweise: %s.", strings.Join(unique(openReasons), ", "))}
 	}
-	return verdict{status: Fulfilled, confidence: 0.8, reason: say(v.lang,
-		"No garnishment, returned debit, probation, fixed-term employment or negative balance found.",
-		"Keine Pfändung, Rücklastschrift, Probezeit, Befristung oder negativer Kontostand gefunden.")}
-}
-
-// docOf is the document a fact was read from.
-func (v *view) docOf(f evidence.Fact) *docView {
-	for _, d := range v.docs {
-		if d.doc.UploadID == f.Citation.UploadID {
-			return d
+	// Nothing found: the verdict rests on the documents searched, which it cites, and is
+	// as sure as their text.
+	var searched []evidence.Citation
+	conf := 0.9
+	for _, d := range v.ofType("salary_statement", "bank_statement", "employment_contract", "self_disclosure") {
+		if c, ok := headline(d.doc); ok {
+			searched = append(searched, c)
+			conf = math.Min(conf, textConfidence(d.doc))
 		}
 	}
-	return &docView{types: []evidence.TypeScore{{Type: "other"}}}
+	if len(searched) == 0 {
+		return verdict{status: Open, confidence: 0.6, reason: say(v.lang,
+			"No salary statement, bank statement, employment contract or self-disclosure could be read, so risk notes could not be searched for.",
+			"Keine Gehaltsabrechnung, kein Kontoauszug, Arbeitsvertrag oder Selbstauskunft war lesbar, daher konnte nicht nach Risikohinweisen gesucht werden.")}
+	}
+	return verdict{status: Fulfilled, confidence: conf, extra: searched, reason: say(v.lang,
+		"No garnishment, returned debit, probation, fixed-term employment or negative balance found.",
+		"Keine Pfändung, Rücklastschrift, Probezeit, Befristung oder negativer Kontostand gefunden.")}
 }
 
 func minConfidence(fs []evidence.Fact) float64 {

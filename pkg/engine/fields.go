@@ -36,7 +36,7 @@ func (e *Engine) fields(ctx context.Context, v *view, step func(string, int) err
 }
 
 func builtinField(v *view, f FieldSpec, r *ResultField) {
-	best, support, ok := reader.Field(f.Key, v.facts, v.types)
+	best, support, ok := reader.FieldBy(f.Key, v.facts, v.typesOf)
 	if !ok {
 		r.Status = FieldNotFound
 		return

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -8,6 +9,7 @@ import (
 
 	"github.com/doceval/doceval/pkg/engine/evidence"
 	"github.com/doceval/doceval/pkg/engine/parse"
+	"github.com/doceval/doceval/pkg/engine/reader"
 )
 
 func TestSameName(t *testing.T) {
@@ -67,7 +69,10 @@ func testView(date time.Time, template string, docs ...testDoc) *view {
 	v := &view{in: Input{Language: "en", Date: date, Template: template}, lang: "en", types: map[uuid.UUID][]string{}}
 	for _, td := range docs {
 		d := &evidence.Document{UploadID: uuid.New(), ExternalFileID: td.typ, Pages: []evidence.Page{{Number: 1, Text: "Dokument x", Chars: 100}}}
-		dv := &docView{doc: d, readability: ReadabilityPassed, types: []evidence.TypeScore{{Type: td.typ, Confidence: 0.9}}}
+		u := &uploadView{doc: d, readability: ReadabilityPassed}
+		dv := &docView{doc: d, upload: u, readability: ReadabilityPassed, types: []evidence.TypeScore{{Type: td.typ, Confidence: 0.9}}}
+		u.docs = []*docView{dv}
+		v.uploads = append(v.uploads, u)
 		for _, f := range td.facts {
 			f.Citation = d.Cite(1, "x")
 			if f.Confidence == 0 {
@@ -91,8 +96,17 @@ func eur(cents int64) parse.Money { return parse.Money{Cents: cents, Currency: "
 func TestCheckRules(t *testing.T) {
 	t.Parallel()
 	now := date(2026, 11, 23)
-	payslip := func(month time.Month, net int64) testDoc {
-		return testDoc{"salary_statement", []evidence.Fact{fact(evidence.FactPayPeriod, date(2026, month, 1)), fact("net_monthly_income", eur(net)), fact("applicant_full_name", "Jürgen Müller")}}
+	payslip := func(month time.Month, net int64, extra ...evidence.Fact) testDoc {
+		return testDoc{"salary_statement", append([]evidence.Fact{fact(evidence.FactPayPeriod, date(2026, month, 1)), fact("net_monthly_income", eur(net)), fact("applicant_full_name", "Jürgen Müller")}, extra...)}
+	}
+	ledger := func(reconciled bool, from, to time.Time) evidence.Fact {
+		return fact(evidence.FactLedger, evidence.Ledger{Currency: "EUR", HasOpening: true, HasClosing: true, From: from, To: to, Reconciled: reconciled})
+	}
+	// A reconciled statement of a month whose bookings need not reach its end.
+	monthLedger := func(period, from, to time.Time) evidence.Fact {
+		f := ledger(true, from, to)
+		f.Period = period
+		return f
 	}
 	bank := func(credit int64, balance int64, name string, extra ...evidence.Fact) testDoc {
 		fs := []evidence.Fact{fact(evidence.FactBankCredit, evidence.Transaction{AmountCents: credit, Currency: "EUR"}), fact("account_balance", eur(balance)), fact("applicant_full_name", name)}
@@ -136,7 +150,16 @@ func TestCheckRules(t *testing.T) {
 
 		{"credited exactly", salaryCredited, []testDoc{payslip(10, 287643), bank(287643, 1, "x")}, Fulfilled},
 		{"credited within 1 %", salaryCredited, []testDoc{payslip(10, 287643), bank(287643+2876, 1, "x")}, Fulfilled},
-		{"credited beyond 1 %", salaryCredited, []testDoc{payslip(10, 287643), bank(287643+2900, 1, "x")}, Critical},
+		{"beyond 1 %, ledger not read", salaryCredited, []testDoc{payslip(10, 287643), bank(287643+2900, 1, "x")}, Open},
+		{"beyond 1 %, ledger reconciled", salaryCredited, []testDoc{payslip(10, 287643), bank(287643+2900, 1, "x", ledger(true, date(2026, 10, 1), date(2026, 10, 31)))}, Critical},
+		{"beyond 1 %, ledger does not add up", salaryCredited, []testDoc{payslip(10, 287643), bank(287643+2900, 1, "x", ledger(false, date(2026, 10, 1), date(2026, 10, 31)))}, Open},
+		{"beyond 1 %, ledger of another month", salaryCredited, []testDoc{payslip(10, 287643), bank(287643+2900, 1, "x", ledger(true, date(2026, 8, 1), date(2026, 8, 31)))}, Open},
+		{"beyond 1 %, statement of the pay month", salaryCredited, []testDoc{payslip(10, 287643), bank(287643+2900, 1, "x", monthLedger(date(2026, 10, 1), date(2026, 10, 2), date(2026, 10, 20)))}, Critical},
+		{"credit naming the employer", salaryCredited, []testDoc{payslip(10, 287643, fact("employer_name", "Muster GmbH")), bank(1, 1, "x", monthLedger(date(2026, 10, 1), date(2026, 10, 2), date(2026, 10, 29)),
+			fact(evidence.FactBankCredit, evidence.Transaction{Date: date(2026, 10, 29), AmountCents: 250000, Currency: "EUR", Text: "SEPA-Gutschrift MUSTER GMBH"}))}, Open},
+		{"payout credited", salaryCredited, []testDoc{payslip(10, 287643, fact(reader.FactPayout, eur(237643))), bank(237643, 1, "x", ledger(true, date(2026, 10, 1), date(2026, 10, 31)))}, Fulfilled},
+		{"salary booking of another amount", salaryCredited, []testDoc{payslip(10, 287643), bank(1, 1, "x", ledger(true, date(2026, 10, 1), date(2026, 10, 31)),
+			fact(evidence.FactBankCredit, evidence.Transaction{Date: date(2026, 10, 30), AmountCents: 237643, Currency: "EUR", Text: "Lohn/Gehalt 10/2026 Muster GmbH"}))}, Open},
 		{"no bank statement", salaryCredited, []testDoc{payslip(10, 287643)}, Open},
 
 		{"no property documents", propertyDataConsistency, []testDoc{payslip(10, 1)}, NotApplicable},
@@ -196,11 +219,24 @@ func TestCheckRules(t *testing.T) {
 	if got := nameConsistency(testView(now, "personal_loan", id(date(2030, 1, 1), "Anna Strauß"), bank(1, 1, "Anna Straub"))); got.status != Critical {
 		t.Errorf("a close but different name on a digital document: %s", got.status)
 	}
-	// Not found on a scanned statement only: open.
+	// Not found on a statement whose bookings could not be reconciled: open, and the
+	// reason says what could not be read, in the submission's language.
 	v = testView(now, "personal_loan", payslip(10, 287643), bank(100, 1, "x"))
-	v.docs[1].doc.Pages[0].OCR = true
-	if got := salaryCredited(v); got.status != Open {
-		t.Errorf("salary not found on a scanned statement: %s", got.status)
+	v.lang = "de"
+	if got := salaryCredited(v); got.status != Open || !strings.Contains(got.reason, "nicht vollständig lesen") {
+		t.Errorf("salary not found on an unreconciled statement: %s (%s)", got.status, got.reason)
+	}
+	// An expiry date in the past read with little confidence is no finding.
+	lowExpiry := fact("id_document_expiry_date", date(2020, 1, 1))
+	lowExpiry.Confidence = 0.4
+	if got := idDocumentValid(testView(now, "personal_loan", testDoc{"id_card", []evidence.Fact{lowExpiry}})); got.status != Open {
+		t.Errorf("an expiry read with little confidence: %s", got.status)
+	}
+	// A differing name read with little confidence is no finding.
+	low := fact("applicant_full_name", "Gehalt Oktober")
+	low.Confidence = 0.4
+	if got := nameConsistency(testView(now, "personal_loan", id(date(2030, 1, 1), "Anna Strauß"), testDoc{"salary_statement", []evidence.Fact{low}})); got.status != Open {
+		t.Errorf("a name read with little confidence: %s", got.status)
 	}
 	// A personal loan without property has no loan-to-value.
 	if got := loanToValue(testView(now, "personal_loan", payslip(10, 1))); got.status != NotApplicable {
@@ -265,6 +301,7 @@ func TestSummary(t *testing.T) {
 		}
 	}
 	v.docs[0].readability = ReadabilityFailed
+	v.uploads[0].readability = ReadabilityFailed
 	if got := summarize(v, ok, checks(Fulfilled)); got.Outcome != OutcomeUncertain {
 		t.Errorf("nothing readable: %+v", got)
 	}

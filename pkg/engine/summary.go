@@ -14,8 +14,8 @@ package engine
 func summarize(v *view, fields []ResultField, checks []ResultCheck) Summary {
 	readable, failed, critical, open := 0, 0, false, false
 	documentsMissing := false
-	for _, d := range v.docs {
-		if d.readability != ReadabilityFailed {
+	for _, u := range v.uploads {
+		if u.readability != ReadabilityFailed {
 			readable++
 		}
 	}

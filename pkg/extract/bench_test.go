@@ -41,6 +41,12 @@ func BenchmarkTextPDF(b *testing.B) {
 			run1(b, "pdftotext", "-layout", "-enc", "UTF-8", path, os.DevNull)
 		}
 	})
+	// What the words' boxes cost: the second pdftotext run, alone.
+	b.Run("pdftotext_bbox_direct", func(b *testing.B) {
+		for b.Loop() {
+			run1(b, "pdftotext", "-bbox-layout", "-enc", "UTF-8", path, os.DevNull)
+		}
+	})
 	b.Run("extract", func(b *testing.B) {
 		for b.Loop() {
 			if _, err := File(context.Background(), path, PDF, Options{}); err != nil {

@@ -24,9 +24,11 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/doceval/doceval/pkg/engine/evidence"
 )
 
-// Failure codes (DECISIONS.md, section States).
+// Failure codes: the upload failure_code values of the openapi contract.
 const (
 	CodeUnsupported = "unsupported_content_type"
 	CodeMismatch    = "content_type_mismatch"
@@ -92,13 +94,27 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// Page is the text of one page.
+// Page is the text of one page, with its words where the source gives geometry.
 type Page struct {
 	Number        int
 	Text          string
 	Chars         int      // non-space characters
 	OCR           bool     // the text came from OCR
 	OCRConfidence *float64 // mean word confidence in [0, 1] when OCR ran
+	// Width and Height are the page size: points for a PDF page (OCRed or not), pixels
+	// for an image, a nominal A4 in points for DOCX; zero when unknown.
+	Width, Height float64
+	// Words are the page's words in reading order with page-relative boxes; every
+	// word's Text occurs in Text. Nil for DOC files.
+	Words []evidence.Word
+}
+
+// Evidence is the page as the evaluator reads it.
+func (p Page) Evidence() evidence.Page {
+	return evidence.Page{
+		Number: p.Number, Text: p.Text, Chars: p.Chars, OCR: p.OCR, OCRConfidence: p.OCRConfidence,
+		Width: p.Width, Height: p.Height, Words: p.Words,
+	}
 }
 
 // Result is a processed document.
@@ -309,19 +325,28 @@ func newPage(n int, text string) Page {
 
 // ---- PDF
 
+type toolOut struct {
+	out []byte
+	err error
+}
+
+// pdf reads the text layer page by page with pdftotext -layout (the page text that
+// citations quote) and, alongside, pdftotext -bbox-layout for the words' boxes. Pages
+// with too little text, or a garbled text layer, are rendered and read by OCR.
 func pdf(ctx context.Context, path string, opt Options) (*Result, error) {
-	// pdftotext starts alongside pdfinfo (two processes, two cores): the text is usually
-	// wanted, and a refusal from pdfinfo cancels it.
+	// Both pdftotext runs start alongside pdfinfo: the text is usually wanted, and a
+	// refusal from pdfinfo cancels them.
 	textCtx, cancelText := context.WithCancel(ctx)
 	defer cancelText()
-	type textOut struct {
-		out []byte
-		err error
-	}
-	textc := make(chan textOut, 1)
+	textc, bboxc := make(chan toolOut, 1), make(chan toolOut, 1)
 	go func() {
 		out, err := run(textCtx, opt.MaxOutputBytes, "pdftotext", "-layout", "-enc", "UTF-8", path, "-")
-		textc <- textOut{out, err}
+		textc <- toolOut{out, err}
+	}()
+	go func() {
+		last := strconv.Itoa(opt.MaxPages)
+		out, err := run(textCtx, opt.MaxOutputBytes, "pdftotext", "-bbox-layout", "-enc", "UTF-8", "-l", last, path, "-")
+		bboxc <- toolOut{out, err}
 	}()
 
 	// -f/-l: one "Page N size: W x H pts" line per page, to bound the rendering of OCR pages.
@@ -330,7 +355,7 @@ func pdf(ctx context.Context, path string, opt Options) (*Result, error) {
 		return nil, toolFailure(err, "the PDF is encrypted", "the PDF cannot be read", "incorrect password", "encrypt")
 	}
 	meta := map[string]string{}
-	sizes := map[int]float64{} // page → longer side in points
+	sizes := map[int][2]float64{} // page → width, height in points
 	for _, line := range strings.Split(string(info), "\n") {
 		k, v, ok := strings.Cut(line, ":")
 		if !ok {
@@ -340,7 +365,7 @@ func pdf(ctx context.Context, path string, opt Options) (*Result, error) {
 		var w, h float64
 		if _, err := fmt.Sscanf(k, "Page %d size", &n); err == nil {
 			if _, err := fmt.Sscanf(strings.TrimSpace(v), "%g x %g", &w, &h); err == nil {
-				sizes[n] = max(w, h)
+				sizes[n] = [2]float64{w, h}
 			}
 			continue
 		}
@@ -358,11 +383,16 @@ func pdf(ctx context.Context, path string, opt Options) (*Result, error) {
 		return nil, fail(CodeTooMany, "%d pages; at most %d are processed", pages, opt.MaxPages)
 	}
 	text := <-textc
-	out, err := text.out, text.err
-	if err != nil {
-		return nil, toolFailure(err, "the PDF is encrypted", "the PDF text cannot be read", "password")
+	if text.err != nil {
+		return nil, toolFailure(text.err, "the PDF is encrypted", "the PDF text cannot be read", "password")
 	}
-	texts := strings.Split(string(out), "\f") // pdftotext ends every page with a form feed
+	// The boxes are an addition: a failed or oversized bbox run leaves the pages
+	// without words, never the document unread.
+	var geometry []bboxPage
+	if b := <-bboxc; b.err == nil {
+		geometry, _ = parseBBox(bytes.NewReader(b.out), pages)
+	}
+	texts := strings.Split(string(text.out), "\f") // pdftotext ends every page with a form feed
 	res := &Result{PageCount: pages, Metadata: meta}
 	for i := 1; i <= pages; i++ {
 		text := ""
@@ -370,12 +400,28 @@ func pdf(ctx context.Context, path string, opt Options) (*Result, error) {
 			text = texts[i-1]
 		}
 		p := newPage(i, text)
-		if p.Chars < opt.MinTextChars {
+		p.Width, p.Height = sizes[i][0], sizes[i][1]
+		if i-1 < len(geometry) {
+			if g := geometry[i-1]; g.width > 0 && g.height > 0 {
+				p.Width, p.Height = g.width, g.height
+				p.Words = wordsInText(p.Text, g.words)
+			}
+		}
+		switch {
+		case p.Chars < opt.MinTextChars:
 			ocr, err := pdfPageOCR(ctx, path, i, sizes[i], opt)
 			if err != nil {
 				return nil, err
 			}
 			if ocr.Chars > p.Chars {
+				p = ocr
+			}
+		case garbled(p.Text):
+			ocr, err := pdfPageOCR(ctx, path, i, sizes[i], opt)
+			if err != nil {
+				return nil, err
+			}
+			if ocr.Chars >= opt.MinTextChars && !garbled(ocr.Text) {
 				p = ocr
 			}
 		}
@@ -396,28 +442,39 @@ var pdfInfoKeys = map[string]bool{
 // declare a page of meters, which at 200 dpi would take gigabytes and minutes.
 const maxRenderPixels = 5000
 
-// pdfPageOCR renders one page (longer side longSide points) and reads it with tesseract.
-func pdfPageOCR(ctx context.Context, path string, n int, longSide float64, opt Options) (Page, error) {
+// pdfPageOCR renders one page (size in points) and reads it through the OCR front end;
+// a low-confidence reading is rendered again at hiResDPI.
+func pdfPageOCR(ctx context.Context, path string, n int, size [2]float64, opt Options) (Page, error) {
 	dir, err := os.MkdirTemp(opt.TempDir, "doceval-ocr-")
 	if err != nil {
 		return Page{}, err
 	}
 	defer os.RemoveAll(dir)
-	prefix := filepath.Join(dir, "page")
-	num := strconv.Itoa(n)
-	scale := []string{"-r", strconv.Itoa(opt.DPI)}
-	if longSide <= 0 || longSide*float64(opt.DPI)/72 > maxRenderPixels {
-		scale = []string{"-scale-to", strconv.Itoa(maxRenderPixels)}
-	}
-	args := append(scale, "-gray", "-png", "-f", num, "-l", num, "-singlefile", path, prefix)
-	if _, err := run(ctx, 1<<20, "pdftoppm", args...); err != nil {
-		return Page{}, toolFailure(err, "", fmt.Sprintf("page %d cannot be rendered", n))
-	}
-	p, err := ocr(ctx, prefix+".png", opt)
+	longSide := max(size[0], size[1])
+	img, err := renderPage(ctx, path, dir, "page", n, longSide, opt.DPI)
 	if err != nil {
 		return Page{}, err
 	}
+	var hiRes func(context.Context) (string, error)
+	if opt.DPI < hiResDPI && longSide*float64(opt.DPI)/72 < maxRenderPixels {
+		hiRes = func(ctx context.Context) (string, error) {
+			return renderPage(ctx, path, dir, "hires", n, longSide, hiResDPI)
+		}
+	}
+	r, err := readScan(ctx, dir, img, hiRes, opt)
+	if err != nil {
+		return Page{}, err
+	}
+	p := r.page()
 	p.Number = n
+	// Boxes are relative to the image read; the page keeps its size in points, turned
+	// with it.
+	if size[0] > 0 && size[1] > 0 {
+		p.Width, p.Height = size[0], size[1]
+		if r.rotated == 90 || r.rotated == 270 {
+			p.Width, p.Height = size[1], size[0]
+		}
+	}
 	return p, nil
 }
 
@@ -432,7 +489,7 @@ func image(ctx context.Context, path string, opt Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg, _, err := imgpkg.DecodeConfig(f)
+	cfg, format, err := imgpkg.DecodeConfig(f)
 	f.Close()
 	if err != nil {
 		return nil, fail(CodeCorrupt, "the image cannot be read")
@@ -440,64 +497,34 @@ func image(ctx context.Context, path string, opt Options) (*Result, error) {
 	if cfg.Width*cfg.Height > maxImagePixels {
 		return nil, fail(CodeError, "the image has %d×%d pixels; at most %d megapixels are processed", cfg.Width, cfg.Height, maxImagePixels/1_000_000)
 	}
-	p, err := ocr(ctx, path, opt)
+	dir, err := os.MkdirTemp(opt.TempDir, "doceval-ocr-")
 	if err != nil {
 		return nil, err
 	}
+	defer os.RemoveAll(dir)
+	// A phone photo is stored as the sensor saw it, with an EXIF orientation saying how
+	// to show it; tesseract ignores the tag, so the pixels are turned first.
+	if format == "jpeg" {
+		if o := jpegOrientation(path); o > 1 {
+			src := &pageImage{path: path}
+			g, err := src.load()
+			if err != nil {
+				return nil, fail(CodeCorrupt, "the image cannot be decoded")
+			}
+			upright := filepath.Join(dir, "upright.pgm")
+			if err := writePGM(upright, orient(g, o)); err != nil {
+				return nil, err
+			}
+			path = upright
+		}
+	}
+	r, err := readScan(ctx, dir, path, nil, opt)
+	if err != nil {
+		return nil, err
+	}
+	p := r.page()
 	p.Number = 1
 	return &Result{PageCount: 1, Pages: []Page{p}, Metadata: map[string]string{}}, nil
-}
-
-// ocr runs tesseract in TSV mode: the words with their confidences, laid out again
-// line by line.
-func ocr(ctx context.Context, imagePath string, opt Options) (Page, error) {
-	out, err := run(ctx, opt.MaxOutputBytes, "tesseract", imagePath, "stdout", "-l", opt.Languages, "--psm", "3", "tsv")
-	if err != nil {
-		return Page{}, toolFailure(err, "", "the image cannot be read")
-	}
-	text, conf := fromTSV(string(out))
-	p := newPage(1, text)
-	p.OCR, p.OCRConfidence = true, conf
-	return p, nil
-}
-
-// fromTSV rebuilds text from tesseract's TSV (level, page, block, par, line, word, left,
-// top, width, height, conf, text) and averages the word confidences.
-func fromTSV(tsv string) (string, *float64) {
-	var b strings.Builder
-	var sum float64
-	words := 0
-	lastLine := ""
-	for i, row := range strings.Split(tsv, "\n") {
-		cols := strings.Split(row, "\t")
-		if i == 0 || len(cols) < 12 || cols[0] != "5" {
-			continue
-		}
-		word := strings.TrimSpace(cols[11])
-		if word == "" {
-			continue
-		}
-		line := cols[2] + "." + cols[3] + "." + cols[4]
-		switch {
-		case lastLine == "":
-		case line != lastLine:
-			b.WriteByte('\n')
-		default:
-			b.WriteByte(' ')
-		}
-		lastLine = line
-		b.WriteString(word)
-		if c, err := strconv.ParseFloat(cols[10], 64); err == nil && c >= 0 {
-			sum += c
-			words++
-		}
-	}
-	if words == 0 {
-		zero := 0.0
-		return b.String(), &zero
-	}
-	mean := sum / float64(words) / 100
-	return b.String(), &mean
 }
 
 // ---- DOC

@@ -7,12 +7,14 @@ import (
 	"encoding/binary"
 	"errors"
 	"hash/crc32"
+	"math"
 
 	"os/exec"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/doceval/doceval/pkg/engine/evidence"
 	"github.com/doceval/doceval/pkg/samplepdf"
 )
 
@@ -87,6 +89,10 @@ func TestImage(t *testing.T) {
 	if res.ContentType != JPEG || len(res.Pages) != 1 || !res.Pages[0].OCR || !strings.Contains(res.Pages[0].Text, "Beispiel GmbH") {
 		t.Fatalf("image: %+v", res)
 	}
+	checkGeometry(t, res)
+	if p := res.Pages[0]; p.Width != float64(612*200/72) || len(p.Words) < 8 {
+		t.Errorf("image page %vx%v with %d words", p.Width, p.Height, len(p.Words))
+	}
 	wantFailure(t, func() error {
 		_, err := File(context.Background(), writeTemp(t, "bad.png", []byte("\x89PNG\r\n\x1a\nbroken")), PNG, Options{})
 		return err
@@ -101,6 +107,12 @@ func TestDOCX(t *testing.T) {
 	}
 	if res.PageCount != 2 || res.Pages[0].Text != "Selbstauskunft\nStraße 1, Köln" || res.Pages[1].Text != "Seite zwei: Übersicht" {
 		t.Fatalf("docx: %+v", res.Pages)
+	}
+	checkGeometry(t, res)
+	// One line per paragraph, down the page; each page starts at its top again.
+	p1, p2 := res.Pages[0].Words, res.Pages[1].Words
+	if len(p1) != 4 || len(p2) != 3 || p1[1].Line != 1 || p1[1].Box.Y0 <= p1[0].Box.Y1 || p2[0].Box.Y0 != p1[0].Box.Y0 {
+		t.Errorf("docx words: %+v", res.Pages)
 	}
 }
 
@@ -120,8 +132,8 @@ func TestDOC(t *testing.T) {
 			t.Errorf("doc text lacks %q:\n%s", want, text)
 		}
 	}
-	if res.Pages[0].Chars < 500 || res.Pages[0].OCR {
-		t.Errorf("doc page: %d chars, ocr %v", res.Pages[0].Chars, res.Pages[0].OCR)
+	if res.Pages[0].Chars < 500 || res.Pages[0].OCR || res.Pages[0].Words != nil {
+		t.Errorf("doc page: %d chars, ocr %v, %d words (antiword gives no geometry)", res.Pages[0].Chars, res.Pages[0].OCR, len(res.Pages[0].Words))
 	}
 	// The declared type is checked against the bytes: a DOC declared as PDF fails.
 	_, err = File(context.Background(), "testdata/payslip.doc", PDF, Options{})
@@ -219,8 +231,24 @@ func TestClean(t *testing.T) {
 	if got := clean("a\x00b\r\nc  \t\n\x07d\xff\re"); got != "ab\nc\nd\uFFFD\ne" {
 		t.Errorf("clean = %q", got)
 	}
-	if text, conf := fromTSV("level\tpage_num\tblock_num\tpar_num\tline_num\tword_num\tleft\ttop\twidth\theight\tconf\ttext\n5\t1\t1\t1\t1\t1\t0\t0\t1\t1\t90\tNetto\n5\t1\t1\t1\t1\t2\t0\t0\t1\t1\t70\t3.250,00\n5\t1\t1\t1\t2\t1\t0\t0\t1\t1\t-1\t\n5\t1\t1\t1\t2\t2\t0\t0\t1\t1\t80\tEUR\n"); text != "Netto 3.250,00\nEUR" || conf == nil || *conf != 0.8 {
-		t.Errorf("fromTSV = %q, %v", text, conf)
+	r := parseTSV("level\tpage_num\tblock_num\tpar_num\tline_num\tword_num\tleft\ttop\twidth\theight\tconf\ttext\n1\t1\t0\t0\t0\t0\t0\t0\t200\t100\t-1\t\n5\t1\t1\t1\t1\t1\t10\t10\t40\t10\t90\tNetto\n5\t1\t1\t1\t1\t2\t60\t10\t50\t10\t70\t3.250,00\n5\t1\t1\t1\t2\t1\t0\t0\t1\t1\t-1\t\n5\t1\t1\t1\t2\t2\t10\t30\t30\t10\t80\tEUR\n")
+	if r.text != "Netto 3.250,00\nEUR" || math.Abs(r.conf-0.8) > 1e-9 || r.width != 200 || r.height != 100 {
+		t.Errorf("parseTSV = %q, %v, %dx%d", r.text, r.conf, r.width, r.height)
+	}
+	want := []evidence.Word{
+		{Text: "Netto", Box: evidence.Box{X0: 0.05, Y0: 0.1, X1: 0.25, Y1: 0.2}, Conf: 0.9, Block: 1, Line: 0},
+		{Text: "3.250,00", Box: evidence.Box{X0: 0.3, Y0: 0.1, X1: 0.55, Y1: 0.2}, Conf: 0.7, Block: 1, Line: 0},
+		{Text: "EUR", Box: evidence.Box{X0: 0.05, Y0: 0.3, X1: 0.2, Y1: 0.4}, Conf: 0.8, Block: 1, Line: 1},
+	}
+	if len(r.words) != len(want) {
+		t.Fatalf("words %+v", r.words)
+	}
+	for i, w := range want {
+		g := r.words[i]
+		if g.Text != w.Text || g.Block != w.Block || g.Line != w.Line || math.Abs(g.Conf-w.Conf) > 1e-9 ||
+			math.Abs(g.Box.X0-w.Box.X0)+math.Abs(g.Box.Y0-w.Box.Y0)+math.Abs(g.Box.X1-w.Box.X1)+math.Abs(g.Box.Y1-w.Box.Y1) > 1e-9 {
+			t.Errorf("word %d = %+v, want %+v", i, g, w)
+		}
 	}
 }
 

@@ -159,7 +159,10 @@ func (w *Worker) process(ctx context.Context, job messaging.IngestJob, heartbeat
 	}
 	pages := make([]store.PageText, len(res.Pages))
 	for i, p := range res.Pages {
-		pages[i] = store.PageText{Number: p.Number, Text: p.Text, Chars: p.Chars, OCR: p.OCR, OCRConfidence: p.OCRConfidence}
+		pages[i] = store.PageText{
+			Number: p.Number, Text: p.Text, Chars: p.Chars, OCR: p.OCR, OCRConfidence: p.OCRConfidence,
+			Width: p.Width, Height: p.Height, Words: p.Words,
+		}
 	}
 	w.Log.InfoContext(ctx, "upload ready", "upload_id", u.ID, "pages", len(pages), "duration_ms", time.Since(start).Milliseconds())
 	if err := w.Store.FinishIngest(ctx, u.ID, pages, res.Metadata, nil); err != nil {

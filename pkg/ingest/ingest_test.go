@@ -5,7 +5,9 @@ import (
 	"bytes"
 	"context"
 	"log/slog"
+	"math"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -326,4 +328,82 @@ func zipBomb(t *testing.T) []byte {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
+}
+
+// Page geometry survives the round trip: the words and page size ingest stores are the
+// ones the evaluator reads back (boxes rounded to four decimals), and a page without
+// geometry (a Word 97 file) reads back with nil words.
+func TestIngestPageGeometryRoundTrip(t *testing.T) {
+	e := newEnv(t)
+	body := textPDF("Gehaltsabrechnung Januar 2026", "Name: Max Müller    Netto 3.250,00 EUR")
+	pdfID := e.upload("payslip", extract.PDF, body)
+	word97, err := os.ReadFile("../extract/testdata/payslip.doc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	docID := e.upload("legacy", extract.DOC, word97)
+	stop := e.worker(cfg)
+	for _, id := range []uuid.UUID{pdfID, docID} {
+		if u := e.waitStatus(id, 60*time.Second); u.Status != store.UploadReady {
+			t.Fatalf("%s: %s %+v", u.ExternalFileID, u.Status, u.Failure)
+		}
+	}
+	stop()
+
+	ctx := context.Background()
+	ev, err := e.tenant.StartEvaluation(ctx, e.sub.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := e.st.BeginEvaluation(ctx, ev.ID, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := extract.File(ctx, writeFile(t, body), extract.PDF, extract.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range run.Documents {
+		switch d.UploadID {
+		case docID:
+			for _, p := range d.Pages {
+				if p.Words != nil || p.Width != 0 {
+					t.Errorf("DOC page %d: %vx%v, %d words, want no geometry", p.Number, p.Width, p.Height, len(p.Words))
+				}
+			}
+		case pdfID:
+			if len(d.Pages) != 1 {
+				t.Fatalf("%d pages", len(d.Pages))
+			}
+			got, wantPage := d.Pages[0], want.Pages[0]
+			if got.Width != 612 || got.Height != 792 || len(got.Words) != len(wantPage.Words) || len(got.Words) < 8 {
+				t.Fatalf("page %vx%v with %d words, want 612x792 with %d", got.Width, got.Height, len(got.Words), len(wantPage.Words))
+			}
+			for i, w := range got.Words {
+				x := wantPage.Words[i]
+				near := func(a, b float64) bool { return math.Abs(a-b) <= 0.00005+1e-12 }
+				if w.Text != x.Text || w.Block != x.Block || w.Line != x.Line || w.Conf != x.Conf ||
+					!near(w.Box.X0, x.Box.X0) || !near(w.Box.Y0, x.Box.Y0) || !near(w.Box.X1, x.Box.X1) || !near(w.Box.Y1, x.Box.Y1) {
+					t.Errorf("word %d: stored %+v, extracted %+v", i, w, x)
+				}
+				if !strings.Contains(got.Text, w.Text) {
+					t.Errorf("word %q not in the page text", w.Text)
+				}
+			}
+		default:
+			t.Errorf("unexpected document %s", d.UploadID)
+		}
+	}
+	if len(run.Documents) != 2 {
+		t.Errorf("%d documents", len(run.Documents))
+	}
+}
+
+func writeFile(t *testing.T, b []byte) string {
+	t.Helper()
+	p := t.TempDir() + "/f"
+	if err := os.WriteFile(p, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

@@ -323,7 +323,13 @@ func (tx *Tx) evaluationDocuments(ctx context.Context, sub Submission, uploadIDs
 			d.SlotType = slotType[*u.DocumentSlotID]
 		}
 		for i, p := range pages {
-			d.Pages[i] = evidence.Page{Number: int(p.Page), Text: p.Text, Chars: int(p.Chars), OCR: p.Ocr, OCRConfidence: p.OcrConfidence}
+			d.Pages[i] = evidence.Page{
+				Number: int(p.Page), Text: p.Text, Chars: int(p.Chars), OCR: p.Ocr, OCRConfidence: p.OcrConfidence,
+				Words: decodePageWords(p.Words),
+			}
+			if p.Width != nil && p.Height != nil {
+				d.Pages[i].Width, d.Pages[i].Height = *p.Width, *p.Height
+			}
 		}
 		docs = append(docs, d)
 	}
@@ -423,4 +429,40 @@ func (s *Store) StaleEvaluations(ctx context.Context, running, queued time.Durat
 	now := s.Now()
 	ids, err := s.queries().EvaluationsStale(ctx, db.EvaluationsStaleParams{RunningBefore: now.Add(-running), QueuedBefore: now.Add(-queued)})
 	return ids, interpretError(err)
+}
+
+// decodePageWords reads the words as encodePageWords stored them. A row that does not
+// have that shape is skipped; a column that is not such an array (NULL included) gives
+// nil, and the page is read from its text alone.
+func decodePageWords(raw []byte) []evidence.Word {
+	if len(raw) == 0 {
+		return nil
+	}
+	var rows [][]json.RawMessage
+	if err := json.Unmarshal(raw, &rows); err != nil {
+		return nil
+	}
+	words := make([]evidence.Word, 0, len(rows))
+	for _, r := range rows {
+		if len(r) != 8 {
+			continue
+		}
+		var w evidence.Word
+		var nums [5]float64
+		ok := json.Unmarshal(r[0], &w.Text) == nil
+		for i := range nums {
+			ok = ok && json.Unmarshal(r[1+i], &nums[i]) == nil
+		}
+		ok = ok && json.Unmarshal(r[6], &w.Block) == nil && json.Unmarshal(r[7], &w.Line) == nil
+		if !ok {
+			continue
+		}
+		w.Box = evidence.Box{X0: nums[0], Y0: nums[1], X1: nums[2], Y1: nums[3]}
+		w.Conf = nums[4]
+		words = append(words, w)
+	}
+	if len(words) == 0 {
+		return nil
+	}
+	return words
 }

@@ -48,9 +48,10 @@ WHERE id = @id AND upload_status = 'processing'
 RETURNING *;
 
 -- name: UploadPageInsert :exec
-INSERT INTO upload_pages (upload_id, page, text, chars, ocr, ocr_confidence)
-VALUES (@upload_id, @page, @text, @chars, @ocr, sqlc.narg(ocr_confidence))
-ON CONFLICT (upload_id, page) DO UPDATE SET text = excluded.text, chars = excluded.chars, ocr = excluded.ocr, ocr_confidence = excluded.ocr_confidence;
+INSERT INTO upload_pages (upload_id, page, text, chars, ocr, ocr_confidence, width, height, words)
+VALUES (@upload_id, @page, @text, @chars, @ocr, sqlc.narg(ocr_confidence), sqlc.narg(width), sqlc.narg(height), sqlc.narg(words))
+ON CONFLICT (upload_id, page) DO UPDATE SET text = excluded.text, chars = excluded.chars, ocr = excluded.ocr, ocr_confidence = excluded.ocr_confidence,
+                                            width = excluded.width, height = excluded.height, words = excluded.words;
 
 -- name: UploadPages :many
 SELECT * FROM upload_pages WHERE upload_id = @upload_id ORDER BY page;

@@ -49,19 +49,16 @@ func (c *Client) Check(ctx context.Context, req CheckRequest) (CheckOutcome, err
 		return CheckOutcome{}, errors.New("llm: check has neither prompt nor title")
 	}
 	docs := nonNil(req.Documents)
-	question := strings.Join([]string{strings.ReplaceAll(req.Key, "_", " "), req.Title, req.Description, req.Prompt}, "\n")
-	sel := selectPages(docs, req.Types, question, c.cfg.MaxContextChars)
-	user := userPrompt(sel)
+	sel := selectPages(docs, req.Types, checkQuestion(req), c.cfg.MaxContextChars)
+	documents := documentsText(sel)
+	items := []item{checkItem("", req)}
 
 	var ans checkAnswer
 	err := c.run(ctx, exchange{
 		schemaName: "check_verdict",
 		schema:     checkSchema(),
 		messages: func(jsonObject bool) []chatMessage {
-			return []chatMessage{
-				{Role: "system", Content: checkSystemPrompt(req, jsonObject)},
-				{Role: "user", Content: user},
-			}
+			return messages(documents, checkTask(req.Language, items, jsonObject))
 		},
 		decode: func(content string) error {
 			a, err := decodeCheck(content)
@@ -72,17 +69,28 @@ func (c *Client) Check(ctx context.Context, req CheckRequest) (CheckOutcome, err
 		},
 	})
 	if errors.Is(err, errInvalidStatus) {
-		return CheckOutcome{
-			Status:       StatusOpen,
-			Confidence:   CapNoVerdict,
-			Reasoning:    text(req.Language, "The model gave no valid verdict; please review manually.", "Das Modell lieferte kein gültiges Ergebnis; bitte manuell prüfen."),
-			PagesOmitted: sel.omitted,
-		}, nil
+		return noVerdict(req.Language, sel.omitted), nil
 	}
 	if err != nil {
 		return CheckOutcome{}, err
 	}
 	return checkOutcome(req.Language, docs, ans, sel.omitted), nil
+}
+
+// noVerdict is the outcome when the model never answered with a verdict in the
+// vocabulary.
+func noVerdict(lang string, omitted int) CheckOutcome {
+	return CheckOutcome{
+		Status:       StatusOpen,
+		Confidence:   CapNoVerdict,
+		Reasoning:    text(lang, "The model gave no valid verdict; please review manually.", "Das Modell lieferte kein gültiges Ergebnis; bitte manuell prüfen."),
+		PagesOmitted: omitted,
+	}
+}
+
+// checkQuestion is what page selection looks for.
+func checkQuestion(req CheckRequest) string {
+	return strings.Join([]string{strings.ReplaceAll(req.Key, "_", " "), req.Title, req.Description, req.Prompt}, "\n")
 }
 
 func checkOutcome(lang string, docs []*evidence.Document, ans checkAnswer, omitted int) CheckOutcome {

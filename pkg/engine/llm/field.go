@@ -49,34 +49,28 @@ type FieldOutcome struct {
 	PagesOmitted int
 	// CitationsDropped counts the model's citations that were not on their page.
 	CitationsDropped int
+	// Verified: the value parsed and is printed in a citation that is on its page.
+	Verified bool
 }
 
 // Field asks the model for one custom data field. The model only reports the value as
 // printed; the value itself is parsed here, deterministically, with pkg/engine/parse.
 // Transport failures, rejected requests and output that never parses return an error.
 func (c *Client) Field(ctx context.Context, req FieldRequest) (FieldOutcome, error) {
-	switch req.ValueFormat {
-	case FormatText, FormatCurrency, FormatYears, FormatPercent, FormatSquareMeters, FormatDate:
-	default:
-		return FieldOutcome{}, fmt.Errorf("llm: unknown value format %q", req.ValueFormat)
-	}
-	if strings.TrimSpace(req.Prompt) == "" && strings.TrimSpace(req.DisplayName) == "" {
-		return FieldOutcome{}, errors.New("llm: field has neither prompt nor display name")
+	if err := validField(req); err != nil {
+		return FieldOutcome{}, err
 	}
 	docs := nonNil(req.Documents)
-	question := strings.Join([]string{strings.ReplaceAll(req.Key, "_", " "), req.DisplayName, req.Prompt}, "\n")
-	sel := selectPages(docs, req.Types, question, c.cfg.MaxContextChars)
-	user := userPrompt(sel)
+	sel := selectPages(docs, req.Types, fieldQuestion(req), c.cfg.MaxContextChars)
+	documents := documentsText(sel)
+	items := []item{fieldItem("", req)}
 
 	var ans fieldAnswer
 	err := c.run(ctx, exchange{
 		schemaName: "field_value",
 		schema:     fieldSchema(),
 		messages: func(jsonObject bool) []chatMessage {
-			return []chatMessage{
-				{Role: "system", Content: fieldSystemPrompt(req, jsonObject)},
-				{Role: "user", Content: user},
-			}
+			return messages(documents, fieldTask(items, jsonObject))
 		},
 		decode: func(content string) error {
 			a, err := decodeField(content)
@@ -90,6 +84,23 @@ func (c *Client) Field(ctx context.Context, req FieldRequest) (FieldOutcome, err
 		return FieldOutcome{}, err
 	}
 	return fieldOutcome(req.ValueFormat, docs, ans, sel.omitted), nil
+}
+
+func validField(req FieldRequest) error {
+	switch req.ValueFormat {
+	case FormatText, FormatCurrency, FormatYears, FormatPercent, FormatSquareMeters, FormatDate:
+	default:
+		return fmt.Errorf("llm: unknown value format %q", req.ValueFormat)
+	}
+	if strings.TrimSpace(req.Prompt) == "" && strings.TrimSpace(req.DisplayName) == "" {
+		return errors.New("llm: field has neither prompt nor display name")
+	}
+	return nil
+}
+
+// fieldQuestion is what page selection looks for.
+func fieldQuestion(req FieldRequest) string {
+	return strings.Join([]string{strings.ReplaceAll(req.Key, "_", " "), req.DisplayName, req.Prompt}, "\n")
 }
 
 func fieldOutcome(format string, docs []*evidence.Document, ans fieldAnswer, omitted int) FieldOutcome {
@@ -114,7 +125,9 @@ func fieldOutcome(format string, docs []*evidence.Document, ans fieldAnswer, omi
 	out.Value = value
 	if !inExcerpts(printed, v.citations) {
 		out.Confidence = capped(out.Confidence, CapValueNotInExcerpt)
+		return out
 	}
+	out.Verified = true
 	return out
 }
 

@@ -48,10 +48,11 @@ func TestFieldValueIsReparsed(t *testing.T) {
 			require.Equal(t, tc.want, out.Value)
 			require.InDelta(t, 0.9, out.Confidence, 1e-9)
 			require.Equal(t, []evidence.Citation{d.Cite(1, tc.page)}, out.Citations)
+			require.True(t, out.Verified)
 
 			r := bundle.fake.received()[0]
 			require.Equal(t, "field_value", r.body.ResponseFormat.JSONSchema.Name)
-			require.Contains(t, r.system(), "<<<REVIEWER INSTRUCTION>>>\nField key: custom_value\nField name: Custom value\nInstruction: Read the value from the documents.\n<<<END REVIEWER INSTRUCTION>>>")
+			require.Contains(t, r.task(), "<<<REVIEWER INSTRUCTION>>>\nField key: custom_value\nField name: Custom value\nInstruction: Read the value from the documents.\nExpected value: "+formatHint(tc.format)+"\n<<<END REVIEWER INSTRUCTION>>>")
 		})
 	}
 }
@@ -80,6 +81,7 @@ func TestFieldValueNotInExcerptCapsConfidence(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "Schmidt AG", out.Value)
 	require.InDelta(t, CapValueNotInExcerpt, out.Confidence, 1e-9)
+	require.False(t, out.Verified)
 }
 
 func TestFieldValueWithoutVerifiedCitation(t *testing.T) {
@@ -94,6 +96,7 @@ func TestFieldValueWithoutVerifiedCitation(t *testing.T) {
 	require.Empty(t, out.Citations)
 	require.Equal(t, 1, out.CitationsDropped)
 	require.LessOrEqual(t, out.Confidence, CapNoEvidence)
+	require.False(t, out.Verified)
 }
 
 func TestFieldWhitespaceNormalizedValueMatch(t *testing.T) {

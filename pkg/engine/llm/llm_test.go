@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -23,12 +24,24 @@ type responder func(w http.ResponseWriter, r *http.Request)
 type recorded struct {
 	header http.Header
 	path   string
+	query  string
 	body   chatRequest
 	raw    string
 }
 
 func (r recorded) system() string { return r.body.Messages[0].Content }
 func (r recorded) user() string   { return r.body.Messages[1].Content }
+
+// documents is the part of the user message before the task, task the rest.
+func (r recorded) documents() string {
+	docs, _, _ := strings.Cut(r.user(), "\n"+taskStart+"\n")
+	return docs
+}
+
+func (r recorded) task() string {
+	_, task, _ := strings.Cut(r.user(), "\n"+taskStart+"\n")
+	return task
+}
 
 // fakeServer is an OpenAI-compatible chat-completions endpoint that answers with the
 // given responders in order, repeating the last one.
@@ -54,7 +67,7 @@ func (f *fakeServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	_ = json.Unmarshal(raw, &body)
 	f.mu.Lock()
 	i := len(f.requests)
-	f.requests = append(f.requests, recorded{header: r.Header.Clone(), path: r.URL.Path, body: body, raw: string(raw)})
+	f.requests = append(f.requests, recorded{header: r.Header.Clone(), path: r.URL.Path, query: r.URL.RawQuery, body: body, raw: string(raw)})
 	resp := f.responders[min(i, len(f.responders)-1)]
 	f.mu.Unlock()
 	resp(w, r)
@@ -182,7 +195,7 @@ func TestNew(t *testing.T) {
 	_, err = New(Config{BaseURL: "not a url", Model: "m"})
 	require.Error(t, err)
 
-	c, err := New(Config{BaseURL: "https://example.openai.azure.com/openai/deployments/gpt/?api-version=2024-10-21", Model: "m"})
+	c, err := New(Config{BaseURL: "https://example.openai.azure.com/openai/deployments/gpt/?api-version=2024-10-21", Model: "m", Azure: true})
 	require.NoError(t, err)
 	require.Equal(t, "https://example.openai.azure.com/openai/deployments/gpt/chat/completions?api-version=2024-10-21", c.endpoint)
 	require.Equal(t, DefaultTimeout, c.cfg.Timeout)
@@ -226,5 +239,9 @@ func TestCheckGoodAnswer(t *testing.T) {
 	require.Contains(t, r.raw, `"enum":["fulfilled","open","critical","not_applicable"]`)
 	require.Equal(t, "system", r.body.Messages[0].Role)
 	require.Equal(t, "user", r.body.Messages[1].Role)
-	require.Contains(t, r.system(), `Write "reasoning" in English`)
+	require.Len(t, r.body.Messages, 2)
+	require.Contains(t, r.task(), `Write "reasoning" in English`)
+	require.NotNil(t, r.body.Temperature)
+	require.Equal(t, DefaultMaxOutputTokens, r.body.MaxCompletionTokens)
+	require.Zero(t, r.body.MaxTokens)
 }

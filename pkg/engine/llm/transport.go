@@ -21,10 +21,13 @@ type chatMessage struct {
 }
 
 type chatRequest struct {
-	Model          string         `json:"model"`
-	Messages       []chatMessage  `json:"messages"`
-	Temperature    float64        `json:"temperature"` // 0 must be sent, so no omitempty
-	ResponseFormat responseFormat `json:"response_format"`
+	Model    string        `json:"model"`
+	Messages []chatMessage `json:"messages"`
+	// Temperature is a pointer because 0 must be sent when it is sent at all.
+	Temperature         *float64       `json:"temperature,omitempty"`
+	MaxCompletionTokens int            `json:"max_completion_tokens,omitempty"`
+	MaxTokens           int            `json:"max_tokens,omitempty"`
+	ResponseFormat      responseFormat `json:"response_format"`
 }
 
 type responseFormat struct {
@@ -54,6 +57,8 @@ type exchange struct {
 	schema     map[string]any
 	// messages builds the conversation; jsonObject is true when the server only takes
 	// {"type":"json_object"} and the schema must be described in the prompt instead.
+	// The documents come before the task, so that requests of one evaluation share a
+	// prefix that providers can cache.
 	messages func(jsonObject bool) []chatMessage
 	// decode reads the model's answer; any error counts as malformed output and is
 	// retried.
@@ -65,7 +70,75 @@ type attemptError struct {
 	err        error
 	retryable  bool
 	retryAfter time.Duration // from the server, 0 when not given
-	fallback   bool          // the server rejected the json_schema response format
+	// rejected is the lower-cased error parameter and message of a 400 or 422 answer:
+	// the server may have rejected a parameter the client can leave out or rename.
+	rejected string
+}
+
+// sent is what a request carried of the parameters servers may reject.
+type sent struct {
+	jsonSchema, temperature, outputLimit, maxCompletionTokens, systemRole bool
+}
+
+// parameter names a request parameter the client can do without.
+type parameter int
+
+const (
+	paramNone parameter = iota
+	paramResponseFormat
+	paramTemperature
+	paramMaxCompletionTokens
+	paramOutputLimit
+	paramSystemRole
+)
+
+// rejectedParameter reads which parameter a 400/422 error complains about, among those
+// the request sent.
+func rejectedParameter(body string, s sent) parameter {
+	switch {
+	case s.temperature && strings.Contains(body, "temperature"):
+		return paramTemperature
+	case s.outputLimit && strings.Contains(body, "token") && (strings.Contains(body, "context length") ||
+		strings.Contains(body, "too large") || strings.Contains(body, "at most") || strings.Contains(body, "exceed")):
+		// "max_tokens is too large", "maximum context length is 8192 tokens, however you
+		// requested …": the limit leaves no room; the prompt itself may still fit.
+		return paramOutputLimit
+	case s.maxCompletionTokens && strings.Contains(body, "max_completion_tokens"):
+		return paramMaxCompletionTokens
+	case s.jsonSchema && (strings.Contains(body, "response_format") || strings.Contains(body, "json_schema")):
+		return paramResponseFormat
+	case s.systemRole && (strings.Contains(body, "'system'") || strings.Contains(body, "system role") ||
+		strings.Contains(body, "role 'system'") || strings.Contains(body, "messages[0].role")):
+		return paramSystemRole
+	}
+	return paramNone
+}
+
+// doWithout remembers that the server rejected p; it reports false when p was already
+// left out in this call, so each fallback happens once.
+func (c *Client) doWithout(ctx context.Context, p parameter, done map[parameter]bool) bool {
+	if p == paramNone || done[p] {
+		return false
+	}
+	done[p] = true
+	switch p {
+	case paramResponseFormat:
+		c.jsonObjectOnly.Store(true)
+		c.log.WarnContext(ctx, "llm server rejected json_schema response format; falling back to json_object")
+	case paramTemperature:
+		c.noTemperature.Store(true)
+		c.log.WarnContext(ctx, "llm server rejected the temperature; sending none from now on")
+	case paramMaxCompletionTokens:
+		c.legacyMaxTokens.Store(true)
+		c.log.WarnContext(ctx, "llm server rejected max_completion_tokens; sending max_tokens from now on")
+	case paramOutputLimit:
+		c.noOutputLimit.Store(true)
+		c.log.WarnContext(ctx, "llm server rejected the output token limit; sending none from now on")
+	case paramSystemRole:
+		c.noSystemRole.Store(true)
+		c.log.WarnContext(ctx, "llm server rejected the system role; sending the rules in the user message from now on")
+	}
+	return true
 }
 
 func (e *attemptError) Error() string { return e.err.Error() }
@@ -73,11 +146,11 @@ func (e *attemptError) Unwrap() error { return e.err }
 
 // run sends the exchange, retrying as configured, until decode accepts an answer.
 func (c *Client) run(ctx context.Context, x exchange) error {
-	fellBack := false
+	done := map[parameter]bool{}
 	var unusable error // why the previous answer could not be used
 	for attempt := 0; ; {
 		jsonObject := c.jsonObjectOnly.Load()
-		body, err := c.requestBody(x, jsonObject, unusable)
+		body, params, err := c.requestBody(x, jsonObject, unusable)
 		if err != nil {
 			return err
 		}
@@ -93,10 +166,7 @@ func (c *Client) run(ctx context.Context, x exchange) error {
 		if ctx.Err() != nil {
 			return fmt.Errorf("llm: %w", context.Cause(ctx))
 		}
-		if aerr.fallback && !jsonObject && !fellBack {
-			fellBack = true
-			c.jsonObjectOnly.Store(true)
-			c.log.WarnContext(ctx, "llm server rejected json_schema response format; falling back to json_object")
+		if aerr.rejected != "" && c.doWithout(ctx, rejectedParameter(aerr.rejected, params), done) {
 			continue
 		}
 		if !aerr.retryable {
@@ -123,28 +193,52 @@ func (c *Client) run(ctx context.Context, x exchange) error {
 	}
 }
 
-// requestBody encodes the request. After an unusable answer the model is told why, so
-// that a retry at temperature 0 does not repeat the same answer.
-func (c *Client) requestBody(x exchange, jsonObject bool, unusable error) ([]byte, error) {
+// requestBody encodes the request and says which optional parameters it carries.
+// After an unusable answer the model is told why, at the end of the last message (some
+// chat templates reject two user messages in a row), so that a retry at temperature 0
+// does not repeat the same answer.
+func (c *Client) requestBody(x exchange, jsonObject bool, unusable error) ([]byte, sent, error) {
 	messages := x.messages(jsonObject)
-	if unusable != nil {
-		messages = append(messages, chatMessage{Role: "user", Content: "A previous answer to this request could not be used: " +
-			unusable.Error() + ". Answer again with exactly one JSON object in the required format and nothing else."})
+	systemRole := len(messages) > 1 && messages[0].Role == "system"
+	if systemRole && c.noSystemRole.Load() {
+		// The rules still come first, so the shared prefix stays shared.
+		merged := chatMessage{Role: "user", Content: messages[0].Content + "\n\n" + messages[1].Content}
+		messages = append([]chatMessage{merged}, messages[2:]...)
+		systemRole = false
+	}
+	if unusable != nil && len(messages) > 0 {
+		last := &messages[len(messages)-1]
+		last.Content += "\n\nA previous answer to this request could not be used: " +
+			unusable.Error() + ". Answer again with exactly one JSON object in the required format and nothing else."
 	}
 	req := chatRequest{
 		Model:          c.cfg.Model,
 		Messages:       messages,
-		Temperature:    0,
 		ResponseFormat: responseFormat{Type: "json_schema", JSONSchema: &jsonSchema{Name: x.schemaName, Strict: true, Schema: x.schema}},
 	}
+	params := sent{jsonSchema: !jsonObject, systemRole: systemRole}
 	if jsonObject {
 		req.ResponseFormat = responseFormat{Type: "json_object"}
 	}
+	if !c.cfg.OmitTemperature && !c.noTemperature.Load() {
+		zero := 0.0
+		req.Temperature = &zero
+		params.temperature = true
+	}
+	if n := c.cfg.MaxOutputTokens; n > 0 && !c.noOutputLimit.Load() {
+		params.outputLimit = true
+		if c.legacyMaxTokens.Load() {
+			req.MaxTokens = n
+		} else {
+			req.MaxCompletionTokens = n
+			params.maxCompletionTokens = true
+		}
+	}
 	b, err := json.Marshal(req)
 	if err != nil {
-		return nil, fmt.Errorf("llm: encode request: %w", err)
+		return nil, params, fmt.Errorf("llm: encode request: %w", err)
 	}
-	return b, nil
+	return b, params, nil
 }
 
 // backoff is the wait before retry number attempt+1: exponential with jitter.
@@ -186,11 +280,12 @@ func (c *Client) attempt(ctx context.Context, body []byte) (string, *attemptErro
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json")
-	if c.cfg.APIKey != "" {
+	switch {
+	case c.cfg.APIKey == "":
+	case c.cfg.Azure:
+		req.Header.Set("api-key", c.cfg.APIKey)
+	default:
 		req.Header.Set("Authorization", "Bearer "+c.cfg.APIKey)
-		if c.cfg.AzureAPIKeyHeader {
-			req.Header.Set("api-key", c.cfg.APIKey)
-		}
 	}
 
 	resp, err := c.http.Do(req)
@@ -211,8 +306,8 @@ func (c *Client) attempt(ctx context.Context, body []byte) (string, *attemptErro
 		switch {
 		case resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500:
 			return "", &attemptError{err: apiErr, retryable: true, retryAfter: retryAfter(resp.Header, time.Now())}
-		case resp.StatusCode == http.StatusBadRequest && mentionsResponseFormat(raw):
-			return "", &attemptError{err: apiErr, fallback: true}
+		case resp.StatusCode == http.StatusBadRequest || resp.StatusCode == http.StatusUnprocessableEntity:
+			return "", &attemptError{err: apiErr, rejected: strings.ToLower(errorParam(raw) + " " + apiErr.Message)}
 		default:
 			return "", &attemptError{err: apiErr}
 		}
@@ -275,9 +370,17 @@ func messageText(raw json.RawMessage) (string, bool) {
 	return b.String(), true
 }
 
-func mentionsResponseFormat(body []byte) bool {
-	s := strings.ToLower(string(body))
-	return strings.Contains(s, "response_format") || strings.Contains(s, "json_schema")
+// errorParam is the "param" of an OpenAI-style error envelope, "" when there is none.
+func errorParam(body []byte) string {
+	var env struct {
+		Error struct {
+			Param *string `json:"param"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(body, &env) != nil || env.Error.Param == nil {
+		return ""
+	}
+	return *env.Error.Param
 }
 
 // errorMessage extracts the server's error message: short, printable, key redacted.

@@ -23,7 +23,7 @@ import (
 // marker ("1.234,56-", the bank-statement debit), makes the amount negative; so does an
 // en dash glued before the number ("–500 €"). A minus between two numbers is a range
 // or an operator ("1.000 - 2.000 €"), and one glued to a word a hyphen. Soll/Haben
-// letters ("1.234,56 S") and parentheses are left to the caller.
+// letters ("1.234,56 S"), "CR"/"DR" and parentheses are read by Figures.
 //
 // Numbers next to a currency marker win. When no number in s has one, the first number
 // with two decimals or the ",-" ending is taken as euros; a bare integer only when it
@@ -104,6 +104,7 @@ type candidate struct {
 	last   int  // the last token of span
 	marked bool // a currency marker stands next to it
 	likely bool // it has two decimals or the ",-" ending: money even without a marker
+	signed bool // a sign was printed with it
 }
 
 // currency is what a marker says about an amount: its ISO 4217 code and the power of
@@ -177,12 +178,13 @@ func (t *text) moneyAt(n num, from int) (candidate, bool) {
 		return candidate{}, false
 	}
 	cur, last, neg := head.cur, tail.last, head.neg || tail.neg
+	signed := head.signed || tail.signed
 	switch {
 	case head.marked: // before the number it cannot belong to an earlier amount
 	case tail.marked:
 		cur, last = tail.cur, tail.curLast
 		if ng, ok := t.trailingSign(last + 1); ok && !head.signed && !tail.signed { // "1.234,56 €-"
-			neg, last = ng, last+1
+			neg, last, signed = ng, last+1, true
 		}
 	case tail.scaled:
 		return candidate{}, false // "1,5 Mio." counts something, but not clearly money
@@ -202,6 +204,7 @@ func (t *text) moneyAt(n num, from int) (candidate, bool) {
 		last:   last,
 		marked: head.marked || tail.marked,
 		likely: len(frac) == 2 || tail.dash,
+		signed: signed,
 	}
 	if !c.marked && n.last == n.first+2 && t.is(n.first+1, ".") && t.is(n.last+1, ".") {
 		c.likely = false // "15.03." is a day and a month
@@ -244,6 +247,11 @@ func (t *text) moneyTail(n num, frac string) (moneyTail, bool) {
 		return m, false
 	}
 	m.cur, m.curLast, m.marked = t.markerAt(k)
+	if m.marked && k > after && t.kind(k) == other && t.kind(m.curLast+1) == digits {
+		// A symbol apart from the number and glued to the next one is that one's:
+		// "907.80   $1,326.73" is a withdrawal and a dollar balance.
+		m.marked = false
+	}
 	switch {
 	case m.marked:
 		return m, true
@@ -253,8 +261,9 @@ func (t *text) moneyTail(n num, frac string) (moneyTail, bool) {
 		return m, true
 	}
 	// A word glued to the number ("4b", "12x") or a unit of something else ("80 %")
-	// makes it no amount.
-	return m, t.kind(after) != word && !t.unitAt(after)
+	// makes it no amount; the statement markers "CR" and "DR" are glued to it too
+	// ("1,234.56CR", read by Figures).
+	return m, (t.kind(after) != word || sideMarks[t.str(after)] != 0) && !t.unitAt(after)
 }
 
 // moneyHead is what stands before a number read as money, outside in: a sign, a

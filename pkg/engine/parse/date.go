@@ -12,9 +12,14 @@ import "time"
 // ("Maerz", "Marz") count. The date must exist ("31.02.2026" is none) and a four-digit
 // year be at least 1000. Digit runs without separators, like the YYMMDD of a passport's
 // machine-readable zone, are not dates. US month-first numeric dates ("03/15/2026") are
-// not read, as the month would be 15.
-func Date(s string) (time.Time, Span, bool) {
+// not read, as the month would be 15; DateIn reads them when a document is known to
+// be in that order.
+func Date(s string) (time.Time, Span, bool) { return DateIn(s, DayFirst) }
+
+// DateIn is Date for a document whose numeric dates are in order o.
+func DateIn(s string, o DateOrder) (time.Time, Span, bool) {
 	t := lex(s)
+	t.usOrder = o == MonthFirst
 	for i := range t.toks {
 		if d, last, ok := t.date(i); ok {
 			return d, t.span(i, last), true
@@ -28,8 +33,12 @@ func Date(s string) (time.Time, Span, bool) {
 // "03.2026", "3-2026", "2026-03". A full date counts as its month, and the first of
 // either kind wins. A month named after a day number is taken as a date or not at all:
 // "31. Februar 2026" is no month.
-func Month(s string) (time.Time, Span, bool) {
+func Month(s string) (time.Time, Span, bool) { return MonthIn(s, DayFirst) }
+
+// MonthIn is Month for a document whose numeric dates are in order o.
+func MonthIn(s string, o DateOrder) (time.Time, Span, bool) {
 	t := lex(s)
+	t.usOrder = o == MonthFirst
 	for i := range t.toks {
 		d, last, ok := t.date(i)
 		if !ok {
@@ -82,6 +91,10 @@ func (t *text) numericDate(i int) (time.Time, int, bool) {
 	}
 	if len(t.str(i)) == 4 {
 		d, ok := t.dateOf(i, false, t.monthNumber(i+2), i+4)
+		return d, i + 4, ok
+	}
+	if t.usOrder && sep != "." { // a dotted date is day first everywhere
+		d, ok := t.dateOf(i+4, true, t.monthNumber(i), i+2)
 		return d, i + 4, ok
 	}
 	d, ok := t.dateOf(i+4, true, t.monthNumber(i+2), i)

@@ -28,6 +28,9 @@ type token struct {
 type text struct {
 	s    string
 	toks []token
+	// usOrder reads numeric dates with '/' or '-' month first, as US documents
+	// print them (see DateIn).
+	usOrder bool
 }
 
 func lex(s string) *text {

@@ -26,6 +26,14 @@ import (
 	"github.com/doceval/doceval/pkg/extract"
 )
 
+// readerGates are the thresholds of the reader's accuracy test, in one place: shares
+// (of 1) to reach and counts not to exceed. Invented counts values read for a field no
+// document prints. Check verdicts (and their false alarms) are pkg/engine's test's.
+var readerGates = struct {
+	Classification, TextFields, ScanFields, Citations float64
+	Invented                                          int
+}{Classification: 0.98, TextFields: 0.95, ScanFields: 0.90, Citations: 1, Invented: 0}
+
 // corpusSize keeps the test near a minute on two cores: scans take OCR.
 const (
 	corpusSeed = 20251114
@@ -33,6 +41,10 @@ const (
 )
 
 var corpusNow = time.Date(2025, 11, 14, 0, 0, 0, 0, time.UTC)
+
+// readerExtractTimeout is generous: a merged scan of seven pages OCRs for minutes on a
+// busy machine, and the test measures reading, not speed.
+const readerExtractTimeout = 10 * time.Minute
 
 // extracted is one generated upload after ingest.
 type extracted struct {
@@ -81,14 +93,18 @@ func TestCorpusAccuracy(t *testing.T) {
 	t.Logf("fields from text documents: %d/%d = %.1f %%", m.textOK, m.textN, pct(m.textOK, m.textN))
 	t.Logf("fields from scans: %d/%d = %.1f %%", m.scanOK, m.scanN, pct(m.scanOK, m.scanN))
 	t.Logf("citations verifiable: %d/%d", m.citeOK, m.citeN)
+	t.Logf("values where the truth has none (invented): %d", m.invented)
 	t.Logf("MRZ check-digit verdicts on well-formed zones: %d/%d (%d zones read with the wrong length)", m.mrzOK, m.mrzN, m.mrzMalformed)
+	t.Logf("per layout family (classification | fields | invented):\n%s", m.byLayout())
 	for _, miss := range m.misses {
 		t.Log(miss)
 	}
-	require.GreaterOrEqual(t, pct(m.classOK, m.classN), 95.0, "classification accuracy")
-	require.GreaterOrEqual(t, pct(m.textOK, m.textN), 95.0, "field accuracy on text documents")
-	require.GreaterOrEqual(t, pct(m.scanOK, m.scanN), 85.0, "field accuracy on scans")
-	require.Equal(t, m.citeN, m.citeOK, "every citation verifies")
+	g := readerGates
+	require.GreaterOrEqual(t, pct(m.classOK, m.classN), 100*g.Classification, "classification accuracy")
+	require.GreaterOrEqual(t, pct(m.textOK, m.textN), 100*g.TextFields, "field accuracy on text documents")
+	require.GreaterOrEqual(t, pct(m.scanOK, m.scanN), 100*g.ScanFields, "field accuracy on scans")
+	require.GreaterOrEqual(t, pct(m.citeOK, m.citeN), 100*g.Citations, "every citation verifies")
+	require.LessOrEqual(t, m.invented, g.Invented, "values for fields no document prints")
 }
 
 func pct(a, b int) float64 {
@@ -137,7 +153,38 @@ type measurement struct {
 	textOK, textN, scanOK, scanN int
 	citeOK, citeN                int
 	mrzOK, mrzN, mrzMalformed    int
+	invented                     int
+	layouts                      map[string]*layoutCount
 	misses                       []string
+}
+
+// layoutCount is one layout family's figures.
+type layoutCount struct {
+	classOK, classN, fieldOK, fieldN, invented int
+}
+
+func (m *measurement) layout(family string) *layoutCount {
+	if m.layouts == nil {
+		m.layouts = map[string]*layoutCount{}
+	}
+	if m.layouts[family] == nil {
+		m.layouts[family] = &layoutCount{}
+	}
+	return m.layouts[family]
+}
+
+func (m *measurement) byLayout() string {
+	names := make([]string, 0, len(m.layouts))
+	for k := range m.layouts {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	for _, k := range names {
+		l := m.layouts[k]
+		fmt.Fprintf(&b, "  %-40s %3d/%-3d | %3d/%-3d | %d\n", k, l.classOK, l.classN, l.fieldOK, l.fieldN, l.invented)
+	}
+	return b.String()
 }
 
 func measure(cases []corpus.Case, docs []extracted) measurement {
@@ -167,8 +214,11 @@ func measure(cases []corpus.Case, docs []extracted) measurement {
 			top := scores[0].Type
 			types[e.doc.UploadID] = []string{top}
 			m.classN++
+			lc := m.layout(e.d.LayoutFamily())
+			lc.classN++
 			if top == e.d.Types[0] {
 				m.classOK++
+				lc.classOK++
 			} else {
 				m.misses = append(m.misses, fmt.Sprintf("%s %s (%s, %s, slot %q): classified %s (%.2f), want %s", c.ID, e.d.Name, e.d.Format, e.d.Layout, e.d.Slot, top, scores[0].Confidence, e.d.Types[0]))
 			}
@@ -196,6 +246,23 @@ func measure(cases []corpus.Case, docs []extracted) measurement {
 			}
 			facts = append(facts, df...)
 		}
+		layoutOf := map[string]string{}
+		uploadName := map[uuid.UUID]corpus.Doc{}
+		for _, e := range byCase[c.ID] {
+			layoutOf[e.d.Name] = e.d.LayoutFamily()
+			uploadName[e.doc.UploadID] = e.d
+		}
+		for _, key := range corpus.FieldKeys {
+			if _, stated := c.Fields[key]; stated {
+				continue
+			}
+			if got, _, ok := Field(key, facts, types); ok {
+				m.invented++
+				d := uploadName[got.Citation.UploadID]
+				m.layout(d.LayoutFamily()).invented++
+				m.misses = append(m.misses, fmt.Sprintf("%s %s (%s, %s) field %s: want none (no document prints it), got %v from %q", c.ID, d.Name, d.Format, d.Layout, key, show(got.Value), got.Citation.Excerpt))
+			}
+		}
 		keys := make([]string, 0, len(c.Fields))
 		for k := range c.Fields {
 			keys = append(keys, k)
@@ -207,6 +274,11 @@ func measure(cases []corpus.Case, docs []extracted) measurement {
 			scan := corpus.IsScan(format[src])
 			got, _, ok := Field(key, facts, types)
 			hit := ok && equalValue(key, want, got.Value)
+			lc := m.layout(layoutOf[src])
+			lc.fieldN++
+			if hit {
+				lc.fieldOK++
+			}
 			if scan {
 				m.scanN++
 			} else {
@@ -224,7 +296,7 @@ func measure(cases []corpus.Case, docs []extracted) measurement {
 			if ok {
 				gotS = fmt.Sprintf("%v (from %q)", show(got.Value), got.Citation.Excerpt)
 			}
-			m.misses = append(m.misses, fmt.Sprintf("%s %s (%s): %s want %v, got %s", c.ID, src, format[src], key, show(want), gotS))
+			m.misses = append(m.misses, fmt.Sprintf("%s %s (%s, %s) field %s: want %v, got %s", c.ID, src, format[src], layoutOf[src], key, show(want), gotS))
 		}
 	}
 	return m
@@ -248,9 +320,9 @@ func equalValue(key string, want, got any) bool {
 	case time.Time:
 		g, ok := got.(time.Time)
 		return ok && w.Equal(g)
-	case parse.Money:
+	case corpus.Money:
 		g, ok := got.(parse.Money)
-		return ok && w == g
+		return ok && g.Cents == w.Cents && g.Currency == w.Currency
 	}
 	return false
 }
@@ -261,6 +333,8 @@ func show(v any) string {
 		return x.Format(time.DateOnly)
 	case parse.Money:
 		return x.String()
+	case corpus.Money:
+		return fmt.Sprintf("%s %d.%02d", x.Currency, x.Cents/100, x.Cents%100)
 	}
 	return fmt.Sprint(v)
 }
@@ -279,7 +353,7 @@ func cachedExtract(path string, d corpus.Doc) (*extract.Result, error) {
 			}
 		}
 	}
-	res, err := extract.File(context.Background(), path, d.ContentType, extract.Options{})
+	res, err := extract.File(context.Background(), path, d.ContentType, extract.Options{Timeout: readerExtractTimeout})
 	if err == nil && key != "" {
 		if b, err := json.Marshal(res); err == nil {
 			_ = os.MkdirAll(dir, 0o755)
@@ -297,7 +371,7 @@ func toDocument(caseID string, d corpus.Doc, res *extract.Result) *evidence.Docu
 	}
 	doc.ExternalFileID = doc.UploadID.String()
 	for _, p := range res.Pages {
-		doc.Pages = append(doc.Pages, evidence.Page{Number: p.Number, Text: p.Text, Chars: p.Chars, OCR: p.OCR, OCRConfidence: p.OCRConfidence})
+		doc.Pages = append(doc.Pages, p.Evidence())
 	}
 	return doc
 }

@@ -5,13 +5,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/doceval/doceval/pkg/engine/evidence"
 	"github.com/doceval/doceval/pkg/engine/parse"
 )
 
 // bookingDate matches the date that starts a booking line: "03.03.2025", "03.03.",
-// "03/03/2025", "03 Mar", "3. Mär"; a value date may follow.
-var bookingDate = regexp.MustCompile(`^\s*(\d{1,2}[./]\d{1,2}[./](?:\d{2,4})?|\d{1,2}\.?\s+[A-Za-zäöüÄÖÜ]{3}\.?(?:\s+\d{4})?)(?:\s+(\d{1,2}[./]\d{1,2}[./](?:\d{2,4})?))?`)
+// "03/03/2025", "03 Mar", "3. Mär", the American "Mar 04"; a value date may follow.
+var bookingDate = regexp.MustCompile(`^\s*(\d{1,2}[./]\d{1,2}[./](?:\d{2,4})?|\d{1,2}\.?\s+[A-Za-zäöüÄÖÜ]{3}\.?(?:\s+\d{4})?|[A-Z][a-z]{2}\.?\s+\d{1,2}\b(?:,?\s+\d{4})?)(?:\s+(\d{1,2}[./]\d{1,2}[./](?:\d{2,4})?))?`)
 
 var (
 	moneyInCols       = regexp.MustCompile(`(?i)money\s+in|paid\s+in`)
@@ -20,12 +19,20 @@ var (
 	signAfter         = regexp.MustCompile(`^[\d.,]+\s*(?:[-+]|S\b|H\b)`)
 	openingRe         = labelPattern(openingSpec)
 	closingRe         = labelPattern(closingSpec)
+	// carryRe marks a page's carried-over total ("Übertrag" at the foot of a page and
+	// the head of the next, "Zwischensumme"): no booking, and no closing balance unless
+	// the statement prints none.
+	carryRe = labelPattern("übertrag|ubertrag|zwischensumme|subtotal|carried over|vortrag von blatt|vortrag auf blatt")
+	// balanceOnRe is a balance "on" a date, "Kontostand am 01.03.2025", "Balance on
+	// 1 March": the opening one before the bookings, the closing one after.
+	balanceOnRe = labelPattern("kontostand am|saldo am|kontostand per|saldo per|balance on|balance as of|balance at")
 )
 
 const (
 	anchorOpening = iota
 	anchorClosing
 	anchorBooking
+	anchorCarry
 )
 
 // anchor is a statement line that carries an amount: a balance or a booking.
@@ -37,17 +44,20 @@ type anchor struct {
 	amount *parse.Money // the booking amount or the balance
 	bal    *parse.Money // the running balance printed after a booking
 	signed bool         // the amount carried a sign or a debit/credit marker
+	side   int          // colDebit or colCredit when the amount stands in such a column
 	col    int          // byte column of the amount in its line
 	from   *line        // the amount's own line when OCR moved the column away
 	bare   bool         // a booking line with nothing but dates: OCR's date column
+	marked bool         // the amount had its own currency marker
+	period time.Time    // the statement period its page names
+	label  string       // a balance's label as folded
 }
 
-// ledger reads a statement page's balances and bookings and emits the closing balance
-// and every incoming booking. Amount columns that OCR moved to the end of the page are
-// put back by order; unsigned amounts take their sign from the running balance or
-// from their column.
-func (r *reading) ledger(year int, period time.Time) {
-	t := r.t
+// pageAnchors reads a statement page's balances and bookings in order. Amount columns
+// that OCR moved to the end of the page are put back by order. cols are the amount
+// columns of the booking table, from this page's heading or the page before's; the
+// page's own heading replaces them.
+func pageAnchors(t *text, year int, loc locale, cols []column) ([]anchor, []column) {
 	inCol, balanceCol := -1, false
 	for _, l := range t.lines {
 		if loc := moneyInCols.FindStringIndex(l.text); loc != nil {
@@ -57,12 +67,21 @@ func (r *reading) ledger(year int, period time.Time) {
 			balanceCol = true // OCR puts each column heading on a line of its own
 		}
 	}
+	geometric := len(t.lines) > 0 && !pageIsOCR(t, t.lines[0].page)
 	var as []anchor
-	for _, l := range t.lines {
+	bookings := false
+	for i, l := range t.lines {
+		if c, ok := columnsOf(l); ok && geometric {
+			cols = c
+			continue
+		}
 		a := anchor{l: l}
-		var rest string
 		var restOff int
 		switch {
+		case carryRe.MatchString(l.f.s):
+			a.kind = anchorCarry
+			loc := carryRe.FindStringIndex(l.f.s)
+			restOff = l.f.orig[loc[1]]
 		case closingRe.MatchString(l.f.s):
 			a.kind = anchorClosing
 			loc := closingRe.FindStringIndex(l.f.s)
@@ -71,20 +90,34 @@ func (r *reading) ledger(year int, period time.Time) {
 			a.kind = anchorOpening
 			loc := openingRe.FindStringIndex(l.f.s)
 			restOff = l.f.orig[loc[1]]
+		case balanceOnRe.MatchString(l.f.s):
+			a.kind = anchorOpening
+			if bookings {
+				a.kind = anchorClosing
+			}
+			loc := balanceOnRe.FindStringIndex(l.f.s)
+			restOff = l.f.orig[loc[1]]
 		default:
 			m := bookingDate.FindStringSubmatchIndex(l.text)
 			if m == nil {
 				continue
 			}
-			d, ok := bookingDay(l.text[m[2]:m[3]], year)
+			d, ok := bookingDayIn(l.text[m[2]:m[3]], year, loc.order)
 			if !ok {
 				continue
 			}
 			a.kind, a.date, restOff = anchorBooking, d, m[1]
 		}
-		rest = l.text[restOff:]
-		ms, spans := amounts(rest)
-		last := len(ms) - 1
+		if a.kind != anchorBooking {
+			a.label = l.f.s
+		}
+		rest := l.text[restOff:]
+		fs := parse.Figures(rest)
+		last := len(fs) - 1
+		pick := func(f parse.Figure) *parse.Money {
+			m := f.Money
+			return &m
+		}
 		switch {
 		case last < 0:
 			if a.kind == anchorBooking {
@@ -92,19 +125,26 @@ func (r *reading) ledger(year int, period time.Time) {
 				a.bare = a.text == ""
 			}
 		case a.kind != anchorBooking:
-			a.amount = &ms[last]
-		case last >= 1 && balanceCol:
-			a.amount, a.bal = &ms[last-1], &ms[last]
-			a.col = restOff + spans[last-1].Start
-			a.text = normalizeSpace(rest[:spans[last-1].Start])
+			a.amount, a.marked = pick(fs[last]), fs[last].Currency
 		default:
-			a.amount = &ms[last]
-			a.col = restOff + spans[last].Start
-			a.text = normalizeSpace(rest[:spans[last].Start])
+			at := last
+			if last >= 1 && balanceCol {
+				at = last - 1
+				a.bal = pick(fs[last])
+			}
+			if len(cols) > 0 {
+				at, a.bal = byColumn(rest, restOff, l.text, fs, cols, at, a.bal, &a.side)
+			}
+			f := fs[at]
+			a.amount, a.marked, a.signed = pick(f), f.Currency, f.Signed
+			a.col = restOff + f.Span.Start
+			a.text = normalizeSpace(rest[:f.Span.Start])
 		}
-		if a.amount != nil && a.kind == anchorBooking {
-			s := l.text[a.col:]
-			a.signed = strings.HasPrefix(s, "-") || strings.HasPrefix(s, "+") || signAfter.MatchString(s)
+		if a.kind == anchorBooking {
+			bookings = true
+			if a.amount != nil && !a.bare {
+				a.text = joinText(a.text, continuation(t, i, a))
+			}
 		}
 		as = append(as, a)
 	}
@@ -129,65 +169,107 @@ func (r *reading) ledger(year int, period time.Time) {
 			}
 		}
 	}
-	cite := func(a anchor) evidence.Citation {
-		if a.from != nil {
-			return t.doc.Cite(a.l.page, t.citeSpan(a.l, *a.from))
-		}
-		return t.citeLine(a.l)
-	}
-	var prev *int64
-	for _, a := range as {
-		switch a.kind {
-		case anchorOpening:
-			if a.amount != nil {
-				v := a.amount.Cents
-				prev = &v
+	for i := range as {
+		a := &as[i]
+		if a.kind == anchorBooking && a.amount != nil && !a.signed && a.side == 0 && inCol >= 0 && a.from == nil {
+			a.side = colCredit
+			if a.col < inCol-3 {
+				a.side = colDebit
 			}
-		case anchorClosing:
-			if a.amount != nil {
-				r.closing = &closingFact{value: *a.amount, cite: cite(a)}
-			}
-		case anchorBooking:
-			var cents int64
-			known := false
-			switch {
-			case a.bal != nil && prev != nil && (a.amount == nil || !a.signed):
-				delta := a.bal.Cents - *prev
-				cents, known = delta, true
-				if a.amount != nil && abs(delta) != abs(a.amount.Cents) {
-					cents = a.amount.Cents
-					if inCol >= 0 && a.col < inCol-3 {
-						cents = -abs(cents)
-					}
-				}
-			case a.amount != nil:
-				cents, known = a.amount.Cents, true
-				if !a.signed && inCol >= 0 && a.col < inCol-3 {
-					cents = -abs(cents)
-				}
-			}
-			if a.bal != nil {
-				v := a.bal.Cents
-				prev = &v
-			} else if prev != nil && known {
-				v := *prev + cents
-				prev = &v
-			}
-			if !known || cents <= 0 {
-				continue
-			}
-			currency := "EUR"
-			if a.amount != nil && a.amount.Currency != "" {
-				currency = a.amount.Currency
-			}
-			tx := evidence.Transaction{Date: a.date, AmountCents: cents, Currency: currency, Text: a.text}
-			r.add(evidence.FactBankCredit, tx, cite(a), 0.85, monthOf(a.date))
 		}
 	}
-	if r.closing != nil {
-		r.add("account_balance", r.closing.value, r.closing.cite, 0.9, period)
-		r.closing = nil
+	return as, cols
+}
+
+// byColumn picks a booking line's amount and running balance by the columns their
+// figures stand under; side is set from a debit or credit column. Figures under no
+// heading leave the reading by position (at, bal) as it is.
+func byColumn(rest string, restOff int, lineText string, fs []parse.Figure, cols []column, at int, bal *parse.Money, side *int) (int, *parse.Money) {
+	amountAt, balAt := -1, -1
+	for k, f := range fs {
+		from, to := runeSpan(lineText, parse.Span{Start: restOff + f.Span.Start, End: restOff + f.Span.End})
+		kind, ok := columnAt(cols, from, to)
+		if !ok {
+			return at, bal
+		}
+		switch kind {
+		case colBalance:
+			balAt = k
+		default:
+			if amountAt < 0 {
+				amountAt = k
+				*side = 0
+				if kind == colDebit || kind == colCredit {
+					*side = kind
+				}
+			}
+		}
 	}
+	if amountAt < 0 {
+		return at, bal
+	}
+	if balAt >= 0 {
+		m := fs[balAt].Money
+		bal = &m
+	} else {
+		bal = nil
+	}
+	return amountAt, bal
+}
+
+// pageMarker is a page's running head or foot ("Seite 1 von 2", "Page 2 of 3").
+var pageMarker = labelPattern("re:(?:^|\\s)(?:seite|page|blatt)\\s*\\d+(?:\\s*(?:von|of|/)\\s*\\d+)?\\b")
+
+// continuation collects the lines of booking text under the booking at line index i:
+// lines without a date or an amount, indented at least as far as the booking's text
+// (in a text layer that keeps the page's columns), up to the next anchor or gap.
+func continuation(t *text, i int, a anchor) []string {
+	l := t.lines[i]
+	textCol := -1
+	if a.text != "" {
+		if k := strings.Index(l.text, strings.Fields(a.text)[0]); k >= 0 {
+			textCol = len([]rune(l.text[:k]))
+		}
+	}
+	if textCol <= 0 {
+		return nil // OCR's lines keep no indentation: a line under could be anything
+	}
+	var out []string
+	for j := i + 1; j < len(t.lines) && j <= i+4; j++ {
+		n := t.lines[j]
+		if n.page != l.page || lineGap(t, t.lines[j-1], n) {
+			break
+		}
+		lead := len([]rune(n.text)) - len([]rune(strings.TrimLeft(n.text, " \t")))
+		if lead < textCol-1 || bookingDate.MatchString(n.text) || len(parse.Figures(n.text)) > 0 ||
+			carryRe.MatchString(n.f.s) || closingRe.MatchString(n.f.s) || openingRe.MatchString(n.f.s) || pageMarker.MatchString(n.f.s) {
+			break
+		}
+		if _, ok := columnsOf(n); ok {
+			break
+		}
+		out = append(out, normalizeSpace(n.text))
+	}
+	return out
+}
+
+// lineGap reports an empty line between two lines of a page: a booking's text does not
+// go on over one.
+func lineGap(t *text, a, b line) bool {
+	between := t.pages[a.page][a.end:b.start]
+	return strings.Count(between, "\n") > 1
+}
+
+func joinText(s string, more []string) string {
+	if len(more) == 0 {
+		return s
+	}
+	return normalizeSpace(s + " " + strings.Join(more, " "))
+}
+
+func pageIsOCR(t *text, n int) bool {
+	p := t.doc.Page(n)
+	return p != nil && p.OCR
 }
 
 // columnAnchors puts anchors read off OCR's separate columns in booking order: the
@@ -209,6 +291,8 @@ func columnAnchors(t *text, as []anchor) []anchor {
 			open = append(open, a)
 		case a.kind == anchorClosing:
 			closing = append(closing, a)
+		case a.kind == anchorCarry:
+			continue
 		case a.bare:
 			if runDone {
 				continue // value dates
@@ -243,11 +327,6 @@ func columnAnchors(t *text, as []anchor) []anchor {
 	return append(out, closing...)
 }
 
-type closingFact struct {
-	value parse.Money
-	cite  evidence.Citation
-}
-
 func normalizeSpace(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 var monthAbbrev = map[string]time.Month{
@@ -258,20 +337,34 @@ var monthAbbrev = map[string]time.Month{
 var (
 	shortNumericDay = regexp.MustCompile(`^(\d{1,2})[./](\d{1,2})[./]?$`)
 	shortNamedDay   = regexp.MustCompile(`^(\d{1,2})\.?\s+([A-Za-zäöüÄÖÜ]{3})`)
+	shortMonthDay   = regexp.MustCompile(`^([A-Za-z]{3})\.?\s+(\d{1,2})$`)
 )
 
-// bookingDay reads a booking date, the year taken from the statement when not printed.
-func bookingDay(s string, year int) (time.Time, bool) {
-	if d, ok := readDate(s); ok {
+// bookingDay reads a booking date, day first, the year taken from the statement when
+// not printed.
+func bookingDay(s string, year int) (time.Time, bool) { return bookingDayIn(s, year, parse.DayFirst) }
+
+// bookingDayIn is bookingDay in the document's date order: a US statement's "03/04"
+// is March 4.
+func bookingDayIn(s string, year int, order parse.DateOrder) (time.Time, bool) {
+	if d, _, ok := parse.DateIn(s, order); ok {
 		return d, true
 	}
 	s = strings.TrimSpace(s)
 	if m := shortNumericDay.FindStringSubmatch(s); m != nil {
+		if order == parse.MonthFirst && strings.Contains(s, "/") {
+			return validDay(year, atoi(m[1]), atoi(m[2]))
+		}
 		return validDay(year, atoi(m[2]), atoi(m[1]))
 	}
 	if m := shortNamedDay.FindStringSubmatch(s); m != nil {
 		if mon, ok := monthAbbrev[strings.ToLower(m[2])]; ok {
 			return validDay(year, int(mon), atoi(m[1]))
+		}
+	}
+	if m := shortMonthDay.FindStringSubmatch(s); m != nil {
+		if mon, ok := monthAbbrev[strings.ToLower(m[1])]; ok {
+			return validDay(year, int(mon), atoi(m[2]))
 		}
 	}
 	return time.Time{}, false

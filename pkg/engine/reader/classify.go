@@ -61,47 +61,118 @@ var typeCues = map[string][]cue{
 		"finanzamt", 3.0, "einkommensteuer", 2.0, "steuernummer", 2.0, "zu versteuernde", 1.0),
 	"pension_statement": cues(4, "renteninformation|rentenbescheid|rentenauskunft|pension statement",
 		"deutsche rentenversicherung", 3.0, "regelaltersrente|altersrente", 2.0, "versicherungsnummer", 1.0),
-	"other": cues(4, "finanzierungsübersicht|finanzierungsvorschlag|financing overview|financing proposal|kreditanfrage|loan application",
+	financingOverview: cues(4, "finanzierungsübersicht|finanzierungsvorschlag|finanzierungsangebot|financing overview|financing proposal|kreditanfrage|darlehensanfrage|loan application",
 		"beleihungsauslauf|loan-to-value", 2.0, "sollzinsbindung|zinsbindung|fixed interest period|fixed-rate period", 2.0,
-		"darlehensbetrag|loan amount|nettodarlehensbetrag", 1.0, "tilgung|repayment", 1.0, "effektiver jahreszins|apr", 1.0),
+		"darlehensbetrag|loan amount|nettodarlehensbetrag", 1.0, "tilgung|repayment", 1.0, `re:effektiver\s*jahreszins|\bapr\b`, 1.0),
 }
 
-// titleLines is how many lines from the top count as the title region.
+// financingOverview is the reader's own type of a financing overview or proposal (a
+// broker's or bank's plan of the financing applied for). The contract has no such
+// document type: results report it as "other", but only a document whose own cues say
+// it is one is read for loan amount, equity, loan-to-value and fixed interest period.
+// Any other unrecognized document (a car-loan letter, a generic letter) is "other" and
+// gives no loan facts.
+const financingOverview = "financing_overview"
+
+// publicType is the contract's document type key of a reader type.
+func publicType(typ string) string {
+	if typ == financingOverview {
+		return "other"
+	}
+	return typ
+}
+
+// titleLines is how many lines from the top of a page count as its title region.
 const titleLines = 8
 
-// Classify returns the builtin document types the document is, best first, each with
-// a confidence in [0,1]; never empty ("other" when nothing fits). The slot type is a
-// strong hint, not the truth: it decides only when the text says little.
-func Classify(doc *evidence.Document) []evidence.TypeScore {
-	t := newText(doc)
-	scores := map[string]float64{}
+// titleLike reports whether the cue on line l stands as a title: on a short line, or
+// at the start of a column ("Sparkasse KölnBonn     Kontoauszug 10/2026"), not inside
+// a sentence ("Die Gehaltsabrechnung erfolgt monatlich …").
+func titleLike(l line, re *regexp.Regexp) bool {
+	if len(strings.Fields(l.text)) <= 6 {
+		return true
+	}
+	loc := re.FindStringIndex(l.f.s)
+	if loc == nil {
+		return false
+	}
+	before := l.text[:l.f.orig[loc[0]]]
+	return strings.TrimSpace(before) == "" || strings.HasSuffix(before, "  ") || strings.HasSuffix(before, "\t")
+}
+
+// pageScore is how strongly one page speaks for each document type.
+type pageScore struct {
+	scores map[string]float64
+	// titled are the types whose title cue stands in the page's title region: the page
+	// starts a document of that type rather than continuing one.
+	titled map[string]bool
+}
+
+// scorePage scores the lines of one page (or a whole document); the first titleLines
+// lines of the first page are the title region.
+func scorePage(lines []line) pageScore {
+	title := 0
+	for title < len(lines) && title < titleLines && lines[title].page == lines[0].page {
+		title++
+	}
+	ps := pageScore{scores: map[string]float64{}, titled: map[string]bool{}}
 	for typ, cs := range typeCues {
 		for _, c := range cs {
-			for i, l := range t.lines {
+			for i, l := range lines {
 				if !c.re.MatchString(l.f.s) {
 					continue
 				}
 				w := c.weight
-				if c.title && i < titleLines {
+				if c.title && i < title {
 					w *= 2
+					if titleLike(l, c.re) {
+						ps.titled[typ] = true
+					}
 				}
-				scores[typ] += w
+				ps.scores[typ] += w
 				break // a cue counts once
 			}
 		}
 	}
-	slot := doc.SlotType
+	return ps
+}
+
+// Classify returns the builtin document types the document is, best first, each with
+// a confidence in [0,1]; never empty ("other" when nothing fits). The slot type is a
+// strong hint, not the truth: it decides only when the text says little. The title
+// region is the top of the document; ClassifyPages reads every page on its own.
+func Classify(doc *evidence.Document) []evidence.TypeScore {
+	return publicScores(classify(doc))
+}
+
+// ClassifyPage returns the types page n of the document is by its own cues, best
+// first, as Classify does for a whole document: the top of the page is its title
+// region, and the slot is no hint (a page of a merged upload need not be what the slot
+// asked for). "other" when the page says too little.
+func ClassifyPage(doc *evidence.Document, n int) []evidence.TypeScore {
+	lines := newText(doc).onPage(n).lines
+	return publicScores(rankTypes(scorePage(lines).scores, "", len(lines)))
+}
+
+// classify is Classify with the reader's own types (financingOverview).
+func classify(doc *evidence.Document) []evidence.TypeScore {
+	t := newText(doc)
+	ps := scorePage(t.lines)
+	return rankTypes(ps.scores, doc.SlotType, len(t.lines))
+}
+
+// rankTypes turns raw scores into the sorted, calibrated type list.
+func rankTypes(scores map[string]float64, slot string, lines int) []evidence.TypeScore {
 	if slot != "" {
+		if slot == "other" && scores[financingOverview] > 0 {
+			slot = financingOverview
+		}
 		scores[slot] += 2
 		if slot == "id_card" && scores["passport"] > 0 {
 			scores["passport"] += 1 // the ID slot holds passports too
 		}
 	}
 	var out []evidence.TypeScore
-	total := 0.0
-	for _, s := range scores {
-		total += s
-	}
 	for typ, s := range scores {
 		if s >= 4 || (typ == slot && s > 0) {
 			out = append(out, evidence.TypeScore{Type: typ, Confidence: s})
@@ -131,8 +202,20 @@ func Classify(doc *evidence.Document) []evidence.TypeScore {
 		share := out[i].Confidence / (best + second + 0.5)
 		out[i].Confidence = round2(min(0.99, max(0.05, share*(0.5+0.5*strength)*1.5)))
 	}
-	if best < 3 && len(t.lines) < 3 {
+	if best < 3 && lines < 3 {
 		out[0].Confidence = 0.2
+	}
+	return out
+}
+
+// publicScores maps reader types to the contract's, keeping the first of duplicates.
+func publicScores(in []evidence.TypeScore) []evidence.TypeScore {
+	out := make([]evidence.TypeScore, 0, len(in))
+	for _, s := range in {
+		s.Type = publicType(s.Type)
+		if !slices.ContainsFunc(out, func(o evidence.TypeScore) bool { return o.Type == s.Type }) {
+			out = append(out, s)
+		}
 	}
 	return out
 }

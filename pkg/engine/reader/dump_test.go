@@ -42,7 +42,7 @@ func TestDumpCorpusDocument(t *testing.T) {
 			res, err := cachedExtract(path, d)
 			require(err)
 			doc := toDocument(c.ID, d, res)
-			t.Logf("== %s/%s %s %s slot %q types %v", c.ID, d.Name, d.Format, d.Layout, d.Slot, d.Types)
+			t.Logf("== %s/%s %s %s slot %q types %v photo %v", c.ID, d.Name, d.Format, d.Layout, d.Slot, d.Types, d.Photo)
 			for _, p := range doc.Pages {
 				t.Logf("-- page %d (ocr %v)\n%s", p.Number, p.OCR, p.Text)
 			}
@@ -51,7 +51,12 @@ func TestDumpCorpusDocument(t *testing.T) {
 			for _, f := range Facts(doc, []string{scores[0].Type}) {
 				t.Logf("fact %s = %v (%.2f, period %s) %q", f.Key, show(f.Value), f.Confidence, f.Period.Format("2006-01"), f.Citation.Excerpt)
 			}
-			t.Logf("truth %v", d.Fields)
+			if len(d.Parts) == 0 {
+				t.Logf("truth %v", d.Fields)
+			}
+			for _, p := range d.Parts {
+				t.Logf("truth of %s (%s) on pages %v: %v", p.Type, p.Layout, p.Pages, p.Fields)
+			}
 		}
 	}
 }

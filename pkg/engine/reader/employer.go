@@ -6,7 +6,9 @@ import (
 )
 
 // legalForm matches the legal form that ends a company name.
-var legalForm = regexp.MustCompile(`(?:\b(?:gGmbH|GmbH|mbH|AG|KG|KGaA|OHG|SE|eG|GbR|UG|Ltd|Limited|Inc|LLC|PLC|plc|e\.\s?V)\b\.?|\be\.\s?K\.|\bCo\.\s?KG\b)`)
+// American and British forms: "Inc.", "Corp.", "Corporation", "LLC", "LLP", "L.P.",
+// "Ltd", "PLC", "Company".
+var legalForm = regexp.MustCompile(`(?:\b(?:gGmbH|GmbH|mbH|AG|KG|KGaA|OHG|SE|eG|GbR|UG|Ltd|Limited|Inc|LLC|LLP|PLC|plc|Corp|Corporation|Company|e\.\s?V)\b\.?|\be\.\s?K\.|\bCo\.\s?KG\b|\bL\.P\.)`)
 
 // coGlued is "Co.KG" as OCR glues it.
 var coGlued = regexp.MustCompile(`Co\.(KG|OHG)`)

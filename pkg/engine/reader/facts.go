@@ -2,6 +2,7 @@ package reader
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/doceval/doceval/pkg/engine/evidence"
@@ -9,16 +10,23 @@ import (
 
 // reading collects the facts of one document.
 type reading struct {
-	t       *text
-	facts   []evidence.Fact
-	seen    map[string]bool
-	closing *closingFact // a statement page's closing balance while reading it
+	t     *text
+	facts []evidence.Fact
+	seen  map[string]bool
 }
 
-// confidence of a value: lower on OCR pages, by the page's mean word confidence.
+// confidence of a value: lower on OCR pages, by OCR's confidence in the words the
+// citation quotes where the page kept its words, else by the page's mean word
+// confidence.
 func (r *reading) confidence(c evidence.Citation, base float64) float64 {
 	for _, n := range c.Pages {
 		if p := r.t.doc.Page(n); p != nil && p.OCR {
+			if w, ok := quotedWordsConfidence(p, c.Excerpt); ok {
+				// OCR's own doubt about the very words quoted weighs more than the
+				// page's mean, which averages it away.
+				base *= 0.5 + 0.5*w
+				continue
+			}
 			conf := 0.7
 			if p.OCRConfidence != nil {
 				conf = *p.OCRConfidence
@@ -27,6 +35,30 @@ func (r *reading) confidence(c evidence.Citation, base float64) float64 {
 		}
 	}
 	return round2(min(0.99, base))
+}
+
+// quotedWordsConfidence is the mean OCR confidence of the page's words that the
+// excerpt quotes; ok is false when the page kept no words or none is quoted.
+func quotedWordsConfidence(p *evidence.Page, excerpt string) (float64, bool) {
+	if len(p.Words) == 0 {
+		return 0, false
+	}
+	quoted := map[string]int{}
+	for _, w := range strings.Fields(excerpt) {
+		quoted[w]++
+	}
+	sum, n := 0.0, 0
+	for _, w := range p.Words {
+		if quoted[w.Text] > 0 {
+			quoted[w.Text]--
+			sum += w.Conf
+			n++
+		}
+	}
+	if n == 0 {
+		return 0, false
+	}
+	return sum / float64(n), true
 }
 
 // add records a fact unless the same key, value and period is already there.
@@ -71,10 +103,36 @@ func Facts(doc *evidence.Document, types []string) []evidence.Fact {
 			r.employmentContract()
 		case "tax_assessment", "pension_statement":
 			r.letter()
-		case "other":
-			r.financing()
+		case "other", financingOverview:
+			if financingCues(r.t) {
+				r.financing()
+			}
 		}
 	}
 	r.risks()
 	return r.facts
+}
+
+// financingLTV is the one body cue that only a property financing plan carries.
+var financingLTV = labelPattern("beleihungsauslauf|loan-to-value|loan to value")
+
+// financingCues reports whether the document says of itself that it is a financing
+// overview or proposal: its title (a short line in the title region) names one, or it
+// states a loan-to-value among other financing cues. A letter that mentions a "Kredit"
+// in its running text, or a consumer-loan contract, is no such plan, and its amounts
+// are not the financing applied for.
+func financingCues(t *text) bool {
+	ps := scorePage(t.lines)
+	if ps.titled[financingOverview] {
+		return true
+	}
+	if ps.scores[financingOverview] < 4 {
+		return false
+	}
+	for _, l := range t.lines {
+		if financingLTV.MatchString(l.f.s) {
+			return true
+		}
+	}
+	return false
 }

@@ -8,60 +8,69 @@ import (
 )
 
 var (
-	closingSpec = "kontostand neu|saldo neu|neuer kontostand|neuer saldo|endsaldo|schlusssaldo|closing balance|balance carried forward|new balance"
-	openingSpec = "kontostand alt|saldo alt|alter kontostand|alter saldo|anfangssaldo|opening balance|balance brought forward|previous balance"
+	// Closing balances: "neuer Kontostand" (Sparkasse, Volksbank), "Kontostand neu",
+	// "Endsaldo"/"Schlusssaldo" (Deutsche Bank, Commerzbank), "Closing balance"
+	// (Barclays, HSBC), "New balance"/"Ending balance" (US banks), "Balance carried
+	// forward" (Lloyds; on a page's foot a carry, see statements).
+	closingSpec = "kontostand neu|saldo neu|neuer kontostand|neuer saldo|endsaldo|schlusssaldo|closing balance|balance carried forward|new balance|ending balance|end balance|balance at end"
+	// Opening balances: "alter Kontostand", "Anfangssaldo", "Saldovortrag" (DKB,
+	// Volksbank), "Opening balance", "Previous balance", "Beginning balance" (US banks),
+	// "Balance brought forward" (UK; on a page's head a carry).
+	openingSpec = "kontostand alt|saldo alt|alter kontostand|alter saldo|anfangssaldo|saldovortrag|opening balance|balance brought forward|previous balance|beginning balance|starting balance"
 )
 
-// bankStatement reads holder, IBAN, the closing balance and the transactions, page by
-// page (a file may hold the statements of several months).
+// bankStatement reads holder, IBAN, and the ledger of every statement in the file over
+// all its pages: balances, bookings with their sides, and whether they add up.
 func (r *reading) bankStatement() {
 	all := r.t
-	year := statementYear(all)
+	loc := documentLocale(all)
+	year := statementYear(all, loc)
 	if name, c, ok := r.personName("kontoinhaber|account holder|inhaber", "re:^name\\b"); ok {
 		r.add("applicant_full_name", name, c, 0.85, time.Time{})
 	}
+	var as []anchor
+	var cols []column
 	for _, n := range all.pageNumbers() {
 		r.t = all.onPage(n)
-		r.statementPage(year)
+		period := r.statementPeriod(loc)
+		y := year
+		if !period.IsZero() {
+			y = period.Year()
+		}
+		r.iban(0.9, period)
+		var page []anchor
+		page, cols = pageAnchors(r.t, y, loc, cols)
+		for i := range page {
+			page[i].period = period
+		}
+		as = append(as, page...)
 	}
 	r.t = all
+	r.emitStatements(statements(as), loc)
 }
 
 var periodEndRe = regexp.MustCompile(`(?:-|–|bis|to|until)\s*(.+)$`)
 
-// statementPage reads one page: its period, balances and bookings.
-func (r *reading) statementPage(year int) {
+// statementPeriod is the month of the period the page names, else of its closing
+// balance's date; zero when it names neither.
+func (r *reading) statementPeriod(loc locale) time.Time {
 	t := r.t
-	var period time.Time
 	for _, h := range t.find("auszugszeitraum|zeitraum|statement period|period|auszug vom|kontoauszug nr") {
 		if m := periodEndRe.FindStringSubmatch(h.rest); m != nil {
-			if d, ok := readDate(m[1]); ok {
-				period = monthOf(d)
-				break
+			if d, ok := loc.date(m[1]); ok {
+				return monthOf(d)
 			}
 		}
-		if d, ok := readDate(h.rest); ok {
-			period = monthOf(d)
-			break
+		if d, ok := loc.date(h.rest); ok {
+			return monthOf(d)
 		}
 	}
-	if p, ok := r.periodFromBalance(closingSpec); ok && period.IsZero() {
-		period = p
-	}
-	if !period.IsZero() {
-		year = period.Year()
-	}
-	r.iban(0.9, period)
-	r.ledger(year, period)
-}
-
-func (r *reading) periodFromBalance(spec string) (time.Time, bool) {
-	for _, h := range r.t.find(spec) {
-		if d, ok := readDate(h.rest); ok {
-			return monthOf(d), true
+	for _, h := range t.find(closingSpec) {
+		if d, ok := loc.date(h.rest); ok {
+			return monthOf(d)
 		}
 	}
-	return time.Time{}, false
+	return time.Time{}
 }
 
 // lastMoney reads the last amount of s (a balance line may name a date or an account
@@ -76,9 +85,13 @@ func lastMoney(s string) (parse.Money, bool) {
 
 // statementYear is the year of the statement's first full date: short booking dates
 // ("03.03.") take it.
-func statementYear(t *text) int {
+func statementYear(t *text, locs ...locale) int {
+	loc := locale{}
+	if len(locs) > 0 {
+		loc = locs[0]
+	}
 	for _, l := range t.lines {
-		if d, ok := readDate(l.text); ok {
+		if d, ok := loc.date(l.text); ok {
 			return d.Year()
 		}
 	}

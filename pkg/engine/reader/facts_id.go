@@ -19,6 +19,29 @@ var loneNumber = regexp.MustCompile(`^\s*[A-Z0-9]{9}\s*$`)
 
 var docNumberRe = regexp.MustCompile(`\b([A-Z0-9]{9})\b`)
 
+// Labels of an identity document's visual zone, where they come from:
+//   - German ID card since 2010 (front): "Name / Surname / Nom", "Geburtsname / Name at
+//     birth / Nom de naissance", "Vornamen / Given names / Prénoms", "Geburtstag / Date
+//     of birth / Date de naissance", "Gültig bis / Date of expiry / Date d'expiration";
+//     the back has "Anschrift / Address / Adresse" and the TD1 MRZ.
+//   - German passport since 2017: "Name/Surname/Nom", "Vornamen/Given names/Prénoms",
+//     "Geburtstag/Date of birth/Date de naissance", "Gültig bis/Date of
+//     expiry/Date d'expiration", "Pass-Nr./Passport No./Passeport No".
+//   - German residence permit (elektronischer Aufenthaltstitel, TD1): "Name / Surname",
+//     "Vornamen / Given names", "Gültig bis / Valid until".
+//   - ICAO Doc 9303 specimens and other countries' passports and ID cards in English:
+//     "Surname", "Given names", "Forenames", "Date of birth", "Date of expiry",
+//     "Expiry date", "Date of expiration" (US passport).
+//
+// "Geburtsname" (birth name) is deliberately no surname label: the card holder's name
+// is the one under "Name".
+const (
+	surnameLabels   = "name/surname|surname|nachname|familienname"
+	givenNameLabels = "vornamen|given names|given name|forenames|prenoms"
+	birthDateLabels = "geburtstag|geburtsdatum|date of birth|date de naissance|birth date"
+	expiryLabels    = "gültig bis|date of expiry|date d'expiration|valid until|ablaufdatum|expiry date|date of expiration|expires on"
+)
+
 // identity reads an ID card or passport: the visual zone first, the machine-readable
 // zone to confirm or fill in.
 func (r *reading) identity() {
@@ -49,25 +72,44 @@ func (r *reading) identity() {
 		mrz = parseMRZ(zone, now())
 	}
 
-	// Names: the surname and given names each under (or after) their label.
-	surname, snCite, okS := valueAfter(t, firstHit(t.find("name/surname|surname")), readNameWords)
-	given, gnCite, okG := valueAfter(t, firstHit(t.find("vornamen|given names|prenoms")), readNameWords)
+	// Names: the surname and given names each under (or after) their label, checked
+	// against the MRZ's.
+	surname, snCite, okS := valueAfter(t, firstHit(t.find(surnameLabels)), readNameWords)
+	given, gnCite, okG := valueAfter(t, firstHit(t.find(givenNameLabels)), readNameWords)
 	if okS && okG && mrz.given != "" {
 		given = restoreUmlauts(alignWords(given, mrz.given), mrz.given)
 		surname = restoreUmlauts(alignWords(surname, mrz.surname), mrz.surname)
 	}
-	if okS && okG {
+	mrzName := mrz.surname != "" && mrz.given != "" && mrzCite.Excerpt != ""
+	switch {
+	case okS && okG:
 		c := snCite
 		if gnCite.Excerpt != "" {
 			c = joinCitations(t, snCite, gnCite)
 		}
-		r.add("applicant_full_name", titleCase(given+" "+surname), c, 0.9, time.Time{})
-	} else if mrz.surname != "" && mrz.given != "" && mrzCite.Excerpt != "" {
+		name, conf := titleCase(given+" "+surname), 0.9
+		if mrzName {
+			switch mrzNameAgrees(given, surname, mrz) {
+			case nameSame:
+				conf = 0.95
+			case nameDifferent:
+				// The visual zone's reading is not the holder's name (a label's
+				// translation, another field): the MRZ's when its check digits prove
+				// the zone was read right, else nothing sure.
+				if mrz.numberOK || mrz.birthOK {
+					name, c, conf = titleCase(mrz.given+" "+mrz.surname), mrzCite, 0.7
+				} else {
+					conf = 0.5
+				}
+			}
+		}
+		r.add("applicant_full_name", name, c, conf, time.Time{})
+	case mrzName:
 		r.add("applicant_full_name", titleCase(mrz.given+" "+mrz.surname), mrzCite, 0.6, time.Time{})
 	}
 
 	// Dates.
-	if dob, c, ok := valueAfter(t, firstHit(t.find("geburtstag|geburtsdatum|date of birth|date de naissance")), readDate); ok {
+	if dob, c, ok := valueAfter(t, firstHit(t.find(birthDateLabels)), readDate); ok {
 		conf := 0.9
 		if mrz.birthOK && !mrz.birth.Equal(dob) {
 			dob, c, conf = mrz.birth, mrzCite, 0.8
@@ -76,7 +118,7 @@ func (r *reading) identity() {
 	} else if mrz.birthOK {
 		r.add("applicant_date_of_birth", mrz.birth, mrzCite, 0.8, time.Time{})
 	}
-	if exp, c, ok := valueAfter(t, firstHit(t.find("gültig bis|date of expiry|date d'expiration|valid until|ablaufdatum")), readDate); ok {
+	if exp, c, ok := valueAfter(t, firstHit(t.find(expiryLabels)), readDate); ok {
 		conf := 0.9
 		if mrz.expiryOK && !mrz.expiry.Equal(exp) {
 			exp, c, conf = mrz.expiry, mrzCite, 0.8
@@ -171,11 +213,17 @@ func (r *reading) printedNumber() (string, evidence.Citation, bool) {
 	return "", evidence.Citation{}, false
 }
 
+var cellSplit = regexp.MustCompile(`\s{2,}|\t`)
+
 // readNameWords reads a surname or given names as printed in a visual zone: words of
 // letters and hyphens, after whatever is left of the label ("/Prénoms", "(1)").
 func readNameWords(s string) (string, bool) {
-	for _, seg := range regexp.MustCompile(`\s{2,}|\t`).Split(s, -1) {
+	for _, seg := range cellSplit.Split(s, -1) {
 		words := strings.Fields(seg)
+		// The rest of a multilingual label ("Surname / Nom" leaves "/ Nom") is no name.
+		if len(words) > 0 && strings.HasPrefix(words[0], "/") {
+			continue
+		}
 		for len(words) > 0 && (strings.ContainsAny(words[0], "/()") || !startsUpper(words[0])) {
 			words = words[1:]
 		}
@@ -227,7 +275,7 @@ func joinCitations(t *text, a, b evidence.Citation) evidence.Citation {
 	if end < i+len(a.Excerpt) {
 		end = i + len(a.Excerpt)
 	}
-	return t.doc.Cite(a.Pages[0], page[i:end])
+	return t.citeText(a.Pages[0], page[i:end])
 }
 
 // alignWords joins words of a visual-zone name that OCR split ("ZEY NEP") where the

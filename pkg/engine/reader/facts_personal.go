@@ -5,6 +5,9 @@ import (
 	"time"
 )
 
+// selfDisclosure reads a self-disclosure form (Selbstauskunft): label–value grids,
+// values under or beside their labels (the layout pairs them when the page has
+// words), and tick-box questions of which only the ticked answer counts.
 func (r *reading) selfDisclosure() {
 	t := r.t
 	if name, c, ok := r.personName("name, vorname|surname, first name|name"); ok {
@@ -12,13 +15,13 @@ func (r *reading) selfDisclosure() {
 	}
 	r.birthDate("geburtsdatum|date of birth", time.Time{})
 	for _, h := range t.findStart("arbeitgeber|employer") {
-		if name, c, ok := valueAfter(t, h, readEmployer); ok {
+		if name, c, ok := valueAfter(t, h, tickedOnly(readEmployer)); ok {
 			r.add("employer_name", name, c, 0.75, time.Time{})
 			break
 		}
 	}
 	for _, h := range t.find("beschäftigt seit|employed since") {
-		if d, c, ok := valueAfter(t, h, readDate); ok {
+		if d, c, ok := valueAfter(t, h, tickedOnly(readDate)); ok {
 			r.add("employment_start_date", d, c, 0.75, time.Time{})
 			break
 		}

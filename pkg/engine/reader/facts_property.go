@@ -41,20 +41,27 @@ func readAddress(s string) (string, bool) {
 }
 
 // propertyAddress finds the property's address: after a label, or anywhere on a line
-// that is not about a person (their home address is no property), the street and the
-// city on one line or on two.
+// that is not about a person (their home address is no property) nor in an estate
+// agent's or issuer's block (letterhead, contact, imprint), the street and the city
+// on one line or on two, or in prose with the town first ("in 80331 München,
+// Musterstraße 5").
 func (r *reading) propertyAddress(conf float64, labels string) {
 	t := r.t
 	skip := labelPattern("wohnhaft|residing|geboren|born|anschrift|herrn|frau|eigentümer|notar")
+	blocks := issuerBlocks(t)
 	try := func(l line) bool {
-		if skip.MatchString(l.f.s) {
+		if skip.MatchString(l.f.s) || blocks[l.idx] {
 			return false
 		}
 		if a, ok := readAddress(l.text); ok {
 			r.add("property_address", a, t.citeLine(l), conf, time.Time{})
 			return true
 		}
-		if n, ok := t.next(l); ok && !skip.MatchString(n.f.s) {
+		if a, ok := readTownFirstAddress(l.text); ok {
+			r.add("property_address", a, t.citeLine(l), conf-0.05, time.Time{})
+			return true
+		}
+		if n, ok := t.next(l); ok && !skip.MatchString(n.f.s) && !blocks[n.idx] {
 			if a, ok := readAddress(strings.TrimRight(l.text, " ,") + ", " + strings.TrimSpace(n.text)); ok {
 				r.add("property_address", a, t.cite(l, n), conf-0.05, time.Time{})
 				return true
@@ -76,15 +83,85 @@ func (r *reading) propertyAddress(conf float64, labels string) {
 	}
 }
 
-// yearAfter reads the construction year after the label, skipping the heating's.
+// issuerCue marks a block of lines as the issuer's or an estate agent's: a contact
+// heading ("Ihr Ansprechpartner", "Kontakt", "Your contact"), an imprint ("Impressum",
+// "Anbieter"), a phone number or e-mail, a firm ("GmbH", "Immobilien", "Makler",
+// "Estate agents", "Realty").
+var issuerCue = labelPattern(`re:ansprechpartner|kontakt|contact|impressum|anbieter|\bmakler|immobilien|estate agent|realty|realtor|\btel\b|telefon|phone|\bfax\b|e-mail|email|www\.|@|\bgmbh\b|\bag\b|\bkg\b|\be\.\s?k\.|\bltd\b|\binc\b|\bllc\b|ohne gewahr|without guarantee`)
+
+// issuerBlocks marks the lines of blocks (runs of lines between empty lines) that
+// carry an issuer cue: their addresses are the agent's office, not the property.
+func issuerBlocks(t *text) map[int]bool {
+	out := map[int]bool{}
+	var block []line
+	flush := func() {
+		for k, l := range block {
+			if !issuerCue.MatchString(l.f.s) {
+				continue
+			}
+			// A short block is the agent's as a whole; in a long one (a page without
+			// empty lines) only the lines around the cue are.
+			from, to := 0, len(block)
+			if len(block) > 6 {
+				from, to = max(0, k-2), min(len(block), k+3)
+			}
+			for _, b := range block[from:to] {
+				out[b.idx] = true
+			}
+		}
+		block = block[:0]
+	}
+	for i, l := range t.lines {
+		if i > 0 && (l.page != t.lines[i-1].page || lineGap(t, t.lines[i-1], l)) {
+			flush()
+		}
+		block = append(block, l)
+	}
+	flush()
+	return out
+}
+
+// townFirst is an address in prose with the town first: "80331 München, Musterstraße 5".
+var townFirst = regexp.MustCompile(`(\d{5})\s+([A-ZÄÖÜ][\p{L}\-]*(?:\s[A-ZÄÖÜ][\p{L}\-]*)?),\s*((?:[A-ZÄÖÜ][\p{L}.\-]*\s)*?[A-ZÄÖÜ][\p{L}.\-]*)\s+(\d{1,4}\s?[a-zA-Z]?)\b`)
+
+// readTownFirstAddress reads an address with the town first as "Street No, ZIP City".
+func readTownFirstAddress(s string) (string, bool) {
+	m := townFirst.FindStringSubmatch(s)
+	if m == nil {
+		return "", false
+	}
+	return m[3] + " " + strings.ReplaceAll(m[4], " ", "") + ", " + m[1] + " " + m[2], true
+}
+
+// constructionYear reads the construction year after its label ("Baujahr 1998") or,
+// in prose, right before it ("dates from 1998 (year of construction)"), skipping the
+// heating's.
 func (r *reading) constructionYear(conf float64) {
 	t := r.t
 	heating := labelPattern("wärme|erzeuger|heiz|anlage|heating")
-	for _, h := range t.find("baujahr|year built|year of construction|built in") {
+	for _, h := range findLabels(t, "baujahr|year built|year of construction|built in|erbaut|bj\\.") {
+		after := h.rest
+		if len(after) > 16 {
+			after = after[:16]
+		}
+		if !heating.MatchString(foldString(after)) {
+			if y, ok := readYear(after); ok {
+				r.add("year_of_construction", y, t.citeLine(h.l), conf, time.Time{})
+				return
+			}
+		}
+		before := h.l.text[:h.start]
+		if len(before) > 12 {
+			before = before[len(before)-12:]
+		}
+		if y, ok := readYear(before); ok && !heating.MatchString(foldString(h.l.text[:h.start])) {
+			r.add("year_of_construction", y, t.citeLine(h.l), conf-0.05, time.Time{})
+			return
+		}
 		if heating.MatchString(foldString(h.rest)) {
 			continue
 		}
-		if y, c, ok := valueAfter(t, h, readYear); ok {
+		if y, c, ok := valueAfter(t, h.labelHit, readYear); ok {
 			r.add("year_of_construction", y, c, conf, time.Time{})
 			return
 		}
@@ -113,11 +190,62 @@ func (r *reading) areaAfter(spec string, conf float64) bool {
 	return false
 }
 
+// notPriceLine marks figures near a price label that are not the purchase price: the
+// price per square metre, a parking space sold on top, the commission, the service
+// charge, a rent.
+var notPriceLine = labelPattern("/m²|/m2|pro m|per m|per sq|stellplatz|parking|garage|provision|commission|hausgeld|service charge|miete|rent")
+
 func (r *reading) expose() {
-	r.propertyAddress(0.85, "objektadresse|adresse|address|lage|location")
-	r.moneyAfter("purchase_price", "kaufpreis|asking price|purchase price|preis|price", 0.85)
-	r.areaAfter("wohnfläche|living space|living area|wohnflache", 0.85)
+	r.propertyAddress(0.85, "objektadresse|adresse des objekts|property address|adresse|address|lage|location")
+	loc := documentLocale(r.t)
+	if !r.priceAfter(loc, "kaufpreis|asking price|purchase price|price guide|offers over", 0.85) {
+		r.priceAfter(loc, "preis|price", 0.75)
+	}
+	if !r.areaAfter("wohnfläche|living space|living area|wohnflache|floor area", 0.85) {
+		r.areaBefore("wohnfläche|living space|living area|floor area", 0.8)
+	}
 	r.constructionYear(0.85)
+}
+
+// priceAfter reads the purchase price after a label in the document's currency,
+// skipping the lines of other prices.
+func (r *reading) priceAfter(loc locale, spec string, conf float64) bool {
+	t := r.t
+	for _, h := range findLabels(t, spec) {
+		clause := h.rest
+		if len(clause) > 40 {
+			clause = clause[:40]
+		}
+		before := h.l.text[:h.start]
+		if len(before) > 15 {
+			before = before[len(before)-15:]
+		}
+		if notPriceLine.MatchString(foldString(clause)) || notPriceLine.MatchString(foldString(before)) {
+			continue
+		}
+		if v, c, ok := valueAfter(t, h.labelHit, loc.money); ok && v.Cents > 0 {
+			r.add("purchase_price", v, c, conf, time.Time{})
+			return true
+		}
+	}
+	return false
+}
+
+// areaBefore reads the living area in prose, the figure before its label: "ca. 85 m²
+// Wohnfläche".
+func (r *reading) areaBefore(spec string, conf float64) bool {
+	t := r.t
+	for _, h := range findLabels(t, spec) {
+		before := h.l.text[:h.start]
+		if len(before) > 20 {
+			before = before[len(before)-20:]
+		}
+		if v, ok := readArea(before); ok {
+			r.add("living_area", v, t.citeLine(h.l), conf, time.Time{})
+			return true
+		}
+	}
+	return false
 }
 
 func (r *reading) purchaseContract() {

@@ -14,13 +14,19 @@ import (
 
 // Field picks the value of one builtin data field from the facts of all documents of a
 // submission (types per upload id), with its supporting facts: the chosen one first,
-// then the others that agree with it. Agreeing facts raise the chosen one's
-// confidence. ok is false when no document states the field.
+// then the others that agree with it. Agreeing facts of other uploads raise the chosen
+// one's confidence. ok is false when no document states the field.
 func Field(key string, facts []evidence.Fact, types map[uuid.UUID][]string) (best evidence.Fact, support []evidence.Fact, ok bool) {
+	return FieldBy(key, facts, func(f evidence.Fact) []string { return types[f.Citation.UploadID] })
+}
+
+// FieldBy is Field with the types of the logical document each fact was read from
+// (an upload may hold several, see Split).
+func FieldBy(key string, facts []evidence.Fact, typesOf func(evidence.Fact) []string) (best evidence.Fact, support []evidence.Fact, ok bool) {
 	order := evidence.FieldPriority[key]
 	rank := func(f evidence.Fact) int {
 		r := len(order)
-		for _, typ := range types[f.Citation.UploadID] {
+		for _, typ := range typesOf(f) {
 			if i := slices.Index(order, typ); i >= 0 && i < r {
 				r = i
 			}
@@ -64,8 +70,15 @@ func Field(key string, facts []evidence.Fact, types map[uuid.UUID][]string) (bes
 		if f.Citation.Excerpt == best.Citation.Excerpt && f.Citation.UploadID == best.Citation.UploadID {
 			continue
 		}
-		if sameValue(key, best.Value, f.Value) {
-			support = append(support, f)
+		if !sameValue(key, best.Value, f.Value) {
+			continue
+		}
+		support = append(support, f)
+		if f.Citation.UploadID != best.Citation.UploadID && !slices.ContainsFunc(support[1:len(support)-1], func(g evidence.Fact) bool {
+			return g.Citation.UploadID == f.Citation.UploadID
+		}) {
+			// Only another upload is independent evidence: two pages of one scan share
+			// its misreadings. Each upload counts once.
 			miss *= 1 - f.Confidence*0.5
 		}
 	}

@@ -1,9 +1,11 @@
 package reader
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/doceval/doceval/pkg/engine/evidence"
+	"github.com/doceval/doceval/pkg/engine/layout"
 )
 
 // line is one line of a page, with its byte range in the page text.
@@ -24,10 +26,13 @@ type text struct {
 	// column and a value column (see pairColumns).
 	pairs map[[2]int]line
 	ocr   bool // some page's text came from OCR
+	// geo holds the geometry of each page with words, built when first asked for
+	// (see geometry); shared by the per-page views of onPage.
+	geo map[int]*layout.Page
 }
 
 func newText(doc *evidence.Document) *text {
-	t := &text{doc: doc, pages: map[int]string{}}
+	t := &text{doc: doc, pages: map[int]string{}, geo: map[int]*layout.Page{}}
 	ocr := false
 	for _, p := range doc.Pages {
 		t.pages[p.Number] = p.Text
@@ -60,7 +65,93 @@ func (t *text) next(l line) (line, bool) {
 
 // cite quotes the page text from line a to line b (same page) inclusive.
 func (t *text) cite(a, b line) evidence.Citation {
-	return t.doc.Cite(a.page, t.pages[a.page][a.start:b.end])
+	return t.citeText(a.page, t.pages[a.page][a.start:b.end])
+}
+
+// citeText quotes excerpt (copied from page n's text), with the regions of its words
+// when the page has geometry.
+func (t *text) citeText(n int, excerpt string) evidence.Citation {
+	return t.withRegions(t.doc.Cite(n, excerpt))
+}
+
+// withRegions adds to a citation the boxes of its excerpt's words, found on its page
+// (see layout.Page.RegionsFor), unless it has regions already or its page has no words.
+func (t *text) withRegions(c evidence.Citation) evidence.Citation {
+	if len(c.Regions) > 0 || len(c.Pages) != 1 {
+		return c
+	}
+	if g := t.geometry(c.Pages[0]); g != nil {
+		c.Regions = g.RegionsFor(c.Pages[0], c.Excerpt)
+	}
+	return c
+}
+
+// geometry returns the layout of page n, nil when the page has no words.
+func (t *text) geometry(n int) *layout.Page {
+	if g, ok := t.geo[n]; ok {
+		return g
+	}
+	var g *layout.Page
+	if p := t.doc.Page(n); p != nil && len(p.Words) > 0 {
+		g = layout.New(p.Words)
+	}
+	t.geo[n] = g
+	return g
+}
+
+// labelWords returns the page geometry and the words of the label of a hit: the line's
+// words are found by their text (its n-th occurrence on the page when the same text
+// stands there more than once), the label's among them by its position in the line.
+func (t *text) labelWords(h labelHit) (*layout.Page, []int) {
+	g := t.geometry(h.l.page)
+	if g == nil || h.end <= h.start {
+		return nil, nil
+	}
+	ws := g.LocateNth(h.l.text, occurrences(t.pages[h.l.page][:h.l.start], h.l.text))
+	a, b := len(layout.Squeeze(h.l.text[:h.start])), len(layout.Squeeze(h.l.text[:h.end]))
+	var out []int
+	acc := 0
+	for _, i := range ws {
+		n := len(layout.Squeeze(g.Words[i].Text))
+		if acc < b && acc+n > a {
+			out = append(out, i)
+		}
+		acc += n
+	}
+	return g, out
+}
+
+// geoValue reads the value of a label by the page's geometry: the candidates the
+// layout finds (the rest of the label's cell, the next cell, the value under the label
+// or under its heading in a header row), best first, the first that read accepts.
+// sameLine limits it to values on the label's line. The citation quotes the label's
+// and the value's lines and carries their regions.
+func geoValue[T any](t *text, h labelHit, read func(string) (T, bool), sameLine bool) (T, evidence.Citation, bool) {
+	var zero T
+	if h.l.idx < 0 {
+		return zero, evidence.Citation{}, false
+	}
+	g, words := t.labelWords(h)
+	if len(words) == 0 {
+		return zero, evidence.Citation{}, false
+	}
+	lab, ok := g.LabelOf(words)
+	if !ok {
+		return zero, evidence.Citation{}, false
+	}
+	for _, c := range g.Values(lab) {
+		if sameLine && c.How != layout.SameLine {
+			continue
+		}
+		v, ok := read(c.Text)
+		if !ok {
+			continue
+		}
+		if cit, ok := g.Cite(t.doc, h.l.page, lab.Words, c.Words); ok {
+			return v, cit, true
+		}
+	}
+	return zero, evidence.Citation{}, false
 }
 
 // citeLine quotes one line.
@@ -68,9 +159,9 @@ func (t *text) citeLine(l line) evidence.Citation { return t.cite(l, l) }
 
 // labelHit is a label found on a line: rest is the original text after it.
 type labelHit struct {
-	l    line
-	end  int // byte offset in l.text where the label ends
-	rest string
+	l          line
+	start, end int // byte range of the label in l.text
+	rest       string
 }
 
 // find returns every line where the label pattern matches, in order, the first match
@@ -84,7 +175,7 @@ func (t *text) find(spec string) []labelHit {
 			continue
 		}
 		end := l.f.orig[loc[1]]
-		out = append(out, labelHit{l: l, end: end, rest: l.text[end:]})
+		out = append(out, labelHit{l: l, start: l.f.orig[loc[0]], end: end, rest: l.text[end:]})
 	}
 	return out
 }
@@ -103,18 +194,21 @@ func (t *text) findStart(spec string) []labelHit {
 			continue
 		}
 		end := l.f.orig[off+loc[1]]
-		out = append(out, labelHit{l: l, end: end, rest: l.text[end:]})
+		out = append(out, labelHit{l: l, start: l.f.orig[off+loc[0]], end: end, rest: l.text[end:]})
 	}
 	return out
 }
 
-// valueAfter reads a value after a label: on the rest of the label's line, else on
-// the next line (value under its label, or a Word table cell). It returns the value,
-// the citation, and whether the value was on the label's line.
+// valueAfter reads a value after a label: by the page's geometry when it has words
+// (see geoValue), else on the rest of the label's line, else on the next line (value
+// under its label, or a Word table cell).
 func valueAfter[T any](t *text, h labelHit, read func(string) (T, bool)) (T, evidence.Citation, bool) {
 	var zero T
 	if h.l.idx < 0 {
 		return zero, evidence.Citation{}, false
+	}
+	if v, c, ok := geoValue(t, h, read, false); ok {
+		return v, c, true
 	}
 	if v, ok := read(h.rest); ok {
 		return v, t.citeLine(h.l), true
@@ -132,6 +226,9 @@ func valueAfter[T any](t *text, h labelHit, read func(string) (T, bool)) (T, evi
 
 // lineValue reads a value on the rest of the label's line only.
 func lineValue[T any](t *text, h labelHit, read func(string) (T, bool)) (T, evidence.Citation, bool) {
+	if v, c, ok := geoValue(t, h, read, true); ok {
+		return v, c, true
+	}
 	if v, ok := read(h.rest); ok && h.l.idx >= 0 {
 		return v, t.citeLine(h.l), true
 	}
@@ -147,7 +244,7 @@ func lineValue[T any](t *text, h labelHit, read func(string) (T, bool)) (T, evid
 // onPage is the document restricted to one page (a file of several payslips or
 // monthly statements has one per page).
 func (t *text) onPage(n int) *text {
-	p := &text{doc: t.doc, pages: t.pages, pairs: t.pairs, ocr: t.ocr}
+	p := &text{doc: t.doc, pages: t.pages, pairs: t.pairs, ocr: t.ocr, geo: t.geo}
 	for _, l := range t.lines {
 		if l.page == n {
 			l.idx = len(p.lines)
@@ -179,5 +276,21 @@ func pairedValue[T any](t *text, l line, read func(string) (T, bool)) (T, eviden
 	if !ok {
 		return zero, evidence.Citation{}, false
 	}
-	return x, t.doc.Cite(l.page, t.citeSpan(l, v)), true
+	return x, t.citeText(l.page, t.citeSpan(l, v)), true
+}
+
+// occurrences counts how often the words of line stand, in a row, in before.
+func occurrences(before, line string) int {
+	want := strings.Fields(line)
+	if len(want) == 0 {
+		return 0
+	}
+	words := strings.Fields(before)
+	n := 0
+	for i := 0; i+len(want) <= len(words); i++ {
+		if slices.Equal(words[i:i+len(want)], want) {
+			n++
+		}
+	}
+	return n
 }

@@ -140,3 +140,62 @@ func normalizeMRZ(zone []string) []string {
 	}
 	return out
 }
+
+// nameMatch is how a visual zone's name compares with the MRZ's.
+type nameMatch int
+
+const (
+	nameSame      nameMatch = iota // the same letters, spelled the ICAO way
+	nameClose                      // a few letters apart: OCR noise in one of the zones
+	nameDifferent                  // not the same name
+)
+
+// mrzSpelling spells a visual zone's name as an MRZ does (ICAO Doc 9303): capitals,
+// Ä → AE, Ö → OE, Ü → UE, ß → SS, other diacritics dropped, hyphens and apostrophes as
+// separators. plain drops the umlauts' dots instead (Ä → A), as some issuers do.
+func mrzSpelling(s string, plain bool) string {
+	if !plain {
+		s = transliteration.Replace(s)
+	}
+	return strings.Join(strings.FieldsFunc(strings.ToUpper(foldString(s)), func(r rune) bool { return r < 'A' || r > 'Z' }), " ")
+}
+
+// mrzNameAgrees compares the visual zone's given names and surname with the MRZ's. An
+// MRZ whose names filled the line may have cut them short: a prefix then agrees.
+func mrzNameAgrees(given, surname string, d mrzData) nameMatch {
+	zone := strings.Join(strings.Fields(d.surname+" "+d.given), " ")
+	truncated := len(d.lines) > 0 && !strings.HasSuffix(d.lines[len(d.lines)-1], "<") && len(d.lines) == 3 ||
+		len(d.lines) == 2 && !strings.HasSuffix(d.lines[0], "<")
+	best := nameDifferent
+	for _, plain := range []bool{false, true} {
+		viz := mrzSpelling(surname, plain) + " " + mrzSpelling(given, plain)
+		if viz == zone || truncated && len(zone) >= 10 && strings.HasPrefix(viz, zone) {
+			return nameSame
+		}
+		if d := editDistance(viz, zone); d <= max(2, len(zone)/6) {
+			best = nameClose
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance of two ASCII strings.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

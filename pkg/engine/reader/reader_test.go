@@ -1,6 +1,7 @@
 package reader
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -8,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/doceval/doceval/pkg/engine/evidence"
+	icao "github.com/doceval/doceval/pkg/engine/mrz"
 	"github.com/doceval/doceval/pkg/engine/parse"
 )
 
@@ -158,4 +160,137 @@ func TestFieldPriority(t *testing.T) {
 	require.False(t, ok)
 	require.True(t, SameName("Jürgen Müller", "JUERGEN ANDREAS MUELLER"))
 	require.False(t, SameName("Jürgen Müller", "Björn Weiß"))
+}
+
+// Only ticked options are answers; a line without boxes is no tick-box question.
+func TestTickedAnswers(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string][]string{
+		"Beschäftigung: ☒ unbefristet ☐ befristet":   {"unbefristet"},
+		"Probezeit:  [ ] ja   [x] nein":              {"nein"},
+		"Pfändungen ( ) ja (X) nein":                 {"nein"},
+		"Familienstand: ☐ ledig ☐ verheiratet":       nil,
+		"Status: ✔ angestellt  ☐ selbständig":        {"angestellt"},
+		"Sind Sie in der Probezeit? [X] Ja [ ] Nein": {"Ja"},
+	} {
+		got, boxes := tickedAnswers(in)
+		require.Equal(t, want, got, in)
+		require.Positive(t, boxes, in)
+	}
+	got, boxes := tickedAnswers("Nettoeinkommen: 2.300,00 EUR")
+	require.Nil(t, got)
+	require.Zero(t, boxes)
+}
+
+// A self-disclosure's tick-box question gives only its ticked answer.
+func TestSelfDisclosureTicks(t *testing.T) {
+	t.Parallel()
+	doc := document("self_disclosure", `Selbstauskunft
+Name, Vorname: Weiß, Björn
+Arbeitgeber: ☐ keiner  ☒ ACME GmbH
+Beschäftigt seit: ☐ 01.01.2020  ☐ 01.04.2015`)
+	f := factsByKey(Facts(doc, []string{"self_disclosure"}))
+	require.Equal(t, []any{"ACME GmbH"}, f["employer_name"])
+	require.Empty(t, f["employment_start_date"], "nothing ticked, nothing read")
+}
+
+func FuzzTickedAnswers(f *testing.F) {
+	f.Add("Beschäftigung: ☒ unbefristet ☐ befristet")
+	f.Add("[x] ja [ ] nein ( ) (X)")
+	f.Fuzz(func(t *testing.T, s string) {
+		ticked, boxes := tickedAnswers(s)
+		require.LessOrEqual(t, len(ticked), boxes)
+		for _, o := range ticked {
+			require.Contains(t, s, o)
+		}
+	})
+}
+
+// td1 builds a German ID card's TD1 zone with its check digits.
+func td1(number, birth, expiry, names string) string {
+	l1 := "IDD<<" + number + string(icao.CheckDigit(number)) + strings.Repeat("<", 15)
+	l2 := birth + string(icao.CheckDigit(birth)) + "F" + expiry + string(icao.CheckDigit(expiry)) + "D<<" + strings.Repeat("<", 11)
+	l2 += string(icao.CheckDigit(l1[5:30] + l2[0:7] + l2[8:15] + l2[18:29]))
+	l3 := names + strings.Repeat("<", max(0, 30-len(names)))
+	return l1 + "\n" + l2 + "\n" + l3
+}
+
+// The back of a German ID card: the address under its trilingual label is no name or
+// date; the holder's name, birth and expiry come from the MRZ.
+func TestIdentityCardBack(t *testing.T) {
+	t.Parallel()
+	back := `Anschrift / Address / Adresse
+51147 KÖLN
+HEIDESTRASSE 17
+Augenfarbe / Colour of eyes / Couleur des yeux     Größe / Height / Taille
+GRÜN                                               160 cm
+Behörde / Authority / Autorité                     Datum / Date / Date
+STADT KÖLN                                         01.12.2021
+` + td1("T22000129", "640812", "311201", "MUSTERMANN<<ERIKA")
+	for _, geometry := range []bool{false, true} {
+		doc := document("id_card", back)
+		if geometry {
+			withWords(doc)
+		}
+		fs := Facts(doc, []string{"id_card"})
+		f := factsByKey(fs)
+		require.Equal(t, []any{"Erika Mustermann"}, f["applicant_full_name"])
+		require.Equal(t, []any{time.Date(1964, 8, 12, 0, 0, 0, 0, time.UTC)}, f["applicant_date_of_birth"])
+		require.Equal(t, []any{time.Date(2031, 12, 1, 0, 0, 0, 0, time.UTC)}, f["id_document_expiry_date"])
+		require.Equal(t, []any{"T22000129"}, f["id_document_number"])
+		for _, x := range fs {
+			require.True(t, doc.Verify(x.Citation), x.Key)
+		}
+	}
+}
+
+// A visual-zone name the MRZ contradicts is not trusted: the MRZ, whose check digits
+// hold, names the holder.
+func TestIdentityNameCheckedAgainstMRZ(t *testing.T) {
+	t.Parallel()
+	front := "Name / Surname / Nom\nSCHMIDT\nVornamen / Given names / Prénoms\nERIKA\n" + td1("T22000129", "640812", "311201", "MUSTERMANN<<ERIKA")
+	fs := Facts(document("id_card", front), []string{"id_card"})
+	var name evidence.Fact
+	for _, f := range fs {
+		if f.Key == "applicant_full_name" {
+			name = f
+		}
+	}
+	require.Equal(t, "Erika Mustermann", name.Value)
+	require.InDelta(t, 0.7, name.Confidence, 1e-9)
+
+	// Agreeing zones, the visual one with umlauts and ß the MRZ spells out.
+	agree := "Name / Surname / Nom\nGROßMÜLLER\nVornamen / Given names / Prénoms\nJÖRG\n" + td1("T22000129", "640812", "311201", "GROSSMUELLER<<JOERG")
+	fs = Facts(document("id_card", agree), []string{"id_card"})
+	f := factsByKey(fs)
+	require.Equal(t, []any{"Jörg Großmüller"}, f["applicant_full_name"])
+	require.Equal(t, nameSame, mrzNameAgrees("Jörg", "Großmüller", mrzData{surname: "GROSSMUELLER", given: "JOERG"}))
+	require.Equal(t, nameClose, mrzNameAgrees("Jörg", "Großmüler", mrzData{surname: "GROSSMUELLER", given: "JOERG"}))
+	require.Equal(t, nameSame, mrzNameAgrees("Anna Maria", "Eriksson", mrzData{surname: "ERIKSSON", given: "ANNA MARIA"}))
+}
+
+// ICAO TD3 and TD2 zones with English labels (passports and ID cards of other
+// countries, residence permits).
+func TestIdentityICAOZones(t *testing.T) {
+	t.Parallel()
+	td3 := `PASSPORT
+Surname
+ERIKSSON
+Given names
+ANNA MARIA
+P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<
+L898902C36UTO7408122F1204159ZE184226B<<<<<10`
+	f := factsByKey(Facts(document("passport", td3), []string{"passport"}))
+	require.Equal(t, []any{"Anna Maria Eriksson"}, f["applicant_full_name"])
+	require.Equal(t, []any{time.Date(1974, 8, 12, 0, 0, 0, 0, time.UTC)}, f["applicant_date_of_birth"])
+	require.Equal(t, []any{time.Date(2012, 4, 15, 0, 0, 0, 0, time.UTC)}, f["id_document_expiry_date"])
+	require.Equal(t, []any{"L898902C3"}, f["id_document_number"])
+
+	td2 := `RESIDENCE PERMIT
+I<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<
+D231458907UTO7408122F1204159<<<<<<<6`
+	f = factsByKey(Facts(document("id_card", td2), []string{"id_card"}))
+	require.Equal(t, []any{"Anna Maria Eriksson"}, f["applicant_full_name"])
+	require.Equal(t, []any{time.Date(2012, 4, 15, 0, 0, 0, 0, time.UTC)}, f["id_document_expiry_date"])
+	require.Equal(t, []any{"D23145890"}, f["id_document_number"])
 }

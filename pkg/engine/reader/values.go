@@ -29,26 +29,14 @@ var debitMarkRe = regexp.MustCompile(`^\s*(?:S|Soll)\b`)
 
 func debitMark(after string) bool { return debitMarkRe.MatchString(after) }
 
-// amounts reads every amount in s, left to right, with their spans.
+// amounts reads every amount in s, left to right, with their spans; a debit marker
+// after one ("S", "Soll", "DR") or parentheses make it negative.
 func amounts(s string) ([]parse.Money, []parse.Span) {
 	var ms []parse.Money
 	var spans []parse.Span
-	off := 0
-	for off < len(s) {
-		m, sp, ok := parse.Amount(s[off:])
-		if !ok {
-			break
-		}
-		if m.Currency == "" {
-			m.Currency = "EUR"
-		}
-		end := off + sp.End
-		if debitMark(s[end:]) && m.Cents > 0 {
-			m.Cents = -m.Cents
-		}
-		ms = append(ms, m)
-		spans = append(spans, parse.Span{Start: off + sp.Start, End: end})
-		off = end
+	for _, f := range parse.Figures(s) {
+		ms = append(ms, f.Money)
+		spans = append(spans, f.Span)
 	}
 	return ms, spans
 }

@@ -244,6 +244,11 @@ DOCEVAL_LLM_TIMEOUT: {{ $r.llm.timeout | quote }}
 DOCEVAL_LLM_CONCURRENCY: {{ int64 $r.llm.concurrency | quote }}
 DOCEVAL_LLM_MAX_RETRIES: {{ int64 $r.llm.maxRetries | quote }}
 DOCEVAL_LLM_MAX_CONTEXT_CHARS: {{ int64 $r.llm.maxContextChars | quote }}
+DOCEVAL_LLM_AZURE: {{ $r.llm.azure | toString | quote }}
+DOCEVAL_LLM_AZURE_API_VERSION: {{ $r.llm.azureApiVersion | quote }}
+DOCEVAL_LLM_OMIT_TEMPERATURE: {{ $r.llm.omitTemperature | toString | quote }}
+DOCEVAL_LLM_MAX_OUTPUT_TOKENS: {{ int64 $r.llm.maxOutputTokens | quote }}
+DOCEVAL_LLM_BATCH_SIZE: {{ int64 $r.llm.batchSize | quote }}
 {{- else if eq .svc "dispatcher" }}
 DOCEVAL_EVENT_RETENTION: {{ $c.eventRetention | quote }}
 DOCEVAL_EVENT_RETENTION_EVERY: {{ $c.eventRetentionEvery | quote }}

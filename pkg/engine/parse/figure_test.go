@@ -1,0 +1,127 @@
+package parse
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestFigures(t *testing.T) {
+	t.Parallel()
+	type want struct {
+		cents            int64
+		currency, signed bool
+	}
+	for in, ws := range map[string][]want{
+		"03.03. Miete 850,00 S 4.150,00 H": {{-85000, false, true}, {415000, false, true}},
+		"Gehalt 3.250,00 H":                {{325000, false, true}},
+		"Card payment 45.10DR 1,204.90CR":  {{-4510, false, true}, {120490, false, true}},
+		"Direct debit 120.00 Dr":           {{-12000, false, true}},
+		"Fees (12.50) Balance 1,000.00":    {{-1250, false, true}, {100000, false, false}},
+		"Refund ( $ 40.00 )":               {{-4000, true, true}},
+		"Überweisung 1.234,56- 3.000,00 €": {{-123456, false, true}, {300000, true, false}},
+		"Lastschrift -89,90 EUR":           {{-8990, true, true}},
+		"Salary £2,450.00":                 {{245000, true, false}},
+		"Gutschrift 500,00 Haben":          {{50000, false, true}},
+		"Summe 500,00 Schlusssaldo 1,00":   {{50000, false, false}, {100, false, false}},
+	} {
+		fs := Figures(in)
+		require.Len(t, fs, len(ws), in)
+		for i, w := range ws {
+			require.Equal(t, w.cents, fs[i].Money.Cents, "%q #%d", in, i)
+			require.Equal(t, w.currency, fs[i].Currency, "%q #%d currency", in, i)
+			require.Equal(t, w.signed, fs[i].Signed, "%q #%d signed", in, i)
+		}
+	}
+}
+
+func TestDateOrder(t *testing.T) {
+	t.Parallel()
+	us := "Statement period 03/01/2025 - 03/31/2025\n03/04/2025 Payroll 2,000.00"
+	o, ok := DateOrderOf(us)
+	require.True(t, ok)
+	require.Equal(t, MonthFirst, o)
+	d, _, ok := DateIn("03/04/2025 Payroll", o)
+	require.True(t, ok)
+	require.Equal(t, time.Date(2025, 3, 4, 0, 0, 0, 0, time.UTC), d)
+	// Day first is the default and what a 13 or more in front says.
+	o, ok = DateOrderOf("Zeitraum 01/03/2025 - 31/03/2025")
+	require.True(t, ok)
+	require.Equal(t, DayFirst, o)
+	d, _, _ = Date("03/04/2025")
+	require.Equal(t, time.April, d.Month())
+	// A dotted date is day first even in US order; dates either order can read are no
+	// evidence.
+	d, _, _ = DateIn("03.04.2025", MonthFirst)
+	require.Equal(t, time.April, d.Month())
+	_, ok = DateOrderOf("01/02/2025 and 03/04/2025, 15.03.2025")
+	require.False(t, ok)
+	m, _, ok := MonthIn("Pay period 03/01/2025", MonthFirst)
+	require.True(t, ok)
+	require.Equal(t, time.March, m.Month())
+}
+
+func TestCurrencies(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"Net Pay $2,345.67 YTD $12,000.00":      "USD",
+		"Nettoverdienst 2.345,67 € Währung EUR": "EUR",
+		"Net Pay £1,800.00":                     "GBP",
+		"Betrag in CHF 1'200.00":                "CHF",
+	} {
+		got, ok := MainCurrency(in)
+		require.True(t, ok, in)
+		require.Equal(t, want, got, in)
+	}
+	_, ok := MainCurrency("Net Pay 2,345.67")
+	require.False(t, ok, "no marker, no currency")
+	_, ok = MainCurrency("1,00 € and $1.00")
+	require.False(t, ok, "a tie names none")
+}
+
+func FuzzFigures(f *testing.F) {
+	for _, s := range []string{"850,00 S 4.150,00 H", "45.10DR 1,204.90CR", "(12.50)", "( $ 40.00 )", "1.234,56- 3.000,00 €"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		prev := 0
+		for _, g := range Figures(s) {
+			got := requireSpan(t, s, g.Span, true)
+			require.GreaterOrEqual(t, g.Span.Start, prev, "overlapping figures")
+			prev = g.Span.End
+			require.True(t, strings.ContainsAny(got, "0123456789"), "%q has no digits", got)
+			require.Len(t, g.Money.Currency, 3)
+		}
+	})
+}
+
+func FuzzDateIn(f *testing.F) {
+	for _, c := range dateCases {
+		f.Add(c.in)
+	}
+	f.Add("03/04/2025")
+	f.Fuzz(func(t *testing.T, s string) {
+		d, sp, ok := DateIn(s, MonthFirst)
+		got := requireSpan(t, s, sp, ok)
+		DateOrderOf(s)
+		if !ok {
+			return
+		}
+		require.Equal(t, d, d.Truncate(24*time.Hour), "not midnight")
+		requireAlone(t, func(s string) (time.Time, Span, bool) { return DateIn(s, MonthFirst) }, got, d)
+		requireReads(t, func(s string) (time.Time, Span, bool) { return DateIn(s, MonthFirst) }, d.Format("01/02/2006"), d)
+	})
+}
+
+func FuzzCurrencies(f *testing.F) {
+	f.Add("Net Pay $2,345.67 YTD US$12,000.00 £ EUR Euro")
+	f.Fuzz(func(t *testing.T, s string) {
+		for code, n := range Currencies(s) {
+			require.Len(t, code, 3)
+			require.Positive(t, n)
+		}
+		MainCurrency(s)
+	})
+}

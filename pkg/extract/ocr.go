@@ -1,0 +1,303 @@
+package extract
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/doceval/doceval/pkg/engine/evidence"
+	"github.com/doceval/doceval/pkg/engine/mrz"
+)
+
+// The OCR front end reads a page image with one tesseract pass (page segmentation 3)
+// and spends more only where the first reading shows it pays: a page read badly may be
+// turned (orientation detection, then a second reading), a PDF page read with low
+// confidence is rendered again at a higher resolution, and a page that looks like an
+// identity document gets a pass over its machine-readable zone. Every extra reading is
+// kept only when it scores better than the one before.
+const (
+	// poorConfidence and poorWords: a first reading below either is worth an
+	// orientation check (a page upside down reads as low-confidence scraps); so is one
+	// whose words stand mostly in vertical boxes (a page turned by 90°).
+	poorConfidence = 0.6
+	poorWords      = 5
+	// hiResBelow: a PDF page read with a lower mean confidence is rendered at hiResDPI
+	// and read again.
+	hiResBelow = 0.75
+	hiResDPI   = 300
+	// minOSDConfidence is tesseract's orientation confidence below which its guess is
+	// not acted on.
+	minOSDConfidence = 1.5
+)
+
+// scanReading is one page image read through the front end.
+type scanReading struct {
+	tsv     tsvPage
+	rotated int // degrees clockwise the image was turned before the kept reading
+	mrz     []mrzBand
+}
+
+type mrzBand struct {
+	text string
+	box  evidence.Box
+}
+
+// readScan reads the image at path. hiRes, when not nil, renders the same page at a
+// higher resolution (PDF pages); dir is a scratch directory the caller removes.
+func readScan(ctx context.Context, dir, path string, hiRes func(context.Context) (string, error), opt Options) (scanReading, error) {
+	img := &pageImage{path: path}
+	first, err := tesseract(ctx, path, opt)
+	if err != nil {
+		return scanReading{}, err
+	}
+	best := scanReading{tsv: first}
+	// A page without a single word (a blank back side) is not worth another look.
+	read := len(first.words) > 0
+	if read && (first.conf < poorConfidence || len(first.words) < poorWords || first.upright() < 0.5) {
+		if deg := osdRotation(ctx, path); deg != 0 {
+			turned, err := img.turned(dir, "turned", deg)
+			if err != nil {
+				return scanReading{}, err
+			}
+			if r, err := tesseract(ctx, turned.path, opt); err != nil {
+				return scanReading{}, err
+			} else if r.score > best.tsv.score || first.upright() < 0.5 && r.upright() >= 0.5 && r.score >= 0.8*first.score {
+				best, img = scanReading{tsv: r, rotated: deg}, turned
+			}
+		}
+	}
+	if read && hiRes != nil && best.tsv.conf < hiResBelow {
+		hp, err := hiRes(ctx)
+		if err != nil {
+			return scanReading{}, err
+		}
+		hi := &pageImage{path: hp}
+		if best.rotated != 0 {
+			if hi, err = hi.turned(dir, "hires-turned", best.rotated); err != nil {
+				return scanReading{}, err
+			}
+		}
+		if r, err := tesseract(ctx, hi.path, opt); err != nil {
+			return scanReading{}, err
+		} else if r.score > best.tsv.score {
+			best.tsv, img = r, hi
+		}
+	}
+	if looksLikeIDDocument(best.tsv.text) {
+		zone, err := readMRZ(ctx, dir, img)
+		if err != nil {
+			return scanReading{}, err
+		}
+		best.mrz = zone
+	}
+	return best, nil
+}
+
+// mrzToAppend decides whether the MRZ pass's zone goes into the page text: when the
+// first reading has no zone of its own, or the pass's zone passes its check digits and
+// the first reading's does not. Otherwise the first reading stands alone: two unlike
+// zones one after the other would read as one longer, broken zone.
+func mrzToAppend(firstText string, zone []mrzBand) []mrzBand {
+	if len(zone) == 0 {
+		return nil
+	}
+	var first []string
+	for _, l := range strings.Split(firstText, "\n") {
+		c := strings.ReplaceAll(strings.TrimSpace(l), " ", "")
+		if len(c) >= 25 && strings.Count(c, "<") >= 2 {
+			first = append(first, c)
+		}
+	}
+	lines := make([]string, len(zone))
+	for i, z := range zone {
+		lines[i] = z.text
+	}
+	firstValid, _ := mrz.Verify(first)
+	passValid, _ := mrz.Verify(lines)
+	if len(first) >= 2 && (firstValid || !passValid) || slices.Equal(first, lines) {
+		return nil
+	}
+	return zone
+}
+
+// page turns a reading into page text and words, with the MRZ pass's zone appended as
+// lines of their own when it adds to the first reading.
+func (s scanReading) page() Page {
+	text := s.tsv.text
+	words := s.tsv.words
+	block := 0
+	for _, w := range words {
+		block = max(block, w.Block+1)
+	}
+	line := 0
+	for _, w := range words {
+		line = max(line, w.Line+1)
+	}
+	for _, m := range mrzToAppend(text, s.mrz) {
+		text += "\n" + m.text
+		words = append(words, evidence.Word{Text: m.text, Box: m.box, Conf: 1, Block: block, Line: line})
+		line++
+	}
+	p := newPage(1, text)
+	p.OCR = true
+	conf := s.tsv.conf
+	p.OCRConfidence = &conf
+	p.Words = wordsInText(p.Text, words)
+	p.Width, p.Height = float64(s.tsv.width), float64(s.tsv.height)
+	return p
+}
+
+// upright is the share of the words of three or more letters whose box is wider than
+// tall. Tesseract reads a page turned by 90° well enough, line by line in vertical
+// boxes, but a geometric reader needs the page upright.
+func (t tsvPage) upright() float64 {
+	n, wide := 0, 0
+	aspect := float64(t.width) / float64(max(t.height, 1))
+	for _, w := range t.words {
+		if utf8.RuneCountInString(w.Text) < 3 {
+			continue
+		}
+		n++
+		if (w.Box.X1-w.Box.X0)*aspect > w.Box.Y1-w.Box.Y0 {
+			wide++
+		}
+	}
+	if n == 0 {
+		return 1
+	}
+	return float64(wide) / float64(n)
+}
+
+// tesseract reads an image with page segmentation 3 (automatic, no orientation check).
+func tesseract(ctx context.Context, path string, opt Options) (tsvPage, error) {
+	out, err := run(ctx, opt.MaxOutputBytes, "tesseract", path, "stdout", "-l", opt.Languages, "--psm", "3", "tsv")
+	if err != nil {
+		return tsvPage{}, toolFailure(err, "", "the image cannot be read")
+	}
+	return parseTSV(string(out)), nil
+}
+
+// osdRotation asks tesseract's orientation detection (page segmentation 0) by how many
+// degrees clockwise the image must be turned to stand upright: 0, 90, 180 or 270. It
+// says 0 when unsure or when the detection fails (too little text to tell).
+func osdRotation(ctx context.Context, path string) int {
+	out, err := run(ctx, 1<<16, "tesseract", path, "stdout", "--psm", "0")
+	if err != nil {
+		return 0
+	}
+	return parseOSD(string(out))
+}
+
+func parseOSD(out string) int {
+	rotate, conf := -1, 0.0
+	for _, l := range strings.Split(out, "\n") {
+		k, v, ok := strings.Cut(l, ":")
+		if !ok {
+			continue
+		}
+		v = strings.TrimSpace(v)
+		switch strings.TrimSpace(k) {
+		case "Rotate":
+			rotate, _ = strconv.Atoi(v)
+		case "Orientation confidence":
+			conf, _ = strconv.ParseFloat(v, 64)
+		}
+	}
+	switch rotate {
+	case 90, 180, 270:
+		if conf >= minOSDConfidence {
+			return rotate
+		}
+	}
+	return 0
+}
+
+// idHint: the signs of an identity document on a first reading: filler runs of a
+// machine-readable zone, its document codes at a line start, or the document's name.
+var idHint = regexp.MustCompile(`<<|(?m)^\s*(P<|I<|ID[A-Z<])|(?i)personalausweis|reisepass|passport|identity card|carte d'identit`)
+
+func looksLikeIDDocument(text string) bool { return idHint.MatchString(text) }
+
+// mrzBandFrom is where the machine-readable zone is looked for: the bottom of the
+// page, below this fraction of its height (TD1 cards carry three lines in the bottom
+// third, passports two lines in the bottom fifth).
+const mrzBandFrom = 0.6
+
+const mrzAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789<"
+
+// readMRZ reads the bottom band of the image once more, as a block of uniform text
+// restricted to the MRZ alphabet, and returns the lines that look like a zone's.
+func readMRZ(ctx context.Context, dir string, img *pageImage) ([]mrzBand, error) {
+	g, err := img.load()
+	if err != nil {
+		return nil, nil // an image the front end cannot decode keeps its first reading
+	}
+	b := g.Bounds()
+	top := b.Min.Y + int(float64(b.Dy())*mrzBandFrom)
+	band := cropRows(g, top, b.Max.Y)
+	path := filepath.Join(dir, "mrz.pgm")
+	if err := writePGM(path, band); err != nil {
+		return nil, err
+	}
+	defer os.Remove(path)
+	out, err := run(ctx, 1<<20, "tesseract", path, "stdout", "-l", "eng", "--psm", "6", "-c", "tessedit_char_whitelist="+mrzAlphabet, "tsv")
+	if err != nil {
+		return nil, nil
+	}
+	r := parseTSV(string(out))
+	return mrzLines(r, float64(top-b.Min.Y)/float64(b.Dy()), float64(band.Bounds().Dy())/float64(b.Dy())), nil
+}
+
+// mrzLines joins each line of the band's reading without spaces and keeps those that
+// look like a zone's (25 to 48 characters of the alphabet with fillers); boxes are
+// mapped from the band (starting at offset, span of the page's height) to the page.
+func mrzLines(r tsvPage, offset, span float64) []mrzBand {
+	type acc struct {
+		text strings.Builder
+		box  evidence.Box
+		n    int
+	}
+	var lines []*acc
+	last := -1
+	for _, w := range r.words {
+		if w.Line != last || len(lines) == 0 {
+			lines = append(lines, &acc{box: w.Box})
+			last = w.Line
+		}
+		a := lines[len(lines)-1]
+		a.text.WriteString(w.Text)
+		a.box = evidence.Box{X0: min(a.box.X0, w.Box.X0), Y0: min(a.box.Y0, w.Box.Y0), X1: max(a.box.X1, w.Box.X1), Y1: max(a.box.Y1, w.Box.Y1)}
+		a.n++
+	}
+	var out []mrzBand
+	for _, a := range lines {
+		s := a.text.String()
+		if len(s) < 25 || len(s) > 48 || strings.Count(s, "<") < 2 || strings.IndexFunc(s, func(r rune) bool { return !strings.ContainsRune(mrzAlphabet, r) }) >= 0 {
+			continue
+		}
+		out = append(out, mrzBand{text: s, box: box(a.box.X0, offset+a.box.Y0*span, a.box.X1, offset+a.box.Y1*span)})
+	}
+	return out
+}
+
+// renderPage renders page n of the PDF at path to a grayscale PNG in dir at dpi, or
+// scaled to maxRenderPixels when the page (longer side longSide points) would be larger.
+func renderPage(ctx context.Context, path, dir, name string, n int, longSide float64, dpi int) (string, error) {
+	prefix := filepath.Join(dir, name)
+	num := strconv.Itoa(n)
+	scale := []string{"-r", strconv.Itoa(dpi)}
+	if longSide <= 0 || longSide*float64(dpi)/72 > maxRenderPixels {
+		scale = []string{"-scale-to", strconv.Itoa(maxRenderPixels)}
+	}
+	args := append(scale, "-gray", "-png", "-f", num, "-l", num, "-singlefile", path, prefix)
+	if _, err := run(ctx, 1<<20, "pdftoppm", args...); err != nil {
+		return "", toolFailure(err, "", fmt.Sprintf("page %d cannot be rendered", n))
+	}
+	return prefix + ".png", nil
+}
