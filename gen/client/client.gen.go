@@ -734,6 +734,24 @@ func (e ResultCheckStatus) Valid() bool {
 	}
 }
 
+// Defines values for ResultFieldSource.
+const (
+	Model ResultFieldSource = "model"
+	Rules ResultFieldSource = "rules"
+)
+
+// Valid indicates whether the value is a known member of the ResultFieldSource enum.
+func (e ResultFieldSource) Valid() bool {
+	switch e {
+	case Model:
+		return true
+	case Rules:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ResultFieldStatus.
 const (
 	ResultFieldStatusFailed        ResultFieldStatus = "failed"
@@ -1831,31 +1849,45 @@ type ReplaceTemplateDocumentRequirementsRequest struct {
 // documents state (the evaluation date is the day the evaluation was started):
 //   - `documents_readable`: every input readable → `fulfilled`; any partly or not → `open`.
 //   - `required_documents_present`: every required document type present among the
-//     readable uploads *by classification* (a passport stands for an ID card) →
-//     `fulfilled`; else `open`.
+//     readable uploads *by classification* (every document of a merged upload counts;
+//     a passport stands for an ID card) → `fulfilled`; else `open`.
 //   - `id_document_valid`: no ID document → `open`; an expiry before the evaluation
 //     date, or a wrong MRZ check digit on a digital document → `critical`; a wrong
-//     check digit as read from a scan (OCR may misread it) or an unreadable expiry →
-//     `open`.
+//     check digit as read from a scan (OCR may misread it), an expiry read with little
+//     confidence or an unreadable expiry → `open`.
 //   - `name_consistency`: the names on ID, salary and bank documents (at least two)
 //     denote one person (case, umlauts/transliteration, order, middle names ignored) →
-//     `fulfilled`; a difference → `critical`, or `open` when the names are a few
-//     letters apart and one was read from a scan; fewer than two → `open`.
+//     `fulfilled`; a difference between names read with confidence → `critical`;
+//     `open` when one was read with little confidence or the names are a few letters
+//     apart and one was read from a scan; fewer than two → `open`.
 //   - `income_documents_recent`: newest pay period at most two months before the
 //     evaluation month → `fulfilled`; else `open`.
 //   - `salary_statements_complete`: three consecutive months → `fulfilled`; else `open`.
-//   - `salary_credited_on_bank_statement`: a credit within ±1 % of a net pay →
-//     `fulfilled`; none → `critical` (`open` when all bank statements are scans); a
-//     document missing → `open`.
+//   - `salary_credited_on_bank_statement`: a credit within ±1 % of a net pay or of a
+//     payout (net pay less deductions after it) → `fulfilled`; none → `critical` only
+//     when a bank statement's bookings reconcile with its balances (opening + credits −
+//     debits = closing), cover the end of a pay month and hold no salary credit of
+//     another amount; otherwise `open`, naming what could not be read; a document
+//     missing → `open`.
 //   - `property_data_consistency`: exposé vs purchase contract price, and living areas,
 //     within 5 % → `fulfilled`; beyond → `critical`; one source only → `open`; no
 //     property documents → `not_applicable`.
 //   - `loan_to_value_within_limit`: stated LTV, else loan amount / purchase price: ≤ 80 %
 //     `fulfilled`, ≤ 100 % `open`, above `critical`; unknown → `open`; a personal loan
 //     without property → `not_applicable`.
-//   - `additional_risk_notes`: garnishment or returned direct debit → `critical`;
-//     running probation, fixed-term employment or a negative balance → `open`.
+//   - `additional_risk_notes`: a garnishment or returned direct debit stated about the
+//     applicant or the account (a booking, a deduction line with an amount, a ticked box
+//     or a yes answer; not a conditional or general clause, an unticked box or a no) →
+//     `critical`; running probation, fixed-term employment or a negative balance →
+//     `open`; none → `fulfilled`, citing the documents searched.
 //
+// A builtin `critical` rests on evidence read with confidence of at least 0.6, else it
+// is `open`; a `fulfilled` verdict always cites the documents, else it is `open`.
+// With a language model configured, a builtin check that a rule leaves `open` because
+// it could not read the documents is asked of the model: its verdict is taken only
+// with verified citations, with confidence at most 0.6, and the reasoning summary
+// begins "Read by the model:" ("Vom Modell gelesen:"); rule and model disagreeing →
+// `open`.
 // Custom checks are answered by the configured language model, with every citation
 // verified against the page text; a verdict left without verifiable evidence is
 // `open`; without a configured model a custom check is `failed` with a reason.
@@ -1881,7 +1913,7 @@ type ResultDocument struct {
 	// DocumentSlotId The slot the upload was in, or null when unassigned.
 	DocumentSlotId *openapi_types.UUID `json:"document_slot_id"`
 
-	// DocumentTypes Document type ids (builtin keys or custom UUIDs) the engine classified the upload as; `other` when no type fits (such documents still feed the data fields).
+	// DocumentTypes Document type ids (builtin keys or custom UUIDs) the engine classified the upload as, best first: every type of the documents found in it (one upload may hold several, e.g. an ID card, payslips and a bank statement in one scan; each is read on its own pages with its own type, and each counts for the checks); `other` when no type fits. Only an `other` document that is a financing overview or proposal is read for loan amount, equity, loan-to-value and fixed interest period.
 	DocumentTypes  []string           `json:"document_types"`
 	ExternalFileId string             `json:"external_file_id"`
 	FileId         openapi_types.UUID `json:"file_id"`
@@ -1897,6 +1929,11 @@ type ResultField struct {
 	Key         string     `json:"key"`
 	Label       string     `json:"label"`
 
+	// Source Where `value` was read: `rules` (the engine's readers) or `model` (the configured
+	// language model: custom fields, and builtin fields the rules could not read, with
+	// verified citations and confidence at most 0.6). Absent when there is no value.
+	Source *ResultFieldSource `json:"source,omitempty"`
+
 	// Status Extraction status of a field: `succeeded`, `low_confidence` (confidence below the template item's `confidence_threshold`), `not_found`, `failed`. Open enum.
 	Status ResultFieldStatus `json:"status"`
 
@@ -1909,6 +1946,11 @@ type ResultField struct {
 	// - absent (free text): a string
 	Value interface{} `json:"value"`
 }
+
+// ResultFieldSource Where `value` was read: `rules` (the engine's readers) or `model` (the configured
+// language model: custom fields, and builtin fields the rules could not read, with
+// verified citations and confidence at most 0.6). Absent when there is no value.
+type ResultFieldSource string
 
 // ResultFieldStatus Extraction status of a field: `succeeded`, `low_confidence` (confidence below the template item's `confidence_threshold`), `not_found`, `failed`. Open enum.
 type ResultFieldStatus string

@@ -22,6 +22,11 @@ type verdict struct {
 	evidence   []evidence.Fact
 	extra      []evidence.Citation // citations not backed by a fact (whole documents)
 	reason     string
+	// unread: the rule ends open because it could not read what it needs, not because
+	// of a finding; with a model configured, the model is asked (assist.go).
+	unread bool
+	// lean: the verdict what the rule did read points to; "" when nothing decisive.
+	lean string
 }
 
 // builtinChecks are the deterministic rules of the builtin checks, by key. Each rule is
@@ -41,6 +46,8 @@ var builtinChecks = map[string]func(v *view) verdict{
 
 func (e *Engine) checks(ctx context.Context, v *view, step func(string, int) error) ([]ResultCheck, error) {
 	out := make([]ResultCheck, 0, len(v.in.Checks))
+	var assist []CheckAssist
+	var assistAt []int
 	for i, c := range v.in.Checks {
 		var vd verdict
 		rule, known := builtinChecks[c.Key]
@@ -84,6 +91,20 @@ func (e *Engine) checks(ctx context.Context, v *view, step func(string, int) err
 			CheckID: c.ID, Key: c.Key, Title: c.Title, Status: vd.status, Confidence: clamp01(vd.confidence),
 			Citations: cites, ReasoningSummary: vd.reason,
 		})
+		if c.Builtin && known && vd.unread {
+			assist = append(assist, CheckAssist{Spec: c, Rule: out[len(out)-1], Unread: true, Lean: vd.lean})
+			assistAt = append(assistAt, len(out)-1)
+		}
+	}
+	if e.model != nil && len(assist) > 0 {
+		docs := AssistDocs{Language: v.lang, Date: v.in.Date, Documents: v.in.Documents, Types: v.types}
+		got, _, err := assistChecks(ctx, e.model, assist, docs)
+		if err != nil {
+			return nil, err
+		}
+		for n, i := range assistAt {
+			out[i] = got[n]
+		}
 	}
 	return out, nil
 }
@@ -259,7 +280,7 @@ func idVerdict(v *view, d *docView) verdict {
 	if hasExpiry {
 		cites = append(cites, exp)
 		if expiry.Before(day(v.in.Date)) && exp.Confidence < minReadConfidence {
-			return verdict{status: Open, confidence: exp.Confidence, evidence: cites, reason: say(v.lang,
+			return verdict{status: Open, unread: true, lean: Critical, confidence: exp.Confidence, evidence: cites, reason: say(v.lang,
 				"The expiry date reads as %s, before the evaluation date, but it could not be read with confidence; check it on the original document.",
 				"Das Ablaufdatum lautet dem Scan nach %s und liegt vor dem Prüfdatum, ist aber nicht sicher lesbar; bitte am Originaldokument prüfen.", parse.FormatDate(expiry))}
 		}
@@ -274,7 +295,7 @@ func idVerdict(v *view, d *docView) verdict {
 			if valid, complete := mrz.Verify(mrz.Lines(text)); complete && !valid {
 				if fromOCR(d.doc, zone) {
 					// On a scan a wrong digit is as likely OCR's misreading as a forgery.
-					return verdict{status: Open, confidence: math.Min(zone.Confidence, 0.6), evidence: []evidence.Fact{zone}, reason: say(v.lang,
+					return verdict{status: Open, unread: true, lean: Critical, confidence: math.Min(zone.Confidence, 0.6), evidence: []evidence.Fact{zone}, reason: say(v.lang,
 						"The check digits of the machine-readable zone do not match as read from the scan; compare it with the original document.",
 						"Die Prüfziffern der maschinenlesbaren Zone stimmen im Scan nicht; bitte mit dem Originaldokument abgleichen.")}
 				}
@@ -286,7 +307,7 @@ func idVerdict(v *view, d *docView) verdict {
 		}
 	}
 	if !hasExpiry {
-		return verdict{status: Open, confidence: 0.7, evidence: cites, reason: say(v.lang,
+		return verdict{status: Open, unread: true, confidence: 0.7, evidence: cites, reason: say(v.lang,
 			"The expiry date of the ID document could not be read.", "Das Ablaufdatum des Ausweisdokuments ist nicht lesbar.")}
 	}
 	return verdict{status: Fulfilled, confidence: exp.Confidence, evidence: cites, reason: say(v.lang,
@@ -318,7 +339,7 @@ func nameConsistency(v *view) verdict {
 		}
 	}
 	if len(names) < 2 {
-		return verdict{status: Open, confidence: 0.7, evidence: names, reason: say(v.lang,
+		return verdict{status: Open, unread: true, confidence: 0.7, evidence: names, reason: say(v.lang,
 			"Fewer than two of the ID, salary and bank documents state the applicant's name, so it cannot be compared.",
 			"Weniger als zwei der Ausweis-, Gehalts- und Kontodokumente nennen den Namen, daher ist kein Abgleich möglich.")}
 	}
@@ -329,12 +350,12 @@ func nameConsistency(v *view) verdict {
 		if !sameName(a, b) && nearName(a, b) && (fromOCR(v.docOf(ref).doc, ref) || fromOCR(v.docOf(n).doc, n)) {
 			// Close, and one side came from a scan: OCR garbles names (ß read as b, a
 			// split word), so a person compares instead of a forgery alarm.
-			return verdict{status: Open, confidence: 0.5, evidence: []evidence.Fact{ref, n}, reason: say(v.lang,
+			return verdict{status: Open, unread: true, confidence: 0.5, evidence: []evidence.Fact{ref, n}, reason: say(v.lang,
 				"The name %q as read from a scan is close to but not the same as %q; compare the documents.",
 				"Der Name %q im Scan ähnelt %q, stimmt aber nicht überein; bitte die Dokumente vergleichen.", n.Value, ref.Value)}
 		}
 		if !sameName(a, b) && math.Min(ref.Confidence, n.Confidence) < minReadConfidence {
-			return verdict{status: Open, confidence: math.Min(ref.Confidence, n.Confidence), evidence: []evidence.Fact{ref, n}, reason: say(v.lang,
+			return verdict{status: Open, unread: true, lean: Critical, confidence: math.Min(ref.Confidence, n.Confidence), evidence: []evidence.Fact{ref, n}, reason: say(v.lang,
 				"The name %q differs from %q, but one of them could not be read with confidence; compare the documents.",
 				"Der Name %q weicht von %q ab, einer der beiden ist aber nicht sicher lesbar; bitte die Dokumente vergleichen.", n.Value, ref.Value)}
 		}
@@ -373,7 +394,7 @@ func payPeriods(v *view) []evidence.Fact {
 func incomeDocumentsRecent(v *view) verdict {
 	periods := payPeriods(v)
 	if len(periods) == 0 {
-		return verdict{status: Open, confidence: 0.8, reason: say(v.lang,
+		return verdict{status: Open, unread: true, confidence: 0.8, reason: say(v.lang,
 			"No salary statement with a readable pay period.", "Keine Gehaltsabrechnung mit lesbarem Abrechnungszeitraum.")}
 	}
 	newest := periods[0].Value.(time.Time)
@@ -392,7 +413,7 @@ func incomeDocumentsRecent(v *view) verdict {
 func salaryStatementsComplete(v *view) verdict {
 	periods := payPeriods(v)
 	if len(periods) == 0 {
-		return verdict{status: Open, confidence: 0.8, reason: say(v.lang,
+		return verdict{status: Open, unread: true, confidence: 0.8, reason: say(v.lang,
 			"No salary statement with a readable pay period.", "Keine Gehaltsabrechnung mit lesbarem Abrechnungszeitraum.")}
 	}
 	run := 1
@@ -433,7 +454,7 @@ func propertyDataConsistency(v *view) verdict {
 		}
 	}
 	if len(prices) < 2 && len(areas) < 2 {
-		return verdict{status: Open, confidence: 0.8, evidence: append(prices, areas...), reason: say(v.lang,
+		return verdict{status: Open, unread: true, confidence: 0.8, evidence: append(prices, areas...), reason: say(v.lang,
 			"Price and living area are each stated by at most one document, so they cannot be compared.",
 			"Kaufpreis und Wohnfläche stehen jeweils in höchstens einem Dokument und lassen sich nicht abgleichen.")}
 	}
@@ -474,7 +495,7 @@ func loanToValue(v *view) verdict {
 		lm, _ := loan.Value.(parse.Money)
 		pm, _ := price.Value.(parse.Money)
 		if !okL || !okP || pm.Cents <= 0 {
-			return verdict{status: Open, confidence: 0.7, reason: say(v.lang,
+			return verdict{status: Open, unread: true, confidence: 0.7, reason: say(v.lang,
 				"The loan-to-value cannot be determined: loan amount or purchase price is missing.",
 				"Der Beleihungsauslauf ist nicht bestimmbar: Darlehensbetrag oder Kaufpreis fehlt.")}
 		}

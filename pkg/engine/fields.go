@@ -32,6 +32,27 @@ func (e *Engine) fields(ctx context.Context, v *view, step func(string, int) err
 		}
 		out = append(out, r)
 	}
+	if e.model != nil {
+		// Builtin fields the rules could not read go to the model, in as few requests as
+		// it allows; a value it reads is verified, re-parsed and capped (assist.go).
+		var specs []FieldSpec
+		var rules []ResultField
+		var at []int
+		for i, f := range v.in.Fields {
+			if f.Builtin {
+				specs, rules, at = append(specs, f), append(rules, out[i]), append(at, i)
+			}
+		}
+		docs := AssistDocs{Language: v.lang, Date: v.in.Date, Documents: v.in.Documents, Types: v.types}
+		got, sources, err := assistFields(ctx, e.model, specs, docs, rules)
+		if err != nil {
+			return nil, err
+		}
+		for n, i := range at {
+			out[i] = got[n]
+			out[i].Source = sources[n]
+		}
+	}
 	return out, nil
 }
 
@@ -42,6 +63,7 @@ func builtinField(v *view, f FieldSpec, r *ResultField) {
 		return
 	}
 	r.Value = shapeValue(best.Value)
+	r.Source = SourceRules
 	r.Confidence = clamp01(best.Confidence)
 	r.Citations = citations(append([]evidence.Fact{best}, support...))
 	r.Status = statusFor(r.Confidence, f.Threshold)
@@ -67,6 +89,7 @@ func (e *Engine) customField(ctx context.Context, v *view, f FieldSpec, r *Resul
 		return nil
 	}
 	r.Value = shapeValue(out.Value)
+	r.Source = SourceModel
 	r.Confidence = clamp01(out.Confidence)
 	r.Citations = append(r.Citations, out.Citations...)
 	r.Status = statusFor(r.Confidence, f.Threshold)

@@ -38,6 +38,8 @@ type ResultField struct {
 	Value       any                 `json:"value"`
 	Confidence  float64             `json:"confidence"`
 	Citations   []evidence.Citation `json:"citations"`
+	// Source says where Value came from: SourceRules or SourceModel; empty without a value.
+	Source string `json:"source,omitempty"`
 }
 
 // ResultCheck is one check's verdict.

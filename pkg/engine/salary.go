@@ -83,11 +83,11 @@ func salaryCredited(v *view) verdict {
 			"No credit matching the net pay (±1 %%) was found, but the bank statements do not cover the end of a month the salary statements are for; upload the statement of that month.",
 			"Keine Gutschrift in Höhe des Nettobetrags (±1 %%) gefunden, die Kontoauszüge umfassen aber nicht das Monatsende eines abgerechneten Monats; bitte den Auszug dieses Monats hochladen.")}
 	case len(ledgers) > 0:
-		return verdict{status: Open, confidence: conf, evidence: pays, reason: say(v.lang,
+		return verdict{status: Open, unread: true, confidence: conf, evidence: pays, reason: say(v.lang,
 			"No credit matching the net pay (±1 %%) was found, but the bookings read from the bank statement do not add up to its closing balance, so a booking may not have been read; check the statement by eye.",
 			"Keine Gutschrift in Höhe des Nettobetrags (±1 %%) gefunden, die gelesenen Buchungen ergeben aber nicht den Schlusssaldo, eine Buchung kann also ungelesen sein; bitte den Auszug sichten.")}
 	}
-	return verdict{status: Open, confidence: conf, evidence: pays, reason: say(v.lang,
+	return verdict{status: Open, unread: true, confidence: conf, evidence: pays, reason: say(v.lang,
 		"No credit matching the net pay (±1 %%) was found, but the bank statement's bookings could not be read completely (no opening and closing balance to reconcile them with); check the statement by eye.",
 		"Keine Gutschrift in Höhe des Nettobetrags (±1 %%) gefunden, die Buchungen des Kontoauszugs ließen sich aber nicht vollständig lesen (kein Anfangs- und Schlusssaldo zum Abgleich); bitte den Auszug sichten.")}
 }
