@@ -504,18 +504,16 @@ func image(ctx context.Context, path string, opt Options) (*Result, error) {
 	defer os.RemoveAll(dir)
 	// A phone photo is stored as the sensor saw it, with an EXIF orientation saying how
 	// to show it; tesseract ignores the tag, so the pixels are turned first.
+	// One Go cannot decode is handed to tesseract as it is.
 	if format == "jpeg" {
 		if o := jpegOrientation(path); o > 1 {
-			src := &pageImage{path: path}
-			g, err := src.load()
-			if err != nil {
-				return nil, fail(CodeCorrupt, "the image cannot be decoded")
+			if g, err := (&pageImage{path: path}).load(); err == nil {
+				upright := filepath.Join(dir, "upright.pgm")
+				if err := writePGM(upright, orient(g, o)); err != nil {
+					return nil, err
+				}
+				path = upright
 			}
-			upright := filepath.Join(dir, "upright.pgm")
-			if err := writePGM(upright, orient(g, o)); err != nil {
-				return nil, err
-			}
-			path = upright
 		}
 	}
 	r, err := readScan(ctx, dir, path, nil, opt)

@@ -12,6 +12,7 @@ import (
 	"image/png"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -195,6 +196,9 @@ func wantUprightPayslip(t *testing.T, res *Result) {
 // reads the text anyway, in vertical boxes: the page is turned too, for the geometry.
 func TestRotatedScanReadAfterOSD(t *testing.T) {
 	needTools(t)
+	if langs, _ := exec.Command("tesseract", "--list-langs").CombinedOutput(); !strings.Contains(string(langs), "\nosd") {
+		t.Skip("tesseract has no orientation data (Debian: tesseract-ocr-osd)")
+	}
 	g := uprightPage(t)
 	for _, o := range []int{3, 6, 8} {
 		t.Run(fmt.Sprint("orientation", o), func(t *testing.T) {
@@ -397,7 +401,7 @@ func TestMRZPass(t *testing.T) {
 	needTools(t)
 	dir := t.TempDir()
 	path := idCardScan(t, dir)
-	zone, err := readMRZ(context.Background(), dir, &pageImage{path: path})
+	zone, err := readMRZ(context.Background(), dir, &pageImage{path: path}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -500,5 +504,51 @@ func TestLowConfidencePageReadAgainAtHigherResolution(t *testing.T) {
 	p := res.Pages[0]
 	if !strings.Contains(p.Text, "Nettobezug 3.250,00 EUR") || *p.OCRConfidence < hiResBelow || p.Width != 612 {
 		t.Errorf("conf %v (first reading %v), text %q", *p.OCRConfidence, first.conf, p.Text)
+	}
+}
+
+// The band for the MRZ pass stands around the first reading's traces of a zone (a card
+// scanned on the top half of an A4 sheet), else at the bottom of the page.
+func TestMRZBandOf(t *testing.T) {
+	words := []evidence.Word{
+		{Text: "PERSONALAUSWEIS", Box: evidence.Box{X0: 0.1, Y0: 0.05, X1: 0.4, Y1: 0.07}},
+		{Text: "IDD<<R47N651H77<<<<<", Box: evidence.Box{X0: 0.1, Y0: 0.30, X1: 0.6, Y1: 0.32}},
+		{Text: "9408078F3304237D<<<<<<<<<<<<<2", Box: evidence.Box{X0: 0.1, Y0: 0.33, X1: 0.6, Y1: 0.35}},
+		{Text: "Anschrift", Box: evidence.Box{X0: 0.1, Y0: 0.10, X1: 0.3, Y1: 0.12}},
+	}
+	top, bottom := mrzBandOf(words)
+	if math.Abs(top-0.26) > 1e-9 || math.Abs(bottom-0.39) > 1e-9 {
+		t.Errorf("band %v–%v, want 0.26–0.39", top, bottom)
+	}
+	if top, bottom := mrzBandOf(words[:1]); top != mrzBandFrom || bottom != 1 {
+		t.Errorf("band without traces %v–%v", top, bottom)
+	}
+}
+
+// A valid zone from the MRZ pass takes the place of the first reading's broken one at
+// the end of the page text, with its own words; the rest of the page stays as read.
+func TestMRZPassReplacesBrokenZone(t *testing.T) {
+	valid := idCardMRZ()
+	broken := []string{"IDD<<CF7R4H8K1" + valid[0][14:], valid[1], valid[2]}
+	tsv := "level\tpage_num\tblock_num\tpar_num\tline_num\tword_num\tleft\ttop\twidth\theight\tconf\ttext\n1\t1\t0\t0\t0\t0\t0\t0\t100\t100\t-1\t\n" +
+		"5\t1\t1\t1\t1\t1\t10\t10\t40\t5\t95\tPERSONALAUSWEIS\n"
+	for i, l := range broken {
+		tsv += fmt.Sprintf("5\t1\t2\t1\t%d\t1\t10\t%d\t80\t5\t80\t%s\n", i+1, 70+8*i, l)
+	}
+	var zone []mrzBand
+	for i, l := range valid {
+		zone = append(zone, mrzBand{text: l, box: evidence.Box{X0: 0.1, Y0: 0.7 + 0.08*float64(i), X1: 0.9, Y1: 0.75 + 0.08*float64(i)}})
+	}
+	p := scanReading{tsv: parseTSV(tsv), mrz: zone}.page()
+	if want := "PERSONALAUSWEIS\n" + strings.Join(valid, "\n"); p.Text != want {
+		t.Fatalf("text %q, want %q", p.Text, want)
+	}
+	if len(p.Words) != 4 || p.Words[0].Text != "PERSONALAUSWEIS" || p.Words[1].Text != valid[0] || p.Words[1].Box != zone[0].box {
+		t.Errorf("words %+v", p.Words)
+	}
+	// A first reading without a zone keeps all its lines; the zone follows.
+	p = scanReading{tsv: parseTSV(tsv[:strings.Index(tsv, "PERSONALAUSWEIS")+len("PERSONALAUSWEIS\n")]), mrz: zone}.page()
+	if want := "PERSONALAUSWEIS\n" + strings.Join(valid, "\n"); p.Text != want {
+		t.Errorf("text %q, want %q", p.Text, want)
 	}
 }

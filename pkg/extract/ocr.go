@@ -61,13 +61,11 @@ func readScan(ctx context.Context, dir, path string, hiRes func(context.Context)
 	read := len(first.words) > 0
 	if read && (first.conf < poorConfidence || len(first.words) < poorWords || first.upright() < 0.5) {
 		if deg := osdRotation(ctx, path); deg != 0 {
-			turned, err := img.turned(dir, "turned", deg)
+			r, turned, err := readTurned(ctx, dir, "turned", img, deg, opt)
 			if err != nil {
 				return scanReading{}, err
 			}
-			if r, err := tesseract(ctx, turned.path, opt); err != nil {
-				return scanReading{}, err
-			} else if r.score > best.tsv.score || first.upright() < 0.5 && r.upright() >= 0.5 && r.score >= 0.8*first.score {
+			if turned != nil && (r.score > best.tsv.score || first.upright() < 0.5 && r.upright() >= 0.5 && r.score >= 0.8*first.score) {
 				best, img = scanReading{tsv: r, rotated: deg}, turned
 			}
 		}
@@ -77,20 +75,16 @@ func readScan(ctx context.Context, dir, path string, hiRes func(context.Context)
 		if err != nil {
 			return scanReading{}, err
 		}
-		hi := &pageImage{path: hp}
-		if best.rotated != 0 {
-			if hi, err = hi.turned(dir, "hires-turned", best.rotated); err != nil {
-				return scanReading{}, err
-			}
-		}
-		if r, err := tesseract(ctx, hi.path, opt); err != nil {
+		r, hi, err := readTurned(ctx, dir, "hires-turned", &pageImage{path: hp}, best.rotated, opt)
+		if err != nil {
 			return scanReading{}, err
-		} else if r.score > best.tsv.score {
+		}
+		if hi != nil && r.score > best.tsv.score {
 			best.tsv, img = r, hi
 		}
 	}
 	if looksLikeIDDocument(best.tsv.text) {
-		zone, err := readMRZ(ctx, dir, img)
+		zone, err := readMRZ(ctx, dir, img, best.tsv.words)
 		if err != nil {
 			return scanReading{}, err
 		}
@@ -99,18 +93,34 @@ func readScan(ctx context.Context, dir, path string, hiRes func(context.Context)
 	return best, nil
 }
 
+// readTurned reads img turned by deg degrees clockwise (as it is for 0). An image that
+// tesseract reads but Go cannot decode gives no reading (nil image) and no error: the
+// reading before stands.
+func readTurned(ctx context.Context, dir, name string, img *pageImage, deg int, opt Options) (tsvPage, *pageImage, error) {
+	if deg != 0 {
+		turned, err := img.turned(dir, name, deg)
+		if err != nil {
+			return tsvPage{}, nil, nil
+		}
+		img = turned
+	}
+	r, err := tesseract(ctx, img.path, opt)
+	if err != nil {
+		return tsvPage{}, nil, err
+	}
+	return r, img, nil
+}
+
 // mrzToAppend decides whether the MRZ pass's zone goes into the page text: when the
 // first reading has no zone of its own, or the pass's zone passes its check digits and
-// the first reading's does not. Otherwise the first reading stands alone: two unlike
-// zones one after the other would read as one longer, broken zone.
+// the first reading's does not. Otherwise the first reading stands alone.
 func mrzToAppend(firstText string, zone []mrzBand) []mrzBand {
 	if len(zone) == 0 {
 		return nil
 	}
 	var first []string
 	for _, l := range strings.Split(firstText, "\n") {
-		c := strings.ReplaceAll(strings.TrimSpace(l), " ", "")
-		if len(c) >= 25 && strings.Count(c, "<") >= 2 {
+		if c, ok := zoneLike(l); ok {
 			first = append(first, c)
 		}
 	}
@@ -126,8 +136,15 @@ func mrzToAppend(firstText string, zone []mrzBand) []mrzBand {
 	return zone
 }
 
+// zoneLike: a line that may belong to a machine-readable zone, spaces removed.
+func zoneLike(l string) (string, bool) {
+	c := strings.ReplaceAll(strings.TrimSpace(l), " ", "")
+	return c, len(c) >= 25 && strings.Count(c, "<") >= 2
+}
+
 // page turns a reading into page text and words, with the MRZ pass's zone appended as
-// lines of their own when it adds to the first reading.
+// lines of their own when it adds to the first reading (in place of the first
+// reading's zone-like lines, if any).
 func (s scanReading) page() Page {
 	text := s.tsv.text
 	words := s.tsv.words
@@ -139,8 +156,27 @@ func (s scanReading) page() Page {
 	for _, w := range words {
 		line = max(line, w.Line+1)
 	}
-	for _, m := range mrzToAppend(text, s.mrz) {
-		text += "\n" + m.text
+	add := mrzToAppend(text, s.mrz)
+	if len(add) > 0 {
+		// The first reading's broken zone goes: the reader takes consecutive zone-like
+		// lines as one zone, and two zones in a row would read as one longer, broken one.
+		var kept []string
+		dropped := map[int]bool{}
+		for i, l := range strings.Split(text, "\n") {
+			if _, ok := zoneLike(l); ok {
+				dropped[i] = true
+				continue
+			}
+			kept = append(kept, l)
+		}
+		text = strings.Join(kept, "\n")
+		words = slices.DeleteFunc(slices.Clone(words), func(w evidence.Word) bool { return dropped[w.Line] })
+	}
+	for _, m := range add {
+		if text != "" {
+			text += "\n"
+		}
+		text += m.text
 		words = append(words, evidence.Word{Text: m.text, Box: m.box, Conf: 1, Block: block, Line: line})
 		line++
 	}
@@ -224,24 +260,58 @@ var idHint = regexp.MustCompile(`<<|(?m)^\s*(P<|I<|ID[A-Z<])|(?i)personalausweis
 
 func looksLikeIDDocument(text string) bool { return idHint.MatchString(text) }
 
-// mrzBandFrom is where the machine-readable zone is looked for: the bottom of the
-// page, below this fraction of its height (TD1 cards carry three lines in the bottom
-// third, passports two lines in the bottom fifth).
+// mrzBandFrom is where the machine-readable zone is looked for when the first reading
+// shows no trace of it: the bottom of the page, below this fraction of its height (TD1
+// cards carry three lines in the bottom third, passports two lines in the bottom fifth).
 const mrzBandFrom = 0.6
 
 const mrzAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789<"
 
-// readMRZ reads the bottom band of the image once more, as a block of uniform text
-// restricted to the MRZ alphabet, and returns the lines that look like a zone's.
-func readMRZ(ctx context.Context, dir string, img *pageImage) ([]mrzBand, error) {
+// mrzTrace: a word of the first reading that belongs to a zone.
+var mrzTrace = regexp.MustCompile(`<<|^(P<|I<|ID[A-Z<]|[A-Z0-9]{2,}<)`)
+
+// mrzBandOf returns the rows of the page (fractions of its height) where the zone
+// stands: around the first reading's words that look like part of it, widened by two
+// of their heights each way (a card scanned on an A4 sheet has its zone anywhere on
+// the sheet), otherwise the bottom of the page.
+func mrzBandOf(words []evidence.Word) (top, bottom float64) {
+	top, bottom = 2, -1
+	var height float64
+	n := 0
+	for _, w := range words {
+		if len(w.Text) >= 5 && mrzTrace.MatchString(w.Text) {
+			top, bottom = min(top, w.Box.Y0), max(bottom, w.Box.Y1)
+			height += w.Box.Y1 - w.Box.Y0
+			n++
+		}
+	}
+	if n == 0 {
+		return mrzBandFrom, 1
+	}
+	pad := 2 * height / float64(n)
+	return max(top-pad, 0), min(bottom+pad, 1)
+}
+
+// readMRZ reads a band of the image once more, as a block of uniform text restricted
+// to the MRZ alphabet, and returns the lines that look like a zone's.
+func readMRZ(ctx context.Context, dir string, img *pageImage, words []evidence.Word) ([]mrzBand, error) {
 	g, err := img.load()
 	if err != nil {
 		return nil, nil // an image the front end cannot decode keeps its first reading
 	}
+	from, to := mrzBandOf(words)
 	b := g.Bounds()
-	top := b.Min.Y + int(float64(b.Dy())*mrzBandFrom)
-	band := cropRows(g, top, b.Max.Y)
+	top := b.Min.Y + int(float64(b.Dy())*from)
+	band := cropRows(g, top, b.Min.Y+int(float64(b.Dy())*to+0.5))
+	if band.Bounds().Dy() < 8 {
+		return nil, nil
+	}
 	path := filepath.Join(dir, "mrz.pgm")
+	// Doubled, the zone's print (about 20 pixels high at 200 dpi on a card) reads
+	// markedly better; a band that is tall already is left as it is.
+	if band.Bounds().Dy() <= 1200 {
+		band = upscale2(band)
+	}
 	if err := writePGM(path, band); err != nil {
 		return nil, err
 	}
