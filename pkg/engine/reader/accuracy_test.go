@@ -334,7 +334,7 @@ func show(v any) string {
 	case parse.Money:
 		return x.String()
 	case corpus.Money:
-		return fmt.Sprintf("%s %d.%02d", x.Currency, x.Cents/100, x.Cents%100)
+		return fmt.Sprintf("%s %v", x.Currency, corpus.JSONValues(map[string]any{"v": x})["v"].(map[string]string)["amount"])
 	}
 	return fmt.Sprint(v)
 }
