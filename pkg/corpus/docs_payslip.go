@@ -259,10 +259,10 @@ func (w *world) payslipTruth(l payslipLook, pm payMonth) map[string]any {
 		"net_monthly_income":   Money{pm.Net, w.currency()},
 	}
 	if !pm.PayDate.IsZero() {
-		// A bi-weekly pay stub prints no monthly figure: converting one is an
-		// inference the truth does not make.
-		delete(f, "gross_monthly_income")
-		delete(f, "net_monthly_income")
+		// A bi-weekly pay stub prints its frequency, and that is what makes a monthly
+		// figure derivable: 26 pay periods a year over 12 months, to the cent.
+		f["gross_monthly_income"] = Money{biweeklyToMonthly(pm.Gross), w.currency()}
+		f["net_monthly_income"] = Money{biweeklyToMonthly(pm.Net), w.currency()}
 	}
 	if l.showStart {
 		f["employment_start_date"] = w.job.Start
@@ -316,3 +316,6 @@ func (w *world) payslips(r *rand.Rand) []docSpec {
 	}
 	return out
 }
+
+// biweeklyToMonthly is a bi-weekly amount in cents as a monthly one, rounded half up.
+func biweeklyToMonthly(cents int64) int64 { return (cents*26 + 6) / 12 }
