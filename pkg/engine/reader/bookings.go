@@ -2,6 +2,7 @@ package reader
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -22,7 +23,7 @@ var (
 	// carryRe marks a page's carried-over total ("Übertrag" at the foot of a page and
 	// the head of the next, "Zwischensumme"): no booking, and no closing balance unless
 	// the statement prints none.
-	carryRe = labelPattern("übertrag|ubertrag|zwischensumme|subtotal|carried over|vortrag von blatt|vortrag auf blatt")
+	carryRe = labelPattern("übertrag|ubertrag|zwischensumme|zwischensaldo|subtotal|carried over|vortrag von blatt|vortrag auf blatt")
 	// balanceOnRe is a balance "on" a date, "Kontostand am 01.03.2025", "Balance on
 	// 1 March": the opening one before the bookings, the closing one after.
 	balanceOnRe = labelPattern("kontostand am|saldo am|kontostand per|saldo per|balance on|balance as of|balance at")
@@ -65,6 +66,12 @@ func pageAnchors(t *text, year int, loc locale, cols []column) ([]anchor, []colu
 		}
 		if balanceHeader.MatchString(l.text) || loneBalanceHeader.MatchString(l.text) {
 			balanceCol = true // OCR puts each column heading on a line of its own
+		}
+		// A heading row with a balance column ("Money out (£)  Money in (£)  Balance
+		// (£)"): a booking's last figure is the running balance, even where OCR kept
+		// no positions to tell the columns apart.
+		if c, ok := columnsOf(l); ok && slices.ContainsFunc(c, func(c column) bool { return c.kind == colBalance }) {
+			balanceCol = true
 		}
 	}
 	geometric := len(t.lines) > 0 && !pageIsOCR(t, t.lines[0].page)
@@ -167,11 +174,15 @@ func pageAnchors(t *text, year int, loc locale, cols []column) ([]anchor, []colu
 					as[i].signed = signAfter.MatchString(strings.TrimSpace(l.text)) || strings.HasPrefix(strings.TrimSpace(l.text), "-")
 				}
 			}
+		} else {
+			balanceColumn(t, as)
 		}
 	}
 	for i := range as {
 		a := &as[i]
-		if a.kind == anchorBooking && a.amount != nil && !a.signed && a.side == 0 && inCol >= 0 && a.from == nil {
+		// The "Money in" heading's offset sides an unsigned amount only where no running
+		// balance does it better.
+		if a.kind == anchorBooking && a.amount != nil && a.bal == nil && !a.signed && a.side == 0 && inCol >= 0 && a.from == nil {
 			a.side = colCredit
 			if a.col < inCol-3 {
 				a.side = colDebit
@@ -225,32 +236,73 @@ var pageMarker = labelPattern("re:(?:^|\\s)(?:seite|page|blatt)\\s*\\d+(?:\\s*(?
 // (in a text layer that keeps the page's columns), up to the next anchor or gap.
 func continuation(t *text, i int, a anchor) []string {
 	l := t.lines[i]
-	textCol := -1
-	if a.text != "" {
-		if k := strings.Index(l.text, strings.Fields(a.text)[0]); k >= 0 {
-			textCol = len([]rune(l.text[:k]))
-		}
-	}
+	textCol := textColumn(a)
 	if textCol <= 0 {
 		return nil // OCR's lines keep no indentation: a line under could be anything
 	}
 	var out []string
 	for j := i + 1; j < len(t.lines) && j <= i+4; j++ {
 		n := t.lines[j]
-		if n.page != l.page || lineGap(t, t.lines[j-1], n) {
-			break
-		}
-		lead := len([]rune(n.text)) - len([]rune(strings.TrimLeft(n.text, " \t")))
-		if lead < textCol-1 || bookingDate.MatchString(n.text) || len(parse.Figures(n.text)) > 0 ||
-			carryRe.MatchString(n.f.s) || closingRe.MatchString(n.f.s) || openingRe.MatchString(n.f.s) || pageMarker.MatchString(n.f.s) {
-			break
-		}
-		if _, ok := columnsOf(n); ok {
+		if n.page != l.page || lineGap(t, t.lines[j-1], n) || !continues(n, textCol) {
 			break
 		}
 		out = append(out, normalizeSpace(n.text))
 	}
 	return out
+}
+
+// textOverPage collects the booking text that goes on at the head of the next page:
+// the lines under the page's repeated table heading and before its first balance or
+// booking, indented as the booking's text was.
+func textOverPage(t *text, prev anchor, page []anchor) []string {
+	col := textColumn(prev)
+	if col <= 0 || len(t.lines) == 0 || pageIsOCR(t, t.lines[0].page) {
+		return nil
+	}
+	heading := -1
+	for i, l := range t.lines {
+		if len(page) > 0 && l.start >= page[0].l.start {
+			break
+		}
+		if _, ok := columnsOf(l); ok {
+			heading = i
+		}
+	}
+	if heading < 0 {
+		return nil // no repeated heading: the head of the page is its letterhead
+	}
+	var out []string
+	for _, n := range t.lines[heading+1:] {
+		if len(page) > 0 && n.start >= page[0].l.start || !continues(n, col) {
+			break
+		}
+		out = append(out, normalizeSpace(n.text))
+	}
+	return out
+}
+
+// textColumn is the rune column where a booking's text starts in its line, -1 when
+// unknown.
+func textColumn(a anchor) int {
+	if a.text == "" {
+		return -1
+	}
+	if k := strings.Index(a.l.text, strings.Fields(a.text)[0]); k >= 0 {
+		return len([]rune(a.l.text[:k]))
+	}
+	return -1
+}
+
+// continues reports a line that can go on a booking's text starting at rune column
+// col: indented as far, without a date, an amount, a balance label or a page number.
+func continues(n line, col int) bool {
+	lead := len([]rune(n.text)) - len([]rune(strings.TrimLeft(n.text, " \t")))
+	if lead < col-1 || bookingDate.MatchString(n.text) || len(parse.Figures(n.text)) > 0 ||
+		carryRe.MatchString(n.f.s) || closingRe.MatchString(n.f.s) || openingRe.MatchString(n.f.s) || pageMarker.MatchString(n.f.s) {
+		return false
+	}
+	_, heading := columnsOf(n)
+	return !heading
 }
 
 // lineGap reports an empty line between two lines of a page: a booking's text does not
@@ -380,4 +432,51 @@ func abs(c int64) int64 {
 		return -c
 	}
 	return c
+}
+
+// balanceColumn gives the bookings the running balances OCR read as a column of its
+// own under a "Balance" heading, one per booking, when the page has such a run and it
+// is as long as the bookings: the balance's changes then side the bookings.
+func balanceColumn(t *text, as []anchor) {
+	var books []int
+	for i, a := range as {
+		if a.kind == anchorBooking {
+			books = append(books, i)
+		}
+	}
+	if len(books) == 0 {
+		return
+	}
+	for i, l := range t.lines {
+		if !loneBalanceHeader.MatchString(l.text) {
+			continue
+		}
+		var run []line
+		var ms []parse.Money
+		for _, n := range t.lines[i+1:] {
+			m, ok := loneFigure(n)
+			if !ok || n.page != l.page {
+				break
+			}
+			run, ms = append(run, n), append(ms, m)
+		}
+		if len(run) != len(books) {
+			continue
+		}
+		for k, i := range books {
+			as[i].bal, as[i].from = &ms[k], &run[k]
+		}
+		return
+	}
+}
+
+// loneFigure reads a line that is one amount and nothing else: "$4,063.67", "-$945.46",
+// "1.234,56 S".
+func loneFigure(l line) (parse.Money, bool) {
+	s := strings.TrimSpace(l.text)
+	fs := parse.Figures(s)
+	if len(fs) != 1 || fs[0].Span.Start != 0 || fs[0].Span.End != len(s) {
+		return parse.Money{}, false
+	}
+	return fs[0].Money, true
 }

@@ -43,6 +43,10 @@ func (r *reading) bankStatement() {
 		for i := range page {
 			page[i].period = period
 		}
+		if len(as) > 0 && as[len(as)-1].kind == anchorBooking {
+			last := &as[len(as)-1]
+			last.text = joinText(last.text, textOverPage(r.t, *last, page))
+		}
 		as = append(as, page...)
 	}
 	r.t = all

@@ -114,20 +114,20 @@ type payFigure struct {
 // document's currency; a label of a year-to-date figure is skipped.
 func (r *reading) payFigure(loc locale, cols payColumns, spec string, keep func(line) bool) (payFigure, bool) {
 	t := r.t
-	var hits []labelAt
+	var hits []labelHit
 	if spec != "" {
 		hits = findLabels(t, spec)
 	} else {
 		for _, l := range t.lines {
 			if keep(l) {
-				hits = append(hits, labelAt{labelHit{l: l, end: 0, rest: l.text}, 0})
+				hits = append(hits, labelHit{l: l, rest: l.text})
 			}
 		}
 	}
 	for _, h := range hits {
 		// A label glued to a word before it is part of another one ("Steuerbrutto" is
 		// no gross pay heading of its own; "Total Gross" is).
-		if start := labelStart(h); start > 0 && labelBefore.MatchString(h.l.text[:start]) && !strings.HasSuffix(h.l.text[:start], "Gesamt") {
+		if start := h.start; start > 0 && labelBefore.MatchString(h.l.text[:start]) && !strings.HasSuffix(h.l.text[:start], "Gesamt") {
 			continue
 		}
 		if yearToDate.MatchString(foldString(labelTail(h.rest))) {
@@ -166,9 +166,6 @@ func labelTail(rest string) string {
 	}
 	return rest
 }
-
-// labelStart is the byte offset in the line where the label of h starts.
-func labelStart(h labelAt) int { return h.start }
 
 func figureMoney(f parse.Figure, loc locale) (parse.Money, bool) {
 	m := f.Money
@@ -273,10 +270,15 @@ func (r *reading) payPeriod(loc locale) (time.Time, evidence.Citation, int) {
 		if m, ok := loc.month(h.rest); ok {
 			return m, t.citeLine(h.l), 0
 		}
-		if strings.TrimSpace(h.rest) != "" && !strings.HasSuffix(strings.TrimSpace(h.rest), ":") {
-			continue
+		// Else the value under or beside it, unless that is another date of the
+		// employment ("Eintritt 01.02.2018" under the title).
+		notPeriod := func(s string) (time.Time, bool) {
+			if otherDateLine.MatchString(foldString(s)) {
+				return time.Time{}, false
+			}
+			return loc.month(s)
 		}
-		if m, c, ok := valueAfter(t, h, loc.month); ok {
+		if m, c, ok := valueAfter(t, h, notPeriod); ok {
 			return m, c, 0
 		}
 	}
@@ -291,29 +293,39 @@ func (r *reading) payPeriod(loc locale) (time.Time, evidence.Citation, int) {
 			return m, t.citeLine(l), 0
 		}
 	}
+	// A British payslip numbers its tax period ("Period 7") and dates the payment: the
+	// month paid is the month of the pay date.
+	if d, ok := r.labelledDate(loc, "pay date|payment date|date paid|paid on|zahltag|auszahlungsdatum", nil); ok {
+		return monthOf(d.d), d.cite, 0
+	}
 	return time.Time{}, evidence.Citation{}, 0
 }
+
+// otherDateLine is a line with a date of the employment or the person, not the pay
+// period's.
+var otherDateLine = labelPattern("eintritt|geb|start|birth|employed|beschäftigt|austritt|hire")
 
 var periodRange = regexp.MustCompile(`(\S+(?:\s\S+\s\d{4})?)\s*(?:-|–|bis|to|until)\s*(\S+(?:\s\S+\s\d{4})?)`)
 
 // convertStatedFrequency turns a weekly or bi-weekly payslip's figures into monthly
-// ones when the payslip states its frequency. It is off: such a payslip prints no
-// monthly figure, and a value computed from it is not what the document states (the
-// corpus's truth, and a reviewer comparing with the page, would call it invented).
-const convertStatedFrequency = false
+// ones when the payslip states its frequency (ADP "Pay Frequency: Bi-Weekly"): the
+// frequency is what makes the monthly figure derivable. A payslip of a short period
+// that does not state it gives none.
+const convertStatedFrequency = true
 
 // monthlyFigure is a payslip figure as a monthly one: as printed for a monthly payslip;
-// for a weekly or bi-weekly one scaled by its stated frequency (26 or 52 pays a year)
-// when convert is on, at a lower confidence; otherwise none.
+// for a weekly or bi-weekly one scaled by its stated frequency (52 or 26 pays a year
+// over 12 months, rounded half up to the cent) when convert is on, at a lower
+// confidence; otherwise none.
 func monthlyFigure(v parse.Money, factor ratio, stated, convert bool) (parse.Money, float64, bool) {
 	if factor == (ratio{1, 1}) {
 		return v, 0.9, true
 	}
-	if !stated || !convert {
+	if !stated || !convert || factor.den == 0 {
 		return parse.Money{}, 0, false
 	}
-	v.Cents = v.Cents * factor.num / factor.den
-	return v, 0.7, true
+	v.Cents = (v.Cents*factor.num + factor.den/2) / factor.den
+	return v, 0.75, true
 }
 
 // ratio is a factor num/den.
@@ -357,6 +369,9 @@ func (r *reading) personName(specs ...string) (string, evidence.Citation, bool) 
 	t := r.t
 	for _, spec := range specs {
 		for _, h := range t.findStart(spec) {
+			if numberLabel.MatchString(foldString(h.rest)) {
+				continue // "Employee No:", "Mitarbeiter-Nr.": a number's label, not the name's
+			}
 			if name, c, ok := valueAfter(t, h, readName); ok {
 				return name, c, true
 			}
@@ -372,6 +387,10 @@ func (r *reading) personName(specs ...string) (string, evidence.Citation, bool) 
 	return "", evidence.Citation{}, false
 }
 
+// numberLabel starts the rest of a label that names a number: "Employee No:",
+// "Personal-Nr.", "Employee ID".
+var numberLabel = regexp.MustCompile(`^[\s.-]*(?:no\b|nr\b|number|nummer|id\b|code\b)`)
+
 var letterheadLines = 8
 
 // addressee matches the first line of the addressee's block: the employee's address is
@@ -383,10 +402,10 @@ var addressee = labelPattern(`re:^\s*(?:herrn|herr|frau|mr\.?|mrs\.?|ms\.?)\s*$`
 func (r *reading) employer(conf float64, period time.Time) {
 	t := r.t
 	for _, h := range findLabels(t, "arbeitgeber|employer name|employer|firma|company") {
-		if start := labelStart(h); start > 0 && labelBefore.MatchString(h.l.text[:start]) {
+		if start := h.start; start > 0 && labelBefore.MatchString(h.l.text[:start]) {
 			continue
 		}
-		if name, c, ok := lineValue(t, h.labelHit, readEmployer); ok {
+		if name, c, ok := lineValue(t, h, readEmployer); ok {
 			r.add("employer_name", name, c, conf, period)
 			return
 		}
@@ -430,23 +449,17 @@ func (r *reading) iban(conf float64, period time.Time) {
 	}
 }
 
-// labelAt is a label found on a line with where it starts.
-type labelAt struct {
-	labelHit
-	start int // byte offset in l.text where the label starts
-}
-
-// findLabels is text.find with the labels' starts.
-func findLabels(t *text, spec string) []labelAt {
+// findLabels is text.find with the label patterns compiled once.
+func findLabels(t *text, spec string) []labelHit {
 	re := cachedPattern(spec)
-	var out []labelAt
+	var out []labelHit
 	for _, l := range t.lines {
 		loc := re.FindStringIndex(l.f.s)
 		if loc == nil {
 			continue
 		}
 		start, end := l.f.orig[loc[0]], l.f.orig[loc[1]]
-		out = append(out, labelAt{labelHit{l: l, end: end, rest: l.text[end:]}, start})
+		out = append(out, labelHit{l: l, start: start, end: end, rest: l.text[end:]})
 	}
 	return out
 }

@@ -50,7 +50,8 @@ func (r *reading) propertyAddress(conf float64, labels string) {
 	skip := labelPattern("wohnhaft|residing|geboren|born|anschrift|herrn|frau|eigentümer|notar")
 	blocks := issuerBlocks(t)
 	try := func(l line) bool {
-		if skip.MatchString(l.f.s) || blocks[l.idx] {
+		// The object's own label outweighs an agent's cue beside it.
+		if skip.MatchString(l.f.s) || blocks[l.idx] && !objectLabel.MatchString(l.f.s) {
 			return false
 		}
 		if a, ok := readAddress(l.text); ok {
@@ -82,6 +83,10 @@ func (r *reading) propertyAddress(conf float64, labels string) {
 		}
 	}
 }
+
+// objectLabel labels the property's own address: "Objektadresse", "Adresse des
+// Objekts", "Lage des Objekts", "Property address".
+var objectLabel = labelPattern("objektadresse|adresse des objekts|lage des objekts|objektanschrift|property address|address of the property")
 
 // issuerCue marks a block of lines as the issuer's or an estate agent's: a contact
 // heading ("Ihr Ansprechpartner", "Kontakt", "Your contact"), an imprint ("Impressum",
@@ -161,7 +166,7 @@ func (r *reading) constructionYear(conf float64) {
 		if heating.MatchString(foldString(h.rest)) {
 			continue
 		}
-		if y, c, ok := valueAfter(t, h.labelHit, readYear); ok {
+		if y, c, ok := valueAfter(t, h, readYear); ok {
 			r.add("year_of_construction", y, c, conf, time.Time{})
 			return
 		}
@@ -223,7 +228,7 @@ func (r *reading) priceAfter(loc locale, spec string, conf float64) bool {
 		if notPriceLine.MatchString(foldString(clause)) || notPriceLine.MatchString(foldString(before)) {
 			continue
 		}
-		if v, c, ok := valueAfter(t, h.labelHit, loc.money); ok && v.Cents > 0 {
+		if v, c, ok := valueAfter(t, h, loc.money); ok && v.Cents > 0 {
 			r.add("purchase_price", v, c, conf, time.Time{})
 			return true
 		}

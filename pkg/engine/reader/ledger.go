@@ -10,6 +10,7 @@ import (
 type statement struct {
 	opening, closing *anchor
 	carry            *anchor // the last carried-over total, the closing one when none is printed
+	closingLabel     *anchor // a closing balance's label whose figure OCR moved away
 	bookings         []booking
 	period           time.Time
 	unknownSigns     int // bookings whose side nothing on the page shows
@@ -37,6 +38,15 @@ func statements(as []anchor) []*statement {
 	cur := &statement{}
 	var prev *int64 // the running balance
 	flush := func() {
+		if cur.closing == nil && cur.closingLabel != nil && len(cur.bookings) > 0 {
+			// The closing balance is the last running balance: its label's figure
+			// went into OCR's balance column with the bookings' balances.
+			if last := cur.bookings[len(cur.bookings)-1].a; last.bal != nil && last.from != nil {
+				c := *cur.closingLabel
+				c.amount, c.from = last.bal, last.from
+				cur.closing = &c
+			}
+		}
 		if cur.opening != nil || cur.closing != nil || len(cur.bookings) > 0 {
 			out = append(out, cur)
 		}
@@ -71,6 +81,8 @@ func statements(as []anchor) []*statement {
 		case anchorClosing:
 			if a.amount != nil {
 				cur.closing = &as[i]
+			} else {
+				cur.closingLabel = &as[i]
 			}
 		case anchorCarry:
 			cur.carry = &as[i]

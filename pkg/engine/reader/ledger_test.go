@@ -174,3 +174,76 @@ func FuzzStatement(f *testing.F) {
 		}
 	})
 }
+
+// OCR keeps no columns: a Barclays statement read from a scan has each booking's amount
+// and running balance side by side. The heading's balance column says the last figure is
+// the balance, and the balance's change gives the side.
+func TestOCRStatementWithBalanceColumn(t *testing.T) {
+	t.Parallel()
+	doc := document("bank_statement", `Barclays Bank UK PLC
+Your statement 1 Oct 2025 - 31 Oct 2025
+Date Description Money out (£) Money in (£) Balance (£)
+1 Oct Balance brought forward 4,269.80
+1 Oct DD STANDING ORDER RENT 1,641.38 2,628.42
+16 Oct BGC TRANSFER FROM SAVINGS 55.62 2,684.04
+26 Oct BGC SALARY THAMES VALLEY SOFTWA 5,847.64 8,531.68
+31 Oct Balance carried forward 8,531.68
+`)
+	doc.Pages[0].OCR = true
+	ls, txs, _ := ledgersOf(t, doc)
+	require.Len(t, ls, 1)
+	require.True(t, ls[0].Reconciled, "%+v", ls[0])
+	require.Len(t, txs, 2)
+	require.Equal(t, int64(584764), txs[1].AmountCents)
+}
+
+// OCR reads a US statement's columns one after another: the bookings' lines, then each
+// amount column. The balance column under its heading gives the bookings' running
+// balances, and the last of them is the ending balance whose label lost its figure.
+func TestOCRBalanceColumnOnItsOwn(t *testing.T) {
+	t.Parallel()
+	doc := document("bank_statement", `Lone Star Community Bank
+Statement Period: 10/01/2025 through 10/31/2025
+Ending Balance on 10/31/2025
+Date Description
+10/03/2025 STANDING ORDER RENT
+10/03/2025 DIRECT DEP ACME PAYROLL
+10/10/2025 CARD PAYMENT EDEKA
+Withdrawals
+849.80
+82.07
+Deposits
+2,475.76
+Balance
+$2,606.72
+$5,082.48
+$5,000.41
+`)
+	doc.Pages[0].OCR = true
+	ls, txs, fs := ledgersOf(t, doc)
+	require.Len(t, ls, 1)
+	require.Len(t, txs, 1)
+	require.Equal(t, int64(247576), txs[0].AmountCents)
+	require.Equal(t, "5000.41 USD", balanceOf(t, fs))
+}
+
+// A booking's text that goes on at the head of the next page, under the repeated table
+// heading, belongs to the booking.
+func TestBookingTextOverPage(t *testing.T) {
+	t.Parallel()
+	doc := document("bank_statement", `Kontoauszug 6/2025                                              Blatt 1
+alter Kontostand                                                1.000,00 H
+Buchung  Vorgang                                       Soll          Haben
+02.06.   Gutschrift                                                2.000,00
+         Muster Logistik AG`,
+		`Kontoauszug 6/2025                                              Blatt 2
+Buchung  Vorgang                                       Soll          Haben
+         Gehalt 06/2025 Personalnr. 4711
+30.06.   Miete                                        800,00
+neuer Kontostand                                                2.200,00 H`)
+	ls, txs, _ := ledgersOf(t, doc)
+	require.Len(t, ls, 1)
+	require.True(t, ls[0].Reconciled, "%+v", ls[0])
+	require.Len(t, txs, 1)
+	require.Equal(t, "Gutschrift Muster Logistik AG Gehalt 06/2025 Personalnr. 4711", txs[0].Text)
+}

@@ -103,9 +103,8 @@ Total Payments £2,900.00    Total Deductions £491.00    Net Pay £2,409.00
 	require.Equal(t, []any{day(2025, 10, 1)}, got[evidence.FactPayPeriod])
 }
 
-// An ADP bi-weekly stub states its frequency; its dates are month first. Its figures
-// are not monthly ones, and become monthly only by computation (26 pays a year), which
-// monthlyFigure does when convertStatedFrequency is on.
+// An ADP bi-weekly stub states its frequency, which makes its figures monthly ones by
+// 26 pays a year (rounded half up to the cent); its dates are month first.
 func TestUSBiWeeklyStub(t *testing.T) {
 	t.Parallel()
 	stub := `ACME WIDGETS INC
@@ -116,21 +115,14 @@ Earnings           rate    hours    this period    year to date
 Regular                              2,400.00      45,600.00
 Gross Pay                           $2,400.00     $45,600.00
 Federal Income Tax                    -310.00       5,890.00
-Net Pay                             $1,790.00
+Net Pay                             $1,790.01
 `
 	got := payslipFacts(t, stub)
-	require.Empty(t, got["gross_monthly_income"], "a bi-weekly stub prints no monthly figure")
-	require.Empty(t, got["net_monthly_income"])
+	require.Equal(t, []any{money(520000, "USD")}, got["gross_monthly_income"], "2,400.00 × 26 / 12, not the year to date")
+	require.Equal(t, []any{money(387836, "USD")}, got["net_monthly_income"], "1,790.01 × 26 / 12 = 3,878.355")
 	require.Equal(t, []any{day(2025, 9, 1)}, got[evidence.FactPayPeriod], "the month the period ends in, read month first")
-	doc := newText(document("salary_statement", stub))
-	factor, stated := payFrequency(doc, 14)
-	require.True(t, stated)
-	require.Equal(t, ratio{26, 12}, factor)
-	v, _, ok := monthlyFigure(money(179000, "USD"), factor, stated, true)
-	require.True(t, ok, "converted when the frequency is stated and conversion is on")
-	require.Equal(t, money(179000*26/12, "USD"), v)
-	_, _, ok = monthlyFigure(money(179000, "USD"), ratio{0, 1}, false, true)
-	require.False(t, ok, "never converted when the frequency is not stated")
+	_, _, ok := monthlyFigure(money(179000, "USD"), ratio{26, 12}, true, false)
+	require.False(t, ok, "not converted when conversion is off")
 }
 
 // A stub for two weeks that does not state its frequency gives no monthly figure.
@@ -195,4 +187,31 @@ func FuzzCells(f *testing.F) {
 			prev = c.to
 		}
 	})
+}
+
+// OCR puts a Sage payslip's "Period 7" and its pay date on lines of their own: the month
+// paid is the pay date's.
+func TestPeriodFromPayDate(t *testing.T) {
+	t.Parallel()
+	got := payslipFacts(t, `Harbour Logistics Ltd
+PAYSLIP
+Period 7
+Tax Code: 1257L
+Pay Date: 31/10/2025
+Net Pay £2,409.00
+`)
+	require.Equal(t, []any{day(2025, 10, 1)}, got[evidence.FactPayPeriod])
+}
+
+// "Employee No:" labels the personnel number: what OCR put after it is no name.
+func TestEmployeeNumberIsNoNameLabel(t *testing.T) {
+	t.Parallel()
+	got := payslipFacts(t, `Thames Valley Software plc
+Name: Zeynep Meissner
+Employee No: 36810
+NI Number: QQ 67 04 41 C
+Pay Date: 31/10/2025
+Net Pay £5,351.84
+`)
+	require.Equal(t, []any{"Zeynep Meissner"}, got["applicant_full_name"])
 }

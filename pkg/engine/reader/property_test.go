@@ -90,3 +90,13 @@ func FuzzExpose(f *testing.F) {
 		}
 	})
 }
+
+// The object's own label counts even in a short block that names the agent.
+func TestObjectLabelBesideAgent(t *testing.T) {
+	t.Parallel()
+	got := exposeFacts(t, `Exposé
+Objektadresse: Lindenstraße 12, 50667 Köln
+Anbieter: Rheinland Wohnbau Makler GmbH, Am Markt 4, 50667 Köln
+`)
+	require.Equal(t, []any{"Lindenstraße 12, 50667 Köln"}, got["property_address"])
+}
