@@ -12,18 +12,68 @@ import (
 // decided once per document from what it prints.
 type locale struct {
 	order parse.DateOrder
-	// currency is the ISO 4217 code the document's markers name, else the euro when
-	// the document is evidently German or has a euro-area IBAN; "" when nothing on
-	// the document says which currency its figures are in.
+	// currency is the ISO 4217 code the document's markers name, else the one its
+	// national vocabulary and IBANs agree on (see vocabularyCurrency); "" when nothing
+	// on the document says which currency its figures are in.
 	currency string
 }
 
-// germanVocabulary are words only a German-language payslip or statement prints; such a
-// document without any currency marker is in euros (a Swiss one prints "CHF").
-var germanVocabulary = regexp.MustCompile(`(?i)lohnsteuer|kontoauszug|buchungstag|nettoverdienst|bruttolohn|gesamtbrutto|auszahlungsbetrag|kontostand|sozialversicherung|verwendungszweck|gehaltsabrechnung|lohnabrechnung|entgeltabrechnung`)
+// nationalVocabulary are words only one country's payroll or banking prints: a document
+// that prints them without any currency marker counts in that country's currency (a
+// German payslip names no "EUR" beside its figures, a British one no "£"). A Swiss
+// document prints "CHF", so the German words stay the euro's.
+var nationalVocabulary = []struct {
+	re       *regexp.Regexp
+	currency string
+}{
+	// German payroll (DATEV, Lexware, SAP) and bank statements (Sparkasse, ING, DKB).
+	{regexp.MustCompile(`(?i)lohnsteuer|kontoauszug|buchungstag|nettoverdienst|bruttolohn|gesamtbrutto|auszahlungsbetrag|kontostand|sozialversicherung|verwendungszweck|gehaltsabrechnung|lohnabrechnung|entgeltabrechnung`), "EUR"},
+	// British PAYE payslips (Sage, Xero: "PAYE Tax", "National Insurance", "NI Number",
+	// "Tax Code") and statements ("Sort code").
+	{regexp.MustCompile(`(?i)\bpaye\b|national insurance|\bni (?:number|no)\b|sort code`), "GBP"},
+	// American pay stubs (ADP, Paychex: "Federal Income Tax", "Social Security",
+	// "Medicare", "FICA") and statements ("Routing number").
+	{regexp.MustCompile(`(?i)federal income tax|social security|medicare|\bfica\b|routing number`), "USD"},
+}
 
-// euroIBAN is an IBAN of a country that pays in euros.
-var euroIBAN = regexp.MustCompile(`\b(?:DE|AT|FR|NL|BE|LU|IT|ES|PT|IE|FI)\d{2}(?:\s?[0-9A-Z]{4}){3}`)
+// ibanCurrency names the currency of the IBANs a document prints, by country; "" when
+// it prints none, or IBANs of countries with different currencies.
+func ibanCurrency(s string) string {
+	cur := ""
+	for _, m := range anyIBAN.FindAllStringSubmatch(s, -1) {
+		c, ok := ibanCountryCurrency[m[1]]
+		if !ok || (cur != "" && c != cur) {
+			return ""
+		}
+		cur = c
+	}
+	return cur
+}
+
+var anyIBAN = regexp.MustCompile(`\b([A-Z]{2})\d{2}(?:\s?[0-9A-Z]{4}){3}`)
+
+var ibanCountryCurrency = map[string]string{
+	"DE": "EUR", "AT": "EUR", "FR": "EUR", "NL": "EUR", "BE": "EUR", "LU": "EUR", "IT": "EUR", "ES": "EUR",
+	"PT": "EUR", "IE": "EUR", "FI": "EUR", "GR": "EUR", "SK": "EUR", "SI": "EUR", "EE": "EUR", "LV": "EUR",
+	"LT": "EUR", "MT": "EUR", "CY": "EUR", "HR": "EUR",
+	"GB": "GBP", "CH": "CHF", "LI": "CHF", "PL": "PLN", "CZ": "CZK", "DK": "DKK", "SE": "SEK", "NO": "NOK", "HU": "HUF",
+}
+
+// vocabularyCurrency is the currency the document's national vocabulary and IBANs agree
+// on; "" when they name none or disagree.
+func vocabularyCurrency(all string) string {
+	cur := ibanCurrency(strings.ToUpper(all))
+	for _, v := range nationalVocabulary {
+		if !v.re.MatchString(all) {
+			continue
+		}
+		if cur != "" && cur != v.currency {
+			return ""
+		}
+		cur = v.currency
+	}
+	return cur
+}
 
 // documentLocale reads the document's date order and currency: the order from dates
 // only one order can read (a 13 or more in either place), else month first when the
@@ -38,8 +88,8 @@ func documentLocale(t *text) locale {
 	loc := locale{}
 	if cur, ok := parse.MainCurrency(all); ok {
 		loc.currency = cur
-	} else if euroIBAN.MatchString(strings.ToUpper(all)) || germanVocabulary.MatchString(all) {
-		loc.currency = "EUR"
+	} else {
+		loc.currency = vocabularyCurrency(all)
 	}
 	if o, ok := parse.DateOrderOf(all); ok {
 		loc.order = o

@@ -7,8 +7,8 @@ import (
 
 // legalForm matches the legal form that ends a company name.
 // American and British forms: "Inc.", "Corp.", "Corporation", "LLC", "LLP", "L.P.",
-// "Ltd", "PLC", "Company".
-var legalForm = regexp.MustCompile(`(?:\b(?:gGmbH|GmbH|mbH|AG|KG|KGaA|OHG|SE|eG|GbR|UG|Ltd|Limited|Inc|LLC|LLP|PLC|plc|Corp|Corporation|Company|e\.\s?V)\b\.?|\be\.\s?K\.|\bCo\.\s?KG\b|\bL\.P\.)`)
+// "Ltd", "PLC", "Company"; letterheads print them in capitals too ("ACME CORPORATION").
+var legalForm = regexp.MustCompile(`(?:\b(?:gGmbH|GmbH|mbH|AG|KG|KGaA|OHG|SE|eG|GbR|UG|Ltd|LTD|Limited|LIMITED|Inc|INC|LLC|LLP|PLC|plc|Corp|CORP|Corporation|CORPORATION|Company|COMPANY|GMBH|e\.\s?V)\b\.?|\be\.\s?K\.|\bCo\.\s?KG\b|\bL\.P\.)`)
 
 // coGlued is "Co.KG" as OCR glues it.
 var coGlued = regexp.MustCompile(`Co\.(KG|OHG)`)

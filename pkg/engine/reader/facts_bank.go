@@ -15,8 +15,9 @@ var (
 	closingSpec = "kontostand neu|saldo neu|neuer kontostand|neuer saldo|endsaldo|schlusssaldo|closing balance|balance carried forward|new balance|ending balance|end balance|balance at end"
 	// Opening balances: "alter Kontostand", "Anfangssaldo", "Saldovortrag" (DKB,
 	// Volksbank), "Opening balance", "Previous balance", "Beginning balance" (US banks),
-	// "Balance brought forward" (UK; on a page's head a carry).
-	openingSpec = "kontostand alt|saldo alt|alter kontostand|alter saldo|anfangssaldo|saldovortrag|opening balance|balance brought forward|previous balance|beginning balance|starting balance"
+	// "Balance brought forward" (UK; on a page's head a carry), "Start balance"
+	// (Barclays, as the table's first row; "End balance" closes it).
+	openingSpec = "kontostand alt|saldo alt|alter kontostand|alter saldo|anfangssaldo|saldovortrag|opening balance|balance brought forward|previous balance|beginning balance|starting balance|start balance|balance at start"
 )
 
 // bankStatement reads holder, IBAN, and the ledger of every statement in the file over
