@@ -88,8 +88,8 @@ func (p *Page) occurrence(ws []int) int {
 	}
 }
 
-// nthIndex is the offset of the n-th (from 0) occurrence of sub in s, -1 when there are
-// fewer.
+// nthIndex is the offset of the n-th (from 0) occurrence of sub in s that stands as
+// whole words (a space or the text's end on either side), -1 when there are fewer.
 func nthIndex(s, sub string, n int) int {
 	off := 0
 	for {
@@ -97,11 +97,15 @@ func nthIndex(s, sub string, n int) int {
 		if i < 0 {
 			return -1
 		}
-		if n == 0 {
-			return off + i
+		at := off + i
+		end := at + len(sub)
+		if (at == 0 || s[at-1] == ' ') && (end == len(s) || s[end] == ' ') {
+			if n == 0 {
+				return at
+			}
+			n--
 		}
-		n--
-		off += i + max(1, len(sub))
+		off = at + max(1, len(sub))
 	}
 }
 

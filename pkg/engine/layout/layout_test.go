@@ -290,6 +290,21 @@ func FuzzNew(f *testing.F) {
 			in(evidence.Box{X0: r.X, Y0: r.Y, X1: r.X + r.Width, Y1: r.Y + r.Height})
 		}
 		Locate(ws, "Name / Surname")
+		p.LocateNth("Name / Surname", 1)
+		// Citations of what the page pairs verify against a text made of its words.
+		var text []string
+		for _, w := range ws {
+			text = append(text, w.Text)
+		}
+		doc := &evidence.Document{UploadID: uuid.New(), Pages: []evidence.Page{{Number: 1, Text: strings.Join(text, "\n"), Words: ws}}}
+		for _, c := range p.Lookup(fold(`name|surname|eintritt`)) {
+			if cit, ok := p.Cite(doc, 1, c.Label.Words, c.Words); ok {
+				require.True(t, doc.Verify(cit), "%q", cit.Excerpt)
+				for _, r := range cit.Regions {
+					in(evidence.Box{X0: r.X, Y0: r.Y, X1: r.X + r.Width, Y1: r.Y + r.Height})
+				}
+			}
+		}
 	})
 }
 
@@ -327,9 +342,9 @@ func TestCiteRepeatedText(t *testing.T) {
 	require.True(t, ok)
 	require.Equal(t, "Geburtsdatum 01.01.1980", cit.Excerpt)
 	require.InDelta(t, 0.11, cit.Regions[0].Y, 1e-9)
-	require.Equal(t, 1, nthIndex("abab", "b", 0))
-	require.Equal(t, 3, nthIndex("abab", "b", 1))
-	require.Equal(t, -1, nthIndex("abab", "b", 2))
+	require.Equal(t, 2, nthIndex("a b ab b", "b", 0))
+	require.Equal(t, 7, nthIndex("a b ab b", "b", 1), "not inside a word")
+	require.Equal(t, -1, nthIndex("a b ab b", "b", 2))
 }
 
 // A label with its value under it and another column's text far to its right.
@@ -357,4 +372,21 @@ func TestLocateInLineOrder(t *testing.T) {
 	require.Equal(t, []int{2, 3, 5}, p.LocateNth("Net pay 3,574.31", 0))
 	require.Len(t, p.RegionsFor(1, "Gross pay 5,618.40 Net pay"), 2)
 	require.Nil(t, p.RegionsFor(1, "Tax 12,00"))
+}
+
+// OCR joins an ID card's label and value into one cell: the translations end where the
+// value in capitals (or with digits) starts.
+func TestTranslationsEndAtValue(t *testing.T) {
+	t.Parallel()
+	p := New(grid(
+		"Name/S urname/Nom WEIRMULLER",
+		"Gültig bis/Date of expiry/Date d'expiration 23.06.2028",
+		"Vornamen / Given names / Prénoms",
+		"JÖRDIS",
+	))
+	c := first(t, p, `urname`)
+	require.Equal(t, "WEIRMULLER", c.Text)
+	require.Equal(t, SameLine, c.How)
+	require.Equal(t, "23.06.2028", first(t, p, `date of expiry`).Text)
+	require.Equal(t, "JÖRDIS", first(t, p, `given names`).Text)
 }

@@ -154,12 +154,8 @@ func (p *Page) label(seg Segment, start, end int) Label {
 			start = 0
 		}
 	}
-	if rest := strings.TrimLeft(s[end:], " "); strings.HasPrefix(rest, "/") || strings.HasSuffix(s[start:end], "/") {
-		if i := strings.Index(s[end:], ":"); i >= 0 {
-			end += i + 1
-		} else {
-			end = len(s)
-		}
+	if rest := strings.TrimLeft(s[end:], " "); strings.HasPrefix(rest, "/") || strings.Contains(lastField(s[start:end]), "/") {
+		end = translationsEnd(s, start, end)
 	}
 	l := Label{Line: seg.Line, seg: seg, inline: end}
 	for k, i := range seg.Words {
@@ -168,6 +164,49 @@ func (p *Page) label(seg Segment, start, end int) Label {
 		}
 	}
 	return l
+}
+
+// translationsEnd walks over the translations that follow a label in its cell ("/ Nom",
+// "/Date de naissance") and returns where they end: after a colon, or before the first
+// word that reads as a value — one with a digit, or in capitals after a label in mixed
+// case ("Name/Surname/Nom WEIßMÜLLER", as OCR joins an ID card's two columns). The word
+// right after a lone slash is always a translation.
+func translationsEnd(s string, start, end int) int {
+	mixed := strings.ToUpper(s[start:end]) != s[start:end]
+	afterSlash := false
+	for end < len(s) {
+		i := end
+		for i < len(s) && s[i] == ' ' {
+			i++
+		}
+		j := i
+		for j < len(s) && s[j] != ' ' {
+			j++
+		}
+		tok := s[i:j]
+		if tok == "" {
+			break
+		}
+		switch {
+		case strings.HasPrefix(tok, "/") || afterSlash || strings.Contains(tok, "/"):
+			afterSlash = tok == "/"
+		case strings.ContainsAny(tok, "0123456789"), mixed && len([]rune(tok)) >= 2 && strings.ToUpper(tok) == tok && strings.ToLower(tok) != tok:
+			return end
+		}
+		end = j
+		if strings.HasSuffix(tok, ":") {
+			return end
+		}
+	}
+	return end
+}
+
+func lastField(s string) string {
+	f := strings.Fields(s)
+	if len(f) == 0 {
+		return ""
+	}
+	return f[len(f)-1]
 }
 
 // Lookup returns the candidate values of every label m matches, label by label (top to
@@ -183,7 +222,8 @@ func (p *Page) Lookup(m Matcher) []Candidate {
 // Values returns the candidate values of a label, best first: the rest of the label's
 // cell, the next cell on its line, the words under it. On a header row only the words
 // under the label's cell count: the cell to its right is the next heading. A
-// multilingual label without a colon (an ID card's) prefers the value under it.
+// multilingual label without a colon (an ID card's) and a label whose next cell stands
+// far to the right prefer the value under them to that cell.
 func (p *Page) Values(l Label) []Candidate {
 	if l.Line < 0 || l.Line >= len(p.Lines) || len(l.Words) == 0 {
 		return nil
@@ -194,13 +234,14 @@ func (p *Page) Values(l Label) []Candidate {
 		}
 		return nil
 	}
-	var same []Candidate
+	below, _ := p.under(l, Below, 1)
 	if c, ok := p.inlineValue(l); ok {
-		same = append(same, c)
-	} else if c, ok := p.rightValue(l); ok {
+		return append([]Candidate{c}, below...)
+	}
+	var same []Candidate
+	if c, ok := p.rightValue(l); ok {
 		same = append(same, c)
 	}
-	below, _ := p.under(l, Below, 1)
 	if text := l.Text(); strings.Contains(text, "/") && !strings.HasSuffix(text, ":") {
 		return append(below, same...)
 	}

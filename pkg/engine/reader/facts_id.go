@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/doceval/doceval/pkg/engine/evidence"
 )
@@ -74,8 +75,23 @@ func (r *reading) identity() {
 
 	// Names: the surname and given names each under (or after) their label, checked
 	// against the MRZ's.
-	surname, snCite, okS := valueAfter(t, firstHit(t.find(surnameLabels)), readNameWords)
-	given, gnCite, okG := valueAfter(t, firstHit(t.find(givenNameLabels)), readNameWords)
+	snHit, gnHit := firstHit(t.find(surnameLabels)), firstHit(t.find(givenNameLabels))
+	// A visual-zone name that spells the MRZ's is read first: OCR splits names ("J
+	// ORDIS" for "JÖRDIS", "BJ) OERN") into pieces no name reader takes, and the pieces
+	// count when they join into the MRZ's words.
+	var surname, given string
+	var snCite, gnCite evidence.Citation
+	var okS, okG bool
+	if mrz.surname != "" && mrz.given != "" {
+		surname, snCite, okS = valueAfter(t, snHit, joinedTo(mrz.surname))
+		given, gnCite, okG = valueAfter(t, gnHit, joinedTo(mrz.given))
+	}
+	if !okS {
+		surname, snCite, okS = valueAfter(t, snHit, readNameWords)
+	}
+	if !okG {
+		given, gnCite, okG = valueAfter(t, gnHit, readNameWords)
+	}
 	if okS && okG && mrz.given != "" {
 		given = restoreUmlauts(alignWords(given, mrz.given), mrz.given)
 		surname = restoreUmlauts(alignWords(surname, mrz.surname), mrz.surname)
@@ -92,6 +108,14 @@ func (r *reading) identity() {
 			switch mrzNameAgrees(given, surname, mrz) {
 			case nameSame:
 				conf = 0.95
+			case nameClose:
+				// OCR dropped letters of the visual zone's name that the MRZ, read
+				// right as its check digits show, still has.
+				if (mrz.numberOK || mrz.birthOK) && mrzCompletes(given, surname, mrz) {
+					german := germanZone(mrz.lines)
+					name = titleCase(completeFromMRZ(given, mrz.given, german) + " " + completeFromMRZ(surname, mrz.surname, german))
+					c, conf = joinCitations(t, c, mrzCite), 0.8
+				}
 			case nameDifferent:
 				// The visual zone's reading is not the holder's name (a label's
 				// translation, another field): the MRZ's when its check digits prove
@@ -156,7 +180,7 @@ func repairNumber(n string, german bool) string {
 // documentNumber reads the document number from the visual zone and the MRZ: a
 // reading whose ICAO check digit agrees with the MRZ wins, then the printed one.
 func (r *reading) documentNumber(zone []string, mrz mrzData, mrzCite evidence.Citation) {
-	german := len(zone) > 0 && (strings.HasPrefix(zone[0], "IDD") || strings.HasPrefix(zone[0], "P<D") || strings.HasPrefix(zone[0], "ID<"))
+	german := germanZone(zone)
 	printed, printedCite, okP := r.printedNumber()
 	if okP {
 		german = german || strings.ContainsAny(printed, "CFGHJKLMNPRTVWXYZ") && !strings.ContainsAny(printed, "AEU")
@@ -179,9 +203,18 @@ func (r *reading) documentNumber(zone []string, mrz mrzData, mrzCite evidence.Ci
 		r.add("id_document_number", fromMRZ, mrzCite, 0.9, time.Time{})
 	case okP:
 		r.add("id_document_number", printed, printedCite, 0.75, time.Time{})
-	case len(fromMRZ) == 9 && mrzCite.Excerpt != "":
+	case len(fromMRZ) == 9 && mrzCite.Excerpt != "" && wellFormedZone(zone):
+		// Unconfirmed, but from a zone of the right shape; one that OCR gave a
+		// character too many or too few has its number shifted: no reading.
 		r.add("id_document_number", fromMRZ, mrzCite, 0.5, time.Time{})
 	}
+}
+
+// germanZone: the zone was issued by Germany, state D in its first line (OCR may
+// misread the document code before it: "TDD<<" for "IDD<<").
+func germanZone(zone []string) bool {
+	return len(zone) > 0 && (strings.HasPrefix(zone[0], "IDD") || strings.HasPrefix(zone[0], "P<D") || strings.HasPrefix(zone[0], "ID<") ||
+		len(zone) == 3 && len(zone[0]) >= 5 && zone[0][2:5] == "D<<")
 }
 
 // printedNumber finds the document number in the visual zone.
@@ -220,9 +253,19 @@ var cellSplit = regexp.MustCompile(`\s{2,}|\t`)
 func readNameWords(s string) (string, bool) {
 	for _, seg := range cellSplit.Split(s, -1) {
 		words := strings.Fields(seg)
-		// The rest of a multilingual label ("Surname / Nom" leaves "/ Nom") is no name.
+		// The rest of a multilingual label ("Surname / Nom" leaves "/ Nom", "/Nom
+		// WEIßMÜLLER") is no name: a word after a lone slash is a translation too.
 		if len(words) > 0 && strings.HasPrefix(words[0], "/") {
-			continue
+			last := 0
+			for k, w := range words {
+				if strings.Contains(w, "/") {
+					last = k
+					if w == "/" {
+						last = min(k+1, len(words)-1)
+					}
+				}
+			}
+			words = words[last+1:]
 		}
 		for len(words) > 0 && (strings.ContainsAny(words[0], "/()") || !startsUpper(words[0])) {
 			words = words[1:]
@@ -292,11 +335,11 @@ func alignWords(viz, mrz string) string {
 	i := 0
 	for _, m := range mw {
 		cur := ""
-		for i < len(vw) && len(key(cur)) < len(m) {
+		for i < len(vw) && len(withoutUmlautE(key(cur))) < len(withoutUmlautE(m)) {
 			cur += vw[i]
 			i++
 		}
-		if key(cur) != m && strings.ToUpper(foldString(cur)) != m {
+		if key(cur) != m && strings.ToUpper(foldString(cur)) != m && withoutUmlautE(strings.ToUpper(foldString(cur))) != withoutUmlautE(m) {
 			return viz
 		}
 		out = append(out, cur)
@@ -305,6 +348,69 @@ func alignWords(viz, mrz string) string {
 		return viz
 	}
 	return strings.Join(out, " ")
+}
+
+// withoutUmlautE drops the E of an MRZ's AE, OE, UE, so that a visual-zone word whose
+// umlaut OCR lost ("JORDIS") compares equal to the MRZ's ("JOERDIS").
+func withoutUmlautE(s string) string {
+	return strings.NewReplacer("AE", "A", "OE", "O", "UE", "U").Replace(s)
+}
+
+// joinedTo reads a visual-zone name as pieces of capital letters that join into the
+// words of the MRZ's name (mrz, words separated by spaces): "J ORDIS LUISE" for "JOERDIS
+// LUISE". Nothing else is read, so the MRZ only confirms what the visual zone prints.
+func joinedTo(mrz string) func(string) (string, bool) {
+	return func(s string) (string, bool) {
+		cells := cellSplit.Split(strings.TrimSpace(s), -1)
+		if len(cells) == 0 {
+			return "", false
+		}
+		// OCR's stray marks between the letters ("BJ) OERN") go; lower-case letters
+		// mean running text, not a visual zone's name.
+		cell := strings.Map(func(r rune) rune {
+			if unicode.IsLetter(r) || r == '-' || r == '\'' || r == ' ' {
+				return r
+			}
+			return ' '
+		}, cells[0])
+		words := strings.Fields(cell)
+		if len(words) == 0 || len(words) > 8 {
+			return "", false
+		}
+		for _, w := range words {
+			for _, r := range w {
+				if unicode.IsLower(r) {
+					return "", false
+				}
+			}
+		}
+		joined := alignWords(strings.Join(words, " "), mrz)
+		if mrzSpelling(joined, true) != withoutUmlautE(mrz) && mrzSpelling(joined, false) != mrz && withoutUmlautE(mrzSpelling(joined, true)) != withoutUmlautE(mrz) {
+			return "", false
+		}
+		return joined, true
+	}
+}
+
+func isNameSeparator(r rune) bool { return r == ' ' || r == '-' }
+
+// splitKeep splits a name into its parts and the separators between them, in order.
+func splitKeep(s string) []string {
+	var out []string
+	start := 0
+	for i, r := range s {
+		if isNameSeparator(r) {
+			if i > start {
+				out = append(out, s[start:i])
+			}
+			out = append(out, string(r))
+			start = i + utf8.RuneLen(r)
+		}
+	}
+	if start < len(s) {
+		out = append(out, s[start:])
+	}
+	return out
 }
 
 // foldKeepUmlauts drops diacritics other than the German umlauts.
@@ -325,6 +431,22 @@ func foldKeepUmlauts(s string) string {
 // zone ("SOREN", "STRAUB") where the MRZ spells them out ("SOEREN", "STRAUSS").
 func restoreUmlauts(viz, mrz string) string {
 	vw, mw := strings.Fields(viz), strings.Fields(strings.ReplaceAll(mrz, "-", " "))
+	if parts := strings.FieldsFunc(viz, isNameSeparator); len(vw) != len(mw) && len(parts) == len(mw) {
+		// A double name printed with a hyphen ("MULLER-LUDENSCHEIDT") is two MRZ words:
+		// restore each part and keep the hyphen.
+		restored := strings.Fields(restoreUmlauts(strings.Join(parts, " "), mrz))
+		var b strings.Builder
+		k := 0
+		for _, seg := range splitKeep(viz) {
+			if k < len(restored) && !isNameSeparator([]rune(seg)[0]) {
+				b.WriteString(restored[k])
+				k++
+				continue
+			}
+			b.WriteString(seg)
+		}
+		return b.String()
+	}
 	if len(vw) != len(mw) {
 		return viz
 	}
@@ -343,8 +465,8 @@ func restoreUmlauts(viz, mrz string) string {
 			switch {
 			case j+1 < len(m) && umlaut[c] != 0 && m[j] == c && m[j+1] == 'E' && !nextE:
 				out, j = append(out, umlaut[c]), j+2
-			case j+1 < len(m) && (c == 'B' || c == 'R' || c == 'ß') && m[j] == 'S' && m[j+1] == 'S':
-				// OCR reads ß as B, R or RB.
+			case j+1 < len(m) && (c == 'B' || c == 'R' || c == 'G' || c == 'ß') && m[j] == 'S' && m[j+1] == 'S':
+				// OCR reads ß as B, R, G or RB.
 				out, j = append(out, 'ß'), j+2
 				if k+1 < len(rs) && (rs[k+1] == 'B' || rs[k+1] == 'R') && (j >= len(m) || m[j] != rs[k+1]) {
 					skip = true

@@ -179,6 +179,76 @@ func mrzNameAgrees(given, surname string, d mrzData) nameMatch {
 	return best
 }
 
+// mrzCompletes reports whether the MRZ's name is the visual zone's with letters OCR
+// dropped from the visual zone ("OERN" for "JOERN"): the same number of words, each
+// visual-zone word a subsequence of the MRZ's.
+func mrzCompletes(given, surname string, d mrzData) bool {
+	viz := strings.Fields(mrzSpelling(surname, false) + " " + mrzSpelling(given, false))
+	zone := strings.Fields(d.surname + " " + d.given)
+	if len(viz) != len(zone) {
+		return false
+	}
+	for i, w := range viz {
+		if !subsequence(w, zone[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// completeFromMRZ spells a name the MRZ's way with the letters OCR dropped from the
+// visual zone put back, keeping what only the visual zone shows: on a German document
+// an MRZ "OE", "AE", "UE" or "SS" that the visual zone has as one letter ("JORG" for
+// "JOERG", "NUSBAUM" for "NUSSBAUM") was an umlaut or ß. viz and mrz are words in the
+// same order (see mrzCompletes).
+func completeFromMRZ(viz, mrz string, german bool) string {
+	vw, mw := strings.Fields(mrzSpelling(viz, true)), strings.Fields(mrz)
+	if len(vw) != len(mw) {
+		return mrz
+	}
+	umlaut := map[byte]rune{'A': 'Ä', 'O': 'Ö', 'U': 'Ü'}
+	out := make([]string, len(mw))
+	for k, m := range mw {
+		v := vw[k]
+		var b strings.Builder
+		i := 0
+		for j := 0; j < len(m); j++ {
+			if i < len(v) && v[i] == m[j] {
+				next := byte(0)
+				if i+1 < len(v) {
+					next = v[i+1]
+				}
+				switch {
+				case german && umlaut[m[j]] != 0 && j+1 < len(m) && m[j+1] == 'E' && next != 'E':
+					b.WriteRune(umlaut[m[j]])
+					j++
+				case german && m[j] == 'S' && j+1 < len(m) && m[j+1] == 'S' && next != 'S':
+					b.WriteRune('ß')
+					j++
+				default:
+					b.WriteByte(m[j])
+				}
+				i++
+				continue
+			}
+			b.WriteByte(m[j]) // a letter the visual zone lost
+		}
+		out[k] = b.String()
+	}
+	return strings.Join(out, " ")
+}
+
+// subsequence: the letters of a appear in b in order.
+func subsequence(a, b string) bool {
+	j := 0
+	for i := 0; i < len(b) && j < len(a); i++ {
+		if a[j] == b[i] {
+			j++
+		}
+	}
+	return j == len(a)
+}
+
 // editDistance is the Levenshtein distance of two ASCII strings.
 func editDistance(a, b string) int {
 	prev := make([]int, len(b)+1)
@@ -198,4 +268,26 @@ func editDistance(a, b string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(b)]
+}
+
+// wellFormedZone: the line lengths of an ICAO zone — three of 30 (TD1), two of 36 (TD2)
+// or two of 44 (TD3).
+func wellFormedZone(zone []string) bool {
+	n := 0
+	switch {
+	case len(zone) == 3:
+		n = 30
+	case len(zone) == 2 && len(zone[0]) == 36:
+		n = 36
+	case len(zone) == 2:
+		n = 44
+	default:
+		return false
+	}
+	for _, l := range zone {
+		if len(l) != n {
+			return false
+		}
+	}
+	return true
 }

@@ -294,3 +294,95 @@ D231458907UTO7408122F1204159<<<<<<<6`
 	require.Equal(t, []any{time.Date(2012, 4, 15, 0, 0, 0, 0, time.UTC)}, f["id_document_expiry_date"])
 	require.Equal(t, []any{"D23145890"}, f["id_document_number"])
 }
+
+// OCR split a given name and lost its umlaut ("J ORDIS"): the pieces join into the MRZ's
+// word and get their umlaut back; pieces the MRZ does not confirm are not read.
+func TestIdentitySplitNameJoinedByMRZ(t *testing.T) {
+	t.Parallel()
+	front := "Name/S urname/Nom\nDÖRFLER\nVornamen/Given names/P rénoms\nJ ORDIS LUISE\n" + td1("T22000129", "870618", "300514", "DOERFLER<<JOERDIS<LUISE")
+	f := factsByKey(Facts(document("id_card", front), []string{"id_card"}))
+	require.Equal(t, []any{"Jördis Luise Dörfler"}, f["applicant_full_name"])
+
+	read := joinedTo("JOERDIS LUISE")
+	_, ok := read("J ORDAN LUISE")
+	require.False(t, ok)
+	got, ok := read("J ORDIS LUISE")
+	require.True(t, ok)
+	require.Equal(t, "JORDIS LUISE", got)
+}
+
+// A passport zone whose second line OCR lengthened by a character has its number
+// shifted: no number is read from it rather than a wrong one.
+func TestIdentityMalformedZoneNoNumber(t *testing.T) {
+	t.Parallel()
+	doc := document("passport", `REISEPASS PASSPORT
+P<D<<HOFFMANN<<JOERG<<<<<<<<<<<<<<<<<<<<<<<<
+GRI91LHY140D<<8005241M3004146<<<<<<<<<<<<<<094`)
+	f := factsByKey(Facts(doc, []string{"passport"}))
+	require.Empty(t, f["id_document_number"])
+	require.True(t, wellFormedZone([]string{strings.Repeat("<", 44), strings.Repeat("<", 44)}))
+	require.True(t, wellFormedZone([]string{strings.Repeat("<", 36), strings.Repeat("<", 36)}))
+	require.False(t, wellFormedZone([]string{strings.Repeat("<", 44), strings.Repeat("<", 46)}))
+}
+
+// OCR lost a double name's umlauts and put a stray mark into a given name: the MRZ
+// restores both.
+func TestIdentityNamesRepairedByMRZ(t *testing.T) {
+	t.Parallel()
+	umlauts := "1. Name/Surname/Nom\nMULLER-LUDENSCHEIDT\n2. Vornamen/Given names/Prenoms\nHANNAH\n" + td1("T22000129", "870618", "300514", "MUELLER<LUEDENSCHEIDT<<HANNAH")
+	f := factsByKey(Facts(document("id_card", umlauts), []string{"id_card"}))
+	require.Equal(t, []any{"Hannah Müller-Lüdenscheidt"}, f["applicant_full_name"])
+
+	stray := "Surname/Nom (1)\nWAGNER\nGiven names/Prénoms (2)\nBJ) OERN EMIL\n" + td1("T22000129", "870618", "300514", "WAGNER<<BJOERN<EMIL")
+	f = factsByKey(Facts(document("id_card", stray), []string{"id_card"}))
+	require.Equal(t, []any{"Bjoern Emil Wagner"}, f["applicant_full_name"])
+	require.Equal(t, []string{"A", "-", "B", " ", "C"}, splitKeep("A-B C"))
+}
+
+// OCR dropped a letter of the visual zone's given name; the MRZ, whose check digits
+// hold, has it.
+func TestIdentityMRZCompletesDroppedLetters(t *testing.T) {
+	t.Parallel()
+	front := "Surname/Nom (1)\nSCHROEDER\nGiven names/Prénoms (2)\nOERN\n" + td1("T22000129", "870618", "300514", "SCHROEDER<<JOERN")
+	f := factsByKey(Facts(document("id_card", front), []string{"id_card"}))
+	require.Equal(t, []any{"Joern Schroeder"}, f["applicant_full_name"])
+	require.True(t, mrzCompletes("OERN", "SCHROEDER", mrzData{surname: "SCHROEDER", given: "JOERN"}))
+	require.False(t, mrzCompletes("THOMAS", "SCHAEFER", mrzData{surname: "SCHAEFERKTHOMAS"}))
+}
+
+// The issuing state tells a German zone even when OCR misread its document code
+// ("TDD<<"): the letters a German number cannot have are read as digits.
+func TestIdentityGermanZoneByIssuer(t *testing.T) {
+	t.Parallel()
+	zone := td1("T22000129", "870618", "300514", "MUSTERMANN<<ERIKA")
+	zone = "TDD<<T22OOO129" + zone[14:]
+	f := factsByKey(Facts(document("id_card", zone), []string{"id_card"}))
+	require.Equal(t, []any{"T22000129"}, f["id_document_number"])
+}
+
+// OCR dropped a letter and the umlaut's dots from "JÖRG" and half of the ß of
+// "NUSSBAUM": the MRZ gives the letters back, the visual zone the umlaut and ß.
+func TestIdentityCompleteFromMRZ(t *testing.T) {
+	t.Parallel()
+	front := "Name/Surname/Nom\nNUSBAUM\nVornamen/Given names/Prénoms\nORG\n" + td1("T22000129", "870618", "300514", "NUSSBAUM<<JOERG")
+	f := factsByKey(Facts(document("id_card", front), []string{"id_card"}))
+	require.Equal(t, []any{"Jörg Nußbaum"}, f["applicant_full_name"])
+	require.Equal(t, "JOERN", completeFromMRZ("OERN", "JOERN", false))
+	require.Equal(t, "JOERG", completeFromMRZ("JOERG", "JOERG", true), "printed with oe, kept")
+	// ß read as G.
+	require.Equal(t, "MEIßNER", restoreUmlauts("MEIGNER", "MEISSNER"))
+}
+
+// A label's translations before the name on its line are no name, spaced or not.
+func TestReadNameWordsAfterTranslations(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{"/Nom WEIRMULLER": "WEIRMULLER", "/ Nom MUSTERMANN": "MUSTERMANN", "/Prénoms (2) ERIKA": "ERIKA"} {
+		got, ok := readNameWords(in)
+		require.True(t, ok, in)
+		require.Equal(t, want, got, in)
+	}
+	for _, in := range []string{"/ Nom", "/Nom", " / "} {
+		_, ok := readNameWords(in)
+		require.False(t, ok, in)
+	}
+}
