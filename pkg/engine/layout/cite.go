@@ -10,13 +10,18 @@ import (
 // Regions returns the boxes of words on page number page, one region per line they
 // stand on (a Citation's regions), top to bottom.
 func Regions(page int, words []evidence.Word) []evidence.Region {
+	return regions(page, words, upright)
+}
+
+// regions are the line boxes of upright words, turned back into the page's coordinates.
+func regions(page int, words []evidence.Word, t turn) []evidence.Region {
 	if len(words) == 0 {
 		return nil
 	}
-	g := New(words)
+	g := newUpright(words)
 	var out []evidence.Region
 	for _, l := range g.Lines {
-		b := l.Box
+		b := t.original(l.Box)
 		out = append(out, evidence.Region{Page: page, X: b.X0, Y: b.Y0, Width: b.X1 - b.X0, Height: b.Y1 - b.Y0})
 	}
 	return out
@@ -72,7 +77,7 @@ func (p *Page) Cite(doc *evidence.Document, n int, label, value []int) (evidence
 		}
 	}
 	c := doc.Cite(n, excerpt)
-	c.Regions = Regions(n, p.pick(label, value))
+	c.Regions = regions(n, p.pick(label, value), p.turn)
 	return c, true
 }
 
@@ -236,15 +241,7 @@ func RegionsFor(page *evidence.Page, excerpt string) []evidence.Region {
 	if page == nil || len(page.Words) == 0 {
 		return nil
 	}
-	idx := Locate(page.Words, excerpt)
-	if len(idx) == 0 {
-		return nil
-	}
-	ws := make([]evidence.Word, len(idx))
-	for k, i := range idx {
-		ws[k] = page.Words[i]
-	}
-	return Regions(page.Number, ws)
+	return New(page.Words).RegionsFor(page.Number, excerpt)
 }
 
 // LocateNth finds the n-th run of words that quotes an excerpt of the page text. It
@@ -278,5 +275,5 @@ func (p *Page) RegionsFor(n int, excerpt string) []evidence.Region {
 	if len(idx) == 0 {
 		return nil
 	}
-	return Regions(n, p.pick(idx))
+	return regions(n, p.pick(idx), p.turn)
 }

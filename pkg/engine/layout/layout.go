@@ -18,8 +18,10 @@ import (
 
 // Page is the geometry of one page, built by New.
 type Page struct {
-	// Words are the page's words as given, with boxes clamped into the page.
+	// Words are the page's words as given, with boxes clamped into the page and turned
+	// upright when the text ran sideways (see turn).
 	Words []evidence.Word
+	turn  turn
 	// Lines are the page's lines, top to bottom.
 	Lines []Line
 	// Blocks group neighbouring lines that share a column, top to bottom.
@@ -73,6 +75,25 @@ func New(words []evidence.Word) *Page {
 		p.Words[i] = w
 		p.lineOf[i] = -1
 	}
+	p.turn = detectTurn(p.Words)
+	for i := range p.Words {
+		p.Words[i].Box = p.turn.upright(p.Words[i].Box)
+	}
+	return p.build()
+}
+
+// newUpright builds the geometry of words already upright (a subset of a Page's).
+func newUpright(words []evidence.Word) *Page {
+	p := &Page{Words: make([]evidence.Word, len(words)), lineOf: make([]int, len(words))}
+	for i, w := range words {
+		w.Box = clampBox(w.Box)
+		p.Words[i] = w
+		p.lineOf[i] = -1
+	}
+	return p.build()
+}
+
+func (p *Page) build() *Page {
 	p.charWidth, p.lineHeight = p.metrics()
 	p.buildLines()
 	p.buildBlocks()

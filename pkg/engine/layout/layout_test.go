@@ -1,6 +1,7 @@
 package layout
 
 import (
+	"math"
 	"math/rand/v2"
 	"regexp"
 	"strings"
@@ -389,4 +390,46 @@ func TestTranslationsEndAtValue(t *testing.T) {
 	require.Equal(t, SameLine, c.How)
 	require.Equal(t, "23.06.2028", first(t, p, `date of expiry`).Text)
 	require.Equal(t, "JÖRDIS", first(t, p, `given names`).Text)
+}
+
+// A page read sideways (its words standing on end, following each other down the page)
+// is turned upright: a value under its label is found, and its regions are given in the
+// page's own coordinates, where the words are.
+func TestSidewaysPageIsTurnedUpright(t *testing.T) {
+	t.Parallel()
+	straight := []evidence.Word{
+		{Text: "Vornamen", Box: evidence.Box{X0: 0.30, Y0: 0.40, X1: 0.40, Y1: 0.42}, Conf: 1, Block: 1, Line: 1},
+		{Text: "/", Box: evidence.Box{X0: 0.41, Y0: 0.40, X1: 0.42, Y1: 0.42}, Conf: 1, Block: 1, Line: 1},
+		{Text: "Given", Box: evidence.Box{X0: 0.43, Y0: 0.40, X1: 0.49, Y1: 0.42}, Conf: 1, Block: 1, Line: 1},
+		{Text: "names", Box: evidence.Box{X0: 0.50, Y0: 0.40, X1: 0.57, Y1: 0.42}, Conf: 1, Block: 1, Line: 1},
+		{Text: "JONAS", Box: evidence.Box{X0: 0.30, Y0: 0.44, X1: 0.37, Y1: 0.46}, Conf: 1, Block: 1, Line: 2},
+		{Text: "Geburtstag", Box: evidence.Box{X0: 0.30, Y0: 0.50, X1: 0.42, Y1: 0.52}, Conf: 1, Block: 2, Line: 3},
+		{Text: "15.03.1985", Box: evidence.Box{X0: 0.30, Y0: 0.54, X1: 0.42, Y1: 0.56}, Conf: 1, Block: 2, Line: 4},
+	}
+	for _, tc := range []struct {
+		name string
+		turn turn
+	}{{"quarter clockwise", downward}, {"quarter counter-clockwise", upward}} {
+		sideways := make([]evidence.Word, len(straight))
+		for i, w := range straight {
+			w.Box = tc.turn.original(w.Box)
+			sideways[i] = w
+		}
+		p := New(sideways)
+		if p.turn != tc.turn {
+			t.Fatalf("%s: turn %d, want %d", tc.name, p.turn, tc.turn)
+		}
+		cands := p.Lookup(fold(`vornamen`))
+		if len(cands) == 0 || p.Text(cands[0].Words) != "JONAS" {
+			t.Fatalf("%s: %+v", tc.name, cands)
+		}
+		regs := regions(1, p.pick(cands[0].Words), p.turn)
+		want := sideways[4].Box
+		if len(regs) != 1 || math.Abs(regs[0].X-want.X0) > 1e-9 || math.Abs(regs[0].Y-want.Y0) > 1e-9 {
+			t.Fatalf("%s: regions %+v, want the sideways box %+v", tc.name, regs, want)
+		}
+	}
+	if New(straight).turn != upright {
+		t.Fatal("an upright page was turned")
+	}
 }

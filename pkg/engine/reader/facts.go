@@ -71,6 +71,7 @@ func (r *reading) add(key string, value any, c evidence.Citation, base float64, 
 		return
 	}
 	r.seen[id] = true
+	c = r.t.withRegions(c) // every citation on a page with words shows its spot
 	r.facts = append(r.facts, evidence.Fact{Key: key, Value: value, Confidence: r.confidence(c, base), Citation: c, Period: period})
 }
 

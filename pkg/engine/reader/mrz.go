@@ -74,7 +74,9 @@ func parseMRZ(lines []string, now time.Time) mrzData {
 	if t, ok := mrzDate(exp, now, true); ok && mrz.CheckDigit(exp) == expCheck[0] {
 		d.expiry, d.expiryOK = t, true
 	}
-	if sn, gn, ok := strings.Cut(names, "<<"); ok {
+	// The names have no check digit: a character the zone cannot hold ("]" for "J")
+	// shows OCR misread them, and then the visual zone's reading stands alone.
+	if sn, gn, ok := strings.Cut(names, "<<"); ok && !strings.ContainsFunc(names, notNameZone) {
 		d.surname = strings.ReplaceAll(strings.Trim(sn, "<"), "<", " ")
 		d.given = strings.Join(strings.FieldsFunc(gn, func(r rune) bool { return r == '<' }), " ")
 	}
@@ -82,6 +84,10 @@ func parseMRZ(lines []string, now time.Time) mrzData {
 }
 
 var sixDigits = regexp.MustCompile(`^\d{6}$`)
+
+// notNameZone reports a character the MRZ's name field cannot hold (OCR's spaces are
+// ignored).
+func notNameZone(r rune) bool { return r != '<' && r != ' ' && (r < 'A' || r > 'Z') }
 
 // mrzDate reads YYMMDD: expiry dates are in this century, birth dates not in the future.
 func mrzDate(s string, now time.Time, expiry bool) (time.Time, bool) {
