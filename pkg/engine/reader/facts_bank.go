@@ -2,8 +2,10 @@ package reader
 
 import (
 	"regexp"
+	"strings"
 	"time"
 
+	"github.com/doceval/doceval/pkg/engine/evidence"
 	"github.com/doceval/doceval/pkg/engine/parse"
 )
 
@@ -28,6 +30,9 @@ func (r *reading) bankStatement() {
 	year := statementYear(all, loc)
 	if name, c, ok := r.personName("kontoinhaber|account holder|inhaber", "re:^name\\b"); ok {
 		r.add("applicant_full_name", name, c, 0.85, time.Time{})
+	} else if name, c, ok := addresseeName(all); ok {
+		// Unlabelled, so never enough on its own for a finding (see minReadConfidence).
+		r.add("applicant_full_name", name, c, 0.55, time.Time{})
 	}
 	var as []anchor
 	var cols []column
@@ -104,3 +109,49 @@ func statementYear(t *text, locs ...locale) int {
 }
 
 func monthOf(d time.Time) time.Time { return time.Date(d.Year(), d.Month(), 1, 0, 0, 0, 0, time.UTC) }
+
+// addresseeName reads the account holder from the address window of a statement's
+// first page, where most banks print it without a label: within the first lines, a
+// line that starts with a person's name (a salutation allowed) followed by a line that
+// starts with a street or postcode (a digit in its first cell). Company names, bank
+// names and headings are no holder.
+func addresseeName(t *text) (string, evidence.Citation, bool) {
+	for i, l := range t.lines {
+		if i >= addressWindowLines || l.page != t.lines[0].page {
+			break
+		}
+		first := leadingCell(l.text)
+		if legalForm.MatchString(first) || bankName.MatchString(first) || headingWord.MatchString(first) {
+			continue
+		}
+		name, ok := readName(strings.TrimPrefix(first, "Miss "))
+		if !ok {
+			continue
+		}
+		if n, ok := t.next(l); ok && streetLine.MatchString(leadingCell(n.text)) && !dateOrAmount.MatchString(leadingCell(n.text)) {
+			return name, t.citeLine(l), true
+		}
+	}
+	return "", evidence.Citation{}, false
+}
+
+const addressWindowLines = 12
+
+// streetLine starts an address's second line: a postcode and town ("50937 Köln"), a
+// house number first ("77 Oak Avenue", "14 Holbeck Lane") or last ("Zülpicher Str. 12").
+var streetLine = regexp.MustCompile(`^(?:\d{4,5}\s+\p{L}|\d{1,5}[a-zA-Z]?\s+\p{L}|[\p{L}][\p{L}.\- ]*\s\d{1,4}[a-zA-Z]?(?:$|[\s,]))`)
+
+// dateOrAmount is a date or an amount on a line: a booking or a balance, no address.
+var dateOrAmount = regexp.MustCompile(`\d{1,2}[./]\d{1,2}[./]|\d[.,]\d{2}\b`)
+
+// headingWord marks a line of a statement's head that is no name.
+var headingWord = regexp.MustCompile(`(?i)\b(?:statement|account|kontoauszug|konto|iban|bic|seite|page|blatt|datum|date|period|zeitraum|summary|balance|saldo|kontostand|buchung|valuta|vorgang|soll|haben|description|withdrawals|deposits)\b`)
+
+// leadingCell is a layout line's text before its first run of two or more spaces.
+func leadingCell(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.Index(s, "  "); i >= 0 {
+		s = s[:i]
+	}
+	return s
+}

@@ -83,8 +83,13 @@ func (r *reading) payslipPage() {
 	}
 	// The payout is the net pay less deductions after it: it follows the net pay and
 	// is no more than it. Without a net pay it is no net pay either.
-	if payoutOK && (!netOK || payout.line.idx > net.line.idx && payout.money.Cents <= net.money.Cents && payout.money.Currency == net.money.Currency) {
+	switch {
+	case payoutOK && (!netOK || payout.line.idx > net.line.idx && payout.money.Cents <= net.money.Cents && payout.money.Currency == net.money.Currency):
 		r.add(FactPayout, payout.money, payout.cite, 0.85, period)
+	case netOK && factor != (ratio{1, 1}):
+		// A weekly or bi-weekly stub pays its net pay as printed every period: that, not
+		// the monthly figure, is what a bank statement shows credited.
+		r.add(FactPayout, net.money, net.cite, 0.85, period)
 	}
 
 	if name, c, ok := r.personName("mitarbeiter/in|mitarbeiter|name, vorname|employee name|employee|arbeitnehmer", "re:^name\\b"); ok {

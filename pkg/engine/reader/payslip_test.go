@@ -121,6 +121,7 @@ Net Pay                             $1,790.01
 	require.Equal(t, []any{money(520000, "USD")}, got["gross_monthly_income"], "2,400.00 × 26 / 12, not the year to date")
 	require.Equal(t, []any{money(387836, "USD")}, got["net_monthly_income"], "1,790.01 × 26 / 12 = 3,878.355")
 	require.Equal(t, []any{day(2025, 9, 1)}, got[evidence.FactPayPeriod], "the month the period ends in, read month first")
+	require.Equal(t, []any{money(179001, "USD")}, got[FactPayout], "what the bank statement shows credited each period")
 	_, _, ok := monthlyFigure(money(179000, "USD"), ratio{26, 12}, true, false)
 	require.False(t, ok, "not converted when conversion is off")
 }
