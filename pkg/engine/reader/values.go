@@ -46,11 +46,6 @@ func readDate(s string) (time.Time, bool) {
 	return d, ok
 }
 
-func readMonth(s string) (time.Time, bool) {
-	m, _, ok := parse.Month(s)
-	return m, ok
-}
-
 // ocrSquareMeters are OCR's readings of "m²": m?, m:, me, M2, m*.
 var ocrSquareMeters = regexp.MustCompile(`(\d)\s*(?:m[?:e*º°]|M2|rn2|rn²)(\s|$|[.,;)])`)
 
