@@ -7,6 +7,8 @@ import (
 	"golang.org/x/text/runes"
 	"golang.org/x/text/transform"
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/doceval/doceval/pkg/engine/reader"
 )
 
 // sameName reports whether two printed names denote the same person: case, umlaut
@@ -63,25 +65,5 @@ func nearName(a, b string) bool {
 	if len(x) == 0 || len(y) == 0 {
 		return false
 	}
-	return 4*editDistance(x, y) <= max(len(x), len(y))
-}
-
-// editDistance is the Levenshtein distance between two rune slices.
-func editDistance(x, y []rune) int {
-	prev, cur := make([]int, len(y)+1), make([]int, len(y)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(x); i++ {
-		cur[0] = i
-		for j := 1; j <= len(y); j++ {
-			cost := 1
-			if x[i-1] == y[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(y)]
+	return 4*reader.EditDistance(string(x), string(y)) <= max(len(x), len(y))
 }

@@ -178,7 +178,7 @@ func mrzNameAgrees(given, surname string, d mrzData) nameMatch {
 		if viz == zone || truncated && len(zone) >= 10 && strings.HasPrefix(viz, zone) {
 			return nameSame
 		}
-		if d := editDistance(viz, zone); d <= max(2, len(zone)/6) {
+		if d := EditDistance(viz, zone); d <= max(2, len(zone)/6) {
 			best = nameClose
 		}
 	}
@@ -255,25 +255,25 @@ func subsequence(a, b string) bool {
 	return j == len(a)
 }
 
-// editDistance is the Levenshtein distance of two ASCII strings.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
+// EditDistance is the Levenshtein distance of two strings, letter by letter.
+func EditDistance(a, b string) int {
+	x, y := []rune(a), []rune(b)
+	prev, cur := make([]int, len(y)+1), make([]int, len(y)+1)
 	for j := range prev {
 		prev[j] = j
 	}
-	for i := 1; i <= len(a); i++ {
+	for i := 1; i <= len(x); i++ {
 		cur[0] = i
-		for j := 1; j <= len(b); j++ {
+		for j := 1; j <= len(y); j++ {
 			cost := 1
-			if a[i-1] == b[j-1] {
+			if x[i-1] == y[j-1] {
 				cost = 0
 			}
 			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
 		}
 		prev, cur = cur, prev
 	}
-	return prev[len(b)]
+	return prev[len(y)]
 }
 
 // wellFormedZone: the line lengths of an ICAO zone — three of 30 (TD1), two of 36 (TD2)
