@@ -30,3 +30,16 @@ func TestAddresseeName(t *testing.T) {
 		}
 	}
 }
+
+// Words of a form's labels make no name.
+func TestReadNameRefusesLabelWords(t *testing.T) {
+	t.Parallel()
+	for _, s := range []string{"Tax Code", "Pay Date", "Account Number", "NI Number"} {
+		if got, ok := readName(s); ok {
+			t.Errorf("%q read as the name %q", s, got)
+		}
+	}
+	if got, ok := readName("Jörn Schröder"); !ok || got != "Jörn Schröder" {
+		t.Errorf("a name refused: %q %v", got, ok)
+	}
+}

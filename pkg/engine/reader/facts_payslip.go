@@ -70,15 +70,21 @@ func (r *reading) payslipPage() {
 		net, netOK = r.payFigure(loc, cols, "", func(l line) bool { return bareNetto.MatchString(l.f.s) && !notNetLine.MatchString(l.f.s) })
 	}
 	payout, payoutOK := r.payFigure(loc, cols, payoutSpec, nil)
+	// Net pay above gross pay on one payslip means one of them was misread (OCR lost a
+	// digit, a label found another row's figure): both are given, but as doubtful.
+	doubt := 1.0
+	if grossOK && netOK && net.money.Currency == gross.money.Currency && net.money.Cents > gross.money.Cents {
+		doubt = 0.55
+	}
 	monthly := func(key string, f payFigure) {
 		if v, conf, ok := monthlyFigure(f.money, factor, stated, convertStatedFrequency); ok {
-			r.add(key, v, f.cite, conf, period)
+			r.add(key, v, f.cite, conf*doubt, period)
 		}
 	}
 	if grossOK {
 		monthly("gross_monthly_income", gross)
 	}
-	if netOK && (!grossOK || net.money.Cents <= gross.money.Cents || gross.money.Currency != net.money.Currency) {
+	if netOK {
 		monthly("net_monthly_income", net)
 	}
 	// The payout is the net pay less deductions after it: it follows the net pay and

@@ -30,11 +30,19 @@ func readName(s string) (string, bool) {
 		return "", false
 	}
 	for _, w := range words {
-		if !isNameWord(w) {
+		if !isNameWord(w) || formWords[strings.ToLower(strings.Trim(w, ".-'"))] {
 			return "", false
 		}
 	}
 	return titleCase(strings.Join(words, " ")), true
+}
+
+// formWords are words of a form's labels that no name is made of: "Tax Code", "Pay
+// Date" or "Account Number" next to a name label is the next field, not the holder.
+var formWords = map[string]bool{
+	"tax": true, "code": true, "number": true, "no": true, "nr": true, "date": true, "period": true, "pay": true,
+	"employee": true, "employer": true, "account": true, "statement": true, "ni": true, "insurance": true,
+	"steuerklasse": true, "steuer": true, "datum": true, "nummer": true, "konto": true, "zeitraum": true,
 }
 
 func isNameWord(w string) bool {

@@ -216,3 +216,18 @@ Net Pay £5,351.84
 `)
 	require.Equal(t, []any{"Zeynep Meissner"}, got["applicant_full_name"])
 }
+
+// A net pay above the gross pay shows a misreading: both figures stay doubtful.
+func TestNetAboveGrossIsDoubtful(t *testing.T) {
+	t.Parallel()
+	doc := &evidence.Document{Pages: []evidence.Page{{Number: 1, Text: "Gehaltsabrechnung Oktober 2026\nGesamtbrutto 32,45 EUR\nNettoverdienst 2.088,40 EUR"}}}
+	facts := Facts(doc, []string{"salary_statement"})
+	n := 0
+	for _, f := range facts {
+		if f.Key == "gross_monthly_income" || f.Key == "net_monthly_income" {
+			n++
+			require.Less(t, f.Confidence, 0.6, "%s %v", f.Key, f.Value)
+		}
+	}
+	require.Equal(t, 2, n)
+}
