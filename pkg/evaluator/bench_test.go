@@ -55,7 +55,7 @@ func BenchmarkEvaluation(b *testing.B) {
 		}
 		texts := make([]store.PageText, len(res.Pages))
 		for j, p := range res.Pages {
-			texts[j] = store.PageText{Number: p.Number, Text: p.Text, Chars: p.Chars}
+			texts[j] = store.PageText{Number: p.Number, Text: p.Text, Chars: p.Chars, Width: p.Width, Height: p.Height, Words: p.Words}
 		}
 		pages += len(texts)
 		if err := e.st.FinishIngest(ctx, u.ID, texts, nil, nil); err != nil {
