@@ -161,6 +161,12 @@ func TestCheckRules(t *testing.T) {
 		{"salary booking of another amount", salaryCredited, []testDoc{payslip(10, 287643), bank(1, 1, "x", ledger(true, date(2026, 10, 1), date(2026, 10, 31)),
 			fact(evidence.FactBankCredit, evidence.Transaction{Date: date(2026, 10, 30), AmountCents: 237643, Currency: "EUR", Text: "Lohn/Gehalt 10/2026 Muster GmbH"}))}, Open},
 		{"no bank statement", salaryCredited, []testDoc{payslip(10, 287643)}, Open},
+		{"payslip in pounds, reconciled euro account", salaryCredited, []testDoc{
+			{"salary_statement", []evidence.Fact{fact(evidence.FactPayPeriod, date(2026, 10, 1)), fact("net_monthly_income", parse.Money{Cents: 287643, Currency: "GBP"})}},
+			bank(1, 1, "x", ledger(true, date(2026, 10, 1), date(2026, 10, 31)))}, Open},
+		{"a credit of the amount in another currency", salaryCredited, []testDoc{
+			{"salary_statement", []evidence.Fact{fact(evidence.FactPayPeriod, date(2026, 10, 1)), fact("net_monthly_income", parse.Money{Cents: 287643, Currency: "GBP"})}},
+			bank(287643, 1, "x")}, Open},
 
 		{"no property documents", propertyDataConsistency, []testDoc{payslip(10, 1)}, NotApplicable},
 		{"one source", propertyDataConsistency, []testDoc{expose(45000000, 95)}, Open},

@@ -46,7 +46,7 @@ func salaryCredited(v *view) verdict {
 		pay, _ := p.Value.(parse.Money)
 		for _, c := range credits {
 			tx, _ := c.Value.(evidence.Transaction)
-			if pay.Cents > 0 && math.Abs(float64(tx.AmountCents-pay.Cents)) <= 0.01*float64(pay.Cents) {
+			if pay.Cents > 0 && sameCurrency(pay.Currency, tx.Currency) && math.Abs(float64(tx.AmountCents-pay.Cents)) <= 0.01*float64(pay.Cents) {
 				return verdict{status: Fulfilled, confidence: agreement(p, c), evidence: []evidence.Fact{p, c}, reason: say(v.lang,
 					"The net pay of %s is credited on the bank statement.", "Der Nettobetrag von %s ist auf dem Kontoauszug gutgeschrieben.", pay)}
 			}
@@ -55,8 +55,8 @@ func salaryCredited(v *view) verdict {
 	reconciled := false
 	for _, l := range ledgers {
 		ledger, _ := l.Value.(evidence.Ledger)
-		if !ledger.Reconciled {
-			continue
+		if !ledger.Reconciled || !currenciesKnownAlike(pays, ledger.Currency) {
+			continue // an account in another currency (or an unknown one) proves no absence
 		}
 		reconciled = true
 		for _, p := range pays {
@@ -160,4 +160,20 @@ func salaryBookingIn(v *view, credits []evidence.Fact, l evidence.Ledger, p evid
 		}
 	}
 	return evidence.Fact{}, false
+}
+
+// sameCurrency: a booking of no stated currency may match (its statement names none).
+func sameCurrency(pay, booking string) bool { return booking == "" || pay == booking }
+
+// currenciesKnownAlike: the account's currency is known and every net pay is in it.
+func currenciesKnownAlike(pays []evidence.Fact, account string) bool {
+	if account == "" {
+		return false
+	}
+	for _, p := range pays {
+		if m, ok := p.Value.(parse.Money); !ok || m.Currency != account {
+			return false
+		}
+	}
+	return true
 }

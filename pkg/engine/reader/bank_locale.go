@@ -28,12 +28,12 @@ var nationalVocabulary = []struct {
 }{
 	// German payroll (DATEV, Lexware, SAP) and bank statements (Sparkasse, ING, DKB).
 	{regexp.MustCompile(`(?i)lohnsteuer|kontoauszug|buchungstag|nettoverdienst|bruttolohn|gesamtbrutto|auszahlungsbetrag|kontostand|sozialversicherung|verwendungszweck|gehaltsabrechnung|lohnabrechnung|entgeltabrechnung`), "EUR"},
-	// British PAYE payslips (Sage, Xero: "PAYE Tax", "National Insurance", "NI Number",
-	// "Tax Code") and statements ("Sort code").
-	{regexp.MustCompile(`(?i)\bpaye\b|national insurance|\bni (?:number|no)\b|sort code`), "GBP"},
-	// American pay stubs (ADP, Paychex: "Federal Income Tax", "Social Security",
-	// "Medicare", "FICA") and statements ("Routing number").
-	{regexp.MustCompile(`(?i)federal income tax|social security|medicare|\bfica\b|routing number`), "USD"},
+	// British payslips (Sage, Xero: "National Insurance", "NI Number"; Irish ones print
+	// PAYE too, but PRSI instead of National Insurance) and statements ("Sort code").
+	{regexp.MustCompile(`(?i)national insurance|\bni (?:number|no)\b|sort code`), "GBP"},
+	// American pay stubs (ADP, Paychex: "Federal Income Tax", "FICA"; Australian ones
+	// print Medicare too, so it is no evidence) and statements ("Routing number").
+	{regexp.MustCompile(`(?i)federal income tax|\bfica\b|routing number`), "USD"},
 }
 
 // ibanCurrency names the currency of the IBANs a document prints, by country; "" when
