@@ -170,7 +170,9 @@ func (s *statement) ledger(currency string) evidence.Ledger {
 			}
 		}
 	}
-	l.Reconciled = l.HasOpening && l.HasClosing && len(s.bookings) > 0 && s.unknownSigns == 0 &&
+	// A carried balance ends a page, not the statement: what adds up to it proves no
+	// more than the pages read, so only a closing balance reconciles.
+	l.Reconciled = l.HasOpening && s.closing != nil && len(s.bookings) > 0 && s.unknownSigns == 0 &&
 		l.OpeningCents+l.CreditsCents-l.DebitsCents == l.ClosingCents
 	return l
 }

@@ -95,6 +95,22 @@ neuer Kontostand vom 30.04.2025                        4.029,50 H
 	require.Equal(t, "4029.50 EUR", balanceOf(t, fs))
 }
 
+// The first page of two alone: what adds up to its carried balance proves nothing about
+// the rest of the month, so it is not reconciled.
+func TestCarriedBalanceAloneDoesNotReconcile(t *testing.T) {
+	t.Parallel()
+	doc := document("bank_statement", `Sparkasse Nordheide                Kontoauszug Nr. 4     Zeitraum 01.04.2025 bis 30.04.2025
+Kontoinhaber Max Probe
+alter Kontostand vom 31.03.2025                          2.000,00 H
+01.04.2025  Dauerauftrag Miete                          900,00 S
+02.04.2025  Gutschrift Gehalt April                   2.800,00 H
+Übertrag auf Blatt 2                                   3.900,00 H
+                                             Seite 1 von 2`)
+	ls, _, _ := ledgersOf(t, doc)
+	require.Len(t, ls, 1)
+	require.False(t, ls[0].Reconciled, "%+v", ls[0])
+}
+
 // A statement whose bookings do not add up to its closing balance (a booking was lost)
 // is not reconciled, and its credits are less sure.
 func TestStatementThatDoesNotAddUp(t *testing.T) {
