@@ -134,3 +134,20 @@ func (loc locale) money(s string) (parse.Money, bool) {
 	}
 	return f.Money, true
 }
+
+// lastMoney reads the last amount of s (a booking line names its date and text first)
+// in the document's currency; none when neither the figure nor the document names one.
+func (loc locale) lastMoney(s string) (parse.Money, bool) {
+	fs := parse.Figures(s)
+	if len(fs) == 0 {
+		return parse.Money{}, false
+	}
+	f := fs[len(fs)-1]
+	if !f.Currency {
+		if loc.currency == "" {
+			return parse.Money{}, false
+		}
+		f.Money.Currency = loc.currency
+	}
+	return f.Money, true
+}

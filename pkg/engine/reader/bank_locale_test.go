@@ -1,6 +1,10 @@
 package reader
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/doceval/doceval/pkg/engine/evidence"
+)
 
 // A document without a currency marker counts in the currency its national vocabulary
 // and IBANs agree on, and in none when they disagree or say nothing.
@@ -21,5 +25,24 @@ func TestVocabularyCurrency(t *testing.T) {
 		if got := vocabularyCurrency(tc.text); got != tc.want {
 			t.Errorf("%q: %q, want %q", tc.text, got, tc.want)
 		}
+	}
+}
+
+// A returned debit on an American statement is read month first, in dollars.
+func TestReturnedDebitInTheStatementsLocale(t *testing.T) {
+	t.Parallel()
+	doc := document("bank_statement", `First Example Bank          Statement Period: 03/01/2025 - 03/31/2025
+Beginning Balance on 03/01/2025      $1,000.00
+03/04   RETURNED DEBIT ACME GYM           45.00
+03/15   PAYROLL ACME CORP              2,000.00
+Ending Balance on 03/31/2025         $3,045.00`)
+	var got []evidence.Transaction
+	for _, f := range Facts(doc, []string{"bank_statement"}) {
+		if tx, ok := f.Value.(evidence.Transaction); ok && f.Key == evidence.FactReturnedDebit {
+			got = append(got, tx)
+		}
+	}
+	if len(got) != 1 || got[0].Currency != "USD" || got[0].Date.Month() != 3 || got[0].Date.Day() != 4 || got[0].AmountCents != 4500 {
+		t.Fatalf("returned debits %+v, want one of 45.00 USD on March 4", got)
 	}
 }

@@ -10,8 +10,9 @@ import (
 )
 
 // bookingDate matches the date that starts a booking line: "03.03.2025", "03.03.",
-// "03/03/2025", "03 Mar", "3. Mär", the American "Mar 04"; a value date may follow.
-var bookingDate = regexp.MustCompile(`^\s*(\d{1,2}[./]\d{1,2}[./](?:\d{2,4})?|\d{1,2}\.?\s+[A-Za-zäöüÄÖÜ]{3}\.?(?:\s+\d{4})?|[A-Z][a-z]{2}\.?\s+\d{1,2}\b(?:,?\s+\d{4})?)(?:\s+(\d{1,2}[./]\d{1,2}[./](?:\d{2,4})?))?`)
+// "03/03/2025", the American "03/04" (no year), "03 Mar", "3. Mär", "Mar 04"; a value
+// date may follow.
+var bookingDate = regexp.MustCompile(`^\s*(\d{1,2}[./]\d{1,2}[./](?:\d{2,4})?|\d{1,2}/\d{1,2}\b|\d{1,2}\.?\s+[A-Za-zäöüÄÖÜ]{3}\.?(?:\s+\d{4})?|[A-Z][a-z]{2}\.?\s+\d{1,2}\b(?:,?\s+\d{4})?)(?:\s+(\d{1,2}[./]\d{1,2}[./](?:\d{2,4})?))?`)
 
 var (
 	moneyInCols       = regexp.MustCompile(`(?i)money\s+in|paid\s+in`)
@@ -394,10 +395,8 @@ var (
 
 // bookingDay reads a booking date, day first, the year taken from the statement when
 // not printed.
-func bookingDay(s string, year int) (time.Time, bool) { return bookingDayIn(s, year, parse.DayFirst) }
-
-// bookingDayIn is bookingDay in the document's date order: a US statement's "03/04"
-// is March 4.
+// bookingDayIn reads a booking's day in the document's date order (a US statement's
+// "03/04" is March 4), in the statement's year when the date names none.
 func bookingDayIn(s string, year int, order parse.DateOrder) (time.Time, bool) {
 	if d, _, ok := parse.DateIn(s, order); ok {
 		return d, true

@@ -246,8 +246,9 @@ func phrase(l line) string { return strings.Join(strings.Fields(l.text), " ") }
 func (r *reading) returnedValue(l line) any {
 	m := bookingDate.FindStringSubmatchIndex(l.text)
 	if m != nil {
-		if d, ok := bookingDay(l.text[m[2]:m[3]], statementYear(r.t)); ok {
-			if v, ok := lastMoney(l.text[m[1]:]); ok && v.Cents > 0 {
+		loc := documentLocale(r.t)
+		if d, ok := bookingDayIn(l.text[m[2]:m[3]], statementYear(r.t, loc), loc.order); ok {
+			if v, ok := loc.lastMoney(l.text[m[1]:]); ok && v.Cents > 0 {
 				return evidence.Transaction{Date: d, AmountCents: v.Cents, Currency: v.Currency, Text: strings.TrimSpace(l.text[m[1]:])}
 			}
 		}
