@@ -5,10 +5,25 @@ import (
 	"strings"
 )
 
-// tickBox matches a form's check box, ticked or not: the box glyphs (☐ ☒ ☑ □ ■ ⊠), a
-// bracketed mark ("[x]", "[ ]", "(X)", "( )"), and the check marks ✓ ✔ ✗ ✘ that stand
-// for a ticked box. Group 1 holds the mark inside brackets.
-var tickBox = regexp.MustCompile(`[☐☒☑□■⊠✓✔✗✘]|\[\s*([xX✓✔]?)\s*\]|\(\s*([xX✓✔]?)\s*\)`)
+// The glyphs of a form's check boxes, one set for every reader of tick boxes: boxes
+// ticked (☒ ☑ ■ ▣ ⊠, and the check marks ✓ ✔ ✗ ✘ that stand for one), boxes left empty
+// (☐ □ ▢), and the marks that tick a bracketed box ("[x]", "(✓)").
+const (
+	tickedGlyphs = "☒☑■▣⊠✓✔✗✘"
+	emptyGlyphs  = "☐□▢"
+	tickMarks    = "xX✓✔"
+	// anyBox is a check box, ticked or not, without groups.
+	anyBox = `[` + emptyGlyphs + tickedGlyphs + `]|\[\s*[` + tickMarks + `]?\s*\]|\(\s*[` + tickMarks + `]?\s*\)`
+)
+
+var (
+	// tickBox matches a check box, ticked or not; group 1 or 2 holds the mark inside
+	// brackets.
+	tickBox = regexp.MustCompile(`[` + emptyGlyphs + tickedGlyphs + `]|\[\s*([` + tickMarks + `]?)\s*\]|\(\s*([` + tickMarks + `]?)\s*\)`)
+	// tickedBox matches a ticked box, uncheckedBox an empty one.
+	tickedBox    = regexp.MustCompile(`[` + tickedGlyphs + `]|\[\s*[` + tickMarks + `]\s*\]|\(\s*[` + tickMarks + `]\s*\)`)
+	uncheckedBox = regexp.MustCompile(`[` + emptyGlyphs + `]|\[\s*\]|\(\s*\)`)
+)
 
 // tickedAnswers reads the options of a line of check boxes ("Beschäftigung: ☒
 // unbefristet ☐ befristet"): the text after each box up to the next one, and which of
@@ -26,8 +41,8 @@ func tickedAnswers(s string) (ticked []string, boxes int) {
 		box := s[loc[0]:loc[1]]
 		checked := false
 		switch {
-		case strings.ContainsAny(box, "☒☑■⊠✓✔✗✘"):
-			checked = !strings.HasPrefix(box, "[") && !strings.HasPrefix(box, "(") || strings.ContainsAny(box, "xX✓✔")
+		case strings.ContainsAny(box, tickedGlyphs):
+			checked = !strings.HasPrefix(box, "[") && !strings.HasPrefix(box, "(") || strings.ContainsAny(box, tickMarks)
 		case loc[2] >= 0 && loc[3] > loc[2], loc[4] >= 0 && loc[5] > loc[4]:
 			checked = true
 		}

@@ -56,10 +56,8 @@ var (
 	// negatedRe stands right before a keyword that is denied: "keine Pfändungen",
 	// "no garnishment".
 	negatedRe = regexp.MustCompile(`(?i)(?:^|[^\pL])(?:kein|keine|keinen|keiner|nicht|ohne|no|none|not|without|free of)\s*$`)
-	// Boxes of a printed form: ticked, and left empty.
-	tickedBox   = regexp.MustCompile(`(?i)[☒☑✓✔✗✘■▣⊠]|\[\s*[x✓✔]\s*\]|\(\s*[x✓✔]\s*\)`)
-	uncheckedBx = regexp.MustCompile(`[☐□▢]|\[\s*\]|\(\s*\)`)
-	boxedAnswer = regexp.MustCompile(`(?i)([☒☑✓✔✗✘■▣⊠☐□▢]|\[\s*[x✓✔]?\s*\]|\(\s*[x✓✔]?\s*\))\s*(ja|nein|yes|no)\b`)
+	// boxedAnswer is a box (see tickBox) before a yes or no answer.
+	boxedAnswer = regexp.MustCompile(`(?i)(` + anyBox + `)\s*(ja|nein|yes|no)\b`)
 )
 
 // Lengths of a statement about the applicant: a booking text or deduction line is
@@ -100,7 +98,7 @@ func (r *reading) stated(l line, kw *regexp.Regexp, maxWords int) (evidence.Cita
 	case "yes", "yes+next":
 		return r.answerCite(l, r.answer(l)), true
 	}
-	if uncheckedBx.MatchString(l.text) && !tickedBox.MatchString(l.text) {
+	if uncheckedBox.MatchString(l.text) && !tickedBox.MatchString(l.text) {
 		return evidence.Citation{}, false // a form line left blank
 	}
 	ms, _ := amounts(l.text)
@@ -156,7 +154,7 @@ func (r *reading) denied(l line, kw *regexp.Regexp) bool {
 // or "".
 func lastBox(s string) string {
 	trimmed := strings.TrimRight(s, " \t:-")
-	for _, re := range []*regexp.Regexp{tickedBox, uncheckedBx} {
+	for _, re := range []*regexp.Regexp{tickedBox, uncheckedBox} {
 		locs := re.FindAllStringIndex(trimmed, -1)
 		if len(locs) > 0 && locs[len(locs)-1][1] == len(trimmed) {
 			return trimmed[locs[len(locs)-1][0]:]
