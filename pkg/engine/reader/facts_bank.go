@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/doceval/doceval/pkg/engine/evidence"
-	"github.com/doceval/doceval/pkg/engine/parse"
 )
 
 var (
@@ -81,16 +80,6 @@ func (r *reading) statementPeriod(loc locale) time.Time {
 		}
 	}
 	return time.Time{}
-}
-
-// lastMoney reads the last amount of s (a balance line may name a date or an account
-// before it).
-func lastMoney(s string) (parse.Money, bool) {
-	ms, _ := amounts(s)
-	if len(ms) == 0 {
-		return parse.Money{}, false
-	}
-	return ms[len(ms)-1], true
 }
 
 // statementYear is the year of the statement's first full date: short booking dates
