@@ -343,6 +343,23 @@ func (q *Queries) EvaluationLatest(ctx context.Context, submissionID uuid.UUID) 
 	return i, err
 }
 
+const evaluationOwner = `-- name: EvaluationOwner :one
+SELECT submission_id, api_client_id FROM evaluations WHERE id = $1
+`
+
+type EvaluationOwnerRow struct {
+	SubmissionID uuid.UUID
+	APIClientID  uuid.UUID
+}
+
+// Without a lock: the submission is locked first, then the evaluation (one lock order).
+func (q *Queries) EvaluationOwner(ctx context.Context, id uuid.UUID) (EvaluationOwnerRow, error) {
+	row := q.db.QueryRow(ctx, evaluationOwner, id)
+	var i EvaluationOwnerRow
+	err := row.Scan(&i.SubmissionID, &i.APIClientID)
+	return i, err
+}
+
 const evaluationSetProgress = `-- name: EvaluationSetProgress :one
 UPDATE evaluations
 SET stage_label = $1, progress_percent = $2, updated_at = $3::timestamptz,

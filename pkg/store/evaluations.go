@@ -267,14 +267,15 @@ func (s *Store) BeginEvaluation(ctx context.Context, id uuid.UUID, maxAttempts i
 	return run, err
 }
 
-// lockEvaluation locks the evaluation's submission, then the evaluation: the order in
-// which cancel and delete take them too.
+// lockEvaluation locks the evaluation's submission, then the evaluation. Every
+// transaction that takes both takes them in this order (cancel and delete lock the
+// submission, then its active evaluations), so none waits on another in a cycle.
 func (tx *Tx) lockEvaluation(ctx context.Context, id uuid.UUID) (Submission, Evaluation, error) {
-	r, err := tx.q.EvaluationGetForUpdate(ctx, id)
+	owner, err := tx.q.EvaluationOwner(ctx, id)
 	if err != nil {
 		return Submission{}, Evaluation{}, interpretError(err)
 	}
-	sr, err := tx.q.SubmissionGetForUpdate(ctx, db.SubmissionGetForUpdateParams{APIClientID: r.APIClientID, ID: r.SubmissionID})
+	sr, err := tx.q.SubmissionGetForUpdate(ctx, db.SubmissionGetForUpdateParams{APIClientID: owner.APIClientID, ID: owner.SubmissionID})
 	if err != nil {
 		return Submission{}, Evaluation{}, interpretError(err)
 	}
@@ -282,8 +283,8 @@ func (tx *Tx) lockEvaluation(ctx context.Context, id uuid.UUID) (Submission, Eva
 	if err != nil {
 		return Submission{}, Evaluation{}, err
 	}
-	// Re-read under the submission's lock: a cancel may have committed in between.
-	if r, err = tx.q.EvaluationGetForUpdate(ctx, id); err != nil {
+	r, err := tx.q.EvaluationGetForUpdate(ctx, id)
+	if err != nil {
 		return Submission{}, Evaluation{}, interpretError(err)
 	}
 	return sub, evaluationFromRow(r, sub.ExternalID), nil

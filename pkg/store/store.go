@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"time"
 
 	"github.com/google/uuid"
@@ -73,11 +74,37 @@ type Tx struct {
 	q  *db.Queries
 }
 
-// InTx runs fn in a transaction, committing when fn returns nil.
+// maxTxAttempts bounds how often InTx runs a transaction PostgreSQL aborted for a
+// serialization failure or a deadlock before the error reaches the caller.
+const maxTxAttempts = 5
+
+// InTx runs fn in a transaction, committing when fn returns nil. A transaction that
+// PostgreSQL aborts for a serialization failure (40001) or a deadlock (40P01) is rolled
+// back and run again, up to maxTxAttempts times with a short jittered pause: those
+// aborts say nothing about the request, only about its timing against another one. fn
+// must therefore only touch the database through tx and variables it sets afresh.
 func (s *Store) InTx(ctx context.Context, fn func(tx *Tx) error) error {
-	return pgx.BeginFunc(ctx, s.pool, func(ptx pgx.Tx) error {
-		return fn(&Tx{s: s, tx: ptx, q: db.New(ptx)})
-	})
+	for attempt := 1; ; attempt++ {
+		err := pgx.BeginFunc(ctx, s.pool, func(ptx pgx.Tx) error {
+			return fn(&Tx{s: s, tx: ptx, q: db.New(ptx)})
+		})
+		if err == nil || attempt == maxTxAttempts || !retryable(err) {
+			return err
+		}
+		pause := time.Duration(attempt) * (5*time.Millisecond + rand.N(20*time.Millisecond))
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(pause):
+		}
+	}
+}
+
+// retryable reports whether err is PostgreSQL aborting a transaction for its timing
+// against another one: a serialization failure or a detected deadlock.
+func retryable(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && (pgErr.Code == "40001" || pgErr.Code == "40P01")
 }
 
 // queries returns queries outside a transaction, for single reads.

@@ -9,6 +9,10 @@ RETURNING *;
 -- name: EvaluationGet :one
 SELECT * FROM evaluations WHERE submission_id = @submission_id AND id = @id;
 
+-- name: EvaluationOwner :one
+-- Without a lock: the submission is locked first, then the evaluation (one lock order).
+SELECT submission_id, api_client_id FROM evaluations WHERE id = @id;
+
 -- name: EvaluationGetForUpdate :one
 SELECT * FROM evaluations WHERE id = @id FOR UPDATE;
 
