@@ -1194,16 +1194,16 @@ type CreateSubmissionRequest struct {
 
 // CreateTemplateRequest defines model for CreateTemplateRequest.
 type CreateTemplateRequest struct {
-	// CheckItems Checks, in display order.
+	// CheckItems Checks, in display order (at most 200).
 	CheckItems *[]CheckItemInput `json:"check_items,omitempty"`
 
-	// DataFieldItems Data fields, in display order.
+	// DataFieldItems Data fields, in display order (at most 200).
 	DataFieldItems *[]DataFieldItemInput `json:"data_field_items,omitempty"`
 
 	// DisplayName At most 200 characters. The template `key` is a slug of it.
 	DisplayName string `json:"display_name"`
 
-	// DocumentRequirements Document requirements, in display order.
+	// DocumentRequirements Document requirements, in display order (at most 200).
 	DocumentRequirements *[]DocumentRequirementInput `json:"document_requirements,omitempty"`
 }
 
@@ -1823,7 +1823,7 @@ type ReplaceTemplateCheckItemsRequest struct {
 	// ExpectedRevision Must equal the current `revision`, else 409 `revision_mismatch`.
 	ExpectedRevision int `json:"expected_revision"`
 
-	// Items The complete new list, in display order.
+	// Items The complete new list, in display order (at most 200 items).
 	Items []CheckItemInput `json:"items"`
 }
 
@@ -1832,7 +1832,7 @@ type ReplaceTemplateDataFieldItemsRequest struct {
 	// ExpectedRevision Must equal the current `revision`, else 409 `revision_mismatch`.
 	ExpectedRevision int `json:"expected_revision"`
 
-	// Items The complete new list, in display order.
+	// Items The complete new list, in display order (at most 200 items).
 	Items []DataFieldItemInput `json:"items"`
 }
 
@@ -1841,7 +1841,7 @@ type ReplaceTemplateDocumentRequirementsRequest struct {
 	// ExpectedRevision Must equal the current `revision`, else 409 `revision_mismatch`.
 	ExpectedRevision int `json:"expected_revision"`
 
-	// Items The complete new list, in display order.
+	// Items The complete new list, in display order (at most 200 items).
 	Items []DocumentRequirementInput `json:"items"`
 }
 

@@ -86,7 +86,7 @@ func New(d Deps) (*echo.Echo, error) {
 	if err != nil {
 		return nil, fmt.Errorf("embedded spec: %w", err)
 	}
-	contract, err := httpx.NewContract(doc)
+	contract, err := httpx.NewContract(doc, httpx.BodyLimits{JSON: MaxJSONBody, Upload: max(d.MaxUploadBytes, DefaultMaxUploadBytes) + MaxJSONBody})
 	if err != nil {
 		return nil, err
 	}
@@ -111,7 +111,6 @@ func New(d Deps) (*echo.Echo, error) {
 	}
 
 	e.Use(httpx.Under("/v1/",
-		httpx.LimitBody(MaxJSONBody, max(d.MaxUploadBytes, DefaultMaxUploadBytes)+MaxJSONBody),
 		httpx.Authenticate(d.Store),
 		d.RateLimiter.Middleware(),
 		contract.Middleware(),

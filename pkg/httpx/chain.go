@@ -3,8 +3,6 @@ package httpx
 import (
 	"bufio"
 	"io"
-	"mime"
-	"net/http"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -28,29 +26,7 @@ func Under(prefix string, mws ...echo.MiddlewareFunc) echo.MiddlewareFunc {
 	}
 }
 
-// LimitBody caps request bodies: JSON (and anything not multipart) at jsonMax bytes,
-// multipart uploads at multipartMax. Reading past the cap fails with
-// *http.MaxBytesError, which answers 413; the upload handler checks the file's own
-// limit first, so an upload over it is 413 file_too_large.
-func LimitBody(jsonMax, multipartMax int64) echo.MiddlewareFunc {
-	return func(next echo.HandlerFunc) echo.HandlerFunc {
-		return func(c echo.Context) error {
-			req := c.Request()
-			if req.Body != nil {
-				if mt, _, _ := mime.ParseMediaType(req.Header.Get(echo.HeaderContentType)); mt == echo.MIMEMultipartForm {
-					// The multipart parser reads 4 KiB at a time; a large buffer in front
-					// of the connection turns that into few, large socket reads.
-					limited := http.MaxBytesReader(c.Response(), req.Body, multipartMax)
-					req.Body = bufferedBody{Reader: bufio.NewReaderSize(limited, 256<<10), Closer: limited}
-				} else {
-					req.Body = http.MaxBytesReader(c.Response(), req.Body, jsonMax)
-				}
-			}
-			return next(c)
-		}
-	}
-}
-
+// bufferedBody reads an upload through a large buffer.
 type bufferedBody struct {
 	*bufio.Reader
 	io.Closer

@@ -1,10 +1,15 @@
 package httpx
 
 import (
+	"bufio"
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"mime"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -29,11 +34,20 @@ const PermissionExtension = "x-doceval-permission"
 type Contract struct {
 	router  routers.Router
 	options *openapi3filter.Options
+	limits  BodyLimits
+}
+
+// BodyLimits caps request bodies: every body at JSON bytes, except a multipart body sent
+// to an operation that declares one (the uploads), which may reach Upload bytes.
+// Reading past a cap fails with *http.MaxBytesError, which answers 413; the upload
+// handler checks the file's own limit first, so an upload over it is 413 file_too_large.
+type BodyLimits struct {
+	JSON, Upload int64
 }
 
 // NewContract prepares the router. Servers are dropped so routing matches on the path
 // alone, whatever host and scheme the service is reached by.
-func NewContract(doc *openapi3.T) (*Contract, error) {
+func NewContract(doc *openapi3.T, limits BodyLimits) (*Contract, error) {
 	doc.Servers = nil
 	router, err := gorillamux.NewRouter(doc)
 	if err != nil {
@@ -48,6 +62,7 @@ func NewContract(doc *openapi3.T) (*Contract, error) {
 	}
 	return &Contract{
 		router: router,
+		limits: limits,
 		options: &openapi3filter.Options{
 			// Authentication happened before, with its own error codes.
 			AuthenticationFunc: openapi3filter.NoopAuthenticationFunc,
@@ -111,16 +126,17 @@ func (ct *Contract) Middleware() echo.MiddlewareFunc {
 			if p, ok := auth.FromContext(req.Context()); !ok || !p.Can(perm) {
 				return apierr.New(http.StatusForbidden, apierr.PermissionDenied, fmt.Sprintf("this API key lacks the %s permission", perm))
 			}
-			opts := *ct.options
-			// Multipart uploads are streamed by their handler; validating the body here
-			// would buffer it whole.
-			if mt, _, _ := mime.ParseMediaType(req.Header.Get(echo.HeaderContentType)); mt == echo.MIMEMultipartForm {
-				opts.ExcludeRequestBody = true
+			upload, err := ct.strictBody(c.Response(), req, route.Operation)
+			if err != nil {
+				return err
 			}
+			opts := *ct.options
 			checked := req
-			if opts.ExcludeRequestBody {
-				// kin-openapi's security check reads the whole body into memory to replay
-				// it; an upload must stream, so the check sees a request without one.
+			if upload {
+				// Multipart uploads are streamed by their handler: validating the body here
+				// would buffer it whole, and kin-openapi's security check reads the whole
+				// body into memory to replay it, so the check sees a request without one.
+				opts.ExcludeRequestBody = true
 				checked = req.WithContext(req.Context())
 				checked.Body = http.NoBody
 			}
@@ -138,6 +154,107 @@ func (ct *Contract) Middleware() echo.MiddlewareFunc {
 				}
 			}
 			return next(c)
+		}
+	}
+}
+
+// MaxJSONDepth is how deeply a request's JSON may nest objects and arrays. It keeps
+// free-form members such as metadata far from PostgreSQL's parser stack limit.
+const MaxJSONDepth = 32
+
+// strictBody holds a request body to the operation's declared content types and caps
+// its size. A multipart body sent to an operation that declares one (an upload) streams
+// to its handler under the upload cap (upload is true). A JSON body is read whole under
+// the JSON cap and must be exactly one JSON value nested at most MaxJSONDepth deep. An
+// operation without a request body refuses a non-empty body of any type but JSON (which
+// it ignores). Refusals are 400 invalid_request, the contract's answer to a wrong
+// content type or a malformed body.
+func (ct *Contract) strictBody(w http.ResponseWriter, req *http.Request, op *openapi3.Operation) (upload bool, err error) {
+	if req.Body == nil || req.Body == http.NoBody {
+		return false, nil
+	}
+	header := req.Header.Get(echo.HeaderContentType)
+	mt, _, _ := mime.ParseMediaType(header)
+	declared := declaredContentTypes(op)
+	switch {
+	case len(declared) == 0:
+		if req.ContentLength != 0 && header != "" && mt != echo.MIMEApplicationJSON {
+			return false, apierr.BadRequest(fmt.Sprintf("%s takes no request body; got one of type %q", op.OperationID, header))
+		}
+		req.Body = http.MaxBytesReader(w, req.Body, ct.limits.JSON)
+		return false, nil
+	case header == "" && req.ContentLength == 0:
+		return false, nil // no body at all: the schema says whether one is required
+	case !slices.Contains(declared, mt):
+		return false, apierr.BadRequest(fmt.Sprintf("%s takes Content-Type %s, not %q", op.OperationID, strings.Join(declared, " or "), header))
+	case mt == echo.MIMEMultipartForm:
+		// The multipart parser reads 4 KiB at a time; a large buffer in front of the
+		// connection turns that into few, large socket reads.
+		limited := http.MaxBytesReader(w, req.Body, ct.limits.Upload)
+		req.Body = bufferedBody{Reader: bufio.NewReaderSize(limited, 256<<10), Closer: limited}
+		return true, nil
+	}
+	b, err := io.ReadAll(http.MaxBytesReader(w, req.Body, ct.limits.JSON))
+	_ = req.Body.Close()
+	if err != nil {
+		var maxBytes *http.MaxBytesError
+		if errors.As(err, &maxBytes) {
+			return false, err // ErrorHandler answers 413
+		}
+		return false, apierr.BadRequest("the request body could not be read")
+	}
+	if err := checkJSON(b, MaxJSONDepth); err != nil {
+		return false, apierr.BadRequest(err.Error())
+	}
+	req.Body = io.NopCloser(bytes.NewReader(b))
+	return false, nil
+}
+
+// declaredContentTypes lists the media types an operation's request body may take.
+func declaredContentTypes(op *openapi3.Operation) []string {
+	if op.RequestBody == nil || op.RequestBody.Value == nil {
+		return nil
+	}
+	types := make([]string, 0, len(op.RequestBody.Value.Content))
+	for mt := range op.RequestBody.Value.Content {
+		types = append(types, mt)
+	}
+	slices.Sort(types)
+	return types
+}
+
+// checkJSON accepts b when it is empty (the schema decides whether a body is required)
+// or exactly one JSON value, with nothing but white space after it, whose objects and
+// arrays nest at most maxDepth deep.
+func checkJSON(b []byte, maxDepth int) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	depth, values := 0, 0
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			if depth > 0 {
+				return errors.New("the request body is not valid JSON: it ends inside a value")
+			}
+			return nil
+		}
+		if err != nil {
+			return errors.New("the request body is not valid JSON")
+		}
+		if depth == 0 {
+			values++
+			if values > 1 {
+				return errors.New("the request body holds data after its JSON value")
+			}
+		}
+		switch tok {
+		case json.Delim('{'), json.Delim('['):
+			depth++
+			if depth > maxDepth {
+				return fmt.Errorf("the request body nests deeper than %d levels", maxDepth)
+			}
+		case json.Delim('}'), json.Delim(']'):
+			depth--
 		}
 	}
 }

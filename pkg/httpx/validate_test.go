@@ -40,7 +40,7 @@ func contractServer(t testing.TB) *echo.Echo {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ct, err := httpx.NewContract(doc)
+	ct, err := httpx.NewContract(doc, httpx.BodyLimits{JSON: 1 << 20, Upload: 1 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +52,7 @@ func contractServer(t testing.TB) *echo.Echo {
 			c.SetRequest(c.Request().WithContext(auth.WithPrincipal(c.Request().Context(), principal)))
 			return next(c)
 		}
-	}, httpx.LimitBody(1<<20, 1<<20), ct.Middleware())
+	}, ct.Middleware())
 	e.Any("/*", func(c echo.Context) error { return c.NoContent(http.StatusNoContent) })
 	return e
 }
