@@ -6,17 +6,22 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/doceval/doceval/gen/client"
 	"github.com/doceval/doceval/pkg/apiserver"
+	"github.com/doceval/doceval/pkg/auth"
 	"github.com/doceval/doceval/pkg/blob"
 	"github.com/doceval/doceval/pkg/config"
 	"github.com/doceval/doceval/pkg/dbtest"
+	"github.com/doceval/doceval/pkg/natsembed"
 	"github.com/doceval/doceval/pkg/natstest"
 	"github.com/doceval/doceval/pkg/secretbox"
 	"github.com/doceval/doceval/pkg/service"
+	"github.com/doceval/doceval/pkg/store"
 )
 
 func common(t *testing.T) config.Common {
@@ -122,4 +127,101 @@ func TestWorkerServiceLifecycle(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("worker did not stop")
 	}
+}
+
+// The api does not need NATS to take writes: with NATS down it starts, is ready and
+// stores a submission (its events wait in the outbox); when NATS comes up the relay
+// creates the streams and publishes them. NATS health shows as a metric.
+func TestAPIWorksWhileNATSIsDown(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	natsLn, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	natsPort := natsLn.Addr().(*net.TCPAddr).Port
+	natsLn.Close() // nothing listens there until the test starts NATS
+
+	cfg := apiserver.Config{Common: common(t), Tunables: apiserver.Tunables{RateLimit: 50, RateLimitBurst: 100, SecretKey: secretbox.NewKey()}}
+	cfg.NatsURL = "nats://127.0.0.1:" + strconv.Itoa(natsPort)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := "http://" + ln.Addr().String()
+	done := make(chan error, 1)
+	go func() { done <- apiserver.RunOn(ctx, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), ln) }()
+	waitFor(t, base+"/readyz")
+	if _, m := get(t, base+"/metrics"); !strings.Contains(m, "doceval_nats_connected 0") {
+		t.Errorf("metrics do not show NATS down:\n%s", grepLines(m, "doceval_nats"))
+	}
+
+	pool, err := store.Connect(ctx, cfg.DatabaseURL, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	st := store.New(pool)
+	_, _, key, err := st.CreateClient(ctx, "no-nats", auth.AllPermissions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Create a submission and delete it: the purge job goes through the outbox.
+	c, err := client.NewClientWithResponses(base, client.WithRequestEditorFn(func(_ context.Context, r *http.Request) error {
+		r.Header.Set("Authorization", "Bearer "+key)
+		return nil
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	created, err := c.CreateSubmissionWithResponse(ctx, client.CreateSubmissionJSONRequestBody{ExternalSubmissionId: "while-nats-is-down"})
+	if err != nil || created.JSON201 == nil {
+		t.Fatalf("create submission with NATS down: %v %s", err, created.Body)
+	}
+	deleted, err := c.DeleteSubmissionWithResponse(ctx, created.JSON201.Id)
+	if err != nil || deleted.StatusCode() >= 300 {
+		t.Fatalf("delete submission with NATS down: %v %s", err, deleted.Body)
+	}
+	if n := outboxRows(t, st); n == 0 {
+		t.Fatal("no outbox row waits for NATS")
+	}
+
+	srv, err := natsembed.Start(natsembed.Options{StoreDir: t.TempDir(), Port: natsPort})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Shutdown)
+	deadline := time.Now().Add(30 * time.Second)
+	for outboxRows(t, st) > 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the outbox was not relayed after NATS came up")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if _, m := get(t, base+"/metrics"); !strings.Contains(m, "doceval_nats_connected 1") {
+		t.Errorf("metrics do not show NATS up:\n%s", grepLines(m, "doceval_nats"))
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("api stopped with %v", err)
+	}
+}
+
+func outboxRows(t *testing.T, st *store.Store) int {
+	t.Helper()
+	var n int
+	if err := st.Pool().QueryRow(context.Background(), "SELECT count(*) FROM outbox").Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func grepLines(s, substr string) string {
+	var out []string
+	for line := range strings.Lines(s) {
+		if strings.Contains(line, substr) {
+			out = append(out, line)
+		}
+	}
+	return strings.Join(out, "")
 }

@@ -144,7 +144,7 @@ func RunOn(ctx context.Context, cfg Config, log *slog.Logger, ln net.Listener) e
 		ln.Close()
 		return err
 	}
-	rt, err := service.Start(ctx, "api", cfg.Common, log)
+	rt, err := service.Start(ctx, "api", cfg.Common, log, service.OutboxOnly())
 	if err != nil {
 		ln.Close()
 		return err

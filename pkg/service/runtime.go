@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -43,6 +44,9 @@ type Runtime struct {
 	// environment asks for it, a no-op otherwise (pkg/tracing).
 	Tracer trace.TracerProvider
 
+	// outboxOnly: the service reaches JetStream through the outbox relay alone (the api).
+	outboxOnly   bool
+	streamsReady atomic.Bool
 	consumers    *messaging.Metrics
 	flushTracing tracing.Shutdown
 	blobsOnce    sync.Once
@@ -50,9 +54,24 @@ type Runtime struct {
 	blobsErr     error
 }
 
+// Option adjusts how a service starts.
+type Option func(*Runtime)
+
+// OutboxOnly is for a service that reaches JetStream only through its outbox relay (the
+// api): start-up does not wait for NATS, the relay creates the streams in the
+// background before it publishes, and readiness depends on PostgreSQL alone, since
+// the outbox keeps every write while NATS is away. NATS health is the
+// doceval_nats_connected metric.
+func OutboxOnly() Option { return func(rt *Runtime) { rt.outboxOnly = true } }
+
 // Start connects to PostgreSQL (migrating when configured) and JetStream (ensuring the
-// streams). Both wait for their server, so start-up order does not matter.
-func Start(ctx context.Context, name string, cfg config.Common, log *slog.Logger, opts ...store.Option) (*Runtime, error) {
+// streams unless OutboxOnly). Both wait for their server, so start-up order does not
+// matter.
+func Start(ctx context.Context, name string, cfg config.Common, log *slog.Logger, opts ...Option) (*Runtime, error) {
+	rt := &Runtime{Name: name, Config: cfg, Log: log}
+	for _, o := range opts {
+		o(rt)
+	}
 	pool, err := store.Connect(ctx, cfg.DatabaseURL, log)
 	if err != nil {
 		return nil, err
@@ -68,10 +87,13 @@ func Start(ctx context.Context, name string, cfg config.Common, log *slog.Logger
 		pool.Close()
 		return nil, err
 	}
-	if err := messaging.EnsureStreams(ctx, js, cfg.StreamReplicas, log); err != nil {
-		nc.Close()
-		pool.Close()
-		return nil, err
+	if !rt.outboxOnly {
+		if err := messaging.EnsureStreams(ctx, js, cfg.StreamReplicas, log); err != nil {
+			nc.Close()
+			pool.Close()
+			return nil, err
+		}
+		rt.streamsReady.Store(true)
 	}
 	tp, flushTracing, err := tracing.New(ctx, name, Version, os.LookupEnv)
 	if err != nil {
@@ -81,9 +103,16 @@ func Start(ctx context.Context, name string, cfg config.Common, log *slog.Logger
 	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	rt := &Runtime{Name: name, Config: cfg, Log: log, Store: store.New(pool), NC: nc, JS: js, Registry: reg,
-		Tracer: tp, consumers: messaging.NewMetrics(reg), flushTracing: flushTracing}
-	reg.MustRegister(outboxCollector{store: rt.Store})
+	rt.Store, rt.NC, rt.JS, rt.Registry = store.New(pool), nc, js, reg
+	rt.Tracer, rt.consumers, rt.flushTracing = tp, messaging.NewMetrics(reg), flushTracing
+	reg.MustRegister(outboxCollector{store: rt.Store}, prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "doceval_nats_connected", Help: "1 while the service's NATS connection is up, else 0.",
+	}, func() float64 {
+		if nc.IsConnected() {
+			return 1
+		}
+		return 0
+	}))
 	return rt, nil
 }
 
@@ -116,7 +145,8 @@ func (rt *Runtime) Consume(ctx context.Context, spec messaging.ConsumerSpec, han
 	return messaging.Consume(ctx, rt.JS, spec, handler, log, messaging.WithMetrics(rt.consumers), messaging.WithTracerProvider(rt.Tracer))
 }
 
-// RunRelay runs the outbox relay when the configuration asks for one.
+// RunRelay runs the outbox relay when the configuration asks for one, after making
+// sure the streams exist (an OutboxOnly service did not wait for them at start-up).
 func (rt *Runtime) RunRelay(ctx context.Context) error {
 	if !rt.Config.OutboxRelay {
 		return nil
@@ -125,18 +155,28 @@ func (rt *Runtime) RunRelay(ctx context.Context) error {
 		Name: "doceval_outbox_published_total", Help: "Outbox rows published to JetStream by this process.",
 	})
 	rt.Registry.MustRegister(published)
+	if !rt.streamsReady.Load() {
+		if err := messaging.EnsureStreams(ctx, rt.JS, rt.Config.StreamReplicas, rt.Log); err != nil {
+			if ctx.Err() != nil {
+				return nil // stopped before NATS came back
+			}
+			return err
+		}
+		rt.streamsReady.Store(true)
+	}
 	r := &outbox.Relay{Store: rt.Store, JS: rt.JS, Log: rt.Log.With("component", "outbox-relay"), Published: published, Tracer: rt.Tracer}
 	return r.Run(ctx)
 }
 
-// Ready reports whether the service can do its work: database and NATS reachable.
+// Ready reports whether the service can do its work: the database reachable, and NATS
+// connected unless the service only publishes through the outbox (OutboxOnly).
 func (rt *Runtime) Ready(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
 	if err := rt.Store.Ping(ctx); err != nil {
 		return fmt.Errorf("database: %w", err)
 	}
-	if !rt.NC.IsConnected() {
+	if !rt.outboxOnly && !rt.NC.IsConnected() {
 		return errors.New("nats: not connected")
 	}
 	return nil
