@@ -33,6 +33,11 @@ require (
 )
 
 require (
+	code.dny.dev/ssrf v0.3.0
+	github.com/kylelemons/godebug v1.1.0 // indirect
+)
+
+require (
 	github.com/swaggest/swgui v1.8.5
 	github.com/vearutop/statigz v1.4.0 // indirect
 )

@@ -1323,7 +1323,7 @@ type DeliveryAttempt struct {
 	ResponseStatus *int `json:"response_status,omitempty"`
 	ResponseTimeMs *int `json:"response_time_ms,omitempty"`
 
-	// TransportError Timeout, network or SSRF refusal detail, when there was no HTTP answer.
+	// TransportError Why there was no HTTP answer, as a category: `blocked: ...`, `dns failure`, `connection refused`, `connection reset`, `host unreachable`, `tls error`, `timeout` or `network error`. Never the addresses dialed or resolvers asked.
 	TransportError *string `json:"transport_error,omitempty"`
 }
 
@@ -3771,9 +3771,13 @@ type ClientInterface interface {
 	//
 	// - `url` must use `https`; plain `http` is allowed only for the loopback hosts
 	//   `127.0.0.1`, `::1` and `localhost`. Otherwise: 422 `invalid_field` with `param`
-	//   `url`. Delivery targets are also checked against SSRF rules when delivering (private
-	//   and loopback targets are refused unless the operator sets
-	//   `DOCEVAL_WEBHOOK_ALLOW_PRIVATE`); a refused attempt has `outcome` `blocked`.
+	//   `url`. Delivery targets are also checked when delivering, on the address actually
+	//   dialed: loopback, private and every other IANA special-purpose address (shared,
+	//   benchmarking, reserved, link-local, IPv6 unique local, NAT64, mapped IPv4) are
+	//   refused unless the operator allows private targets (`DOCEVAL_WEBHOOK_ALLOW_PRIVATE`,
+	//   on in a local development stack, off in production); a refused attempt has
+	//   `outcome` `blocked`. So a loopback `http` URL registers everywhere but is delivered
+	//   to only where private targets are allowed.
 	// - `events` omitted or `null`: all current and future event types; otherwise only the
 	//   listed types.
 	// - At most 20 active endpoints per API client; a 21st: 422 `invalid_field` with `param`
@@ -3792,9 +3796,13 @@ type ClientInterface interface {
 	//
 	// - `url` must use `https`; plain `http` is allowed only for the loopback hosts
 	//   `127.0.0.1`, `::1` and `localhost`. Otherwise: 422 `invalid_field` with `param`
-	//   `url`. Delivery targets are also checked against SSRF rules when delivering (private
-	//   and loopback targets are refused unless the operator sets
-	//   `DOCEVAL_WEBHOOK_ALLOW_PRIVATE`); a refused attempt has `outcome` `blocked`.
+	//   `url`. Delivery targets are also checked when delivering, on the address actually
+	//   dialed: loopback, private and every other IANA special-purpose address (shared,
+	//   benchmarking, reserved, link-local, IPv6 unique local, NAT64, mapped IPv4) are
+	//   refused unless the operator allows private targets (`DOCEVAL_WEBHOOK_ALLOW_PRIVATE`,
+	//   on in a local development stack, off in production); a refused attempt has
+	//   `outcome` `blocked`. So a loopback `http` URL registers everywhere but is delivered
+	//   to only where private targets are allowed.
 	// - `events` omitted or `null`: all current and future event types; otherwise only the
 	//   listed types.
 	// - At most 20 active endpoints per API client; a 21st: 422 `invalid_field` with `param`
@@ -5264,9 +5272,13 @@ func (c *Client) ListWebhookEndpoints(ctx context.Context, params *ListWebhookEn
 //
 //   - `url` must use `https`; plain `http` is allowed only for the loopback hosts
 //     `127.0.0.1`, `::1` and `localhost`. Otherwise: 422 `invalid_field` with `param`
-//     `url`. Delivery targets are also checked against SSRF rules when delivering (private
-//     and loopback targets are refused unless the operator sets
-//     `DOCEVAL_WEBHOOK_ALLOW_PRIVATE`); a refused attempt has `outcome` `blocked`.
+//     `url`. Delivery targets are also checked when delivering, on the address actually
+//     dialed: loopback, private and every other IANA special-purpose address (shared,
+//     benchmarking, reserved, link-local, IPv6 unique local, NAT64, mapped IPv4) are
+//     refused unless the operator allows private targets (`DOCEVAL_WEBHOOK_ALLOW_PRIVATE`,
+//     on in a local development stack, off in production); a refused attempt has
+//     `outcome` `blocked`. So a loopback `http` URL registers everywhere but is delivered
+//     to only where private targets are allowed.
 //   - `events` omitted or `null`: all current and future event types; otherwise only the
 //     listed types.
 //   - At most 20 active endpoints per API client; a 21st: 422 `invalid_field` with `param`
@@ -5295,9 +5307,13 @@ func (c *Client) CreateWebhookEndpointWithBody(ctx context.Context, contentType 
 //
 //   - `url` must use `https`; plain `http` is allowed only for the loopback hosts
 //     `127.0.0.1`, `::1` and `localhost`. Otherwise: 422 `invalid_field` with `param`
-//     `url`. Delivery targets are also checked against SSRF rules when delivering (private
-//     and loopback targets are refused unless the operator sets
-//     `DOCEVAL_WEBHOOK_ALLOW_PRIVATE`); a refused attempt has `outcome` `blocked`.
+//     `url`. Delivery targets are also checked when delivering, on the address actually
+//     dialed: loopback, private and every other IANA special-purpose address (shared,
+//     benchmarking, reserved, link-local, IPv6 unique local, NAT64, mapped IPv4) are
+//     refused unless the operator allows private targets (`DOCEVAL_WEBHOOK_ALLOW_PRIVATE`,
+//     on in a local development stack, off in production); a refused attempt has
+//     `outcome` `blocked`. So a loopback `http` URL registers everywhere but is delivered
+//     to only where private targets are allowed.
 //   - `events` omitted or `null`: all current and future event types; otherwise only the
 //     listed types.
 //   - At most 20 active endpoints per API client; a 21st: 422 `invalid_field` with `param`
@@ -8514,9 +8530,13 @@ type ClientWithResponsesInterface interface {
 	//
 	// - `url` must use `https`; plain `http` is allowed only for the loopback hosts
 	//   `127.0.0.1`, `::1` and `localhost`. Otherwise: 422 `invalid_field` with `param`
-	//   `url`. Delivery targets are also checked against SSRF rules when delivering (private
-	//   and loopback targets are refused unless the operator sets
-	//   `DOCEVAL_WEBHOOK_ALLOW_PRIVATE`); a refused attempt has `outcome` `blocked`.
+	//   `url`. Delivery targets are also checked when delivering, on the address actually
+	//   dialed: loopback, private and every other IANA special-purpose address (shared,
+	//   benchmarking, reserved, link-local, IPv6 unique local, NAT64, mapped IPv4) are
+	//   refused unless the operator allows private targets (`DOCEVAL_WEBHOOK_ALLOW_PRIVATE`,
+	//   on in a local development stack, off in production); a refused attempt has
+	//   `outcome` `blocked`. So a loopback `http` URL registers everywhere but is delivered
+	//   to only where private targets are allowed.
 	// - `events` omitted or `null`: all current and future event types; otherwise only the
 	//   listed types.
 	// - At most 20 active endpoints per API client; a 21st: 422 `invalid_field` with `param`
@@ -8535,9 +8555,13 @@ type ClientWithResponsesInterface interface {
 	//
 	// - `url` must use `https`; plain `http` is allowed only for the loopback hosts
 	//   `127.0.0.1`, `::1` and `localhost`. Otherwise: 422 `invalid_field` with `param`
-	//   `url`. Delivery targets are also checked against SSRF rules when delivering (private
-	//   and loopback targets are refused unless the operator sets
-	//   `DOCEVAL_WEBHOOK_ALLOW_PRIVATE`); a refused attempt has `outcome` `blocked`.
+	//   `url`. Delivery targets are also checked when delivering, on the address actually
+	//   dialed: loopback, private and every other IANA special-purpose address (shared,
+	//   benchmarking, reserved, link-local, IPv6 unique local, NAT64, mapped IPv4) are
+	//   refused unless the operator allows private targets (`DOCEVAL_WEBHOOK_ALLOW_PRIVATE`,
+	//   on in a local development stack, off in production); a refused attempt has
+	//   `outcome` `blocked`. So a loopback `http` URL registers everywhere but is delivered
+	//   to only where private targets are allowed.
 	// - `events` omitted or `null`: all current and future event types; otherwise only the
 	//   listed types.
 	// - At most 20 active endpoints per API client; a 21st: 422 `invalid_field` with `param`
@@ -17392,9 +17416,13 @@ func (c *ClientWithResponses) ListWebhookEndpointsWithResponse(ctx context.Conte
 //
 //   - `url` must use `https`; plain `http` is allowed only for the loopback hosts
 //     `127.0.0.1`, `::1` and `localhost`. Otherwise: 422 `invalid_field` with `param`
-//     `url`. Delivery targets are also checked against SSRF rules when delivering (private
-//     and loopback targets are refused unless the operator sets
-//     `DOCEVAL_WEBHOOK_ALLOW_PRIVATE`); a refused attempt has `outcome` `blocked`.
+//     `url`. Delivery targets are also checked when delivering, on the address actually
+//     dialed: loopback, private and every other IANA special-purpose address (shared,
+//     benchmarking, reserved, link-local, IPv6 unique local, NAT64, mapped IPv4) are
+//     refused unless the operator allows private targets (`DOCEVAL_WEBHOOK_ALLOW_PRIVATE`,
+//     on in a local development stack, off in production); a refused attempt has
+//     `outcome` `blocked`. So a loopback `http` URL registers everywhere but is delivered
+//     to only where private targets are allowed.
 //   - `events` omitted or `null`: all current and future event types; otherwise only the
 //     listed types.
 //   - At most 20 active endpoints per API client; a 21st: 422 `invalid_field` with `param`
@@ -17419,9 +17447,13 @@ func (c *ClientWithResponses) CreateWebhookEndpointWithBodyWithResponse(ctx cont
 //
 //   - `url` must use `https`; plain `http` is allowed only for the loopback hosts
 //     `127.0.0.1`, `::1` and `localhost`. Otherwise: 422 `invalid_field` with `param`
-//     `url`. Delivery targets are also checked against SSRF rules when delivering (private
-//     and loopback targets are refused unless the operator sets
-//     `DOCEVAL_WEBHOOK_ALLOW_PRIVATE`); a refused attempt has `outcome` `blocked`.
+//     `url`. Delivery targets are also checked when delivering, on the address actually
+//     dialed: loopback, private and every other IANA special-purpose address (shared,
+//     benchmarking, reserved, link-local, IPv6 unique local, NAT64, mapped IPv4) are
+//     refused unless the operator allows private targets (`DOCEVAL_WEBHOOK_ALLOW_PRIVATE`,
+//     on in a local development stack, off in production); a refused attempt has
+//     `outcome` `blocked`. So a loopback `http` URL registers everywhere but is delivered
+//     to only where private targets are allowed.
 //   - `events` omitted or `null`: all current and future event types; otherwise only the
 //     listed types.
 //   - At most 20 active endpoints per API client; a 21st: 422 `invalid_field` with `param`

@@ -39,7 +39,7 @@ func TestRedeliverEvent(t *testing.T) {
 	if _, err := e.store.FanOut(ctx, uid); err != nil {
 		t.Fatal(err)
 	}
-	d := &dispatch.Dispatcher{Store: e.store, Secrets: e.secrets, Log: slog.New(slog.DiscardHandler), Timeout: 5 * time.Second}
+	d := &dispatch.Dispatcher{Store: e.store, Secrets: e.secrets, Log: slog.New(slog.DiscardHandler), Timeout: 5 * time.Second, AllowPrivate: true}
 	if _, err := d.RunOnce(ctx); err != nil { // no retries scheduled: abandoned at once
 		t.Fatal(err)
 	}

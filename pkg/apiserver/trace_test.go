@@ -89,7 +89,7 @@ func TestTraceFollowsAnEvaluation(t *testing.T) {
 	worker := &evaluator.Worker{Store: e.store, Engine: engine.NewWithModel(nil, log), Log: log, Cfg: evaluator.Config{
 		Concurrency: 1, MaxAttempts: 3, Timeout: time.Minute, ProgressInterval: time.Second, QueueTimeout: time.Hour,
 	}}
-	dispatcher := &dispatch.Dispatcher{Store: e.store, Secrets: e.secrets, Log: log, Timeout: 5 * time.Second, Tracer: tp}
+	dispatcher := &dispatch.Dispatcher{Store: e.store, Secrets: e.secrets, Log: log, Timeout: 5 * time.Second, Tracer: tp, AllowPrivate: true}
 	done := make(chan error, 3)
 	go func() { done <- relay.Run(ctx) }()
 	go func() {

@@ -144,6 +144,9 @@ func Run(ctx context.Context, o RunOptions) error {
 		return err
 	}
 	dispatchCfg.SecretKey = tunables.SecretKey
+	if _, set := os.LookupEnv("DOCEVAL_WEBHOOK_ALLOW_PRIVATE"); !set {
+		dispatchCfg.AllowPrivate = true // webhook receivers of a dev machine listen on loopback
+	}
 	dispatchTasks, err := dispatch.Tasks(dispatchCfg, log.With("service", "dispatcher"))
 	if err != nil {
 		return err

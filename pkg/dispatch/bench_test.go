@@ -83,7 +83,7 @@ func BenchmarkDeliveries(b *testing.B) {
 				runCtx, cancel := context.WithCancel(ctx)
 				var wg sync.WaitGroup
 				for range replicas {
-					d := &dispatch.Dispatcher{Store: st, Secrets: box, Log: slog.New(slog.DiscardHandler), Timeout: 5 * time.Second, Concurrency: 64}
+					d := &dispatch.Dispatcher{Store: st, Secrets: box, Log: slog.New(slog.DiscardHandler), Timeout: 5 * time.Second, Concurrency: 64, AllowPrivate: true}
 					wg.Go(func() { d.Run(runCtx) })
 				}
 				for received.Load() < target {
@@ -131,7 +131,7 @@ func BenchmarkDeliveryLatency(b *testing.B) {
 	common := config.Common{DatabaseURL: dbURL, NatsURL: natstest.URL(b), LogLevel: slog.LevelWarn, StreamReplicas: 1,
 		OpsAddr: "127.0.0.1:0", ShutdownTimeout: 5 * time.Second, OutboxRelay: true, BlobURL: blob.FileURL(b.TempDir())}
 	log := slog.New(slog.DiscardHandler)
-	tasks, err := dispatch.Tasks(dispatch.Config{SecretKey: key, Timeout: 5 * time.Second, Concurrency: 32, EventRetention: 720 * time.Hour}, log)
+	tasks, err := dispatch.Tasks(dispatch.Config{SecretKey: key, Timeout: 5 * time.Second, Concurrency: 32, EventRetention: 720 * time.Hour, AllowPrivate: true}, log)
 	if err != nil {
 		b.Fatal(err)
 	}

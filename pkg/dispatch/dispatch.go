@@ -25,7 +25,7 @@ type Config struct {
 	RetrySchedule []time.Duration `env:"DOCEVAL_WEBHOOK_RETRY_SCHEDULE" envDefault:"1m,5m,30m,2h,12h,24h" envSeparator:","`
 	// Timeout bounds one delivery attempt.
 	Timeout time.Duration `env:"DOCEVAL_WEBHOOK_TIMEOUT" envDefault:"30s"`
-	// AllowPrivate lets deliveries reach private addresses (loopback always may).
+	// AllowPrivate lets deliveries reach loopback and private addresses (the dev stack).
 	AllowPrivate bool `env:"DOCEVAL_WEBHOOK_ALLOW_PRIVATE" envDefault:"false"`
 	// SecretKey opens the endpoints' sealed signing secrets (the api's key).
 	SecretKey string `env:"DOCEVAL_SECRET_KEY"`

@@ -3,6 +3,8 @@ package dispatch
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,6 +18,7 @@ import (
 	"syscall"
 	"time"
 
+	"code.dny.dev/ssrf"
 	"github.com/google/uuid"
 	"github.com/nats-io/nats.go/jetstream"
 	"go.opentelemetry.io/otel/attribute"
@@ -54,7 +57,7 @@ type Dispatcher struct {
 	Log          *slog.Logger
 	Schedule     []time.Duration // delays before the 2nd, 3rd, … attempt
 	Timeout      time.Duration   // per attempt
-	AllowPrivate bool            // deliver to private addresses (loopback is always allowed)
+	AllowPrivate bool            // deliver to loopback and private addresses (dev stack)
 	Concurrency  int             // sends in flight per process
 	Metrics      *Metrics        // nil: not measured
 	// Tracer starts a client span per attempt, a child of the event's fan-out (nil: no
@@ -76,8 +79,26 @@ func (d *Dispatcher) perEndpoint() int { return max(2, d.Concurrency/4) }
 // killed mid-delivery leaves its deliveries due again when their leases end.
 func (d *Dispatcher) lease() time.Duration { return d.Timeout + 5*time.Second }
 
-// errBlocked is a target refused by the SSRF rules.
-var errBlocked = errors.New("target address refused: private, link-local or metadata addresses are not delivered to")
+// errBlocked is a target refused by the egress rules.
+var errBlocked = errors.New("blocked: the endpoint resolves to an address webhooks are not delivered to")
+
+// public refuses every address of the IANA special-purpose registries (loopback,
+// private use, shared address space, link-local, documentation, benchmarking, 0/8,
+// 240/4, multicast; for IPv6 anything outside global unicast — ULA, NAT64, mapped IPv4 —
+// and the special-purpose prefixes inside it). code.dny.dev/ssrf keeps those lists
+// generated from the registries, so they are not ours to keep up to date. Any port
+// may be used.
+var public = ssrf.New(ssrf.WithAnyPort())
+
+// privateNets are the targets an operator may allow (DOCEVAL_WEBHOOK_ALLOW_PRIVATE, the
+// dev stack): loopback, private use, shared address space, IPv6 unique local.
+// Link-local (cloud metadata at 169.254.169.254), multicast and the rest stay refused.
+var privateNets = []netip.Prefix{
+	netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("10.0.0.0/8"),
+	netip.MustParsePrefix("172.16.0.0/12"), netip.MustParsePrefix("192.168.0.0/16"),
+	netip.MustParsePrefix("100.64.0.0/10"), netip.MustParsePrefix("::1/128"),
+	netip.MustParsePrefix("fc00::/7"),
+}
 
 func (d *Dispatcher) init() {
 	d.once.Do(func() {
@@ -111,24 +132,24 @@ func (d *Dispatcher) init() {
 
 // guard runs after DNS resolution, on the very address dialed: a name cannot resolve to
 // a refused address between a check and the connection.
-func (d *Dispatcher) guard(_, address string, _ syscall.RawConn) error {
+func (d *Dispatcher) guard(network, address string, _ syscall.RawConn) error {
 	ap, err := netip.ParseAddrPort(address)
 	if err != nil {
 		return errBlocked
 	}
-	ip := ap.Addr().Unmap()
-	switch {
-	case ip.IsLoopback():
-		return nil
-	case ip.IsUnspecified() || ip.IsMulticast() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast():
-		return errBlocked // 169.254.169.254 and friends: never
-	case !d.AllowPrivate && (ip.IsPrivate() || sharedAddressSpace.Contains(ip)):
+	if d.AllowPrivate {
+		ip := ap.Addr().Unmap()
+		for _, p := range privateNets {
+			if p.Contains(ip) {
+				return nil
+			}
+		}
+	}
+	if public.Safe(network, address, nil) != nil {
 		return errBlocked
 	}
 	return nil
 }
-
-var sharedAddressSpace = netip.MustParsePrefix("100.64.0.0/10")
 
 // HandleEvent fans a published event out to its deliveries (the JetStream consumer).
 func (d *Dispatcher) HandleEvent(ctx context.Context, msg jetstream.Msg) error {
@@ -328,16 +349,8 @@ func (d *Dispatcher) post(ctx context.Context, target store.DeliveryTarget, secr
 	res, err := d.client.Do(req)
 	elapsed := int(time.Since(start).Milliseconds())
 	if err != nil {
-		msg := err.Error()
-		a := store.Attempt{Outcome: OutcomeNetworkError, TransportError: &msg, ResponseTimeMs: elapsed}
-		var netErr net.Error
-		switch {
-		case errors.Is(err, errBlocked):
-			a.Outcome = OutcomeBlocked
-		case errors.As(err, &netErr) && netErr.Timeout(), errors.Is(err, context.DeadlineExceeded):
-			a.Outcome = OutcomeTimeout
-		}
-		return a
+		outcome, category := transportFailure(err)
+		return store.Attempt{Outcome: outcome, TransportError: &category, ResponseTimeMs: elapsed}
 	}
 	_, _ = io.Copy(io.Discard, io.LimitReader(res.Body, maxResponseBody))
 	res.Body.Close()
@@ -347,4 +360,40 @@ func (d *Dispatcher) post(ctx context.Context, target store.DeliveryTarget, secr
 		a.Outcome = OutcomeSucceeded
 	}
 	return a
+}
+
+// transportFailure sorts an attempt without an HTTP answer into its outcome and a
+// category partners may read. The error text itself is never shown: it names the
+// addresses dialed and the resolver asked, which are the deployment's, not the
+// partner's.
+func transportFailure(err error) (outcome, category string) {
+	var dnsErr *net.DNSError
+	var netErr net.Error
+	var certErr *tls.CertificateVerificationError
+	var recordErr tls.RecordHeaderError
+	var alert tls.AlertError
+	var unknownAuthority x509.UnknownAuthorityError
+	var hostname x509.HostnameError
+	var invalid x509.CertificateInvalidError
+	switch {
+	case errors.Is(err, errBlocked):
+		return OutcomeBlocked, "blocked: the endpoint resolves to an address webhooks are not delivered to"
+	case errors.As(err, &dnsErr):
+		if dnsErr.IsTimeout {
+			return OutcomeTimeout, "dns failure"
+		}
+		return OutcomeNetworkError, "dns failure"
+	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():
+		return OutcomeTimeout, "timeout"
+	case errors.As(err, &certErr), errors.As(err, &recordErr), errors.As(err, &alert),
+		errors.As(err, &unknownAuthority), errors.As(err, &hostname), errors.As(err, &invalid):
+		return OutcomeNetworkError, "tls error"
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return OutcomeNetworkError, "connection refused"
+	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return OutcomeNetworkError, "connection reset"
+	case errors.Is(err, syscall.EHOSTUNREACH), errors.Is(err, syscall.ENETUNREACH):
+		return OutcomeNetworkError, "host unreachable"
+	}
+	return OutcomeNetworkError, "network error"
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -75,7 +76,8 @@ func newFixture(t *testing.T, schedule ...time.Duration) *fixture {
 		t.Fatal(err)
 	}
 	return &fixture{t: t, ctx: ctx, clock: fake, st: st, box: box, tenant: st.Tenant(c.ID), client: c.ID,
-		d: &dispatch.Dispatcher{Store: st, Secrets: box, Log: slog.New(slog.DiscardHandler), Schedule: schedule, Timeout: 5 * time.Second}}
+		// The receivers are httptest servers on loopback: allowed as in the dev stack.
+		d: &dispatch.Dispatcher{Store: st, Secrets: box, Log: slog.New(slog.DiscardHandler), Schedule: schedule, Timeout: 5 * time.Second, AllowPrivate: true}}
 }
 
 func (f *fixture) endpoint(url, secret string, events []string) uuid.UUID {
@@ -242,26 +244,80 @@ func TestDisabledAndDeletedEndpoints(t *testing.T) {
 	}
 }
 
-// Private, link-local and metadata targets are refused (blocked); loopback is allowed.
-func TestSSRFRefusals(t *testing.T) {
+// In production (no AllowPrivate) every special-purpose address is refused at connect
+// time, loopback included: the attempt ends blocked and nothing reaches the target.
+// With AllowPrivate (the dev stack) loopback and private targets are delivered to, but
+// link-local (cloud metadata) never.
+func TestEgressRefusals(t *testing.T) {
 	f := newFixture(t)
-	for _, url := range []string{"https://10.1.2.3:9/x", "https://169.254.169.254/latest/meta-data", "https://192.168.0.10/x", "https://[fd00::1]/x"} {
+	f.d.AllowPrivate = false
+	rec := &receiver{status: 200}
+	local := httptest.NewServer(rec)
+	defer local.Close()
+	refused := []string{
+		local.URL, // http on loopback: registrable, never delivered in production
+		"https://10.1.2.3:9/x", "https://169.254.169.254/latest/meta-data", "https://192.168.0.10/x",
+		"https://100.64.0.1/x", "https://198.18.0.1/x", "https://192.0.0.8/x", "https://240.0.0.1/x",
+		"https://0.1.2.3/x", "https://[fd00::1]/x", "https://[64:ff9b::7f00:1]/x", "https://[::ffff:127.0.0.1]/x",
+		"https://[fe80::1]/x", "https://[2001:db8::1]/x",
+	}
+	for _, url := range refused {
 		f.endpoint(url, "whsec_x", nil)
 	}
 	ev := f.emit(events.FileReady)
 	f.run()
-	for _, d := range f.deliveries(ev) {
+	ds := f.deliveries(ev)
+	if len(ds) != len(refused) {
+		t.Fatalf("%d deliveries for %d endpoints", len(ds), len(refused))
+	}
+	for _, d := range ds {
 		if len(d.Attempts) != 1 || d.Attempts[0].Outcome != "blocked" || d.Status != "abandoned" {
 			t.Errorf("%s: %+v", d.EndpointURL, d)
 		}
 	}
+	if len(rec.got) != 0 {
+		t.Errorf("the loopback receiver got %d deliveries in production mode", len(rec.got))
+	}
+
 	f.d = &dispatch.Dispatcher{Store: f.st, Secrets: f.box, Log: slog.New(slog.DiscardHandler), AllowPrivate: true, Timeout: time.Second}
 	meta := f.endpoint("https://169.254.169.254/latest", "whsec_y", nil)
 	ev2 := f.emit(events.FileReady)
 	f.run()
 	for _, d := range f.deliveries(ev2) {
-		if d.EndpointID == meta && d.Attempts[0].Outcome != "blocked" {
+		switch {
+		case d.EndpointID == meta && d.Attempts[0].Outcome != "blocked":
 			t.Errorf("metadata address with AllowPrivate: %+v", d.Attempts[0])
+		case d.EndpointURL == local.URL && d.Attempts[0].Outcome != "succeeded":
+			t.Errorf("loopback with AllowPrivate: %+v", d.Attempts[0])
+		}
+	}
+}
+
+// A failed connection is reported to partners as a category, never with the addresses
+// dialed or the resolver asked.
+func TestTransportErrorsAreCategories(t *testing.T) {
+	f := newFixture(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := "http://" + ln.Addr().String() + "/hook"
+	ln.Close() // nothing listens there: connection refused
+	f.endpoint(closed, "whsec_x", nil)
+	f.endpoint("https://no-such-host.invalid/hook", "whsec_x", nil)
+	ev := f.emit(events.FileReady)
+	f.run()
+	want := map[string]string{closed: "connection refused", "https://no-such-host.invalid/hook": "dns failure"}
+	for _, d := range f.deliveries(ev) {
+		if len(d.Attempts) != 1 || d.Attempts[0].TransportError == nil {
+			t.Fatalf("%s: %+v", d.EndpointURL, d)
+		}
+		got := *d.Attempts[0].TransportError
+		if got != want[d.EndpointURL] {
+			t.Errorf("%s: transport error %q, want %q", d.EndpointURL, got, want[d.EndpointURL])
+		}
+		if strings.Contains(got, "127.0.0.1") || strings.ContainsAny(got, ":[]") {
+			t.Errorf("%s: transport error %q shows an address", d.EndpointURL, got)
 		}
 	}
 }
@@ -382,7 +438,7 @@ func TestDispatcherProcessKilled(t *testing.T) {
 	start := func() *exec.Cmd {
 		cmd := exec.Command(os.Args[0], "-test.run=^$")
 		cmd.Env = append(os.Environ(), dispatcherProcessEnv+"=1", "DATABASE_URL="+dbURL, "NATS_URL="+natsURL,
-			"DOCEVAL_SECRET_KEY="+key, "DOCEVAL_OPS_ADDR=127.0.0.1:0", "DOCEVAL_WEBHOOK_TIMEOUT=2s",
+			"DOCEVAL_SECRET_KEY="+key, "DOCEVAL_OPS_ADDR=127.0.0.1:0", "DOCEVAL_WEBHOOK_TIMEOUT=2s", "DOCEVAL_WEBHOOK_ALLOW_PRIVATE=true",
 			"DOCEVAL_FANOUT_ACK_WAIT=2s", "DOCEVAL_BLOB_URL="+blob.FileURL(t.TempDir()), "DOCEVAL_LOG_LEVEL=warn")
 		cmd.Stderr = os.Stderr
 		if err := cmd.Start(); err != nil {
