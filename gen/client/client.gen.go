@@ -2255,12 +2255,12 @@ type Upload struct {
 
 // UploadFailure Why processing failed; null unless `upload_status` is `failed`.
 type UploadFailure struct {
-	// Code Reason an upload failed processing. Open enum: tolerate unknown values.
+	// Code Reason an upload failed processing. Open enum: tolerate unknown values. `too_many_pages`: more pages than the deployment processes per file (500 by default), or more pages without a usable text layer (scanned, blank) than it reads by OCR per file (100 by default); split the document.
 	Code    UploadFailureCode `json:"code"`
 	Message string            `json:"message"`
 }
 
-// UploadFailureCode Reason an upload failed processing. Open enum: tolerate unknown values.
+// UploadFailureCode Reason an upload failed processing. Open enum: tolerate unknown values. `too_many_pages`: more pages than the deployment processes per file (500 by default), or more pages without a usable text layer (scanned, blank) than it reads by OCR per file (100 by default); split the document.
 type UploadFailureCode string
 
 // UploadList defines model for UploadList.

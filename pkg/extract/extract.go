@@ -64,17 +64,22 @@ func fail(code, format string, args ...any) *Failure {
 // Options bound the work on one file.
 type Options struct {
 	MaxPages       int           // more pages: too_many_pages (default 500)
+	MaxOCRPages    int           // more pages needing OCR: too_many_pages (default 100)
 	Timeout        time.Duration // whole-file budget (default 2m): processing_timeout
 	Languages      string        // tesseract languages (default deu+eng)
 	MinTextChars   int           // a PDF page with fewer text characters is OCRed (default 20)
 	MaxOutputBytes int64         // cap on one tool's output (default 64 MiB)
 	TempDir        string        // for rendered pages (default the system's)
 	DPI            int           // rendering resolution for OCR (default 200)
+	Limits         Limits        // confinement of the document tools
 }
 
 func (o Options) withDefaults() Options {
 	if o.MaxPages <= 0 {
 		o.MaxPages = 500
+	}
+	if o.MaxOCRPages <= 0 {
+		o.MaxOCRPages = 100
 	}
 	if o.Timeout <= 0 {
 		o.Timeout = 2 * time.Minute
@@ -215,8 +220,12 @@ func file(ctx context.Context, path, declared string, opt Options) (*Result, err
 
 // run executes a tool with bounded output. A non-zero exit is returned as *exitError
 // with the tool's stderr, for the caller to classify.
-func run(ctx context.Context, maxOut int64, name string, args ...string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, name, args...)
+func run(ctx context.Context, opt Options, maxOut int64, name string, args ...string) ([]byte, error) {
+	cmd, cleanup, err := sandboxed(ctx, opt, name, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer cleanup()
 	// The tool and anything it starts form one process group, killed as a whole.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
@@ -340,17 +349,17 @@ func pdf(ctx context.Context, path string, opt Options) (*Result, error) {
 	defer cancelText()
 	textc, bboxc := make(chan toolOut, 1), make(chan toolOut, 1)
 	go func() {
-		out, err := run(textCtx, opt.MaxOutputBytes, "pdftotext", "-layout", "-enc", "UTF-8", path, "-")
+		out, err := run(textCtx, opt, opt.MaxOutputBytes, "pdftotext", "-layout", "-enc", "UTF-8", path, "-")
 		textc <- toolOut{out, err}
 	}()
 	go func() {
 		last := strconv.Itoa(opt.MaxPages)
-		out, err := run(textCtx, opt.MaxOutputBytes, "pdftotext", "-bbox-layout", "-enc", "UTF-8", "-l", last, path, "-")
+		out, err := run(textCtx, opt, opt.MaxOutputBytes, "pdftotext", "-bbox-layout", "-enc", "UTF-8", "-l", last, path, "-")
 		bboxc <- toolOut{out, err}
 	}()
 
 	// -f/-l: one "Page N size: W x H pts" line per page, to bound the rendering of OCR pages.
-	info, err := run(ctx, 4<<20, "pdfinfo", "-f", "1", "-l", strconv.Itoa(opt.MaxPages+1), path)
+	info, err := run(ctx, opt, 4<<20, "pdfinfo", "-f", "1", "-l", strconv.Itoa(opt.MaxPages+1), path)
 	if err != nil {
 		return nil, toolFailure(err, "the PDF is encrypted", "the PDF cannot be read", "incorrect password", "encrypt")
 	}
@@ -394,6 +403,15 @@ func pdf(ctx context.Context, path string, opt Options) (*Result, error) {
 	}
 	texts := strings.Split(string(text.out), "\f") // pdftotext ends every page with a form feed
 	res := &Result{PageCount: pages, Metadata: meta}
+	ocrPages := 0
+	// ocrBudget refuses the page that would exceed MaxOCRPages: a few kilobytes of
+	// blank pages would otherwise cost minutes of OCR each.
+	ocrBudget := func() error {
+		if ocrPages++; ocrPages > opt.MaxOCRPages {
+			return fail(CodeTooMany, "more than %d pages have no usable text layer; at most %d scanned pages are read per file", opt.MaxOCRPages, opt.MaxOCRPages)
+		}
+		return nil
+	}
 	for i := 1; i <= pages; i++ {
 		text := ""
 		if i-1 < len(texts) {
@@ -409,6 +427,9 @@ func pdf(ctx context.Context, path string, opt Options) (*Result, error) {
 		}
 		switch {
 		case p.Chars < opt.MinTextChars:
+			if err := ocrBudget(); err != nil {
+				return nil, err
+			}
 			ocr, err := pdfPageOCR(ctx, path, i, sizes[i], opt)
 			if err != nil {
 				return nil, err
@@ -417,6 +438,9 @@ func pdf(ctx context.Context, path string, opt Options) (*Result, error) {
 				p = ocr
 			}
 		case garbled(p.Text):
+			if err := ocrBudget(); err != nil {
+				return nil, err
+			}
 			ocr, err := pdfPageOCR(ctx, path, i, sizes[i], opt)
 			if err != nil {
 				return nil, err
@@ -451,14 +475,14 @@ func pdfPageOCR(ctx context.Context, path string, n int, size [2]float64, opt Op
 	}
 	defer os.RemoveAll(dir)
 	longSide := max(size[0], size[1])
-	img, err := renderPage(ctx, path, dir, "page", n, longSide, opt.DPI)
+	img, err := renderPage(ctx, path, dir, "page", n, longSide, opt.DPI, opt)
 	if err != nil {
 		return Page{}, err
 	}
 	var hiRes func(context.Context) (string, error)
 	if opt.DPI < hiResDPI && longSide*float64(opt.DPI)/72 < maxRenderPixels {
 		hiRes = func(ctx context.Context) (string, error) {
-			return renderPage(ctx, path, dir, "hires", n, longSide, hiResDPI)
+			return renderPage(ctx, path, dir, "hires", n, longSide, hiResDPI, opt)
 		}
 	}
 	r, err := readScan(ctx, dir, img, hiRes, opt)
@@ -528,7 +552,7 @@ func image(ctx context.Context, path string, opt Options) (*Result, error) {
 // ---- DOC
 
 func doc(ctx context.Context, path string, opt Options) (*Result, error) {
-	out, err := run(ctx, opt.MaxOutputBytes, "antiword", "-m", "UTF-8.txt", "-w", "0", path)
+	out, err := run(ctx, opt, opt.MaxOutputBytes, "antiword", "-m", "UTF-8.txt", "-w", "0", path)
 	if err != nil {
 		return nil, toolFailure(err, "the document is encrypted", "the Word document cannot be read", "encrypt")
 	}

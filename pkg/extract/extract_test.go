@@ -10,6 +10,7 @@ import (
 	"math"
 
 	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -360,5 +361,35 @@ func TestHugeImage(t *testing.T) {
 	wantFailure(t, err, CodeError)
 	if d := time.Since(start); d > 2*time.Second {
 		t.Errorf("took %v", d)
+	}
+}
+
+// A few kilobytes of blank pages cannot buy minutes of OCR: the page past MaxOCRPages
+// fails the file (too_many_pages) before it is rendered.
+func TestOCRPageCap(t *testing.T) {
+	needTools(t)
+	const pages = 40
+	objs := []string{"<< /Type /Catalog /Pages 2 0 R >>"}
+	kids := make([]string, pages)
+	for i := range pages {
+		kids[i] = strconv.Itoa(3+i) + " 0 R"
+	}
+	objs = append(objs, "<< /Type /Pages /Kids ["+strings.Join(kids, " ")+"] /Count "+strconv.Itoa(pages)+" >>")
+	for range pages {
+		objs = append(objs, "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] >>")
+	}
+	blank := writeTemp(t, "blank.pdf", samplepdf.Assemble(objs))
+	start := time.Now()
+	_, err := File(context.Background(), blank, PDF, Options{MaxOCRPages: 3})
+	wantFailure(t, err, CodeTooMany)
+	if d := time.Since(start); d > 30*time.Second {
+		t.Errorf("refusing took %v: pages past the cap were read", d)
+	}
+	// Within the cap the same pages are read (as blank).
+	few := writeTemp(t, "few.pdf", samplepdf.Assemble(append(objs[:1:1],
+		"<< /Type /Pages /Kids [3 0 R 4 0 R] /Count 2 >>", objs[2], objs[3])))
+	res, err := File(context.Background(), few, PDF, Options{MaxOCRPages: 3})
+	if err != nil || len(res.Pages) != 2 {
+		t.Fatalf("two blank pages under a cap of 3: %v %+v", err, res)
 	}
 }

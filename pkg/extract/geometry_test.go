@@ -401,7 +401,7 @@ func TestMRZPass(t *testing.T) {
 	needTools(t)
 	dir := t.TempDir()
 	path := idCardScan(t, dir)
-	zone, err := readMRZ(context.Background(), dir, &pageImage{path: path}, nil)
+	zone, err := readMRZ(context.Background(), dir, &pageImage{path: path}, nil, Options{}.withDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -485,7 +485,7 @@ func TestLowConfidencePageReadAgainAtHigherResolution(t *testing.T) {
 	path := writeTemp(t, "scan.pdf", imagePDF(jpegs, w, h, 300))
 	opt := Options{DPI: 100}.withDefaults()
 	dir := t.TempDir()
-	low, err := renderPage(context.Background(), path, dir, "low", 1, 792, opt.DPI)
+	low, err := renderPage(context.Background(), path, dir, "low", 1, 792, opt.DPI, opt)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -60,7 +60,7 @@ func readScan(ctx context.Context, dir, path string, hiRes func(context.Context)
 	// A page without a single word (a blank back side) is not worth another look.
 	read := len(first.words) > 0
 	if read && (first.conf < poorConfidence || len(first.words) < poorWords || first.upright() < 0.5) {
-		if deg := osdRotation(ctx, path); deg != 0 {
+		if deg := osdRotation(ctx, path, opt); deg != 0 {
 			r, turned, err := readTurned(ctx, dir, "turned", img, deg, opt)
 			if err != nil {
 				return scanReading{}, err
@@ -84,7 +84,7 @@ func readScan(ctx context.Context, dir, path string, hiRes func(context.Context)
 		}
 	}
 	if looksLikeIDDocument(best.tsv.text) {
-		zone, err := readMRZ(ctx, dir, img, best.tsv.words)
+		zone, err := readMRZ(ctx, dir, img, best.tsv.words, opt)
 		if err != nil {
 			return scanReading{}, err
 		}
@@ -212,7 +212,7 @@ func (t tsvPage) upright() float64 {
 
 // tesseract reads an image with page segmentation 3 (automatic, no orientation check).
 func tesseract(ctx context.Context, path string, opt Options) (tsvPage, error) {
-	out, err := run(ctx, opt.MaxOutputBytes, "tesseract", path, "stdout", "-l", opt.Languages, "--psm", "3", "tsv")
+	out, err := run(ctx, opt, opt.MaxOutputBytes, "tesseract", path, "stdout", "-l", opt.Languages, "--psm", "3", "tsv")
 	if err != nil {
 		return tsvPage{}, toolFailure(err, "", "the image cannot be read")
 	}
@@ -222,8 +222,8 @@ func tesseract(ctx context.Context, path string, opt Options) (tsvPage, error) {
 // osdRotation asks tesseract's orientation detection (page segmentation 0) by how many
 // degrees clockwise the image must be turned to stand upright: 0, 90, 180 or 270. It
 // says 0 when unsure or when the detection fails (too little text to tell).
-func osdRotation(ctx context.Context, path string) int {
-	out, err := run(ctx, 1<<16, "tesseract", path, "stdout", "--psm", "0")
+func osdRotation(ctx context.Context, path string, opt Options) int {
+	out, err := run(ctx, opt, 1<<16, "tesseract", path, "stdout", "--psm", "0")
 	if err != nil {
 		return 0
 	}
@@ -294,7 +294,7 @@ func mrzBandOf(words []evidence.Word) (top, bottom float64) {
 
 // readMRZ reads a band of the image once more, as a block of uniform text restricted
 // to the MRZ alphabet, and returns the lines that look like a zone's.
-func readMRZ(ctx context.Context, dir string, img *pageImage, words []evidence.Word) ([]mrzBand, error) {
+func readMRZ(ctx context.Context, dir string, img *pageImage, words []evidence.Word, opt Options) ([]mrzBand, error) {
 	g, err := img.load()
 	if err != nil {
 		return nil, nil // an image the front end cannot decode keeps its first reading
@@ -316,7 +316,7 @@ func readMRZ(ctx context.Context, dir string, img *pageImage, words []evidence.W
 		return nil, err
 	}
 	defer os.Remove(path)
-	out, err := run(ctx, 1<<20, "tesseract", path, "stdout", "-l", "eng", "--psm", "6", "-c", "tessedit_char_whitelist="+mrzAlphabet, "tsv")
+	out, err := run(ctx, opt, 1<<20, "tesseract", path, "stdout", "-l", "eng", "--psm", "6", "-c", "tessedit_char_whitelist="+mrzAlphabet, "tsv")
 	if err != nil {
 		return nil, nil
 	}
@@ -358,7 +358,7 @@ func mrzLines(r tsvPage, offset, span float64) []mrzBand {
 
 // renderPage renders page n of the PDF at path to a grayscale PNG in dir at dpi, or
 // scaled to maxRenderPixels when the page (longer side longSide points) would be larger.
-func renderPage(ctx context.Context, path, dir, name string, n int, longSide float64, dpi int) (string, error) {
+func renderPage(ctx context.Context, path, dir, name string, n int, longSide float64, dpi int, opt Options) (string, error) {
 	prefix := filepath.Join(dir, name)
 	num := strconv.Itoa(n)
 	scale := []string{"-r", strconv.Itoa(dpi)}
@@ -366,7 +366,7 @@ func renderPage(ctx context.Context, path, dir, name string, n int, longSide flo
 		scale = []string{"-scale-to", strconv.Itoa(maxRenderPixels)}
 	}
 	args := append(scale, "-gray", "-png", "-f", num, "-l", num, "-singlefile", path, prefix)
-	if _, err := run(ctx, 1<<20, "pdftoppm", args...); err != nil {
+	if _, err := run(ctx, opt, 1<<20, "pdftoppm", args...); err != nil {
 		return "", toolFailure(err, "", fmt.Sprintf("page %d cannot be rendered", n))
 	}
 	return prefix + ".png", nil

@@ -26,9 +26,14 @@ import (
 
 // Config is the ingest service's configuration.
 type Config struct {
-	MaxPages    int           `env:"DOCEVAL_INGEST_MAX_PAGES" envDefault:"500"`
-	FileTimeout time.Duration `env:"DOCEVAL_INGEST_FILE_TIMEOUT" envDefault:"5m"`
-	Concurrency int           `env:"DOCEVAL_INGEST_CONCURRENCY" envDefault:"2"`
+	MaxPages int `env:"DOCEVAL_INGEST_MAX_PAGES" envDefault:"500"`
+	// MaxOCRPages bounds the pages of one file read by OCR (scans, blank or garbled
+	// pages): more fail the upload with too_many_pages.
+	MaxOCRPages int `env:"DOCEVAL_INGEST_MAX_OCR_PAGES" envDefault:"100"`
+	// ToolMaxMemory is the address space each document tool may use (extract.Limits).
+	ToolMaxMemory int64         `env:"DOCEVAL_TOOL_MAX_MEMORY" envDefault:"2147483648"`
+	FileTimeout   time.Duration `env:"DOCEVAL_INGEST_FILE_TIMEOUT" envDefault:"5m"`
+	Concurrency   int           `env:"DOCEVAL_INGEST_CONCURRENCY" envDefault:"2"`
 	// MaxAttempts bounds deliveries of one job; the last failing attempt marks the upload
 	// failed (processing_error) so it never stays processing.
 	MaxAttempts int    `env:"DOCEVAL_INGEST_MAX_ATTEMPTS" envDefault:"8"`
@@ -66,6 +71,7 @@ func Tasks(cfg Config, log *slog.Logger) []service.Task {
 		if err != nil {
 			return built{err: err}
 		}
+		log.Info("document tools confined", "network_isolation", extract.Isolation(), "max_memory_bytes", cfg.ToolMaxMemory)
 		return built{w: &Worker{Store: rt.Store, Blobs: blobs, Log: log, Cfg: cfg, Metrics: NewMetrics(rt.Registry)}}
 	})
 	task := func(run func(ctx context.Context, rt *service.Runtime, w *Worker) error) service.Task {
@@ -147,7 +153,8 @@ func (w *Worker) process(ctx context.Context, job messaging.IngestJob, heartbeat
 	heartbeat()
 
 	res, err := extract.File(ctx, path, u.ContentType, extract.Options{
-		MaxPages: w.Cfg.MaxPages, Timeout: w.Cfg.FileTimeout, Languages: w.Cfg.Languages, TempDir: w.Cfg.TempDir,
+		MaxPages: w.Cfg.MaxPages, MaxOCRPages: w.Cfg.MaxOCRPages, Timeout: w.Cfg.FileTimeout, Languages: w.Cfg.Languages,
+		TempDir: w.Cfg.TempDir, Limits: extract.Limits{MaxMemory: w.Cfg.ToolMaxMemory},
 	})
 	var failure *extract.Failure
 	switch {

@@ -217,6 +217,8 @@ DOCEVAL_MAX_UPLOAD_BYTES: {{ int64 $c.maxUploadBytes | quote }}
 DOCEVAL_SECRET_ROTATION_GRACE: {{ $c.secretRotationGrace | quote }}
 {{- else if eq .svc "ingest" }}
 DOCEVAL_INGEST_MAX_PAGES: {{ int64 $c.maxPages | quote }}
+DOCEVAL_INGEST_MAX_OCR_PAGES: {{ int64 $c.maxOCRPages | quote }}
+DOCEVAL_TOOL_MAX_MEMORY: {{ int64 $c.toolMaxMemoryBytes | quote }}
 DOCEVAL_INGEST_FILE_TIMEOUT: {{ printf "%ds" (int64 $c.fileTimeoutSeconds) | quote }}
 DOCEVAL_INGEST_CONCURRENCY: {{ int64 $c.concurrency | quote }}
 DOCEVAL_INGEST_MAX_ATTEMPTS: {{ int64 $c.maxAttempts | quote }}
