@@ -13,11 +13,24 @@ import (
 )
 
 const keyAuthenticate = `-- name: KeyAuthenticate :one
-SELECT k.id AS key_id, c.id AS api_client_id, c.permissions, c.disabled_at
-FROM api_keys k
-JOIN api_clients c ON c.id = k.api_client_id
-WHERE k.key_hash = $1 AND k.revoked_at IS NULL
+WITH found AS (
+    SELECT k.id AS key_id, c.id AS api_client_id, c.permissions, c.disabled_at
+    FROM api_keys k
+    JOIN api_clients c ON c.id = k.api_client_id
+    WHERE k.key_hash = $1 AND k.revoked_at IS NULL
+), touched AS (
+    UPDATE api_keys u SET last_used_at = $2
+    FROM found f
+    WHERE u.id = f.key_id AND (u.last_used_at IS NULL OR u.last_used_at < $3)
+)
+SELECT key_id, api_client_id, permissions, disabled_at FROM found
 `
+
+type KeyAuthenticateParams struct {
+	KeyHash     []byte
+	Now         *time.Time
+	StaleBefore *time.Time
+}
 
 type KeyAuthenticateRow struct {
 	KeyID       uuid.UUID
@@ -26,8 +39,10 @@ type KeyAuthenticateRow struct {
 	DisabledAt  *time.Time
 }
 
-func (q *Queries) KeyAuthenticate(ctx context.Context, keyHash []byte) (KeyAuthenticateRow, error) {
-	row := q.db.QueryRow(ctx, keyAuthenticate, keyHash)
+// Resolves a key and, in the same round trip, records its use: only when the last
+// record is older than @stale_before, so a busy key does not write on every request.
+func (q *Queries) KeyAuthenticate(ctx context.Context, arg KeyAuthenticateParams) (KeyAuthenticateRow, error) {
+	row := q.db.QueryRow(ctx, keyAuthenticate, arg.KeyHash, arg.Now, arg.StaleBefore)
 	var i KeyAuthenticateRow
 	err := row.Scan(
 		&i.KeyID,
@@ -41,7 +56,7 @@ func (q *Queries) KeyAuthenticate(ctx context.Context, keyHash []byte) (KeyAuthe
 const keyInsert = `-- name: KeyInsert :one
 INSERT INTO api_keys (id, api_client_id, key_hash, key_prefix, created_at)
 VALUES ($1, $2, $3, $4, $5)
-RETURNING id, api_client_id, key_hash, key_prefix, created_at, revoked_at
+RETURNING id, api_client_id, key_hash, key_prefix, created_at, revoked_at, last_used_at
 `
 
 type KeyInsertParams struct {
@@ -68,6 +83,7 @@ func (q *Queries) KeyInsert(ctx context.Context, arg KeyInsertParams) (APIKey, e
 		&i.KeyPrefix,
 		&i.CreatedAt,
 		&i.RevokedAt,
+		&i.LastUsedAt,
 	)
 	return i, err
 }
@@ -76,7 +92,7 @@ const keyRevoke = `-- name: KeyRevoke :one
 UPDATE api_keys
 SET revoked_at = coalesce(revoked_at, $1::timestamptz)
 WHERE id = $2
-RETURNING id, api_client_id, key_hash, key_prefix, created_at, revoked_at
+RETURNING id, api_client_id, key_hash, key_prefix, created_at, revoked_at, last_used_at
 `
 
 type KeyRevokeParams struct {
@@ -94,6 +110,39 @@ func (q *Queries) KeyRevoke(ctx context.Context, arg KeyRevokeParams) (APIKey, e
 		&i.KeyPrefix,
 		&i.CreatedAt,
 		&i.RevokedAt,
+		&i.LastUsedAt,
 	)
 	return i, err
+}
+
+const keysOfClient = `-- name: KeysOfClient :many
+SELECT id, api_client_id, key_hash, key_prefix, created_at, revoked_at, last_used_at FROM api_keys WHERE api_client_id = $1 ORDER BY created_at, id
+`
+
+func (q *Queries) KeysOfClient(ctx context.Context, apiClientID uuid.UUID) ([]APIKey, error) {
+	rows, err := q.db.Query(ctx, keysOfClient, apiClientID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []APIKey{}
+	for rows.Next() {
+		var i APIKey
+		if err := rows.Scan(
+			&i.ID,
+			&i.APIClientID,
+			&i.KeyHash,
+			&i.KeyPrefix,
+			&i.CreatedAt,
+			&i.RevokedAt,
+			&i.LastUsedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }

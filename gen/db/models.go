@@ -26,6 +26,7 @@ type APIKey struct {
 	KeyPrefix   string
 	CreatedAt   time.Time
 	RevokedAt   *time.Time
+	LastUsedAt  *time.Time
 }
 
 type CatalogEntry struct {

@@ -279,3 +279,56 @@ func (q *Queries) WebhookEndpointUpdate(ctx context.Context, arg WebhookEndpoint
 	)
 	return i, err
 }
+
+const webhookSecretsPage = `-- name: WebhookSecretsPage :many
+SELECT id, secret, previous_secret FROM webhook_endpoints
+WHERE id > $1 ORDER BY id LIMIT $2 FOR UPDATE
+`
+
+type WebhookSecretsPageParams struct {
+	After    uuid.UUID
+	PageSize int32
+}
+
+type WebhookSecretsPageRow struct {
+	ID             uuid.UUID
+	Secret         []byte
+	PreviousSecret []byte
+}
+
+// Every endpoint's sealed secrets (deleted endpoints too), in id order, for re-sealing
+// under a new key.
+func (q *Queries) WebhookSecretsPage(ctx context.Context, arg WebhookSecretsPageParams) ([]WebhookSecretsPageRow, error) {
+	rows, err := q.db.Query(ctx, webhookSecretsPage, arg.After, arg.PageSize)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []WebhookSecretsPageRow{}
+	for rows.Next() {
+		var i WebhookSecretsPageRow
+		if err := rows.Scan(&i.ID, &i.Secret, &i.PreviousSecret); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const webhookSecretsSet = `-- name: WebhookSecretsSet :exec
+UPDATE webhook_endpoints SET secret = $1, previous_secret = $2 WHERE id = $3
+`
+
+type WebhookSecretsSetParams struct {
+	Secret         []byte
+	PreviousSecret []byte
+	ID             uuid.UUID
+}
+
+func (q *Queries) WebhookSecretsSet(ctx context.Context, arg WebhookSecretsSetParams) error {
+	_, err := q.db.Exec(ctx, webhookSecretsSet, arg.Secret, arg.PreviousSecret, arg.ID)
+	return err
+}

@@ -10,11 +10,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/google/uuid"
 
 	"github.com/doceval/doceval/pkg/auth"
+	"github.com/doceval/doceval/pkg/secretbox"
 	"github.com/doceval/doceval/pkg/store"
 )
 
@@ -28,7 +30,10 @@ const Usage = `usage: doceval-admin COMMAND (reads DATABASE_URL)
   clients disable ID | clients enable ID         disable (403 api_client_disabled) or enable
   clients set-permissions ID p1,p2               replace a client's permissions ("all" for all)
   keys create --client ID                        issue another key for a client
+  keys list --client ID                          a client's keys: id, prefix, created, last used, revoked
   keys revoke KEY_ID                             revoke a key at once (401 invalid_api_key)
+  secrets reencrypt                              seal every webhook signing secret with the first
+                                                 key of DOCEVAL_SECRET_KEY (after a key rotation)
 
 permissions: ` + "templates:read templates:write catalog:read catalog:write submissions:read submissions:write files:read files:write evaluations:read evaluations:write events:read events:write webhooks:read webhooks:write" + `
 `
@@ -111,7 +116,9 @@ var commands = map[string]command{
 	},
 	"clients set-permissions": clientsSetPermissions,
 	"keys create":             keysCreate,
+	"keys list":               keysList,
 	"keys revoke":             keysRevoke,
+	"secrets reencrypt":       secretsReencrypt,
 }
 
 func clientsCreate(ctx context.Context, st *store.Store, args []string) (any, error) {
@@ -126,11 +133,11 @@ func clientsCreate(ctx context.Context, st *store.Store, args []string) (any, er
 	if err != nil {
 		return nil, err
 	}
-	client, _, key, err := st.CreateClient(ctx, strings.TrimSpace(*name), ps)
+	client, first, key, err := st.CreateClient(ctx, strings.TrimSpace(*name), ps)
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"api_client_id": client.ID, "api_key": key}, nil
+	return map[string]any{"api_client_id": client.ID, "api_key_id": first.ID, "api_key": key}, nil
 }
 
 func clientsList(ctx context.Context, st *store.Store, args []string) (any, error) {
@@ -167,16 +174,59 @@ func clientsSetPermissions(ctx context.Context, st *store.Store, args []string) 
 	return st.SetClientPermissions(ctx, id, ps)
 }
 
-func keysCreate(ctx context.Context, st *store.Store, args []string) (any, error) {
-	fs := flag.NewFlagSet("keys create", flag.ContinueOnError)
+// clientFlag reads the --client ID of a keys command.
+func clientFlag(name string, args []string) (uuid.UUID, error) {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	client := fs.String("client", "", "API client id")
 	if err := fs.Parse(args); err != nil || fs.NArg() != 0 {
-		return nil, errUsage
+		return uuid.Nil, errUsage
 	}
 	id, err := uuid.Parse(*client)
 	if err != nil {
-		return nil, fmt.Errorf("--client: %q is not a UUID", *client)
+		return uuid.Nil, fmt.Errorf("--client: %q is not a UUID", *client)
+	}
+	return id, nil
+}
+
+func keysList(ctx context.Context, st *store.Store, args []string) (any, error) {
+	id, err := clientFlag("keys list", args)
+	if err != nil {
+		return nil, err
+	}
+	keys, err := st.ListKeys(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"data": keys}, nil
+}
+
+// secretsReencrypt moves every stored webhook secret to the newest key of the ring in
+// DOCEVAL_SECRET_KEY (secretbox): run it after putting a new key first, before
+// dropping the old ones.
+func secretsReencrypt(ctx context.Context, st *store.Store, args []string) (any, error) {
+	if len(args) != 0 {
+		return nil, errUsage
+	}
+	keys, err := secretbox.ParseKeys(os.Getenv("DOCEVAL_SECRET_KEY"))
+	if err != nil {
+		return nil, err
+	}
+	box, err := secretbox.NewRing(keys)
+	if err != nil {
+		return nil, err
+	}
+	n, err := st.ResealWebhookSecrets(ctx, box.Reseal)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"resealed": n, "keys_in_ring": len(keys)}, nil
+}
+
+func keysCreate(ctx context.Context, st *store.Store, args []string) (any, error) {
+	id, err := clientFlag("keys create", args)
+	if err != nil {
+		return nil, err
 	}
 	key, secret, err := st.CreateKey(ctx, id)
 	if err != nil {

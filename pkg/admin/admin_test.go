@@ -4,13 +4,17 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"strconv"
 	"testing"
+	"time"
 
+	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
 	"github.com/doceval/doceval/pkg/admin"
 	"github.com/doceval/doceval/pkg/auth"
 	"github.com/doceval/doceval/pkg/dbtest"
+	"github.com/doceval/doceval/pkg/secretbox"
 	"github.com/doceval/doceval/pkg/store"
 )
 
@@ -101,4 +105,97 @@ func TestUsageErrors(t *testing.T) {
 	_, stderr, code = run("clients", "disable", "00000000-0000-0000-0000-000000000001")
 	require.Equal(t, 1, code)
 	require.Contains(t, stderr, "no such client")
+}
+
+// clients create names the first key; keys list shows every key of a client with its
+// prefix, creation, last use (written by authentication) and revocation.
+func TestKeysList(t *testing.T) {
+	t.Parallel()
+	run, b := setup(t)
+	ctx := context.Background()
+	out, _, code := run("clients", "create", "--name", "Keys")
+	require.Equal(t, 0, code)
+	clientID, _ := out["api_client_id"].(string)
+	firstID, _ := out["api_key_id"].(string)
+	firstKey, _ := out["api_key"].(string)
+	require.NotEmpty(t, firstID, "clients create returns the first key's id: %v", out)
+
+	out, _, code = run("keys", "create", "--client", clientID)
+	require.Equal(t, 0, code)
+	secondID, _ := out["api_key_id"].(string)
+	_, _, code = run("keys", "revoke", secondID)
+	require.Equal(t, 0, code)
+	_, err := b.store.Authenticate(ctx, auth.HashKey(firstKey))
+	require.NoError(t, err)
+
+	out, _, code = run("keys", "list", "--client", clientID)
+	require.Equal(t, 0, code)
+	data, _ := out["data"].([]any)
+	require.Len(t, data, 2)
+	first, second := data[0].(map[string]any), data[1].(map[string]any)
+	require.Equal(t, firstID, first["api_key_id"])
+	require.Equal(t, auth.DisplayPrefix(firstKey), first["prefix"])
+	require.NotEmpty(t, first["created_at"])
+	require.NotNil(t, first["last_used_at"], "the key that authenticated shows its last use")
+	require.Nil(t, first["revoked_at"])
+	require.Equal(t, secondID, second["api_key_id"])
+	require.Nil(t, second["last_used_at"], "a key never used has no last use")
+	require.NotNil(t, second["revoked_at"])
+
+	_, stderr, code := run("keys", "list", "--client", "01a20f5f-63eb-7cf8-8180-12853f5010c4")
+	require.NotEqual(t, 0, code, "keys list of an unknown client: %s", stderr)
+}
+
+// A key rotation: with a new key first in the ring and the old one after it, every
+// secret still opens; secrets reencrypt moves them all to the new key, after which the
+// new key alone opens them.
+func TestSecretsReencrypt(t *testing.T) {
+	run, b := setup(t)
+	ctx := context.Background()
+	oldKey, newKey := secretbox.NewKey(), secretbox.NewKey()
+	oldBytes, _ := secretbox.ParseKey(oldKey)
+	newBytes, _ := secretbox.ParseKey(newKey)
+	oldBox, err := secretbox.New(oldBytes)
+	require.NoError(t, err)
+	c, _, _, err := b.store.CreateClient(ctx, "hooks", auth.AllPermissions)
+	require.NoError(t, err)
+	tenant := b.store.Tenant(c.ID)
+	var endpoints []uuid.UUID
+	for i := range 3 {
+		w, err := tenant.CreateWebhookEndpoint(ctx, "https://example.com/hook"+strconv.Itoa(i), "", nil,
+			func(id uuid.UUID) []byte { return oldBox.Seal([]byte("whsec_"+strconv.Itoa(i)), id[:]) })
+		require.NoError(t, err)
+		endpoints = append(endpoints, w.ID)
+	}
+	// One endpoint in the middle of a secret rotation keeps a previous secret too.
+	_, err = tenant.RotateWebhookSecret(ctx, endpoints[1], 24*time.Hour, func(id uuid.UUID) []byte { return oldBox.Seal([]byte("whsec_rotated"), id[:]) })
+	require.NoError(t, err)
+
+	t.Setenv("DOCEVAL_SECRET_KEY", newKey+","+oldKey)
+	out, stderr, code := run("secrets", "reencrypt")
+	require.Equal(t, 0, code, stderr)
+	require.EqualValues(t, 4, out["resealed"])
+	out, _, code = run("secrets", "reencrypt")
+	require.Equal(t, 0, code)
+	require.EqualValues(t, 0, out["resealed"], "a second run finds nothing sealed with an old key")
+
+	newOnly, err := secretbox.New(newBytes)
+	require.NoError(t, err)
+	for i, id := range endpoints {
+		var secret, previous []byte
+		require.NoError(t, b.store.Pool().QueryRow(ctx, "SELECT secret, previous_secret FROM webhook_endpoints WHERE id = $1", id).Scan(&secret, &previous))
+		plain, err := newOnly.Open(secret, id[:])
+		require.NoError(t, err, "endpoint %d", i)
+		want := "whsec_" + strconv.Itoa(i)
+		if i == 1 {
+			want = "whsec_rotated"
+			prev, err := newOnly.Open(previous, id[:])
+			require.NoError(t, err)
+			require.Equal(t, "whsec_1", string(prev))
+		}
+		require.Equal(t, want, string(plain))
+	}
+	t.Setenv("DOCEVAL_SECRET_KEY", "not-a-key")
+	_, _, code = run("secrets", "reencrypt")
+	require.NotEqual(t, 0, code)
 }

@@ -134,12 +134,12 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger) error {
 
 // RunOn serves the API on ln, with the outbox relay, until ctx is done.
 func RunOn(ctx context.Context, cfg Config, log *slog.Logger, ln net.Listener) error {
-	key, err := secretbox.ParseKey(cfg.SecretKey)
+	key, err := secretbox.ParseKeys(cfg.SecretKey)
 	if err != nil {
 		ln.Close()
 		return err
 	}
-	secrets, err := secretbox.New(key)
+	secrets, err := secretbox.NewRing(key)
 	if err != nil {
 		ln.Close()
 		return err

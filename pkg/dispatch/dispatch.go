@@ -39,11 +39,11 @@ type Config struct {
 // Tasks are the dispatcher's background tasks, for service.RunWorker: retention, the
 // fan-out consumer of published events, and the sender.
 func Tasks(cfg Config, log *slog.Logger) ([]service.Task, error) {
-	key, err := secretbox.ParseKey(cfg.SecretKey)
+	key, err := secretbox.ParseKeys(cfg.SecretKey)
 	if err != nil {
 		return nil, err
 	}
-	box, err := secretbox.New(key)
+	box, err := secretbox.NewRing(key)
 	if err != nil {
 		return nil, err
 	}

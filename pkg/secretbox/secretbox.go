@@ -1,7 +1,13 @@
 // Package secretbox encrypts secrets at rest (webhook signing secrets) with AES-256-GCM
-// from the standard library. The key comes from configuration (DOCEVAL_SECRET_KEY,
-// 32 bytes in base64); each value is bound to its owner's id as additional data, so a
-// ciphertext copied onto another row does not open.
+// from the standard library. The keys come from configuration (DOCEVAL_SECRET_KEY: 32
+// bytes in base64, or a key ring of several separated by commas, newest first); each
+// value is bound to its owner's id as additional data, so a ciphertext copied onto
+// another row does not open.
+//
+// Rotating the key: put a new key first in DOCEVAL_SECRET_KEY and keep the old ones
+// after it (the box seals with the first and opens with any), roll the services, run
+// `doceval-admin secrets reencrypt` to move every stored secret to the first key, then
+// drop the old keys.
 package secretbox
 
 import (
@@ -11,10 +17,11 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"strings"
 )
 
-// Box seals and opens values with one key.
-type Box struct{ aead cipher.AEAD }
+// Box seals values with its newest key and opens them with any of its keys.
+type Box struct{ aeads []cipher.AEAD }
 
 // ParseKey reads a base64 (standard or URL alphabet) 32-byte key.
 func ParseKey(s string) ([]byte, error) {
@@ -26,6 +33,19 @@ func ParseKey(s string) ([]byte, error) {
 	return nil, errors.New("DOCEVAL_SECRET_KEY must be 32 bytes in base64 (e.g. openssl rand -base64 32)")
 }
 
+// ParseKeys reads a key ring: base64 keys separated by commas, newest first.
+func ParseKeys(s string) ([][]byte, error) {
+	var keys [][]byte
+	for part := range strings.SplitSeq(s, ",") {
+		k, err := ParseKey(strings.TrimSpace(part))
+		if err != nil {
+			return nil, fmt.Errorf("key %d of DOCEVAL_SECRET_KEY: %w", len(keys)+1, err)
+		}
+		keys = append(keys, k)
+	}
+	return keys, nil
+}
+
 // NewKey returns a fresh random key in base64.
 func NewKey() string {
 	k := make([]byte, 32)
@@ -33,31 +53,66 @@ func NewKey() string {
 	return base64.StdEncoding.EncodeToString(k)
 }
 
-// New returns a box for a 32-byte key.
-func New(key []byte) (*Box, error) {
-	block, err := aes.NewCipher(key)
-	if err != nil {
-		return nil, fmt.Errorf("secret key: %w", err)
+// New returns a box sealing with key and opening with key or any of older.
+func New(key []byte, older ...[]byte) (*Box, error) {
+	b := &Box{}
+	for _, k := range append([][]byte{key}, older...) {
+		block, err := aes.NewCipher(k)
+		if err != nil {
+			return nil, fmt.Errorf("secret key: %w", err)
+		}
+		aead, err := cipher.NewGCM(block)
+		if err != nil {
+			return nil, err
+		}
+		b.aeads = append(b.aeads, aead)
 	}
-	aead, err := cipher.NewGCM(block)
-	if err != nil {
-		return nil, err
-	}
-	return &Box{aead: aead}, nil
+	return b, nil
 }
 
-// Seal encrypts plaintext bound to owner: nonce followed by ciphertext and tag.
+// NewRing returns a box over a key ring from ParseKeys (newest first).
+func NewRing(keys [][]byte) (*Box, error) {
+	if len(keys) == 0 {
+		return nil, errors.New("no secret key")
+	}
+	return New(keys[0], keys[1:]...)
+}
+
+// Seal encrypts plaintext bound to owner with the newest key: nonce followed by
+// ciphertext and tag.
 func (b *Box) Seal(plaintext, owner []byte) []byte {
-	nonce := make([]byte, b.aead.NonceSize())
+	aead := b.aeads[0]
+	nonce := make([]byte, aead.NonceSize())
 	_, _ = rand.Read(nonce)
-	return b.aead.Seal(nonce, nonce, plaintext, owner)
+	return aead.Seal(nonce, nonce, plaintext, owner)
 }
 
-// Open decrypts a sealed value of owner.
+// Open decrypts a sealed value of owner with whichever key sealed it.
 func (b *Box) Open(sealed, owner []byte) ([]byte, error) {
-	n := b.aead.NonceSize()
-	if len(sealed) < n {
-		return nil, errors.New("sealed value too short")
+	plain, _, err := b.open(sealed, owner)
+	return plain, err
+}
+
+// Reseal returns the value sealed anew with the newest key, and whether that was
+// needed (false: the newest key sealed it already, and sealed is returned as is).
+func (b *Box) Reseal(sealed, owner []byte) ([]byte, bool, error) {
+	plain, i, err := b.open(sealed, owner)
+	if err != nil || i == 0 {
+		return sealed, false, err
 	}
-	return b.aead.Open(nil, sealed[:n], sealed[n:], owner)
+	return b.Seal(plain, owner), true, nil
+}
+
+// open tries the keys newest first and says which one opened the value.
+func (b *Box) open(sealed, owner []byte) ([]byte, int, error) {
+	for i, aead := range b.aeads {
+		n := aead.NonceSize()
+		if len(sealed) < n {
+			return nil, 0, errors.New("sealed value too short")
+		}
+		if plain, err := aead.Open(nil, sealed[:n], sealed[n:], owner); err == nil {
+			return plain, i, nil
+		}
+	}
+	return nil, 0, errors.New("no key of the ring opens the value (wrong DOCEVAL_SECRET_KEY?)")
 }

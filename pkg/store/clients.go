@@ -33,16 +33,22 @@ func clientFromRow(r db.APIClient) Client {
 
 // Key describes an API key without its secret.
 type Key struct {
-	ID          uuid.UUID  `json:"api_key_id"`
-	APIClientID uuid.UUID  `json:"api_client_id"`
-	Prefix      string     `json:"prefix"`
-	CreatedAt   time.Time  `json:"created_at"`
-	RevokedAt   *time.Time `json:"revoked_at,omitempty"`
+	ID          uuid.UUID `json:"api_key_id"`
+	APIClientID uuid.UUID `json:"api_client_id"`
+	Prefix      string    `json:"prefix"`
+	CreatedAt   time.Time `json:"created_at"`
+	// LastUsedAt is when the key last authenticated a request (to the minute); null
+	// when never.
+	LastUsedAt *time.Time `json:"last_used_at"`
+	RevokedAt  *time.Time `json:"revoked_at,omitempty"`
 }
 
 func keyFromRow(r db.APIKey) Key {
-	return Key{ID: r.ID, APIClientID: r.APIClientID, Prefix: r.KeyPrefix, CreatedAt: r.CreatedAt, RevokedAt: r.RevokedAt}
+	return Key{ID: r.ID, APIClientID: r.APIClientID, Prefix: r.KeyPrefix, CreatedAt: r.CreatedAt, LastUsedAt: r.LastUsedAt, RevokedAt: r.RevokedAt}
 }
+
+// keyUseResolution is how stale a key's last_used_at may get before a request writes it.
+const keyUseResolution = time.Minute
 
 // CreateClient creates an API client and its first key. The key is returned once and
 // stored only as a hash.
@@ -93,6 +99,23 @@ func (tx *Tx) createKey(ctx context.Context, clientID uuid.UUID) (Key, string, e
 		return Key{}, "", interpretError(err)
 	}
 	return keyFromRow(row), secret, nil
+}
+
+// ListKeys lists a client's keys, oldest first, revoked ones included. ErrNotFound: no
+// such client.
+func (s *Store) ListKeys(ctx context.Context, clientID uuid.UUID) ([]Key, error) {
+	if _, err := s.queries().ClientGetByID(ctx, clientID); err != nil {
+		return nil, interpretError(err)
+	}
+	rows, err := s.queries().KeysOfClient(ctx, clientID)
+	if err != nil {
+		return nil, interpretError(err)
+	}
+	keys := make([]Key, len(rows))
+	for i, r := range rows {
+		keys[i] = keyFromRow(r)
+	}
+	return keys, nil
 }
 
 // RevokeKey revokes a key at once; revoking twice keeps the first revocation time.
@@ -148,7 +171,9 @@ type Credential struct {
 
 // Authenticate resolves a key hash. Unknown and revoked keys are ErrNotFound.
 func (s *Store) Authenticate(ctx context.Context, keyHash []byte) (Credential, error) {
-	row, err := s.queries().KeyAuthenticate(ctx, keyHash)
+	now := s.Now()
+	stale := now.Add(-keyUseResolution)
+	row, err := s.queries().KeyAuthenticate(ctx, db.KeyAuthenticateParams{KeyHash: keyHash, Now: &now, StaleBefore: &stale})
 	if err != nil {
 		return Credential{}, interpretError(err)
 	}

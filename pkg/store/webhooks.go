@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/google/uuid"
@@ -163,4 +164,61 @@ func (t Tenant) RotateWebhookSecret(ctx context.Context, id uuid.UUID, grace tim
 		return WebhookEndpoint{}, interpretError(err)
 	}
 	return endpointFromRow(r), nil
+}
+
+// ResealWebhookSecrets passes every stored signing secret (current and previous, of
+// deleted endpoints too) through reseal and stores what it returns when it says the
+// value changed, a page of endpoints per transaction. It returns how many values were
+// sealed anew. reseal is secretbox.Box.Reseal: the owner is the endpoint's id.
+func (s *Store) ResealWebhookSecrets(ctx context.Context, reseal func(sealed, owner []byte) ([]byte, bool, error)) (int, error) {
+	const pageSize = 200
+	changed := 0
+	after := uuid.Nil
+	for {
+		var n, pageChanged int
+		last := after
+		err := s.InTx(ctx, func(tx *Tx) error {
+			n, pageChanged, last = 0, 0, after
+			rows, err := tx.q.WebhookSecretsPage(ctx, db.WebhookSecretsPageParams{After: after, PageSize: pageSize})
+			if err != nil {
+				return interpretError(err)
+			}
+			for _, r := range rows {
+				n++
+				last = r.ID
+				secret, c1, err := reseal(r.Secret, r.ID[:])
+				if err != nil {
+					return fmt.Errorf("endpoint %s: %w", r.ID, err)
+				}
+				previous, c2 := r.PreviousSecret, false
+				if previous != nil {
+					if previous, c2, err = reseal(previous, r.ID[:]); err != nil {
+						return fmt.Errorf("endpoint %s, previous secret: %w", r.ID, err)
+					}
+				}
+				if !c1 && !c2 {
+					continue
+				}
+				if err := tx.q.WebhookSecretsSet(ctx, db.WebhookSecretsSetParams{ID: r.ID, Secret: secret, PreviousSecret: previous}); err != nil {
+					return interpretError(err)
+				}
+				pageChanged += btoi(c1) + btoi(c2)
+			}
+			return nil
+		})
+		if err != nil {
+			return changed, err
+		}
+		changed, after = changed+pageChanged, last
+		if n < pageSize {
+			return changed, nil
+		}
+	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

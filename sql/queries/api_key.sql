@@ -4,10 +4,22 @@ VALUES (@id, @api_client_id, @key_hash, @key_prefix, @now)
 RETURNING *;
 
 -- name: KeyAuthenticate :one
-SELECT k.id AS key_id, c.id AS api_client_id, c.permissions, c.disabled_at
-FROM api_keys k
-JOIN api_clients c ON c.id = k.api_client_id
-WHERE k.key_hash = @key_hash AND k.revoked_at IS NULL;
+-- Resolves a key and, in the same round trip, records its use: only when the last
+-- record is older than @stale_before, so a busy key does not write on every request.
+WITH found AS (
+    SELECT k.id AS key_id, c.id AS api_client_id, c.permissions, c.disabled_at
+    FROM api_keys k
+    JOIN api_clients c ON c.id = k.api_client_id
+    WHERE k.key_hash = @key_hash AND k.revoked_at IS NULL
+), touched AS (
+    UPDATE api_keys u SET last_used_at = @now
+    FROM found f
+    WHERE u.id = f.key_id AND (u.last_used_at IS NULL OR u.last_used_at < @stale_before)
+)
+SELECT key_id, api_client_id, permissions, disabled_at FROM found;
+
+-- name: KeysOfClient :many
+SELECT * FROM api_keys WHERE api_client_id = @api_client_id ORDER BY created_at, id;
 
 -- name: KeyRevoke :one
 UPDATE api_keys

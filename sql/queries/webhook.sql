@@ -44,3 +44,12 @@ SET previous_secret = secret, previous_secret_expires_at = @expires_at::timestam
     secret = @secret, updated_at = @now
 WHERE api_client_id = @api_client_id AND id = @id AND deleted_at IS NULL
 RETURNING *;
+
+-- name: WebhookSecretsPage :many
+-- Every endpoint's sealed secrets (deleted endpoints too), in id order, for re-sealing
+-- under a new key.
+SELECT id, secret, previous_secret FROM webhook_endpoints
+WHERE id > @after ORDER BY id LIMIT @page_size FOR UPDATE;
+
+-- name: WebhookSecretsSet :exec
+UPDATE webhook_endpoints SET secret = @secret, previous_secret = @previous_secret WHERE id = @id;
