@@ -3478,8 +3478,9 @@ type ClientInterface interface {
 
 	// DeleteUpload Delete an upload
 	//
-	// Removes the upload and its stored bytes and recomputes the slot status
-	// (`document_slot.updated`). Its `external_file_id` becomes reusable on the submission.
+	// Removes the upload and recomputes the slot status (`document_slot.updated`). Its
+	// stored bytes are removed in the background right after, retried until the storage
+	// confirms it. Its `external_file_id` becomes reusable on the submission.
 	// Past results keep referencing the deleted id. Deleting an upload of a `completed` or
 	// `failed` submission moves it back to `collecting_documents`.
 	//
@@ -4779,8 +4780,9 @@ func (c *Client) CreateUploadWithBody(ctx context.Context, submissionId Submissi
 
 // DeleteUpload Delete an upload
 //
-// Removes the upload and its stored bytes and recomputes the slot status
-// (`document_slot.updated`). Its `external_file_id` becomes reusable on the submission.
+// Removes the upload and recomputes the slot status (`document_slot.updated`). Its
+// stored bytes are removed in the background right after, retried until the storage
+// confirms it. Its `external_file_id` becomes reusable on the submission.
 // Past results keep referencing the deleted id. Deleting an upload of a `completed` or
 // `failed` submission moves it back to `collecting_documents`.
 //
@@ -8225,8 +8227,9 @@ type ClientWithResponsesInterface interface {
 
 	// DeleteUploadWithResponse Delete an upload
 	//
-	// Removes the upload and its stored bytes and recomputes the slot status
-	// (`document_slot.updated`). Its `external_file_id` becomes reusable on the submission.
+	// Removes the upload and recomputes the slot status (`document_slot.updated`). Its
+	// stored bytes are removed in the background right after, retried until the storage
+	// confirms it. Its `external_file_id` becomes reusable on the submission.
 	// Past results keep referencing the deleted id. Deleting an upload of a `completed` or
 	// `failed` submission moves it back to `collecting_documents`.
 	//
@@ -16991,8 +16994,9 @@ func (c *ClientWithResponses) CreateUploadWithBodyWithResponse(ctx context.Conte
 
 // DeleteUploadWithResponse Delete an upload
 //
-// Removes the upload and its stored bytes and recomputes the slot status
-// (`document_slot.updated`). Its `external_file_id` becomes reusable on the submission.
+// Removes the upload and recomputes the slot status (`document_slot.updated`). Its
+// stored bytes are removed in the background right after, retried until the storage
+// confirms it. Its `external_file_id` becomes reusable on the submission.
 // Past results keep referencing the deleted id. Deleting an upload of a `completed` or
 // `failed` submission moves it back to `collecting_documents`.
 //

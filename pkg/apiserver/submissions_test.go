@@ -512,11 +512,16 @@ func TestUploads(t *testing.T) {
 	got, err := c.GetUploadWithResponse(ctx, sub.Id, u.Id)
 	expect(t, err, got.StatusCode(), got.Body, 200)
 
-	// Delete: bytes gone, slot recomputed, the external id reusable.
+	// Delete: the bytes' removal queued with it (ingest's blob-delete consumer removes
+	// them), slot recomputed, the external id reusable.
 	del, err := c.DeleteUploadWithResponse(ctx, sub.Id, slotted.JSON202.Id)
 	expect(t, err, del.StatusCode(), del.Body, 204)
-	if slotStatus(idSlot.Id) != "missing" || e.blobCount(blobDir) != 1 {
-		t.Errorf("after delete: slot %q, %d files", slotStatus(idSlot.Id), e.blobCount(blobDir))
+	var queued int
+	if err := e.store.Pool().QueryRow(ctx, "SELECT count(*) FROM outbox WHERE subject = 'doceval.jobs.blob-delete' AND convert_from(payload, 'UTF8')::jsonb->>'key' LIKE '%' || $1::text", slotted.JSON202.FileId.String()).Scan(&queued); err != nil {
+		t.Fatal(err)
+	}
+	if slotStatus(idSlot.Id) != "missing" || queued != 1 {
+		t.Errorf("after delete: slot %q, %d blob-delete jobs for its file", slotStatus(idSlot.Id), queued)
 	}
 	reused := e.upload(c, sub.Id, &idSlot.Id, fileParts("id-front", "id.png", "image/png", pngBytes)...)
 	expect(t, nil, reused.StatusCode(), reused.Body, 202)

@@ -299,20 +299,15 @@ func (s *Server) UpdateUpload(ctx context.Context, req api.UpdateUploadRequestOb
 	return api.UpdateUpload200JSONResponse{Body: uploadToAPI(u)}, nil
 }
 
-// DeleteUpload removes an upload and its stored bytes.
+// DeleteUpload removes an upload; its stored bytes are removed by a job the same
+// transaction enqueues, retried until done.
 func (s *Server) DeleteUpload(ctx context.Context, req api.DeleteUploadRequestObject) (api.DeleteUploadResponseObject, error) {
 	t, err := s.tenant(ctx)
 	if err != nil {
 		return nil, err
 	}
-	key, err := t.DeleteUpload(ctx, req.SubmissionId, req.UploadId)
-	if err != nil {
+	if err := t.DeleteUpload(ctx, req.SubmissionId, req.UploadId); err != nil {
 		return nil, err
-	}
-	// The row is gone: delete the bytes even if the client hangs up now. A failure leaves
-	// them to the submission's purge, which removes everything under its prefix.
-	if err := s.blobs.Delete(context.WithoutCancel(ctx), key); err != nil {
-		s.log.ErrorContext(ctx, "delete upload bytes", "key", key, "error", err)
 	}
 	return api.DeleteUpload204Response{}, nil
 }

@@ -97,6 +97,12 @@ func Tasks(cfg Config, log *slog.Logger) []service.Task {
 				AckWait: 5 * time.Minute, MaxDeliver: -1, Concurrency: 1,
 			}, w.HandlePurge, w.Log.With("consumer", "purge"))
 		}),
+		task(func(ctx context.Context, rt *service.Runtime, w *Worker) error {
+			return rt.Consume(ctx, messaging.ConsumerSpec{
+				Stream: messaging.JobsStream, Durable: "blob-delete", FilterSubject: messaging.BlobDeleteSubject,
+				AckWait: time.Minute, MaxDeliver: -1, Concurrency: 2,
+			}, w.HandleBlobDelete, w.Log.With("consumer", "blob-delete"))
+		}),
 	}
 }
 
@@ -244,6 +250,20 @@ func (w *Worker) SweepStale(ctx context.Context) error {
 }
 
 // HandlePurge removes one submission's data.
+// HandleBlobDelete removes the stored bytes of a deleted upload. A missing object is
+// done already; any other failure returns the job for another delivery, for as long as
+// it takes (the consumer never gives up on it).
+func (w *Worker) HandleBlobDelete(ctx context.Context, msg jetstream.Msg) error {
+	var job messaging.BlobDeleteJob
+	if err := json.Unmarshal(msg.Data(), &job); err != nil || job.Key == "" {
+		return fmt.Errorf("blob delete job %q: %w", msg.Data(), messaging.ErrPermanent)
+	}
+	if err := w.Blobs.Delete(ctx, job.Key); err != nil {
+		return fmt.Errorf("delete %s: %w", job.Key, err)
+	}
+	return nil
+}
+
 func (w *Worker) HandlePurge(ctx context.Context, msg jetstream.Msg) error {
 	var job messaging.PurgeJob
 	if err := json.Unmarshal(msg.Data(), &job); err != nil {

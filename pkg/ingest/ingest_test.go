@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"math"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -36,6 +37,8 @@ type env struct {
 	common config.Common
 	tenant store.Tenant
 	sub    store.Submission
+	// blobDir is where the file blob store keeps its objects (a key is a path under it).
+	blobDir string
 }
 
 func newEnv(t *testing.T) *env {
@@ -44,7 +47,8 @@ func newEnv(t *testing.T) *env {
 	}
 	pool, dbURL := dbtest.NewWithURL(t)
 	st := store.New(pool)
-	blobURL := blob.FileURL(t.TempDir())
+	blobDir := t.TempDir()
+	blobURL := blob.FileURL(blobDir)
 	blobs, err := blob.Open(context.Background(), blobURL)
 	if err != nil {
 		t.Fatal(err)
@@ -59,7 +63,7 @@ func newEnv(t *testing.T) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &env{t: t, st: st, blobs: blobs, tenant: tenant, sub: sub, common: config.Common{
+	return &env{t: t, st: st, blobs: blobs, tenant: tenant, sub: sub, blobDir: blobDir, common: config.Common{
 		DatabaseURL: dbURL, NatsURL: natstest.URL(t), LogLevel: slog.LevelInfo, Migrate: false, StreamReplicas: 1,
 		OpsAddr: "127.0.0.1:0", ShutdownTimeout: 5 * time.Second, OutboxRelay: true, BlobURL: blobURL,
 	}}
@@ -308,6 +312,52 @@ func TestPurge(t *testing.T) {
 	stray := store.SubmissionBlobPrefix(e.sub.ClientID, e.sub.ID) + "orphan"
 	if ok, _ := e.blobs.Exists(context.Background(), stray); ok {
 		t.Error("an orphan outlived the purge")
+	}
+}
+
+// Deleting an upload removes its bytes through a job the delete's transaction enqueues:
+// the job waits in the outbox if no worker runs, and is retried until the blob store
+// lets it remove them.
+func TestDeletedUploadBytesAreRemoved(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	id := e.upload("payslip", extract.PDF, textPDF("Gehaltsabrechnung"))
+	u, err := e.tenant.Upload(ctx, e.sub.ID, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(e.blobDir, filepath.FromSlash(u.BlobKey))
+	// The store refuses the delete for now: where the object was sits a non-empty
+	// directory (a stand-in for a storage outage).
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(path, "obstacle"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.tenant.DeleteUpload(ctx, e.sub.ID, id); err != nil {
+		t.Fatal(err)
+	}
+	if n := e.count("SELECT count(*) FROM outbox WHERE subject = $1", "doceval.jobs.blob-delete"); n != 1 {
+		t.Fatalf("%d blob-delete jobs in the outbox, want 1 (written with the delete)", n)
+	}
+	e.worker(cfg)
+	time.Sleep(3 * time.Second) // a few failed deliveries
+	if _, err := os.Stat(path); err != nil {
+		t.Fatalf("the obstacle is gone before the store allowed it: %v", err)
+	}
+	if err := os.Remove(filepath.Join(path, "obstacle")); err != nil { // the outage ends
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		if _, err := os.Stat(path); os.IsNotExist(err) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the deleted upload's bytes were never removed")
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }
 

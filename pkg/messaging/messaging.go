@@ -28,6 +28,8 @@ const (
 	EvaluateSubject = "doceval.jobs.evaluate"
 	// PurgeSubject asks for one submission's data to be purged.
 	PurgeSubject = "doceval.jobs.purge"
+	// BlobDeleteSubject asks for the stored bytes of a deleted upload to be removed.
+	BlobDeleteSubject = "doceval.jobs.blob-delete"
 )
 
 // DuplicateWindow is how long JetStream remembers message ids. A relay that dies after
@@ -56,6 +58,12 @@ type EvaluateJob struct {
 // PurgeJob asks for one submission's data to be purged.
 type PurgeJob struct {
 	SubmissionID uuid.UUID `json:"submission_id"`
+}
+
+// BlobDeleteJob asks for one stored object to be removed. It names the object's key
+// because the row that held it is gone.
+type BlobDeleteJob struct {
+	Key string `json:"key"`
 }
 
 // StreamConfigs are the streams every service ensures at start-up.

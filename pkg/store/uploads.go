@@ -327,11 +327,11 @@ func (t Tenant) MoveUpload(ctx context.Context, submission, id uuid.UUID, slot *
 	return out, err
 }
 
-// DeleteUpload removes an upload (its external id becomes reusable) and returns its
-// blob key: the caller deletes the bytes after the commit.
-func (t Tenant) DeleteUpload(ctx context.Context, submission, id uuid.UUID) (string, error) {
-	var key string
-	err := t.s.InTx(ctx, func(tx *Tx) error {
+// DeleteUpload removes an upload (its external id becomes reusable) and, through the
+// outbox in the same transaction, asks for its stored bytes to be removed
+// (messaging.BlobDeleteJob, retried until done).
+func (t Tenant) DeleteUpload(ctx context.Context, submission, id uuid.UUID) error {
+	return t.s.InTx(ctx, func(tx *Tx) error {
 		s, err := tx.uploadsChangeable(ctx, t.clientID, submission)
 		if err != nil {
 			return err
@@ -348,10 +348,11 @@ func (t Tenant) DeleteUpload(ctx context.Context, submission, id uuid.UUID) (str
 				return err
 			}
 		}
-		key = r.BlobKey
+		if err := tx.Enqueue(ctx, messaging.BlobDeleteSubject, messaging.BlobDeleteJob{Key: r.BlobKey}); err != nil {
+			return err
+		}
 		return tx.uploadsChanged(ctx, s)
 	})
-	return key, err
 }
 
 // StaleUploads lists uploads processing for longer than age: their jobs were lost or
