@@ -249,7 +249,6 @@ func (w *Worker) SweepStale(ctx context.Context) error {
 	}
 }
 
-// HandlePurge removes one submission's data.
 // HandleBlobDelete removes the stored bytes of a deleted upload. A missing object is
 // done already; any other failure returns the job for another delivery, for as long as
 // it takes (the consumer never gives up on it).
@@ -264,6 +263,7 @@ func (w *Worker) HandleBlobDelete(ctx context.Context, msg jetstream.Msg) error 
 	return nil
 }
 
+// HandlePurge removes one submission's data.
 func (w *Worker) HandlePurge(ctx context.Context, msg jetstream.Msg) error {
 	var job messaging.PurgeJob
 	if err := json.Unmarshal(msg.Data(), &job); err != nil {
