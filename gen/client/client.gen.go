@@ -435,6 +435,7 @@ const (
 	ErrorCodeRateLimited                ErrorCode = "rate_limited"
 	ErrorCodeRequestTooLarge            ErrorCode = "request_too_large"
 	ErrorCodeRevisionMismatch           ErrorCode = "revision_mismatch"
+	ErrorCodeServiceUnavailable         ErrorCode = "service_unavailable"
 	ErrorCodeSubmissionCanceled         ErrorCode = "submission_canceled"
 	ErrorCodeSubmissionNotCancelable    ErrorCode = "submission_not_cancelable"
 )
@@ -475,6 +476,8 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeRequestTooLarge:
 		return true
 	case ErrorCodeRevisionMismatch:
+		return true
+	case ErrorCodeServiceUnavailable:
 		return true
 	case ErrorCodeSubmissionCanceled:
 		return true
@@ -1487,6 +1490,7 @@ type DuplicateTemplateRequest struct {
 // | internal_error | 500 | yes | unexpected error; retry with the same external id |
 // | not_implemented | 501 | no | endpoint not available yet |
 // | authz_not_applied_yet | 503 | yes, same key | authorization propagating; honour `retry-after` |
+// | service_unavailable | 503 | yes, same key | the service cannot reach its database for a moment (an outage or failover); honour `retry-after`, retry with the same `Idempotency-Key` or external id |
 type ErrorCode string
 
 // ErrorDetail defines model for ErrorDetail.
@@ -1516,6 +1520,7 @@ type ErrorDetail struct {
 	// | internal_error | 500 | yes | unexpected error; retry with the same external id |
 	// | not_implemented | 501 | no | endpoint not available yet |
 	// | authz_not_applied_yet | 503 | yes, same key | authorization propagating; honour `retry-after` |
+	// | service_unavailable | 503 | yes, same key | the service cannot reach its database for a moment (an outage or failover); honour `retry-after`, retry with the same `Idempotency-Key` or external id |
 	Code ErrorCode `json:"code"`
 
 	// Message Human-readable explanation; unstable, never branch on it.

@@ -33,6 +33,7 @@ const (
 	RateLimited                Code = "rate_limited"
 	AuthzNotAppliedYet         Code = "authz_not_applied_yet"
 	InternalError              Code = "internal_error"
+	ServiceUnavailable         Code = "service_unavailable"
 	NotImplemented             Code = "not_implemented"
 )
 
@@ -41,7 +42,7 @@ var AllCodes = []Code{
 	InvalidRequest, InvalidField, InvalidAPIKey, APIClientDisabled, PermissionDenied, NotFound,
 	MethodNotAllowed, PartnerDataPurgeInProgress, AnalysisOutdated, RevisionMismatch,
 	EvaluationInProgress, SubmissionNotCancelable, SubmissionCanceled, FileTooLarge,
-	RequestTooLarge, RateLimited, AuthzNotAppliedYet, InternalError, NotImplemented,
+	RequestTooLarge, RateLimited, AuthzNotAppliedYet, InternalError, ServiceUnavailable, NotImplemented,
 }
 
 // Error is an expected failure with its HTTP status, code and, for field errors, the
@@ -97,6 +98,14 @@ func NotFoundf(format string, args ...any) *Error {
 // Conflict is a 409 with the given code.
 func Conflict(code Code, message string) *Error {
 	return New(http.StatusConflict, code, message)
+}
+
+// Unavailable is the 503 a request gets while a dependency it needs (the database) is
+// out of reach: retry after retry-after with the same idempotency key or external id.
+func Unavailable() *Error {
+	e := New(http.StatusServiceUnavailable, ServiceUnavailable, "the service cannot reach its database right now; retry after the retry-after header, with the same Idempotency-Key or external id")
+	e.RetryAfter = 2 * time.Second
+	return e
 }
 
 // Internal is the 500 every unexpected failure becomes; the cause is logged, never sent.

@@ -101,5 +101,8 @@ func toAPIError(err error) *apierr.Error {
 			return apierr.BadRequest(fmt.Sprint(he.Message))
 		}
 	}
+	if store.Unavailable(err) {
+		return apierr.Unavailable()
+	}
 	return apierr.Internal()
 }

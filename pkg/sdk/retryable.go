@@ -25,6 +25,7 @@ var retryableByCode = map[string]bool{
 	"internal_error":                 true,
 	"not_implemented":                false,
 	"authz_not_applied_yet":          true,
+	"service_unavailable":            true,
 }
 
 // retryable decides by code when the code is known, else by status class: an unknown

@@ -7,7 +7,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
+	"net"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -105,6 +108,29 @@ func (s *Store) InTx(ctx context.Context, fn func(tx *Tx) error) error {
 func retryable(err error) bool {
 	var pgErr *pgconn.PgError
 	return errors.As(err, &pgErr) && (pgErr.Code == "40001" || pgErr.Code == "40P01")
+}
+
+// Unavailable reports whether err says the database could not serve the request now
+// rather than that the request is wrong: no connection could be made or it broke, the
+// server is shutting down or starting, too many connections, a timeout, or a
+// transaction still aborted for its timing after InTx's retries. The same request may
+// succeed when retried.
+func Unavailable(err error) bool {
+	if err == nil {
+		return false
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		switch pgErr.Code {
+		case "57P01", "57P02", "57P03", "53300", "40001", "40P01": // shutdown, cannot connect now, too many connections, timing
+			return true
+		}
+		return strings.HasPrefix(pgErr.Code, "08") // connection exception
+	}
+	var connectErr *pgconn.ConnectError
+	var netErr net.Error
+	return errors.As(err, &connectErr) || errors.As(err, &netErr) || pgconn.Timeout(err) ||
+		pgconn.SafeToRetry(err) || errors.Is(err, io.ErrUnexpectedEOF)
 }
 
 // queries returns queries outside a transaction, for single reads.
