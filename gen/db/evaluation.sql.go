@@ -17,7 +17,7 @@ UPDATE evaluations
 SET status = 'running', started_at = coalesce(started_at, $1::timestamptz), attempts = attempts + 1,
     stage_label = $2, updated_at = $1::timestamptz
 WHERE id = $3 AND status IN ('queued', 'running')
-RETURNING id, seq, submission_id, api_client_id, kind, status, stage_label, progress_percent, input_upload_ids, input_file_ids, failure_code, failure_message, result, attempts, progress_emitted_at, created_at, started_at, finished_at, updated_at
+RETURNING id, seq, submission_id, api_client_id, kind, status, stage_label, progress_percent, input_upload_ids, input_file_ids, failure_code, failure_message, result, attempts, progress_emitted_at, created_at, started_at, finished_at, updated_at, job_enqueued_at
 `
 
 type EvaluationBeginParams struct {
@@ -49,6 +49,7 @@ func (q *Queries) EvaluationBegin(ctx context.Context, arg EvaluationBeginParams
 		&i.StartedAt,
 		&i.FinishedAt,
 		&i.UpdatedAt,
+		&i.JobEnqueuedAt,
 	)
 	return i, err
 }
@@ -57,7 +58,7 @@ const evaluationCancel = `-- name: EvaluationCancel :one
 UPDATE evaluations
 SET status = 'canceled', stage_label = $1, finished_at = $2::timestamptz, updated_at = $2::timestamptz
 WHERE id = $3 AND status IN ('queued', 'running')
-RETURNING id, seq, submission_id, api_client_id, kind, status, stage_label, progress_percent, input_upload_ids, input_file_ids, failure_code, failure_message, result, attempts, progress_emitted_at, created_at, started_at, finished_at, updated_at
+RETURNING id, seq, submission_id, api_client_id, kind, status, stage_label, progress_percent, input_upload_ids, input_file_ids, failure_code, failure_message, result, attempts, progress_emitted_at, created_at, started_at, finished_at, updated_at, job_enqueued_at
 `
 
 type EvaluationCancelParams struct {
@@ -89,6 +90,7 @@ func (q *Queries) EvaluationCancel(ctx context.Context, arg EvaluationCancelPara
 		&i.StartedAt,
 		&i.FinishedAt,
 		&i.UpdatedAt,
+		&i.JobEnqueuedAt,
 	)
 	return i, err
 }
@@ -98,7 +100,7 @@ UPDATE evaluations
 SET status = 'completed', result = $1, stage_label = $2, progress_percent = 100,
     finished_at = $3::timestamptz, updated_at = $3::timestamptz
 WHERE id = $4 AND status = 'running'
-RETURNING id, seq, submission_id, api_client_id, kind, status, stage_label, progress_percent, input_upload_ids, input_file_ids, failure_code, failure_message, result, attempts, progress_emitted_at, created_at, started_at, finished_at, updated_at
+RETURNING id, seq, submission_id, api_client_id, kind, status, stage_label, progress_percent, input_upload_ids, input_file_ids, failure_code, failure_message, result, attempts, progress_emitted_at, created_at, started_at, finished_at, updated_at, job_enqueued_at
 `
 
 type EvaluationCompleteParams struct {
@@ -136,6 +138,7 @@ func (q *Queries) EvaluationComplete(ctx context.Context, arg EvaluationComplete
 		&i.StartedAt,
 		&i.FinishedAt,
 		&i.UpdatedAt,
+		&i.JobEnqueuedAt,
 	)
 	return i, err
 }
@@ -145,7 +148,7 @@ UPDATE evaluations
 SET status = 'failed', failure_code = $1, failure_message = $2, stage_label = $3,
     finished_at = $4::timestamptz, updated_at = $4::timestamptz
 WHERE id = $5 AND status IN ('queued', 'running')
-RETURNING id, seq, submission_id, api_client_id, kind, status, stage_label, progress_percent, input_upload_ids, input_file_ids, failure_code, failure_message, result, attempts, progress_emitted_at, created_at, started_at, finished_at, updated_at
+RETURNING id, seq, submission_id, api_client_id, kind, status, stage_label, progress_percent, input_upload_ids, input_file_ids, failure_code, failure_message, result, attempts, progress_emitted_at, created_at, started_at, finished_at, updated_at, job_enqueued_at
 `
 
 type EvaluationFailParams struct {
@@ -185,12 +188,13 @@ func (q *Queries) EvaluationFail(ctx context.Context, arg EvaluationFailParams) 
 		&i.StartedAt,
 		&i.FinishedAt,
 		&i.UpdatedAt,
+		&i.JobEnqueuedAt,
 	)
 	return i, err
 }
 
 const evaluationGet = `-- name: EvaluationGet :one
-SELECT id, seq, submission_id, api_client_id, kind, status, stage_label, progress_percent, input_upload_ids, input_file_ids, failure_code, failure_message, result, attempts, progress_emitted_at, created_at, started_at, finished_at, updated_at FROM evaluations WHERE submission_id = $1 AND id = $2
+SELECT id, seq, submission_id, api_client_id, kind, status, stage_label, progress_percent, input_upload_ids, input_file_ids, failure_code, failure_message, result, attempts, progress_emitted_at, created_at, started_at, finished_at, updated_at, job_enqueued_at FROM evaluations WHERE submission_id = $1 AND id = $2
 `
 
 type EvaluationGetParams struct {
@@ -221,12 +225,13 @@ func (q *Queries) EvaluationGet(ctx context.Context, arg EvaluationGetParams) (E
 		&i.StartedAt,
 		&i.FinishedAt,
 		&i.UpdatedAt,
+		&i.JobEnqueuedAt,
 	)
 	return i, err
 }
 
 const evaluationGetForUpdate = `-- name: EvaluationGetForUpdate :one
-SELECT id, seq, submission_id, api_client_id, kind, status, stage_label, progress_percent, input_upload_ids, input_file_ids, failure_code, failure_message, result, attempts, progress_emitted_at, created_at, started_at, finished_at, updated_at FROM evaluations WHERE id = $1 FOR UPDATE
+SELECT id, seq, submission_id, api_client_id, kind, status, stage_label, progress_percent, input_upload_ids, input_file_ids, failure_code, failure_message, result, attempts, progress_emitted_at, created_at, started_at, finished_at, updated_at, job_enqueued_at FROM evaluations WHERE id = $1 FOR UPDATE
 `
 
 func (q *Queries) EvaluationGetForUpdate(ctx context.Context, id uuid.UUID) (Evaluation, error) {
@@ -252,6 +257,7 @@ func (q *Queries) EvaluationGetForUpdate(ctx context.Context, id uuid.UUID) (Eva
 		&i.StartedAt,
 		&i.FinishedAt,
 		&i.UpdatedAt,
+		&i.JobEnqueuedAt,
 	)
 	return i, err
 }
@@ -261,7 +267,7 @@ INSERT INTO evaluations (id, submission_id, api_client_id, kind, status, stage_l
                          input_upload_ids, input_file_ids, created_at, updated_at)
 VALUES ($1, $2, $3, $4, 'queued', $5, 0,
         $6::uuid[], $7::uuid[], $8::timestamptz, $8::timestamptz)
-RETURNING id, seq, submission_id, api_client_id, kind, status, stage_label, progress_percent, input_upload_ids, input_file_ids, failure_code, failure_message, result, attempts, progress_emitted_at, created_at, started_at, finished_at, updated_at
+RETURNING id, seq, submission_id, api_client_id, kind, status, stage_label, progress_percent, input_upload_ids, input_file_ids, failure_code, failure_message, result, attempts, progress_emitted_at, created_at, started_at, finished_at, updated_at, job_enqueued_at
 `
 
 type EvaluationInsertParams struct {
@@ -308,12 +314,13 @@ func (q *Queries) EvaluationInsert(ctx context.Context, arg EvaluationInsertPara
 		&i.StartedAt,
 		&i.FinishedAt,
 		&i.UpdatedAt,
+		&i.JobEnqueuedAt,
 	)
 	return i, err
 }
 
 const evaluationLatest = `-- name: EvaluationLatest :one
-SELECT id, seq, submission_id, api_client_id, kind, status, stage_label, progress_percent, input_upload_ids, input_file_ids, failure_code, failure_message, result, attempts, progress_emitted_at, created_at, started_at, finished_at, updated_at FROM evaluations WHERE submission_id = $1 ORDER BY seq DESC LIMIT 1
+SELECT id, seq, submission_id, api_client_id, kind, status, stage_label, progress_percent, input_upload_ids, input_file_ids, failure_code, failure_message, result, attempts, progress_emitted_at, created_at, started_at, finished_at, updated_at, job_enqueued_at FROM evaluations WHERE submission_id = $1 ORDER BY seq DESC LIMIT 1
 `
 
 func (q *Queries) EvaluationLatest(ctx context.Context, submissionID uuid.UUID) (Evaluation, error) {
@@ -339,6 +346,7 @@ func (q *Queries) EvaluationLatest(ctx context.Context, submissionID uuid.UUID) 
 		&i.StartedAt,
 		&i.FinishedAt,
 		&i.UpdatedAt,
+		&i.JobEnqueuedAt,
 	)
 	return i, err
 }
@@ -360,12 +368,32 @@ func (q *Queries) EvaluationOwner(ctx context.Context, id uuid.UUID) (Evaluation
 	return i, err
 }
 
+const evaluationRequeue = `-- name: EvaluationRequeue :execrows
+UPDATE evaluations SET job_enqueued_at = $1::timestamptz
+WHERE id = $2 AND status IN ('queued', 'running')
+  AND greatest(updated_at, coalesce(job_enqueued_at, created_at)) < $3::timestamptz
+`
+
+type EvaluationRequeueParams struct {
+	Now    time.Time
+	ID     uuid.UUID
+	Before time.Time
+}
+
+func (q *Queries) EvaluationRequeue(ctx context.Context, arg EvaluationRequeueParams) (int64, error) {
+	result, err := q.db.Exec(ctx, evaluationRequeue, arg.Now, arg.ID, arg.Before)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
 const evaluationSetProgress = `-- name: EvaluationSetProgress :one
 UPDATE evaluations
 SET stage_label = $1, progress_percent = $2, updated_at = $3::timestamptz,
     progress_emitted_at = CASE WHEN $4::boolean THEN $3::timestamptz ELSE progress_emitted_at END
 WHERE id = $5 AND status = 'running'
-RETURNING id, seq, submission_id, api_client_id, kind, status, stage_label, progress_percent, input_upload_ids, input_file_ids, failure_code, failure_message, result, attempts, progress_emitted_at, created_at, started_at, finished_at, updated_at
+RETURNING id, seq, submission_id, api_client_id, kind, status, stage_label, progress_percent, input_upload_ids, input_file_ids, failure_code, failure_message, result, attempts, progress_emitted_at, created_at, started_at, finished_at, updated_at, job_enqueued_at
 `
 
 type EvaluationSetProgressParams struct {
@@ -405,12 +433,13 @@ func (q *Queries) EvaluationSetProgress(ctx context.Context, arg EvaluationSetPr
 		&i.StartedAt,
 		&i.FinishedAt,
 		&i.UpdatedAt,
+		&i.JobEnqueuedAt,
 	)
 	return i, err
 }
 
 const evaluationsActiveOfSubmission = `-- name: EvaluationsActiveOfSubmission :many
-SELECT id, seq, submission_id, api_client_id, kind, status, stage_label, progress_percent, input_upload_ids, input_file_ids, failure_code, failure_message, result, attempts, progress_emitted_at, created_at, started_at, finished_at, updated_at FROM evaluations WHERE submission_id = $1 AND status IN ('queued', 'running') FOR UPDATE
+SELECT id, seq, submission_id, api_client_id, kind, status, stage_label, progress_percent, input_upload_ids, input_file_ids, failure_code, failure_message, result, attempts, progress_emitted_at, created_at, started_at, finished_at, updated_at, job_enqueued_at FROM evaluations WHERE submission_id = $1 AND status IN ('queued', 'running') FOR UPDATE
 `
 
 func (q *Queries) EvaluationsActiveOfSubmission(ctx context.Context, submissionID uuid.UUID) ([]Evaluation, error) {
@@ -442,10 +471,45 @@ func (q *Queries) EvaluationsActiveOfSubmission(ctx context.Context, submissionI
 			&i.StartedAt,
 			&i.FinishedAt,
 			&i.UpdatedAt,
+			&i.JobEnqueuedAt,
 		); err != nil {
 			return nil, err
 		}
 		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const evaluationsOrphaned = `-- name: EvaluationsOrphaned :many
+SELECT id FROM evaluations
+WHERE (status = 'queued' AND greatest(updated_at, coalesce(job_enqueued_at, created_at)) < $1::timestamptz)
+   OR (status = 'running' AND greatest(updated_at, coalesce(job_enqueued_at, created_at)) < $2::timestamptz)
+ORDER BY created_at LIMIT 200
+`
+
+type EvaluationsOrphanedParams struct {
+	QueuedBefore  time.Time
+	RunningBefore time.Time
+}
+
+// Active evaluations untouched since before their window: queued ones by @queued_before,
+// running ones by @running_before (a live run touches its row within its timeout).
+func (q *Queries) EvaluationsOrphaned(ctx context.Context, arg EvaluationsOrphanedParams) ([]uuid.UUID, error) {
+	rows, err := q.db.Query(ctx, evaluationsOrphaned, arg.QueuedBefore, arg.RunningBefore)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []uuid.UUID{}
+	for rows.Next() {
+		var id uuid.UUID
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		items = append(items, id)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err

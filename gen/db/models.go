@@ -113,6 +113,7 @@ type Evaluation struct {
 	StartedAt         *time.Time
 	FinishedAt        *time.Time
 	UpdatedAt         time.Time
+	JobEnqueuedAt     *time.Time
 }
 
 type Event struct {
@@ -191,6 +192,8 @@ type Upload struct {
 	Metadata       []byte
 	CreatedAt      time.Time
 	UpdatedAt      time.Time
+	IngestAttempts int32
+	JobEnqueuedAt  *time.Time
 }
 
 type UploadPage struct {

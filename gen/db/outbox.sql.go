@@ -97,3 +97,14 @@ func (q *Queries) OutboxOldest(ctx context.Context, now time.Time) (OutboxOldest
 	err := row.Scan(&i.Oldest, &i.Pending)
 	return i, err
 }
+
+const outboxWaiting = `-- name: OutboxWaiting :one
+SELECT EXISTS (SELECT 1 FROM outbox WHERE subject = $1)::boolean
+`
+
+func (q *Queries) OutboxWaiting(ctx context.Context, subject string) (bool, error) {
+	row := q.db.QueryRow(ctx, outboxWaiting, subject)
+	var column_1 bool
+	err := row.Scan(&column_1)
+	return column_1, err
+}

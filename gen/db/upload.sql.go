@@ -12,6 +12,20 @@ import (
 	"github.com/google/uuid"
 )
 
+const uploadBeginAttempt = `-- name: UploadBeginAttempt :one
+UPDATE uploads SET ingest_attempts = ingest_attempts + 1
+WHERE id = $1 AND upload_status = 'processing'
+RETURNING ingest_attempts
+`
+
+// Counts an attempt that reached the file; NULL row when the upload is not processing.
+func (q *Queries) UploadBeginAttempt(ctx context.Context, id uuid.UUID) (int32, error) {
+	row := q.db.QueryRow(ctx, uploadBeginAttempt, id)
+	var ingest_attempts int32
+	err := row.Scan(&ingest_attempts)
+	return ingest_attempts, err
+}
+
 const uploadCountInSlot = `-- name: UploadCountInSlot :one
 SELECT count(*) FROM uploads WHERE document_slot_id = $1 AND id <> $2
 `
@@ -38,7 +52,7 @@ func (q *Queries) UploadDelete(ctx context.Context, id uuid.UUID) error {
 }
 
 const uploadGet = `-- name: UploadGet :one
-SELECT id, submission_id, api_client_id, external_file_id, file_id, document_slot_id, filename, content_type, size_bytes, sha256, blob_key, upload_status, failure_code, failure_message, page_count, metadata, created_at, updated_at FROM uploads WHERE submission_id = $1 AND id = $2
+SELECT id, submission_id, api_client_id, external_file_id, file_id, document_slot_id, filename, content_type, size_bytes, sha256, blob_key, upload_status, failure_code, failure_message, page_count, metadata, created_at, updated_at, ingest_attempts, job_enqueued_at FROM uploads WHERE submission_id = $1 AND id = $2
 `
 
 type UploadGetParams struct {
@@ -68,12 +82,14 @@ func (q *Queries) UploadGet(ctx context.Context, arg UploadGetParams) (Upload, e
 		&i.Metadata,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.IngestAttempts,
+		&i.JobEnqueuedAt,
 	)
 	return i, err
 }
 
 const uploadGetAny = `-- name: UploadGetAny :one
-SELECT id, submission_id, api_client_id, external_file_id, file_id, document_slot_id, filename, content_type, size_bytes, sha256, blob_key, upload_status, failure_code, failure_message, page_count, metadata, created_at, updated_at FROM uploads WHERE id = $1
+SELECT id, submission_id, api_client_id, external_file_id, file_id, document_slot_id, filename, content_type, size_bytes, sha256, blob_key, upload_status, failure_code, failure_message, page_count, metadata, created_at, updated_at, ingest_attempts, job_enqueued_at FROM uploads WHERE id = $1
 `
 
 func (q *Queries) UploadGetAny(ctx context.Context, id uuid.UUID) (Upload, error) {
@@ -98,12 +114,14 @@ func (q *Queries) UploadGetAny(ctx context.Context, id uuid.UUID) (Upload, error
 		&i.Metadata,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.IngestAttempts,
+		&i.JobEnqueuedAt,
 	)
 	return i, err
 }
 
 const uploadGetByExternalID = `-- name: UploadGetByExternalID :one
-SELECT id, submission_id, api_client_id, external_file_id, file_id, document_slot_id, filename, content_type, size_bytes, sha256, blob_key, upload_status, failure_code, failure_message, page_count, metadata, created_at, updated_at FROM uploads WHERE submission_id = $1 AND external_file_id = $2
+SELECT id, submission_id, api_client_id, external_file_id, file_id, document_slot_id, filename, content_type, size_bytes, sha256, blob_key, upload_status, failure_code, failure_message, page_count, metadata, created_at, updated_at, ingest_attempts, job_enqueued_at FROM uploads WHERE submission_id = $1 AND external_file_id = $2
 `
 
 type UploadGetByExternalIDParams struct {
@@ -133,6 +151,8 @@ func (q *Queries) UploadGetByExternalID(ctx context.Context, arg UploadGetByExte
 		&i.Metadata,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.IngestAttempts,
+		&i.JobEnqueuedAt,
 	)
 	return i, err
 }
@@ -183,7 +203,7 @@ func (q *Queries) UploadInsert(ctx context.Context, arg UploadInsertParams) (int
 }
 
 const uploadList = `-- name: UploadList :many
-SELECT id, submission_id, api_client_id, external_file_id, file_id, document_slot_id, filename, content_type, size_bytes, sha256, blob_key, upload_status, failure_code, failure_message, page_count, metadata, created_at, updated_at FROM uploads
+SELECT id, submission_id, api_client_id, external_file_id, file_id, document_slot_id, filename, content_type, size_bytes, sha256, blob_key, upload_status, failure_code, failure_message, page_count, metadata, created_at, updated_at, ingest_attempts, job_enqueued_at FROM uploads
 WHERE submission_id = $1
   AND ($2::timestamptz IS NULL
        OR (created_at, id) < ($2::timestamptz, $3::uuid))
@@ -231,6 +251,8 @@ func (q *Queries) UploadList(ctx context.Context, arg UploadListParams) ([]Uploa
 			&i.Metadata,
 			&i.CreatedAt,
 			&i.UpdatedAt,
+			&i.IngestAttempts,
+			&i.JobEnqueuedAt,
 		); err != nil {
 			return nil, err
 		}
@@ -245,7 +267,7 @@ func (q *Queries) UploadList(ctx context.Context, arg UploadListParams) ([]Uploa
 const uploadMarkFailed = `-- name: UploadMarkFailed :one
 UPDATE uploads SET upload_status = 'failed', failure_code = $1, failure_message = $2, updated_at = $3
 WHERE id = $4 AND upload_status = 'processing'
-RETURNING id, submission_id, api_client_id, external_file_id, file_id, document_slot_id, filename, content_type, size_bytes, sha256, blob_key, upload_status, failure_code, failure_message, page_count, metadata, created_at, updated_at
+RETURNING id, submission_id, api_client_id, external_file_id, file_id, document_slot_id, filename, content_type, size_bytes, sha256, blob_key, upload_status, failure_code, failure_message, page_count, metadata, created_at, updated_at, ingest_attempts, job_enqueued_at
 `
 
 type UploadMarkFailedParams struct {
@@ -282,6 +304,8 @@ func (q *Queries) UploadMarkFailed(ctx context.Context, arg UploadMarkFailedPara
 		&i.Metadata,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.IngestAttempts,
+		&i.JobEnqueuedAt,
 	)
 	return i, err
 }
@@ -289,7 +313,7 @@ func (q *Queries) UploadMarkFailed(ctx context.Context, arg UploadMarkFailedPara
 const uploadMarkReady = `-- name: UploadMarkReady :one
 UPDATE uploads SET upload_status = 'ready', page_count = $1, metadata = $2, failure_code = NULL, failure_message = NULL, updated_at = $3
 WHERE id = $4 AND upload_status = 'processing'
-RETURNING id, submission_id, api_client_id, external_file_id, file_id, document_slot_id, filename, content_type, size_bytes, sha256, blob_key, upload_status, failure_code, failure_message, page_count, metadata, created_at, updated_at
+RETURNING id, submission_id, api_client_id, external_file_id, file_id, document_slot_id, filename, content_type, size_bytes, sha256, blob_key, upload_status, failure_code, failure_message, page_count, metadata, created_at, updated_at, ingest_attempts, job_enqueued_at
 `
 
 type UploadMarkReadyParams struct {
@@ -326,6 +350,8 @@ func (q *Queries) UploadMarkReady(ctx context.Context, arg UploadMarkReadyParams
 		&i.Metadata,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.IngestAttempts,
+		&i.JobEnqueuedAt,
 	)
 	return i, err
 }
@@ -398,10 +424,29 @@ func (q *Queries) UploadPages(ctx context.Context, uploadID uuid.UUID) ([]Upload
 	return items, nil
 }
 
+const uploadRequeue = `-- name: UploadRequeue :execrows
+UPDATE uploads SET job_enqueued_at = $1
+WHERE id = $2 AND upload_status = 'processing' AND coalesce(job_enqueued_at, created_at) < $3
+`
+
+type UploadRequeueParams struct {
+	Now    *time.Time
+	ID     uuid.UUID
+	Before *time.Time
+}
+
+func (q *Queries) UploadRequeue(ctx context.Context, arg UploadRequeueParams) (int64, error) {
+	result, err := q.db.Exec(ctx, uploadRequeue, arg.Now, arg.ID, arg.Before)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
 const uploadSetSlot = `-- name: UploadSetSlot :one
 UPDATE uploads SET document_slot_id = $1, updated_at = $2
 WHERE id = $3
-RETURNING id, submission_id, api_client_id, external_file_id, file_id, document_slot_id, filename, content_type, size_bytes, sha256, blob_key, upload_status, failure_code, failure_message, page_count, metadata, created_at, updated_at
+RETURNING id, submission_id, api_client_id, external_file_id, file_id, document_slot_id, filename, content_type, size_bytes, sha256, blob_key, upload_status, failure_code, failure_message, page_count, metadata, created_at, updated_at, ingest_attempts, job_enqueued_at
 `
 
 type UploadSetSlotParams struct {
@@ -432,12 +477,14 @@ func (q *Queries) UploadSetSlot(ctx context.Context, arg UploadSetSlotParams) (U
 		&i.Metadata,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.IngestAttempts,
+		&i.JobEnqueuedAt,
 	)
 	return i, err
 }
 
 const uploadsOfSubmission = `-- name: UploadsOfSubmission :many
-SELECT id, submission_id, api_client_id, external_file_id, file_id, document_slot_id, filename, content_type, size_bytes, sha256, blob_key, upload_status, failure_code, failure_message, page_count, metadata, created_at, updated_at FROM uploads WHERE submission_id = $1 ORDER BY created_at DESC, id DESC
+SELECT id, submission_id, api_client_id, external_file_id, file_id, document_slot_id, filename, content_type, size_bytes, sha256, blob_key, upload_status, failure_code, failure_message, page_count, metadata, created_at, updated_at, ingest_attempts, job_enqueued_at FROM uploads WHERE submission_id = $1 ORDER BY created_at DESC, id DESC
 `
 
 func (q *Queries) UploadsOfSubmission(ctx context.Context, submissionID uuid.UUID) ([]Upload, error) {
@@ -468,6 +515,8 @@ func (q *Queries) UploadsOfSubmission(ctx context.Context, submissionID uuid.UUI
 			&i.Metadata,
 			&i.CreatedAt,
 			&i.UpdatedAt,
+			&i.IngestAttempts,
+			&i.JobEnqueuedAt,
 		); err != nil {
 			return nil, err
 		}
@@ -479,12 +528,15 @@ func (q *Queries) UploadsOfSubmission(ctx context.Context, submissionID uuid.UUI
 	return items, nil
 }
 
-const uploadsProcessingBefore = `-- name: UploadsProcessingBefore :many
-SELECT id FROM uploads WHERE upload_status = 'processing' AND created_at < $1 ORDER BY created_at LIMIT 1000
+const uploadsOrphaned = `-- name: UploadsOrphaned :many
+SELECT id FROM uploads
+WHERE upload_status = 'processing' AND coalesce(job_enqueued_at, created_at) < $1
+ORDER BY created_at LIMIT 200
 `
 
-func (q *Queries) UploadsProcessingBefore(ctx context.Context, before time.Time) ([]uuid.UUID, error) {
-	rows, err := q.db.Query(ctx, uploadsProcessingBefore, before)
+// Processing uploads whose job was enqueued before @before and that still wait.
+func (q *Queries) UploadsOrphaned(ctx context.Context, before *time.Time) ([]uuid.UUID, error) {
+	rows, err := q.db.Query(ctx, uploadsOrphaned, before)
 	if err != nil {
 		return nil, err
 	}

@@ -34,7 +34,8 @@ type Config struct {
 	ToolMaxMemory int64         `env:"DOCEVAL_TOOL_MAX_MEMORY" envDefault:"2147483648"`
 	FileTimeout   time.Duration `env:"DOCEVAL_INGEST_FILE_TIMEOUT" envDefault:"5m"`
 	Concurrency   int           `env:"DOCEVAL_INGEST_CONCURRENCY" envDefault:"2"`
-	// MaxAttempts bounds deliveries of one job; the last failing attempt marks the upload
+	// MaxAttempts bounds the attempts that reach the file (deliveries that meet an
+	// outage of the database or blob store do not count); one more marks the upload
 	// failed (processing_error) so it never stays processing.
 	MaxAttempts int    `env:"DOCEVAL_INGEST_MAX_ATTEMPTS" envDefault:"8"`
 	Languages   string `env:"DOCEVAL_OCR_LANGUAGES" envDefault:"deu+eng"`
@@ -87,10 +88,12 @@ func Tasks(cfg Config, log *slog.Logger) []service.Task {
 		task(func(ctx context.Context, rt *service.Runtime, w *Worker) error {
 			return rt.Consume(ctx, messaging.ConsumerSpec{
 				Stream: messaging.JobsStream, Durable: "ingest", FilterSubject: messaging.IngestSubject,
-				AckWait: w.Cfg.ackWait(), MaxDeliver: w.Cfg.MaxAttempts, Concurrency: w.Cfg.Concurrency,
+				// Unlimited deliveries: an outage must not use up the job; the attempt
+				// budget is counted in the database (BeginIngestAttempt).
+				AckWait: w.Cfg.ackWait(), MaxDeliver: -1, Concurrency: w.Cfg.Concurrency,
 			}, w.HandleIngest, w.Log.With("consumer", "ingest"))
 		}),
-		task(func(ctx context.Context, _ *service.Runtime, w *Worker) error { return w.SweepStale(ctx) }),
+		task(func(ctx context.Context, rt *service.Runtime, w *Worker) error { return w.Reconcile(ctx, rt.JS) }),
 		task(func(ctx context.Context, rt *service.Runtime, w *Worker) error {
 			return rt.Consume(ctx, messaging.ConsumerSpec{
 				Stream: messaging.JobsStream, Durable: "purge", FilterSubject: messaging.PurgeSubject,
@@ -112,18 +115,8 @@ func (w *Worker) HandleIngest(ctx context.Context, msg jetstream.Msg) error {
 	if err := json.Unmarshal(msg.Data(), &job); err != nil {
 		return fmt.Errorf("ingest job: %v: %w", err, messaging.ErrPermanent)
 	}
-	attempt := uint64(1)
-	if md, err := msg.Metadata(); err == nil {
-		attempt = md.NumDelivered
-	}
 	start := time.Now()
 	outcome, err := w.process(ctx, job, func() { _ = msg.InProgress() })
-	if err != nil && w.Cfg.MaxAttempts > 0 && attempt >= uint64(w.Cfg.MaxAttempts) {
-		w.Log.ErrorContext(ctx, "ingest gives up", "upload_id", job.UploadID, "attempt", attempt, "error", err)
-		outcome, err = settled(outcomeFailed, w.Store.FinishIngest(ctx, job.UploadID, nil, nil, &store.UploadFailure{
-			Code: "processing_error", Message: "the file could not be processed; upload it again or contact support",
-		}))
-	}
 	w.Metrics.observe(outcome, time.Since(start))
 	return err
 }
@@ -157,6 +150,19 @@ func (w *Worker) process(ctx context.Context, job messaging.IngestJob, heartbeat
 	}
 	defer os.Remove(path)
 	heartbeat()
+	// From here on the attempt counts: the file itself may be what kills the worker.
+	attempts, err := w.Store.BeginIngestAttempt(ctx, u.ID)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return "", nil // finished or deleted meanwhile
+	case err != nil:
+		return outcomeRetry, err
+	case w.Cfg.MaxAttempts > 0 && attempts > w.Cfg.MaxAttempts:
+		w.Log.ErrorContext(ctx, "ingest gives up", "upload_id", u.ID, "attempts", attempts-1)
+		return settled(outcomeFailed, w.Store.FinishIngest(ctx, u.ID, nil, nil, &store.UploadFailure{
+			Code: "processing_error", Message: "the file could not be processed; upload it again or contact support",
+		}))
+	}
 
 	res, err := extract.File(ctx, path, u.ContentType, extract.Options{
 		MaxPages: w.Cfg.MaxPages, MaxOCRPages: w.Cfg.MaxOCRPages, Timeout: w.Cfg.FileTimeout, Languages: w.Cfg.Languages,
@@ -217,29 +223,19 @@ func (w *Worker) download(ctx context.Context, key string) (string, error) {
 	return f.Name(), nil
 }
 
-// staleAfter is how long an upload may stay processing before the sweeper ends it:
-// every delivery of its job has had its full time by then.
-func (c Config) staleAfter() time.Duration {
-	return time.Duration(max(c.MaxAttempts, 1)+1) * (c.ackWait() + time.Minute)
-}
+// reconcileAfter is how long a processing upload's job may go without being enqueued
+// again before the reconciler looks at it: longer than a delivery can take.
+func (c Config) reconcileAfter() time.Duration { return c.ackWait() + time.Minute }
 
-// SweepStale marks uploads failed (processing_error) that stayed processing longer than
-// all deliveries of their job can take, so none stays processing forever when a worker
-// dies on the last attempt. Every replica may run it: FinishIngest is idempotent.
-func (w *Worker) SweepStale(ctx context.Context) error {
+// Reconcile enqueues again, through the outbox, the ingest jobs that were lost (a
+// message dropped while NATS was down or a stream was rebuilt), once a minute, so no
+// upload stays processing for want of a job. Every replica may run it.
+func (w *Worker) Reconcile(ctx context.Context, js jetstream.JetStream) error {
 	tick := time.NewTicker(time.Minute)
 	defer tick.Stop()
 	for {
-		ids, err := w.Store.StaleUploads(ctx, w.Cfg.staleAfter())
-		if err != nil && ctx.Err() == nil {
-			w.Log.WarnContext(ctx, "sweep stale uploads", "error", err)
-		}
-		for _, id := range ids {
-			if err := w.Store.FinishIngest(ctx, id, nil, nil, &store.UploadFailure{
-				Code: "processing_error", Message: "processing did not finish; upload the file again",
-			}); err != nil {
-				w.Log.WarnContext(ctx, "end stale upload", "upload_id", id, "error", err)
-			}
+		if _, err := w.ReconcileOnce(ctx, js, w.Cfg.reconcileAfter()); err != nil && ctx.Err() == nil {
+			w.Log.WarnContext(ctx, "reconcile uploads", "error", err)
 		}
 		select {
 		case <-ctx.Done():
@@ -247,6 +243,35 @@ func (w *Worker) SweepStale(ctx context.Context) error {
 		case <-tick.C:
 		}
 	}
+}
+
+// ReconcileOnce re-enqueues the jobs of uploads processing without a job enqueued for
+// longer than age, when none can still be in flight: no ingest job waits in the outbox
+// and the ingest consumer has nothing pending or unacknowledged. It returns how many
+// it enqueued.
+func (w *Worker) ReconcileOnce(ctx context.Context, js jetstream.JetStream, age time.Duration) (int, error) {
+	ids, err := w.Store.OrphanedUploads(ctx, age)
+	if err != nil || len(ids) == 0 {
+		return 0, err
+	}
+	if waiting, err := w.Store.OutboxWaiting(ctx, messaging.IngestSubject); err != nil || waiting {
+		return 0, err
+	}
+	if idle, err := messaging.ConsumerIdle(ctx, js, messaging.JobsStream, "ingest"); err != nil || !idle {
+		return 0, err
+	}
+	n := 0
+	for _, id := range ids {
+		done, err := w.Store.RequeueUpload(ctx, id, age)
+		if err != nil {
+			return n, err
+		}
+		if done {
+			n++
+			w.Log.WarnContext(ctx, "ingest job lost; enqueued again", "upload_id", id)
+		}
+	}
+	return n, nil
 }
 
 // HandleBlobDelete removes the stored bytes of a deleted upload. A missing object is

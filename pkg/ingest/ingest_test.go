@@ -4,11 +4,15 @@ import (
 	"archive/zip"
 	"bytes"
 	"context"
+	"io"
 	"log/slog"
 	"math"
+	"net"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -96,11 +100,16 @@ func (e *env) upload(externalID, contentType string, body []byte) uuid.UUID {
 // worker runs doceval-ingest (relay, consumers, and extra tasks) until the test ends or
 // stop is called.
 func (e *env) worker(cfg ingest.Config, extra ...service.Task) (stop func()) {
+	return e.workerWith(e.common, cfg, extra...)
+}
+
+// workerWith is worker with its own common settings (another database URL).
+func (e *env) workerWith(common config.Common, cfg ingest.Config, extra ...service.Task) (stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	tasks := append(ingest.Tasks(cfg, log), extra...)
-	go func() { done <- service.RunWorker(ctx, "ingest", e.common, log, tasks...) }()
+	go func() { done <- service.RunWorker(ctx, "ingest", common, log, tasks...) }()
 	stopped := false
 	stop = func() {
 		if stopped {
@@ -229,7 +238,7 @@ func TestIngestWorkerKilledMidFile(t *testing.T) {
 	for start := time.Now(); ; time.Sleep(50 * time.Millisecond) { // the streams appear when the relay starts
 		cons, err = js.CreateOrUpdateConsumer(ctx, messaging.JobsStream, jetstream.ConsumerConfig{
 			Durable: "ingest", FilterSubject: messaging.IngestSubject, AckPolicy: jetstream.AckExplicitPolicy,
-			AckWait: cfg.AckWait, MaxDeliver: cfg.MaxAttempts,
+			AckWait: cfg.AckWait, MaxDeliver: -1,
 		})
 		if err == nil {
 			break
@@ -456,4 +465,149 @@ func writeFile(t *testing.T, b []byte) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// A job whose message was lost (here: its outbox row removed before the relay saw it)
+// is enqueued again by the reconciler once nothing can still be in flight, and the
+// upload ends ready instead of staying processing.
+func TestLostIngestJobIsReconciled(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	id := e.upload("payslip", extract.PDF, textPDF("Gehaltsabrechnung", "Nettobezug 2.000,00 EUR"))
+	if _, err := e.st.Pool().Exec(ctx, "DELETE FROM outbox WHERE subject = $1", messaging.IngestSubject); err != nil {
+		t.Fatal(err)
+	}
+	e.worker(cfg)
+	nc, err := nats.Connect(e.common.NatsURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, _ := jetstream.New(nc)
+	w := &ingest.Worker{Store: e.st, Blobs: e.blobs, Log: slog.New(slog.DiscardHandler), Cfg: cfg}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		n, err := w.ReconcileOnce(ctx, js, 0)
+		if err == nil && n == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the lost job was not enqueued again: %d, %v", n, err)
+		}
+		time.Sleep(200 * time.Millisecond) // the worker's consumer is being created
+	}
+	if u := e.waitStatus(id, 60*time.Second); u.Status != store.UploadReady {
+		t.Fatalf("after reconciling: %s %+v", u.Status, u.Failure)
+	}
+	if n, _ := w.ReconcileOnce(ctx, js, 0); n != 0 {
+		t.Errorf("a ready upload was enqueued again (%d)", n)
+	}
+}
+
+// A database outage while a job is delivered again and again does not use up its
+// attempts: with a budget of 2, the job survives 4+ deliveries that cannot reach the
+// database, and the upload ends ready once the database is back.
+func TestIngestOutageKeepsTheJob(t *testing.T) {
+	e := newEnv(t)
+	proxy := newCutProxy(t, e.common.DatabaseURL)
+	e.relayOnly() // publishes straight to NATS, on the real database
+	workerCommon := e.common
+	workerCommon.DatabaseURL, workerCommon.OutboxRelay = proxy.url, false
+	budget := cfg
+	budget.MaxAttempts = 2
+	e.workerWith(workerCommon, budget)
+	warm := e.upload("warm-up", extract.PDF, textPDF("Kontoauszug", "Kontostand 1.000,00 EUR"))
+	if u := e.waitStatus(warm, 60*time.Second); u.Status != store.UploadReady {
+		t.Fatalf("warm-up: %s", u.Status)
+	}
+
+	proxy.cut()
+	id := e.upload("payslip", extract.PDF, textPDF("Gehaltsabrechnung", "Nettobezug 2.000,00 EUR"))
+	time.Sleep(9 * time.Second) // deliveries at about 0, 1, 3 and 7 s all fail
+	if u := e.waitStatusNow(id); u.Status != store.UploadProcessing {
+		t.Fatalf("during the outage: %s", u.Status)
+	}
+	proxy.restore()
+	if u := e.waitStatus(id, 90*time.Second); u.Status != store.UploadReady {
+		t.Fatalf("after the outage: %s %+v", u.Status, u.Failure)
+	}
+	var attempts int
+	if err := e.st.Pool().QueryRow(context.Background(), "SELECT ingest_attempts FROM uploads WHERE id = $1", id).Scan(&attempts); err != nil {
+		t.Fatal(err)
+	}
+	if attempts != 1 {
+		t.Errorf("%d attempts counted, want 1 (the deliveries during the outage never reached the file)", attempts)
+	}
+}
+
+// cutProxy forwards TCP connections to a database and can cut them all (an outage):
+// while cut, open connections are closed and new ones refused at once.
+type cutProxy struct {
+	url   string
+	mu    sync.Mutex
+	down  bool
+	conns map[net.Conn]bool
+}
+
+func newCutProxy(t *testing.T, dbURL string) *cutProxy {
+	t.Helper()
+	u, err := url.Parse(dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	target := u.Host
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	u.Host = ln.Addr().String()
+	p := &cutProxy{url: u.String(), conns: map[net.Conn]bool{}}
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			p.mu.Lock()
+			down := p.down
+			p.mu.Unlock()
+			if down {
+				c.Close()
+				continue
+			}
+			go p.pipe(c, target)
+		}
+	}()
+	return p
+}
+
+func (p *cutProxy) pipe(c net.Conn, target string) {
+	s, err := net.Dial("tcp", target)
+	if err != nil {
+		c.Close()
+		return
+	}
+	p.mu.Lock()
+	p.conns[c], p.conns[s] = true, true
+	p.mu.Unlock()
+	go func() { io.Copy(s, c); s.Close() }()
+	io.Copy(c, s)
+	c.Close()
+}
+
+func (p *cutProxy) cut() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.down = true
+	for c := range p.conns {
+		c.Close()
+	}
+	clear(p.conns)
+}
+
+func (p *cutProxy) restore() {
+	p.mu.Lock()
+	p.down = false
+	p.mu.Unlock()
 }

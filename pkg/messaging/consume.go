@@ -164,3 +164,19 @@ func redeliveryDelay(delivered uint64) time.Duration {
 	d := time.Second << min(max(delivered, 1)-1, 6)
 	return min(d, time.Minute)
 }
+
+// ConsumerIdle reports whether a durable consumer has nothing in flight: no message
+// waiting to be delivered to it and none delivered but not yet acknowledged (those
+// waiting for a redelivery included). A reconciler uses it to tell a job whose
+// message was lost from one that merely waits its turn.
+func ConsumerIdle(ctx context.Context, js jetstream.JetStream, stream, durable string) (bool, error) {
+	c, err := js.Consumer(ctx, stream, durable)
+	if err != nil {
+		return false, err
+	}
+	info, err := c.Info(ctx)
+	if err != nil {
+		return false, err
+	}
+	return info.NumPending == 0 && info.NumAckPending == 0, nil
+}

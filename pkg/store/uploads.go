@@ -355,13 +355,6 @@ func (t Tenant) DeleteUpload(ctx context.Context, submission, id uuid.UUID) erro
 	})
 }
 
-// StaleUploads lists uploads processing for longer than age: their jobs were lost or
-// exhausted without an outcome (a worker killed on the last attempt).
-func (s *Store) StaleUploads(ctx context.Context, age time.Duration) ([]uuid.UUID, error) {
-	ids, err := s.queries().UploadsProcessingBefore(ctx, s.Now().Add(-age))
-	return ids, interpretError(err)
-}
-
 // IngestUpload is what the ingest worker needs to process an upload.
 type IngestUpload struct {
 	Upload

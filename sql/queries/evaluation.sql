@@ -62,3 +62,16 @@ SELECT id FROM evaluations
 WHERE (status = 'running' AND updated_at < @running_before::timestamptz)
    OR (status = 'queued' AND updated_at < @queued_before::timestamptz)
 ORDER BY updated_at LIMIT 1000;
+
+-- name: EvaluationsOrphaned :many
+-- Active evaluations untouched since before their window: queued ones by @queued_before,
+-- running ones by @running_before (a live run touches its row within its timeout).
+SELECT id FROM evaluations
+WHERE (status = 'queued' AND greatest(updated_at, coalesce(job_enqueued_at, created_at)) < @queued_before::timestamptz)
+   OR (status = 'running' AND greatest(updated_at, coalesce(job_enqueued_at, created_at)) < @running_before::timestamptz)
+ORDER BY created_at LIMIT 200;
+
+-- name: EvaluationRequeue :execrows
+UPDATE evaluations SET job_enqueued_at = @now::timestamptz
+WHERE id = @id AND status IN ('queued', 'running')
+  AND greatest(updated_at, coalesce(job_enqueued_at, created_at)) < @before::timestamptz;

@@ -16,3 +16,6 @@ DELETE FROM outbox WHERE seq = ANY(@seqs::bigint[]);
 -- name: OutboxOldest :one
 -- For the outbox lag metric: the age of the oldest unpublished row.
 SELECT coalesce(min(created_at), @now::timestamptz)::timestamptz AS oldest, count(*) AS pending FROM outbox;
+
+-- name: OutboxWaiting :one
+SELECT EXISTS (SELECT 1 FROM outbox WHERE subject = @subject)::boolean;

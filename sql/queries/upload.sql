@@ -56,5 +56,18 @@ ON CONFLICT (upload_id, page) DO UPDATE SET text = excluded.text, chars = exclud
 -- name: UploadPages :many
 SELECT * FROM upload_pages WHERE upload_id = @upload_id ORDER BY page;
 
--- name: UploadsProcessingBefore :many
-SELECT id FROM uploads WHERE upload_status = 'processing' AND created_at < @before ORDER BY created_at LIMIT 1000;
+-- name: UploadBeginAttempt :one
+-- Counts an attempt that reached the file; NULL row when the upload is not processing.
+UPDATE uploads SET ingest_attempts = ingest_attempts + 1
+WHERE id = @id AND upload_status = 'processing'
+RETURNING ingest_attempts;
+
+-- name: UploadsOrphaned :many
+-- Processing uploads whose job was enqueued before @before and that still wait.
+SELECT id FROM uploads
+WHERE upload_status = 'processing' AND coalesce(job_enqueued_at, created_at) < @before
+ORDER BY created_at LIMIT 200;
+
+-- name: UploadRequeue :execrows
+UPDATE uploads SET job_enqueued_at = @now
+WHERE id = @id AND upload_status = 'processing' AND coalesce(job_enqueued_at, created_at) < @before;

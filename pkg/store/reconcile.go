@@ -1,0 +1,79 @@
+package store
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/doceval/doceval/gen/db"
+	"github.com/doceval/doceval/pkg/messaging"
+)
+
+// BeginIngestAttempt counts an ingest attempt that reached the file and returns how
+// many there have been. Only those count against the attempt budget: a delivery that
+// met a database or blob store outage never gets here. ErrNotFound: the upload is gone
+// or no longer processing.
+func (s *Store) BeginIngestAttempt(ctx context.Context, id uuid.UUID) (int, error) {
+	n, err := s.queries().UploadBeginAttempt(ctx, id)
+	return int(n), interpretError(err)
+}
+
+// OrphanedUploads lists processing uploads whose job was last enqueued more than age
+// ago. The caller decides whether their jobs are still in flight.
+func (s *Store) OrphanedUploads(ctx context.Context, age time.Duration) ([]uuid.UUID, error) {
+	before := s.Now().Add(-age)
+	ids, err := s.queries().UploadsOrphaned(ctx, &before)
+	return ids, interpretError(err)
+}
+
+// RequeueUpload enqueues an orphaned upload's ingest job again, through the outbox, if
+// it is still processing and still stale (another replica may have done it). It
+// reports whether it did.
+func (s *Store) RequeueUpload(ctx context.Context, id uuid.UUID, age time.Duration) (bool, error) {
+	done := false
+	err := s.InTx(ctx, func(tx *Tx) error {
+		now := s.Now()
+		before := now.Add(-age)
+		n, err := tx.q.UploadRequeue(ctx, db.UploadRequeueParams{ID: id, Now: &now, Before: &before})
+		if err != nil || n == 0 {
+			done = false
+			return interpretError(err)
+		}
+		done = true
+		return tx.Enqueue(ctx, messaging.IngestSubject, messaging.IngestJob{UploadID: id})
+	})
+	return done, err
+}
+
+// OrphanedEvaluations lists queued evaluations untouched for longer than queued and
+// running ones untouched for longer than running.
+func (s *Store) OrphanedEvaluations(ctx context.Context, queued, running time.Duration) ([]uuid.UUID, error) {
+	now := s.Now()
+	ids, err := s.queries().EvaluationsOrphaned(ctx, db.EvaluationsOrphanedParams{QueuedBefore: now.Add(-queued), RunningBefore: now.Add(-running)})
+	return ids, interpretError(err)
+}
+
+// RequeueEvaluation enqueues an orphaned evaluation's job again, through the outbox, if
+// it is still active and untouched for longer than age. It reports whether it did.
+func (s *Store) RequeueEvaluation(ctx context.Context, id uuid.UUID, age time.Duration) (bool, error) {
+	done := false
+	err := s.InTx(ctx, func(tx *Tx) error {
+		now := s.Now()
+		n, err := tx.q.EvaluationRequeue(ctx, db.EvaluationRequeueParams{ID: id, Now: now, Before: now.Add(-age)})
+		if err != nil || n == 0 {
+			done = false
+			return interpretError(err)
+		}
+		done = true
+		return tx.Enqueue(ctx, messaging.EvaluateSubject, messaging.EvaluateJob{EvaluationID: id})
+	})
+	return done, err
+}
+
+// OutboxWaiting reports whether a message of subject waits in the outbox (not yet
+// published): its job is in flight even if JetStream has not seen it.
+func (s *Store) OutboxWaiting(ctx context.Context, subject string) (bool, error) {
+	waiting, err := s.queries().OutboxWaiting(ctx, subject)
+	return waiting, interpretError(err)
+}
