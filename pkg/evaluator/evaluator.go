@@ -82,10 +82,13 @@ func TasksWith(cfg Config, eng *engine.Engine, log *slog.Logger) []service.Task 
 			w := worker(rt)
 			return rt.Consume(ctx, messaging.ConsumerSpec{
 				Stream: messaging.JobsStream, Durable: "evaluator", FilterSubject: messaging.EvaluateSubject,
-				AckWait: cfg.ackWait(), MaxDeliver: cfg.MaxAttempts + 1, Concurrency: cfg.Concurrency,
+				// Unlimited deliveries: an outage must not use up the job; the attempt
+				// budget is counted in the database when a run begins (BeginEvaluation).
+				AckWait: cfg.ackWait(), MaxDeliver: -1, Concurrency: cfg.Concurrency,
 			}, w.HandleEvaluate, log.With("consumer", "evaluator"))
 		},
 		func(ctx context.Context, rt *service.Runtime) error { return worker(rt).SweepStale(ctx) },
+		func(ctx context.Context, rt *service.Runtime) error { return worker(rt).Reconcile(ctx, rt.JS) },
 	}
 }
 
@@ -186,6 +189,55 @@ func (w *Worker) failed(ctx context.Context, id uuid.UUID, outcome, code, messag
 		return outcomeRetry, err
 	}
 	return outcome, nil
+}
+
+// Reconcile enqueues again, through the outbox, the jobs of active evaluations whose
+// message was lost (dropped while NATS was down, a stream rebuilt), once a minute.
+// Every replica may run it.
+func (w *Worker) Reconcile(ctx context.Context, js jetstream.JetStream) error {
+	tick := time.NewTicker(time.Minute)
+	defer tick.Stop()
+	for {
+		queued := w.Cfg.ackWait() + time.Minute
+		if _, err := w.ReconcileOnce(ctx, js, queued, w.Cfg.Timeout+queued); err != nil && ctx.Err() == nil {
+			w.Log.WarnContext(ctx, "reconcile evaluations", "error", err)
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-tick.C:
+		}
+	}
+}
+
+// ReconcileOnce re-enqueues the jobs of queued evaluations untouched for longer than
+// queued and running ones untouched for longer than running (a live run touches its
+// row within its timeout), when none can still be in flight: no evaluation job waits
+// in the outbox and the evaluator consumer has nothing pending or unacknowledged. A
+// run begun again counts against the attempt budget. It returns how many it enqueued.
+func (w *Worker) ReconcileOnce(ctx context.Context, js jetstream.JetStream, queued, running time.Duration) (int, error) {
+	ids, err := w.Store.OrphanedEvaluations(ctx, queued, running)
+	if err != nil || len(ids) == 0 {
+		return 0, err
+	}
+	if waiting, err := w.Store.OutboxWaiting(ctx, messaging.EvaluateSubject); err != nil || waiting {
+		return 0, err
+	}
+	if idle, err := messaging.ConsumerIdle(ctx, js, messaging.JobsStream, "evaluator"); err != nil || !idle {
+		return 0, err
+	}
+	n := 0
+	for _, id := range ids {
+		done, err := w.Store.RequeueEvaluation(ctx, id, queued)
+		if err != nil {
+			return n, err
+		}
+		if done {
+			n++
+			w.Log.WarnContext(ctx, "evaluation job lost; enqueued again", "evaluation_id", id)
+		}
+	}
+	return n, nil
 }
 
 // SweepStale ends evaluations that stayed running longer than every allowed delivery

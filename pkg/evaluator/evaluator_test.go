@@ -418,7 +418,7 @@ func (e *env) killedWorker(cfg evaluator.Config) {
 		// The same consumer the evaluator uses (messaging.Consume updates it later).
 		cons, err = js.CreateOrUpdateConsumer(ctx, messaging.JobsStream, jetstream.ConsumerConfig{
 			Durable: "evaluator", FilterSubject: messaging.EvaluateSubject, AckPolicy: jetstream.AckExplicitPolicy,
-			AckWait: cfg.AckWait, MaxDeliver: cfg.MaxAttempts + 1,
+			AckWait: cfg.AckWait, MaxDeliver: -1,
 		})
 		if err == nil || time.Now().After(deadline) {
 			break
@@ -558,5 +558,48 @@ func TestEvaluationPurgedWhileRunning(t *testing.T) {
 	var n int
 	if err := e.st.Pool().QueryRow(ctx, "SELECT count(*) FROM evaluations WHERE id = $1", ev.ID).Scan(&n); err != nil || n != 0 {
 		t.Errorf("%d evaluations left (%v)", n, err)
+	}
+}
+
+// An evaluation whose job was lost (its outbox row removed before the relay saw it)
+// is enqueued again by the reconciler once nothing can still be in flight, and
+// completes instead of waiting for the queue timeout.
+func TestLostEvaluationJobIsReconciled(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ctx := context.Background()
+	sub := e.submission("lost", samplePages)
+	ev, err := e.tenant.StartEvaluation(ctx, sub.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.st.Pool().Exec(ctx, "DELETE FROM outbox WHERE subject = $1", messaging.EvaluateSubject); err != nil {
+		t.Fatal(err)
+	}
+	e.worker(testConfig(), engine.NewWithModel(nil, e.log))
+	nc, err := nats.Connect(e.common.NatsURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, _ := jetstream.New(nc)
+	w := &evaluator.Worker{Store: e.st, Engine: engine.NewWithModel(nil, e.log), Log: e.log, Cfg: testConfig()}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		n, err := w.ReconcileOnce(ctx, js, 0, time.Hour)
+		if err == nil && n == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the lost job was not enqueued again: %d, %v", n, err)
+		}
+		time.Sleep(200 * time.Millisecond) // the worker's consumer is being created
+	}
+	done := e.waitStatus(sub.ID, ev.ID, store.EvaluationCompleted, 30*time.Second)
+	if done.Attempts != 1 {
+		t.Errorf("%d attempts, want 1", done.Attempts)
+	}
+	if n, _ := w.ReconcileOnce(ctx, js, 0, 0); n != 0 {
+		t.Errorf("a completed evaluation was enqueued again (%d)", n)
 	}
 }
