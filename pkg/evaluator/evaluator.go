@@ -25,6 +25,10 @@ import (
 // Config is the evaluator's configuration.
 type Config struct {
 	Concurrency int `env:"DOCEVAL_EVALUATOR_CONCURRENCY" envDefault:"2"`
+	// ClientConcurrency is how many of one API client's evaluations a process runs at
+	// once (0: Concurrency - 1, at least 1; set it to Concurrency where one client is
+	// all there is).
+	ClientConcurrency int `env:"DOCEVAL_EVALUATOR_CLIENT_CONCURRENCY" envDefault:"0"`
 	// MaxAttempts bounds the deliveries that may begin one evaluation; the next one ends
 	// it as failed (evaluation_crashed), so a job that kills its worker cannot loop.
 	MaxAttempts int `env:"DOCEVAL_EVALUATOR_MAX_ATTEMPTS" envDefault:"3"`
@@ -61,6 +65,8 @@ type Worker struct {
 	Log     *slog.Logger
 	Cfg     Config
 	Metrics *Metrics // nil: not measured
+
+	fair messaging.ClientLimit // per-client share of the slots (Config.ClientConcurrency)
 }
 
 // Tasks are the evaluator's consumers, for service.RunWorker.
@@ -84,7 +90,7 @@ func TasksWith(cfg Config, eng *engine.Engine, log *slog.Logger) []service.Task 
 				Stream: messaging.JobsStream, Durable: "evaluator", FilterSubject: messaging.EvaluateSubject,
 				// Unlimited deliveries: an outage must not use up the job; the attempt
 				// budget is counted in the database when a run begins (BeginEvaluation).
-				AckWait: cfg.ackWait(), MaxDeliver: -1, Concurrency: cfg.Concurrency,
+				AckWait: cfg.ackWait(), MaxDeliver: -1, Concurrency: cfg.Concurrency, MaxAckPending: messaging.FairBacklog,
 			}, w.HandleEvaluate, log.With("consumer", "evaluator"))
 		},
 		func(ctx context.Context, rt *service.Runtime) error { return worker(rt).SweepStale(ctx) },
@@ -98,6 +104,11 @@ func (w *Worker) HandleEvaluate(ctx context.Context, msg jetstream.Msg) error {
 	if err := json.Unmarshal(msg.Data(), &job); err != nil {
 		return fmt.Errorf("evaluation job: %v: %w", err, messaging.ErrPermanent)
 	}
+	release, ok := w.fair.Acquire(job.APIClientID, messaging.ClientShare(w.Cfg.ClientConcurrency, w.Cfg.Concurrency))
+	if !ok {
+		return messaging.ErrDeferred // this client has its share in work: others first
+	}
+	defer release()
 	return w.Run(ctx, job.EvaluationID, func() { _ = msg.InProgress() })
 }
 

@@ -10,7 +10,6 @@ import (
 	"math"
 
 	"os/exec"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -368,17 +367,7 @@ func TestHugeImage(t *testing.T) {
 // fails the file (too_many_pages) before it is rendered.
 func TestOCRPageCap(t *testing.T) {
 	needTools(t)
-	const pages = 40
-	objs := []string{"<< /Type /Catalog /Pages 2 0 R >>"}
-	kids := make([]string, pages)
-	for i := range pages {
-		kids[i] = strconv.Itoa(3+i) + " 0 R"
-	}
-	objs = append(objs, "<< /Type /Pages /Kids ["+strings.Join(kids, " ")+"] /Count "+strconv.Itoa(pages)+" >>")
-	for range pages {
-		objs = append(objs, "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] >>")
-	}
-	blank := writeTemp(t, "blank.pdf", samplepdf.Assemble(objs))
+	blank := writeTemp(t, "blank.pdf", samplepdf.Blank(40))
 	start := time.Now()
 	_, err := File(context.Background(), blank, PDF, Options{MaxOCRPages: 3})
 	wantFailure(t, err, CodeTooMany)
@@ -386,8 +375,7 @@ func TestOCRPageCap(t *testing.T) {
 		t.Errorf("refusing took %v: pages past the cap were read", d)
 	}
 	// Within the cap the same pages are read (as blank).
-	few := writeTemp(t, "few.pdf", samplepdf.Assemble(append(objs[:1:1],
-		"<< /Type /Pages /Kids [3 0 R 4 0 R] /Count 2 >>", objs[2], objs[3])))
+	few := writeTemp(t, "few.pdf", samplepdf.Blank(2))
 	res, err := File(context.Background(), few, PDF, Options{MaxOCRPages: 3})
 	if err != nil || len(res.Pages) != 2 {
 		t.Fatalf("two blank pages under a cap of 3: %v %+v", err, res)

@@ -34,6 +34,10 @@ type Config struct {
 	ToolMaxMemory int64         `env:"DOCEVAL_TOOL_MAX_MEMORY" envDefault:"2147483648"`
 	FileTimeout   time.Duration `env:"DOCEVAL_INGEST_FILE_TIMEOUT" envDefault:"5m"`
 	Concurrency   int           `env:"DOCEVAL_INGEST_CONCURRENCY" envDefault:"2"`
+	// ClientConcurrency is how many of one API client's uploads a process works on at
+	// once, so one client's flood leaves a slot to the others (0: Concurrency - 1, at
+	// least 1; set it to Concurrency where one client is all there is).
+	ClientConcurrency int `env:"DOCEVAL_INGEST_CLIENT_CONCURRENCY" envDefault:"0"`
 	// MaxAttempts bounds the attempts that reach the file (deliveries that meet an
 	// outage of the database or blob store do not count); one more marks the upload
 	// failed (processing_error) so it never stays processing.
@@ -59,6 +63,8 @@ type Worker struct {
 	Log     *slog.Logger
 	Cfg     Config
 	Metrics *Metrics // nil: not measured
+
+	fair messaging.ClientLimit // per-client share of the slots (Config.ClientConcurrency)
 }
 
 // Tasks are the ingest service's consumers, for service.RunWorker.
@@ -90,7 +96,7 @@ func Tasks(cfg Config, log *slog.Logger) []service.Task {
 				Stream: messaging.JobsStream, Durable: "ingest", FilterSubject: messaging.IngestSubject,
 				// Unlimited deliveries: an outage must not use up the job; the attempt
 				// budget is counted in the database (BeginIngestAttempt).
-				AckWait: w.Cfg.ackWait(), MaxDeliver: -1, Concurrency: w.Cfg.Concurrency,
+				AckWait: w.Cfg.ackWait(), MaxDeliver: -1, Concurrency: w.Cfg.Concurrency, MaxAckPending: messaging.FairBacklog,
 			}, w.HandleIngest, w.Log.With("consumer", "ingest"))
 		}),
 		task(func(ctx context.Context, rt *service.Runtime, w *Worker) error { return w.Reconcile(ctx, rt.JS) }),
@@ -115,6 +121,11 @@ func (w *Worker) HandleIngest(ctx context.Context, msg jetstream.Msg) error {
 	if err := json.Unmarshal(msg.Data(), &job); err != nil {
 		return fmt.Errorf("ingest job: %v: %w", err, messaging.ErrPermanent)
 	}
+	release, ok := w.fair.Acquire(job.APIClientID, messaging.ClientShare(w.Cfg.ClientConcurrency, w.Cfg.Concurrency))
+	if !ok {
+		return messaging.ErrDeferred // this client has its share in work: others first
+	}
+	defer release()
 	start := time.Now()
 	outcome, err := w.process(ctx, job, func() { _ = msg.InProgress() })
 	w.Metrics.observe(outcome, time.Since(start))

@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -610,4 +611,46 @@ func (p *cutProxy) restore() {
 	p.mu.Lock()
 	p.down = false
 	p.mu.Unlock()
+}
+
+// One client flooding the queue takes its share of the worker's slots, not all of them:
+// another client's single upload, queued behind the flood, is ready while most of the
+// flood still waits.
+func TestIngestIsFairAcrossClients(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	const flood = 12
+	slow := samplepdf.Blank(5) // five pages of OCR each
+	var floodIDs []uuid.UUID
+	for i := range flood {
+		floodIDs = append(floodIDs, e.upload("flood-"+strconv.Itoa(i), extract.PDF, slow))
+	}
+	other, _, _, err := e.st.CreateClient(ctx, "other", auth.AllPermissions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	otherEnv := *e
+	otherEnv.tenant = e.st.Tenant(other.ID)
+	otherEnv.sub, _, err = otherEnv.tenant.CreateSubmission(ctx, store.NewSubmission{ExternalID: "o", Metadata: []byte("{}"), Language: "de"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	single := otherEnv.upload("single", extract.PDF, textPDF("Gehaltsabrechnung", "Nettobezug 2.000,00 EUR"))
+
+	fair := cfg
+	fair.Concurrency, fair.ClientConcurrency = 2, 1
+	e.worker(fair)
+	if u := otherEnv.waitStatus(single, 60*time.Second); u.Status != store.UploadReady {
+		t.Fatalf("the other client's upload: %s", u.Status)
+	}
+	waiting := 0
+	for _, id := range floodIDs {
+		if e.waitStatusNow(id).Status == store.UploadProcessing {
+			waiting++
+		}
+	}
+	if waiting < flood/2 {
+		t.Errorf("only %d of the flood's %d uploads were still waiting when the other client's was ready: it waited behind them", waiting, flood)
+	}
+	t.Logf("when the other client's upload was ready, %d of %d flood uploads were still processing", waiting, flood)
 }

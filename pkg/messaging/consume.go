@@ -1,6 +1,7 @@
 package messaging
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -34,6 +35,10 @@ type ConsumerSpec struct {
 	MaxDeliver int
 	// Concurrency is how many messages one process handles at once (default 1).
 	Concurrency int
+	// MaxAckPending bounds the messages delivered and not yet acknowledged, deferred
+	// ones included (default Concurrency × 64; FairBacklog for a consumer whose handler
+	// defers).
+	MaxAckPending int
 }
 
 // ConsumeOption instruments Consume.
@@ -74,7 +79,7 @@ func Consume(ctx context.Context, js jetstream.JetStream, spec ConsumerSpec, han
 		AckPolicy:     jetstream.AckExplicitPolicy,
 		AckWait:       spec.AckWait,
 		MaxDeliver:    spec.MaxDeliver,
-		MaxAckPending: spec.Concurrency * 64,
+		MaxAckPending: cmp.Or(spec.MaxAckPending, spec.Concurrency*64),
 	})
 	if err != nil {
 		return fmt.Errorf("consumer %s: %w", spec.Durable, err)
@@ -134,6 +139,9 @@ func (c *consumer) settle(ctx context.Context, msg jetstream.Msg) {
 		if err := msg.Ack(); err != nil {
 			c.log.Warn("ack", "subject", msg.Subject(), "error", err)
 		}
+	case errors.Is(err, ErrDeferred):
+		outcome = outcomeDeferred
+		_ = msg.NakWithDelay(redeliveryDelay(delivered))
 	case errors.Is(err, ErrPermanent):
 		outcome = outcomeTerm
 		c.log.Error("message terminated", "subject", msg.Subject(), "error", err)

@@ -45,14 +45,17 @@ type EventPublished struct {
 	EventID uuid.UUID `json:"event_id"`
 }
 
-// IngestJob asks for one upload to be processed.
+// IngestJob asks for one upload to be processed. APIClientID names whose work it is,
+// for fair scheduling (ClientLimit); zero in jobs enqueued before it was added.
 type IngestJob struct {
-	UploadID uuid.UUID `json:"upload_id"`
+	UploadID    uuid.UUID `json:"upload_id"`
+	APIClientID uuid.UUID `json:"api_client_id"`
 }
 
-// EvaluateJob asks for one evaluation to be run.
+// EvaluateJob asks for one evaluation to be run; APIClientID as in IngestJob.
 type EvaluateJob struct {
 	EvaluationID uuid.UUID `json:"evaluation_id"`
+	APIClientID  uuid.UUID `json:"api_client_id"`
 }
 
 // PurgeJob asks for one submission's data to be purged.

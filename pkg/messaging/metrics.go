@@ -15,6 +15,9 @@ const (
 	outcomeAck   = "ack"   // handled
 	outcomeRetry = "retry" // redelivered after a backoff
 	outcomeTerm  = "term"  // a poison message, never redelivered
+	// outcomeDeferred: left for later (another client's turn), redelivered after a
+	// backoff without counting as a failure.
+	outcomeDeferred = "deferred"
 )
 
 // Metrics are the JetStream consumer metrics of one process: counters and handler
@@ -59,7 +62,7 @@ func (m *Metrics) track(cons jetstream.Consumer, spec ConsumerSpec) (untrack fun
 	if m == nil {
 		return func() {}
 	}
-	for _, outcome := range []string{outcomeAck, outcomeRetry, outcomeTerm} {
+	for _, outcome := range []string{outcomeAck, outcomeRetry, outcomeTerm, outcomeDeferred} {
 		m.messages.WithLabelValues(spec.Durable, outcome)
 	}
 	m.redeliveries.WithLabelValues(spec.Durable)

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"image/color"
 	"image/jpeg"
+	"strconv"
 	"strings"
 )
 
@@ -56,6 +57,20 @@ func Scan(jpegs [][]byte, w, h, dpi int) []byte {
 
 func stream(dict, data string) string {
 	return fmt.Sprintf("<< %s /Length %d >>\nstream\n%s\nendstream", dict, len(data), data)
+}
+
+// Blank is a PDF of n blank A4 pages with no text layer: every page goes to OCR.
+func Blank(n int) []byte {
+	objs := []string{"<< /Type /Catalog /Pages 2 0 R >>"}
+	kids := make([]string, n)
+	for i := range n {
+		kids[i] = strconv.Itoa(3+i) + " 0 R"
+	}
+	objs = append(objs, "<< /Type /Pages /Kids ["+strings.Join(kids, " ")+"] /Count "+strconv.Itoa(n)+" >>")
+	for range n {
+		objs = append(objs, "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] >>")
+	}
+	return Assemble(objs)
 }
 
 // Assemble numbers the objects from 1 (the first is the catalog) and writes the file

@@ -141,7 +141,7 @@ func (t Tenant) StartEvaluation(ctx context.Context, submission uuid.UUID) (Eval
 			return interpretError(err)
 		}
 		out = evaluationFromRow(r, s.ExternalID)
-		return tx.Enqueue(ctx, messaging.EvaluateSubject, messaging.EvaluateJob{EvaluationID: r.ID})
+		return tx.Enqueue(ctx, messaging.EvaluateSubject, messaging.EvaluateJob{EvaluationID: r.ID, APIClientID: t.clientID})
 	})
 	return out, err
 }

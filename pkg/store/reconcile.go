@@ -41,7 +41,11 @@ func (s *Store) RequeueUpload(ctx context.Context, id uuid.UUID, age time.Durati
 			return interpretError(err)
 		}
 		done = true
-		return tx.Enqueue(ctx, messaging.IngestSubject, messaging.IngestJob{UploadID: id})
+		u, err := tx.q.UploadGetAny(ctx, id)
+		if err != nil {
+			return interpretError(err)
+		}
+		return tx.Enqueue(ctx, messaging.IngestSubject, messaging.IngestJob{UploadID: id, APIClientID: u.APIClientID})
 	})
 	return done, err
 }
@@ -66,7 +70,11 @@ func (s *Store) RequeueEvaluation(ctx context.Context, id uuid.UUID, age time.Du
 			return interpretError(err)
 		}
 		done = true
-		return tx.Enqueue(ctx, messaging.EvaluateSubject, messaging.EvaluateJob{EvaluationID: id})
+		owner, err := tx.q.EvaluationOwner(ctx, id)
+		if err != nil {
+			return interpretError(err)
+		}
+		return tx.Enqueue(ctx, messaging.EvaluateSubject, messaging.EvaluateJob{EvaluationID: id, APIClientID: owner.APIClientID})
 	})
 	return done, err
 }

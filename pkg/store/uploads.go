@@ -223,7 +223,7 @@ func (t Tenant) CreateUpload(ctx context.Context, in NewUpload) (Upload, bool, e
 			out = uploadFromRow(r, s.ExternalID)
 			return nil
 		}
-		if err := tx.Enqueue(ctx, messaging.IngestSubject, messaging.IngestJob{UploadID: id}); err != nil {
+		if err := tx.Enqueue(ctx, messaging.IngestSubject, messaging.IngestJob{UploadID: id, APIClientID: t.clientID}); err != nil {
 			return err
 		}
 		if in.SlotID != nil {

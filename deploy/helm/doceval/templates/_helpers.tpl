@@ -221,6 +221,7 @@ DOCEVAL_INGEST_MAX_OCR_PAGES: {{ int64 $c.maxOCRPages | quote }}
 DOCEVAL_TOOL_MAX_MEMORY: {{ int64 $c.toolMaxMemoryBytes | quote }}
 DOCEVAL_INGEST_FILE_TIMEOUT: {{ printf "%ds" (int64 $c.fileTimeoutSeconds) | quote }}
 DOCEVAL_INGEST_CONCURRENCY: {{ int64 $c.concurrency | quote }}
+DOCEVAL_INGEST_CLIENT_CONCURRENCY: {{ int64 $c.clientConcurrency | quote }}
 DOCEVAL_INGEST_MAX_ATTEMPTS: {{ int64 $c.maxAttempts | quote }}
 DOCEVAL_OCR_LANGUAGES: {{ $c.ocrLanguages | quote }}
 {{- with $c.ackWait }}
@@ -229,6 +230,7 @@ DOCEVAL_INGEST_ACK_WAIT: {{ . | quote }}
 DOCEVAL_INGEST_TEMP_DIR: "/tmp"
 {{- else if eq .svc "evaluator" }}
 DOCEVAL_EVALUATOR_CONCURRENCY: {{ int64 $c.concurrency | quote }}
+DOCEVAL_EVALUATOR_CLIENT_CONCURRENCY: {{ int64 $c.clientConcurrency | quote }}
 DOCEVAL_EVALUATOR_MAX_ATTEMPTS: {{ int64 $c.maxAttempts | quote }}
 DOCEVAL_EVALUATION_TIMEOUT: {{ printf "%ds" (int64 $c.evaluationTimeoutSeconds) | quote }}
 DOCEVAL_EVALUATION_PROGRESS_INTERVAL: {{ $c.progressInterval | quote }}
