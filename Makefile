@@ -22,7 +22,7 @@ DEVSTACK := bin/doceval-devstack
 
 FUZZTIME ?= 20s
 
-.PHONY: all build run test replicas bench fuzz fuzz-targets generate check-generated lint fmt-check spec-lint vet staticcheck tools clean
+.PHONY: all build run test replicas chaos bench fuzz fuzz-targets generate check-generated lint fmt-check spec-lint vet staticcheck tools clean
 
 all: build
 
@@ -50,6 +50,13 @@ replicas: tools
 	@mkdir -p bin
 	$(GO) build -o $(DEVSTACK) ./services/devstack
 	$(DEVSTACK) with-postgres -- $(GO) test -count=1 -v -run '^TestMultiReplicaKill$$' ./deploy/
+
+# The fault-injection test: Toxiproxy between the services and PostgreSQL and NATS,
+# 200 submissions, latency, connection resets, a 30 s cut of each. CI runs it too.
+chaos: tools
+	@mkdir -p bin
+	$(GO) build -o $(DEVSTACK) ./services/devstack
+	$(DEVSTACK) with-postgres -- env DOCEVAL_CHAOS=1 $(GO) test -count=1 -v -timeout 20m -run '^TestChaos$$' ./deploy/
 
 bench: tools
 	@mkdir -p bin

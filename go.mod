@@ -5,6 +5,7 @@ go 1.26.0
 replace github.com/doceval/doceval/gen/client => ./gen/client
 
 require (
+	github.com/Shopify/toxiproxy/v2 v2.5.0
 	github.com/caarlos0/env/v11 v11.4.2
 	github.com/doceval/doceval/gen/client v0.0.0-00010101000000-000000000000
 	github.com/getkin/kin-openapi v0.152.0
@@ -18,6 +19,7 @@ require (
 	github.com/pressly/goose/v3 v3.29.0
 	github.com/prometheus/client_golang v1.25.0
 	github.com/prometheus/client_model v0.6.3
+	github.com/rs/zerolog v1.28.0
 	github.com/stretchr/testify v1.12.1
 	github.com/stripe/stripe-go/v82 v82.5.1
 	go.opentelemetry.io/otel v1.47.0
@@ -30,6 +32,11 @@ require (
 	golang.org/x/sync v0.24.0
 	golang.org/x/text v0.43.0
 	golang.org/x/time v0.16.0
+)
+
+require (
+	github.com/rs/xid v1.4.0 // indirect
+	gopkg.in/tomb.v1 v1.0.0-20141024135613-dd632973f1e7 // indirect
 )
 
 require (

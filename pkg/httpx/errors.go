@@ -1,6 +1,7 @@
 package httpx
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -101,7 +102,9 @@ func toAPIError(err error) *apierr.Error {
 			return apierr.BadRequest(fmt.Sprint(he.Message))
 		}
 	}
-	if store.Unavailable(err) {
+	if store.Unavailable(err) || errors.Is(err, context.Canceled) {
+		// The database is out of reach, or the request was given up (the client left,
+		// or the server is stopping): retryable either way, never a 500.
 		return apierr.Unavailable()
 	}
 	return apierr.Internal()
