@@ -140,8 +140,10 @@ func (c *consumer) settle(ctx context.Context, msg jetstream.Msg) {
 			c.log.Warn("ack", "subject", msg.Subject(), "error", err)
 		}
 	case errors.Is(err, ErrDeferred):
+		// A short, fixed delay: a deferred job competes again soon, so the oldest ones
+		// are not starved by a growing backoff while newer ones take the free slots.
 		outcome = outcomeDeferred
-		_ = msg.NakWithDelay(redeliveryDelay(delivered))
+		_ = msg.NakWithDelay(deferDelay)
 	case errors.Is(err, ErrPermanent):
 		outcome = outcomeTerm
 		c.log.Error("message terminated", "subject", msg.Subject(), "error", err)
@@ -168,6 +170,9 @@ func protect(f func() error) (err error) {
 }
 
 // redeliveryDelay grows with the delivery count: 1s, 2s, 4s … capped at one minute.
+// deferDelay is how long a deferred message waits before it is offered again.
+const deferDelay = 2 * time.Second
+
 func redeliveryDelay(delivered uint64) time.Duration {
 	d := time.Second << min(max(delivered, 1)-1, 6)
 	return min(d, time.Minute)
