@@ -359,12 +359,7 @@ func (w *world) statementPage(l bankLook, m time.Time, opening int64, bs []booki
 		case "direkt":
 			s.add(d + "\t\t" + b.text + "\t" + l.amountText(b.cents))
 		case "columns_en":
-			out, in := "", ""
-			if b.cents < 0 {
-				out = money(-b.cents, "en")
-			} else {
-				in = money(b.cents, "en")
-			}
+			out, in := outIn(b.cents)
 			s.add(d + "\t" + b.text + "\t" + out + "\t" + in + "\t" + money(bal, "en"))
 		default:
 			s.add(d + "\t" + b.text + "\t\t" + money(b.cents, "en"))

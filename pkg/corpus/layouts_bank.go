@@ -99,12 +99,7 @@ func (w *world) issuerStatementPages(l bankLook, m time.Time, opening int64, bs 
 		run := opening
 		for _, b := range bs {
 			run += b.cents
-			out, in := "", ""
-			if b.cents < 0 {
-				out = en(-b.cents)
-			} else {
-				in = en(b.cents)
-			}
+			out, in := outIn(b.cents)
 			prefix := "DD "
 			if b.cents > 0 {
 				prefix = "BGC "
@@ -137,12 +132,7 @@ func (w *world) issuerStatementPages(l bankLook, m time.Time, opening int64, bs 
 		run := opening
 		for _, b := range bs {
 			run += b.cents
-			out, in := "", ""
-			if b.cents < 0 {
-				out = en(-b.cents)
-			} else {
-				in = en(b.cents)
-			}
+			out, in := outIn(b.cents)
 			s.add(b.date.Format("01/02/2006") + "\t" + strings.ToUpper(b.text) + "\t" + out + "\t" + in + "\t" + usd(run))
 		}
 		s.add("", small+"Member FDIC. Please examine this statement promptly and report any errors within 60 days.")
@@ -150,4 +140,13 @@ func (w *world) issuerStatementPages(l bankLook, m time.Time, opening int64, bs 
 		return nil, false
 	}
 	return s.pages, true
+}
+
+// outIn prints a booking in the money-out or the money-in column of an English-language
+// statement: one of them empty.
+func outIn(cents int64) (out, in string) {
+	if cents < 0 {
+		return money(-cents, "en"), ""
+	}
+	return "", money(cents, "en")
 }

@@ -36,18 +36,7 @@ func (w *world) idCard2021(no string, expiry, issued time.Time, mrz []string) do
 	s.add(small+"\tAusstellungsdatum / Date of issue / Date de délivrance\tBehörde / Authority / Autorité",
 		"\t"+issued.Format("02.01.2006")+"\tSTADT "+upper(p.City), "")
 	s.add(mono+bold+large+mrz[0], mono+bold+large+mrz[1], mono+bold+large+mrz[2])
-	_, truth := p.name(nameStyle{Middle: true})
-	d := docSpec{Doc: Doc{Types: []string{"id_card"}, Language: "de", Layout: "id_card/card2021",
-		Fields: map[string]any{
-			"applicant_full_name": truth, "applicant_date_of_birth": p.DOB,
-			"id_document_number": no, "id_document_expiry_date": expiry,
-		},
-		Names: []string{truth}, MRZ: mrz, MRZValid: ValidMRZ(mrz)}}
-	d.Pages = s.pages
-	d.layout = layoutFor(r, 100, 330)
-	d.layout.FontSize = 10
-	d.layout.Leading = 14
-	return d
+	return w.cardSpec("id_card/card2021", no, expiry, mrz, s)
 }
 
 // residencePermit is the German electronic residence permit (Aufenthaltstitel): an
@@ -74,15 +63,21 @@ func (w *world) residencePermit() docSpec {
 	s.add(small+"\tAnschrift / Address / Adresse", "\t"+p.ZIP+" "+upper(p.City), "\t"+upper(p.Street), "")
 	s.add(small+"\tAusstellungsort, Datum / Place of issue, date", "\tAUSLÄNDERBEHÖRDE "+upper(p.City)+", "+expiry.AddDate(-3, 0, 1).Format("02.01.2006"), "")
 	s.add(mono+bold+large+mrz[0], mono+bold+large+mrz[1], mono+bold+large+mrz[2])
-	_, truth := p.name(nameStyle{Middle: true})
-	d := docSpec{Doc: Doc{Types: []string{"id_card"}, Language: "de", Layout: "id_card/residence_permit",
+	return w.cardSpec("id_card/residence_permit", no, expiry, mrz, s)
+}
+
+// cardSpec is an identity card of the applicant (TD1 size, small print): its truth is
+// what the card prints, the name in full with middle names.
+func (w *world) cardSpec(layout, no string, expiry time.Time, mrz []string, s sheet) docSpec {
+	_, truth := w.app.name(nameStyle{Middle: true})
+	d := docSpec{Doc: Doc{Types: []string{"id_card"}, Language: "de", Layout: layout,
 		Fields: map[string]any{
-			"applicant_full_name": truth, "applicant_date_of_birth": p.DOB,
+			"applicant_full_name": truth, "applicant_date_of_birth": w.app.DOB,
 			"id_document_number": no, "id_document_expiry_date": expiry,
 		},
 		Names: []string{truth}, MRZ: mrz, MRZValid: ValidMRZ(mrz)}}
 	d.Pages = s.pages
-	d.layout = layoutFor(r, 100, 330)
+	d.layout = layoutFor(w.r, 100, 330)
 	d.layout.FontSize = 10
 	d.layout.Leading = 14
 	return d

@@ -102,15 +102,6 @@ func valueSources(fields []ResultField, sources []string) []string {
 	return sources
 }
 
-// assistField is assistFields for one field.
-func assistField(ctx context.Context, m Model, f FieldSpec, docs AssistDocs, rule ResultField) (ResultField, string, error) {
-	out, sources, err := assistFields(ctx, m, []FieldSpec{f}, docs, []ResultField{rule})
-	if err != nil {
-		return rule, valueSources([]ResultField{rule}, []string{SourceRules})[0], err
-	}
-	return out[0], sources[0], nil
-}
-
 // mergeField combines the rule's field with the model's reading.
 //
 //   - The model's value counts only when it is verified: parsed in the field's format
@@ -268,15 +259,6 @@ func assistChecks(ctx context.Context, m Model, items []CheckAssist, docs Assist
 	return out, sources, nil
 }
 
-// assistCheck is assistChecks for one check.
-func assistCheck(ctx context.Context, m Model, it CheckAssist, docs AssistDocs) (ResultCheck, string, error) {
-	out, sources, err := assistChecks(ctx, m, []CheckAssist{it}, docs)
-	if err != nil {
-		return it.Rule, SourceRules, err
-	}
-	return out[0], sources[0], nil
-}
-
 // mergeCheck combines the rule's open verdict with the model's.
 //
 //   - The model decides (fulfilled or critical) with verified citations: the check takes
@@ -393,11 +375,7 @@ func askFields(ctx context.Context, m Model, reqs []llm.FieldRequest) []llm.Fiel
 	if bm, ok := m.(BatchModel); ok {
 		return bm.Fields(ctx, reqs)
 	}
-	out := make([]llm.FieldResult, len(reqs))
-	for i, r := range reqs {
-		out[i].Outcome, out[i].Err = m.Field(ctx, r)
-	}
-	return out
+	return askEach(ctx, reqs, m.Field)
 }
 
 // askChecks asks the model, in batches when it can.
@@ -405,9 +383,14 @@ func askChecks(ctx context.Context, m Model, reqs []llm.CheckRequest) []llm.Chec
 	if bm, ok := m.(BatchModel); ok {
 		return bm.Checks(ctx, reqs)
 	}
-	out := make([]llm.CheckResult, len(reqs))
+	return askEach(ctx, reqs, m.Check)
+}
+
+// askEach asks a model without batches one request at a time.
+func askEach[R, O any](ctx context.Context, reqs []R, ask func(context.Context, R) (O, error)) []llm.Result[O] {
+	out := make([]llm.Result[O], len(reqs))
 	for i, r := range reqs {
-		out[i].Outcome, out[i].Err = m.Check(ctx, r)
+		out[i].Outcome, out[i].Err = ask(ctx, r)
 	}
 	return out
 }

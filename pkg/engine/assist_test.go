@@ -345,3 +345,21 @@ func TestAssistModelFailureKeepsTheRule(t *testing.T) {
 	_, _, err = assistField(ctx, m, grossIncome, bundle.docs, notFound(grossIncome))
 	require.ErrorIs(t, err, context.Canceled)
 }
+
+// assistField is assistFields for one field (the tests ask one at a time).
+func assistField(ctx context.Context, m Model, f FieldSpec, docs AssistDocs, rule ResultField) (ResultField, string, error) {
+	out, sources, err := assistFields(ctx, m, []FieldSpec{f}, docs, []ResultField{rule})
+	if err != nil {
+		return rule, valueSources([]ResultField{rule}, []string{SourceRules})[0], err
+	}
+	return out[0], sources[0], nil
+}
+
+// assistCheck is assistChecks for one check (the tests ask one at a time).
+func assistCheck(ctx context.Context, m Model, it CheckAssist, docs AssistDocs) (ResultCheck, string, error) {
+	out, sources, err := assistChecks(ctx, m, []CheckAssist{it}, docs)
+	if err != nil {
+		return it.Rule, SourceRules, err
+	}
+	return out[0], sources[0], nil
+}

@@ -206,58 +206,36 @@ func (w *Worker) failed(ctx context.Context, id uuid.UUID, outcome, code, messag
 // message was lost (dropped while NATS was down, a stream rebuilt), once a minute.
 // Every replica may run it.
 func (w *Worker) Reconcile(ctx context.Context, js jetstream.JetStream) error {
-	tick := time.NewTicker(time.Minute)
-	defer tick.Stop()
-	for {
+	return service.Every(ctx, time.Minute, func(ctx context.Context) {
 		queued := w.Cfg.ackWait() + time.Minute
 		if _, err := w.ReconcileOnce(ctx, js, queued, w.Cfg.Timeout+queued); err != nil && ctx.Err() == nil {
 			w.Log.WarnContext(ctx, "reconcile evaluations", "error", err)
 		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-tick.C:
-		}
-	}
+	})
 }
 
 // ReconcileOnce re-enqueues the jobs of queued evaluations untouched for longer than
 // queued and running ones untouched for longer than running (a live run touches its
-// row within its timeout), when none can still be in flight: no evaluation job waits
-// in the outbox and the evaluator consumer has nothing pending or unacknowledged. A
-// run begun again counts against the attempt budget. It returns how many it enqueued.
+// row within its timeout), when none can still be in flight (service.LostJobs). A run
+// begun again counts against the attempt budget. It returns how many it enqueued.
 func (w *Worker) ReconcileOnce(ctx context.Context, js jetstream.JetStream, queued, running time.Duration) (int, error) {
-	ids, err := w.Store.OrphanedEvaluations(ctx, queued, running)
-	if err != nil || len(ids) == 0 {
-		return 0, err
-	}
-	if waiting, err := w.Store.OutboxWaiting(ctx, messaging.EvaluateSubject); err != nil || waiting {
-		return 0, err
-	}
-	if idle, err := messaging.ConsumerIdle(ctx, js, messaging.JobsStream, "evaluator"); err != nil || !idle {
-		return 0, err
-	}
-	n := 0
-	for _, id := range ids {
-		done, err := w.Store.RequeueEvaluation(ctx, id, queued)
-		if err != nil {
-			return n, err
-		}
-		if done {
-			n++
-			w.Log.WarnContext(ctx, "evaluation job lost; enqueued again", "evaluation_id", id)
-		}
-	}
-	return n, nil
+	return service.LostJobs{
+		Subject: messaging.EvaluateSubject, Durable: "evaluator",
+		Orphans: func(ctx context.Context) ([]uuid.UUID, error) {
+			return w.Store.OrphanedEvaluations(ctx, queued, running)
+		},
+		Requeue: func(ctx context.Context, id uuid.UUID) (bool, error) {
+			return w.Store.RequeueEvaluation(ctx, id, queued)
+		},
+		Log: w.Log, LogKey: "evaluation_id",
+	}.Reconcile(ctx, w.Store, js)
 }
 
 // SweepStale ends evaluations that stayed running longer than every allowed delivery
 // can take (the worker died on the last one) or stayed queued past QueueTimeout (the
 // job was lost), so no evaluation stays active forever. Every replica may run it.
 func (w *Worker) SweepStale(ctx context.Context) error {
-	tick := time.NewTicker(time.Minute)
-	defer tick.Stop()
-	for {
+	return service.Every(ctx, time.Minute, func(ctx context.Context) {
 		ids, err := w.Store.StaleEvaluations(ctx, w.Cfg.staleAfter(), w.Cfg.QueueTimeout)
 		if err != nil && ctx.Err() == nil {
 			w.Log.WarnContext(ctx, "sweep stale evaluations", "error", err)
@@ -267,10 +245,5 @@ func (w *Worker) SweepStale(ctx context.Context) error {
 				w.Log.WarnContext(ctx, "end stale evaluation", "evaluation_id", id, "error", err)
 			}
 		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-tick.C:
-		}
-	}
+	})
 }

@@ -15,6 +15,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/doceval/doceval/pkg/blob"
@@ -242,47 +243,23 @@ func (c Config) reconcileAfter() time.Duration { return c.ackWait() + time.Minut
 // message dropped while NATS was down or a stream was rebuilt), once a minute, so no
 // upload stays processing for want of a job. Every replica may run it.
 func (w *Worker) Reconcile(ctx context.Context, js jetstream.JetStream) error {
-	tick := time.NewTicker(time.Minute)
-	defer tick.Stop()
-	for {
+	return service.Every(ctx, time.Minute, func(ctx context.Context) {
 		if _, err := w.ReconcileOnce(ctx, js, w.Cfg.reconcileAfter()); err != nil && ctx.Err() == nil {
 			w.Log.WarnContext(ctx, "reconcile uploads", "error", err)
 		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-tick.C:
-		}
-	}
+	})
 }
 
 // ReconcileOnce re-enqueues the jobs of uploads processing without a job enqueued for
-// longer than age, when none can still be in flight: no ingest job waits in the outbox
-// and the ingest consumer has nothing pending or unacknowledged. It returns how many
-// it enqueued.
+// longer than age, when none can still be in flight (service.LostJobs). It returns how
+// many it enqueued.
 func (w *Worker) ReconcileOnce(ctx context.Context, js jetstream.JetStream, age time.Duration) (int, error) {
-	ids, err := w.Store.OrphanedUploads(ctx, age)
-	if err != nil || len(ids) == 0 {
-		return 0, err
-	}
-	if waiting, err := w.Store.OutboxWaiting(ctx, messaging.IngestSubject); err != nil || waiting {
-		return 0, err
-	}
-	if idle, err := messaging.ConsumerIdle(ctx, js, messaging.JobsStream, "ingest"); err != nil || !idle {
-		return 0, err
-	}
-	n := 0
-	for _, id := range ids {
-		done, err := w.Store.RequeueUpload(ctx, id, age)
-		if err != nil {
-			return n, err
-		}
-		if done {
-			n++
-			w.Log.WarnContext(ctx, "ingest job lost; enqueued again", "upload_id", id)
-		}
-	}
-	return n, nil
+	return service.LostJobs{
+		Subject: messaging.IngestSubject, Durable: "ingest",
+		Orphans: func(ctx context.Context) ([]uuid.UUID, error) { return w.Store.OrphanedUploads(ctx, age) },
+		Requeue: func(ctx context.Context, id uuid.UUID) (bool, error) { return w.Store.RequeueUpload(ctx, id, age) },
+		Log:     w.Log, LogKey: "upload_id",
+	}.Reconcile(ctx, w.Store, js)
 }
 
 // HandleBlobDelete removes the stored bytes of a deleted upload. A missing object is

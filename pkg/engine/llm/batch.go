@@ -13,17 +13,17 @@ import (
 	"github.com/google/uuid"
 )
 
-// CheckResult is the outcome of one check of a batch; Err as from Check.
-type CheckResult struct {
-	Outcome CheckOutcome
+// Result is the outcome of one item of a batch; Err as from Check or Field.
+type Result[O any] struct {
+	Outcome O
 	Err     error
 }
 
-// FieldResult is the outcome of one field of a batch; Err as from Field.
-type FieldResult struct {
-	Outcome FieldOutcome
-	Err     error
-}
+// CheckResult is the outcome of one check of a batch.
+type CheckResult = Result[CheckOutcome]
+
+// FieldResult is the outcome of one field of a batch.
+type FieldResult = Result[FieldOutcome]
 
 // Checks asks for the verdicts of several checks with as few requests as possible:
 // checks over the same documents in the same language go together, up to
@@ -33,153 +33,136 @@ type FieldResult struct {
 // item when the model never answers the batch as a whole. A transport or server error
 // fails the whole batch without more requests. Results are in the order of reqs.
 func (c *Client) Checks(ctx context.Context, reqs []CheckRequest) []CheckResult {
-	out := make([]CheckResult, len(reqs))
-	keys := make([]string, len(reqs))
-	for i, r := range reqs {
-		keys[i] = r.Language + "|" + documentsKey(r.Documents, r.Types)
-	}
-	for _, group := range batches(keys, c.cfg.MaxBatchItems) {
-		if len(group) == 1 {
-			i := group[0]
-			out[i].Outcome, out[i].Err = c.Check(ctx, reqs[i])
-			continue
-		}
-		for i, res := range c.checkBatch(ctx, reqs, group) {
-			out[i] = res
-		}
-	}
-	return out
-}
-
-func (c *Client) checkBatch(ctx context.Context, reqs []CheckRequest, group []int) map[int]CheckResult {
-	out := make(map[int]CheckResult, len(group))
-	var asked []int
-	for _, i := range group {
-		if strings.TrimSpace(reqs[i].Prompt) == "" && strings.TrimSpace(reqs[i].Title) == "" {
-			out[i] = CheckResult{Err: errors.New("llm: check has neither prompt nor title")}
-			continue
-		}
-		asked = append(asked, i)
-	}
-	if len(asked) == 0 {
-		return out
-	}
-	first := reqs[asked[0]]
-	docs := nonNil(first.Documents)
-	questions := make([]string, len(asked))
-	keys := make([]string, len(asked))
-	for n, i := range asked {
-		questions[n] = checkQuestion(reqs[i])
-		keys[n] = reqs[i].Key
-	}
-	sel := selectPages(docs, first.Types, strings.Join(questions, "\n"), c.cfg.MaxContextChars)
-	ids := itemIDs(keys)
-	items := make([]item, len(asked))
-	for n, i := range asked {
-		items[n] = checkItem(ids[n], reqs[i])
-	}
-
-	answers, err := c.askBatch(ctx, "check_verdicts", documentsText(sel), items, checkSchema(),
-		func(jsonObject bool) string { return checkTask(first.Language, items, jsonObject) })
-	for n, i := range asked {
-		switch {
-		case errors.Is(err, ErrMalformedOutput) && ctx.Err() == nil:
-			// The model could not answer the batch as a whole: each item alone.
-			res := CheckResult{}
-			res.Outcome, res.Err = c.Check(ctx, reqs[i])
-			out[i] = res
-			continue
-		case err != nil:
-			out[i] = CheckResult{Err: err}
-			continue
-		}
-		ans, derr := decodeItem(answers, ids[n], decodeCheck)
-		if derr != nil {
-			// Asked alone, with the retries of a single request.
-			res := CheckResult{}
-			res.Outcome, res.Err = c.Check(ctx, reqs[i])
-			out[i] = res
-			continue
-		}
-		out[i] = CheckResult{Outcome: checkOutcome(reqs[i].Language, docs, ans, sel.omitted)}
-	}
-	return out
+	return askBatched(ctx, c, reqs, batchKind[CheckRequest, CheckOutcome, checkAnswer]{
+		schemaName: "check_verdicts",
+		schema:     checkSchema,
+		group:      func(r CheckRequest) string { return r.Language + "|" + documentsKey(r.Documents, r.Types) },
+		docs:       func(r CheckRequest) ([]*evidence.Document, map[uuid.UUID][]string) { return r.Documents, r.Types },
+		valid: func(r CheckRequest) error {
+			if strings.TrimSpace(r.Prompt) == "" && strings.TrimSpace(r.Title) == "" {
+				return errors.New("llm: check has neither prompt nor title")
+			}
+			return nil
+		},
+		key:      func(r CheckRequest) string { return r.Key },
+		question: checkQuestion,
+		item:     checkItem,
+		task: func(first CheckRequest, items []item, jsonObject bool) string {
+			return checkTask(first.Language, items, jsonObject)
+		},
+		decode: decodeCheck,
+		outcome: func(r CheckRequest, docs []*evidence.Document, ans checkAnswer, omitted int) CheckOutcome {
+			return checkOutcome(r.Language, docs, ans, omitted)
+		},
+		alone: c.Check,
+	})
 }
 
 // Fields extracts several fields with as few requests as possible, as Checks does for
 // checks: grouped by documents, answered in one object keyed by item id, each value
 // verified and re-parsed on its own, a malformed item asked again alone.
 func (c *Client) Fields(ctx context.Context, reqs []FieldRequest) []FieldResult {
-	out := make([]FieldResult, len(reqs))
+	return askBatched(ctx, c, reqs, batchKind[FieldRequest, FieldOutcome, fieldAnswer]{
+		schemaName: "field_values",
+		schema:     fieldSchema,
+		group:      func(r FieldRequest) string { return documentsKey(r.Documents, r.Types) },
+		docs:       func(r FieldRequest) ([]*evidence.Document, map[uuid.UUID][]string) { return r.Documents, r.Types },
+		valid:      validField,
+		key:        func(r FieldRequest) string { return r.Key },
+		question:   fieldQuestion,
+		item:       fieldItem,
+		task:       func(_ FieldRequest, items []item, jsonObject bool) string { return fieldTask(items, jsonObject) },
+		decode:     decodeField,
+		outcome: func(r FieldRequest, docs []*evidence.Document, ans fieldAnswer, omitted int) FieldOutcome {
+			return fieldOutcome(r.ValueFormat, docs, ans, omitted)
+		},
+		alone: c.Field,
+	})
+}
+
+// batchKind is what batches of checks and of fields differ in: R the request, O its
+// outcome, A the decoded answer of one item.
+type batchKind[R, O, A any] struct {
+	schemaName string
+	schema     func() map[string]any
+	group      func(R) string // requests with equal groups may share one request
+	docs       func(R) ([]*evidence.Document, map[uuid.UUID][]string)
+	valid      func(R) error
+	key        func(R) string
+	question   func(R) string
+	item       func(id string, r R) item
+	task       func(first R, items []item, jsonObject bool) string
+	decode     func(string) (A, error)
+	outcome    func(r R, docs []*evidence.Document, ans A, omitted int) O
+	alone      func(context.Context, R) (O, error)
+}
+
+// askBatched groups reqs by kind.group in batches of at most MaxBatchItems and asks
+// each batch in one request (a batch of one as a single request).
+func askBatched[R, O, A any](ctx context.Context, c *Client, reqs []R, k batchKind[R, O, A]) []Result[O] {
+	out := make([]Result[O], len(reqs))
 	keys := make([]string, len(reqs))
 	for i, r := range reqs {
-		keys[i] = documentsKey(r.Documents, r.Types)
+		keys[i] = k.group(r)
 	}
 	for _, group := range batches(keys, c.cfg.MaxBatchItems) {
 		if len(group) == 1 {
 			i := group[0]
-			out[i].Outcome, out[i].Err = c.Field(ctx, reqs[i])
+			out[i].Outcome, out[i].Err = k.alone(ctx, reqs[i])
 			continue
 		}
-		for i, res := range c.fieldBatch(ctx, reqs, group) {
-			out[i] = res
-		}
+		askOneBatch(ctx, c, reqs, group, k, out)
 	}
 	return out
 }
 
-func (c *Client) fieldBatch(ctx context.Context, reqs []FieldRequest, group []int) map[int]FieldResult {
-	out := make(map[int]FieldResult, len(group))
+// askOneBatch answers the requests of group (indexes into reqs and out) in one request;
+// an item the batch does not answer well is asked again alone.
+func askOneBatch[R, O, A any](ctx context.Context, c *Client, reqs []R, group []int, k batchKind[R, O, A], out []Result[O]) {
 	var asked []int
 	for _, i := range group {
-		if err := validField(reqs[i]); err != nil {
-			out[i] = FieldResult{Err: err}
+		if err := k.valid(reqs[i]); err != nil {
+			out[i] = Result[O]{Err: err}
 			continue
 		}
 		asked = append(asked, i)
 	}
 	if len(asked) == 0 {
-		return out
+		return
 	}
 	first := reqs[asked[0]]
-	docs := nonNil(first.Documents)
+	docs, types := k.docs(first)
+	docs = nonNil(docs)
 	questions := make([]string, len(asked))
 	keys := make([]string, len(asked))
 	for n, i := range asked {
-		questions[n] = fieldQuestion(reqs[i])
-		keys[n] = reqs[i].Key
+		questions[n] = k.question(reqs[i])
+		keys[n] = k.key(reqs[i])
 	}
-	sel := selectPages(docs, first.Types, strings.Join(questions, "\n"), c.cfg.MaxContextChars)
+	sel := selectPages(docs, types, strings.Join(questions, "\n"), c.cfg.MaxContextChars)
 	ids := itemIDs(keys)
 	items := make([]item, len(asked))
 	for n, i := range asked {
-		items[n] = fieldItem(ids[n], reqs[i])
+		items[n] = k.item(ids[n], reqs[i])
 	}
 
-	answers, err := c.askBatch(ctx, "field_values", documentsText(sel), items, fieldSchema(),
-		func(jsonObject bool) string { return fieldTask(items, jsonObject) })
+	answers, err := c.askBatch(ctx, k.schemaName, documentsText(sel), items, k.schema(),
+		func(jsonObject bool) string { return k.task(first, items, jsonObject) })
 	for n, i := range asked {
-		switch {
-		case errors.Is(err, ErrMalformedOutput) && ctx.Err() == nil:
-			// The model could not answer the batch as a whole: each item alone.
-			res := FieldResult{}
-			res.Outcome, res.Err = c.Field(ctx, reqs[i])
-			out[i] = res
-			continue
-		case err != nil:
-			out[i] = FieldResult{Err: err}
+		if err != nil && !(errors.Is(err, ErrMalformedOutput) && ctx.Err() == nil) {
+			out[i] = Result[O]{Err: err}
 			continue
 		}
-		ans, derr := decodeItem(answers, ids[n], decodeField)
-		if derr != nil {
-			res := FieldResult{}
-			res.Outcome, res.Err = c.Field(ctx, reqs[i])
-			out[i] = res
-			continue
+		if err == nil {
+			if ans, derr := decodeItem(answers, ids[n], k.decode); derr == nil {
+				out[i] = Result[O]{Outcome: k.outcome(reqs[i], docs, ans, sel.omitted)}
+				continue
+			}
 		}
-		out[i] = FieldResult{Outcome: fieldOutcome(reqs[i].ValueFormat, docs, ans, sel.omitted)}
+		// The batch as a whole, or this item's answer, was malformed: ask it alone, with
+		// the retries of a single request.
+		out[i].Outcome, out[i].Err = k.alone(ctx, reqs[i])
 	}
-	return out
 }
 
 // askBatch sends one request for items and returns each item's raw answer by id. The
