@@ -779,6 +779,27 @@ func (e ResultFieldStatus) Valid() bool {
 	}
 }
 
+// Defines values for SlotReviewDecision.
+const (
+	SlotReviewDecisionAccepted    SlotReviewDecision = "accepted"
+	SlotReviewDecisionNeedsReview SlotReviewDecision = "needs_review"
+	SlotReviewDecisionRejected    SlotReviewDecision = "rejected"
+)
+
+// Valid indicates whether the value is a known member of the SlotReviewDecision enum.
+func (e SlotReviewDecision) Valid() bool {
+	switch e {
+	case SlotReviewDecisionAccepted:
+		return true
+	case SlotReviewDecisionNeedsReview:
+		return true
+	case SlotReviewDecisionRejected:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for SubmissionLanguage.
 const (
 	De SubmissionLanguage = "de"
@@ -1380,6 +1401,14 @@ type DocumentSlot struct {
 	Label    string             `json:"label"`
 	Required bool               `json:"required"`
 
+	// Review The advisor decision that stands on the slot, set in the lender's console; null
+	// (or absent) when there is none. While it stands the slot's `status` is the
+	// decision. Any later upload change on the slot (an upload added, moved, deleted or
+	// finished processing) replaces it with the computed status and clears `review`;
+	// an advisor may also clear it. Every change emits `document_slot.updated`. Who
+	// decided is never shown.
+	Review *SlotReview `json:"review,omitempty"`
+
 	// Status Status of a document slot. Open enum: tolerate unknown values.
 	// - `missing`: no upload ready or processing.
 	// - `processing`: none ready, at least one processing.
@@ -1968,6 +1997,25 @@ type SecretRotation struct {
 	// SigningSecret The new HMAC-SHA256 key; store it.
 	SigningSecret string `json:"signing_secret"`
 }
+
+// SlotReview The advisor decision that stands on the slot, set in the lender's console; null
+// (or absent) when there is none. While it stands the slot's `status` is the
+// decision. Any later upload change on the slot (an upload added, moved, deleted or
+// finished processing) replaces it with the computed status and clears `review`;
+// an advisor may also clear it. Every change emits `document_slot.updated`. Who
+// decided is never shown.
+type SlotReview struct {
+	DecidedAt time.Time `json:"decided_at"`
+
+	// Decision Open enum.
+	Decision SlotReviewDecision `json:"decision"`
+
+	// Reason The advisor's reason; always present for `rejected` and `needs_review`.
+	Reason *string `json:"reason"`
+}
+
+// SlotReviewDecision Open enum.
+type SlotReviewDecision string
 
 // Submission defines model for Submission.
 type Submission struct {

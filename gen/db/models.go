@@ -29,6 +29,19 @@ type APIKey struct {
 	LastUsedAt  *time.Time
 }
 
+type AuditLog struct {
+	ID         uuid.UUID
+	At         time.Time
+	OperatorID *uuid.UUID
+	Actor      string
+	Action     string
+	TargetType string
+	TargetID   string
+	Details    []byte
+	Ip         string
+	UserAgent  string
+}
+
 type CatalogEntry struct {
 	ID          uuid.UUID
 	Family      string
@@ -50,6 +63,24 @@ type CatalogEntryVersion struct {
 	ProductTypes []string
 	ValueFormat  *string
 	CreatedAt    time.Time
+}
+
+type ConsoleLoginFailure struct {
+	ID    int64
+	Email string
+	Ip    string
+	At    time.Time
+}
+
+type ConsoleSession struct {
+	TokenHash  []byte
+	OperatorID uuid.UUID
+	CsrfToken  string
+	CreatedAt  time.Time
+	LastSeenAt time.Time
+	ExpiresAt  time.Time
+	Ip         string
+	UserAgent  string
 }
 
 type Delivery struct {
@@ -91,6 +122,10 @@ type DocumentSlot struct {
 	Extra              bool
 	Status             string
 	UpdatedAt          time.Time
+	ReviewDecision     *string
+	ReviewReason       *string
+	ReviewDecidedAt    *time.Time
+	ReviewOperatorID   *uuid.UUID
 }
 
 type Evaluation struct {
@@ -123,6 +158,23 @@ type Event struct {
 	SubmissionID *uuid.UUID
 	Envelope     []byte
 	CreatedAt    time.Time
+}
+
+type Operator struct {
+	ID           uuid.UUID
+	Email        string
+	Role         string
+	PasswordHash *string
+	OidcSubject  *string
+	AllClients   bool
+	DisabledAt   *time.Time
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+}
+
+type OperatorClient struct {
+	OperatorID  uuid.UUID
+	APIClientID uuid.UUID
 }
 
 type Outbox struct {

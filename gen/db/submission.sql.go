@@ -13,7 +13,7 @@ import (
 )
 
 const slotGet = `-- name: SlotGet :one
-SELECT id, submission_id, position, key, label, description, document_type_id, required, allow_multiple_files, extra, status, updated_at FROM document_slots WHERE submission_id = $1 AND id = $2
+SELECT id, submission_id, position, key, label, description, document_type_id, required, allow_multiple_files, extra, status, updated_at, review_decision, review_reason, review_decided_at, review_operator_id FROM document_slots WHERE submission_id = $1 AND id = $2
 `
 
 type SlotGetParams struct {
@@ -37,6 +37,39 @@ func (q *Queries) SlotGet(ctx context.Context, arg SlotGetParams) (DocumentSlot,
 		&i.Extra,
 		&i.Status,
 		&i.UpdatedAt,
+		&i.ReviewDecision,
+		&i.ReviewReason,
+		&i.ReviewDecidedAt,
+		&i.ReviewOperatorID,
+	)
+	return i, err
+}
+
+const slotGetAny = `-- name: SlotGetAny :one
+SELECT id, submission_id, position, key, label, description, document_type_id, required, allow_multiple_files, extra, status, updated_at, review_decision, review_reason, review_decided_at, review_operator_id FROM document_slots WHERE id = $1
+`
+
+// For the console: a slot whatever its submission's client.
+func (q *Queries) SlotGetAny(ctx context.Context, id uuid.UUID) (DocumentSlot, error) {
+	row := q.db.QueryRow(ctx, slotGetAny, id)
+	var i DocumentSlot
+	err := row.Scan(
+		&i.ID,
+		&i.SubmissionID,
+		&i.Position,
+		&i.Key,
+		&i.Label,
+		&i.Description,
+		&i.DocumentTypeID,
+		&i.Required,
+		&i.AllowMultipleFiles,
+		&i.Extra,
+		&i.Status,
+		&i.UpdatedAt,
+		&i.ReviewDecision,
+		&i.ReviewReason,
+		&i.ReviewDecidedAt,
+		&i.ReviewOperatorID,
 	)
 	return i, err
 }
@@ -77,8 +110,37 @@ func (q *Queries) SlotInsert(ctx context.Context, arg SlotInsertParams) error {
 	return err
 }
 
+const slotSetReview = `-- name: SlotSetReview :exec
+UPDATE document_slots
+SET status = $1::text, review_decision = $1::text, review_reason = $2,
+    review_decided_at = $3, review_operator_id = $4, updated_at = $3
+WHERE id = $5
+`
+
+type SlotSetReviewParams struct {
+	Decision   string
+	Reason     *string
+	Now        *time.Time
+	OperatorID *uuid.UUID
+	ID         uuid.UUID
+}
+
+func (q *Queries) SlotSetReview(ctx context.Context, arg SlotSetReviewParams) error {
+	_, err := q.db.Exec(ctx, slotSetReview,
+		arg.Decision,
+		arg.Reason,
+		arg.Now,
+		arg.OperatorID,
+		arg.ID,
+	)
+	return err
+}
+
 const slotSetStatus = `-- name: SlotSetStatus :exec
-UPDATE document_slots SET status = $1, updated_at = $2 WHERE id = $3
+UPDATE document_slots
+SET status = $1, review_decision = NULL, review_reason = NULL, review_decided_at = NULL,
+    review_operator_id = NULL, updated_at = $2
+WHERE id = $3
 `
 
 type SlotSetStatusParams struct {
@@ -87,6 +149,7 @@ type SlotSetStatusParams struct {
 	ID     uuid.UUID
 }
 
+// A computed status: it replaces any advisor decision (SlotSetReview).
 func (q *Queries) SlotSetStatus(ctx context.Context, arg SlotSetStatusParams) error {
 	_, err := q.db.Exec(ctx, slotSetStatus, arg.Status, arg.Now, arg.ID)
 	return err
@@ -117,7 +180,7 @@ func (q *Queries) SlotUploadStatuses(ctx context.Context, documentSlotID *uuid.U
 }
 
 const slotsOfSubmission = `-- name: SlotsOfSubmission :many
-SELECT id, submission_id, position, key, label, description, document_type_id, required, allow_multiple_files, extra, status, updated_at FROM document_slots WHERE submission_id = $1 ORDER BY position
+SELECT id, submission_id, position, key, label, description, document_type_id, required, allow_multiple_files, extra, status, updated_at, review_decision, review_reason, review_decided_at, review_operator_id FROM document_slots WHERE submission_id = $1 ORDER BY position
 `
 
 func (q *Queries) SlotsOfSubmission(ctx context.Context, submissionID uuid.UUID) ([]DocumentSlot, error) {
@@ -142,6 +205,10 @@ func (q *Queries) SlotsOfSubmission(ctx context.Context, submissionID uuid.UUID)
 			&i.Extra,
 			&i.Status,
 			&i.UpdatedAt,
+			&i.ReviewDecision,
+			&i.ReviewReason,
+			&i.ReviewDecidedAt,
+			&i.ReviewOperatorID,
 		); err != nil {
 			return nil, err
 		}

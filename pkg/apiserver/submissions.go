@@ -76,6 +76,9 @@ func detailToAPI(d store.SubmissionDetail) (api.SubmissionDetail, error) {
 			Id: sl.ID, Key: sl.Key, Label: sl.Label, Required: sl.Required,
 			Status: api.DocumentSlotStatus(sl.Status), Uploads: uploadsToAPI(sl.Uploads),
 		}
+		if r := sl.Review; r != nil {
+			out.DocumentSlots[i].Review = &api.SlotReview{Decision: api.SlotReviewDecision(r.Decision), Reason: r.Reason, DecidedAt: r.DecidedAt}
+		}
 	}
 	if d.LatestEvaluation != nil {
 		e, err := evaluationToAPI(*d.LatestEvaluation)

@@ -66,8 +66,12 @@ func (s *Store) CreateClient(ctx context.Context, name string, perms []auth.Perm
 			return interpretError(err)
 		}
 		client = clientFromRow(row)
-		key, secret, err = tx.createKey(ctx, client.ID)
-		return err
+		if key, secret, err = tx.createKey(ctx, client.ID); err != nil {
+			return err
+		}
+		return tx.audit(ctx, "client.create", "api_client", client.ID.String(), map[string]any{
+			"name": name, "permissions": auth.Strings(perms), "api_key_id": key.ID, "key_prefix": key.Prefix,
+		})
 	})
 	return client, key, secret, err
 }
@@ -83,8 +87,10 @@ func (s *Store) CreateKey(ctx context.Context, clientID uuid.UUID) (Key, string,
 			return interpretError(err)
 		}
 		var err error
-		key, secret, err = tx.createKey(ctx, clientID)
-		return err
+		if key, secret, err = tx.createKey(ctx, clientID); err != nil {
+			return err
+		}
+		return tx.audit(ctx, "key.issue", "api_key", key.ID.String(), map[string]any{"api_client_id": clientID, "key_prefix": key.Prefix})
 	})
 	return key, secret, err
 }
@@ -120,11 +126,16 @@ func (s *Store) ListKeys(ctx context.Context, clientID uuid.UUID) ([]Key, error)
 
 // RevokeKey revokes a key at once; revoking twice keeps the first revocation time.
 func (s *Store) RevokeKey(ctx context.Context, keyID uuid.UUID) (Key, error) {
-	row, err := s.queries().KeyRevoke(ctx, db.KeyRevokeParams{ID: keyID, Now: s.Now()})
-	if err != nil {
-		return Key{}, interpretError(err)
-	}
-	return keyFromRow(row), nil
+	var key Key
+	err := s.InTx(ctx, func(tx *Tx) error {
+		row, err := tx.q.KeyRevoke(ctx, db.KeyRevokeParams{ID: keyID, Now: s.Now()})
+		if err != nil {
+			return interpretError(err)
+		}
+		key = keyFromRow(row)
+		return tx.audit(ctx, "key.revoke", "api_key", keyID.String(), map[string]any{"api_client_id": key.APIClientID, "key_prefix": key.Prefix})
+	})
+	return key, err
 }
 
 // ListClients lists every API client.
@@ -147,16 +158,45 @@ func (s *Store) SetClientDisabled(ctx context.Context, id uuid.UUID, disabled bo
 	if disabled {
 		at = &now
 	}
-	row, err := s.queries().ClientSetDisabled(ctx, db.ClientSetDisabledParams{ID: id, DisabledAt: at, Now: now})
-	if err != nil {
-		return Client{}, interpretError(err)
-	}
-	return clientFromRow(row), nil
+	var client Client
+	err := s.InTx(ctx, func(tx *Tx) error {
+		row, err := tx.q.ClientSetDisabled(ctx, db.ClientSetDisabledParams{ID: id, DisabledAt: at, Now: now})
+		if err != nil {
+			return interpretError(err)
+		}
+		client = clientFromRow(row)
+		action := "client.enable"
+		if disabled {
+			action = "client.disable"
+		}
+		return tx.audit(ctx, action, "api_client", id.String(), map[string]any{"name": client.Name})
+	})
+	return client, err
 }
 
 // SetClientPermissions replaces a client's permissions.
 func (s *Store) SetClientPermissions(ctx context.Context, id uuid.UUID, perms []auth.Permission) (Client, error) {
-	row, err := s.queries().ClientSetPermissions(ctx, db.ClientSetPermissionsParams{ID: id, Permissions: auth.Strings(perms), Now: s.Now()})
+	var client Client
+	err := s.InTx(ctx, func(tx *Tx) error {
+		before, err := tx.q.ClientGetByID(ctx, id)
+		if err != nil {
+			return interpretError(err)
+		}
+		row, err := tx.q.ClientSetPermissions(ctx, db.ClientSetPermissionsParams{ID: id, Permissions: auth.Strings(perms), Now: s.Now()})
+		if err != nil {
+			return interpretError(err)
+		}
+		client = clientFromRow(row)
+		return tx.audit(ctx, "client.permissions", "api_client", id.String(), map[string]any{
+			"name": client.Name, "before": before.Permissions, "after": auth.Strings(perms),
+		})
+	})
+	return client, err
+}
+
+// Client reads one API client.
+func (s *Store) Client(ctx context.Context, id uuid.UUID) (Client, error) {
+	row, err := s.queries().ClientGetByID(ctx, id)
 	if err != nil {
 		return Client{}, interpretError(err)
 	}

@@ -33,6 +33,8 @@ type Store struct {
 	pool  *pgxpool.Pool
 	clock clock.Clock
 	newID func() uuid.UUID
+	// actor: staff actions are written to the audit log for them (As).
+	actor *Actor
 }
 
 // Option configures a Store.

@@ -84,14 +84,30 @@ type Slot struct {
 	AllowMultipleFiles bool
 	Extra              bool
 	Status             string
+	// Review is the advisor decision that stands on the slot (SlotReview), nil when none.
+	Review *SlotReview
+	// ReviewerID is the operator who decided: for the console's audit view only, never
+	// in what partners see.
+	ReviewerID *uuid.UUID
+}
+
+// SlotReview is an advisor's decision on a slot, as partners see it.
+type SlotReview struct {
+	Decision  string    `json:"decision"`
+	Reason    *string   `json:"reason"`
+	DecidedAt time.Time `json:"decided_at"`
 }
 
 func slotFromRow(r db.DocumentSlot) Slot {
-	return Slot{
+	s := Slot{
 		ID: r.ID, Position: int(r.Position), Key: r.Key, Label: r.Label, Description: r.Description,
 		DocumentTypeID: r.DocumentTypeID, Required: r.Required, AllowMultipleFiles: r.AllowMultipleFiles,
-		Extra: r.Extra, Status: r.Status,
+		Extra: r.Extra, Status: r.Status, ReviewerID: r.ReviewOperatorID,
 	}
+	if r.ReviewDecision != nil && r.ReviewDecidedAt != nil {
+		s.Review = &SlotReview{Decision: *r.ReviewDecision, Reason: r.ReviewReason, DecidedAt: *r.ReviewDecidedAt}
+	}
+	return s
 }
 
 // SlotWithUploads is a slot and the uploads assigned to it, newest first.
@@ -499,9 +515,27 @@ func (tx *Tx) recomputeSlot(ctx context.Context, s Submission, slotID uuid.UUID)
 	if err != nil {
 		return interpretError(err)
 	}
+	next, err := tx.computedSlotStatus(ctx, slotID)
+	if err != nil {
+		return err
+	}
+	if next == r.Status {
+		return nil
+	}
+	if err := tx.q.SlotSetStatus(ctx, db.SlotSetStatusParams{ID: slotID, Status: next, Now: tx.s.Now()}); err != nil {
+		return interpretError(err)
+	}
+	slot := slotFromRow(r)
+	slot.Status, slot.Review, slot.ReviewerID = next, nil, nil
+	return tx.emitSlotUpdate(ctx, s, slot, r.Status)
+}
+
+// computedSlotStatus is a slot's status from its uploads alone: received when one is
+// ready, else processing when one is, else missing.
+func (tx *Tx) computedSlotStatus(ctx context.Context, slotID uuid.UUID) (string, error) {
 	statuses, err := tx.q.SlotUploadStatuses(ctx, &slotID)
 	if err != nil {
-		return interpretError(err)
+		return "", interpretError(err)
 	}
 	next := SlotMissing
 	for _, st := range statuses {
@@ -514,15 +548,7 @@ func (tx *Tx) recomputeSlot(ctx context.Context, s Submission, slotID uuid.UUID)
 			}
 		}
 	}
-	if next == r.Status {
-		return nil
-	}
-	if err := tx.q.SlotSetStatus(ctx, db.SlotSetStatusParams{ID: slotID, Status: next, Now: tx.s.Now()}); err != nil {
-		return interpretError(err)
-	}
-	slot := slotFromRow(r)
-	slot.Status = next
-	return tx.emitSlotUpdate(ctx, s, slot, r.Status)
+	return next, nil
 }
 
 // uploadsChanged applies the rule that a new, moved or deleted upload sends a completed

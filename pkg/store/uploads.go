@@ -77,17 +77,18 @@ func uploadFromRow(r db.Upload, externalSubmissionID string) Upload {
 
 // SlotJSONForm is a document slot as events carry it (section 2.7).
 type SlotJSONForm struct {
-	ID       uuid.UUID `json:"id"`
-	Key      string    `json:"key"`
-	Label    string    `json:"label"`
-	Required bool      `json:"required"`
-	Status   string    `json:"status"`
-	Uploads  []Upload  `json:"uploads"`
+	ID       uuid.UUID   `json:"id"`
+	Key      string      `json:"key"`
+	Label    string      `json:"label"`
+	Required bool        `json:"required"`
+	Status   string      `json:"status"`
+	Review   *SlotReview `json:"review"`
+	Uploads  []Upload    `json:"uploads"`
 }
 
 // SlotJSON renders a slot with its uploads.
 func SlotJSON(s Slot, uploads []Upload) SlotJSONForm {
-	return SlotJSONForm{ID: s.ID, Key: s.Key, Label: s.Label, Required: s.Required, Status: s.Status, Uploads: uploads}
+	return SlotJSONForm{ID: s.ID, Key: s.Key, Label: s.Label, Required: s.Required, Status: s.Status, Review: s.Review, Uploads: uploads}
 }
 
 // SlotUpdatedData is the data of document_slot.updated.

@@ -61,7 +61,21 @@ SELECT * FROM document_slots WHERE submission_id = @submission_id ORDER BY posit
 SELECT * FROM document_slots WHERE submission_id = @submission_id AND id = @id;
 
 -- name: SlotSetStatus :exec
-UPDATE document_slots SET status = @status, updated_at = @now WHERE id = @id;
+-- A computed status: it replaces any advisor decision (SlotSetReview).
+UPDATE document_slots
+SET status = @status, review_decision = NULL, review_reason = NULL, review_decided_at = NULL,
+    review_operator_id = NULL, updated_at = @now
+WHERE id = @id;
+
+-- name: SlotSetReview :exec
+UPDATE document_slots
+SET status = @decision::text, review_decision = @decision::text, review_reason = sqlc.narg(reason),
+    review_decided_at = @now, review_operator_id = @operator_id, updated_at = @now
+WHERE id = @id;
+
+-- name: SlotGetAny :one
+-- For the console: a slot whatever its submission's client.
+SELECT * FROM document_slots WHERE id = @id;
 
 -- name: SlotUploadStatuses :many
 SELECT upload_status FROM uploads WHERE document_slot_id = @document_slot_id;

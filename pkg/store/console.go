@@ -1,0 +1,159 @@
+package store
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/doceval/doceval/gen/db"
+	"github.com/doceval/doceval/pkg/page"
+)
+
+// Reads of the console across API clients. The console decides what an operator may
+// see (Operator.Sees) and reads a submission's details through its client's Tenant.
+
+// QueueFilter selects the advisor's work queue. Clients nil: every client.
+type QueueFilter struct {
+	Clients        []uuid.UUID
+	Client         *uuid.UUID
+	Status         *string
+	Outcome        *string
+	Recommendation *string
+	RiskBand       *string
+	CreatedBefore  *time.Time
+	CreatedAfter   *time.Time
+	OldestFirst    bool
+	After          *page.Cursor
+	Limit          int
+}
+
+// QueueItem is a submission in the queue with its latest evaluation's summary (empty
+// strings before the first evaluation completed).
+type QueueItem struct {
+	ID                   uuid.UUID
+	ClientID             uuid.UUID
+	ClientName           string
+	DisplayID            string
+	ExternalSubmissionID string
+	TemplateID           string
+	Status               string
+	CreatedAt            time.Time
+	UpdatedAt            time.Time
+	EvaluationStatus     string
+	Outcome              string
+	Recommendation       string
+	RiskBand             string
+	// SlotsToReview counts received slots with no decision.
+	SlotsToReview int
+}
+
+// Cursor is the item's position in the queue.
+func (q QueueItem) Cursor() page.Cursor { return page.Cursor{CreatedAt: q.CreatedAt, ID: q.ID} }
+
+// Queue lists submissions for review.
+func (s *Store) Queue(ctx context.Context, f QueueFilter) ([]QueueItem, error) {
+	p := db.QueueListParams{
+		AllClients: f.Clients == nil, ClientIds: f.Clients, ClientID: f.Client, Status: f.Status, Outcome: f.Outcome,
+		Recommendation: f.Recommendation, RiskBand: f.RiskBand, CreatedBefore: f.CreatedBefore, CreatedAfter: f.CreatedAfter,
+		OldestFirst: f.OldestFirst, MaxRows: int32(f.Limit),
+	}
+	if p.ClientIds == nil {
+		p.ClientIds = []uuid.UUID{}
+	}
+	if f.After != nil {
+		p.CursorCreatedAt, p.CursorID = &f.After.CreatedAt, &f.After.ID
+	}
+	rows, err := s.queries().QueueList(ctx, p)
+	if err != nil {
+		return nil, interpretError(err)
+	}
+	out := make([]QueueItem, len(rows))
+	for i, r := range rows {
+		out[i] = QueueItem{
+			ID: r.ID, ClientID: r.APIClientID, ClientName: r.ClientName, DisplayID: r.DisplayID,
+			ExternalSubmissionID: r.ExternalSubmissionID, TemplateID: r.TemplateID, Status: r.Status,
+			CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, EvaluationStatus: r.EvaluationStatus, Outcome: r.Outcome,
+			Recommendation: r.Recommendation, RiskBand: r.RiskBand, SlotsToReview: int(r.SlotsToReview),
+		}
+	}
+	return out, nil
+}
+
+// SubmissionClient is the API client a submission belongs to; ErrNotFound when there is
+// no such submission or it is being purged.
+func (s *Store) SubmissionClient(ctx context.Context, id uuid.UUID) (uuid.UUID, error) {
+	c, err := s.queries().SubmissionClientOf(ctx, id)
+	return c, interpretError(err)
+}
+
+// UploadOwner is the client and submission an upload belongs to.
+func (s *Store) UploadOwner(ctx context.Context, id uuid.UUID) (client, submission uuid.UUID, err error) {
+	r, err := s.queries().UploadClientOf(ctx, id)
+	return r.APIClientID, r.SubmissionID, interpretError(err)
+}
+
+// StoredPage is an upload's page as ingest stored it: text, size and word boxes (Words
+// as the jsonb rows of upload_pages.words; nil when no geometry was kept).
+type StoredPage struct {
+	Number int
+	Text   string
+	OCR    bool
+	Width  float64
+	Height float64
+	Words  []PageWord
+}
+
+// PageWord is a word on a page with its box as fractions (0..1) of the page width and
+// height, (X0, Y0) the top-left corner.
+type PageWord struct {
+	Text           string
+	X0, Y0, X1, Y1 float64
+}
+
+// UploadPages reads an upload's stored pages, in order.
+func (s *Store) UploadPages(ctx context.Context, uploadID uuid.UUID) ([]StoredPage, error) {
+	rows, err := s.queries().PageGeometry(ctx, uploadID)
+	if err != nil {
+		return nil, interpretError(err)
+	}
+	out := make([]StoredPage, len(rows))
+	for i, r := range rows {
+		p := StoredPage{Number: int(r.Page), Text: r.Text, OCR: r.Ocr}
+		if r.Width != nil && r.Height != nil {
+			p.Width, p.Height = *r.Width, *r.Height
+		}
+		for _, w := range decodePageWords(r.Words) {
+			p.Words = append(p.Words, PageWord{Text: w.Text, X0: w.Box.X0, Y0: w.Box.Y0, X1: w.Box.X1, Y1: w.Box.Y1})
+		}
+		out[i] = p
+	}
+	return out, nil
+}
+
+// EndpointHealth is how an endpoint's deliveries since a time ended, by status.
+type EndpointHealth struct {
+	ByStatus     map[string]int
+	LastActivity time.Time
+}
+
+// EndpointsHealth summarises the deliveries of a client's endpoints since since.
+func (s *Store) EndpointsHealth(ctx context.Context, client uuid.UUID, since time.Time) (map[uuid.UUID]EndpointHealth, error) {
+	rows, err := s.queries().EndpointDeliveryHealth(ctx, db.EndpointDeliveryHealthParams{APIClientID: client, Since: since})
+	if err != nil {
+		return nil, interpretError(err)
+	}
+	out := map[uuid.UUID]EndpointHealth{}
+	for _, r := range rows {
+		h, ok := out[r.EndpointID]
+		if !ok {
+			h.ByStatus = map[string]int{}
+		}
+		h.ByStatus[r.Status] += int(r.Deliveries)
+		if r.LastActivityAt.After(h.LastActivity) {
+			h.LastActivity = r.LastActivityAt
+		}
+		out[r.EndpointID] = h
+	}
+	return out, nil
+}

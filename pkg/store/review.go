@@ -1,0 +1,131 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"github.com/doceval/doceval/gen/db"
+)
+
+// Advisor decisions on a slot (SlotReview.decision).
+const (
+	DecisionAccepted    = "accepted"
+	DecisionRejected    = "rejected"
+	DecisionNeedsReview = "needs_review"
+)
+
+// MaxReasonLength bounds a decision's reason, in characters.
+const MaxReasonLength = 2000
+
+// Decision errors the console shows to the advisor.
+var (
+	ErrDecisionUnknown    = errors.New("unknown decision")
+	ErrReasonRequired     = errors.New("a reason is required for rejected and needs_review")
+	ErrReasonTooLong      = errors.New("the reason is too long")
+	ErrSubmissionCanceled = errors.New("the submission is canceled")
+	ErrSubmissionPurging  = errors.New("the submission is being deleted")
+)
+
+// Decision is what an advisor decides on a slot; an empty Decision clears the one that
+// stands.
+type Decision struct {
+	SubmissionID uuid.UUID
+	SlotID       uuid.UUID
+	Decision     string
+	Reason       string
+}
+
+// DecideSlot sets or clears an advisor decision. While a decision stands, the slot's
+// status is the decision; clearing it gives back the status computed from the uploads.
+// Every change of the decision (or its reason) emits document_slot.updated with the
+// review in its data, and is written to the audit log when the store acts for an
+// operator (As). Decisions on a canceled submission or one being purged are refused.
+func (s *Store) DecideSlot(ctx context.Context, d Decision) (Slot, error) {
+	reason := strings.TrimSpace(d.Reason)
+	switch d.Decision {
+	case "", DecisionAccepted:
+	case DecisionRejected, DecisionNeedsReview:
+		if reason == "" {
+			return Slot{}, ErrReasonRequired
+		}
+	default:
+		return Slot{}, ErrDecisionUnknown
+	}
+	if len([]rune(reason)) > MaxReasonLength {
+		return Slot{}, ErrReasonTooLong
+	}
+	var slot Slot
+	err := s.InTx(ctx, func(tx *Tx) error {
+		row, err := tx.q.SubmissionGetAny(ctx, d.SubmissionID)
+		if err != nil {
+			return interpretError(err)
+		}
+		sub, err := tx.submission(ctx, row.APIClientID, d.SubmissionID, true)
+		switch {
+		case err != nil:
+			return err
+		case sub.Purging:
+			return ErrSubmissionPurging
+		case sub.Status == StatusCanceled:
+			return ErrSubmissionCanceled
+		}
+		r, err := tx.q.SlotGet(ctx, db.SlotGetParams{SubmissionID: sub.ID, ID: d.SlotID})
+		if err != nil {
+			return interpretError(err)
+		}
+		before := slotFromRow(r)
+		slot = before
+		var why *string
+		if reason != "" {
+			why = &reason
+		}
+		if d.Decision == "" {
+			if before.Review == nil {
+				return nil // nothing stands: nothing changes
+			}
+			if slot.Status, err = tx.computedSlotStatus(ctx, d.SlotID); err != nil {
+				return err
+			}
+			if err := tx.q.SlotSetStatus(ctx, db.SlotSetStatusParams{ID: d.SlotID, Status: slot.Status, Now: s.Now()}); err != nil {
+				return interpretError(err)
+			}
+			slot.Review, slot.ReviewerID = nil, nil
+		} else {
+			if r := before.Review; r != nil && r.Decision == d.Decision && equalReason(r.Reason, why) {
+				return nil // the same decision again
+			}
+			now := s.Now()
+			var reviewer *uuid.UUID
+			if s.actor != nil {
+				reviewer = s.actor.OperatorID
+			}
+			if err := tx.q.SlotSetReview(ctx, db.SlotSetReviewParams{ID: d.SlotID, Decision: d.Decision, Reason: why, OperatorID: reviewer, Now: &now}); err != nil {
+				return interpretError(err)
+			}
+			slot.Status, slot.ReviewerID = d.Decision, reviewer
+			slot.Review = &SlotReview{Decision: d.Decision, Reason: why, DecidedAt: now}
+		}
+		if err := tx.emitSlotUpdate(ctx, sub, slot, before.Status); err != nil {
+			return err
+		}
+		action := "slot.decide"
+		if d.Decision == "" {
+			action = "slot.clear_decision"
+		}
+		return tx.audit(ctx, action, "document_slot", d.SlotID.String(), map[string]any{
+			"api_client_id": sub.ClientID, "submission_id": sub.ID, "slot_key": slot.Key,
+			"decision": d.Decision, "reason": why, "previous_status": before.Status, "status": slot.Status,
+		})
+	})
+	return slot, err
+}
+
+func equalReason(a, b *string) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
+}

@@ -1,0 +1,101 @@
+package store
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/doceval/doceval/gen/db"
+)
+
+// ConsoleSession is a signed-in console session. The cookie carries a random token;
+// the database keeps only its SHA-256 (TokenHash).
+type ConsoleSession struct {
+	TokenHash  []byte
+	OperatorID uuid.UUID
+	CSRFToken  string
+	CreatedAt  time.Time
+	ExpiresAt  time.Time
+}
+
+// sessionTouchResolution: how stale last_seen_at may get before a request moves it.
+const sessionTouchResolution = time.Minute
+
+// NewSession is a session to open.
+type NewSession struct {
+	TokenHash  []byte
+	OperatorID uuid.UUID
+	CSRFToken  string
+	MaxAge     time.Duration // absolute lifetime
+	IP         string
+	UserAgent  string
+}
+
+// CreateSession opens a session.
+func (s *Store) CreateSession(ctx context.Context, in NewSession) (ConsoleSession, error) {
+	now := s.Now()
+	err := s.queries().SessionInsert(ctx, db.SessionInsertParams{
+		TokenHash: in.TokenHash, OperatorID: in.OperatorID, CsrfToken: in.CSRFToken, Now: now,
+		ExpiresAt: now.Add(in.MaxAge), Ip: in.IP, UserAgent: in.UserAgent,
+	})
+	if err != nil {
+		return ConsoleSession{}, interpretError(err)
+	}
+	return ConsoleSession{TokenHash: in.TokenHash, OperatorID: in.OperatorID, CSRFToken: in.CSRFToken, CreatedAt: now, ExpiresAt: now.Add(in.MaxAge)}, nil
+}
+
+// Session resolves a session token's hash and marks it used. ErrNotFound: unknown,
+// idle for longer than idle, past its absolute expiry, or its operator disabled.
+func (s *Store) Session(ctx context.Context, tokenHash []byte, idle time.Duration) (ConsoleSession, error) {
+	now := s.Now()
+	r, err := s.queries().SessionTouch(ctx, db.SessionTouchParams{
+		TokenHash: tokenHash, Now: now, IdleBefore: now.Add(-idle), StaleBefore: now.Add(-sessionTouchResolution),
+	})
+	if err != nil {
+		return ConsoleSession{}, interpretError(err)
+	}
+	return ConsoleSession{TokenHash: r.TokenHash, OperatorID: r.OperatorID, CSRFToken: r.CsrfToken, CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt}, nil
+}
+
+// DeleteSession ends one session (sign-out).
+func (s *Store) DeleteSession(ctx context.Context, tokenHash []byte) error {
+	return interpretError(s.queries().SessionDelete(ctx, tokenHash))
+}
+
+// DeleteSessionsOf ends every session of an operator (sign-out everywhere).
+func (s *Store) DeleteSessionsOf(ctx context.Context, operatorID uuid.UUID) (int64, error) {
+	n, err := s.queries().SessionDeleteOfOperator(ctx, operatorID)
+	return n, interpretError(err)
+}
+
+// DeleteExpiredSessions removes sessions past either expiry and sign-in failures older
+// than keepFailures.
+func (s *Store) DeleteExpiredSessions(ctx context.Context, idle, keepFailures time.Duration) (int64, error) {
+	now := s.Now()
+	n, err := s.queries().SessionDeleteExpired(ctx, db.SessionDeleteExpiredParams{Now: now, IdleBefore: now.Add(-idle)})
+	if err != nil {
+		return n, interpretError(err)
+	}
+	_, err = s.queries().LoginFailureDeleteBefore(ctx, now.Add(-keepFailures))
+	return n, interpretError(err)
+}
+
+// RecordLoginFailure counts a failed sign-in against the e-mail and the address.
+func (s *Store) RecordLoginFailure(ctx context.Context, email, ip string) error {
+	return interpretError(s.queries().LoginFailureInsert(ctx, db.LoginFailureInsertParams{Email: email, Ip: ip, Now: s.Now()}))
+}
+
+// LoginFailures counts failed sign-ins for the e-mail and from the address within window.
+func (s *Store) LoginFailures(ctx context.Context, email, ip string, window time.Duration) (byEmail, byIP int64, err error) {
+	r, err := s.queries().LoginFailureCount(ctx, db.LoginFailureCountParams{Email: email, Ip: ip, Since: s.Now().Add(-window)})
+	if err != nil {
+		return 0, 0, interpretError(err)
+	}
+	return r.ByEmail, r.ByIp, nil
+}
+
+// ClearLoginFailures forgets an e-mail's failures after a successful sign-in.
+func (s *Store) ClearLoginFailures(ctx context.Context, email string) error {
+	return interpretError(s.queries().LoginFailureClear(ctx, email))
+}
