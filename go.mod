@@ -6,6 +6,7 @@ replace github.com/doceval/doceval/gen/client => ./gen/client
 
 require (
 	github.com/Shopify/toxiproxy/v2 v2.5.0
+	github.com/alexedwards/argon2id v1.0.0
 	github.com/caarlos0/env/v11 v11.4.2
 	github.com/doceval/doceval/gen/client v0.0.0-00010101000000-000000000000
 	github.com/getkin/kin-openapi v0.152.0
@@ -35,7 +36,6 @@ require (
 )
 
 require (
-	github.com/alexedwards/argon2id v1.0.0 // indirect
 	github.com/rs/xid v1.4.0 // indirect
 	gopkg.in/tomb.v1 v1.0.0-20141024135613-dd632973f1e7 // indirect
 )

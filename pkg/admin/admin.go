@@ -34,6 +34,14 @@ const Usage = `usage: doceval-admin COMMAND (reads DATABASE_URL)
   keys revoke KEY_ID                             revoke a key at once (401 invalid_api_key)
   secrets reencrypt                              seal every webhook signing secret with the first
                                                  key of DOCEVAL_SECRET_KEY (after a key rotation)
+  operators create --email E --role admin|advisor [--clients ID,ID] [--sso-only]
+                                                 a console account; its password is printed once
+                                                 (--clients: an advisor sees only these clients)
+  operators list                                 console accounts
+  operators set-password ID                      a new random password (printed once); ends sessions
+  operators set-access ID --role R [--clients ID,ID]
+                                                 change role and visible clients
+  operators disable ID | operators enable ID     disabling ends the account's sessions at once
 
 permissions: ` + "templates:read templates:write catalog:read catalog:write submissions:read submissions:write files:read files:write evaluations:read evaluations:write events:read events:write webhooks:read webhooks:write" + `
 `
@@ -93,14 +101,24 @@ func run(ctx context.Context, args []string, open Opener, stdout io.Writer) erro
 		return err
 	}
 	defer closeDB()
-	result, err := handler(ctx, st, args)
-	if err != nil {
-		if errors.Is(err, store.ErrNotFound) {
-			return fmt.Errorf("%s: no such client or key", cmd)
-		}
+	// Every change is in the console's audit log, under the operating-system user.
+	result, err := handler(ctx, st.As(store.Actor{Name: "doceval-admin (" + osUser() + ")"}), args)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return fmt.Errorf("%s: no such client, key or operator", cmd)
+	case errors.Is(err, store.ErrConflict):
+		return fmt.Errorf("%s: already exists (an operator with this e-mail?)", cmd)
+	case err != nil:
 		return err
 	}
 	return out.Encode(result)
+}
+
+func osUser() string {
+	if u := os.Getenv("USER"); u != "" {
+		return u
+	}
+	return "unknown user"
 }
 
 type command func(ctx context.Context, st *store.Store, args []string) (any, error)
@@ -119,6 +137,12 @@ var commands = map[string]command{
 	"keys list":               keysList,
 	"keys revoke":             keysRevoke,
 	"secrets reencrypt":       secretsReencrypt,
+	"operators create":        operatorsCreate,
+	"operators list":          operatorsList,
+	"operators set-password":  operatorsSetPassword,
+	"operators set-access":    operatorsSetAccess,
+	"operators disable":       operatorsSetDisabled(true),
+	"operators enable":        operatorsSetDisabled(false),
 }
 
 func clientsCreate(ctx context.Context, st *store.Store, args []string) (any, error) {

@@ -21,6 +21,7 @@ import (
 	"github.com/doceval/doceval/pkg/blob"
 	"github.com/doceval/doceval/pkg/catalog"
 	"github.com/doceval/doceval/pkg/config"
+	"github.com/doceval/doceval/pkg/console"
 	"github.com/doceval/doceval/pkg/dispatch"
 	"github.com/doceval/doceval/pkg/evaluator"
 	"github.com/doceval/doceval/pkg/ingest"
@@ -34,8 +35,11 @@ import (
 
 // RunOptions configure make run.
 type RunOptions struct {
-	DataDir     string // .data
-	HTTPAddr    string // DOCEVAL_HTTP_ADDR, default 127.0.0.1:8080
+	DataDir  string // .data
+	HTTPAddr string // DOCEVAL_HTTP_ADDR, default 127.0.0.1:8080
+	// ConsoleAddr is the staff console's address (DOCEVAL_CONSOLE_ADDR, default
+	// 127.0.0.1:8081; a free port when that one is taken); "" means a free port.
+	ConsoleAddr string
 	DatabaseURL string // DATABASE_URL: an external server instead of the private cluster
 	NatsURL     string // NATS_URL: an external server instead of the embedded one
 	Log         *slog.Logger
@@ -108,11 +112,22 @@ func Run(ctx context.Context, o RunOptions) error {
 		return err
 	}
 
+	admin, err := ensureDevAdmin(ctx, store.New(pool), filepath.Join(dataDir, "dev-admin.json"))
+	if err != nil {
+		return err
+	}
+
 	ln, err := net.Listen("tcp", o.HTTPAddr)
 	if err != nil {
 		return fmt.Errorf("listen on %s (set DOCEVAL_HTTP_ADDR to use another address): %w", o.HTTPAddr, err)
 	}
 	baseURL := "http://" + ln.Addr().String()
+	consoleLn, err := listenConsole(o.ConsoleAddr)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	consoleURL := "http://" + consoleLn.Addr().String()
 
 	common := config.Common{
 		DatabaseURL: dbURL, NatsURL: natsURL, LogLevel: slog.LevelInfo, Migrate: true,
@@ -131,6 +146,19 @@ func Run(ctx context.Context, o RunOptions) error {
 	apiCfg := apiserver.Config{Common: common, Tunables: tunables}
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return apiserver.RunOn(ctx, apiCfg, log.With("service", "api"), ln) })
+	consoleSettings, err := config.Load[console.Settings]()
+	if err != nil {
+		return err
+	}
+	if !strings.HasPrefix(consoleSettings.PublicURL, "https://") {
+		consoleSettings.InsecureCookies = true // plain http on this machine
+	}
+	// The api's relay publishes what the console writes to the outbox.
+	consoleCommon := common
+	consoleCommon.OutboxRelay = false
+	g.Go(func() error {
+		return console.RunOn(ctx, console.Config{Common: consoleCommon, Settings: consoleSettings}, log.With("service", "console"), consoleLn)
+	})
 	ingestCfg, err := config.Load[ingest.Config]()
 	if err != nil {
 		return err
@@ -169,15 +197,19 @@ func Run(ctx context.Context, o RunOptions) error {
 		if err := waitReady(ctx, baseURL+"/readyz"); err != nil {
 			return err
 		}
+		if err := waitReady(ctx, consoleURL+"/readyz"); err != nil {
+			return err
+		}
 		env := map[string]string{
 			"DOCEVAL_BASE_URL": baseURL, "DOCEVAL_API_KEY": client.APIKey,
-			"DATABASE_URL": dbURL, "NATS_URL": natsURL,
+			"DATABASE_URL": dbURL, "NATS_URL": natsURL, "DOCEVAL_CONSOLE_URL": consoleURL,
+			"DOCEVAL_CONSOLE_EMAIL": admin.Email, "DOCEVAL_CONSOLE_PASSWORD": admin.Password,
 		}
 		if err := writeEnvFile(filepath.Join(dataDir, "dev.env"), env); err != nil {
 			return err
 		}
-		fmt.Fprintf(o.Out, "\ndoceval is ready\n  base URL: %s\n  API key:  %s\n  env:      %s (source it: . %s)\n  stop:     Ctrl-C\n\n",
-			baseURL, client.APIKey, filepath.Join(o.DataDir, "dev.env"), filepath.Join(o.DataDir, "dev.env"))
+		fmt.Fprintf(o.Out, "\ndoceval is ready\n  base URL: %s\n  API key:  %s\n  console:  %s\n            sign in as %s with password %s\n  env:      %s (source it: . %s)\n  stop:     Ctrl-C\n\n",
+			baseURL, client.APIKey, consoleURL, admin.Email, admin.Password, filepath.Join(o.DataDir, "dev.env"), filepath.Join(o.DataDir, "dev.env"))
 		return nil
 	})
 	return g.Wait()
@@ -201,6 +233,69 @@ func ensureDevClient(ctx context.Context, st *store.Store, path string) (devClie
 	b, _ := json.MarshalIndent(saved, "", "  ")
 	return saved, os.WriteFile(path, b, 0o600)
 }
+
+// devAdmin is the dev console's first admin account, kept in .data/dev-admin.json.
+type devAdmin struct {
+	Email    string `json:"email"`
+	Password string `json:"password"`
+}
+
+// ensureDevAdmin reuses the saved admin account while its password still signs in,
+// else creates it (or gives it a new password).
+func ensureDevAdmin(ctx context.Context, st *store.Store, path string) (devAdmin, error) {
+	saved := devAdmin{Email: "admin@doceval.localhost"}
+	if b, err := os.ReadFile(path); err == nil {
+		_ = json.Unmarshal(b, &saved)
+	}
+	op, err := st.OperatorByEmail(ctx, saved.Email)
+	switch {
+	case err == nil && !op.Disabled && saved.Password != "" && auth.CheckPassword(op.PasswordHash, saved.Password):
+		return saved, nil
+	case err != nil && !errors.Is(err, store.ErrNotFound):
+		return saved, err
+	}
+	saved.Password = auth.NewPassword(20)
+	hash, herr := auth.HashPassword(saved.Password)
+	if herr != nil {
+		return saved, herr
+	}
+	actor := st.As(store.Actor{Name: "doceval-devstack"})
+	if errors.Is(err, store.ErrNotFound) {
+		if _, err := actor.CreateOperator(ctx, store.NewOperator{Email: saved.Email, Role: store.RoleAdmin, PasswordHash: &hash}); err != nil {
+			return saved, err
+		}
+	} else {
+		if err := actor.SetOperatorPassword(ctx, op.ID, &hash); err != nil {
+			return saved, err
+		}
+		if op.Disabled {
+			if err := actor.SetOperatorDisabled(ctx, op.ID, false); err != nil {
+				return saved, err
+			}
+		}
+	}
+	b, _ := json.MarshalIndent(saved, "", "  ")
+	return saved, os.WriteFile(path, b, 0o600)
+}
+
+// listenConsole listens on addr, or on a free port when addr is empty or the default
+// port is taken (a second stack on the same machine).
+func listenConsole(addr string) (net.Listener, error) {
+	if addr == "" {
+		addr = "127.0.0.1:0"
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil && addr == DefaultConsoleAddr {
+		return net.Listen("tcp", "127.0.0.1:0")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("listen on %s (set DOCEVAL_CONSOLE_ADDR to use another address): %w", addr, err)
+	}
+	return ln, nil
+}
+
+// DefaultConsoleAddr is where make run serves the console unless DOCEVAL_CONSOLE_ADDR says otherwise.
+const DefaultConsoleAddr = "127.0.0.1:8081"
 
 // devSecretKey is the dev stack's key for webhook secrets at rest, kept in .data so
 // the secrets stay readable across restarts.
@@ -245,7 +340,7 @@ func readEnvFile(path string) map[string]string {
 
 func writeEnvFile(path string, env map[string]string) error {
 	var b strings.Builder
-	for _, k := range []string{"DOCEVAL_BASE_URL", "DOCEVAL_API_KEY", "DATABASE_URL", "NATS_URL"} {
+	for _, k := range []string{"DOCEVAL_BASE_URL", "DOCEVAL_API_KEY", "DATABASE_URL", "NATS_URL", "DOCEVAL_CONSOLE_URL", "DOCEVAL_CONSOLE_EMAIL", "DOCEVAL_CONSOLE_PASSWORD"} {
 		fmt.Fprintf(&b, "export %s='%s'\n", k, strings.ReplaceAll(env[k], "'", `'\''`))
 	}
 	return os.WriteFile(path, []byte(b.String()), 0o600)

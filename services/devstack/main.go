@@ -29,6 +29,7 @@ func main() {
 		err := devstack.Run(ctx, devstack.RunOptions{
 			DataDir:     env("DOCEVAL_DATA_DIR", ".data"),
 			HTTPAddr:    env("DOCEVAL_HTTP_ADDR", "127.0.0.1:8080"),
+			ConsoleAddr: env("DOCEVAL_CONSOLE_ADDR", devstack.DefaultConsoleAddr),
 			DatabaseURL: os.Getenv("DATABASE_URL"),
 			NatsURL:     os.Getenv("NATS_URL"),
 			Log:         logging.New(os.Stderr, level(), "", httpx.RequestIDFromContext),

@@ -1,0 +1,225 @@
+package console
+
+import (
+	"context"
+	"errors"
+	"html/template"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/doceval/doceval/pkg/blob"
+	"github.com/doceval/doceval/pkg/store"
+)
+
+// app is the console's HTTP handler.
+type app struct {
+	st       *store.Store
+	blobs    *blob.Store
+	log      *slog.Logger
+	cfg      Settings
+	oidc     *OIDC
+	msgs     catalog
+	pages    map[string]map[string]*template.Template // language → page → template
+	secure   bool                                     // cookies carry Secure
+	renderer *pageRenderer
+}
+
+// New builds the console's handler.
+func New(d Deps) (http.Handler, error) {
+	msgs, err := loadCatalog()
+	if err != nil {
+		return nil, err
+	}
+	a := &app{st: d.Store, blobs: d.Blobs, log: d.Log, cfg: d.Settings, oidc: d.OIDC, msgs: msgs}
+	a.secure = !d.Settings.InsecureCookies
+	if a.pages, err = parsePages(msgs); err != nil {
+		return nil, err
+	}
+	a.renderer = newPageRenderer(d.Blobs, d.Settings)
+	mux := http.NewServeMux()
+	if d.Ops != nil {
+		mux.Handle("GET /healthz", d.Ops)
+		mux.Handle("GET /readyz", d.Ops)
+		mux.Handle("GET /metrics", d.Ops)
+	}
+	mux.Handle("GET /static/", staticHandler())
+	mux.HandleFunc("GET /lang/{lang}", a.setLanguage)
+	mux.HandleFunc("GET /login", a.loginPage)
+	mux.HandleFunc("POST /login", a.login)
+	mux.HandleFunc("GET /login/sso", a.ssoStart)
+	mux.HandleFunc("GET /login/sso/callback", a.ssoCallback)
+	mux.Handle("POST /logout", a.signedIn("", a.logout))
+	mux.Handle("POST /logout/everywhere", a.signedIn("", a.logoutEverywhere))
+	mux.Handle("GET /{$}", a.signedIn("", a.home))
+
+	// Advisors (and admins): the work queue, submissions, documents, decisions.
+	mux.Handle("GET /queue", a.signedIn("", a.queue))
+	mux.Handle("GET /submissions/{id}", a.signedIn("", a.submission))
+	mux.Handle("POST /submissions/{id}/slots/{slot}/decision", a.signedIn("", a.decide))
+	mux.Handle("GET /uploads/{id}/pages/{page}", a.signedIn("", a.viewer))
+	mux.Handle("GET /uploads/{id}/pages/{page}/image", a.signedIn("", a.pageImage))
+
+	// Admins: API clients, keys, permissions, webhooks, events, the audit log.
+	mux.Handle("GET /clients", a.signedIn(store.RoleAdmin, a.clients))
+	mux.Handle("POST /clients", a.signedIn(store.RoleAdmin, a.createClient))
+	mux.Handle("GET /clients/{id}", a.signedIn(store.RoleAdmin, a.client))
+	mux.Handle("POST /clients/{id}/permissions", a.signedIn(store.RoleAdmin, a.setPermissions))
+	mux.Handle("POST /clients/{id}/disable", a.signedIn(store.RoleAdmin, a.setDisabled(true)))
+	mux.Handle("POST /clients/{id}/enable", a.signedIn(store.RoleAdmin, a.setDisabled(false)))
+	mux.Handle("POST /clients/{id}/keys", a.signedIn(store.RoleAdmin, a.issueKey))
+	mux.Handle("POST /clients/{id}/keys/{key}/revoke", a.signedIn(store.RoleAdmin, a.revokeKey))
+	mux.Handle("GET /clients/{id}/events", a.signedIn(store.RoleAdmin, a.events))
+	mux.Handle("GET /clients/{id}/events/{event}", a.signedIn(store.RoleAdmin, a.event))
+	mux.Handle("GET /audit", a.signedIn(store.RoleAdmin, a.audit))
+	mux.Handle("/", http.HandlerFunc(a.notFound))
+	return a.guard(mux), nil
+}
+
+// guard sets the headers every response carries and refuses cross-site form posts
+// before any handler runs (the per-form CSRF token is checked in signedIn and login).
+func (a *app) guard(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "+
+			"connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("X-Frame-Options", "DENY")
+		h.Set("Referrer-Policy", "same-origin")
+		if a.secure {
+			h.Set("Strict-Transport-Security", "max-age=31536000")
+		}
+		if r.Method != http.MethodGet && r.Method != http.MethodHead && !sameOrigin(r) {
+			a.fail(w, r, nil, http.StatusForbidden, "error.cross_site")
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// sameOrigin refuses a state-changing request a browser marks as sent from another
+// site (Sec-Fetch-Site) or whose Origin names another host.
+func sameOrigin(r *http.Request) bool {
+	if site := r.Header.Get("Sec-Fetch-Site"); site != "" && site != "same-origin" && site != "none" {
+		return false
+	}
+	if origin := r.Header.Get("Origin"); origin != "" && origin != "null" {
+		u, err := url.Parse(origin)
+		if err != nil || !strings.EqualFold(u.Host, r.Host) {
+			return false
+		}
+	}
+	return true
+}
+
+// reqState is what a signed-in request carries.
+type reqState struct {
+	op   store.Operator
+	sess store.ConsoleSession
+	lang string
+}
+
+type ctxKey struct{}
+
+func stateOf(ctx context.Context) *reqState {
+	s, _ := ctx.Value(ctxKey{}).(*reqState)
+	return s
+}
+
+// handler is a console page or action for a signed-in operator.
+type handler func(w http.ResponseWriter, r *http.Request, rs *reqState) error
+
+// Errors a handler returns to get the matching page.
+var (
+	errForbidden = errors.New("forbidden")
+	errBadInput  = errors.New("bad input")
+)
+
+// signedIn runs h for a signed-in operator of the role (admin passes every check; ""
+// admits every role). Without a valid session a page redirects to the sign-in page; a
+// form post also needs the session's CSRF token.
+func (a *app) signedIn(role string, h handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		lang := requestLang(r)
+		sess, op, err := a.session(r)
+		if err != nil {
+			if !errors.Is(err, store.ErrNotFound) {
+				a.fail(w, r, err, http.StatusServiceUnavailable, "error.unavailable")
+				return
+			}
+			a.clearSessionCookie(w)
+			if r.Method == http.MethodGet {
+				http.Redirect(w, r, "/login?next="+url.QueryEscape(r.URL.RequestURI()), http.StatusSeeOther)
+				return
+			}
+			a.fail(w, r, nil, http.StatusUnauthorized, "error.signed_out")
+			return
+		}
+		rs := &reqState{op: op, sess: sess, lang: lang}
+		r = r.WithContext(context.WithValue(r.Context(), ctxKey{}, rs))
+		if r.Method == http.MethodPost && !validCSRF(r, sess.CSRFToken) {
+			a.fail(w, r, nil, http.StatusForbidden, "error.csrf")
+			return
+		}
+		if role != "" && op.Role != role && op.Role != store.RoleAdmin {
+			a.fail(w, r, nil, http.StatusForbidden, "error.forbidden")
+			return
+		}
+		if err := h(w, r, rs); err != nil {
+			a.handleError(w, r, err)
+		}
+	})
+}
+
+func (a *app) handleError(w http.ResponseWriter, r *http.Request, err error) {
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		a.notFound(w, r)
+	case errors.Is(err, errForbidden):
+		a.fail(w, r, nil, http.StatusForbidden, "error.forbidden")
+	case errors.Is(err, errBadInput):
+		a.fail(w, r, nil, http.StatusBadRequest, "error.bad_input")
+	case store.Unavailable(err):
+		a.fail(w, r, err, http.StatusServiceUnavailable, "error.unavailable")
+	default:
+		a.fail(w, r, err, http.StatusInternalServerError, "error.internal")
+	}
+}
+
+func (a *app) notFound(w http.ResponseWriter, r *http.Request) {
+	a.fail(w, r, nil, http.StatusNotFound, "error.not_found")
+}
+
+// fail renders the error page with a message; err (if any) is logged, never shown.
+func (a *app) fail(w http.ResponseWriter, r *http.Request, err error, status int, msg string) {
+	if err != nil && status >= 500 {
+		a.log.Error("console request failed", "method", r.Method, "path", r.URL.Path, "error", err)
+	}
+	a.render(w, r, status, "error", map[string]any{"Message": msg, "Status": status})
+}
+
+func (a *app) home(w http.ResponseWriter, r *http.Request, rs *reqState) error {
+	http.Redirect(w, r, "/queue", http.StatusSeeOther)
+	return nil
+}
+
+// setLanguage stores the chosen language and returns to the page it was chosen on.
+func (a *app) setLanguage(w http.ResponseWriter, r *http.Request) {
+	lang := r.PathValue("lang")
+	if lang != "en" && lang != "de" {
+		a.notFound(w, r)
+		return
+	}
+	http.SetCookie(w, &http.Cookie{Name: langCookie, Value: lang, Path: "/", MaxAge: 365 * 24 * 3600, Secure: a.secure, HttpOnly: true, SameSite: http.SameSiteLaxMode})
+	http.Redirect(w, r, localPath(r.URL.Query().Get("next"), "/"), http.StatusSeeOther)
+}
+
+// localPath returns p when it is a path on this site (no scheme, no host, no
+// protocol-relative //), else def: redirects never leave the console.
+func localPath(p, def string) string {
+	if p == "" || !strings.HasPrefix(p, "/") || strings.HasPrefix(p, "//") || strings.HasPrefix(p, "/\\") || strings.ContainsAny(p, "\r\n") {
+		return def
+	}
+	return p
+}

@@ -1,0 +1,46 @@
+package console
+
+import (
+	"time"
+
+	"github.com/doceval/doceval/pkg/config"
+)
+
+// Config is the console service's configuration.
+type Config struct {
+	config.Common
+	Settings
+}
+
+// Settings are the console's own settings (the dev stack reads only these).
+type Settings struct {
+	HTTPAddr string `env:"DOCEVAL_HTTP_ADDR" envDefault:":8080"`
+	// PublicURL is where staff reach the console (https://console.example.com): the
+	// OpenID Connect redirect URL is built from it, and cookies are Secure when it is https.
+	PublicURL string `env:"DOCEVAL_CONSOLE_PUBLIC_URL"`
+	// InsecureCookies drops the Secure flag for a console served over plain http on a
+	// developer's machine (the dev stack sets it); never in production.
+	InsecureCookies bool `env:"DOCEVAL_CONSOLE_INSECURE_COOKIES" envDefault:"false"`
+	// SessionIdle ends a session unused for this long; SessionMax ends any session this
+	// long after sign-in.
+	SessionIdle time.Duration `env:"DOCEVAL_CONSOLE_SESSION_IDLE" envDefault:"30m"`
+	SessionMax  time.Duration `env:"DOCEVAL_CONSOLE_SESSION_MAX" envDefault:"12h"`
+	// LoginMaxFailures failed sign-ins for one e-mail (or 4× as many from one address)
+	// within LoginWindow lock further attempts until the window has passed.
+	LoginMaxFailures int           `env:"DOCEVAL_CONSOLE_LOGIN_MAX_FAILURES" envDefault:"5"`
+	LoginWindow      time.Duration `env:"DOCEVAL_CONSOLE_LOGIN_WINDOW" envDefault:"15m"`
+	// Single sign-on through any OpenID Connect provider; off unless OIDCIssuer is set.
+	// A staff account must exist (doceval-admin operators create) with the e-mail the
+	// provider asserts as verified; the identity is bound to it at the first sign-in.
+	OIDCIssuer       string `env:"DOCEVAL_CONSOLE_OIDC_ISSUER"`
+	OIDCClientID     string `env:"DOCEVAL_CONSOLE_OIDC_CLIENT_ID"`
+	OIDCClientSecret string `env:"DOCEVAL_CONSOLE_OIDC_CLIENT_SECRET"`
+	OIDCScopes       string `env:"DOCEVAL_CONSOLE_OIDC_SCOPES" envDefault:"openid email profile"`
+	// OIDCButton is the sign-in button's label ("Sign in with …").
+	OIDCButton string `env:"DOCEVAL_CONSOLE_OIDC_BUTTON" envDefault:"Single sign-on"`
+	// RenderDPI is the resolution PDF pages are rendered at for the document viewer;
+	// rendered pages are cached next to the upload in the blob store.
+	RenderDPI int `env:"DOCEVAL_CONSOLE_RENDER_DPI" envDefault:"110"`
+	// ToolMaxMemory bounds the address space of the page renderer (pdftoppm).
+	ToolMaxMemory int64 `env:"DOCEVAL_TOOL_MAX_MEMORY" envDefault:"2147483648"`
+}

@@ -1,0 +1,84 @@
+// Package console is the lender's staff web application, doceval-console: operators
+// manage API clients, keys and permissions; advisors review submissions with the
+// documents and the evaluation side by side and decide on document slots
+// (SlotReview, document_slot.updated). Pages are rendered on the server from the
+// templates in templates/; the few scripts and the stylesheet are embedded, nothing
+// comes from elsewhere.
+package console
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/doceval/doceval/pkg/blob"
+	"github.com/doceval/doceval/pkg/service"
+	"github.com/doceval/doceval/pkg/store"
+)
+
+// Deps are what the console is built from.
+type Deps struct {
+	Store    *store.Store
+	Blobs    *blob.Store
+	Log      *slog.Logger
+	Settings Settings
+	// Ops serves /healthz, /readyz and /metrics (nil: not served).
+	Ops http.Handler
+	// OIDC is the single sign-on provider (nil: passwords only).
+	OIDC *OIDC
+}
+
+// Run serves the console on cfg.HTTPAddr until ctx is done.
+func Run(ctx context.Context, cfg Config, log *slog.Logger) error {
+	ln, err := net.Listen("tcp", cfg.HTTPAddr)
+	if err != nil {
+		return fmt.Errorf("listen %s: %w", cfg.HTTPAddr, err)
+	}
+	return RunOn(ctx, cfg, log, ln)
+}
+
+// RunOn serves the console on ln, with an outbox relay for the events decisions emit,
+// and removes expired sessions every few minutes.
+func RunOn(ctx context.Context, cfg Config, log *slog.Logger, ln net.Listener) error {
+	rt, err := service.Start(ctx, "console", cfg.Common, log, service.OutboxOnly())
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	defer rt.Close()
+	blobs, err := rt.Blobs(ctx)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	oidc, err := NewOIDC(ctx, cfg.Settings)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	h, err := New(Deps{Store: rt.Store, Blobs: blobs, Log: log, Settings: cfg.Settings, Ops: rt.OpsHandler(), OIDC: oidc})
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	log.Info("started", "addr", ln.Addr().String(), "sso", oidc != nil)
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+	g, ctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return service.Serve(ctx, srv, ln, cfg.ShutdownTimeout) })
+	g.Go(func() error { return rt.RunRelay(ctx) })
+	g.Go(func() error {
+		return service.Every(ctx, 5*time.Minute, func(ctx context.Context) {
+			if _, err := rt.Store.DeleteExpiredSessions(ctx, cfg.SessionIdle, 24*time.Hour); err != nil && ctx.Err() == nil {
+				log.Warn("delete expired sessions", "error", err)
+			}
+		})
+	})
+	err = g.Wait()
+	log.Info("stopped", "error", err)
+	return err
+}
