@@ -11,19 +11,28 @@ import (
 )
 
 // services are the binaries that ship as images, one Dockerfile each.
-var services = []string{"api", "ingest", "evaluator", "dispatcher", "admin"}
+var services = []string{"api", "ingest", "evaluator", "dispatcher", "admin", "console"}
 
 // runtimeBases are the final-stage images we accept: distroless for static binaries,
-// Debian slim where the ingest tools must be installed.
+// Debian slim where document tools must be installed.
 var runtimeBases = map[string][]string{
-	"ingest": {"debian:bookworm-slim"},
+	"ingest":  {"debian:bookworm-slim"},
+	"console": {"debian:bookworm-slim"},
+}
+
+// imagePackages are the Debian packages an image must install: ingest's extraction
+// tools, the console's page renderer; both confine their tools with util-linux's
+// prlimit and unshare (pkg/extract/sandbox.go).
+var imagePackages = map[string][]string{
+	"ingest":  {"poppler-utils", "tesseract-ocr-deu", "tesseract-ocr-eng", "antiword"},
+	"console": {"poppler-utils", "util-linux"},
 }
 
 const distroless = "gcr.io/distroless/static-debian12:nonroot"
 
 // Every image is multi-stage, from pinned bases, builds a static binary with its
-// version, and runs as a non-root user from an exec-form entrypoint; the ingest image
-// carries its tools.
+// version, and runs as a non-root user from an exec-form entrypoint; the ingest and
+// console images carry their tools.
 func TestDockerfiles(t *testing.T) {
 	from := regexp.MustCompile(`(?m)^FROM\s+(\S+)`)
 	for _, s := range services {
@@ -63,10 +72,12 @@ func TestDockerfiles(t *testing.T) {
 			}
 		}
 	}
-	ingest, _ := os.ReadFile(filepath.Join("docker", "ingest.Dockerfile"))
-	for _, pkg := range []string{"poppler-utils", "tesseract-ocr-deu", "tesseract-ocr-eng", "antiword"} {
-		if !strings.Contains(string(ingest), pkg) {
-			t.Errorf("the ingest image lacks %s", pkg)
+	for s, pkgs := range imagePackages {
+		df, _ := os.ReadFile(filepath.Join("docker", s+".Dockerfile"))
+		for _, pkg := range pkgs {
+			if !strings.Contains(string(df), pkg) {
+				t.Errorf("the %s image lacks %s", s, pkg)
+			}
 		}
 	}
 	ignore, err := os.ReadFile("../.dockerignore")

@@ -55,7 +55,7 @@ func TestDefaultValues(t *testing.T) {
 	if pvc == nil || !slices.Contains(pvc.Spec.AccessModes, corev1.ReadWriteMany) {
 		t.Fatalf("blob claim: %+v", pvc)
 	}
-	for _, svc := range []string{"api", "ingest"} {
+	for _, svc := range blobServices {
 		d := deployment(t, r, svc)
 		if m := mountAt(d, "/var/lib/doceval/blobs"); m == nil || volume(d, m.Name).PersistentVolumeClaim == nil ||
 			volume(d, m.Name).PersistentVolumeClaim.ClaimName != pvc.Name {
@@ -138,7 +138,7 @@ func TestProductionValues(t *testing.T) {
 	for _, svc := range services {
 		sms := component[*monitoringv1.ServiceMonitor](r, svc)
 		if len(sms) != 1 || len(sms[0].Spec.Endpoints) != 1 || sms[0].Spec.Endpoints[0].Path != "/metrics" ||
-			sms[0].Spec.Endpoints[0].Port != map[bool]string{true: "http", false: "metrics"}[svc == "api"] {
+			sms[0].Spec.Endpoints[0].Port != map[bool]string{true: "http", false: "metrics"}[slices.Contains(httpServices, svc)] {
 			t.Errorf("%s: ServiceMonitor %+v", svc, sms)
 		}
 	}
@@ -234,6 +234,9 @@ func TestRefusedConfigurations(t *testing.T) {
 		"file blobs without a shared volume":  {set("blob.persistence.enabled=false"), "blob.persistence.enabled is false"},
 		"grace period shorter than the drain": {set("api.terminationGracePeriodSeconds=10"), "must exceed shutdownTimeoutSeconds"},
 		"an ingress without hosts":            {set("ingress.enabled=true"), "ingress.hosts"},
+		"a console ingress without hosts":     {set("console.ingress.enabled=true"), "console.ingress.hosts"},
+		"single sign-on without a client id":  {set("console.publicURL=https://c.example.com", "console.oidc.issuer=https://login.example.com"), "console.oidc.clientId"},
+		"single sign-on without a public URL": {set("console.oidc.issuer=https://login.example.com", "console.oidc.clientId=c"), "console.publicURL"},
 	} {
 		_, err := render(t, overlay(defaults(), tc.vals))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -251,7 +254,8 @@ func checkDeployment(t *testing.T, r *rendered, svc string) {
 		t.Fatalf("%s: %d containers", svc, len(pod.Containers))
 	}
 	c := pod.Containers[0]
-	wantPort := map[bool]int32{true: 8080, false: 9090}[svc == "api"]
+	http := slices.Contains(httpServices, svc)
+	wantPort := map[bool]int32{true: 8080, false: 9090}[http]
 
 	for name, p := range map[string]*corev1.Probe{"liveness": c.LivenessProbe, "readiness": c.ReadinessProbe, "startup": c.StartupProbe} {
 		want := map[string]string{"liveness": "/healthz", "readiness": "/readyz", "startup": "/healthz"}[name]
@@ -263,7 +267,7 @@ func checkDeployment(t *testing.T, r *rendered, svc string) {
 			t.Errorf("%s: %s probe %s on %s, want %s on %d", svc, name, p.HTTPGet.Path, p.HTTPGet.Port.String(), want, wantPort)
 		}
 	}
-	addr := map[bool]string{true: "DOCEVAL_HTTP_ADDR", false: "DOCEVAL_OPS_ADDR"}[svc == "api"]
+	addr := map[bool]string{true: "DOCEVAL_HTTP_ADDR", false: "DOCEVAL_OPS_ADDR"}[http]
 	if v := envVar(d, addr); v == nil || v.Value != ":"+itoa(wantPort) {
 		t.Errorf("%s: %s = %+v, want :%d", svc, addr, v, wantPort)
 	}
@@ -306,8 +310,8 @@ func checkDeployment(t *testing.T, r *rendered, svc string) {
 			preStop = time.Duration(c.Lifecycle.PreStop.Sleep.Seconds) * time.Second
 		}
 	}
-	if svc == "api" && preStop == 0 {
-		t.Errorf("api: no preStop sleep")
+	if http && preStop == 0 {
+		t.Errorf("%s: no preStop sleep", svc)
 	}
 	if g := pod.TerminationGracePeriodSeconds; g == nil || time.Duration(*g)*time.Second <= shutdown+preStop {
 		t.Errorf("%s: terminationGracePeriodSeconds %v not above the shutdown timeout %s plus preStop %s", svc, g, shutdown, preStop)
@@ -369,7 +373,7 @@ func checkService(t *testing.T, r *rendered, svc string) {
 	}
 	p := s.Spec.Ports[0]
 	want := corev1.ServicePort{Name: "metrics", Port: 9090, TargetPort: p.TargetPort, Protocol: corev1.ProtocolTCP}
-	if svc == "api" {
+	if slices.Contains(httpServices, svc) {
 		want.Name, want.Port = "http", 80
 	}
 	if p != want || p.TargetPort.String() != want.Name {
@@ -450,8 +454,8 @@ func existingSecretName(values map[string]any, block, field string) string {
 	return name
 }
 
-// checkNetworkPolicies asserts default-deny ingress for the chart's pods, the api port
-// open and the metrics ports open to monitoring.
+// checkNetworkPolicies asserts default-deny ingress for the chart's pods, the HTTP ports
+// of the api and the console open and the metrics ports open to monitoring.
 func checkNetworkPolicies(t *testing.T, r *rendered, egress bool) {
 	t.Helper()
 	deny := named[*networkingv1.NetworkPolicy](r, "doceval-default-deny")
@@ -461,14 +465,19 @@ func checkNetworkPolicies(t *testing.T, r *rendered, egress bool) {
 	if slices.Contains(deny.Spec.PolicyTypes, networkingv1.PolicyTypeEgress) != egress {
 		t.Errorf("default deny egress = %v, want %v", !egress, egress)
 	}
-	for _, svc := range services {
-		if !matches(deny.Spec.PodSelector.MatchLabels, deployment(t, r, svc).Spec.Template.Labels) {
+	for _, svc := range renderedServices(r) {
+		d := deployment(t, r, svc)
+		if !matches(deny.Spec.PodSelector.MatchLabels, d.Spec.Template.Labels) {
 			t.Errorf("%s: not under the default deny", svc)
 		}
-	}
-	api := named[*networkingv1.NetworkPolicy](r, "doceval-api")
-	if api == nil || len(api.Spec.Ingress) != 1 || api.Spec.Ingress[0].Ports[0].Port.String() != "http" {
-		t.Errorf("api ingress policy: %+v", api)
+		if !slices.Contains(httpServices, svc) {
+			continue
+		}
+		p := named[*networkingv1.NetworkPolicy](r, "doceval-"+svc)
+		if p == nil || len(p.Spec.Ingress) != 1 || p.Spec.Ingress[0].Ports[0].Port.String() != "http" ||
+			!matches(p.Spec.PodSelector.MatchLabels, d.Spec.Template.Labels) {
+			t.Errorf("%s ingress policy: %+v", svc, p)
+		}
 	}
 	metrics := named[*networkingv1.NetworkPolicy](r, "doceval-metrics")
 	if metrics == nil || len(metrics.Spec.Ingress) != 1 || len(metrics.Spec.Ingress[0].From) == 0 {
@@ -481,6 +490,17 @@ func checkNetworkPolicies(t *testing.T, r *rendered, egress bool) {
 	if !slices.Contains(ports, "metrics") || !slices.Contains(ports, "http") {
 		t.Errorf("metrics policy ports %v", ports)
 	}
+}
+
+// renderedServices are the services with a Deployment in r.
+func renderedServices(r *rendered) []string {
+	var out []string
+	for _, svc := range services {
+		if named[*appsv1.Deployment](r, "doceval-"+svc) != nil {
+			out = append(out, svc)
+		}
+	}
+	return out
 }
 
 func deployment(t *testing.T, r *rendered, svc string) *appsv1.Deployment {

@@ -24,7 +24,8 @@ var (
 		"DOCEVAL_SHUTDOWN_TIMEOUT", "DOCEVAL_BLOB_URL", "DOCEVAL_OUTBOX_RELAY",
 	}
 	// DOCEVAL_OPS_ADDR is in config.Common too, but only the workers listen on it
-	// (pkg/service/worker.go); the api serves the ops endpoints on DOCEVAL_HTTP_ADDR.
+	// (pkg/service/worker.go); the api and the console serve the ops endpoints on
+	// DOCEVAL_HTTP_ADDR.
 	workerEnv = []string{"DOCEVAL_OPS_ADDR"}
 
 	serviceEnv = map[string][]string{
@@ -58,6 +59,15 @@ var (
 			"DOCEVAL_WEBHOOK_TIMEOUT", "DOCEVAL_WEBHOOK_ALLOW_PRIVATE", "DOCEVAL_SECRET_KEY",
 			"DOCEVAL_FANOUT_ACK_WAIT", "DOCEVAL_WEBHOOK_CONCURRENCY",
 		},
+		// console.Settings (pkg/console/config.go).
+		"console": {
+			"DOCEVAL_HTTP_ADDR", "DOCEVAL_CONSOLE_PUBLIC_URL", "DOCEVAL_CONSOLE_INSECURE_COOKIES",
+			"DOCEVAL_CONSOLE_SESSION_IDLE", "DOCEVAL_CONSOLE_SESSION_MAX", "DOCEVAL_CONSOLE_LOGIN_MAX_FAILURES",
+			"DOCEVAL_CONSOLE_LOGIN_WINDOW", "DOCEVAL_CONSOLE_OIDC_ISSUER", "DOCEVAL_CONSOLE_OIDC_CLIENT_ID",
+			"DOCEVAL_CONSOLE_OIDC_CLIENT_SECRET", "DOCEVAL_CONSOLE_OIDC_SCOPES", "DOCEVAL_CONSOLE_OIDC_BUTTON",
+			"DOCEVAL_CONSOLE_RENDER_DPI", "DOCEVAL_TOOL_MAX_MEMORY",
+			"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY",
+		},
 	}
 
 	// OpenTelemetry (pkg/tracing, the OpenTelemetry SDK): every service, once an
@@ -73,6 +83,8 @@ var (
 var optionalUnlessSet = []string{
 	"DOCEVAL_INGEST_ACK_WAIT", "DOCEVAL_EVALUATOR_ACK_WAIT", "DOCEVAL_LLM_BASE_URL", "DOCEVAL_LLM_MODEL",
 	"DOCEVAL_LLM_API_KEY", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY",
+	"DOCEVAL_CONSOLE_PUBLIC_URL", "DOCEVAL_CONSOLE_OIDC_ISSUER", "DOCEVAL_CONSOLE_OIDC_CLIENT_ID",
+	"DOCEVAL_CONSOLE_OIDC_CLIENT_SECRET",
 	"OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_PROTOCOL", "OTEL_TRACES_SAMPLER",
 	"OTEL_TRACES_SAMPLER_ARG", "OTEL_RESOURCE_ATTRIBUTES",
 }
@@ -80,7 +92,7 @@ var optionalUnlessSet = []string{
 // wantEnv is the list for one service.
 func wantEnv(svc string) []string {
 	want := slices.Concat(commonEnv, serviceEnv[svc], otelEnv)
-	if svc != "api" {
+	if !slices.Contains(httpServices, svc) {
 		want = append(want, workerEnv...)
 	}
 	return want
@@ -148,18 +160,22 @@ func TestEnvWiring(t *testing.T) {
 		"blob.url=s3://bucket?region=eu-central-1", "blob.persistence.enabled=false",
 		"blob.s3.accessKeyId=id", "blob.s3.secretAccessKey=secret",
 		"otel.endpoint=http://collector:4318", "otel.resourceAttributes=deployment.environment=test",
+		"console.publicURL=https://console.example.com", "console.oidc.issuer=https://login.example.com",
+		"console.oidc.clientId=doceval-console", "console.oidc.clientSecret=s3cret",
 	)
 	for name, vals := range map[string]map[string]any{
-		"inline":     all,
-		"production": overlay(production(t), set("ingest.config.ackWait=6m", "evaluator.config.ackWait=2m")),
+		"inline": all,
+		"production": overlay(production(t), set("ingest.config.ackWait=6m", "evaluator.config.ackWait=2m",
+			"console.oidc.issuer=https://login.example.com", "console.oidc.clientId=doceval-console",
+			"console.oidc.existingSecret.name=doceval-console-oidc")),
 	} {
 		r := mustRender(t, vals)
 		for _, svc := range services {
 			d := deployment(t, r, svc)
 			have := containerEnv(t, r, d.Spec.Template.Spec.Containers[0])
 			for _, v := range wantEnv(svc) {
-				if strings.HasPrefix(v, "AWS_") && name == "production" {
-					continue // checked below: both keys from the operator's Secret
+				if (strings.HasPrefix(v, "AWS_") || v == "DOCEVAL_CONSOLE_OIDC_CLIENT_SECRET") && name == "production" {
+					continue // checked below: from the operator's Secrets
 				}
 				if !have[v] {
 					t.Errorf("%s values, %s: %s is not wired", name, svc, v)
@@ -167,7 +183,11 @@ func TestEnvWiring(t *testing.T) {
 			}
 		}
 		if name == "production" {
-			for _, svc := range []string{"api", "ingest"} {
+			if e := envVar(deployment(t, r, "console"), "DOCEVAL_CONSOLE_OIDC_CLIENT_SECRET"); e == nil ||
+				e.ValueFrom.SecretKeyRef.Name != "doceval-console-oidc" || e.ValueFrom.SecretKeyRef.Key != "DOCEVAL_CONSOLE_OIDC_CLIENT_SECRET" {
+				t.Errorf("production, console: DOCEVAL_CONSOLE_OIDC_CLIENT_SECRET = %+v", e)
+			}
+			for _, svc := range blobServices {
 				for _, v := range []string{"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"} {
 					if e := envVar(deployment(t, r, svc), v); e == nil || e.ValueFrom.SecretKeyRef.Name != "doceval-s3" {
 						t.Errorf("production, %s: %s = %+v", svc, v, e)
@@ -184,7 +204,7 @@ func TestEnvWiring(t *testing.T) {
 	r := mustRender(t, all)
 	for _, svc := range services {
 		d := deployment(t, r, svc)
-		for _, secret := range []string{"DOCEVAL_SECRET_KEY", "DOCEVAL_LLM_API_KEY", "AWS_SECRET_ACCESS_KEY"} {
+		for _, secret := range []string{"DOCEVAL_SECRET_KEY", "DOCEVAL_LLM_API_KEY", "AWS_SECRET_ACCESS_KEY", "DOCEVAL_CONSOLE_OIDC_CLIENT_SECRET"} {
 			if envVar(d, secret) != nil && !slices.Contains(serviceEnv[svc], secret) {
 				t.Errorf("%s gets %s, which it does not read", svc, secret)
 			}

@@ -35,8 +35,16 @@ const chartDir = "../helm/doceval"
 // version-gated parts (the preStop sleep action, ≥1.30) are rendered too.
 const kubeVersion = "v1.33.0"
 
-// services are the chart's four Deployments.
-var services = []string{"api", "ingest", "evaluator", "dispatcher"}
+// services are the chart's Deployments (the console's with console.enabled, the default).
+var services = []string{"api", "ingest", "evaluator", "dispatcher", "console"}
+
+// httpServices serve HTTP (and /healthz, /readyz, /metrics) on DOCEVAL_HTTP_ADDR behind a
+// Service on port 80; the others are workers with an ops port.
+var httpServices = []string{"api", "console"}
+
+// blobServices read or write the blob store: they mount a file:// store's volume and get
+// the S3 credentials.
+var blobServices = []string{"api", "ingest", "console"}
 
 // testSecretKey is a syntactically valid DOCEVAL_SECRET_KEY (32 bytes in base64).
 const testSecretKey = "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY="

@@ -20,6 +20,11 @@ func TestSchemaRejectsBadValues(t *testing.T) {
 		"a duration without unit":      {set("dispatcher.config.eventRetention=720"), "eventRetention"},
 		"a blob URL of no store":       {set("blob.url=gs://bucket"), "blob"},
 		"an unsupported OTLP protocol": {set("otel.protocol=http/json"), "protocol"},
+		"a render DPI as a word":       {set("console.config.renderDPI=high"), "renderDPI"},
+		"a session without unit":       {set("console.config.sessionIdle=30"), "sessionIdle"},
+		"a public URL without scheme":  {set("console.publicURL=console.example.com"), "publicURL"},
+		"OIDC scopes without openid":   {set("console.oidc.scopes=email profile"), "scopes"},
+		"a misspelt console key":       {set("console.ingres.enabled=true"), "ingres"},
 	} {
 		_, err := render(t, overlay(defaults(), tc.vals))
 		if err == nil || !strings.Contains(err.Error(), "schema") || !strings.Contains(err.Error(), tc.want) {

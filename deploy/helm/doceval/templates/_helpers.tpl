@@ -26,9 +26,12 @@ trimmed so that "-dispatcher-metrics" style suffixes still fit 63 characters. */
 {{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
 {{- end }}
 
-{{/* The four services, in one place. */}}
+{{/* The services the release runs, in one place: the api, the three workers and, with
+console.enabled, the staff console. */}}
 {{- define "doceval.services" -}}
-["api", "ingest", "evaluator", "dispatcher"]
+{{- $s := list "api" "ingest" "evaluator" "dispatcher" }}
+{{- if .Values.console.enabled }}{{ $s = append $s "console" }}{{ end }}
+{{- toJson $s }}
 {{- end }}
 
 {{- define "doceval.selectorLabels" -}}
@@ -80,9 +83,16 @@ app.kubernetes.io/component: {{ .svc }}
 {{- end }}
 {{- end }}
 
-{{/* The workers, which serve /healthz, /readyz and /metrics on DOCEVAL_OPS_ADDR. */}}
+{{/* The workers, which serve /healthz, /readyz and /metrics on DOCEVAL_OPS_ADDR. The
+api and the console serve them on their HTTP listener (DOCEVAL_HTTP_ADDR). */}}
 {{- define "doceval.isWorker" -}}
-{{- if ne .svc "api" }}true{{ end }}
+{{- if not (has .svc (list "api" "console")) }}true{{ end }}
+{{- end }}
+
+{{/* The services that read or write blobs: the api (uploads), ingest (extraction and
+purge) and the console (uploads it shows, the page images it renders next to them). */}}
+{{- define "doceval.readsBlobs" -}}
+{{- if has .svc (list "api" "ingest" "console") }}true{{ end }}
 {{- end }}
 
 {{/* The JetStream stream and durable consumers a worker reads (pkg/ingest,
@@ -106,7 +116,8 @@ pkg/evaluator, pkg/dispatch), for the KEDA scaler. */}}
 {{- if or $v.autoscaling.enabled (include "doceval.kedaEnabled" .) }}true{{ end }}
 {{- end }}
 
-{{/* The container port with the ops endpoints: the api's HTTP port, else the ops port. */}}
+{{/* The container port with the ops endpoints: the HTTP port of the api and the console,
+else the ops port. */}}
 {{- define "doceval.opsPortName" -}}
 {{- if include "doceval.isWorker" . }}metrics{{ else }}http{{ end }}
 {{- end }}
@@ -172,6 +183,11 @@ AWS_ACCESS_KEY_ID: {{ . | b64enc | quote }}
 {{- end }}
 {{- with $v.blob.s3.secretAccessKey }}
 AWS_SECRET_ACCESS_KEY: {{ . | b64enc | quote }}
+{{- end }}
+{{- end }}
+{{- with $v.console }}
+{{- if and .enabled .oidc.clientSecret (not .oidc.existingSecret.name) }}
+DOCEVAL_CONSOLE_OIDC_CLIENT_SECRET: {{ .oidc.clientSecret | b64enc | quote }}
 {{- end }}
 {{- end }}
 {{- end }}
@@ -261,6 +277,23 @@ DOCEVAL_WEBHOOK_TIMEOUT: {{ printf "%ds" (int64 $c.webhookTimeoutSeconds) | quot
 DOCEVAL_WEBHOOK_ALLOW_PRIVATE: {{ $c.webhookAllowPrivate | quote }}
 DOCEVAL_WEBHOOK_CONCURRENCY: {{ int64 $c.webhookConcurrency | quote }}
 DOCEVAL_FANOUT_ACK_WAIT: {{ $c.fanoutAckWait | quote }}
+{{- else if eq .svc "console" }}
+{{- with include "doceval.consolePublicURL" .root }}
+DOCEVAL_CONSOLE_PUBLIC_URL: {{ . | quote }}
+{{- end }}
+DOCEVAL_CONSOLE_INSECURE_COOKIES: {{ $c.insecureCookies | toString | quote }}
+DOCEVAL_CONSOLE_SESSION_IDLE: {{ $c.sessionIdle | quote }}
+DOCEVAL_CONSOLE_SESSION_MAX: {{ $c.sessionMax | quote }}
+DOCEVAL_CONSOLE_LOGIN_MAX_FAILURES: {{ int64 $c.loginMaxFailures | quote }}
+DOCEVAL_CONSOLE_LOGIN_WINDOW: {{ $c.loginWindow | quote }}
+{{- with $v.oidc.issuer }}
+DOCEVAL_CONSOLE_OIDC_ISSUER: {{ . | quote }}
+DOCEVAL_CONSOLE_OIDC_CLIENT_ID: {{ $v.oidc.clientId | quote }}
+{{- end }}
+DOCEVAL_CONSOLE_OIDC_SCOPES: {{ $v.oidc.scopes | quote }}
+DOCEVAL_CONSOLE_OIDC_BUTTON: {{ $v.oidc.button | quote }}
+DOCEVAL_CONSOLE_RENDER_DPI: {{ int64 $c.renderDPI | quote }}
+DOCEVAL_TOOL_MAX_MEMORY: {{ int64 $c.toolMaxMemoryBytes | quote }}
 {{- end }}
 {{- with $r.otel.endpoint }}
 OTEL_EXPORTER_OTLP_ENDPOINT: {{ . | quote }}
@@ -295,7 +328,10 @@ service's extra env, which wins. */}}
 {{- if and (eq .svc "evaluator") (or $r.llm.apiKey $r.llm.existingSecret.name) }}
 {{ include "doceval.secretEnv" (dict "root" .root "name" "DOCEVAL_LLM_API_KEY" "existing" $r.llm.existingSecret "key" "key") }}
 {{- end }}
-{{- if and (has .svc (list "api" "ingest")) (or $r.blob.s3.accessKeyId $r.blob.s3.existingSecret.name) }}
+{{- if and (eq .svc "console") (or $v.oidc.clientSecret $v.oidc.existingSecret.name) }}
+{{ include "doceval.secretEnv" (dict "root" .root "name" "DOCEVAL_CONSOLE_OIDC_CLIENT_SECRET" "existing" $v.oidc.existingSecret "key" "key") }}
+{{- end }}
+{{- if and (include "doceval.readsBlobs" .) (or $r.blob.s3.accessKeyId $r.blob.s3.existingSecret.name) }}
 {{ include "doceval.secretEnv" (dict "root" .root "name" "AWS_ACCESS_KEY_ID" "existing" $r.blob.s3.existingSecret "key" "accessKeyIdKey") }}
 {{ include "doceval.secretEnv" (dict "root" .root "name" "AWS_SECRET_ACCESS_KEY" "existing" $r.blob.s3.existingSecret "key" "secretAccessKeyKey") }}
 {{- end }}
@@ -328,7 +364,7 @@ service's extra env, which wins. */}}
 {{- end }}
 
 {{/* Blobs on a file:// URL live on a shared volume mounted at the URL's path in the
-services that read or write them (api: uploads; ingest: extraction and purge). */}}
+services that read or write them (doceval.readsBlobs). */}}
 {{- define "doceval.fileBlobs" -}}
 {{- if hasPrefix "file://" .Values.blob.url }}true{{ end }}
 {{- end }}
@@ -350,12 +386,98 @@ empty `ports` any port. */}}
 {{- list $rule | toYaml }}
 {{- end }}
 
+{{/* DOCEVAL_CONSOLE_PUBLIC_URL: console.publicURL, else the first console.ingress host
+(https when a console.ingress.tls entry names it), else nothing. */}}
+{{- define "doceval.consolePublicURL" -}}
+{{- $c := .Values.console }}
+{{- if $c.publicURL }}
+{{- $c.publicURL }}
+{{- else if and $c.ingress.enabled $c.ingress.hosts }}
+{{- $host := (first $c.ingress.hosts).host }}
+{{- $scheme := "http" }}
+{{- range $c.ingress.tls }}{{ if has $host (.hosts | default list) }}{{ $scheme = "https" }}{{ end }}{{ end }}
+{{- printf "%s://%s" $scheme $host }}
+{{- end }}
+{{- end }}
+
 {{/* Configuration errors that no single template would notice. */}}
 {{- define "doceval.validate" -}}
 {{- if and (include "doceval.fileBlobs" .) (not .Values.blob.persistence.enabled) }}
-{{- fail "blob.url is a file:// URL but blob.persistence.enabled is false: every api and ingest pod must see the same files. Enable blob.persistence (a ReadWriteMany volume across nodes) or use an s3:// URL." }}
+{{- fail "blob.url is a file:// URL but blob.persistence.enabled is false: every api, ingest and console pod must see the same files. Enable blob.persistence (a ReadWriteMany volume across nodes) or use an s3:// URL." }}
+{{- end }}
+{{- with .Values.console }}
+{{- if and .enabled .oidc.issuer }}
+{{- if not .oidc.clientId }}
+{{- fail "console.oidc.issuer is set but console.oidc.clientId is empty: single sign-on needs the client registered at the provider" }}
+{{- end }}
+{{- if not (include "doceval.consolePublicURL" $) }}
+{{- fail "console.oidc.issuer needs the console's public URL for the redirect: set console.publicURL (https://console.example.com) or console.ingress.hosts" }}
+{{- end }}
+{{- end }}
 {{- end }}
 {{- if not .Values.secretKey.existingSecret.name }}
 {{- $_ := include "doceval.requiredSecretKey" . }}
 {{- end }}
+{{- end }}
+
+{{/* One NetworkPolicy that lets one service's pods out through one more egress rule:
+(dict "root" $ "svc" SVC "name" SUFFIX "rule" {to, ports}). */}}
+{{- define "doceval.componentEgress" -}}
+{{- $ctx := dict "root" .root "svc" .svc }}
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata:
+  name: {{ include "doceval.componentName" $ctx }}-{{ .name }}
+  labels:
+    {{- include "doceval.componentLabels" $ctx | nindent 4 }}
+spec:
+  podSelector:
+    matchLabels:
+      {{- include "doceval.componentSelectorLabels" $ctx | nindent 6 }}
+  policyTypes: [Egress]
+  egress:
+    {{- include "doceval.egressRule" .rule | nindent 4 }}
+{{- end }}
+
+{{/* The Ingress of an HTTP service (the api, the console), each on hosts of its own:
+(dict "root" $ "svc" SVC "ingress" VALUES "path" "VALUES' PATH", for messages). */}}
+{{- define "doceval.ingress" -}}
+{{- $ctx := dict "root" .root "svc" .svc }}
+{{- $ing := .ingress }}
+{{- if not $ing.hosts }}
+{{- fail (printf "%s.enabled needs at least one entry in %s.hosts" .path .path) }}
+{{- end }}
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata:
+  name: {{ include "doceval.componentName" $ctx }}
+  labels:
+    {{- include "doceval.componentLabels" $ctx | nindent 4 }}
+  {{- with $ing.annotations }}
+  annotations:
+    {{- toYaml . | nindent 4 }}
+  {{- end }}
+spec:
+  {{- with $ing.className }}
+  ingressClassName: {{ . }}
+  {{- end }}
+  {{- with $ing.tls }}
+  tls:
+    {{- toYaml . | nindent 4 }}
+  {{- end }}
+  rules:
+    {{- range $ing.hosts }}
+    - host: {{ .host | quote }}
+      http:
+        paths:
+          {{- range (.paths | default (list (dict "path" "/" "pathType" "Prefix"))) }}
+          - path: {{ .path }}
+            pathType: {{ .pathType | default "Prefix" }}
+            backend:
+              service:
+                name: {{ include "doceval.componentName" $ctx }}
+                port:
+                  name: http
+          {{- end }}
+    {{- end }}
 {{- end }}
