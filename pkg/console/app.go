@@ -9,6 +9,8 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/doceval/doceval/pkg/blob"
 	"github.com/doceval/doceval/pkg/store"
 )
@@ -24,6 +26,7 @@ type app struct {
 	pages    map[string]map[string]*template.Template // language → page → template
 	secure   bool                                     // cookies carry Secure
 	renderer *pageRenderer
+	signins  *prometheus.CounterVec
 }
 
 // New builds the console's handler.
@@ -33,6 +36,15 @@ func New(d Deps) (http.Handler, error) {
 		return nil, err
 	}
 	a := &app{st: d.Store, blobs: d.Blobs, log: d.Log, cfg: d.Settings, oidc: d.OIDC, msgs: msgs}
+	a.signins = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "doceval_console_signins_total",
+		Help: "Console sign-ins by method (password, oidc) and result (ok, failed, throttled).",
+	}, []string{"method", "result"})
+	if d.Registry != nil {
+		if err := d.Registry.Register(a.signins); err != nil {
+			return nil, err
+		}
+	}
 	a.secure = !d.Settings.InsecureCookies
 	if a.pages, err = parsePages(msgs); err != nil {
 		return nil, err

@@ -153,6 +153,7 @@ func (a *app) login(w http.ResponseWriter, r *http.Request) {
 	}
 	if byEmail >= int64(a.cfg.LoginMaxFailures) || byIP >= 4*int64(a.cfg.LoginMaxFailures) {
 		_ = a.st.RecordAudit(ctx, store.Actor{Name: truncate(email, 254), IP: ip, UserAgent: truncate(r.UserAgent(), 300)}, "signin.throttled", "operator", "", nil)
+		a.signins.WithLabelValues("password", "throttled").Inc()
 		w.Header().Set("Retry-After", "60")
 		a.renderLogin(w, r, http.StatusTooManyRequests, email, next, "login.throttled")
 		return
@@ -167,6 +168,7 @@ func (a *app) login(w http.ResponseWriter, r *http.Request) {
 		hash = op.PasswordHash
 	}
 	if !auth.CheckPassword(hash, password) {
+		a.signins.WithLabelValues("password", "failed").Inc()
 		if err := a.st.RecordLoginFailure(ctx, email, ip); err != nil {
 			a.log.Warn("record sign-in failure", "error", err)
 		}
@@ -194,6 +196,7 @@ func (a *app) startSession(w http.ResponseWriter, r *http.Request, op store.Oper
 		a.fail(w, r, err, http.StatusServiceUnavailable, "error.unavailable")
 		return
 	}
+	a.signins.WithLabelValues(method, "ok").Inc()
 	if err := a.st.RecordAudit(r.Context(), actorOf(r, op), "signin", "operator", op.ID.String(), map[string]any{"method": method}); err != nil {
 		a.log.Warn("audit sign-in", "error", err)
 	}

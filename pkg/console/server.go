@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/doceval/doceval/pkg/blob"
@@ -31,6 +32,8 @@ type Deps struct {
 	Ops http.Handler
 	// OIDC is the single sign-on provider (nil: passwords only).
 	OIDC *OIDC
+	// Registry takes the console's own metrics (nil: not exported).
+	Registry prometheus.Registerer
 }
 
 // Run serves the console on cfg.HTTPAddr until ctx is done.
@@ -61,7 +64,7 @@ func RunOn(ctx context.Context, cfg Config, log *slog.Logger, ln net.Listener) e
 		ln.Close()
 		return err
 	}
-	h, err := New(Deps{Store: rt.Store, Blobs: blobs, Log: log, Settings: cfg.Settings, Ops: rt.OpsHandler(), OIDC: oidc})
+	h, err := New(Deps{Store: rt.Store, Blobs: blobs, Log: log, Settings: cfg.Settings, Ops: rt.OpsHandler(), OIDC: oidc, Registry: rt.Registry})
 	if err != nil {
 		ln.Close()
 		return err
