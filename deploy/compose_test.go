@@ -62,7 +62,7 @@ func TestCompose(t *testing.T) {
 	if m := c.Services["migrate"]; !slices.Equal(m.Command, []string{"migrate"}) || m.DependsOn["postgres"].Condition != "service_healthy" {
 		t.Errorf("migrate: %+v", m)
 	}
-	for _, s := range []string{"api", "ingest", "evaluator", "dispatcher", "migrate"} {
+	for _, s := range []string{"api", "ingest", "evaluator", "dispatcher", "console", "migrate"} {
 		svc, ok := c.Services[s]
 		if !ok {
 			t.Errorf("no %s service", s)
