@@ -262,6 +262,23 @@ func (q *Queries) SubmissionClientOf(ctx context.Context, id uuid.UUID) (uuid.UU
 	return api_client_id, err
 }
 
+const submissionOwnerOf = `-- name: SubmissionOwnerOf :one
+SELECT api_client_id, (purge_requested_at IS NOT NULL)::boolean AS purging FROM submissions WHERE id = $1
+`
+
+type SubmissionOwnerOfRow struct {
+	APIClientID uuid.UUID
+	Purging     bool
+}
+
+// The client a submission belongs to and whether it is being purged.
+func (q *Queries) SubmissionOwnerOf(ctx context.Context, id uuid.UUID) (SubmissionOwnerOfRow, error) {
+	row := q.db.QueryRow(ctx, submissionOwnerOf, id)
+	var i SubmissionOwnerOfRow
+	err := row.Scan(&i.APIClientID, &i.Purging)
+	return i, err
+}
+
 const uploadClientOf = `-- name: UploadClientOf :one
 SELECT u.api_client_id, u.submission_id FROM uploads u WHERE u.id = $1
 `

@@ -146,6 +146,7 @@ type handler func(w http.ResponseWriter, r *http.Request, rs *reqState) error
 var (
 	errForbidden = errors.New("forbidden")
 	errBadInput  = errors.New("bad input")
+	errPurging   = errors.New("the submission is being deleted")
 )
 
 // signedIn runs h for a signed-in operator of the role (admin passes every check; ""
@@ -192,6 +193,8 @@ func (a *app) handleError(w http.ResponseWriter, r *http.Request, err error) {
 		a.fail(w, r, nil, http.StatusForbidden, "error.forbidden")
 	case errors.Is(err, errBadInput):
 		a.fail(w, r, nil, http.StatusBadRequest, "error.bad_input")
+	case errors.Is(err, errPurging), errors.Is(err, store.ErrSubmissionPurging):
+		a.fail(w, r, nil, http.StatusConflict, "decision.purging")
 	case store.Unavailable(err):
 		a.fail(w, r, err, http.StatusServiceUnavailable, "error.unavailable")
 	default:

@@ -137,7 +137,7 @@ func (a *app) renderLogin(w http.ResponseWriter, r *http.Request, status int, em
 // the password is right or not.
 func (a *app) login(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
-	email := strings.TrimSpace(r.PostFormValue("email"))
+	email := truncate(strings.TrimSpace(r.PostFormValue("email")), 254)
 	password := r.PostFormValue("password")
 	next := r.PostFormValue("next")
 	c, err := r.Cookie(a.loginCookieName())

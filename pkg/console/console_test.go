@@ -254,6 +254,16 @@ func TestDecisions(t *testing.T) {
 	if p := br.post(path, url.Values{"decision": {"accepted"}}, csrf); p.status != http.StatusUnprocessableEntity || !strings.Contains(p.body, "canceled") {
 		t.Fatalf("decision on a canceled submission: %d", p.status)
 	}
+	// A submission being deleted says so, and takes no decision either.
+	if err := b.st.Tenant(c.ID).DeleteSubmission(context.Background(), sub.ID); err != nil {
+		t.Fatal(err)
+	}
+	if p := br.get("/submissions/" + sub.ID.String()); p.status != http.StatusConflict || !strings.Contains(p.body, "being deleted") {
+		t.Fatalf("submission being deleted: %d", p.status)
+	}
+	if p := br.post(path, url.Values{"decision": {"accepted"}}, csrf); p.status != http.StatusConflict || !strings.Contains(p.body, "being deleted") {
+		t.Fatalf("decision on a submission being deleted: %d", p.status)
+	}
 	// Each decision is in the audit log with who and from where.
 	entries, err := b.st.AuditLog(context.Background(), store.AuditFilter{Limit: 50})
 	if err != nil {

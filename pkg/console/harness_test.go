@@ -25,7 +25,7 @@ import (
 // testBundle is the console on a real, freshly migrated database behind an httptest
 // server, with helpers to make staff accounts and partner data.
 type testBundle struct {
-	t     *testing.T
+	t     testing.TB
 	st    *store.Store
 	blobs *blob.Store
 	srv   *httptest.Server
@@ -38,7 +38,7 @@ func defaultSettings() console.Settings {
 	}
 }
 
-func setup(t *testing.T, opts ...func(*console.Deps)) *testBundle {
+func setup(t testing.TB, opts ...func(*console.Deps)) *testBundle {
 	t.Helper()
 	st := store.New(dbtest.New(t))
 	blobs, err := blob.Open(context.Background(), blob.FileURL(t.TempDir()))
@@ -117,7 +117,7 @@ func (b *testBundle) submission(client uuid.UUID, external, filename, metadata s
 // browser is a cookie-keeping HTTP client that does not follow redirects, so tests see
 // where the console sends them.
 type browser struct {
-	t    *testing.T
+	t    testing.TB
 	base string
 	c    *http.Client
 	lang string
@@ -195,7 +195,7 @@ func (br *browser) signIn(email, password string) {
 }
 
 // testLog sends the console's log to the test's output (shown when it fails).
-type testLog struct{ t *testing.T }
+type testLog struct{ t testing.TB }
 
 func (l testLog) Write(p []byte) (int, error) {
 	l.t.Log(strings.TrimSpace(string(p)))

@@ -143,14 +143,17 @@ func (a *app) visibleClients(r *http.Request, op store.Operator) ([]store.Client
 }
 
 // visibleSubmission reads a submission the operator may see. Another client's
-// submission is not found, the same answer as one that does not exist.
+// submission is not found, the same answer as one that does not exist; one being
+// deleted is errPurging (the page says so).
 func (a *app) visibleSubmission(r *http.Request, op store.Operator, id uuid.UUID) (store.SubmissionDetail, error) {
-	client, err := a.st.SubmissionClient(r.Context(), id)
-	if err != nil {
+	client, purging, err := a.st.SubmissionOwner(r.Context(), id)
+	switch {
+	case err != nil:
 		return store.SubmissionDetail{}, err
-	}
-	if !op.Sees(client) {
+	case !op.Sees(client):
 		return store.SubmissionDetail{}, store.ErrNotFound
+	case purging:
+		return store.SubmissionDetail{}, errPurging
 	}
 	return a.st.Tenant(client).Submission(r.Context(), id)
 }

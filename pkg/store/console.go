@@ -87,6 +87,13 @@ func (s *Store) SubmissionClient(ctx context.Context, id uuid.UUID) (uuid.UUID, 
 	return c, interpretError(err)
 }
 
+// SubmissionOwner is the API client a submission belongs to and whether it is being
+// purged (the console says so instead of "not found").
+func (s *Store) SubmissionOwner(ctx context.Context, id uuid.UUID) (client uuid.UUID, purging bool, err error) {
+	r, err := s.queries().SubmissionOwnerOf(ctx, id)
+	return r.APIClientID, r.Purging, interpretError(err)
+}
+
 // UploadOwner is the client and submission an upload belongs to.
 func (s *Store) UploadOwner(ctx context.Context, id uuid.UUID) (client, submission uuid.UUID, err error) {
 	r, err := s.queries().UploadClientOf(ctx, id)

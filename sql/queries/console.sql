@@ -55,3 +55,7 @@ SELECT * FROM evaluations WHERE submission_id = @submission_id ORDER BY seq DESC
 -- name: PageGeometry :many
 -- The stored pages of an upload (text and word boxes) for the document viewer.
 SELECT page, text, ocr, width, height, words FROM upload_pages WHERE upload_id = @upload_id ORDER BY page;
+
+-- name: SubmissionOwnerOf :one
+-- The client a submission belongs to and whether it is being purged.
+SELECT api_client_id, (purge_requested_at IS NOT NULL)::boolean AS purging FROM submissions WHERE id = @id;
