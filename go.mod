@@ -36,7 +36,10 @@ require (
 )
 
 require (
+	github.com/coreos/go-oidc/v3 v3.21.0
+	github.com/go-jose/go-jose/v4 v4.1.5 // indirect
 	github.com/rs/xid v1.4.0 // indirect
+	golang.org/x/oauth2 v0.38.0
 	gopkg.in/tomb.v1 v1.0.0-20141024135613-dd632973f1e7 // indirect
 )
 
