@@ -214,8 +214,9 @@ func (q *Queries) OperatorSetDisabled(ctx context.Context, arg OperatorSetDisabl
 	return result.RowsAffected(), nil
 }
 
-const operatorSetOIDCSubject = `-- name: OperatorSetOIDCSubject :exec
-UPDATE operators SET oidc_subject = $1, updated_at = $2 WHERE id = $3
+const operatorSetOIDCSubject = `-- name: OperatorSetOIDCSubject :execrows
+UPDATE operators SET oidc_subject = $1, updated_at = $2
+WHERE id = $3 AND (oidc_subject IS NULL OR oidc_subject = $1)
 `
 
 type OperatorSetOIDCSubjectParams struct {
@@ -224,9 +225,14 @@ type OperatorSetOIDCSubjectParams struct {
 	ID          uuid.UUID
 }
 
-func (q *Queries) OperatorSetOIDCSubject(ctx context.Context, arg OperatorSetOIDCSubjectParams) error {
-	_, err := q.db.Exec(ctx, operatorSetOIDCSubject, arg.OidcSubject, arg.Now, arg.ID)
-	return err
+// Binds an identity to an account that has none (or already this one): 0 rows when
+// another identity got there first.
+func (q *Queries) OperatorSetOIDCSubject(ctx context.Context, arg OperatorSetOIDCSubjectParams) (int64, error) {
+	result, err := q.db.Exec(ctx, operatorSetOIDCSubject, arg.OidcSubject, arg.Now, arg.ID)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
 }
 
 const operatorSetPassword = `-- name: OperatorSetPassword :exec

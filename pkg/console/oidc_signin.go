@@ -150,7 +150,9 @@ func (a *app) ssoOperator(ctx context.Context, r *http.Request, id identity) (op
 	case op.OIDCSubject != nil:
 		return op, ssoBoundToOther, nil
 	}
-	if err := a.st.BindOIDCSubject(ctx, op.ID, id.key()); err != nil {
+	if err := a.st.BindOIDCSubject(ctx, op.ID, id.key()); errors.Is(err, store.ErrConflict) {
+		return op, ssoBoundToOther, nil // another identity was bound a moment ago
+	} else if err != nil {
 		return op, "", err
 	}
 	key := id.key()

@@ -236,3 +236,34 @@ func TestOperatorEmailUnique(t *testing.T) {
 		t.Fatalf("lookup: %+v %v", op, err)
 	}
 }
+
+// An account is bound to one single sign-on identity: a second identity (say, a
+// concurrent sign-in with the same e-mail) is refused, and an identity binds one account.
+func TestBindOIDCSubjectOnce(t *testing.T) {
+	t.Parallel()
+	st := store.New(dbtest.New(t))
+	ctx := context.Background()
+	a, err := st.CreateOperator(ctx, store.NewOperator{Email: "a@example.com", Role: store.RoleAdmin})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := st.CreateOperator(ctx, store.NewOperator{Email: "b@example.com", Role: store.RoleAdmin})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.BindOIDCSubject(ctx, a.ID, "https://idp.example one"); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.BindOIDCSubject(ctx, a.ID, "https://idp.example one"); err != nil {
+		t.Fatalf("binding the same identity again: %v", err)
+	}
+	if err := st.BindOIDCSubject(ctx, a.ID, "https://idp.example two"); !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("a second identity: %v", err)
+	}
+	if err := st.BindOIDCSubject(ctx, b.ID, "https://idp.example one"); !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("the identity on another account: %v", err)
+	}
+	if err := st.BindOIDCSubject(ctx, uuid.New(), "https://idp.example three"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("no such account: %v", err)
+	}
+}

@@ -126,9 +126,21 @@ func (s *Store) OperatorByOIDCSubject(ctx context.Context, subject string) (Oper
 	return s.operator(ctx, r, err)
 }
 
-// BindOIDCSubject binds a single sign-on identity to an account (at its first SSO sign-in).
+// BindOIDCSubject binds a single sign-on identity to an account at its first SSO
+// sign-in. ErrConflict: the account is bound to another identity (which may have been
+// bound a moment ago by a concurrent sign-in), or the identity is bound to another account.
 func (s *Store) BindOIDCSubject(ctx context.Context, id uuid.UUID, subject string) error {
-	return interpretError(s.queries().OperatorSetOIDCSubject(ctx, db.OperatorSetOIDCSubjectParams{ID: id, OidcSubject: &subject, Now: s.Now()}))
+	n, err := s.queries().OperatorSetOIDCSubject(ctx, db.OperatorSetOIDCSubjectParams{ID: id, OidcSubject: &subject, Now: s.Now()})
+	if err != nil {
+		return interpretError(err)
+	}
+	if n == 0 {
+		if _, err := s.queries().OperatorGetByID(ctx, id); err != nil {
+			return interpretError(err)
+		}
+		return ErrConflict
+	}
+	return nil
 }
 
 // Operators lists every staff account, by e-mail.

@@ -15,8 +15,11 @@ SELECT * FROM operators WHERE oidc_subject = @oidc_subject;
 -- name: OperatorList :many
 SELECT * FROM operators ORDER BY lower(email), id;
 
--- name: OperatorSetOIDCSubject :exec
-UPDATE operators SET oidc_subject = @oidc_subject, updated_at = @now WHERE id = @id;
+-- name: OperatorSetOIDCSubject :execrows
+-- Binds an identity to an account that has none (or already this one): 0 rows when
+-- another identity got there first.
+UPDATE operators SET oidc_subject = @oidc_subject, updated_at = @now
+WHERE id = @id AND (oidc_subject IS NULL OR oidc_subject = @oidc_subject);
 
 -- name: OperatorSetPassword :exec
 UPDATE operators SET password_hash = sqlc.narg(password_hash), updated_at = @now WHERE id = @id;
