@@ -245,7 +245,7 @@ func (a *app) pageImage(w http.ResponseWriter, r *http.Request, rs *reqState) er
 		return store.ErrNotFound
 	case errors.Is(err, context.Canceled) && r.Context().Err() != nil:
 		return nil // the browser went away
-	case errors.Is(err, errRenderBusy):
+	case errors.Is(err, errRenderBusy), errors.Is(err, context.DeadlineExceeded):
 		w.Header().Set("Retry-After", "5")
 		a.fail(w, r, err, http.StatusServiceUnavailable, "error.unavailable")
 		return nil

@@ -36,6 +36,8 @@ type pageRenderer struct {
 	dpi    int
 	limits extract.Limits
 	slots  chan struct{}
+	// timeout bounds a render, the wait for a slot included.
+	timeout time.Duration
 	// flights joins requests for the same page while it renders (an advisor's browser
 	// and prefetches ask together).
 	flights singleflight.Group
@@ -48,7 +50,7 @@ func newPageRenderer(blobs *blob.Store, settings Settings) *pageRenderer {
 	}
 	return &pageRenderer{
 		blobs: blobs, dpi: min(dpi, 600), limits: extract.Limits{MaxMemory: settings.ToolMaxMemory},
-		slots: make(chan struct{}, maxRenders),
+		slots: make(chan struct{}, maxRenders), timeout: renderTimeout,
 	}
 }
 
@@ -77,7 +79,7 @@ func (p *pageRenderer) page(ctx context.Context, v viewedPage, blobKey string) (
 	// The render goes on when the asking request ends: others may wait for it, and the
 	// next request finds it cached.
 	ch := p.flights.DoChan(key, func() (any, error) {
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), renderTimeout)
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), p.timeout)
 		defer cancel()
 		return p.render(rctx, key, blobKey, v.page)
 	})
