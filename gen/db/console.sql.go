@@ -89,11 +89,16 @@ func (q *Queries) LatestEvaluationOf(ctx context.Context, submissionID uuid.UUID
 	return i, err
 }
 
-const pageGeometry = `-- name: PageGeometry :many
-SELECT page, text, ocr, width, height, words FROM upload_pages WHERE upload_id = $1 ORDER BY page
+const pageGeometryOne = `-- name: PageGeometryOne :one
+SELECT page, text, ocr, width, height, words FROM upload_pages WHERE upload_id = $1 AND page = $2
 `
 
-type PageGeometryRow struct {
+type PageGeometryOneParams struct {
+	UploadID uuid.UUID
+	Page     int32
+}
+
+type PageGeometryOneRow struct {
 	Page   int32
 	Text   string
 	Ocr    bool
@@ -102,32 +107,19 @@ type PageGeometryRow struct {
 	Words  []byte
 }
 
-// The stored pages of an upload (text and word boxes) for the document viewer.
-func (q *Queries) PageGeometry(ctx context.Context, uploadID uuid.UUID) ([]PageGeometryRow, error) {
-	rows, err := q.db.Query(ctx, pageGeometry, uploadID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	items := []PageGeometryRow{}
-	for rows.Next() {
-		var i PageGeometryRow
-		if err := rows.Scan(
-			&i.Page,
-			&i.Text,
-			&i.Ocr,
-			&i.Width,
-			&i.Height,
-			&i.Words,
-		); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
+// One stored page of an upload, for the document viewer.
+func (q *Queries) PageGeometryOne(ctx context.Context, arg PageGeometryOneParams) (PageGeometryOneRow, error) {
+	row := q.db.QueryRow(ctx, pageGeometryOne, arg.UploadID, arg.Page)
+	var i PageGeometryOneRow
+	err := row.Scan(
+		&i.Page,
+		&i.Text,
+		&i.Ocr,
+		&i.Width,
+		&i.Height,
+		&i.Words,
+	)
+	return i, err
 }
 
 const queueList = `-- name: QueueList :many

@@ -171,16 +171,14 @@ func (a *app) storedPage(r *http.Request, u store.Upload, n int) (*store.StoredP
 	if pageCount(u) == 0 {
 		return nil, nil
 	}
-	all, err := a.st.UploadPages(r.Context(), u.ID)
+	p, err := a.st.UploadPage(r.Context(), u.ID, n)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil
+	}
 	if err != nil {
 		return nil, err
 	}
-	for i := range all {
-		if all[i].Number == n {
-			return &all[i], nil
-		}
-	}
-	return nil, nil
+	return &p, nil
 }
 
 // uploadOf finds an upload among a submission's.

@@ -56,7 +56,7 @@ func newPageRenderer(blobs *blob.Store, settings Settings) *pageRenderer {
 
 // renderedKey is where page n of an upload, rendered at dpi, is cached.
 func renderedKey(v viewedPage, dpi int) string {
-	return fmt.Sprintf("%srendered/%s/%d-%d.png", store.SubmissionBlobPrefix(v.client, v.submission), v.upload, v.page, dpi)
+	return fmt.Sprintf("%s%d-%d.png", store.RenderedPagesPrefix(v.client, v.submission, v.upload), v.page, dpi)
 }
 
 // rendered is a page's PNG and, when it could not be cached, why.

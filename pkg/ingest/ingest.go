@@ -262,7 +262,7 @@ func (w *Worker) ReconcileOnce(ctx context.Context, js jetstream.JetStream, age 
 	}.Reconcile(ctx, w.Store, js)
 }
 
-// HandleBlobDelete removes the stored bytes of a deleted upload. A missing object is
+// HandleBlobDelete removes the stored bytes of a deleted upload (and its rendered pages). A missing object is
 // done already; any other failure returns the job for another delivery, for as long as
 // it takes (the consumer never gives up on it).
 func (w *Worker) HandleBlobDelete(ctx context.Context, msg jetstream.Msg) error {
@@ -272,6 +272,11 @@ func (w *Worker) HandleBlobDelete(ctx context.Context, msg jetstream.Msg) error 
 	}
 	if err := w.Blobs.Delete(ctx, job.Key); err != nil {
 		return fmt.Errorf("delete %s: %w", job.Key, err)
+	}
+	if job.Prefix != "" {
+		if err := w.Blobs.DeletePrefix(ctx, job.Prefix); err != nil {
+			return fmt.Errorf("delete %s: %w", job.Prefix, err)
+		}
 	}
 	return nil
 }

@@ -337,6 +337,15 @@ func TestDeletedUploadBytesAreRemoved(t *testing.T) {
 		t.Fatal(err)
 	}
 	path := filepath.Join(e.blobDir, filepath.FromSlash(u.BlobKey))
+	// A page the console rendered and cached goes with the upload.
+	rendered := store.RenderedPagesPrefix(e.sub.ClientID, e.sub.ID, id) + "1-110.png"
+	w, err := e.blobs.Writer(ctx, rendered, "image/png")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Write([]byte("png")); err != nil || w.Close() != nil {
+		t.Fatal(err)
+	}
 	// The store refuses the delete for now: where the object was sits a non-empty
 	// directory (a stand-in for a storage outage).
 	if err := os.Remove(path); err != nil {
@@ -362,10 +371,12 @@ func TestDeletedUploadBytesAreRemoved(t *testing.T) {
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		if _, err := os.Stat(path); os.IsNotExist(err) {
-			break
+			if ok, _ := e.blobs.Exists(ctx, rendered); !ok {
+				break
+			}
 		}
 		if time.Now().After(deadline) {
-			t.Fatal("the deleted upload's bytes were never removed")
+			t.Fatal("the deleted upload's bytes (or its rendered pages) were never removed")
 		}
 		time.Sleep(100 * time.Millisecond)
 	}

@@ -63,10 +63,12 @@ type PurgeJob struct {
 	SubmissionID uuid.UUID `json:"submission_id"`
 }
 
-// BlobDeleteJob asks for one stored object to be removed. It names the object's key
-// because the row that held it is gone.
+// BlobDeleteJob asks for one stored object to be removed, and with it every object
+// under Prefix (what was derived from it, such as rendered pages), when set. It names
+// them because the row that held them is gone.
 type BlobDeleteJob struct {
-	Key string `json:"key"`
+	Key    string `json:"key"`
+	Prefix string `json:"prefix,omitempty"`
 }
 
 // StreamConfigs are the streams every service ensures at start-up.

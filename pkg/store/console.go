@@ -118,24 +118,24 @@ type PageWord struct {
 	X0, Y0, X1, Y1 float64
 }
 
-// UploadPages reads an upload's stored pages, in order.
-func (s *Store) UploadPages(ctx context.Context, uploadID uuid.UUID) ([]StoredPage, error) {
-	rows, err := s.queries().PageGeometry(ctx, uploadID)
+// UploadPage reads page n of an upload; ErrNotFound when it has no such page.
+func (s *Store) UploadPage(ctx context.Context, uploadID uuid.UUID, n int) (StoredPage, error) {
+	r, err := s.queries().PageGeometryOne(ctx, db.PageGeometryOneParams{UploadID: uploadID, Page: int32(n)})
 	if err != nil {
-		return nil, interpretError(err)
+		return StoredPage{}, interpretError(err)
 	}
-	out := make([]StoredPage, len(rows))
-	for i, r := range rows {
-		p := StoredPage{Number: int(r.Page), Text: r.Text, OCR: r.Ocr}
-		if r.Width != nil && r.Height != nil {
-			p.Width, p.Height = *r.Width, *r.Height
-		}
-		for _, w := range decodePageWords(r.Words) {
-			p.Words = append(p.Words, PageWord{Text: w.Text, X0: w.Box.X0, Y0: w.Box.Y0, X1: w.Box.X1, Y1: w.Box.Y1})
-		}
-		out[i] = p
+	return storedPage(r), nil
+}
+
+func storedPage(r db.PageGeometryOneRow) StoredPage {
+	p := StoredPage{Number: int(r.Page), Text: r.Text, OCR: r.Ocr}
+	if r.Width != nil && r.Height != nil {
+		p.Width, p.Height = *r.Width, *r.Height
 	}
-	return out, nil
+	for _, w := range decodePageWords(r.Words) {
+		p.Words = append(p.Words, PageWord{Text: w.Text, X0: w.Box.X0, Y0: w.Box.Y0, X1: w.Box.X1, Y1: w.Box.Y1})
+	}
+	return p
 }
 
 // EndpointHealth is how an endpoint's deliveries since a time ended, by status.

@@ -489,6 +489,12 @@ func SubmissionBlobPrefix(client, submission uuid.UUID) string {
 	return fmt.Sprintf("clients/%s/submissions/%s/", client, submission)
 }
 
+// RenderedPagesPrefix is where the console caches an upload's rendered pages: under its
+// submission's prefix, so a purge removes them, and deleted with the upload.
+func RenderedPagesPrefix(client, submission, upload uuid.UUID) string {
+	return fmt.Sprintf("%srendered/%s/", SubmissionBlobPrefix(client, submission), upload)
+}
+
 // emitSlotUpdate announces a slot's status change.
 func (tx *Tx) emitSlotUpdate(ctx context.Context, s Submission, slot Slot, previous string) error {
 	rows, err := tx.q.UploadsOfSubmission(ctx, s.ID)

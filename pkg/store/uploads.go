@@ -349,7 +349,8 @@ func (t Tenant) DeleteUpload(ctx context.Context, submission, id uuid.UUID) erro
 				return err
 			}
 		}
-		if err := tx.Enqueue(ctx, messaging.BlobDeleteSubject, messaging.BlobDeleteJob{Key: r.BlobKey}); err != nil {
+		job := messaging.BlobDeleteJob{Key: r.BlobKey, Prefix: RenderedPagesPrefix(t.clientID, s.ID, id)}
+		if err := tx.Enqueue(ctx, messaging.BlobDeleteSubject, job); err != nil {
 			return err
 		}
 		return tx.uploadsChanged(ctx, s)

@@ -52,10 +52,10 @@ GROUP BY d.endpoint_id, d.status;
 -- name: LatestEvaluationOf :one
 SELECT * FROM evaluations WHERE submission_id = @submission_id ORDER BY seq DESC LIMIT 1;
 
--- name: PageGeometry :many
--- The stored pages of an upload (text and word boxes) for the document viewer.
-SELECT page, text, ocr, width, height, words FROM upload_pages WHERE upload_id = @upload_id ORDER BY page;
-
 -- name: SubmissionOwnerOf :one
 -- The client a submission belongs to and whether it is being purged.
 SELECT api_client_id, (purge_requested_at IS NOT NULL)::boolean AS purging FROM submissions WHERE id = @id;
+
+-- name: PageGeometryOne :one
+-- One stored page of an upload, for the document viewer.
+SELECT page, text, ocr, width, height, words FROM upload_pages WHERE upload_id = @upload_id AND page = @page;
