@@ -103,11 +103,13 @@ spec-lint:
 	npx --yes $(SPECTRAL) lint --fail-severity=warn --ruleset openapi/.spectral.yaml openapi/openapi.yaml
 
 # gcc: the race detector and sqlc's parser need cgo. poppler-utils, tesseract (German
-# and English) and antiword: the ingest service's text extraction; qpdf: its tests.
+# and English) and antiword: the ingest service's text extraction; qpdf: its tests;
+# curl and chromium: the quickstart's and the console's browser tests.
 tools:
 	@command -v gcc >/dev/null || $(MAKE) --no-print-directory apt PKGS="gcc libc6-dev"
 	@missing=""; \
-	for t in pdftotext:poppler-utils pdfinfo:poppler-utils pdftoppm:poppler-utils tesseract:tesseract-ocr antiword:antiword qpdf:qpdf; do \
+	for t in pdftotext:poppler-utils pdfinfo:poppler-utils pdftoppm:poppler-utils tesseract:tesseract-ocr antiword:antiword qpdf:qpdf curl:curl \
+			chromium:chromium; do \
 		command -v $${t%%:*} >/dev/null || missing="$$missing $${t#*:}"; done; \
 	if command -v tesseract >/dev/null; then \
 		langs=$$(tesseract --list-langs 2>/dev/null); \
