@@ -57,38 +57,6 @@ func (q *Queries) EndpointDeliveryHealth(ctx context.Context, arg EndpointDelive
 	return items, nil
 }
 
-const latestEvaluationOf = `-- name: LatestEvaluationOf :one
-SELECT id, seq, submission_id, api_client_id, kind, status, stage_label, progress_percent, input_upload_ids, input_file_ids, failure_code, failure_message, result, attempts, progress_emitted_at, created_at, started_at, finished_at, updated_at, job_enqueued_at FROM evaluations WHERE submission_id = $1 ORDER BY seq DESC LIMIT 1
-`
-
-func (q *Queries) LatestEvaluationOf(ctx context.Context, submissionID uuid.UUID) (Evaluation, error) {
-	row := q.db.QueryRow(ctx, latestEvaluationOf, submissionID)
-	var i Evaluation
-	err := row.Scan(
-		&i.ID,
-		&i.Seq,
-		&i.SubmissionID,
-		&i.APIClientID,
-		&i.Kind,
-		&i.Status,
-		&i.StageLabel,
-		&i.ProgressPercent,
-		&i.InputUploadIds,
-		&i.InputFileIds,
-		&i.FailureCode,
-		&i.FailureMessage,
-		&i.Result,
-		&i.Attempts,
-		&i.ProgressEmittedAt,
-		&i.CreatedAt,
-		&i.StartedAt,
-		&i.FinishedAt,
-		&i.UpdatedAt,
-		&i.JobEnqueuedAt,
-	)
-	return i, err
-}
-
 const pageGeometryOne = `-- name: PageGeometryOne :one
 SELECT page, text, ocr, width, height, words FROM upload_pages WHERE upload_id = $1 AND page = $2
 `
@@ -126,7 +94,6 @@ const queueList = `-- name: QueueList :many
 
 SELECT s.id, s.api_client_id, c.name AS client_name, s.display_id, s.external_submission_id,
        s.template_id, s.status, s.created_at, s.updated_at,
-       coalesce(e.status, '')::text AS evaluation_status,
        coalesce(e.result -> 'summary' ->> 'outcome', '')::text AS outcome,
        coalesce(e.result -> 'summary' ->> 'recommendation', '')::text AS recommendation,
        coalesce(e.result -> 'summary' ->> 'risk_band', '')::text AS risk_band,
@@ -134,8 +101,8 @@ SELECT s.id, s.api_client_id, c.name AS client_name, s.display_id, s.external_su
 FROM submissions s
 JOIN api_clients c ON c.id = s.api_client_id
 LEFT JOIN LATERAL (
-    SELECT ev.id, ev.status, ev.result FROM evaluations ev
-    WHERE ev.submission_id = s.id ORDER BY ev.seq DESC LIMIT 1
+    SELECT ev.result FROM evaluations ev
+    WHERE ev.submission_id = s.id AND ev.status = 'completed' ORDER BY ev.seq DESC LIMIT 1
 ) e ON true
 WHERE s.purge_requested_at IS NULL
   AND ($1::boolean OR s.api_client_id = ANY ($2::uuid[]))
@@ -182,7 +149,6 @@ type QueueListRow struct {
 	Status               string
 	CreatedAt            time.Time
 	UpdatedAt            time.Time
-	EvaluationStatus     string
 	Outcome              string
 	Recommendation       string
 	RiskBand             string
@@ -190,7 +156,7 @@ type QueueListRow struct {
 }
 
 // Reads of the console, across API clients (the console checks what each operator may see).
-// Submissions with their latest evaluation's summary, filtered, newest or oldest first,
+// Submissions with their latest completed evaluation's summary, filtered, newest or oldest first,
 // keyset-paginated on (created_at, id) in the chosen direction. @client_ids limits the
 // clients unless @all_clients.
 func (q *Queries) QueueList(ctx context.Context, arg QueueListParams) ([]QueueListRow, error) {
@@ -226,7 +192,6 @@ func (q *Queries) QueueList(ctx context.Context, arg QueueListParams) ([]QueueLi
 			&i.Status,
 			&i.CreatedAt,
 			&i.UpdatedAt,
-			&i.EvaluationStatus,
 			&i.Outcome,
 			&i.Recommendation,
 			&i.RiskBand,
@@ -240,18 +205,6 @@ func (q *Queries) QueueList(ctx context.Context, arg QueueListParams) ([]QueueLi
 		return nil, err
 	}
 	return items, nil
-}
-
-const submissionClientOf = `-- name: SubmissionClientOf :one
-SELECT api_client_id FROM submissions WHERE id = $1 AND purge_requested_at IS NULL
-`
-
-// The client a submission belongs to (the console then reads it through that tenant).
-func (q *Queries) SubmissionClientOf(ctx context.Context, id uuid.UUID) (uuid.UUID, error) {
-	row := q.db.QueryRow(ctx, submissionClientOf, id)
-	var api_client_id uuid.UUID
-	err := row.Scan(&api_client_id)
-	return api_client_id, err
 }
 
 const submissionOwnerOf = `-- name: SubmissionOwnerOf :one

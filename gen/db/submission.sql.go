@@ -45,35 +45,6 @@ func (q *Queries) SlotGet(ctx context.Context, arg SlotGetParams) (DocumentSlot,
 	return i, err
 }
 
-const slotGetAny = `-- name: SlotGetAny :one
-SELECT id, submission_id, position, key, label, description, document_type_id, required, allow_multiple_files, extra, status, updated_at, review_decision, review_reason, review_decided_at, review_operator_id FROM document_slots WHERE id = $1
-`
-
-// For the console: a slot whatever its submission's client.
-func (q *Queries) SlotGetAny(ctx context.Context, id uuid.UUID) (DocumentSlot, error) {
-	row := q.db.QueryRow(ctx, slotGetAny, id)
-	var i DocumentSlot
-	err := row.Scan(
-		&i.ID,
-		&i.SubmissionID,
-		&i.Position,
-		&i.Key,
-		&i.Label,
-		&i.Description,
-		&i.DocumentTypeID,
-		&i.Required,
-		&i.AllowMultipleFiles,
-		&i.Extra,
-		&i.Status,
-		&i.UpdatedAt,
-		&i.ReviewDecision,
-		&i.ReviewReason,
-		&i.ReviewDecidedAt,
-		&i.ReviewOperatorID,
-	)
-	return i, err
-}
-
 const slotInsert = `-- name: SlotInsert :exec
 INSERT INTO document_slots (id, submission_id, position, key, label, description, document_type_id, required, allow_multiple_files, extra, status, updated_at)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'missing', $11)

@@ -106,6 +106,8 @@ func run(ctx context.Context, args []string, open Opener, stdout io.Writer) erro
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		return fmt.Errorf("%s: no such client, key or operator", cmd)
+	case errors.Is(err, store.ErrAdminLimited):
+		return fmt.Errorf("%s: --clients is for advisors: %w", cmd, err)
 	case errors.Is(err, store.ErrConflict):
 		return fmt.Errorf("%s: already exists (an operator with this e-mail?)", cmd)
 	case err != nil:

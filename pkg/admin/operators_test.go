@@ -36,6 +36,9 @@ func TestOperatorAccounts(t *testing.T) {
 	require.Contains(t, stderr, "already exists")
 	_, _, code = run("operators", "create", "--email", "bob@lender.example", "--role", "owner")
 	require.Equal(t, 1, code)
+	_, stderr, code = run("operators", "create", "--email", "bob@lender.example", "--role", "admin", "--clients", c.ID.String())
+	require.Equal(t, 1, code, "an admin limited to some clients")
+	require.Contains(t, stderr, "--clients is for advisors")
 
 	// A new password replaces the old one; SSO-only accounts have none.
 	out, _, code = run("operators", "set-password", op.ID.String())

@@ -15,7 +15,7 @@ import (
 func TestSlotReviewVisibleToPartner(t *testing.T) {
 	ctx := context.Background()
 	e := newEnv(t)
-	_, key := e.newClient()
+	clientID, key := e.newClient()
 	c := e.client(key)
 	sub := e.createSubmission(c, client.CreateSubmissionRequest{ExternalSubmissionId: "rev"})
 	d, _ := c.GetSubmissionWithResponse(ctx, sub.Id)
@@ -29,7 +29,7 @@ func TestSlotReviewVisibleToPartner(t *testing.T) {
 		t.Fatal(err)
 	}
 	advisor := e.store.As(store.Actor{Name: "advisor@lender.example"})
-	if _, err := advisor.DecideSlot(ctx, store.Decision{SubmissionID: sub.Id, SlotID: slot.Id, Decision: store.DecisionNeedsReview, Reason: "Page 2 missing"}); err != nil {
+	if _, err := advisor.DecideSlot(ctx, store.Decision{ClientID: clientID, SubmissionID: sub.Id, SlotID: slot.Id, Decision: store.DecisionNeedsReview, Reason: "Page 2 missing"}); err != nil {
 		t.Fatal(err)
 	}
 	d, err := c.GetSubmissionWithResponse(ctx, sub.Id)

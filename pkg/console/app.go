@@ -6,7 +6,9 @@ import (
 	"html/template"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"net/url"
+	"path"
 	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -27,6 +29,7 @@ type app struct {
 	secure   bool                                     // cookies carry Secure
 	renderer *pageRenderer
 	signins  *prometheus.CounterVec
+	proxies  []netip.Prefix // whose X-Forwarded-For is believed
 }
 
 // New builds the console's handler.
@@ -46,6 +49,9 @@ func New(d Deps) (http.Handler, error) {
 		}
 	}
 	a.secure = !d.Settings.InsecureCookies
+	if a.proxies, err = parseProxies(d.Settings.TrustedProxies); err != nil {
+		return nil, err
+	}
 	if a.pages, err = parsePages(msgs); err != nil {
 		return nil, err
 	}
@@ -230,10 +236,25 @@ func (a *app) setLanguage(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, localPath(r.URL.Query().Get("next"), "/"), http.StatusSeeOther)
 }
 
-// localPath returns p when it is a path on this site (no scheme, no host, no
-// protocol-relative //), else def: redirects never leave the console.
+// localPath returns p when it is a path on this site, else def: redirects never leave
+// the console. Refused: anything with a scheme or host, a backslash (browsers read
+// "/\\host" as "//host"), control characters or spaces (browsers drop tabs and newlines
+// from URLs), and anything that is not a rooted path once cleaned the way http.Redirect
+// cleans it.
 func localPath(p, def string) string {
-	if p == "" || !strings.HasPrefix(p, "/") || strings.HasPrefix(p, "//") || strings.HasPrefix(p, "/\\") || strings.ContainsAny(p, "\r\n") {
+	if p == "" || p[0] != '/' || strings.ContainsRune(p, '\\') {
+		return def
+	}
+	for _, c := range []byte(p) {
+		if c <= 0x20 || c == 0x7f {
+			return def
+		}
+	}
+	u, err := url.Parse(p)
+	if err != nil || u.Scheme != "" || u.Host != "" || u.Opaque != "" || strings.HasPrefix(u.Path, "//") {
+		return def
+	}
+	if cleaned := path.Clean(u.Path); strings.HasPrefix(cleaned, "//") || !strings.HasPrefix(cleaned, "/") {
 		return def
 	}
 	return p

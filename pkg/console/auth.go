@@ -6,10 +6,14 @@ import (
 	"crypto/subtle"
 	"encoding/base64"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
+	"net/netip"
+	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 
@@ -84,34 +88,92 @@ func validCSRF(r *http.Request, want string) bool {
 	return want != "" && subtle.ConstantTimeCompare([]byte(got), []byte(want)) == 1
 }
 
-// clientIP is the address a request came from, for throttling and the audit log. Behind
-// an ingress the peer is the proxy; X-Forwarded-For's last hop is the one our proxy
-// added, so it is taken (earlier hops are the client's to forge).
-func clientIP(r *http.Request) string {
-	if fwd := r.Header.Get("X-Forwarded-For"); fwd != "" {
-		hops := strings.Split(fwd, ",")
-		if ip := net.ParseIP(strings.TrimSpace(hops[len(hops)-1])); ip != nil {
-			return ip.String()
+// clientIP is the address a request came from, for throttling and the audit log: the
+// peer, unless the peer is one of the trusted proxies (DOCEVAL_CONSOLE_TRUSTED_PROXIES);
+// then X-Forwarded-For is read from the right, skipping trusted proxies, and the first
+// address that is not one is the client (hops further left are the client's to forge).
+func (a *app) clientIP(r *http.Request) string {
+	peer, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		peer = r.RemoteAddr
+	}
+	addr, err := netip.ParseAddr(peer)
+	if err != nil || !a.trusted(addr) {
+		return cleanText(peer, 64)
+	}
+	hops := strings.Split(strings.Join(r.Header.Values("X-Forwarded-For"), ","), ",")
+	for i := len(hops) - 1; i >= 0; i-- {
+		hop, err := netip.ParseAddr(strings.TrimSpace(hops[i]))
+		if err != nil {
+			break // a malformed hop: trust nothing further left
+		}
+		addr = hop.Unmap()
+		if !a.trusted(addr) {
+			break
 		}
 	}
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
-	}
-	return host
+	return addr.String()
 }
 
-func actorOf(r *http.Request, op store.Operator) store.Actor {
+func (a *app) trusted(addr netip.Addr) bool {
+	for _, p := range a.proxies {
+		if p.Contains(addr.Unmap()) {
+			return true
+		}
+	}
+	return false
+}
+
+// parseProxies reads DOCEVAL_CONSOLE_TRUSTED_PROXIES: comma-separated CIDRs or addresses.
+func parseProxies(s string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		if !strings.Contains(part, "/") {
+			addr, err := netip.ParseAddr(part)
+			if err != nil {
+				return nil, fmt.Errorf("DOCEVAL_CONSOLE_TRUSTED_PROXIES: %q is neither a CIDR nor an address", part)
+			}
+			out = append(out, netip.PrefixFrom(addr.Unmap(), addr.Unmap().BitLen()))
+			continue
+		}
+		p, err := netip.ParsePrefix(part)
+		if err != nil {
+			return nil, fmt.Errorf("DOCEVAL_CONSOLE_TRUSTED_PROXIES: %q is neither a CIDR nor an address", part)
+		}
+		out = append(out, p.Masked())
+	}
+	return out, nil
+}
+
+func (a *app) actorOf(r *http.Request, op store.Operator) store.Actor {
 	id := op.ID
-	return store.Actor{OperatorID: &id, Name: op.Email, IP: clientIP(r), UserAgent: truncate(r.UserAgent(), 300)}
+	return store.Actor{OperatorID: &id, Name: op.Email, IP: a.clientIP(r), UserAgent: cleanText(r.UserAgent(), 300)}
 }
 
-func truncate(s string, n int) string {
-	if len(s) > n {
-		return s[:n]
-	}
-	return s
+// anonymous is the actor of an attempt by someone not signed in: the e-mail they gave.
+func (a *app) anonymous(r *http.Request, email string) store.Actor {
+	return store.Actor{Name: cleanText(email, 254), IP: a.clientIP(r), UserAgent: cleanText(r.UserAgent(), 300)}
 }
+
+// cleanText makes text from a request fit to store: valid UTF-8 without NUL, cut to at
+// most n bytes on a character boundary.
+func cleanText(s string, n int) string {
+	s = strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "")
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// validText reports whether a form field can be stored as it is: valid UTF-8, no NUL.
+func validText(s string) bool { return utf8.ValidString(s) && !strings.ContainsRune(s, 0) }
 
 // loginPage shows the sign-in form with a fresh double-submit token.
 func (a *app) loginPage(w http.ResponseWriter, r *http.Request) {
@@ -119,7 +181,7 @@ func (a *app) loginPage(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, localPath(r.URL.Query().Get("next"), "/"), http.StatusSeeOther)
 		return
 	}
-	a.renderLogin(w, r, http.StatusOK, "", r.URL.Query().Get("next"), r.URL.Query().Get("error"))
+	a.renderLogin(w, r, http.StatusOK, "", r.URL.Query().Get("next"), "")
 }
 
 func (a *app) renderLogin(w http.ResponseWriter, r *http.Request, status int, email, next, msg string) {
@@ -131,13 +193,14 @@ func (a *app) renderLogin(w http.ResponseWriter, r *http.Request, status int, em
 	})
 }
 
-// login signs in with e-mail and password. Failed attempts are counted per e-mail and
-// per address; past LoginMaxFailures for the e-mail (or four times that from one
-// address) within LoginWindow, sign-in is refused until the window has passed, whether
-// the password is right or not.
+// login signs in with e-mail and password. Every attempt is counted as a failure per
+// e-mail and per address before its password is checked (and forgotten when it proves
+// right), so attempts sent at once cannot all pass the count. Past LoginMaxFailures for
+// the e-mail (or four times that from one address) within LoginWindow, sign-in is
+// refused until the window has passed, whether the password is right or not.
 func (a *app) login(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
-	email := truncate(strings.TrimSpace(r.PostFormValue("email")), 254)
+	email := cleanText(strings.TrimSpace(r.PostFormValue("email")), 254)
 	password := r.PostFormValue("password")
 	next := r.PostFormValue("next")
 	c, err := r.Cookie(a.loginCookieName())
@@ -145,16 +208,24 @@ func (a *app) login(w http.ResponseWriter, r *http.Request) {
 		a.renderLogin(w, r, http.StatusForbidden, email, next, "error.csrf")
 		return
 	}
-	ctx, ip := r.Context(), clientIP(r)
+	ctx, ip := r.Context(), a.clientIP(r)
+	if err := a.st.RecordLoginFailure(ctx, email, ip); err != nil {
+		a.fail(w, r, err, http.StatusServiceUnavailable, "error.unavailable")
+		return
+	}
 	byEmail, byIP, err := a.st.LoginFailures(ctx, email, ip, a.cfg.LoginWindow)
 	if err != nil {
 		a.fail(w, r, err, http.StatusServiceUnavailable, "error.unavailable")
 		return
 	}
-	if byEmail >= int64(a.cfg.LoginMaxFailures) || byIP >= 4*int64(a.cfg.LoginMaxFailures) {
-		_ = a.st.RecordAudit(ctx, store.Actor{Name: truncate(email, 254), IP: ip, UserAgent: truncate(r.UserAgent(), 300)}, "signin.throttled", "operator", "", nil)
+	limit := int64(a.cfg.LoginMaxFailures)
+	if byEmail > limit || byIP > 4*limit {
+		// One entry when the lock begins, not one per refused attempt.
+		if byEmail == limit+1 || byIP == 4*limit+1 {
+			a.recordAttempt(r, a.anonymous(r, email), "signin.throttled", "", nil)
+		}
 		a.signins.WithLabelValues("password", "throttled").Inc()
-		w.Header().Set("Retry-After", "60")
+		w.Header().Set("Retry-After", strconv.Itoa(int(a.cfg.LoginWindow/time.Second)))
 		a.renderLogin(w, r, http.StatusTooManyRequests, email, next, "login.throttled")
 		return
 	}
@@ -169,37 +240,47 @@ func (a *app) login(w http.ResponseWriter, r *http.Request) {
 	}
 	if !auth.CheckPassword(hash, password) {
 		a.signins.WithLabelValues("password", "failed").Inc()
-		if err := a.st.RecordLoginFailure(ctx, email, ip); err != nil {
-			a.log.Warn("record sign-in failure", "error", err)
-		}
 		target := "" // no such account
 		if op.ID != uuid.Nil {
 			target = op.ID.String()
 		}
-		_ = a.st.RecordAudit(ctx, store.Actor{Name: truncate(email, 254), IP: ip, UserAgent: truncate(r.UserAgent(), 300)}, "signin.failed", "operator", target, nil)
+		a.recordAttempt(r, a.anonymous(r, email), "signin.failed", target, nil)
 		a.renderLogin(w, r, http.StatusUnauthorized, email, next, "login.failed")
 		return
 	}
-	_ = a.st.ClearLoginFailures(ctx, email)
+	if err := a.st.ClearLoginFailures(ctx, email); err != nil {
+		a.log.Warn("forget sign-in attempts", "error", err)
+	}
 	a.startSession(w, r, op, "password", next)
 }
 
-// startSession opens a session for op (after a password or SSO sign-in), records the
-// sign-in, and goes to next.
+// recordAttempt records an attempt that changes nothing else (a refused sign-in); a failure to
+// record it is logged, since the answer to the attempt does not depend on it.
+func (a *app) recordAttempt(r *http.Request, actor store.Actor, action, target string, details any) {
+	if err := a.st.RecordAudit(r.Context(), actor, action, "operator", target, details); err != nil {
+		a.log.Error("audit", "action", action, "error", err)
+	}
+}
+
+// startSession opens a session for op (after a password or SSO sign-in), in the same
+// transaction as its audit entry, ends the session the browser presented (if any), and
+// goes to next.
 func (a *app) startSession(w http.ResponseWriter, r *http.Request, op store.Operator, method, next string) {
+	if c, err := r.Cookie(a.sessionCookieName()); err == nil && c.Value != "" {
+		if err := a.st.DeleteSession(r.Context(), tokenHash(c.Value)); err != nil {
+			a.log.Warn("end the previous session", "error", err)
+		}
+	}
 	token := randomToken()
-	_, err := a.st.CreateSession(r.Context(), store.NewSession{
+	_, err := a.st.As(a.actorOf(r, op)).CreateSession(r.Context(), store.NewSession{
 		TokenHash: tokenHash(token), OperatorID: op.ID, CSRFToken: randomToken(), MaxAge: a.cfg.SessionMax,
-		IP: clientIP(r), UserAgent: truncate(r.UserAgent(), 300),
+		IP: a.clientIP(r), UserAgent: cleanText(r.UserAgent(), 300), Method: method,
 	})
 	if err != nil {
 		a.fail(w, r, err, http.StatusServiceUnavailable, "error.unavailable")
 		return
 	}
 	a.signins.WithLabelValues(method, "ok").Inc()
-	if err := a.st.RecordAudit(r.Context(), actorOf(r, op), "signin", "operator", op.ID.String(), map[string]any{"method": method}); err != nil {
-		a.log.Warn("audit sign-in", "error", err)
-	}
 	a.setCookie(w, a.sessionCookieName(), token, int(a.cfg.SessionMax/time.Second))
 	a.setCookie(w, a.loginCookieName(), "", -1)
 	http.Redirect(w, r, localPath(next, "/"), http.StatusSeeOther)
@@ -209,7 +290,7 @@ func (a *app) logout(w http.ResponseWriter, r *http.Request, rs *reqState) error
 	if err := a.st.DeleteSession(r.Context(), rs.sess.TokenHash); err != nil {
 		return err
 	}
-	_ = a.st.RecordAudit(r.Context(), actorOf(r, rs.op), "signout", "operator", rs.op.ID.String(), nil)
+	a.recordAttempt(r, a.actorOf(r, rs.op), "signout", rs.op.ID.String(), nil)
 	a.clearSessionCookie(w)
 	http.Redirect(w, r, "/login", http.StatusSeeOther)
 	return nil
@@ -221,7 +302,7 @@ func (a *app) logoutEverywhere(w http.ResponseWriter, r *http.Request, rs *reqSt
 	if err != nil {
 		return err
 	}
-	_ = a.st.RecordAudit(r.Context(), actorOf(r, rs.op), "signout.everywhere", "operator", rs.op.ID.String(), map[string]any{"sessions": n})
+	a.recordAttempt(r, a.actorOf(r, rs.op), "signout.everywhere", rs.op.ID.String(), map[string]any{"sessions": n})
 	a.clearSessionCookie(w)
 	http.Redirect(w, r, "/login", http.StatusSeeOther)
 	return nil

@@ -48,6 +48,9 @@ func (a *app) createClient(w http.ResponseWriter, r *http.Request, rs *reqState)
 	if err != nil {
 		return err
 	}
+	if !validText(name) {
+		return errBadInput
+	}
 	if name == "" || len([]rune(name)) > 200 {
 		list, err := a.st.ListClients(r.Context())
 		if err != nil {
@@ -58,7 +61,7 @@ func (a *app) createClient(w http.ResponseWriter, r *http.Request, rs *reqState)
 		})
 		return nil
 	}
-	c, key, secret, err := a.st.As(actorOf(r, rs.op)).CreateClient(r.Context(), name, perms)
+	c, key, secret, err := a.st.As(a.actorOf(r, rs.op)).CreateClient(r.Context(), name, perms)
 	if err != nil {
 		return err
 	}
@@ -110,9 +113,18 @@ func (a *app) renderClient(w http.ResponseWriter, r *http.Request, id uuid.UUID,
 	a.render(w, r, http.StatusOK, "client", map[string]any{
 		"Client": c, "Keys": keys, "Issued": issued, "Endpoints": views,
 		"Permissions": auth.Strings(auth.AllPermissions), "Granted": auth.Strings(c.Permissions),
-		"Notice": r.URL.Query().Get("done"),
+		"Notice": doneNotice(r.URL.Query().Get("done")),
 	})
 	return nil
+}
+
+// doneNotice is the notice a redirect after a change asks for, when it is one of ours.
+func doneNotice(done string) string {
+	switch done {
+	case "permissions", "disabled", "enabled", "revoked":
+		return done
+	}
+	return ""
 }
 
 func (a *app) setPermissions(w http.ResponseWriter, r *http.Request, rs *reqState) error {
@@ -124,7 +136,7 @@ func (a *app) setPermissions(w http.ResponseWriter, r *http.Request, rs *reqStat
 	if err != nil {
 		return err
 	}
-	if _, err := a.st.As(actorOf(r, rs.op)).SetClientPermissions(r.Context(), id, perms); err != nil {
+	if _, err := a.st.As(a.actorOf(r, rs.op)).SetClientPermissions(r.Context(), id, perms); err != nil {
 		return err
 	}
 	http.Redirect(w, r, "/clients/"+id.String()+"?done=permissions", http.StatusSeeOther)
@@ -137,7 +149,7 @@ func (a *app) setDisabled(disabled bool) handler {
 		if err != nil {
 			return store.ErrNotFound
 		}
-		if _, err := a.st.As(actorOf(r, rs.op)).SetClientDisabled(r.Context(), id, disabled); err != nil {
+		if _, err := a.st.As(a.actorOf(r, rs.op)).SetClientDisabled(r.Context(), id, disabled); err != nil {
 			return err
 		}
 		done := "enabled"
@@ -156,7 +168,7 @@ func (a *app) issueKey(w http.ResponseWriter, r *http.Request, rs *reqState) err
 	if err != nil {
 		return store.ErrNotFound
 	}
-	key, secret, err := a.st.As(actorOf(r, rs.op)).CreateKey(r.Context(), id)
+	key, secret, err := a.st.As(a.actorOf(r, rs.op)).CreateKey(r.Context(), id)
 	if err != nil {
 		return err
 	}
@@ -183,7 +195,7 @@ func (a *app) revokeKey(w http.ResponseWriter, r *http.Request, rs *reqState) er
 	if !found {
 		return store.ErrNotFound
 	}
-	if _, err := a.st.As(actorOf(r, rs.op)).RevokeKey(r.Context(), keyID); err != nil {
+	if _, err := a.st.As(a.actorOf(r, rs.op)).RevokeKey(r.Context(), keyID); err != nil {
 		return err
 	}
 	http.Redirect(w, r, "/clients/"+id.String()+"?done=revoked", http.StatusSeeOther)

@@ -16,11 +16,16 @@ type Config struct {
 type Settings struct {
 	HTTPAddr string `env:"DOCEVAL_HTTP_ADDR" envDefault:":8080"`
 	// PublicURL is where staff reach the console (https://console.example.com): the
-	// OpenID Connect redirect URL is built from it, and cookies are Secure when it is https.
+	// OpenID Connect redirect URL is built from it.
 	PublicURL string `env:"DOCEVAL_CONSOLE_PUBLIC_URL"`
 	// InsecureCookies drops the Secure flag for a console served over plain http on a
-	// developer's machine (the dev stack sets it); never in production.
+	// developer's machine (the dev stack sets it unless PublicURL is https); never in
+	// production.
 	InsecureCookies bool `env:"DOCEVAL_CONSOLE_INSECURE_COOKIES" envDefault:"false"`
+	// TrustedProxies are the reverse proxies (CIDRs or addresses, comma-separated) whose
+	// X-Forwarded-For is believed: sign-in throttling and the audit log then see the
+	// client's address instead of the proxy's. Empty: the peer address is the client's.
+	TrustedProxies string `env:"DOCEVAL_CONSOLE_TRUSTED_PROXIES"`
 	// SessionIdle ends a session unused for this long; SessionMax ends any session this
 	// long after sign-in.
 	SessionIdle time.Duration `env:"DOCEVAL_CONSOLE_SESSION_IDLE" envDefault:"30m"`

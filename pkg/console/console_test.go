@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/uuid"
@@ -47,6 +49,18 @@ func TestSignInRolesAndSignOut(t *testing.T) {
 		t.Fatalf("advisor creates a client: %d", p.status)
 	}
 
+	// Signing in from a browser that still holds a session ends that session.
+	first := b.browser()
+	first.signIn("advisor@example.com", advisorPW)
+	second := b.browser()
+	token := second.csrf("/login")
+	second.c.Jar.SetCookies(mustURL(b.srv.URL), first.c.Jar.Cookies(mustURL(b.srv.URL)))
+	if p := second.post("/login", url.Values{"email": {"advisor@example.com"}, "password": {advisorPW}}, token); p.status != http.StatusSeeOther {
+		t.Fatalf("sign in over a session: %d", p.status)
+	}
+	if p := first.get("/queue"); p.status != http.StatusSeeOther {
+		t.Fatalf("the session replaced by a new sign-in still works: %d", p.status)
+	}
 	// Sign-out ends the session; sign-out everywhere ends the others too.
 	other := b.browser()
 	other.signIn("admin@example.com", adminPW)
@@ -133,9 +147,41 @@ func TestLoginThrottle(t *testing.T) {
 	if p.status != http.StatusTooManyRequests || !strings.Contains(p.body, "Too many failed sign-ins") {
 		t.Fatalf("throttled sign-in: %d %.300s", p.status, p.body)
 	}
+	// Attempts sent at once are counted before their passwords are checked: no more
+	// than the limit get to try one.
+	b.operator("y@example.com", store.RoleAdvisor, nil)
+	var wg sync.WaitGroup
+	statuses := make(chan int, 12)
+	for i := 0; i < 12; i++ {
+		other := b.browser()
+		token := other.csrf("/login")
+		wg.Go(func() {
+			statuses <- other.post("/login", url.Values{"email": {"y@example.com"}, "password": {"guess number " + strconv.Itoa(i)}}, token).status
+		})
+	}
+	wg.Wait()
+	close(statuses)
+	tried := 0
+	for st := range statuses {
+		if st == http.StatusUnauthorized {
+			tried++
+		} else if st != http.StatusTooManyRequests {
+			t.Fatalf("parallel attempt: %d", st)
+		}
+	}
+	if tried > 5 {
+		t.Fatalf("%d parallel guesses were checked, limit 5", tried)
+	}
+
 	entries, err := b.st.AuditLog(context.Background(), store.AuditFilter{Limit: 50})
 	if err != nil {
 		t.Fatal(err)
+	}
+	for i := 0; i < len(entries); i++ { // only x@example.com's
+		if entries[i].Actor != "x@example.com" {
+			entries = append(entries[:i], entries[i+1:]...)
+			i--
+		}
 	}
 	counts := map[string]int{}
 	for _, e := range entries {
@@ -240,6 +286,12 @@ func TestDecisions(t *testing.T) {
 		ev.DocumentSlot.Review.Decision != "rejected" || *ev.DocumentSlot.Review.Reason != "Payslip older than 3 months" {
 		t.Fatalf("event: %+v", ev)
 	}
+	// Text that cannot be stored is refused, not a server error.
+	for _, reason := range []string{"bad \x00 byte", "bad \xff utf-8"} {
+		if p := br.post(path, url.Values{"decision": {"rejected"}, "reason": {reason}}, csrf); p.status != http.StatusBadRequest {
+			t.Fatalf("reason %q: %d", reason, p.status)
+		}
+	}
 	// Clearing the decision gives the computed status back.
 	if p := br.post(path, url.Values{"decision": {"clear"}}, csrf); p.status != http.StatusSeeOther {
 		t.Fatalf("clear: %d", p.status)
@@ -301,4 +353,12 @@ func lastSlotEvent(t *testing.T, st *store.Store, client uuid.UUID) store.SlotUp
 		t.Fatalf("the event names staff: %s", events[0].Envelope)
 	}
 	return env.Data
+}
+
+func mustURL(s string) *url.URL {
+	u, err := url.Parse(s)
+	if err != nil {
+		panic(err)
+	}
+	return u
 }

@@ -108,9 +108,48 @@ func TestLocalPath(t *testing.T) {
 		"queue":                   "/",
 		"/ok\r\nSet-Cookie: x=y":  "/",
 		"javascript:alert(1)":     "/",
+		"/./\\evil.example":       "/",
+		"/\t/evil.example":        "/",
+		"/%09/evil.example":       "/%09/evil.example",
+		"/a/../../b":              "/a/../../b",
+		"/.//evil.example":        "/.//evil.example",
+		"/ok path":                "/",
 	} {
 		if got := localPath(in, "/"); got != want {
 			t.Errorf("localPath(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// X-Forwarded-For is believed only from trusted proxies, read from the right.
+func TestClientIP(t *testing.T) {
+	proxies, err := parseProxies("10.0.0.0/8, 192.0.2.7")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := &app{proxies: proxies}
+	for _, tc := range []struct{ peer, xff, want string }{
+		{"203.0.113.9:5000", "", "203.0.113.9"},
+		{"203.0.113.9:5000", "198.51.100.1", "203.0.113.9"},          // an untrusted peer's header is ignored
+		{"10.1.2.3:5000", "198.51.100.1", "198.51.100.1"},            // the ingress names the client
+		{"10.1.2.3:5000", "6.6.6.6, 198.51.100.1", "198.51.100.1"},   // a forged hop further left is not read
+		{"10.1.2.3:5000", "198.51.100.1, 192.0.2.7", "198.51.100.1"}, // two trusted proxies
+		{"10.1.2.3:5000", "garbage, 10.9.9.9", "10.9.9.9"},           // nothing left of a malformed hop
+		{"[::ffff:10.1.2.3]:5000", "198.51.100.1", "198.51.100.1"},   // IPv4-mapped peer
+	} {
+		r := httptest.NewRequest("GET", "/", nil)
+		r.RemoteAddr = tc.peer
+		if tc.xff != "" {
+			r.Header.Set("X-Forwarded-For", tc.xff)
+		}
+		if got := a.clientIP(r); got != tc.want {
+			t.Errorf("peer %s, X-Forwarded-For %q: %s, want %s", tc.peer, tc.xff, got, tc.want)
+		}
+	}
+	if _, err := parseProxies("10.0.0.0/33"); err == nil {
+		t.Error("a bad CIDR is accepted")
+	}
+	if got := cleanText("ab\x00c\xffdé", 6); got != "abc\uFFFD" {
+		t.Errorf("cleanText: %q", got)
 	}
 }

@@ -81,12 +81,13 @@ func (a *app) ssoCallback(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	f, ok := a.takeSSOFlow(w, r)
 	if e := q.Get("error"); e != "" {
-		a.log.Info("single sign-on: the provider refused", "error", truncate(e, 100), "description", truncate(q.Get("error_description"), 300))
+		a.log.Info("single sign-on: the provider refused", "error", cleanText(e, 100), "description", cleanText(q.Get("error_description"), 300))
 		a.renderLogin(w, r, http.StatusUnauthorized, "", f.Next, "login.sso_failed")
 		return
 	}
 	if !ok || subtle.ConstantTimeCompare([]byte(q.Get("state")), []byte(f.State)) != 1 {
 		a.log.Info("single sign-on: the callback's state is not this browser's", "flow_cookie", ok)
+		a.recordAttempt(r, a.anonymous(r, ""), "signin.sso_failed", "", map[string]any{"error": "state mismatch"})
 		a.renderLogin(w, r, http.StatusUnauthorized, "", f.Next, "login.sso_failed")
 		return
 	}
@@ -97,6 +98,7 @@ func (a *app) ssoCallback(w http.ResponseWriter, r *http.Request) {
 			status = http.StatusBadGateway
 		}
 		a.log.Warn("single sign-on failed", "error", err)
+		a.recordAttempt(r, a.anonymous(r, ""), "signin.sso_failed", "", map[string]any{"error": cleanText(err.Error(), 300)})
 		a.renderLogin(w, r, status, "", f.Next, "login.sso_failed")
 		return
 	}
@@ -157,7 +159,7 @@ func (a *app) ssoOperator(ctx context.Context, r *http.Request, id identity) (op
 	}
 	key := id.key()
 	op.OIDCSubject = &key
-	if err := a.st.RecordAudit(ctx, actorOf(r, op), "operator.sso_bound", "operator", op.ID.String(), map[string]any{"issuer": id.Issuer, "subject": id.Sub}); err != nil {
+	if err := a.st.RecordAudit(ctx, a.actorOf(r, op), "operator.sso_bound", "operator", op.ID.String(), map[string]any{"issuer": id.Issuer, "subject": id.Sub}); err != nil {
 		a.log.Warn("audit single sign-on binding", "error", err)
 	}
 	return op, "", nil
@@ -174,9 +176,7 @@ func (a *app) refuseSSO(w http.ResponseWriter, r *http.Request, id identity, op 
 		target = op.ID.String()
 	}
 	details := map[string]any{"issuer": id.Issuer, "subject": id.Sub, "reason": refusal}
-	if err := a.st.RecordAudit(r.Context(), store.Actor{Name: truncate(name, 254), IP: clientIP(r), UserAgent: truncate(r.UserAgent(), 300)}, "signin.sso_refused", "operator", target, details); err != nil {
-		a.log.Warn("audit single sign-on refusal", "error", err)
-	}
+	a.recordAttempt(r, a.anonymous(r, name), "signin.sso_refused", target, details)
 	msg := "login.sso_unknown"
 	switch refusal {
 	case ssoUnverified:

@@ -24,13 +24,12 @@ var staticFS embed.FS
 // view is what every page template gets: the page's own data in .Data, and what the
 // layout needs (who is signed in, the form token, the language).
 type view struct {
-	Page  string
-	Lang  string
-	Op    *store.Operator
-	CSRF  string
-	Path  string
-	Query string
-	Data  any
+	Page string
+	Lang string
+	Op   *store.Operator
+	CSRF string
+	Path string
+	Data any
 }
 
 // IsAdmin says whether the signed-in operator is an admin (for the navigation).
@@ -97,13 +96,7 @@ func templateFuncs(msgs catalog, lang string) template.FuncMap {
 			return ""
 		},
 		"percent": func(f float64) string { return fmt.Sprintf("%.0f %%", f*100) },
-		"json": func(v any) string {
-			b, err := json.MarshalIndent(v, "", "  ")
-			if err != nil {
-				return ""
-			}
-			return string(b)
-		},
+
 		"indentJSON": func(raw []byte) string {
 			var b bytes.Buffer
 			if json.Indent(&b, raw, "", "  ") != nil {
@@ -125,7 +118,6 @@ func templateFuncs(msgs catalog, lang string) template.FuncMap {
 			}
 			return *s
 		},
-		"add": func(a, b int) int { return a + b },
 		// dict passes several values to a partial: dict "Key" value "Key2" value2.
 		"dict": func(kv ...any) (map[string]any, error) {
 			if len(kv)%2 != 0 {
@@ -159,7 +151,7 @@ func formatTime(t time.Time, lang string) string {
 // secrets shown once.
 func (a *app) render(w http.ResponseWriter, r *http.Request, status int, page string, data any) {
 	lang := requestLang(r)
-	v := view{Page: page, Lang: lang, Path: r.URL.Path, Query: r.URL.RawQuery, Data: data}
+	v := view{Page: page, Lang: lang, Path: r.URL.Path, Data: data}
 	if rs := stateOf(r.Context()); rs != nil {
 		v.Op, v.CSRF = &rs.op, rs.sess.CSRFToken
 	}

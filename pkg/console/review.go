@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -32,7 +34,7 @@ var (
 // queue lists the submissions the operator may see, filtered and paged.
 func (a *app) queue(w http.ResponseWriter, r *http.Request, rs *reqState) error {
 	q := r.URL.Query()
-	f := store.QueueFilter{Limit: queuePageSize + 1, OldestFirst: q.Get("order") == "oldest"}
+	f := store.QueueFilter{Limit: queuePageSize + 1, OldestFirst: q.Get("order") == "oldest", AllClients: rs.op.AllClients}
 	if !rs.op.AllClients {
 		f.Clients = append([]uuid.UUID{}, rs.op.ClientIDs...)
 	}
@@ -48,10 +50,8 @@ func (a *app) queue(w http.ResponseWriter, r *http.Request, rs *reqState) error 
 		if v == "" {
 			return nil, nil
 		}
-		for _, a := range allowed {
-			if v == a {
-				return &v, nil
-			}
+		if slices.Contains(allowed, v) {
+			return &v, nil
 		}
 		return nil, errBadInput
 	}
@@ -68,12 +68,13 @@ func (a *app) queue(w http.ResponseWriter, r *http.Request, rs *reqState) error 
 	if f.RiskBand, err = pick("risk", riskBands); err != nil {
 		return err
 	}
-	if v := q.Get("older_than"); v != "" {
-		days, err := strconv.Atoi(v[:len(v)-1])
-		if err != nil || v[len(v)-1] != 'd' || days < 1 {
-			return errBadInput
-		}
-		before := time.Now().Add(-time.Duration(days) * 24 * time.Hour)
+	age, err := pick("older_than", ages)
+	if err != nil {
+		return err
+	}
+	if age != nil {
+		days, _ := strconv.Atoi(strings.TrimSuffix(*age, "d"))
+		before := a.st.Now().Add(-time.Duration(days) * 24 * time.Hour)
 		f.CreatedBefore = &before
 	}
 	if c := q.Get("cursor"); c != "" {
@@ -105,12 +106,7 @@ func nextPage(path string, q url.Values, next *string) string {
 	if next == nil {
 		return ""
 	}
-	nq := url.Values{}
-	for k, v := range q {
-		nq[k] = v
-	}
-	nq.Set("cursor", *next)
-	return path + "?" + nq.Encode()
+	return withCursor(path, q, *next)
 }
 
 // firstPage is the URL of a list's first page with the same filters; "" when q is
@@ -119,12 +115,20 @@ func firstPage(path string, q url.Values) string {
 	if q.Get("cursor") == "" {
 		return ""
 	}
-	fq := url.Values{}
+	return withCursor(path, q, "")
+}
+
+// withCursor is path with q's filters and the cursor (none when "").
+func withCursor(path string, q url.Values, cursor string) string {
+	nq := url.Values{}
 	for k, v := range q {
-		fq[k] = v
+		nq[k] = v
 	}
-	fq.Del("cursor")
-	return path + "?" + fq.Encode()
+	nq.Del("cursor")
+	if cursor != "" {
+		nq.Set("cursor", cursor)
+	}
+	return path + "?" + nq.Encode()
 }
 
 // visibleClients lists the API clients the operator may see.
@@ -289,7 +293,8 @@ func (a *app) decide(w http.ResponseWriter, r *http.Request, rs *reqState) error
 	if err != nil {
 		return store.ErrNotFound
 	}
-	if _, err := a.visibleSubmission(r, rs.op, id); err != nil {
+	sub, err := a.visibleSubmission(r, rs.op, id)
+	if err != nil {
 		return err
 	}
 	decision := r.PostFormValue("decision")
@@ -297,7 +302,10 @@ func (a *app) decide(w http.ResponseWriter, r *http.Request, rs *reqState) error
 		decision = ""
 	}
 	reason := r.PostFormValue("reason")
-	_, err = a.st.As(actorOf(r, rs.op)).DecideSlot(r.Context(), store.Decision{SubmissionID: id, SlotID: slotID, Decision: decision, Reason: reason})
+	if !validText(reason) || !validText(decision) {
+		return errBadInput
+	}
+	_, err = a.st.As(a.actorOf(r, rs.op)).DecideSlot(r.Context(), store.Decision{ClientID: sub.ClientID, SubmissionID: id, SlotID: slotID, Decision: decision, Reason: reason})
 	msg := ""
 	switch {
 	case err == nil:

@@ -76,7 +76,8 @@ func RunOn(ctx context.Context, cfg Config, log *slog.Logger, ln net.Listener) e
 	g.Go(func() error { return rt.RunRelay(ctx) })
 	g.Go(func() error {
 		return service.Every(ctx, 5*time.Minute, func(ctx context.Context) {
-			if _, err := rt.Store.DeleteExpiredSessions(ctx, cfg.SessionIdle, 24*time.Hour); err != nil && ctx.Err() == nil {
+			// Sign-in failures are kept for a day, or for the throttling window if longer.
+			if _, err := rt.Store.DeleteExpiredSessions(ctx, cfg.SessionIdle, max(cfg.LoginWindow, 24*time.Hour)); err != nil && ctx.Err() == nil {
 				log.Warn("delete expired sessions", "error", err)
 			}
 		})

@@ -258,7 +258,9 @@ func (a *app) pageImage(w http.ResponseWriter, r *http.Request, rs *reqState) er
 
 func imageHeaders(w http.ResponseWriter, contentType string) {
 	w.Header().Set("Content-Type", contentType)
-	w.Header().Set("Cache-Control", "private, max-age=3600")
+	// Not kept by the browser: an applicant's documents must not outlive the session on a
+	// shared computer (the server keeps the rendered page).
+	w.Header().Set("Cache-Control", "no-store")
 }
 
 // serveUploadedImage streams a JPEG or PNG upload, once its leading bytes are what its

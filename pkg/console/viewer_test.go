@@ -178,7 +178,7 @@ func TestViewerRendersPDFPages(t *testing.T) {
 	if res.StatusCode != http.StatusOK || !bytes.HasPrefix(png, pngMagic) {
 		t.Fatalf("page image: %d %q", res.StatusCode, png[:min(len(png), 40)])
 	}
-	for h, want := range map[string]string{"Content-Type": "image/png", "Cache-Control": "private, max-age=3600", "X-Content-Type-Options": "nosniff"} {
+	for h, want := range map[string]string{"Content-Type": "image/png", "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff"} {
 		if got := res.Header.Get(h); got != want {
 			t.Errorf("%s: %q, want %q", h, got, want)
 		}

@@ -13,8 +13,10 @@ import (
 // Reads of the console across API clients. The console decides what an operator may
 // see (Operator.Sees) and reads a submission's details through its client's Tenant.
 
-// QueueFilter selects the advisor's work queue. Clients nil: every client.
+// QueueFilter selects the advisor's work queue: every client's submissions when
+// AllClients, else only those of Clients.
 type QueueFilter struct {
+	AllClients     bool
 	Clients        []uuid.UUID
 	Client         *uuid.UUID
 	Status         *string
@@ -28,8 +30,9 @@ type QueueFilter struct {
 	Limit          int
 }
 
-// QueueItem is a submission in the queue with its latest evaluation's summary (empty
-// strings before the first evaluation completed).
+// QueueItem is a submission in the queue with the summary of its latest completed
+// evaluation (empty strings before the first one completed; a re-evaluation under way
+// leaves the last known summary in place).
 type QueueItem struct {
 	ID                   uuid.UUID
 	ClientID             uuid.UUID
@@ -40,7 +43,6 @@ type QueueItem struct {
 	Status               string
 	CreatedAt            time.Time
 	UpdatedAt            time.Time
-	EvaluationStatus     string
 	Outcome              string
 	Recommendation       string
 	RiskBand             string
@@ -54,7 +56,7 @@ func (q QueueItem) Cursor() page.Cursor { return page.Cursor{CreatedAt: q.Create
 // Queue lists submissions for review.
 func (s *Store) Queue(ctx context.Context, f QueueFilter) ([]QueueItem, error) {
 	p := db.QueueListParams{
-		AllClients: f.Clients == nil, ClientIds: f.Clients, ClientID: f.Client, Status: f.Status, Outcome: f.Outcome,
+		AllClients: f.AllClients, ClientIds: f.Clients, ClientID: f.Client, Status: f.Status, Outcome: f.Outcome,
 		Recommendation: f.Recommendation, RiskBand: f.RiskBand, CreatedBefore: f.CreatedBefore, CreatedAfter: f.CreatedAfter,
 		OldestFirst: f.OldestFirst, MaxRows: int32(f.Limit),
 	}
@@ -73,18 +75,11 @@ func (s *Store) Queue(ctx context.Context, f QueueFilter) ([]QueueItem, error) {
 		out[i] = QueueItem{
 			ID: r.ID, ClientID: r.APIClientID, ClientName: r.ClientName, DisplayID: r.DisplayID,
 			ExternalSubmissionID: r.ExternalSubmissionID, TemplateID: r.TemplateID, Status: r.Status,
-			CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, EvaluationStatus: r.EvaluationStatus, Outcome: r.Outcome,
+			CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, Outcome: r.Outcome,
 			Recommendation: r.Recommendation, RiskBand: r.RiskBand, SlotsToReview: int(r.SlotsToReview),
 		}
 	}
 	return out, nil
-}
-
-// SubmissionClient is the API client a submission belongs to; ErrNotFound when there is
-// no such submission or it is being purged.
-func (s *Store) SubmissionClient(ctx context.Context, id uuid.UUID) (uuid.UUID, error) {
-	c, err := s.queries().SubmissionClientOf(ctx, id)
-	return c, interpretError(err)
 }
 
 // SubmissionOwner is the API client a submission belongs to and whether it is being

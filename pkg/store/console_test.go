@@ -58,7 +58,7 @@ func TestUploadChangeReplacesDecision(t *testing.T) {
 	if slot.Status != store.SlotReceived {
 		t.Fatalf("fixture slot: %s", slot.Status)
 	}
-	decide := store.Decision{SubmissionID: d.ID, SlotID: slot.ID, Decision: store.DecisionAccepted}
+	decide := store.Decision{ClientID: client, SubmissionID: d.ID, SlotID: slot.ID, Decision: store.DecisionAccepted}
 	if _, err := st.DecideSlot(ctx, decide); err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +103,11 @@ func TestDecisionRules(t *testing.T) {
 		{store.Decision{Decision: "approved"}, store.ErrDecisionUnknown},
 		{store.Decision{Decision: store.DecisionAccepted, Reason: string(make([]rune, store.MaxReasonLength+1))}, store.ErrReasonTooLong},
 		{store.Decision{Decision: store.DecisionAccepted, SlotID: uuid.New()}, store.ErrNotFound},
+		{store.Decision{Decision: store.DecisionAccepted, ClientID: uuid.New()}, store.ErrNotFound}, // another client's
 	} {
+		if tc.d.ClientID == uuid.Nil {
+			tc.d.ClientID = client
+		}
 		tc.d.SubmissionID = d.ID
 		if tc.d.SlotID == uuid.Nil {
 			tc.d.SlotID = slot
@@ -115,7 +119,7 @@ func TestDecisionRules(t *testing.T) {
 	if err := st.Tenant(client).DeleteSubmission(ctx, d.ID); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.DecideSlot(ctx, store.Decision{SubmissionID: d.ID, SlotID: slot, Decision: store.DecisionAccepted}); !errors.Is(err, store.ErrSubmissionPurging) {
+	if _, err := st.DecideSlot(ctx, store.Decision{ClientID: client, SubmissionID: d.ID, SlotID: slot, Decision: store.DecisionAccepted}); !errors.Is(err, store.ErrSubmissionPurging) {
 		t.Fatalf("decision on a submission being purged: %v", err)
 	}
 }

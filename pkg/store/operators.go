@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"time"
 
@@ -60,9 +61,15 @@ type NewOperator struct {
 	ClientIDs    []uuid.UUID
 }
 
+// ErrAdminLimited: admins manage every client, so they cannot be limited to some.
+var ErrAdminLimited = errors.New("an admin sees every API client: only advisors can be limited to some")
+
 // CreateOperator creates a staff account; ErrConflict when the e-mail is taken (in any
 // letter case), ErrNotFound when a listed client does not exist.
 func (s *Store) CreateOperator(ctx context.Context, in NewOperator) (Operator, error) {
+	if in.Role == RoleAdmin && in.ClientIDs != nil {
+		return Operator{}, ErrAdminLimited
+	}
 	var op Operator
 	err := s.InTx(ctx, func(tx *Tx) error {
 		r, err := tx.q.OperatorInsert(ctx, db.OperatorInsertParams{
@@ -179,8 +186,16 @@ func (s *Store) SetOperatorPassword(ctx context.Context, id uuid.UUID, hash *str
 
 // SetOperatorAccess sets an account's role and the clients it sees (nil: all).
 func (s *Store) SetOperatorAccess(ctx context.Context, id uuid.UUID, role string, clients []uuid.UUID) error {
+	if role == RoleAdmin && clients != nil {
+		return ErrAdminLimited
+	}
 	return s.InTx(ctx, func(tx *Tx) error {
-		if _, err := tx.q.OperatorGetByID(ctx, id); err != nil {
+		before, err := tx.q.OperatorGetByID(ctx, id)
+		if err != nil {
+			return interpretError(err)
+		}
+		beforeClients, err := tx.q.OperatorClientsOf(ctx, id)
+		if err != nil {
 			return interpretError(err)
 		}
 		if err := tx.q.OperatorSetRole(ctx, db.OperatorSetRoleParams{ID: id, Role: role, AllClients: clients == nil, Now: s.Now()}); err != nil {
@@ -189,7 +204,9 @@ func (s *Store) SetOperatorAccess(ctx context.Context, id uuid.UUID, role string
 		if err := tx.setOperatorClients(ctx, id, clients); err != nil {
 			return err
 		}
-		return tx.audit(ctx, "operator.access", "operator", id.String(), map[string]any{"role": role, "api_client_ids": clients})
+		return tx.audit(ctx, "operator.access", "operator", id.String(), map[string]any{
+			"role": role, "api_client_ids": clients, "before": map[string]any{"role": before.Role, "all_clients": before.AllClients, "api_client_ids": beforeClients},
+		})
 	})
 }
 

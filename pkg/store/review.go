@@ -32,6 +32,7 @@ var (
 // Decision is what an advisor decides on a slot; an empty Decision clears the one that
 // stands.
 type Decision struct {
+	ClientID     uuid.UUID // the submission's API client
 	SubmissionID uuid.UUID
 	SlotID       uuid.UUID
 	Decision     string
@@ -59,11 +60,7 @@ func (s *Store) DecideSlot(ctx context.Context, d Decision) (Slot, error) {
 	}
 	var slot Slot
 	err := s.InTx(ctx, func(tx *Tx) error {
-		row, err := tx.q.SubmissionGetAny(ctx, d.SubmissionID)
-		if err != nil {
-			return interpretError(err)
-		}
-		sub, err := tx.submission(ctx, row.APIClientID, d.SubmissionID, true)
+		sub, err := tx.submission(ctx, d.ClientID, d.SubmissionID, true)
 		switch {
 		case err != nil:
 			return err
@@ -92,7 +89,7 @@ func (s *Store) DecideSlot(ctx context.Context, d Decision) (Slot, error) {
 			if err := tx.q.SlotSetStatus(ctx, db.SlotSetStatusParams{ID: d.SlotID, Status: slot.Status, Now: s.Now()}); err != nil {
 				return interpretError(err)
 			}
-			slot.Review, slot.ReviewerID = nil, nil
+			slot.Review = nil
 		} else {
 			if r := before.Review; r != nil && r.Decision == d.Decision && equalReason(r.Reason, why) {
 				return nil // the same decision again
@@ -105,7 +102,7 @@ func (s *Store) DecideSlot(ctx context.Context, d Decision) (Slot, error) {
 			if err := tx.q.SlotSetReview(ctx, db.SlotSetReviewParams{ID: d.SlotID, Decision: d.Decision, Reason: why, OperatorID: reviewer, Now: &now}); err != nil {
 				return interpretError(err)
 			}
-			slot.Status, slot.ReviewerID = d.Decision, reviewer
+			slot.Status = d.Decision
 			slot.Review = &SlotReview{Decision: d.Decision, Reason: why, DecidedAt: now}
 		}
 		if err := tx.emitSlotUpdate(ctx, sub, slot, before.Status); err != nil {

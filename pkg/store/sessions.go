@@ -30,17 +30,26 @@ type NewSession struct {
 	MaxAge     time.Duration // absolute lifetime
 	IP         string
 	UserAgent  string
+	// Method is how the operator signed in (password, oidc), for the audit log.
+	Method string
 }
 
-// CreateSession opens a session.
+// CreateSession opens a session; acting for someone (As), it records the sign-in in
+// the audit log in the same transaction.
 func (s *Store) CreateSession(ctx context.Context, in NewSession) (ConsoleSession, error) {
 	now := s.Now()
-	err := s.queries().SessionInsert(ctx, db.SessionInsertParams{
-		TokenHash: in.TokenHash, OperatorID: in.OperatorID, CsrfToken: in.CSRFToken, Now: now,
-		ExpiresAt: now.Add(in.MaxAge), Ip: in.IP, UserAgent: in.UserAgent,
+	err := s.InTx(ctx, func(tx *Tx) error {
+		err := tx.q.SessionInsert(ctx, db.SessionInsertParams{
+			TokenHash: in.TokenHash, OperatorID: in.OperatorID, CsrfToken: in.CSRFToken, Now: now,
+			ExpiresAt: now.Add(in.MaxAge), Ip: in.IP, UserAgent: in.UserAgent,
+		})
+		if err != nil {
+			return interpretError(err)
+		}
+		return tx.audit(ctx, "signin", "operator", in.OperatorID.String(), map[string]any{"method": in.Method})
 	})
 	if err != nil {
-		return ConsoleSession{}, interpretError(err)
+		return ConsoleSession{}, err
 	}
 	return ConsoleSession{TokenHash: in.TokenHash, OperatorID: in.OperatorID, CSRFToken: in.CSRFToken, CreatedAt: now, ExpiresAt: now.Add(in.MaxAge)}, nil
 }

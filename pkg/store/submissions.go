@@ -85,10 +85,8 @@ type Slot struct {
 	Extra              bool
 	Status             string
 	// Review is the advisor decision that stands on the slot (SlotReview), nil when none.
+	// Who decided is kept in the row (review_operator_id) and the audit log, never here.
 	Review *SlotReview
-	// ReviewerID is the operator who decided: for the console's audit view only, never
-	// in what partners see.
-	ReviewerID *uuid.UUID
 }
 
 // SlotReview is an advisor's decision on a slot, as partners see it.
@@ -102,7 +100,7 @@ func slotFromRow(r db.DocumentSlot) Slot {
 	s := Slot{
 		ID: r.ID, Position: int(r.Position), Key: r.Key, Label: r.Label, Description: r.Description,
 		DocumentTypeID: r.DocumentTypeID, Required: r.Required, AllowMultipleFiles: r.AllowMultipleFiles,
-		Extra: r.Extra, Status: r.Status, ReviewerID: r.ReviewOperatorID,
+		Extra: r.Extra, Status: r.Status,
 	}
 	if r.ReviewDecision != nil && r.ReviewDecidedAt != nil {
 		s.Review = &SlotReview{Decision: *r.ReviewDecision, Reason: r.ReviewReason, DecidedAt: *r.ReviewDecidedAt}
@@ -532,7 +530,7 @@ func (tx *Tx) recomputeSlot(ctx context.Context, s Submission, slotID uuid.UUID)
 		return interpretError(err)
 	}
 	slot := slotFromRow(r)
-	slot.Status, slot.Review, slot.ReviewerID = next, nil, nil
+	slot.Status, slot.Review = next, nil
 	return tx.emitSlotUpdate(ctx, s, slot, r.Status)
 }
 

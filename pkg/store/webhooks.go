@@ -211,7 +211,9 @@ func (s *Store) ResealWebhookSecrets(ctx context.Context, reseal func(sealed, ow
 		}
 		changed, after = changed+pageChanged, last
 		if n < pageSize {
-			return changed, nil
+			return changed, s.InTx(ctx, func(tx *Tx) error {
+				return tx.audit(ctx, "secrets.reencrypt", "webhook_secrets", "", map[string]any{"resealed": changed})
+			})
 		}
 	}
 }

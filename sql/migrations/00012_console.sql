@@ -75,6 +75,8 @@ $$;
 -- +goose StatementEnd
 CREATE TRIGGER audit_log_append_only BEFORE UPDATE OR DELETE ON audit_log
     FOR EACH ROW EXECUTE FUNCTION audit_log_append_only();
+CREATE TRIGGER audit_log_no_truncate BEFORE TRUNCATE ON audit_log
+    FOR EACH STATEMENT EXECUTE FUNCTION audit_log_append_only();
 
 -- An advisor's decision on a slot. The slot's status is the decision while it stands;
 -- any upload change on the slot clears it (SlotSetStatus). review_operator_id is for

@@ -1,12 +1,11 @@
 -- Reads of the console, across API clients (the console checks what each operator may see).
 
 -- name: QueueList :many
--- Submissions with their latest evaluation's summary, filtered, newest or oldest first,
+-- Submissions with their latest completed evaluation's summary, filtered, newest or oldest first,
 -- keyset-paginated on (created_at, id) in the chosen direction. @client_ids limits the
 -- clients unless @all_clients.
 SELECT s.id, s.api_client_id, c.name AS client_name, s.display_id, s.external_submission_id,
        s.template_id, s.status, s.created_at, s.updated_at,
-       coalesce(e.status, '')::text AS evaluation_status,
        coalesce(e.result -> 'summary' ->> 'outcome', '')::text AS outcome,
        coalesce(e.result -> 'summary' ->> 'recommendation', '')::text AS recommendation,
        coalesce(e.result -> 'summary' ->> 'risk_band', '')::text AS risk_band,
@@ -14,8 +13,8 @@ SELECT s.id, s.api_client_id, c.name AS client_name, s.display_id, s.external_su
 FROM submissions s
 JOIN api_clients c ON c.id = s.api_client_id
 LEFT JOIN LATERAL (
-    SELECT ev.id, ev.status, ev.result FROM evaluations ev
-    WHERE ev.submission_id = s.id ORDER BY ev.seq DESC LIMIT 1
+    SELECT ev.result FROM evaluations ev
+    WHERE ev.submission_id = s.id AND ev.status = 'completed' ORDER BY ev.seq DESC LIMIT 1
 ) e ON true
 WHERE s.purge_requested_at IS NULL
   AND (@all_clients::boolean OR s.api_client_id = ANY (@client_ids::uuid[]))
@@ -35,10 +34,6 @@ ORDER BY
   s.created_at DESC, s.id DESC
 LIMIT @max_rows;
 
--- name: SubmissionClientOf :one
--- The client a submission belongs to (the console then reads it through that tenant).
-SELECT api_client_id FROM submissions WHERE id = @id AND purge_requested_at IS NULL;
-
 -- name: UploadClientOf :one
 SELECT u.api_client_id, u.submission_id FROM uploads u WHERE u.id = @id;
 
@@ -48,9 +43,6 @@ SELECT d.endpoint_id, d.status, count(*)::bigint AS deliveries, coalesce(max(d.l
 FROM deliveries d
 WHERE d.api_client_id = @api_client_id AND d.created_at >= @since
 GROUP BY d.endpoint_id, d.status;
-
--- name: LatestEvaluationOf :one
-SELECT * FROM evaluations WHERE submission_id = @submission_id ORDER BY seq DESC LIMIT 1;
 
 -- name: SubmissionOwnerOf :one
 -- The client a submission belongs to and whether it is being purged.

@@ -73,9 +73,5 @@ SET status = @decision::text, review_decision = @decision::text, review_reason =
     review_decided_at = @now, review_operator_id = @operator_id, updated_at = @now
 WHERE id = @id;
 
--- name: SlotGetAny :one
--- For the console: a slot whatever its submission's client.
-SELECT * FROM document_slots WHERE id = @id;
-
 -- name: SlotUploadStatuses :many
 SELECT upload_status FROM uploads WHERE document_slot_id = @document_slot_id;

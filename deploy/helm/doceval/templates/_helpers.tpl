@@ -286,6 +286,7 @@ DOCEVAL_CONSOLE_SESSION_IDLE: {{ $c.sessionIdle | quote }}
 DOCEVAL_CONSOLE_SESSION_MAX: {{ $c.sessionMax | quote }}
 DOCEVAL_CONSOLE_LOGIN_MAX_FAILURES: {{ int64 $c.loginMaxFailures | quote }}
 DOCEVAL_CONSOLE_LOGIN_WINDOW: {{ $c.loginWindow | quote }}
+DOCEVAL_CONSOLE_TRUSTED_PROXIES: {{ $c.trustedProxies | quote }}
 {{- with $v.oidc.issuer }}
 DOCEVAL_CONSOLE_OIDC_ISSUER: {{ . | quote }}
 DOCEVAL_CONSOLE_OIDC_CLIENT_ID: {{ $v.oidc.clientId | quote }}
