@@ -400,7 +400,7 @@ func (p *partner) get(ctx context.Context, i int, sub, ev uuid.UUID) (*client.Ev
 
 // createEndpoint registers url for every event type and returns its signing secret.
 func (p *partner) createEndpoint(ctx context.Context, url string) (string, error) {
-	res, err := p.clients[0].API().CreateWebhookEndpointWithResponse(ctx, client.CreateWebhookEndpointRequest{Url: url})
+	res, err := p.clients[0].API().CreateWebhookEndpointWithResponse(ctx, nil, client.CreateWebhookEndpointRequest{Url: url})
 	if err != nil {
 		return "", err
 	}

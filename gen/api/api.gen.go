@@ -429,6 +429,8 @@ const (
 	ErrorCodeAuthzNotAppliedYet         ErrorCode = "authz_not_applied_yet"
 	ErrorCodeEvaluationInProgress       ErrorCode = "evaluation_in_progress"
 	ErrorCodeFileTooLarge               ErrorCode = "file_too_large"
+	ErrorCodeIdempotencyKeyInUse        ErrorCode = "idempotency_key_in_use"
+	ErrorCodeIdempotencyKeyReused       ErrorCode = "idempotency_key_reused"
 	ErrorCodeInternalError              ErrorCode = "internal_error"
 	ErrorCodeInvalidApiKey              ErrorCode = "invalid_api_key"
 	ErrorCodeInvalidField               ErrorCode = "invalid_field"
@@ -458,6 +460,10 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeEvaluationInProgress:
 		return true
 	case ErrorCodeFileTooLarge:
+		return true
+	case ErrorCodeIdempotencyKeyInUse:
+		return true
+	case ErrorCodeIdempotencyKeyReused:
 		return true
 	case ErrorCodeInternalError:
 		return true
@@ -621,6 +627,7 @@ const (
 	EventTypeEvaluationStarted   EventType = "evaluation.started"
 	EventTypeFileFailed          EventType = "file.failed"
 	EventTypeFileReady           EventType = "file.ready"
+	EventTypeWebhookEndpointTest EventType = "webhook_endpoint.test"
 )
 
 // Valid indicates whether the value is a known member of the EventType enum.
@@ -641,6 +648,8 @@ func (e EventType) Valid() bool {
 	case EventTypeFileFailed:
 		return true
 	case EventTypeFileReady:
+		return true
+	case EventTypeWebhookEndpointTest:
 		return true
 	default:
 		return false
@@ -1019,6 +1028,21 @@ func (e WebhookEndpointStatus) Valid() bool {
 	case Active:
 		return true
 	case Disabled:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WebhookEndpointTestEventType.
+const (
+	WebhookEndpointTestEventTypeWebhookEndpointTest WebhookEndpointTestEventType = "webhook_endpoint.test"
+)
+
+// Valid indicates whether the value is a known member of the WebhookEndpointTestEventType enum.
+func (e WebhookEndpointTestEventType) Valid() bool {
+	switch e {
+	case WebhookEndpointTestEventTypeWebhookEndpointTest:
 		return true
 	default:
 		return false
@@ -1516,6 +1540,8 @@ type DuplicateTemplateRequest struct {
 // | partner_data_purge_in_progress | 409 | no | the submission is being purged; wait |
 // | analysis_outdated | 409 | no | the evaluation was superseded; use `latest_evaluation` |
 // | revision_mismatch | 409 | yes, after re-reading | template write with a stale `expected_revision` |
+// | idempotency_key_in_use | 409 | yes, after a moment | a request with this `Idempotency-Key` is still being handled |
+// | idempotency_key_reused | 422 | no | the `Idempotency-Key` was used with another method, path or body |
 // | evaluation_in_progress | 409 | yes, later | second evaluation, or moving/deleting an upload while one is queued or running |
 // | submission_not_cancelable | 409 | no | the submission is completed |
 // | submission_canceled | 409 | no | upload or evaluation on a canceled submission |
@@ -1546,6 +1572,8 @@ type ErrorDetail struct {
 	// | partner_data_purge_in_progress | 409 | no | the submission is being purged; wait |
 	// | analysis_outdated | 409 | no | the evaluation was superseded; use `latest_evaluation` |
 	// | revision_mismatch | 409 | yes, after re-reading | template write with a stale `expected_revision` |
+	// | idempotency_key_in_use | 409 | yes, after a moment | a request with this `Idempotency-Key` is still being handled |
+	// | idempotency_key_reused | 422 | no | the `Idempotency-Key` was used with another method, path or body |
 	// | evaluation_in_progress | 409 | yes, later | second evaluation, or moving/deleting an upload while one is queued or running |
 	// | submission_not_cancelable | 409 | no | the submission is completed |
 	// | submission_canceled | 409 | no | upload or evaluation on a canceled submission |
@@ -1745,6 +1773,8 @@ type Event struct {
 	//   `evaluation.failed`, `evaluation.canceled` (`EvaluationEventData`).
 	// - `document_slot.updated`: a slot's status changed, including advisor decisions
 	//   (`DocumentSlotUpdatedEventData`).
+	// - `webhook_endpoint.test`: sent on request to one endpoint to check a receiver
+	//   (`WebhookEndpointTestEventData`); no endpoint subscribes to it.
 	Type EventType `json:"type"`
 }
 
@@ -1767,7 +1797,17 @@ type EventDetail struct {
 	//   `evaluation.failed`, `evaluation.canceled` (`EvaluationEventData`).
 	// - `document_slot.updated`: a slot's status changed, including advisor decisions
 	//   (`DocumentSlotUpdatedEventData`).
+	// - `webhook_endpoint.test`: sent on request to one endpoint to check a receiver
+	//   (`WebhookEndpointTestEventData`); no endpoint subscribes to it.
 	Type EventType `json:"type"`
+}
+
+// EventFeed defines model for EventFeed.
+type EventFeed struct {
+	Data []Event `json:"data"`
+
+	// NextCursor Where the next read continues (pass it as `after`); never null.
+	NextCursor string `json:"next_cursor"`
 }
 
 // EventId `evt_` followed by a lowercase UUID; stable across retries and redeliveries.
@@ -1788,6 +1828,8 @@ type EventList struct {
 //     `evaluation.failed`, `evaluation.canceled` (`EvaluationEventData`).
 //   - `document_slot.updated`: a slot's status changed, including advisor decisions
 //     (`DocumentSlotUpdatedEventData`).
+//   - `webhook_endpoint.test`: sent on request to one endpoint to check a receiver
+//     (`WebhookEndpointTestEventData`); no endpoint subscribes to it.
 type EventType string
 
 // Failure Why an evaluation failed.
@@ -2367,6 +2409,28 @@ type WebhookEndpointList struct {
 // WebhookEndpointStatus `active` endpoints receive deliveries; `disabled` ones are paused, and events emitted meanwhile are never delivered to them later. Validated in requests.
 type WebhookEndpointStatus string
 
+// WebhookEndpointTestEvent A test event sent to one endpoint on request (testWebhookEndpoint).
+type WebhookEndpointTestEvent struct {
+	ApiClientId openapi_types.UUID `json:"api_client_id"`
+	CreatedAt   time.Time          `json:"created_at"`
+
+	// Data `data` of `webhook_endpoint.test`.
+	Data WebhookEndpointTestEventData `json:"data"`
+
+	// Id `evt_` followed by a lowercase UUID; stable across retries and redeliveries.
+	Id   EventId                      `json:"id"`
+	Type WebhookEndpointTestEventType `json:"type"`
+}
+
+// WebhookEndpointTestEventType defines model for WebhookEndpointTestEvent.Type.
+type WebhookEndpointTestEventType string
+
+// WebhookEndpointTestEventData `data` of `webhook_endpoint.test`.
+type WebhookEndpointTestEventData struct {
+	Message           string             `json:"message"`
+	WebhookEndpointId openapi_types.UUID `json:"webhook_endpoint_id"`
+}
+
 // WebhookEndpointWithSecret A webhook endpoint including `signing_secret`; returned only by create. Store the secret: it is never returned by list, get or patch.
 type WebhookEndpointWithSecret struct {
 	CreatedAt time.Time `json:"created_at"`
@@ -2411,6 +2475,9 @@ type EvaluationId = openapi_types.UUID
 
 // EventIdParam `evt_` followed by a lowercase UUID; stable across retries and redeliveries.
 type EventIdParam = EventId
+
+// IdempotencyKey defines model for IdempotencyKey.
+type IdempotencyKey = string
 
 // Limit defines model for Limit.
 type Limit = int
@@ -2469,6 +2536,12 @@ type ListChecksParams struct {
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 }
 
+// CreateCheckParams defines parameters for CreateCheck.
+type CreateCheckParams struct {
+	// IdempotencyKey Makes the POST safe to retry: the first response to this key (per API client, kept 24 hours) is replayed to a repeat with the same method, path and body. Another body with the same key is 422 `idempotency_key_reused`; a repeat while the first request runs is 409 `idempotency_key_in_use`.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // ListDataFieldsParams defines parameters for ListDataFields.
 type ListDataFieldsParams struct {
 	// Limit Page size, default 50. Values above 100 are clamped to 100; below 1 or not an integer is 422 `invalid_field` with `param` `limit`.
@@ -2478,6 +2551,12 @@ type ListDataFieldsParams struct {
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 }
 
+// CreateDataFieldParams defines parameters for CreateDataField.
+type CreateDataFieldParams struct {
+	// IdempotencyKey Makes the POST safe to retry: the first response to this key (per API client, kept 24 hours) is replayed to a repeat with the same method, path and body. Another body with the same key is 422 `idempotency_key_reused`; a repeat while the first request runs is 409 `idempotency_key_in_use`.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // ListDocumentTypesParams defines parameters for ListDocumentTypes.
 type ListDocumentTypesParams struct {
 	// Limit Page size, default 50. Values above 100 are clamped to 100; below 1 or not an integer is 422 `invalid_field` with `param` `limit`.
@@ -2485,6 +2564,12 @@ type ListDocumentTypesParams struct {
 
 	// Cursor Opaque cursor: the `next_cursor` of the previous page. Omit it for the first page. A cursor that does not decode is 422 `invalid_field` with `param` `cursor`.
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// CreateDocumentTypeParams defines parameters for CreateDocumentType.
+type CreateDocumentTypeParams struct {
+	// IdempotencyKey Makes the POST safe to retry: the first response to this key (per API client, kept 24 hours) is replayed to a repeat with the same method, path and body. Another body with the same key is 422 `idempotency_key_reused`; a repeat while the first request runs is 409 `idempotency_key_in_use`.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // ListEventsParams defines parameters for ListEvents.
@@ -2500,6 +2585,30 @@ type ListEventsParams struct {
 
 	// SubmissionId Only events about this submission.
 	SubmissionId *openapi_types.UUID `form:"submission_id,omitempty" json:"submission_id,omitempty"`
+}
+
+// ListEventFeedParams defines parameters for ListEventFeed.
+type ListEventFeedParams struct {
+	// Limit Page size, default 50. Values above 100 are clamped to 100; below 1 or not an integer is 422 `invalid_field` with `param` `limit`.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// After The `next_cursor` of the previous read.
+	After *string `form:"after,omitempty" json:"after,omitempty"`
+
+	// FromStart Without `after`, start at the oldest retained event instead of the end.
+	FromStart *bool `form:"from_start,omitempty" json:"from_start,omitempty"`
+
+	// Wait Seconds to wait for an event when there is none yet (0 to 30).
+	Wait *int `form:"wait,omitempty" json:"wait,omitempty"`
+
+	// Type Only events of these types (repeat the parameter or separate with commas).
+	Type *[]EventType `form:"type,omitempty" json:"type,omitempty"`
+}
+
+// RedeliverEventParams defines parameters for RedeliverEvent.
+type RedeliverEventParams struct {
+	// IdempotencyKey Makes the POST safe to retry: the first response to this key (per API client, kept 24 hours) is replayed to a repeat with the same method, path and body. Another body with the same key is 422 `idempotency_key_reused`; a repeat while the first request runs is 409 `idempotency_key_in_use`.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // ListSubmissionsParams defines parameters for ListSubmissions.
@@ -2526,6 +2635,30 @@ type ListSubmissionsParams struct {
 	CreatedAtLt *time.Time `form:"created_at_lt,omitempty" json:"created_at_lt,omitempty"`
 }
 
+// CreateSubmissionParams defines parameters for CreateSubmission.
+type CreateSubmissionParams struct {
+	// IdempotencyKey Makes the POST safe to retry: the first response to this key (per API client, kept 24 hours) is replayed to a repeat with the same method, path and body. Another body with the same key is 422 `idempotency_key_reused`; a repeat while the first request runs is 409 `idempotency_key_in_use`.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// CancelSubmissionParams defines parameters for CancelSubmission.
+type CancelSubmissionParams struct {
+	// IdempotencyKey Makes the POST safe to retry: the first response to this key (per API client, kept 24 hours) is replayed to a repeat with the same method, path and body. Another body with the same key is 422 `idempotency_key_reused`; a repeat while the first request runs is 409 `idempotency_key_in_use`.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// CreateSlotUploadParams defines parameters for CreateSlotUpload.
+type CreateSlotUploadParams struct {
+	// IdempotencyKey Makes the POST safe to retry: the first response to this key (per API client, kept 24 hours) is replayed to a repeat with the same method, path and body. Another body with the same key is 422 `idempotency_key_reused`; a repeat while the first request runs is 409 `idempotency_key_in_use`.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// StartEvaluationParams defines parameters for StartEvaluation.
+type StartEvaluationParams struct {
+	// IdempotencyKey Makes the POST safe to retry: the first response to this key (per API client, kept 24 hours) is replayed to a repeat with the same method, path and body. Another body with the same key is 422 `idempotency_key_reused`; a repeat while the first request runs is 409 `idempotency_key_in_use`.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // ListUploadsParams defines parameters for ListUploads.
 type ListUploadsParams struct {
 	// Limit Page size, default 50. Values above 100 are clamped to 100; below 1 or not an integer is 422 `invalid_field` with `param` `limit`.
@@ -2533,6 +2666,12 @@ type ListUploadsParams struct {
 
 	// Cursor Opaque cursor: the `next_cursor` of the previous page. Omit it for the first page. A cursor that does not decode is 422 `invalid_field` with `param` `cursor`.
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// CreateUploadParams defines parameters for CreateUpload.
+type CreateUploadParams struct {
+	// IdempotencyKey Makes the POST safe to retry: the first response to this key (per API client, kept 24 hours) is replayed to a repeat with the same method, path and body. Another body with the same key is 422 `idempotency_key_reused`; a repeat while the first request runs is 409 `idempotency_key_in_use`.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // ListTemplatesParams defines parameters for ListTemplates.
@@ -2544,6 +2683,18 @@ type ListTemplatesParams struct {
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 }
 
+// CreateTemplateParams defines parameters for CreateTemplate.
+type CreateTemplateParams struct {
+	// IdempotencyKey Makes the POST safe to retry: the first response to this key (per API client, kept 24 hours) is replayed to a repeat with the same method, path and body. Another body with the same key is 422 `idempotency_key_reused`; a repeat while the first request runs is 409 `idempotency_key_in_use`.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// DuplicateTemplateParams defines parameters for DuplicateTemplate.
+type DuplicateTemplateParams struct {
+	// IdempotencyKey Makes the POST safe to retry: the first response to this key (per API client, kept 24 hours) is replayed to a repeat with the same method, path and body. Another body with the same key is 422 `idempotency_key_reused`; a repeat while the first request runs is 409 `idempotency_key_in_use`.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // ListWebhookEndpointsParams defines parameters for ListWebhookEndpoints.
 type ListWebhookEndpointsParams struct {
 	// Limit Page size, default 50. Values above 100 are clamped to 100; below 1 or not an integer is 422 `invalid_field` with `param` `limit`.
@@ -2551,6 +2702,24 @@ type ListWebhookEndpointsParams struct {
 
 	// Cursor Opaque cursor: the `next_cursor` of the previous page. Omit it for the first page. A cursor that does not decode is 422 `invalid_field` with `param` `cursor`.
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// CreateWebhookEndpointParams defines parameters for CreateWebhookEndpoint.
+type CreateWebhookEndpointParams struct {
+	// IdempotencyKey Makes the POST safe to retry: the first response to this key (per API client, kept 24 hours) is replayed to a repeat with the same method, path and body. Another body with the same key is 422 `idempotency_key_reused`; a repeat while the first request runs is 409 `idempotency_key_in_use`.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// RotateWebhookEndpointSecretParams defines parameters for RotateWebhookEndpointSecret.
+type RotateWebhookEndpointSecretParams struct {
+	// IdempotencyKey Makes the POST safe to retry: the first response to this key (per API client, kept 24 hours) is replayed to a repeat with the same method, path and body. Another body with the same key is 422 `idempotency_key_reused`; a repeat while the first request runs is 409 `idempotency_key_in_use`.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// TestWebhookEndpointParams defines parameters for TestWebhookEndpoint.
+type TestWebhookEndpointParams struct {
+	// IdempotencyKey Makes the POST safe to retry: the first response to this key (per API client, kept 24 hours) is replayed to a repeat with the same method, path and body. Another body with the same key is 422 `idempotency_key_reused`; a repeat while the first request runs is 409 `idempotency_key_in_use`.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // EventDeliveryParams defines parameters for EventDelivery.
@@ -2894,6 +3063,40 @@ func (t *WebhookEvent) MergeDocumentSlotUpdatedEvent(v DocumentSlotUpdatedEvent)
 	return err
 }
 
+// AsWebhookEndpointTestEvent returns the union data inside the WebhookEvent as a WebhookEndpointTestEvent
+func (t WebhookEvent) AsWebhookEndpointTestEvent() (WebhookEndpointTestEvent, error) {
+	var body WebhookEndpointTestEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromWebhookEndpointTestEvent overwrites any union data inside the WebhookEvent as the provided WebhookEndpointTestEvent
+func (t *WebhookEvent) FromWebhookEndpointTestEvent(v WebhookEndpointTestEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"webhook_endpoint.test"}`))
+	t.union = b
+	return err
+}
+
+// MergeWebhookEndpointTestEvent performs a merge with any union data inside the WebhookEvent, using the provided WebhookEndpointTestEvent
+func (t *WebhookEvent) MergeWebhookEndpointTestEvent(v WebhookEndpointTestEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"webhook_endpoint.test"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
 func (t WebhookEvent) Discriminator() (string, error) {
 	var discriminator struct {
 		Discriminator string `json:"type"`
@@ -2924,6 +3127,8 @@ func (t WebhookEvent) ValueByDiscriminator() (interface{}, error) {
 		return t.AsFileFailedEvent()
 	case "file.ready":
 		return t.AsFileReadyEvent()
+	case "webhook_endpoint.test":
+		return t.AsWebhookEndpointTestEvent()
 	default:
 		return nil, errors.New("unknown discriminator value: " + discriminator)
 	}
@@ -2946,7 +3151,7 @@ type ServerInterface interface {
 	ListChecks(ctx echo.Context, params ListChecksParams) error
 	// CreateCheck Create a custom check
 	// (POST /v1/checks)
-	CreateCheck(ctx echo.Context) error
+	CreateCheck(ctx echo.Context, params CreateCheckParams) error
 	// DeleteCheck Archive a custom check
 	// (DELETE /v1/checks/{check_id})
 	DeleteCheck(ctx echo.Context, checkId CheckId) error
@@ -2961,7 +3166,7 @@ type ServerInterface interface {
 	ListDataFields(ctx echo.Context, params ListDataFieldsParams) error
 	// CreateDataField Create a custom data field
 	// (POST /v1/data_fields)
-	CreateDataField(ctx echo.Context) error
+	CreateDataField(ctx echo.Context, params CreateDataFieldParams) error
 	// DeleteDataField Archive a custom data field
 	// (DELETE /v1/data_fields/{data_field_id})
 	DeleteDataField(ctx echo.Context, dataFieldId DataFieldId) error
@@ -2976,7 +3181,7 @@ type ServerInterface interface {
 	ListDocumentTypes(ctx echo.Context, params ListDocumentTypesParams) error
 	// CreateDocumentType Create a custom document type
 	// (POST /v1/document_types)
-	CreateDocumentType(ctx echo.Context) error
+	CreateDocumentType(ctx echo.Context, params CreateDocumentTypeParams) error
 	// DeleteDocumentType Archive a custom document type
 	// (DELETE /v1/document_types/{document_type_id})
 	DeleteDocumentType(ctx echo.Context, documentTypeId DocumentTypeId) error
@@ -2989,18 +3194,21 @@ type ServerInterface interface {
 	// ListEvents List events
 	// (GET /v1/events)
 	ListEvents(ctx echo.Context, params ListEventsParams) error
+	// ListEventFeed Read the event stream forward
+	// (GET /v1/events/feed)
+	ListEventFeed(ctx echo.Context, params ListEventFeedParams) error
 	// GetEvent Get an event with its deliveries
 	// (GET /v1/events/{event_id})
 	GetEvent(ctx echo.Context, eventId EventIdParam) error
 	// RedeliverEvent Redeliver an event
 	// (POST /v1/events/{event_id}/redeliver)
-	RedeliverEvent(ctx echo.Context, eventId EventIdParam) error
+	RedeliverEvent(ctx echo.Context, eventId EventIdParam, params RedeliverEventParams) error
 	// ListSubmissions List submissions
 	// (GET /v1/submissions)
 	ListSubmissions(ctx echo.Context, params ListSubmissionsParams) error
 	// CreateSubmission Create a submission
 	// (POST /v1/submissions)
-	CreateSubmission(ctx echo.Context) error
+	CreateSubmission(ctx echo.Context, params CreateSubmissionParams) error
 	// DeleteSubmission Delete a submission
 	// (DELETE /v1/submissions/{submission_id})
 	DeleteSubmission(ctx echo.Context, submissionId SubmissionId) error
@@ -3012,13 +3220,13 @@ type ServerInterface interface {
 	UpdateSubmission(ctx echo.Context, submissionId SubmissionId) error
 	// CancelSubmission Cancel a submission
 	// (POST /v1/submissions/{submission_id}/cancel)
-	CancelSubmission(ctx echo.Context, submissionId SubmissionId) error
+	CancelSubmission(ctx echo.Context, submissionId SubmissionId, params CancelSubmissionParams) error
 	// CreateSlotUpload Upload a document into a slot
 	// (POST /v1/submissions/{submission_id}/document-slots/{slot_id}/files)
-	CreateSlotUpload(ctx echo.Context, submissionId SubmissionId, slotId SlotId) error
+	CreateSlotUpload(ctx echo.Context, submissionId SubmissionId, slotId SlotId, params CreateSlotUploadParams) error
 	// StartEvaluation Start an evaluation
 	// (POST /v1/submissions/{submission_id}/evaluations)
-	StartEvaluation(ctx echo.Context, submissionId SubmissionId) error
+	StartEvaluation(ctx echo.Context, submissionId SubmissionId, params StartEvaluationParams) error
 	// GetEvaluation Get an evaluation
 	// (GET /v1/submissions/{submission_id}/evaluations/{evaluation_id})
 	GetEvaluation(ctx echo.Context, submissionId SubmissionId, evaluationId EvaluationId) error
@@ -3027,7 +3235,7 @@ type ServerInterface interface {
 	ListUploads(ctx echo.Context, submissionId SubmissionId, params ListUploadsParams) error
 	// CreateUpload Upload an unassigned document
 	// (POST /v1/submissions/{submission_id}/files)
-	CreateUpload(ctx echo.Context, submissionId SubmissionId) error
+	CreateUpload(ctx echo.Context, submissionId SubmissionId, params CreateUploadParams) error
 	// DeleteUpload Delete an upload
 	// (DELETE /v1/submissions/{submission_id}/files/{upload_id})
 	DeleteUpload(ctx echo.Context, submissionId SubmissionId, uploadId UploadId) error
@@ -3042,7 +3250,7 @@ type ServerInterface interface {
 	ListTemplates(ctx echo.Context, params ListTemplatesParams) error
 	// CreateTemplate Create a custom template
 	// (POST /v1/templates)
-	CreateTemplate(ctx echo.Context) error
+	CreateTemplate(ctx echo.Context, params CreateTemplateParams) error
 	// DeleteTemplate Archive a custom template
 	// (DELETE /v1/templates/{template_id})
 	DeleteTemplate(ctx echo.Context, templateId TemplateId) error
@@ -3063,13 +3271,13 @@ type ServerInterface interface {
 	ReplaceTemplateDocumentRequirements(ctx echo.Context, templateId TemplateId) error
 	// DuplicateTemplate Duplicate a template
 	// (POST /v1/templates/{template_id}/duplicate)
-	DuplicateTemplate(ctx echo.Context, templateId TemplateId) error
+	DuplicateTemplate(ctx echo.Context, templateId TemplateId, params DuplicateTemplateParams) error
 	// ListWebhookEndpoints List webhook endpoints
 	// (GET /v1/webhook_endpoints)
 	ListWebhookEndpoints(ctx echo.Context, params ListWebhookEndpointsParams) error
 	// CreateWebhookEndpoint Create a webhook endpoint
 	// (POST /v1/webhook_endpoints)
-	CreateWebhookEndpoint(ctx echo.Context) error
+	CreateWebhookEndpoint(ctx echo.Context, params CreateWebhookEndpointParams) error
 	// DeleteWebhookEndpoint Delete a webhook endpoint
 	// (DELETE /v1/webhook_endpoints/{endpoint_id})
 	DeleteWebhookEndpoint(ctx echo.Context, endpointId EndpointId) error
@@ -3081,7 +3289,10 @@ type ServerInterface interface {
 	UpdateWebhookEndpoint(ctx echo.Context, endpointId EndpointId) error
 	// RotateWebhookEndpointSecret Rotate the signing secret
 	// (POST /v1/webhook_endpoints/{endpoint_id}/secret/rotations)
-	RotateWebhookEndpointSecret(ctx echo.Context, endpointId EndpointId) error
+	RotateWebhookEndpointSecret(ctx echo.Context, endpointId EndpointId, params RotateWebhookEndpointSecretParams) error
+	// TestWebhookEndpoint Send a test event to one endpoint
+	// (POST /v1/webhook_endpoints/{endpoint_id}/test)
+	TestWebhookEndpoint(ctx echo.Context, endpointId EndpointId, params TestWebhookEndpointParams) error
 }
 
 // ServerInterfaceWrapper converts echo contexts to parameters.
@@ -3118,8 +3329,28 @@ func (w *ServerInterfaceWrapper) ListChecks(ctx echo.Context) error {
 func (w *ServerInterfaceWrapper) CreateCheck(ctx echo.Context) error {
 	var err error
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateCheckParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.CreateCheck(ctx)
+	err = w.Handler.CreateCheck(ctx, params)
 	return err
 }
 
@@ -3200,8 +3431,28 @@ func (w *ServerInterfaceWrapper) ListDataFields(ctx echo.Context) error {
 func (w *ServerInterfaceWrapper) CreateDataField(ctx echo.Context) error {
 	var err error
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateDataFieldParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.CreateDataField(ctx)
+	err = w.Handler.CreateDataField(ctx, params)
 	return err
 }
 
@@ -3282,8 +3533,28 @@ func (w *ServerInterfaceWrapper) ListDocumentTypes(ctx echo.Context) error {
 func (w *ServerInterfaceWrapper) CreateDocumentType(ctx echo.Context) error {
 	var err error
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateDocumentTypeParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.CreateDocumentType(ctx)
+	err = w.Handler.CreateDocumentType(ctx, params)
 	return err
 }
 
@@ -3374,6 +3645,52 @@ func (w *ServerInterfaceWrapper) ListEvents(ctx echo.Context) error {
 	return err
 }
 
+// ListEventFeed converts echo context to params.
+func (w *ServerInterfaceWrapper) ListEventFeed(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListEventFeedParams
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "after" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "after", ctx.QueryParams(), &params.After, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter after: %s", err))
+	}
+
+	// ------------- Optional query parameter "from_start" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "from_start", ctx.QueryParams(), &params.FromStart, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter from_start: %s", err))
+	}
+
+	// ------------- Optional query parameter "wait" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "wait", ctx.QueryParams(), &params.Wait, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter wait: %s", err))
+	}
+
+	// ------------- Optional query parameter "type" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "type", ctx.QueryParams(), &params.Type, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter type: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListEventFeed(ctx, params)
+	return err
+}
+
 // GetEvent converts echo context to params.
 func (w *ServerInterfaceWrapper) GetEvent(ctx echo.Context) error {
 	var err error
@@ -3401,8 +3718,28 @@ func (w *ServerInterfaceWrapper) RedeliverEvent(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter event_id: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params RedeliverEventParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.RedeliverEvent(ctx, eventId)
+	err = w.Handler.RedeliverEvent(ctx, eventId, params)
 	return err
 }
 
@@ -3470,8 +3807,28 @@ func (w *ServerInterfaceWrapper) ListSubmissions(ctx echo.Context) error {
 func (w *ServerInterfaceWrapper) CreateSubmission(ctx echo.Context) error {
 	var err error
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateSubmissionParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.CreateSubmission(ctx)
+	err = w.Handler.CreateSubmission(ctx, params)
 	return err
 }
 
@@ -3534,8 +3891,28 @@ func (w *ServerInterfaceWrapper) CancelSubmission(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter submission_id: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CancelSubmissionParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.CancelSubmission(ctx, submissionId)
+	err = w.Handler.CancelSubmission(ctx, submissionId, params)
 	return err
 }
 
@@ -3558,8 +3935,28 @@ func (w *ServerInterfaceWrapper) CreateSlotUpload(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter slot_id: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateSlotUploadParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.CreateSlotUpload(ctx, submissionId, slotId)
+	err = w.Handler.CreateSlotUpload(ctx, submissionId, slotId, params)
 	return err
 }
 
@@ -3574,8 +3971,28 @@ func (w *ServerInterfaceWrapper) StartEvaluation(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter submission_id: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params StartEvaluationParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.StartEvaluation(ctx, submissionId)
+	err = w.Handler.StartEvaluation(ctx, submissionId, params)
 	return err
 }
 
@@ -3646,8 +4063,28 @@ func (w *ServerInterfaceWrapper) CreateUpload(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter submission_id: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateUploadParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.CreateUpload(ctx, submissionId)
+	err = w.Handler.CreateUpload(ctx, submissionId, params)
 	return err
 }
 
@@ -3752,8 +4189,28 @@ func (w *ServerInterfaceWrapper) ListTemplates(ctx echo.Context) error {
 func (w *ServerInterfaceWrapper) CreateTemplate(ctx echo.Context) error {
 	var err error
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateTemplateParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.CreateTemplate(ctx)
+	err = w.Handler.CreateTemplate(ctx, params)
 	return err
 }
 
@@ -3864,8 +4321,28 @@ func (w *ServerInterfaceWrapper) DuplicateTemplate(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter template_id: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params DuplicateTemplateParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.DuplicateTemplate(ctx, templateId)
+	err = w.Handler.DuplicateTemplate(ctx, templateId, params)
 	return err
 }
 
@@ -3898,8 +4375,28 @@ func (w *ServerInterfaceWrapper) ListWebhookEndpoints(ctx echo.Context) error {
 func (w *ServerInterfaceWrapper) CreateWebhookEndpoint(ctx echo.Context) error {
 	var err error
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateWebhookEndpointParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.CreateWebhookEndpoint(ctx)
+	err = w.Handler.CreateWebhookEndpoint(ctx, params)
 	return err
 }
 
@@ -3962,8 +4459,64 @@ func (w *ServerInterfaceWrapper) RotateWebhookEndpointSecret(ctx echo.Context) e
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter endpoint_id: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params RotateWebhookEndpointSecretParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.RotateWebhookEndpointSecret(ctx, endpointId)
+	err = w.Handler.RotateWebhookEndpointSecret(ctx, endpointId, params)
+	return err
+}
+
+// TestWebhookEndpoint converts echo context to params.
+func (w *ServerInterfaceWrapper) TestWebhookEndpoint(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "endpoint_id" -------------
+	var endpointId EndpointId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "endpoint_id", ctx.Param("endpoint_id"), &endpointId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter endpoint_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params TestWebhookEndpointParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.TestWebhookEndpoint(ctx, endpointId, params)
 	return err
 }
 
@@ -4053,6 +4606,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/v1/document_types/:document_type_id", wrapper.GetDocumentType, options.OperationMiddlewares["getDocumentType"]...)
 	router.PATCH(options.BaseURL+"/v1/document_types/:document_type_id", wrapper.UpdateDocumentType, options.OperationMiddlewares["updateDocumentType"]...)
 	router.GET(options.BaseURL+"/v1/events", wrapper.ListEvents, options.OperationMiddlewares["listEvents"]...)
+	router.GET(options.BaseURL+"/v1/events/feed", wrapper.ListEventFeed, options.OperationMiddlewares["listEventFeed"]...)
 	router.GET(options.BaseURL+"/v1/events/:event_id", wrapper.GetEvent, options.OperationMiddlewares["getEvent"]...)
 	router.POST(options.BaseURL+"/v1/events/:event_id/redeliver", wrapper.RedeliverEvent, options.OperationMiddlewares["redeliverEvent"]...)
 	router.GET(options.BaseURL+"/v1/webhook_endpoints", wrapper.ListWebhookEndpoints, options.OperationMiddlewares["listWebhookEndpoints"]...)
@@ -4061,6 +4615,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/v1/webhook_endpoints/:endpoint_id", wrapper.GetWebhookEndpoint, options.OperationMiddlewares["getWebhookEndpoint"]...)
 	router.PATCH(options.BaseURL+"/v1/webhook_endpoints/:endpoint_id", wrapper.UpdateWebhookEndpoint, options.OperationMiddlewares["updateWebhookEndpoint"]...)
 	router.POST(options.BaseURL+"/v1/webhook_endpoints/:endpoint_id/secret/rotations", wrapper.RotateWebhookEndpointSecret, options.OperationMiddlewares["rotateWebhookEndpointSecret"]...)
+	router.POST(options.BaseURL+"/v1/webhook_endpoints/:endpoint_id/test", wrapper.TestWebhookEndpoint, options.OperationMiddlewares["testWebhookEndpoint"]...)
 
 }
 
@@ -4357,7 +4912,8 @@ func (response ListChecksdefaultJSONResponse) VisitListChecksResponse(w http.Res
 }
 
 type CreateCheckRequestObject struct {
-	Body *CreateCheckJSONRequestBody
+	Params CreateCheckParams
+	Body   *CreateCheckJSONRequestBody
 }
 
 type CreateCheckResponseObject interface {
@@ -4365,7 +4921,8 @@ type CreateCheckResponseObject interface {
 }
 
 type CreateCheck201ResponseHeaders struct {
-	XRequestId *string
+	IdempotentReplayed *string
+	XRequestId         *string
 }
 
 type CreateCheck201JSONResponse struct {
@@ -4380,6 +4937,9 @@ func (response CreateCheck201JSONResponse) VisitCreateCheckResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -4435,6 +4995,23 @@ func (response CreateCheck403JSONResponse) VisitCreateCheckResponse(w http.Respo
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
 	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCheck409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreateCheck409JSONResponse) VisitCreateCheckResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -5174,7 +5751,8 @@ func (response ListDataFieldsdefaultJSONResponse) VisitListDataFieldsResponse(w 
 }
 
 type CreateDataFieldRequestObject struct {
-	Body *CreateDataFieldJSONRequestBody
+	Params CreateDataFieldParams
+	Body   *CreateDataFieldJSONRequestBody
 }
 
 type CreateDataFieldResponseObject interface {
@@ -5182,7 +5760,8 @@ type CreateDataFieldResponseObject interface {
 }
 
 type CreateDataField201ResponseHeaders struct {
-	XRequestId *string
+	IdempotentReplayed *string
+	XRequestId         *string
 }
 
 type CreateDataField201JSONResponse struct {
@@ -5197,6 +5776,9 @@ func (response CreateDataField201JSONResponse) VisitCreateDataFieldResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5252,6 +5834,23 @@ func (response CreateDataField403JSONResponse) VisitCreateDataFieldResponse(w ht
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
 	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateDataField409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreateDataField409JSONResponse) VisitCreateDataFieldResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -5991,7 +6590,8 @@ func (response ListDocumentTypesdefaultJSONResponse) VisitListDocumentTypesRespo
 }
 
 type CreateDocumentTypeRequestObject struct {
-	Body *CreateDocumentTypeJSONRequestBody
+	Params CreateDocumentTypeParams
+	Body   *CreateDocumentTypeJSONRequestBody
 }
 
 type CreateDocumentTypeResponseObject interface {
@@ -5999,7 +6599,8 @@ type CreateDocumentTypeResponseObject interface {
 }
 
 type CreateDocumentType201ResponseHeaders struct {
-	XRequestId *string
+	IdempotentReplayed *string
+	XRequestId         *string
 }
 
 type CreateDocumentType201JSONResponse struct {
@@ -6014,6 +6615,9 @@ func (response CreateDocumentType201JSONResponse) VisitCreateDocumentTypeRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6069,6 +6673,23 @@ func (response CreateDocumentType403JSONResponse) VisitCreateDocumentTypeRespons
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
 	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateDocumentType409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreateDocumentType409JSONResponse) VisitCreateDocumentTypeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -6807,6 +7428,147 @@ func (response ListEventsdefaultJSONResponse) VisitListEventsResponse(w http.Res
 	return err
 }
 
+type ListEventFeedRequestObject struct {
+	Params ListEventFeedParams
+}
+
+type ListEventFeedResponseObject interface {
+	VisitListEventFeedResponse(w http.ResponseWriter) error
+}
+
+type ListEventFeed200ResponseHeaders struct {
+	XRequestId *string
+}
+
+type ListEventFeed200JSONResponse struct {
+	Body    EventFeed
+	Headers ListEventFeed200ResponseHeaders
+}
+
+func (response ListEventFeed200JSONResponse) VisitListEventFeedResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEventFeed401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListEventFeed401JSONResponse) VisitListEventFeedResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEventFeed403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListEventFeed403JSONResponse) VisitListEventFeedResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEventFeed422JSONResponse struct {
+	UnprocessableEntityJSONResponse
+}
+
+func (response ListEventFeed422JSONResponse) VisitListEventFeedResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEventFeed429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListEventFeed429JSONResponse) VisitListEventFeedResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEventFeed500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ListEventFeed500JSONResponse) VisitListEventFeedResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEventFeeddefaultJSONResponse struct {
+	Body       ErrorResponse
+	Headers    UnexpectedErrorResponseHeaders
+	StatusCode int
+}
+
+func (response ListEventFeeddefaultJSONResponse) VisitListEventFeedResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetEventRequestObject struct {
 	EventId EventIdParam `json:"event_id"`
 }
@@ -6967,6 +7729,7 @@ func (response GetEventdefaultJSONResponse) VisitGetEventResponse(w http.Respons
 
 type RedeliverEventRequestObject struct {
 	EventId EventIdParam `json:"event_id"`
+	Params  RedeliverEventParams
 	Body    *RedeliverEventJSONRequestBody
 }
 
@@ -6975,7 +7738,8 @@ type RedeliverEventResponseObject interface {
 }
 
 type RedeliverEvent200ResponseHeaders struct {
-	XRequestId *string
+	IdempotentReplayed *string
+	XRequestId         *string
 }
 
 type RedeliverEvent200JSONResponse struct {
@@ -6990,6 +7754,9 @@ func (response RedeliverEvent200JSONResponse) VisitRedeliverEventResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7062,6 +7829,23 @@ func (response RedeliverEvent404JSONResponse) VisitRedeliverEventResponse(w http
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RedeliverEvent409JSONResponse struct{ ConflictJSONResponse }
+
+func (response RedeliverEvent409JSONResponse) VisitRedeliverEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -7300,7 +8084,8 @@ func (response ListSubmissionsdefaultJSONResponse) VisitListSubmissionsResponse(
 }
 
 type CreateSubmissionRequestObject struct {
-	Body *CreateSubmissionJSONRequestBody
+	Params CreateSubmissionParams
+	Body   *CreateSubmissionJSONRequestBody
 }
 
 type CreateSubmissionResponseObject interface {
@@ -7308,7 +8093,8 @@ type CreateSubmissionResponseObject interface {
 }
 
 type CreateSubmission200ResponseHeaders struct {
-	XRequestId *string
+	IdempotentReplayed *string
+	XRequestId         *string
 }
 
 type CreateSubmission200JSONResponse struct {
@@ -7323,6 +8109,9 @@ func (response CreateSubmission200JSONResponse) VisitCreateSubmissionResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7332,7 +8121,8 @@ func (response CreateSubmission200JSONResponse) VisitCreateSubmissionResponse(w 
 }
 
 type CreateSubmission201ResponseHeaders struct {
-	XRequestId *string
+	IdempotentReplayed *string
+	XRequestId         *string
 }
 
 type CreateSubmission201JSONResponse struct {
@@ -7347,6 +8137,9 @@ func (response CreateSubmission201JSONResponse) VisitCreateSubmissionResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8087,6 +8880,7 @@ func (response UpdateSubmissiondefaultJSONResponse) VisitUpdateSubmissionRespons
 
 type CancelSubmissionRequestObject struct {
 	SubmissionId SubmissionId `json:"submission_id"`
+	Params       CancelSubmissionParams
 }
 
 type CancelSubmissionResponseObject interface {
@@ -8094,7 +8888,8 @@ type CancelSubmissionResponseObject interface {
 }
 
 type CancelSubmission200ResponseHeaders struct {
-	XRequestId *string
+	IdempotentReplayed *string
+	XRequestId         *string
 }
 
 type CancelSubmission200JSONResponse struct {
@@ -8109,6 +8904,9 @@ func (response CancelSubmission200JSONResponse) VisitCancelSubmissionResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8263,6 +9061,7 @@ func (response CancelSubmissiondefaultJSONResponse) VisitCancelSubmissionRespons
 type CreateSlotUploadRequestObject struct {
 	SubmissionId SubmissionId `json:"submission_id"`
 	SlotId       SlotId       `json:"slot_id"`
+	Params       CreateSlotUploadParams
 	Body         *multipart.Reader
 }
 
@@ -8271,7 +9070,8 @@ type CreateSlotUploadResponseObject interface {
 }
 
 type CreateSlotUpload200ResponseHeaders struct {
-	XRequestId *string
+	IdempotentReplayed *string
+	XRequestId         *string
 }
 
 type CreateSlotUpload200JSONResponse struct {
@@ -8286,6 +9086,9 @@ func (response CreateSlotUpload200JSONResponse) VisitCreateSlotUploadResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8295,7 +9098,8 @@ func (response CreateSlotUpload200JSONResponse) VisitCreateSlotUploadResponse(w 
 }
 
 type CreateSlotUpload202ResponseHeaders struct {
-	XRequestId *string
+	IdempotentReplayed *string
+	XRequestId         *string
 }
 
 type CreateSlotUpload202JSONResponse struct {
@@ -8310,6 +9114,9 @@ func (response CreateSlotUpload202JSONResponse) VisitCreateSlotUploadResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8515,6 +9322,7 @@ func (response CreateSlotUploaddefaultJSONResponse) VisitCreateSlotUploadRespons
 
 type StartEvaluationRequestObject struct {
 	SubmissionId SubmissionId `json:"submission_id"`
+	Params       StartEvaluationParams
 }
 
 type StartEvaluationResponseObject interface {
@@ -8522,7 +9330,8 @@ type StartEvaluationResponseObject interface {
 }
 
 type StartEvaluation202ResponseHeaders struct {
-	XRequestId *string
+	IdempotentReplayed *string
+	XRequestId         *string
 }
 
 type StartEvaluation202JSONResponse struct {
@@ -8537,6 +9346,9 @@ func (response StartEvaluation202JSONResponse) VisitStartEvaluationResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9042,6 +9854,7 @@ func (response ListUploadsdefaultJSONResponse) VisitListUploadsResponse(w http.R
 
 type CreateUploadRequestObject struct {
 	SubmissionId SubmissionId `json:"submission_id"`
+	Params       CreateUploadParams
 	Body         *multipart.Reader
 }
 
@@ -9050,7 +9863,8 @@ type CreateUploadResponseObject interface {
 }
 
 type CreateUpload200ResponseHeaders struct {
-	XRequestId *string
+	IdempotentReplayed *string
+	XRequestId         *string
 }
 
 type CreateUpload200JSONResponse struct {
@@ -9065,6 +9879,9 @@ func (response CreateUpload200JSONResponse) VisitCreateUploadResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9074,7 +9891,8 @@ func (response CreateUpload200JSONResponse) VisitCreateUploadResponse(w http.Res
 }
 
 type CreateUpload202ResponseHeaders struct {
-	XRequestId *string
+	IdempotentReplayed *string
+	XRequestId         *string
 }
 
 type CreateUpload202JSONResponse struct {
@@ -9089,6 +9907,9 @@ func (response CreateUpload202JSONResponse) VisitCreateUploadResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9989,7 +10810,8 @@ func (response ListTemplatesdefaultJSONResponse) VisitListTemplatesResponse(w ht
 }
 
 type CreateTemplateRequestObject struct {
-	Body *CreateTemplateJSONRequestBody
+	Params CreateTemplateParams
+	Body   *CreateTemplateJSONRequestBody
 }
 
 type CreateTemplateResponseObject interface {
@@ -9997,7 +10819,8 @@ type CreateTemplateResponseObject interface {
 }
 
 type CreateTemplate201ResponseHeaders struct {
-	XRequestId *string
+	IdempotentReplayed *string
+	XRequestId         *string
 }
 
 type CreateTemplate201JSONResponse struct {
@@ -10012,6 +10835,9 @@ func (response CreateTemplate201JSONResponse) VisitCreateTemplateResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10067,6 +10893,23 @@ func (response CreateTemplate403JSONResponse) VisitCreateTemplateResponse(w http
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
 	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTemplate409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreateTemplate409JSONResponse) VisitCreateTemplateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -11313,6 +12156,7 @@ func (response ReplaceTemplateDocumentRequirementsdefaultJSONResponse) VisitRepl
 
 type DuplicateTemplateRequestObject struct {
 	TemplateId TemplateId `json:"template_id"`
+	Params     DuplicateTemplateParams
 	Body       *DuplicateTemplateJSONRequestBody
 }
 
@@ -11321,7 +12165,8 @@ type DuplicateTemplateResponseObject interface {
 }
 
 type DuplicateTemplate201ResponseHeaders struct {
-	XRequestId *string
+	IdempotentReplayed *string
+	XRequestId         *string
 }
 
 type DuplicateTemplate201JSONResponse struct {
@@ -11336,6 +12181,9 @@ func (response DuplicateTemplate201JSONResponse) VisitDuplicateTemplateResponse(
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11408,6 +12256,23 @@ func (response DuplicateTemplate404JSONResponse) VisitDuplicateTemplateResponse(
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DuplicateTemplate409JSONResponse struct{ ConflictJSONResponse }
+
+func (response DuplicateTemplate409JSONResponse) VisitDuplicateTemplateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -11646,7 +12511,8 @@ func (response ListWebhookEndpointsdefaultJSONResponse) VisitListWebhookEndpoint
 }
 
 type CreateWebhookEndpointRequestObject struct {
-	Body *CreateWebhookEndpointJSONRequestBody
+	Params CreateWebhookEndpointParams
+	Body   *CreateWebhookEndpointJSONRequestBody
 }
 
 type CreateWebhookEndpointResponseObject interface {
@@ -11654,7 +12520,8 @@ type CreateWebhookEndpointResponseObject interface {
 }
 
 type CreateWebhookEndpoint201ResponseHeaders struct {
-	XRequestId *string
+	IdempotentReplayed *string
+	XRequestId         *string
 }
 
 type CreateWebhookEndpoint201JSONResponse struct {
@@ -11669,6 +12536,9 @@ func (response CreateWebhookEndpoint201JSONResponse) VisitCreateWebhookEndpointR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11724,6 +12594,23 @@ func (response CreateWebhookEndpoint403JSONResponse) VisitCreateWebhookEndpointR
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
 	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWebhookEndpoint409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreateWebhookEndpoint409JSONResponse) VisitCreateWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -12323,6 +13210,7 @@ func (response UpdateWebhookEndpointdefaultJSONResponse) VisitUpdateWebhookEndpo
 
 type RotateWebhookEndpointSecretRequestObject struct {
 	EndpointId EndpointId `json:"endpoint_id"`
+	Params     RotateWebhookEndpointSecretParams
 }
 
 type RotateWebhookEndpointSecretResponseObject interface {
@@ -12330,7 +13218,8 @@ type RotateWebhookEndpointSecretResponseObject interface {
 }
 
 type RotateWebhookEndpointSecret201ResponseHeaders struct {
-	XRequestId *string
+	IdempotentReplayed *string
+	XRequestId         *string
 }
 
 type RotateWebhookEndpointSecret201JSONResponse struct {
@@ -12345,6 +13234,9 @@ func (response RotateWebhookEndpointSecret201JSONResponse) VisitRotateWebhookEnd
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12400,6 +13292,23 @@ func (response RotateWebhookEndpointSecret404JSONResponse) VisitRotateWebhookEnd
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RotateWebhookEndpointSecret409JSONResponse struct{ ConflictJSONResponse }
+
+func (response RotateWebhookEndpointSecret409JSONResponse) VisitRotateWebhookEndpointSecretResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -12479,6 +13388,203 @@ func (response RotateWebhookEndpointSecretdefaultJSONResponse) VisitRotateWebhoo
 	return err
 }
 
+type TestWebhookEndpointRequestObject struct {
+	EndpointId EndpointId `json:"endpoint_id"`
+	Params     TestWebhookEndpointParams
+}
+
+type TestWebhookEndpointResponseObject interface {
+	VisitTestWebhookEndpointResponse(w http.ResponseWriter) error
+}
+
+type TestWebhookEndpoint202ResponseHeaders struct {
+	IdempotentReplayed *string
+	XRequestId         *string
+}
+
+type TestWebhookEndpoint202JSONResponse struct {
+	Body    EventDetail
+	Headers TestWebhookEndpoint202ResponseHeaders
+}
+
+func (response TestWebhookEndpoint202JSONResponse) VisitTestWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(202)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TestWebhookEndpoint400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response TestWebhookEndpoint400JSONResponse) VisitTestWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TestWebhookEndpoint401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response TestWebhookEndpoint401JSONResponse) VisitTestWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TestWebhookEndpoint403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response TestWebhookEndpoint403JSONResponse) VisitTestWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TestWebhookEndpoint404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response TestWebhookEndpoint404JSONResponse) VisitTestWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TestWebhookEndpoint409JSONResponse struct{ ConflictJSONResponse }
+
+func (response TestWebhookEndpoint409JSONResponse) VisitTestWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TestWebhookEndpoint422JSONResponse struct {
+	UnprocessableEntityJSONResponse
+}
+
+func (response TestWebhookEndpoint422JSONResponse) VisitTestWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TestWebhookEndpoint429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response TestWebhookEndpoint429JSONResponse) VisitTestWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TestWebhookEndpoint500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response TestWebhookEndpoint500JSONResponse) VisitTestWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TestWebhookEndpointdefaultJSONResponse struct {
+	Body       ErrorResponse
+	Headers    UnexpectedErrorResponseHeaders
+	StatusCode int
+}
+
+func (response TestWebhookEndpointdefaultJSONResponse) VisitTestWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 // StrictServerInterface represents all server handlers.
 type StrictServerInterface interface {
 	// ListChecks List checks
@@ -12529,6 +13635,9 @@ type StrictServerInterface interface {
 	// ListEvents List events
 	// (GET /v1/events)
 	ListEvents(ctx context.Context, request ListEventsRequestObject) (ListEventsResponseObject, error)
+	// ListEventFeed Read the event stream forward
+	// (GET /v1/events/feed)
+	ListEventFeed(ctx context.Context, request ListEventFeedRequestObject) (ListEventFeedResponseObject, error)
 	// GetEvent Get an event with its deliveries
 	// (GET /v1/events/{event_id})
 	GetEvent(ctx context.Context, request GetEventRequestObject) (GetEventResponseObject, error)
@@ -12622,6 +13731,9 @@ type StrictServerInterface interface {
 	// RotateWebhookEndpointSecret Rotate the signing secret
 	// (POST /v1/webhook_endpoints/{endpoint_id}/secret/rotations)
 	RotateWebhookEndpointSecret(ctx context.Context, request RotateWebhookEndpointSecretRequestObject) (RotateWebhookEndpointSecretResponseObject, error)
+	// TestWebhookEndpoint Send a test event to one endpoint
+	// (POST /v1/webhook_endpoints/{endpoint_id}/test)
+	TestWebhookEndpoint(ctx context.Context, request TestWebhookEndpointRequestObject) (TestWebhookEndpointResponseObject, error)
 }
 
 type StrictHandlerFunc func(ctx echo.Context, request any) (any, error)
@@ -12662,8 +13774,10 @@ func (sh *strictHandler) ListChecks(ctx echo.Context, params ListChecksParams) e
 }
 
 // CreateCheck operation middleware
-func (sh *strictHandler) CreateCheck(ctx echo.Context) error {
+func (sh *strictHandler) CreateCheck(ctx echo.Context, params CreateCheckParams) error {
 	var request CreateCheckRequestObject
+
+	request.Params = params
 
 	var body CreateCheckJSONRequestBody
 	var err error
@@ -12831,8 +13945,10 @@ func (sh *strictHandler) ListDataFields(ctx echo.Context, params ListDataFieldsP
 }
 
 // CreateDataField operation middleware
-func (sh *strictHandler) CreateDataField(ctx echo.Context) error {
+func (sh *strictHandler) CreateDataField(ctx echo.Context, params CreateDataFieldParams) error {
 	var request CreateDataFieldRequestObject
+
+	request.Params = params
 
 	var body CreateDataFieldJSONRequestBody
 	var err error
@@ -13000,8 +14116,10 @@ func (sh *strictHandler) ListDocumentTypes(ctx echo.Context, params ListDocument
 }
 
 // CreateDocumentType operation middleware
-func (sh *strictHandler) CreateDocumentType(ctx echo.Context) error {
+func (sh *strictHandler) CreateDocumentType(ctx echo.Context, params CreateDocumentTypeParams) error {
 	var request CreateDocumentTypeRequestObject
+
+	request.Params = params
 
 	var body CreateDocumentTypeJSONRequestBody
 	var err error
@@ -13168,6 +14286,31 @@ func (sh *strictHandler) ListEvents(ctx echo.Context, params ListEventsParams) e
 	return nil
 }
 
+// ListEventFeed operation middleware
+func (sh *strictHandler) ListEventFeed(ctx echo.Context, params ListEventFeedParams) error {
+	var request ListEventFeedRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListEventFeed(ctx.Request().Context(), request.(ListEventFeedRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListEventFeed")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListEventFeedResponseObject); ok {
+		return validResponse.VisitListEventFeedResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // GetEvent operation middleware
 func (sh *strictHandler) GetEvent(ctx echo.Context, eventId EventIdParam) error {
 	var request GetEventRequestObject
@@ -13194,10 +14337,11 @@ func (sh *strictHandler) GetEvent(ctx echo.Context, eventId EventIdParam) error 
 }
 
 // RedeliverEvent operation middleware
-func (sh *strictHandler) RedeliverEvent(ctx echo.Context, eventId EventIdParam) error {
+func (sh *strictHandler) RedeliverEvent(ctx echo.Context, eventId EventIdParam, params RedeliverEventParams) error {
 	var request RedeliverEventRequestObject
 
 	request.EventId = eventId
+	request.Params = params
 
 	var body RedeliverEventJSONRequestBody
 	var err error
@@ -13270,8 +14414,10 @@ func (sh *strictHandler) ListSubmissions(ctx echo.Context, params ListSubmission
 }
 
 // CreateSubmission operation middleware
-func (sh *strictHandler) CreateSubmission(ctx echo.Context) error {
+func (sh *strictHandler) CreateSubmission(ctx echo.Context, params CreateSubmissionParams) error {
 	var request CreateSubmissionRequestObject
+
+	request.Params = params
 
 	var body CreateSubmissionJSONRequestBody
 	var err error
@@ -13414,10 +14560,11 @@ func (sh *strictHandler) UpdateSubmission(ctx echo.Context, submissionId Submiss
 }
 
 // CancelSubmission operation middleware
-func (sh *strictHandler) CancelSubmission(ctx echo.Context, submissionId SubmissionId) error {
+func (sh *strictHandler) CancelSubmission(ctx echo.Context, submissionId SubmissionId, params CancelSubmissionParams) error {
 	var request CancelSubmissionRequestObject
 
 	request.SubmissionId = submissionId
+	request.Params = params
 
 	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
 		return sh.ssi.CancelSubmission(ctx.Request().Context(), request.(CancelSubmissionRequestObject))
@@ -13439,11 +14586,12 @@ func (sh *strictHandler) CancelSubmission(ctx echo.Context, submissionId Submiss
 }
 
 // CreateSlotUpload operation middleware
-func (sh *strictHandler) CreateSlotUpload(ctx echo.Context, submissionId SubmissionId, slotId SlotId) error {
+func (sh *strictHandler) CreateSlotUpload(ctx echo.Context, submissionId SubmissionId, slotId SlotId, params CreateSlotUploadParams) error {
 	var request CreateSlotUploadRequestObject
 
 	request.SubmissionId = submissionId
 	request.SlotId = slotId
+	request.Params = params
 
 	if reader, err := ctx.Request().MultipartReader(); err != nil {
 		return err
@@ -13471,10 +14619,11 @@ func (sh *strictHandler) CreateSlotUpload(ctx echo.Context, submissionId Submiss
 }
 
 // StartEvaluation operation middleware
-func (sh *strictHandler) StartEvaluation(ctx echo.Context, submissionId SubmissionId) error {
+func (sh *strictHandler) StartEvaluation(ctx echo.Context, submissionId SubmissionId, params StartEvaluationParams) error {
 	var request StartEvaluationRequestObject
 
 	request.SubmissionId = submissionId
+	request.Params = params
 
 	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
 		return sh.ssi.StartEvaluation(ctx.Request().Context(), request.(StartEvaluationRequestObject))
@@ -13548,10 +14697,11 @@ func (sh *strictHandler) ListUploads(ctx echo.Context, submissionId SubmissionId
 }
 
 // CreateUpload operation middleware
-func (sh *strictHandler) CreateUpload(ctx echo.Context, submissionId SubmissionId) error {
+func (sh *strictHandler) CreateUpload(ctx echo.Context, submissionId SubmissionId, params CreateUploadParams) error {
 	var request CreateUploadRequestObject
 
 	request.SubmissionId = submissionId
+	request.Params = params
 
 	if reader, err := ctx.Request().MultipartReader(); err != nil {
 		return err
@@ -13705,8 +14855,10 @@ func (sh *strictHandler) ListTemplates(ctx echo.Context, params ListTemplatesPar
 }
 
 // CreateTemplate operation middleware
-func (sh *strictHandler) CreateTemplate(ctx echo.Context) error {
+func (sh *strictHandler) CreateTemplate(ctx echo.Context, params CreateTemplateParams) error {
 	var request CreateTemplateRequestObject
+
+	request.Params = params
 
 	var body CreateTemplateJSONRequestBody
 	var err error
@@ -13993,10 +15145,11 @@ func (sh *strictHandler) ReplaceTemplateDocumentRequirements(ctx echo.Context, t
 }
 
 // DuplicateTemplate operation middleware
-func (sh *strictHandler) DuplicateTemplate(ctx echo.Context, templateId TemplateId) error {
+func (sh *strictHandler) DuplicateTemplate(ctx echo.Context, templateId TemplateId, params DuplicateTemplateParams) error {
 	var request DuplicateTemplateRequestObject
 
 	request.TemplateId = templateId
+	request.Params = params
 
 	var body DuplicateTemplateJSONRequestBody
 	var err error
@@ -14069,8 +15222,10 @@ func (sh *strictHandler) ListWebhookEndpoints(ctx echo.Context, params ListWebho
 }
 
 // CreateWebhookEndpoint operation middleware
-func (sh *strictHandler) CreateWebhookEndpoint(ctx echo.Context) error {
+func (sh *strictHandler) CreateWebhookEndpoint(ctx echo.Context, params CreateWebhookEndpointParams) error {
 	var request CreateWebhookEndpointRequestObject
+
+	request.Params = params
 
 	var body CreateWebhookEndpointJSONRequestBody
 	var err error
@@ -14213,10 +15368,11 @@ func (sh *strictHandler) UpdateWebhookEndpoint(ctx echo.Context, endpointId Endp
 }
 
 // RotateWebhookEndpointSecret operation middleware
-func (sh *strictHandler) RotateWebhookEndpointSecret(ctx echo.Context, endpointId EndpointId) error {
+func (sh *strictHandler) RotateWebhookEndpointSecret(ctx echo.Context, endpointId EndpointId, params RotateWebhookEndpointSecretParams) error {
 	var request RotateWebhookEndpointSecretRequestObject
 
 	request.EndpointId = endpointId
+	request.Params = params
 
 	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
 		return sh.ssi.RotateWebhookEndpointSecret(ctx.Request().Context(), request.(RotateWebhookEndpointSecretRequestObject))
@@ -14237,455 +15393,508 @@ func (sh *strictHandler) RotateWebhookEndpointSecret(ctx echo.Context, endpointI
 	return nil
 }
 
+// TestWebhookEndpoint operation middleware
+func (sh *strictHandler) TestWebhookEndpoint(ctx echo.Context, endpointId EndpointId, params TestWebhookEndpointParams) error {
+	var request TestWebhookEndpointRequestObject
+
+	request.EndpointId = endpointId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.TestWebhookEndpoint(ctx.Request().Context(), request.(TestWebhookEndpointRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "TestWebhookEndpoint")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(TestWebhookEndpointResponseObject); ok {
+		return validResponse.VisitTestWebhookEndpointResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // Base64 encoded, compressed with deflate, json marshaled OpenAPI spec.
 // Stored as a slice of fixed-width chunks rather than one concatenated
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P3blttGljaKvkoMdvcw2Y2kmCnJXZUcPfZIS3KX/rItDR3KXdv0TwSBIBklMIJGBDKTtnW7x963/zPs",
-	"m3W5XmGtN/mfZI05Z0QgAIKHlFJpq50XVVYSQJxjnuc3f+llerXWSihreue/9JaC56LEf74SttxczK0o",
-	"4a9cmKyUayu16p33XotMq9wwq9kVl5bNxFyXgpXwiVSLYS/pleKnSpYi753bshJJz2RLseLQ1EoquapW",
-	"vfNR0rObteid96SyYiHK3vv3Se+/XomfKmHs83y73+e5UFbOpSiZnjO7lIaV9HbCjFCWacXEpSg3rBRm",
-	"rZURrG+qLBPGMK5yJspSl4Mhewb/ZTOdSwEtrAW3TFrGDUvxlaFrdSrzdMx+qrQV8PxqKRS8rksr1YJx",
-	"ti71rBArmG89PzcnY0upFr33MKc1L/lKWLeyT5Yie9c1va8qWVipWAYvsHdik7CsMlav3C9v3z5/mjBd",
-	"Nn99JzYwAAktrLld9pKe4isYAj6fynz/dvDrb4Ra2GXv/MtHCeyO//M02ZpL0ntSlUZ3HIkXa/5TJViG",
-	"j8+ZXQqWKnFtp/RLShsm2LoUl1JXhq35QgzZi5XEpZ/rEh/PZWmse3bhWmN2yS3LtTBMactykelcMGnY",
-	"o7Mzlkp1yQuZT+dSFHnKrqRdshQXPGWp6zysz0+VKDfRAtFk9u1e0nvKLf8aGt+3ZTm3/ASH0Ni36Of2",
-	"5jW/2LGD8BLN7Ja38anOqpVQ9s1mLfbOy713Ak00p9Z4sjW79ne7Jujem8J7tzzHZypfa6k6Kcn3YrbU",
-	"+h0T7h0m8x0j9G8cGtxclytue+e9qsI3O8ZzyYuKwwC6RlQ/3TOW8M5tjEbA0ryEm9I1GoGLkrBUXNpp",
-	"yua6KPSVyNlswziDf5YZN7TxO0crDi/bP5di3jvv/dODmhE9oKfmgRsiDvcbuZJ2e5wv+UIwI38WCcvF",
-	"nFeFZY9HQ/Y3XlTCMD7Tl4KdjkaMl4JlBV+tRQ5c63Q0GrOZKPQVO4VTC3SFK+b40HG0pYAR7SQt+LRB",
-	"Wdz4euePR0nNBE87meDrQnceW39tmSk0bc+81CuknKaaraQxcH5yYbksvjAsDdcL3jfpjo2Chx9/oF6H",
-	"AXSNvH66+3jXU/j40bwRq3XB7V7iZt07DboWfmyTtPjtHRPwr9wyIXu7LjTvZD/0ZPeKVvj8Y1fzPXxM",
-	"8hQKMF/x3Alp8FemlRUK/8nX60JmSKAe/MPACH859qqD2PXKdUJdNmca7qITzdJztuIFjFzkXghkJ2zG",
-	"c/Y/Xr/4LmF4ktQCpLxNwq5KrRbMDZUhU+qDzCGu+WpdCMaZ0upkVRVWrnlpGS3cAJY1komvT1xPJzLf",
-	"NSP3+oNIjsXpPNFqXsjsDpfsghkL5zVzPY+RTui1KInNRG8zwzeGXS1ltmQgXRkG49oMWQriGt7IlTQr",
-	"brNlyvrG8kKwVFyvRWYFbAm9k45ZKU5KwXOUtlEdGCAHqdmWmq5LvSiFMSnrcxDXa7Zn2E+VqEQOl66s",
-	"lJJqMaZWGNyqEtqKaITSdppxlYmCzwqRsn6LDErDYNkKYUXe+pQ+E3nK+kq7zTbQbT0cA8oEZ/7NqGFo",
-	"iytebIw0U13ZnFtsCbqPpnPFDTPVWpRG5CIfs8oIlsI8jJ3Wr6XQGhw5JcopinvrqlyI1kJtz2wm4HDj",
-	"u/kYtbDbPKxf63Im81yoO7zgfC2nWSGBW+XSwJbmKSkSFy+fM3oCM/cPhyxdi9LvaC6UDB+8Ext4EwkG",
-	"m1WWFTx7Z0j/CJ+0boMSIjesn16f5DqD/TmpX01vc22fKytKxQtckTsloNTvFFXc9JxVyt9gZkR5KUrS",
-	"j4cMVX+SdmY8e6fn8zG7KqUVBlbWyYCKiWtqkMkc5SvD5wKEq7L+HM8tXwnHoW5pBb/T9mtdqfwOFw9o",
-	"zRz6dCesFEZXZSZqtVRcS2MTFCrVAk0jXGm7FGV0fBMkCrlAksT63N3f6GonjIfnVy0dZQAESoLmbCws",
-	"slB4cPsoZ5vbPKIv+QYo4hutv+HlQtzhOs9lIaZW62kBHafncM6IPCMjZxqOafr0xZNnf7v4ZvrtxX9N",
-	"37785sXF0+lXf3/z7HXK+l4LAKH/W/nVYAybswRaKQ0zVpdIOLx9p9ETCg5RN6fQwC2u6mtRXspMvFX8",
-	"kkvkWXdJXSu7/BlZJvYi8ulGgBAFv+tS/hxYsLGyKNi61Gu+4FaqxZB9z6WFNbPl5oTPrShTZsgCmMBl",
-	"UJ03PvXkYdoQ61M4xPUz3G+Zp61ljvo6tMqRnfJ98lH780brb7nauF/NHW5OCToDaoyBhRHB+MIweMbw",
-	"WX24H4+8yGuAobndSNisKg0e/QHspLjOBIgeN9tAR/FRgvuHtFaUv4e9eav8QRX5b6B0gGzyTmzc3swE",
-	"L0XppQynaCSRPgLyq7jU78Rtcr23gV3fseRwoTaMOBnKBwmLFadHo8csXQm71DlRFzIT4TV/PDplyDkl",
-	"vLoSCo53gifLKRl5LnKS7YfsL1zloIkpVql3Sl8pfAlkDWkN+8ubNy9Rn6kMywpuzDnLNTLeWSFVXmzc",
-	"Gebs0fX1mHH2+PqarfiGzcgvIYGhRuf7VjdmXepMGBRLnykr7eY3OKJkowI2RkZlXbLgdmBzLkGHwTeJ",
-	"0ve9HUvxlTBM2sGY8cJoYrig0kALvMyW8lIwPWeczZzZRChbbmgbOStFLgoJ7BJXV2mGWiIwXPcAtMht",
-	"5d1Y7rwoDR3QNwJK5MZx/lvbqvfe6EFWDJoOemP+KjbbxpW/io0BHTVnMjcDWINZ7KAxQ/ZiLWA5qtU5",
-	"U+IKCAIqzoKXJEFYuRJjZnUBSoaYKH+wtRJmyJ5wKxa6lMKc15Y6M4Wpo0KbkJwiS5FP68frUhihbDpR",
-	"fa/dKmHMYMxSWb83xfWGJmB/p5lWRhorVLZJWV+iG81uBuOJSqXK9EpM4/4zaB8UZl7wcjNFKwI98z2m",
-	"yUT5x1kpcmBcU62mM67e1e9DV9g6DA4kClHaDSm5zQH5ZzigQnM1tRpmUIkpHAipiDmmrD+XiqtMqgU0",
-	"yfNcwl7xYlpK8w7ojzCwMJ0PBsOJ6iU92K7e+Q+97QWPbGTb691LelvL6+xs8WTQDNe5oL2kt3s964e7",
-	"V7OX9HauYS/p7V62XtLrXJDej1umvsTfiuD0uuHNgIERAfro64E2fEa2SbghjogqC7MXUz2fzmRpl3BQ",
-	"450R12tZ4grRKRWrdaE3ZAQHmkNPWB/+A4doUWpjpiut7LLYTGnz8N4Iu/XrRKU8y3Sl7HTGC64yfHNd",
-	"ldmSGzFdl5J+wb3gK3gR/oRDZTf+B9bPqrKEXaPjLi+lWkx5KXjK+uanipdiSs5iGF5jW+GqiBJOEzya",
-	"y2uRT1GtB11mLUqpczj+G8HxY14UxLgN60fLN6+KYgoHt710qlrNRIkjxkUTpXsNyMSMK5ysP4I8z9E4",
-	"lbAU+oP9gANpyyojuxabl0IwK65t8+J1DAROaPfutq4djbD1Y7Tj0E089F7S69pfuLhb2xu+bZ0V6G3G",
-	"YQatvY8vpFsN+KlxGuBi1hvcS3pda+VvLx0QGEd8YNp3u5f0Ond+73WO3L03vdHe5QRtH3upJ8rfaraH",
-	"58l8mvESudSaG7PWJbEdUcynuTRZoU1VukNvgHjhhWlT0fq84saB2FXyDH+2/HrKjRHG+BfXQqEiWn89",
-	"URGT2uJf8LU1Df4lrtfaNC9+3SdcaK5A0FkAaS6n4jqMZl5oXU7XBV2k6FhMM15kVUH2YJiNEuViM81E",
-	"aeUc5EYBo6yZJEvxVqesj/8dJM5yjwZotZBKMG6MXCg0QwVGBHIVej7m0prmnXQ7AcfXbQRwpOY+dDCw",
-	"5pXxq9BLes2Fh2bb695LervZGy1xfJmitjvXFy5FWN7mpYtXF6fcXtxe0sN13HeBvDvxhpfHOwQ/lhlO",
-	"1Alauw2xcMGLqcCVmwaByHkJwrUlU8HgnDmZxkT3baLYtnSXsj75vwo4IYUwg6TjQrReAS0AW2tfj3Hn",
-	"9WC7bge2cbMrgQrINrHgpWB6TcJOa92AjKadC3LMaoSpHlqT5tXav2t4NaLhdZ7BJ9zyQi86z95rC6Ir",
-	"2iJQScvoXVLSQIXzR3DIvor0NyTA8XmBBvrip4oXQDPgicwHQ/aEfN/hE85MUS18MFcuzbrgG9QhsS9p",
-	"QYO3LCuFVzP5yc+jkz9P04T9pyhXoF2uCl5Zw2zJlSmkxfOeDxK24jmwC/lTJRjJr5EljNTNBZfK2HjQ",
-	"hgJSVLUSpcyYqeZzec36fmunZ+lgzKRlSsAly5ZcLeA2XqjN1VKUaG6QOVnLyLiSwCLWs958gU4PdqXL",
-	"d0BO9RCJpLWihOX/nz+4+f34b//c69o60BS3d+0iTKEVzTesyaAkZ7tTwfMoOG2mdSG4gvZdM90PM2K2",
-	"m0NGBhzkE/8yfAjbJ/Ipt43wAJCGToBOdc20McFftp+Tss7V5sW8d/7D/gG1VfP3ycEghR+THUEeeDPC",
-	"IvtwpeuThT7ZGuM7cXit6rv4HrcqrzKKXjMd0Un0mEQnOswYsikNWwmuMOwRIzesWJlDPbvGQISDrt3g",
-	"eVlyP5TVuiNC6pW4lOJKlEzWAme412TIYFoVm7G7Ik7fZVq1zR1du443vnO/yYh0kzP0Po5RAZmkRztS",
-	"n3LfX3Ovo4Pe3pGkvj6NU90YXk1y9ewfIrPh3j6J7k9zUf0TR3Px5tYcnkkVApAN6wO7v3QBacjwazbf",
-	"kI4HY2+gEzk1QSb+YUNQI9NNsDPAFFFGjeQn1BBqBhObiXbaAvbJQBSwbAXGCTapUwgxPhzM3HELd13A",
-	"o49Z68hEAc90cOi7nRsMc3qu1pW9zYmN2aoylkzTwltQ0Yh5w7CvzpntnMs30nRMI+cWbcxHURhiVh20",
-	"JQrk7rgLFKTtRAJ4FeO3x0xVRcFcnEXBfVg36N5V4dyfFIm2f+o4heYYOhdBWu6ZT3MNxHUmyi7SeIG3",
-	"0bBLUc64lSvWv1pKK8yaZ+JEAcUq5M8iH/hJZBJuJsyimxi2vZqdRxk/3x7L6cmMG9c6IzOHabCGfRGj",
-	"2zsGErZWHf18j1IPaoq0LMxYrnLTMceEGY0WfsdAMq6YEfSxWWt7DlSLzfQ1+iALUDt1SZSu0UEG+g3I",
-	"XDNkLJhFEamqS56DZooTXwi9QjdOn7NCLHi2Yd/rMg86LAhn+CLIh7qyaF4aHM1C/Rl5havTtW51wORR",
-	"UabxOY1jLbdOgt/3JJzGfWfYja9LbNTXsFOw8NBgwkoBStKl8FI7/HrOrlFc3qAyBL9avT4pxBz2olSi",
-	"BOkDtKW8Dh+G774w7RcTdiVzu8TWlkIulhadcRRwzYuCccPmoMFRwNw8boq+1KX/sD/CyOvBtohLL7jA",
-	"2HDIO/KEnPnP3aLDtwKHcKN2r2/09uYGb7dOC04A+oNW/EgTvxSdhyMy928T4fohk4oOLuhfpbBVqShk",
-	"i+SfhK25zWhLKbixQ+eo7PLn7U5SFzqyFTbis3eiEMUlnIyqKDYhlETkkYg0bBuERZf9srVmNKzOtcGp",
-	"If+KIpNbHP1DtaGWZtO6kpattLHsbDQagXoJl0GUZhzSEcRqbTct7g8vd/CPA9rE03aLH6I2rPj1c/rs",
-	"bNQif0mPlG/3HHjzDfWKBHT/sBzxenQswOiABBRJfTuXPO6BvVkKlr4TmxT0q9pQIe125zcTvrzS4ZZi",
-	"9wEMXrOPPoShpcZBJHMLeTZ+g2XZfRiekR0PQ8g+2XEgz6ZnyvvXD52HX9OrWwJlvIzH7GrkPPn4jY0a",
-	"+02IzG99iPZtxu49eF1oS8ku0Q40h/5tSN6AI5JQFCI3LKUWGl+nQ/aSl9a4uCa75KojKJEszPAXmZXl",
-	"QlH86EWWiTXIyfCMrDu1gxqjfNb5HL2rK74QD/6xFov6r7XCP+K3V+ZKkxk6/vVS5UO9Fup6VTgv+Ime",
-	"z2UmvDQ8hK9c7JFUi1Ux9E/Scbh6NwmW3ZYEulSadgYe5i6cZEtthMKctFMQ9M4eP24cVZmL1VqThIIG",
-	"1drCW4sN7dP0+PFBqgAD2x4VnFe/GGOUWeFkfGHYE4rKOoH7R4r6DI3A3G8peshCDBOayDeWFL6gD8yk",
-	"4mht2n+2O7QAHO2eYx5WYieh6Q6r/fB9efni9Ru41GF/0PQnLSp1dej6B+wMOndqN71bmZXHGmgRnmCV",
-	"qj3O8ResjymMAydrShMLm2S/pEQDK1bMLPka7z4P7o8vTHe7R8tRnnC/qj8m01FDqHo82tYpC64WldNX",
-	"9vVQb/43/gtoW1jurTj7vv7WvweCU5SHuNN+tW25Imum0urEW60i79EL51M7D0ynEabs8779M/ddwkRh",
-	"RMPTdMiP+ZGWsh33Y/ed867d3aydbG/+kLQUL7SNJ0yq4A3TZS5K1o9knxtYKJpmyZbA3nG4YoSA7hE+",
-	"rUOybm2YNSbCTYb6wZJHSL29LTn2SKL0tIti3N4iHkVROpbyw0SoG4lP9/LRvXz0O5SPHGyHR/bYSbLv",
-	"TJui3Ltd+BnO76tZKTIhL8WY6ZW0ljJE0D2yElwZtKRSUCjFOcwrW5Xu4hxNTrDLbTOPQ5twf53u9L7s",
-	"swFVZdFhDVxauzYpe/vqm1jRf/SnxpriWylKaCi6nZ79+3A0HA1PE3Z+foqzLXTGi6U2tnGGqlK2d+DR",
-	"nw7a4Mui8/QEfnVcKEYdxfybxGN0Gn8+KCajxXFvIyijERn+ew7MuIGhKsRDROHrh4IiMC6va9FvHvhw",
-	"e6atzpiJlr0rCpb4wOCI7fN5IEAiuk93EiXhNYybREnsDn9oCLsd6oFWc5kLlYmpXZbCLHUXmXGIRC7g",
-	"0SejOSQlVrfBFsL6PLe00FfT+lHaoI+5rihn5WhvVRNM7Egos2OiNg6SmV1hHfXR3SaXHVEAMRIaHfLW",
-	"0Q4fJN27svcw7wsG2bnFDtJpNPxT8t9zw28nmqW51WHZ5rwwtQRy3Nbv3cNbCIKpRYXPNBDmqUu73CH0",
-	"u6cwTK0EEySoavyjjTjRIf1Y0MXtFBNhDqF5Jv71DgH5a1gT95gtpbG63CRMF7kwllAgx3VuqXRMQSF4",
-	"G2n8x22mm+0FddS1pX5BpnQHj23xNb0NKkAEEHg4aCR630nVWy/AEZm6pQlyRDuw1MsjGWlnbiGvuMEw",
-	"6ibh2Cd54GnC1Om9HV0tJaJkUZK1NAzWI68KIgUfEN3ZhFVsrMn2niStcxcdrH03wO/6FkHwrTlSeTCO",
-	"pL0Zxy2trizKHjc7oy/cVxHoWnQ0m7sTJ8VTRJVDs+TKXIlS5AlFW8n6l4iBRxMMPcFcpq2As86bjdH7",
-	"a11aghPqCjTbwJhKgYdSacrgp2EkZJv3kug5S2eFzt6J/JwNh8M0YWmuDCatVyVmWmVaKZG5iJZ5ZRBH",
-	"oPmrEZhfAnokq1QpeLb0WdS2MARdgH/IldCVJRwSJeyVLt+5p0P2HUr7sJQuoU8YlkteeEwHo4tLURrG",
-	"zbvGUu4KWGmes9ZBqk/IEYf4RX2YWsC79MDT80DfXVfnmPOWU4KQVGxeyMXSEhxaRvggKeufXV97g9PD",
-	"kccGgZdAe3eAUayvtDo5u74eRKuYhDWchhV2e5myvuUlSDduy9hsw16/fvU1KytMk+mOBnKj7SW9MMBe",
-	"0qvHgVG92DllcdZ9g9JDXXeL8U3K3ZVJA/cIFRbPCGsIgyh9a0stIbVlOFHRUucVRkPWK85OJtVo9FDE",
-	"C4/wkimBMxARdkh2NaGdqEBp6yaGw2HdHJ9xlWsFC46gLLWYQW30T1cJe7xK2MPRKmFny4Sdwv+dPVoO",
-	"YMiu9zUm5whlHcZJICURYtWQvRLhfKHehdpavUqtxKeujWxPtv4pjADuiZ9T905uG8677Dp15mrsQuDm",
-	"nWFzXY4ZkAg2E3B7cBYNbFVyhYmrlvG1xUcKENh9+heaMbtDbhUjUZfMudA+qBAmmM3g5tZgF9uWo732",
-	"TBDrQBr6wjQgHfWlKEuZxy64Ri5v8/Vuxa6Nznw8TvQNov23kilDelk8XAdP4uH93CulMLD6aoGr2tlL",
-	"wWei2Ltq+MZR6xXlu3X2dROFdhv5mnRaGm87xSVSbTtPXScL2eVg2ndZIlcXUK/ag04QgI6opXuc++lN",
-	"Lsp+TfDAyX/htoykn+jZuOGk3nPsWX/Fr9uegMGRkVS3djtuS8necdSby4TkB988sEpxcqdfpv2r9GFW",
-	"gIbue/R12XfgXxe6Q+o/Uj/bZawKi3ujWw9PL6W4Ohj8UWhLIbXwzZG6aDTdWh91aLZHGzzIL7ytGu82",
-	"LXsKFdGkoKj53g9tzzFSWIMjHymCnbDUAbKl5yxg+zo8KV2y2h3sksPD3/i+EvQqerQKwR1vbn/l/HkY",
-	"CR+/h9/SK95hSjBO/8DcYhKXRW6mdCgwGR3+4ZQ4YZgR1sGr8vxSGpBTuNpMFPMzoRRmb07Cy1yKdcEz",
-	"FGIazdWIjLDtFfodlWhKaW6xiGK7OeLW0gQJ9QQngr/SPFDyrqexV0ijyE0016OHsov5wCy+MAHeDWeY",
-	"g7BU6mqxjDBA/eTLaIFYLjKEn2b94xZ9QAVFMOcIffMs40XBbCkXC68it9hXDU18JBH5IG/dEVFeu1b1",
-	"qYv82g2JtlVUwY/gly1ILKwWMHROoMNpGfUKtNxIzWVzEzxEGLZmte14hnawoEzaOeL0nAnvZvf1gPCe",
-	"NM7X9i43GrvJRjRy/7bCMjuC6KkEzvRjqPxWNzdLVmvOdXtMyVYxhhvE1cUx7kc63GPZ47fxue+Iy/8U",
-	"UAifxC3fQnj63XrmPw0uQMsRuBMe4EM93l2n45DTu3GmP0e/dzTp23CsxVThc/WtVRR+eDhoeH+w63ec",
-	"LLYkm603jQjSWMdqqmiEOd9hiLhpBs7WxBBn9onOxU6EoRXPllJReQ/8AW2uiNE7dmHghs1KrrIlJRBs",
-	"QV4R5i9h8k4UYf9yC+Itgl/dGAEY64f4Nx9dX6O1tI0ILEV+BBrwYDhRE/Ur9fer7+VXFsyU7FcM1ZNq",
-	"wX6dqF9PTk4a/4NvWxi37Ff2aDRi/UdnZySGBIxbhBYcsF9BAv11u4rN+Q2K2IxpFo/Ozm6EqMsaAybX",
-	"/69Y8soN6iNAhI8BDx4fAxvcHKRD4MZVPfXDhB/2wm9TGx2VRbCdh76dCGYqKjBCH2/VGGl+SjVGsICU",
-	"iyvDWmKuWBq2EGpH4JePwhojHELC9JXyJTUo2trXithVByLZLhtBHW3DcGOPj+NprrldUq0Kg5VRYLRO",
-	"TURUImjBTXxvURps+c9xy4fq07i9aBfO2W7o5jV0qOmtUkWh6Y0wiXOOuAJFeJHbpk0XobOzvBF1013N",
-	"qNkXQpoDIUFPWvQJenxW+lKqxQPcX3dh3b0kN7tWorMYEvW/swLSoS0JxZC22glFjhotuDE1qiLtLIpE",
-	"bTbLd0Bzpw9bzX1YGQ+/w62yHc0euup3uA+jAgtI6cJONWoe/MqWWumqbNVKcIQoLp/DfmWPRyNqBOZW",
-	"l9LBx+POkhhxwZxAGSJsfGw0ELfggUOC4kuGsI3wN6mrogc28dBPDnslqtkEbIjKe4z3zNlQxZJpVZcs",
-	"2dkBzpLeh/Oh0C7FsyXybqAhM24QzplxttIoGAP/1pXlZNEB9gL7NugeUdJdZeR5nTZx8lexQbd+a51j",
-	"+Kwmj0Y5OWKC0d+O3zStGJ4zEGpjky2A9OgJfQ/T9lq0GDFg9pFU6KtNHXtkP26QNZhPJw1qau1N4tB8",
-	"5i+wy7ioL5Sz6jYuGfwW3R9cpPguuJlHBxlm0nU6EVR260h1Kh8okD7FQpZd8Zi5OKpyAkq0mERpjMvA",
-	"bEXQVCuuIpn2el1wxcmFVCmDom/igsAbwm2X3r/urqX6NRxuOF4nhbgUBVEIqrwSKhd2iFvcMqSBzXob",
-	"u8rqJFiFAzNAMZUKNLIfzn4ceuAwghxeSQzZcGWRE5e8tdOVSSWwO6Lof6p4Qd6kNC7HkNZ1t6kCw+EQ",
-	"GdzKeoMa/f64S1EJBTG2PW5I/efO6ucCVsKoOvK3fPDSwaPkzuJWHBs20DnScEc/Iom7zjtAmC5eUMxm",
-	"YMe1IQHhhxXFc3YnJrh4qkOz/dq9hrljSprlMTGIQbZIvJqgyyAmHB+NeKR1Xap1ZX3WmOn27achSzEc",
-	"ByeBoPUfJEtSiWo8spaKRgMPto2Do2obNN5JdYQ13vf5V3ibMleQmE8d0n8TYmo0Sg4E5lFExPH9vqL3",
-	"yem4ENMdPuQWoVSxAcNlruH3nSfPLefhY9TahplYcBU7344+SMeZ1utV2GNYv70beTMTPdk5pWq4V+M9",
-	"6jgrW1djP2F64i7oTsfctgrSUs78FW8yqZnIeOViaCIVIf6AoeOOwsp+x/62eq1uz81WL+EwyGF34GSL",
-	"tt0T61373jAgBdI+Zuh5G0bjJ2KTsoyXGKRPG75a8XLzR95Vv2J3u61HuUxRZovG+q+pJ1CItBDvu9vT",
-	"tFW/EZP+d0ihY6CLaddSpKgHpv7A9Gs1jo4LViycywJpSasRkihcCz4qvEOWawhcx+3/tjxXP9q/2l/j",
-	"oI66QTT+juvj59K4P6XgpjPY9I9yfWi57vbu/NXJaq1YVKlyEh/9e1gjxsgMQUiwgLQqNgy4NLM655sd",
-	"Qe34TbeeG5p+6Zj5UUeK55fAOnK4taW2thD5OZUhRknXK+jMWLHGaAjDtBJUtE9adIXAkbsUzizafWf/",
-	"wIcw2FTu9Bi+CsJ7R7Yc0c4kSkbflpjD3m1vHaH4H+2upaHshAQPVYVu2KD3Ane1SYn3N2xwZ66mYyyH",
-	"UbfotV0RMqYXBpb4Nawb37+dr0nvOSReH9B4/qA30CmNd3sBjwhLjenwsXlBtNFpnbTj1KmU9dPtKadR",
-	"slAkQPW7iXQyUUGsIgFqEKUVtT5zPya1HOW/GbMwSl1Ck36E9VCcstIeif95UJtSWo6nWuebKK/0Nezy",
-	"1HMv6bleo6oVddIQRvLs1JeS3o5rRlA8Ql2KQq9FwqiERsYRvNz7VtFrhCWGDCuksQ8WwmJ6CInFBCiI",
-	"EYcoSOdiLRxofgrjSM9Z+rUsRLgIWKq0EMN/HSQs7bgoKevHQji8tS8IMmX9zlDHwRgR+VOPi3SJBak8",
-	"HDeMLGeXvJTcWSB+S1JS1x15GY2CgnPakFmbQvN87JZ9DfIJrjLr+/oDlLaOuCKOqgwiy1N9sz+IGB2J",
-	"svQJyBBsd/B58KI4Iv6PTv37ZBsCy6fOHx+h5ZEDDuUCRG1vz+PHpEtyxSRy0PlAFG2lV4Lm04cLBxew",
-	"jgwJlrTBMKzO8w4pPRWXdgqn3sU8YEEwhNnIuBEuwYZcOYxnpTbGxQCZZoeSAH2i4l7Q8A+jkz/zk/mP",
-	"v/zp/Un496Mj/n169r6zJBjO4xbi6fzGf5aBdPU12gOdtitoksLJCFytXUKR9b3f3KU/pGTeSCdKkRCN",
-	"iQ0wzRXjldUrjsyg2Ax2BF5iJeKOuEvM8kAij36ElD1wfzoeex7FdXhHSiTZsQfeU9JvsY4BNd0hFySN",
-	"X72KgpUfnRI4SNhOKYGxbkmgi5ezfifXckPbFXbPd2VySJUVFQbdtJM2DIyrv5/5tSoq1mvu3NfDIB90",
-	"iI9Jp1aXdNvrkg47RNJpsE2OzpZIel/XjrdtjATeYSrqUN46QzO/bcdkOtsR3Rsj7JisEudxnlNI549q",
-	"8GS6KnIKnqSj2jxH0wCa0JeWlVyxQquFBwZFM8gaLo4uvwDxaSXtAEtv1w1kJYfzjw0YLKYoSmasXoOE",
-	"UkfPFBtmxKUoeYGX2bSbMZYXhWuG6kUqzUIIFso9WuPg3JnZ2osoEuBGjukuIta4tnvzVGIyEUBTg12T",
-	"jKGpSwAPgrkRtgNxlN46Nqmvs0bRzskcsmnS5x7X1ZGv+mR5C2d7Igt5+dnYNpt7+rHqbEyd7kCPhcG/",
-	"glN29BZ28CVEazAGi/f8wXaKmModbNS3Eaj7TfQighKmiGGMdqQma/zV0y/ZX+VXzIhSUvE61kc0g0dn",
-	"ZyxtxLqlTjxyEdx19NBgyF5RQmlOMD1XS41BqezlxZsnf/HRUCtRLhoYOPXs4pJD2wJoKXJp2ToqjXq3",
-	"yTEfUYj5FfJZWUi72Rbejws5iJrwMQet0+Xa6To22x93lGUKrzTTkHbB7XBjQmyixNShnfQKBuB0JbxJ",
-	"u2tUNCHR2iNEaw95TjDq3L+O0AykgibsasktHjQsOAebdVwIRcei4WH2GTsBYd/sKbHRivzuQks3lrly",
-	"2VEITBpixR2KyKPRn+sfQwSnr3FAYTxnp4/+/dGfHn756N+TAzhkOxD+3yzrACxUjQpp7AGYejRumU9W",
-	"mGAL6bu9or7bHw/vWAOh837XbrJrH1Cn4VZ3bhuA5n7/brR/t1Qi4qa7WLv+tsFklKti/gUWzs1lZoes",
-	"URPZYDEIp7WRPW4ur0VOuG9kqgHqDns4UcHPRkTeqaW1RozZZM7ZnvNNZ4YQqfqD84Zxwky9WpyeB7f4",
-	"usK0BNKW//f/53+xdF4V5AFJEWkD054KzH8GbRhf0WuhUg/8QYs6rXtx7tjQiX+lmQAcvLZ8paluwkSx",
-	"eigONoX962xDyY1y7spc/CvrU7uhOWTrJH4FXAxdKWvG0CRnwNLXugyVfecEl/H8Kct4mQ+2p413Jp6l",
-	"rOc3RbmKsFSeP60HUS/MGE0Y12tZbthMzHXZdkrDqHKsBYTJH5TF+O2r/7eroJ3LhbSUV4T/jCtAYS9Z",
-	"KdFEBz3R19Bi/LGL5aVqtpyZjCvWf/HkFcY5rKTBh9IOkmio+BuKwIW0tsDtiFCZac0QSDKkBsBn7QOh",
-	"+EpMs7r6qoPPo4RIDaueMMMLXpJ7acbVO1Yf+X5Aj7FXeoALJZS2lAJG8ijrZ9yIhFWrglfWPEDgzUJa",
-	"EIJdQlkuyoStZJ4XvmNXiQX3Gg1/jVPOcjmfixLnORP2SgjlvqsXJVqK1iZge7gC5O9D4GButha0tZr1",
-	"qgB14GwOFFNYK0o0AXIsPQNL1Ggv2tExfBJsTld6ayso5X0a3/+MLqYSVwIt2htYVKnzoC9BOyut7NJE",
-	"ZxfGE5EYfH7EraFtRgQNYnVTzx7wUJQCl8SIrMKCza7bo9vNUHES+VSrKRyjuiO0vNJjj+L5f/2fp+xf",
-	"PIghzZys/hwmt+YbXVlQr+hRIQyI3nnlCjlTTJC0HbQCIZKaJwIleWgWjwOnMx4G94VhM63fSbWALc20",
-	"ymQhalfQjBdcZaDrwYylWrB/c1Mx7H//f/8XXYkZ/PUfLCu0kWoxSKikuMeppGnCPGinsFi1LrCquLt6",
-	"bnH0HI+ay7PlK6CaY6pxdCXDqidwTmEkyKTQNOqh2eBMjiOlCprzOdrt4+jxFijbq0kixPVam//7/2CX",
-	"hq2rMltyg2cDoeLZupSZC9Uq5CUazUvBDVrw3fY+Zv+yvTUzsdEq36KZsGEEHEAqV0y5lcbj4EYaESZ8",
-	"KWRvZchFaVqgHE+tnlLJChoPpYal57TrOfvmzd+cJAZvu4VmD+q54hTP2f/+//3/2Z9G7F9aJCrBB6ej",
-	"EfuXsCV8pi9FY15e/29wIuaVeOzZrxgc9jDJ3VOrLTHTUpp3U6DEBi/XgpdKmiWx37Kuqp3LUmSWTqif",
-	"PJ9hYXoiI64P+gxxhTPk1azP/bVIEEHV3T0qo0+JyH7h4AUrs3cgSulraBX56Ab9l+ZKlGNKEYUTFIoo",
-	"6pIthEJLelbwyuCBYpWqG6JWlK6ZRLS4Ptx/XeqZ4zMow51YUa4YiPd641cDSMyCitC72xxaDMdMbUlb",
-	"Ccuk9SWkIiFQ8DJbYnxIDRQU0ZpSGIxlZOLS8ZZOngUkwbPW0fBLdxqlnShpotMSjccLs4wXV3xjYHQe",
-	"V9IPLrTCQiPDifre1XVwNRvZSueioLEsKsTgrtEPSGjBBCSO4jAM8VL41nzixETJmPDgDJvLJB0GtXfk",
-	"YqfnSFH9PEBm5u+EcuQZV+hSlHIuRQ6zw231GdDR0nnWiMsGRKg23JN5GCPfJmomFlIZNkGTEwj59Tgm",
-	"Pdaf9P6mV+xb+LtgC1GA9Hs+6Q3GNG9omFYql4YvSiEcDZ2osLKuKE+kVHgUc99dvcqt9XfTIsnZT3ai",
-	"wvz5gktlrINEWAhmxbWFE+FXrxBzG2gHfUZioD920viRjsN7PB4QzY57GCXaemnqwCwHN+B8Iuiu6iw8",
-	"2Y0iFnbw6ICBJ+6LrpiBev+bRvob1xzZXerFHaBpFJfZ1Cyft2PHvjAs9duaDj88zSvSZ+s8r1Bc/oAb",
-	"0O+Bx5zyxeBDSla0dPGudE35gLK9y6b7N3cmUc7BAQ3Zm6U07FJnfFahhIPZE9ciH9O9cAo6lcFCZ3su",
-	"DLtaymzJ5hKBuQ1cGbSW089emY897Z469pIeHHX0dxAldknfNQ89ZDhuBP9upxfqKxb5o5HiIQwGauxO",
-	"y+2DXrwAvmu1izVwevrgAJpfpyH6jcfPhI49AAc3TBJKB4aLoEhbKd9xlwn6QHxMCyd4X5VRtBPI3LD+",
-	"rEZiMy0oNjOIF8rbCkQez4KbhM1CIRVvmMDmW9DahhEyjcQiEf0ahxxVZ5SinUM+YWK4GEaGhAREblPI",
-	"NYVRteV+RjXSnOpGSBDGbywyKhDegPaaWhuAn2CYxHjwIzJthJhGYgaDMUtRbHc6qNI0u7m0ZshegJjL",
-	"VXglAoLnlqrHBr8PmqMQM5XAYdfa8CKMFHqNRNiEAWWwmwR/PLH6BKVgqtmIJi5MvEBdE/XMhqHvYMJw",
-	"VzHRznqex7pey6a/6ki/VA0i/EHQkvWn9WCTrlqfWzd066o0Z7CbeobSji3++ftkkVtluW4BgpoUvM7a",
-	"A6VgKR7TNJhVzlmKtthGENAX9EyUhuLHUX5xb9RizUQ1Ba1zT5t8hWm0cjny5SopogCJtt+mTEtCWiSV",
-	"hQ3DVrpl0sGQXcxcTSKKNi/RPqw0eYqbsWLYLWwOjLWTM91EhMBzVosQ2F9XlMWGnPP4vMVLlLaIcgZb",
-	"EWrDDdnrJV/XYm1dL/ELkDLj6pApGbnJ9YG2hPSXSY/I06R3zia9h2ePR8PRaNJL2KTn36NHz96+mvTe",
-	"p6zvNHKOksEK88RgPdDE4D9BUv/6BXt0dvrvCIw3wJ43gpcmTbCMO5rXEpaanypeiinilpDCjPOnI8/6",
-	"6Z9Gw8epq3UL/2b/Qm3lHG1j3HXP0r///e9/P/n225OnT1N4gSDSWH9eCpLQB/XLuM1N3ntczUCfPB8E",
-	"ONrGnYLcAbKzS2iLKo2aCNMch3PeLALTLvvH+tHRn4nCyUYBrcyVrUi7yhKmg4SsG8jXfaKHyNMd/v+4",
-	"NktzGC1Aoz3C3WuRlcK+0nYH2kkNLowvTtGULkwnHMRbZSV69xTrnz1iS12VZkwGSjlnpXY2FlDfBnH8",
-	"eMbLcsNASuO2KgUJDDNtl4w6NTfAjpALktrxw265UYkr9pdvL56cvP7LxdnjL0FQGzNjNdAiexj1ptVF",
-	"sm+Jus5fVC2gc3hb0Ogo+Th/UAQdnyDevCszXgiVi/ILg1ZqXbiY8Inq69LdxMEWzVViyL5H0DoZ2veN",
-	"wxGlo++zZSfKD2jIgEoSTN5uYPt+HUGNcKEJW+lL+I+HRtTlRHXEsA1qSHxpO1Dw3YVEJlMAPSNvsbhK",
-	"xxMVIctjmmxhNL2FmKbPyKJAY6XE2h3h0LAwmmacg2RoXOCUWeorp+63VYd2Bgd+eUPo6WyH77zz9n8g",
-	"tj9ptnuPHkkTRquxN6h5ByhczBqcn8JhG/j8H5B04GcdhpbEq9d5g4KVobPcq7fVHxQYo1c/skh3l4ra",
-	"Qt2h1LW5FCWu4lrodSFY31TrtS5t4te+kQsVFZ48FnTKhRlmS22Egk49wh7hnFKFeEzLunj53MGVDj8C",
-	"zmkVRUPuW+wQNXm02FbvcmT4cWx0p00g8Nku+BraYPJLxmo6SHmgng9uqSZ4V8hpdFKa09i5t5GUExb5",
-	"Zsjn9QreNDEtumEd2WkxyezKt4WfaZUboo9RfG2WyFu6KlYZti4qs21GREm78eJ2oM6Ng3J86Ye2oriF",
-	"T3sTOJKkV1ubpp+olE9r8Tu7PCavr3E5vAmnUbTHJJHxLAS5oGcTFyl2s/fT2EdK4oXFcByQnIEGukTA",
-	"+mB941TRRjmpnlC99lD9i66lhivD5wHCoXnx5BVbSmWH7GkwkDnY8P/E8oRwzZ+pRSHNkgmJbuQrvolZ",
-	"KmaNiO744WjkH5//F9E2D2HweeYCbhHpvUWhonqMO8PGd2TiN6LEuZkozn6qQJyby8KKkpzAmS4KkVmQ",
-	"zoORFHRUDIlAyoneUDR5ghbinmCxSCefRthmUeEmjHCK8/njJP1oVo3kPyxL1QJ054Z5uY3wXDqgov1c",
-	"QmcPQl/nblvb96+Gh/aZia4RnxN4zqwoV1LxwoNpv3zx+o3L7m+aXboWMUqk+8AE/+0T31VLqqZJLpe/",
-	"M5/uowW1G4hXHyoX3ZqM83uUR24mhOzY7qeilJdeHKvdA5Hb2sVikiWSbGeu6nJ6Hv45rVQmSsulqv0J",
-	"gY85XwAK4AjejkFiXLElL+YupCjuuhThqvlgLu80m3rXW+pjpWqvcBR8AR9h+ATZj3xxzbzjKwobiCkJ",
-	"BmQ0581yiUZXaNPZe/zIKP0jBLdmerUSiqo7pD5rFFMU6cXBmKUrrirMokFljfX9wINfMUG1nPl6CPVY",
-	"gNcgyyQWbGgZffxUIBTQiUcBrkkw5gm3m/RAk7U7C5bft6jLKIAz6VoZDBDiJGmgoQv6dkwjZf1wLFze",
-	"M0YFzbgCWpgW+qpeF4RfzmW1SrcGiWW05WIZLRV061cLHu/ocYtqHVlR3l2XRiX5eGeP/P5V8yNoxs//",
-	"2BakefcVvN4mH34iWyOL+9hDCXZXQ0dfZcF0XRV9F2BPZxZU68ZFDu9wd+u67TXZ2MGuupaxIx/KPRc5",
-	"yWDGivWucdJ9jGCyY/bauJko1uOx2js4v0Pbw5LmHYN92DGUQl+hVgmHvpf04IQf6NJnhRxXEs7zkzq5",
-	"wP9Clxzu9YlWxWbsv9BKGDSXqwWzOirqMmTfYL0TCtujnDOElhkzoBOUN+/0EqwEEl5NQyYLKr/p/tJ0",
-	"LVNCWXl0vafPvnn25tk4VPZtTaVSJKaQQZJqJxB7jKQZ010ZfH/xu4+Qcm6zOJ1fxbssTCfNNKiEnVvj",
-	"9JtgWkBh9sHl6YNozRnWZEWum0YCDmqnmmpMnkcH7QsTChq6+iX9qML7IKosHiIb92elpt2bfuOie7tT",
-	"qhCiDgvRn+LxW5T6yrDZhp3GEXR1TjhdkDEzgpAkuemqlIOZVnuTqu6kDGB0BqI1+OAqgE1icLwlLBC+",
-	"bTuYCy/z+v7NUjE7cRkjn+eNWm2kCu5DfGzUer9x9b8ok+14O1Wjx6SxaB0zPsp0VZd+8oYr+JjNKpUX",
-	"YsguYEAugU+atqEwOgu3YMiJjsdnab8hvB48lVFyZ0sucwV5XUSIsXzDKuXwgTrU8yOrtmKncbnWVunV",
-	"w0X8HQ5BHZt31JbFCAetVMzWHoJIJH+qhHuOYQrY62ptO0Z4uIR+iFv96JqPtG/h3t/13oWOG/vXkj5u",
-	"NMmPWtc4yOZ40v43+Opr+qiLzAQAC0Ytj1kKdxDzGAQSHRBVQ3xL1x2NxRv/bPid+8cP0QB+jGWhE7la",
-	"65JIE4c59xbSLqvZMNOrB5qv5Ummc7EQ6kHo7338uXkn1yd6TdkkJwjPIMo6zGbXYYpqvN75edpRwfnG",
-	"JOGjzuDutantdDtT4G/uCG1R7NDAbjr9kZVrLzrr1BJKavpObFKWa0EGlbrO+g1v8e8XCeCQTrHi7zBp",
-	"yOWrB60AE+9CJV+3A2M25zBGF4LSiBsKwv7BRP7dO03ewN37fDBA/sKF2M+dylxb1q1m5NWLo86trmMd",
-	"rQ6OPzexG4bN73NZ7qoNRtP2WLgOVOa2yNCNyQjhTnbUfhZXDg+V3E5OXKPoSF4U4TBjVHllq5KQfM3R",
-	"DuoIozaWTR7TzXN/ne7cgp2CyyFe9MOPoec740XHeklap6J2lVRlR7WrdGnt2qTs7atvamyts9GjP0U0",
-	"b8zwLUp/RuP26dm/D0fD0fA0YefnpE4XOuPFUhvrcKQxuq+LRNbXo5RtivnoT0eyGY8MuBXOZH1MfZcL",
-	"JSt4KfJGXWmvUyBI3JqX3eE9H2Re+qC0HEx3DLk/jRvzkck5XTkXNwmH8hnZzZCTj4u/coFyvnYYWxMe",
-	"9kdV9aPD0ajtt2O+z0NSKcazElLgOLKhk1cV02AVS5sFx9IjQLqo727x4jVX0iJunX+H9ZWmqtVwDk3C",
-	"lKZUeV1ElzG6pY8fs9nGih1BcMe6Xo+uAudOaI06fNOybyHZ5jhCRhu5AztuV6pNs4c4L6cjCSfsTtIk",
-	"HfVZa1z9H3eSor24txHipK+PhLe6UhjsnTaGnMaJs8ODkbPH1IdtDLGjTuxHo8Nud9AF1me0inGi25Cq",
-	"RxWYYKnVerriajPFfLr0nLzUlFwXMHpzEbL2XQfCYBQnUvn+49GIzYKUOkiCs7vO0aMc5wqLIKO+ygq+",
-	"ESXrm4wrJfKEzQqu3g2oT2mdX2W2wcCquqvTZldjZtaFtI3ExNjVVCkX4SryaetExn/GBZLxgGe6LKu1",
-	"9X8KlZUbF+1MP6zWFlN6G6tHkp8HS3bIx80f20Vf66tMm34LRsFdoXyfi0kwIlId1LMGm43rqtAlaIBV",
-	"pwnlgqQOPLkfQym365zEoMpxhRMEUj7mIrU9rTgEl4W42Z8DExuCtrmaLx+C8FMu6cvZhbCkRRolFA0p",
-	"Wa/OcyM5p7YRTVQnIP2YaZhhHAk3bOeK0Q7dZsrYXSeFxUFmbqC9pIf9E4Srq4Pa6J28BN2FxluKQZcW",
-	"7MtVeB6fBGKI2KQo099SiFlTyWwVAfMnYMyQcvlQJYeXtZCXYofguUMTfV3N4M8ZlqDyor/5xProXqXz",
-	"tmPjDml9La3rCI8jfNjcp7C+3cFtXeSxNaxbYBftU/yZ8o3u/dpWz3lm5aVII6nb1/WoUwLHLM0liip5",
-	"SrEhHIWZyiAmj3KH3mAWF9BSOPFXmMsGL1KylmuOICewZgjmrO2qCdJIrYIhkk8aB3EM9fle2uXrkHZ4",
-	"nAtie+u3kKkPJDS2EhnRloE52Rukv/918lqUlzITJ699emV64xTHo5yybUIb1Q1Jm+2l4xqEC+0vs40L",
-	"mRmy19ZjUNK75w6xiXY0fDbbOMTWhUAYkTWIjsN4U3aV7asPBZ6ghOUSXlhJ5fFOqVzVkL2iU1katqqM",
-	"reWOPoaPZyB8FCJfiIGrZmOXYsNyjbYheDik8+Mbp5u74us1rHjbhhtqkByRtxLXWNlR4eRgskqzeviO",
-	"iiqHW2kWo+6qwHKwjbhuRXe9l4NNNKuvdlaSOaaIfBlNJC7+sKeGQXPwUR2CPd9ERR7eB7lj8x2aVOie",
-	"vU96WokjyMdWc4dfj0d86P0dq3P8Z82NOf671rk6/sMPm13zMhz6budVfP8j0FEjsqqUdvMaXicaPhO8",
-	"FOVFZZf1X18HmVK8m2KVxmzGjfjyjCo2bmVBpfC5LuXPOOJz9hW2wujLi5fPp3999nf6NB2yC4XZncAP",
-	"pGEpdNGssYZhbNgdEyrTSKVj2L2HZ6zkKtcrMscN2V/FhniwNKYSeSuBFMu2qVBIiPXTXGdwC094vpLK",
-	"veUzMDGhBdGR3N+DxJsrkR1g4YolN0vi9ET6KaneW5hKcanfiXzIvqVw8YSteAECoUukocfn7NHotC6d",
-	"wddy+k5s0jHzbN0NDN57yNKoAkgQPsZYpEiU3nk2D1CQtA34Yf18mgslnZkLzwv6A3Graqa7tHbdew9n",
-	"Raq59lZ+niG/ItNqz63fll7hH6BVXbG/vHnz8gGqZobYPA7Qc5YT2OLcA6jG4aj+hLjt62N+/5qM5QO2",
-	"lpgMEZydidso00jhguNFp8mjP3njJZN54hMGY5Dwvjdd5YybjcqWpVa6MsUGDwDFMjbSpQJSLBLVRg4i",
-	"Wqcmih4aDNdco6FfZO88HJpJIo2dsilcQZIt3ETVgFVEDj9Robz9bMPWuihcXoJdlrpaLL3EA5r6RD1z",
-	"+OEOrZVCmY2PZeaVXVLlUhhKlHnNLhygbXA3+ybwuk2UVJfSyJlDXSQMRfZo9CgGChmyN/VOwQIkiEJz",
-	"QlOG78KJQAcRIvROFJ/PRWa9WhhHzsI1HLKLwlXysny1ptv//PUL9qcvR6csaMIGZOi3b57gIvzTP7GL",
-	"eqaYxqXy6PoYv05BSHRSp2E3om+BGnWTtom6AW0bO2mTrg/SIefzj4kQR2KKpGiiHMCHJ0Yx5SPKg7FB",
-	"bSKIFI+eo4HIp7o0addEOeKFHdJ+m110jLcp2T5Cxif0ffB8OajbmLyFqcAfCOywk8LBfr+sd/a8DrI2",
-	"5wR6Gv7EsGOWUVQzPfR/0KPo7OFjuHr1L/QOCFeuZfon/Ry5tuhh/IN/BaiPa9j9QU/8DaYvw1/4ENgo",
-	"hoC5lV3qIiebCinaK7/9cQm9iTJ8Y2pUatAigGLBUrKUDvOcr2SxobOMHadjT18TUmTgH5SDahKXomkS",
-	"9vLtG5NMVF4haiM+cy7pUsfQW3FN1N0d+zk+49ky3nOCoAfyEB0L5yNNr0/8ka4fpkj2FSX1Yl0N2lpG",
-	"3RHct3EZdkSYJsrFbcSkyRuwvOvatBqgYHbna1lzu/QU51lZ6tJPHXV5JvNAaZRWJ2fX18GuCneaxB+d",
-	"b9CYig6BSe+c/TJB1xBZUp13iP7AOluT3v8L/u2Td2Q+6b1/n05UnwRDluJAXrl+4Ip/VXIFq6tYCg2n",
-	"vvwW/ODaT4ehihctPZ6m+VxgvhIQA5oRkXLUdEuOhlHk9PjzSSEuRcEErUMffhfXHCRolnb7rbHuONqm",
-	"fjj7cehhUhHNCsHABx4rx69a4rMIYAjYUYKoTdKNOL0+cSM9kXk6UUsEo4tyAWWeUsiXISQeaAKByTw2",
-	"MBnAjbDOqI5vPIFVG5yzJVc5csCJ8lZ/+NbLHiAFhbKlBTeGnXhFfFZIlRcbLBq8IRRt+v7R9TXQz8fX",
-	"1w4kANballI4POoZz97p+RwuMO1AWHhcg4COxy06/nxyOhFRYtJnZ7DKe+q2YZHPmvjPdI7VlGecCsQl",
-	"IRkSzmriim84r9lEwX0Z1BLBqGYQbtHTevCuaVhqY0uZ2fMmqXdwxihJQmcTZTEaLn1CvZ282azFuUdE",
-	"h08e/MPA3UdG2XflwASWZPAp875xgrKeqHRVFVaCkPkAJnyCBeuobosTgeIgFmm65zRI6tsrDRz0zBab",
-	"CVrSa+A+1rcllyiwIR6fL4qwr1klKI/LxSI8PGN4r0CCFWLN+vD/lFGwqwUUFMoSOACir4ZCFXBDfCxX",
-	"Cn/K0pU+nyjMGgKJvF59kntP2bfyq1oCOH1Y3yar9bTg5UKk4zjSBi8vbRLcS03i8fZ+oHg3URf1bVgJ",
-	"u9QO5oB+waiNWvx4jEUGlzqfInIwiVuufIyX5TxCK2Yr80su0cbMNlgcnBp6DHIMtCCBPAHZ96LEP/0T",
-	"e8kXUjmw72+ksZGFGE6QJ06wExSM+Xg0dhB7p77mD1fMxXziRm1XTnRg6qF0IrU5DpUKsVTB6WiEdyUr",
-	"+GpN9uPT0WhAeFdkAnfgmnrNf6rgcEfW8dSb4j0wnDPHc0bPaaFCHFkukJYdN1zXwwBZ7SakOv4yQSs9",
-	"cLEfhsPhj8CoohHB78Ph8H06Zs2BIhA6BbVv+QkY+RWIaoDwKixbayOdjqQwunRuhDV+A4OX1p+0iWrn",
-	"fyZNVcTpKyQI1CoL9AYMBgPBJcpFUclJUOsuAwmEv2Jugtj0xnp+4Pa1gTECE9LtsZ7X8f6gG7VLk9ch",
-	"FPAaaHAglaDQ88RZN5pmYtdx2yo8UTDCd0BROJvzogBG480KqyF7Fg0pdk+wfgx3YpIIXT1pw4wmLPWB",
-	"92kSDPMBzw9PsausPsDFiJBVImx9vxYuwXUpSuEkvFjJjoHM++kWIno6CPDm/pi8guXBe4cizis/QxgJ",
-	"/rxtX4qufL0i8I4RmVa551+zqjQY83w6Go0nKmhlRlgsV5E+ffHk2d8uvpm+unjzbPrN82+fvyFfvaaq",
-	"8o6CosZOfBVv5Z9ZCls6dYPzl5IDQbbl5gS5S8pI6IFNo1GZMVtqpStkPCSeghASixf48z+kRbfUS10U",
-	"jNuJwvNLVZZIxYaZrqSqrBgHLQWXC0YK9A4T0K/4BihVIXipXCUTb0P3S/+8DoCcqO8pXTqYcXjDgkPW",
-	"Pv++JeDv8+5MW6DYu0TNra08G50S3s7ZaMTEtTSW6gLBUngLT7NBF/FGTUUGqP7Z6KyjqSG7cLA+j4lR",
-	"u2Zc7XTQ0h6jmlzZ5c/TgIQv8ulGwOWJtglNA3wl4oXxa+k8TQZO8AKuSBkxrErBUYB1cvs1Dc+czkVe",
-	"e2lwRalcL/SGQoAjb0JdikKvBatVDHgATH+zxiCUUnKsKKJYGju+0kE9fDqVE9XlCjxn9j9IN6yUvPbH",
-	"ljTE5PLUPVuKa2d5SdiVw6Q+9bCgbCmuG2iqej5R6S/2/fCXkl+hOPM+dWcsjCkqGtv2DQ7Z39B7Gdn+",
-	"oJmN9VY7PlGZBqkJWAhQ5kyv1ryURivYOoyRcUnfOMYa8+XhaOSnyDhcFkSeUfrKSW6IyzRRhNOisASv",
-	"L2iPE3YUfUUqOuvnFca48LYajsYd0DldePHD0O1ERX5DM2YuysmDIpD6QbLq6Sphj1cJezhaJexsmbDT",
-	"M6qOdfZo6eKq+IyrXCskrE9rlR+BT8tSXgoGJEDPXSosV3nCSl6KYpMwe4VFnHIRzAleAKBzmco8RSVQ",
-	"oaWQhselclAwD0csBzHXW2IpqNDZReHUO/e8D67GK+ROs78/fyP+iTwAuIrjp/5cUdhwKebymqUPLk/T",
-	"IbvAGk+XwoXeuxrTHrwc/o14YrRP+IOz93ixAV+phQX/jbuYA7YEtq/8vlGvGLbkEjeD9f3i5fNe0nMj",
-	"7p33Toej4Qj9dmuh+Fr2znsPh6PhQ6zNbJfoBYJlISsI/LXocuYT1IXHF0CjdFxGJ2G6yKPSEDEYgVAW",
-	"d1+qYIBxJUxJ3UjrsJZwdf2LYq2zJTsbnX15Mjo9GZ0GIEZZBolv4A5djNcBfTlQNZddzS48SkbfgagN",
-	"/Bd+gBifoa1D92KzylL6TjhGoNTnNXKI/45MJwQVnVKuKLpZgl7zPHcr+IQWOenVKvtOT2r9yoNvgLvv",
-	"9P5FL5JcjEEQQaaEvTwbjaKUDSq439SXMaADSflRydEYW4SOonYUw9rhIdK5gGUgMo/jiG0xu/pxrz/4",
-	"Lyd9Pc+po0ej012fhLk+eKu4M9YLjHJ9NHp4+KOvdTmTeS4QBOPR2dkx3Th/ERyLZ8q68haPzv58+Ns3",
-	"Wn/L1cbLlvDdY9qe/d89d8ICmp/I+xZyBg+N1uf3uW8xE8Fhn+G5dLsF5IQv4Ej23En9Mel1WVZ7573Y",
-	"Zo7RArorG+5J8M7F5GLIUiRbTuB3V8axGor1GbM0ain1Qd217YBiFV2BgUirADnTV2jxrdep+PgYpEn8",
-	"Gi466g0T5UoaYRUXQjpCednY0lXQE9ciq9p6SAMNNngTx+Tp6dBCvL7B+o2Sdb4aYY3WlmzVEgRVygUh",
-	"DwIQ3YcUYgIed4LKkqQMKES8Gbs0W/zBFBU6pvwu9VN+8vPo5M/TdJCwFc+FB2smdhSg6mqPO0NdUWbM",
-	"VPO5vI7d5Y5DYhDxc+f30aTPniDIkgPV67I5NI2Urp4mmeVFkRNDbFJdOoBUdDrAW32l883t0cO6B58U",
-	"+r4ZteYyClsU+fR2KXIXNUaN2EFL08W7TXJ8BM36qk4UvkMKfnrEFy8p+e2N1t/wciH+kJSfTm6LNn8I",
-	"D0CPHTZeS5IPfvHOm/fEFkDm6gh7JKnMOOXLoqnGAymlDK7OYMieW3Qno+XL4XcXpFKbGN1sJqigw0RZ",
-	"HYGhofPbVabO2UJjcpgur3iZj+vXkkacAakPhljOktuJ4gWFeoSmmLRkLbvS5TtMqqLJQPP1gEogegYL",
-	"qZEOAhO9ePl8PFG4JqinqRrDjdaAMICRGCt9otesfzZ6NHC0+6IhWm9uRilReZGdtPIp7lFNKxvk6tHO",
-	"vct94gBo1J+hwEdT2//Fd9p+jRVr/oh0wu3z7RGKpFvHfIUuA4P1/ciQO9uw2W6Qvlql85pYU13bJiRb",
-	"R/4/hd1x3kd3xJ5vnS3fX5rfxaX5T2E9pPJHqVU3MhQQhl+OBgCM1+nQyJyBysn2SVPPSoI21tCpOhSp",
-	"sUeq3IF0ghoGRndK4w1owJm9zbvYkJVIUhggaR/YhrEErFwz8MrBW6IbzNniMMYE4wMbIVmkaay5sYF9",
-	"Y06Os8DHNnpf9MMQF7eRoc8uxWaiSk4GN4xJxamge9Sb+HzNPULnUTq43dpcWpct9n5rHDvCyPtE2k0H",
-	"Ct9R2s0dkU+Xm/JH0m5uTHnv1aHjKDYd9VtXh2og0Q+wrtclO+9N7MeZ2AP+42duZg/zOGxqjw7Jvb39",
-	"87C3R1sWUZin0a+3bnmvuxxiCnNAY9xvhQ9C4ERFNnhvYh+yZnwPAeA7a84hSIp0MHY+bZISnUCZ1KAU",
-	"FEfpyxnfxHLdnOBnb8AO1OCTGrG3QHvv2JBdz/KAMTs6y/cW7XsRbqdFuz4nH0xldwpzD35pFAK/t3J/",
-	"VlbuJkG9t3TfG+06Ld23R0COsHnXnd2J4XvPFRjdHUv/RKz8/kL9jqzgt3CLPsweXlefOc4m3tAa9tnC",
-	"m0pPf2/1hcG9qfx3Yyr/1HrUjuInd2wyP0h0vdn8j6ZH3dvO78h2fvuKl4ckCxWVbmhIb+Ty39vSj7Ol",
-	"R7VvPndzejSVIyzqjdNyb1T/TIzqjV2LCU/zwe2b1uP2t6zrWOn7A6LaXU53R2D7H9oSHl3kT2sM7yg6",
-	"dtf28Hiuh0zijTN4bxW/F852W8Xjo/IxZHKfiPbgl8bf9xbyz85C3ia090bye5tet5H8lunJMabyuOm7",
-	"sZbvvQ6jO+X5n47X31+x35PZ/Lbu1Qcaz6OT+IH284ay01Rn7o3ivx+j+KdXqXbXcb5r0/gR5DVYx/94",
-	"KtW9gfyuDOSfRgerazLtMY83akg7OByHC4gYex5Cp18KuHBSq4TtBix79rdn372Zvnr25tl3b56/+I7w",
-	"Kq+CcT3pRNohShgAwxws8JC9NcK5T0uRaZVh2RxEHcr1lUJQJV0yV04nAni84qYGnO63KvAQJFF38R1p",
-	"qfTOoNsC/szXYPrEpu9kq4y0KjaNvZEmkCEJLyDmXi/xqPzuGB1HBKPKWft7Jqi2VpnuXUNoFjeNx3Kg",
-	"7NYnNfzjXA9b/Ou6qveW/t+/pT+URvNk093T3eQyQlpvEcsHv+B/vYFqr+pZo5AFQoYevrTGNf/hxzRB",
-	"FXUtyu3KU3UDQLFKjYgyVidM8GxJEpy0hs0rxFsECdaypTRWl5shi5DU9NzBsMclghtqrYdIQ09nWZdr",
-	"DTSd9R2dH+yq3dClBvuCQp/2vj4Vlstil3zmFtAvVr3296rwf1NVWO3e8w8mAjfl6dj68/wl/NJ7/+Mu",
-	"GvIgFDnA2osf08Uu/yPuTSXiVfDyGw6DdGePQ67xM144tfJ7hxacerpB8PoilCRAOH2Rg/5DzW9Y3yFP",
-	"TRF/1MNRMV8kdwqLzJUr0BqwHwlft6TB5kPfebtnh9DObYy9GbqOWkjY1ZJbFOEkUTsrsNWLJqGEb96J",
-	"tR2jvu+oqGEIoOhkPhoM1Tmt+3Lwmd3adT8AXcfDZz596YobWBGsljroUrVf+WNRU9DbV7ObnUQq9vvf",
-	"KcV2wr3bYqkW92r2vZr9EdwiXIDAMz6APzRV6sg4eBO9umFTbCrEHJ7CiEFkYV8TbDrL9GomFQVisIvv",
-	"ng7Z68gPebXURrB1VS4Qj1+qAKBNNT+UNEuRt2LCunXaqNnfQLF9ds0zS6TW4/q66m5fmAbId/8UaPXZ",
-	"48csW3LMAC3NYJfu2Y3w3VBCV/z6G6EWdtk7P3v8OOmtpPJ/n3ZUne1Ui2PPMJo1pHFo/juVYl+7+Tha",
-	"Wu+NLyp9xEh8CAj6w8lS4EzfrN/yi719+/zpzkX0X+1ZuS8fffzC+eFyrI9LDIBGLVeC9bE4r5GXYuc4",
-	"6wDM6cKKbkvDnnroNxjiTMwJozuMTlzfYHSFvfngPqUtpD5dhw0isaMjEKt788hnYR4xDQrv2V9M93fz",
-	"wHbBu2PCIKOzgjSors+JITsrbkUpeSF/xiooTK5WFfroggvNqS8T5b8bk5zojeGm0BY5pPBEToQuIuRd",
-	"H2dJNT3XRWWoVkPJpyEYKX4lZX3CxuV57vrAqpgNcycqKImvsjIhByVF62zCIKjqDSoc0ZfEqF25lzTT",
-	"RSEyK9UijMb4UM7njWoWRxasOCfto7H+rpABt0zmoJCg49IkDmEhVCnH185GI1+wvvSVrlBrpBxEGP1C",
-	"6VLkvt6gVgLa9CWTzkaniQMXXgmuDONxoUwsZzevimIDosqaL4joO+TixipBoxXePmQKKhND9pW2Sx+k",
-	"nmllQKBR2SatVbdmb74PdL9iaRJd2XO2p5wGLgKqsXGtlHFnkY1dO4KjSSPGmXq39nlTHPRVYpz7p2bQ",
-	"qTRT9zAdJEwU5KuGcXnena5FaUCFn5aCF1OBmu90LhVXmVQLqqrs62XFzmLfyzlVfGP7XcaNaZBi7YGy",
-	"G0G9u9bisFcah7BrJbGMF8fSa67K2Jfsr/IrZjztyHd3gA37aYRmdq5LM3qIop730okEV0AJVgf/kcPa",
-	"V6wO+6lLJ3tjJDWVsjjorC/kO3FoDD+Mfhy2Iyr9ZUBvWDAIb1ODA4cYbvoMlG/SL/JzGMuj0Z9xfCCZ",
-	"TxHpAB9OpZp6zcOVeKMQ9FL4G+wEOqet7I7krvnRJ43jrrv5jUIOonl2Slzb+yXN7r3yJxAJu8jHbcpe",
-	"R9DcnrB2mzHt+1djm4mOO7hKi5/QCrQYyB/DjnSEhPpEq3khM/vHsCM9PmYRXbWpt3UpyE8RbW9i+vbh",
-	"QvhOa9SDXxqkYW94PYV0my3Ri8pJoUDB+jBZYiEuKTErqlzkWDSKTPAYQl8pqowUVcOXxhWDxnC+0ljW",
-	"T+vHQ//MFYd0ZiznsqiHk1B1Z1dpLaGK57mrsBUH4kvTqNJ/ziplZQF0QKjceGdGhhWxFUlTcW02LNAf",
-	"puerqJdiTUr/02ffPHvzbBCVGP3zRB1mhcj3rniJhckbjtTEUSmzpxRdxEGD5zaQehfH0gxbxjljaWDn",
-	"z3W133dH9LcYboPdne04M1g1GMuPAa8JXB1OQXMTis2QPftDxf3fmPj+0WwRdOpunRImh2M0otueo2Pq",
-	"vG1L8JKxLFmgN5XixsgFSlH0G5ZETUjNBvHfa9MUKmcFhqIEMseeeBoY2xKbURmk7j+l+nw2poVdAvz5",
-	"cWI4KuU7yU8XQfhPYfdRg08h/O73EG7t2D0FuacgLg/ilsjHh4V91P3sz4FAH0JkwgCRCBUxSkao9ZRS",
-	"rAueUVlVzq6WGh5TZOpKgPrtaMRHmEO6bCG3T3Z2JxR8cs2+3c3vUrOPUwliIZd2qGHTvA96uBXyeB8l",
-	"cWyUBJIgJASeQhAtuGud9QGphjcPldsmy50+qm/15bbWiz4ewSyMXvGidtB4NbVT4Y0kvYmKFV5XtH5b",
-	"20X0atLdXOFvks+URhtXqChexro04fp4lYv1kRJHi1br0qSO4d6BjGnaQuaFUx/9F+eUQo4lyZEdPPH6",
-	"vqP3US8gPdJ3GO0X2wYafnKumLGyKNgMDdgequiOuA3J23ctyO5E4tiW/j85sb8XbD9TSA48K78FwfV6",
-	"8AnqwQ9+gf/gg7ks6NZ8DCE+HBj2utB2L8l+zVcCZGOKo3mLRDJBdDOfwkuEk6yATl93JL2h5LPUzS2d",
-	"qD5XTOZ18MCWuvmFYWlwr+HSeAILf3zhw7xIgIeZVejj6zc/Gjp5L0WbKQ6CwJhsqdWCLTEFRDuMk4VU",
-	"IPlrmpgtK7sMqb9h6M6Xj9nCiOrkgyUaMQrnHTr/iR8BkSBeFPpquqoKK9eFmOJup2zOyd/MbbA2LnWR",
-	"Y5gGLfORvuPGMgTX5K6wBuidwqepnn1zS84xeNNnXGOCtw84GMFIglczvONORPB9sf7VUpQuVDw+KG5P",
-	"4RQ5szIFTEKzZG52nBE5hgcLNPJnwQq5kpb1H50+ZCmO32o9LUCGTJPg3j8djdi38qtBgrpZWRXwORqQ",
-	"WTcXZw8Ocj4UMB6PHmIb3aEM53Bh5rpsXJo9ntdCW3pnr35Gh4WX9sFcl6sTGB78LFSmc6kWGNImCxF9",
-	"9YaC2WIuu87nCZMrvhAP/rEWC//vtVokLH5vZa50mTd/u1T5UK+Ful4VFDtnTvR8LjPhT9sQvnFcQarF",
-	"qggucqK3N3EThzX5jZRJtyFdLmJ/Fzv9w+Eu/Tae4bM7WIA3DcKfbJF9oDmYZ5zSG1Mi1inCW7qzca9k",
-	"3yvZn4sLmW5CjAAjldWO/UdyIr23T0ZENn8D6TDSQz+ZTv7a8hJhVSKNmkycTTHgCxNUZBJQSsFSJHEp",
-	"U/rK4fFOVOopoGEzgTGiqVTrynrKaEAa+06TX5JdBFniLBIkIle2D9icqJRsAC7MKRIZV2RV0LXaj1F4",
-	"L31GBi9Lh2VHUG9rXRQgpuiSnNGxteBfU5fNPAYRyanZDkMm7pOmhmGkThPH3Dk257JAEBuXjJf6YM1o",
-	"ThSSxVnk4C8ZvY5urVKcuLedsSSrylIoG3zxKIKYao0Idh6kj5eFFBgWN2QXlq20seQka8QF8MzKS8yG",
-	"jp3wTtD9Tgdhvo6TpS1uWbcdsa7jEqPZOb63ZbFxhoX61bZBAUTkDq192xwSWYacVYOTTeM8CHcfYL7A",
-	"i/AsjG6HU/6WcvRCLztT9PwbSbwZ7grcGy3ujRZ0Xpt0u5FdV7OOfSl24a0PY0sPfonv89GYDfXhDkQf",
-	"QRZSiilKMWgwJq5k1nXUlR7HNPZZROTydmqCwYXyy5ps8bWJSil6YBoxAowdL9kO3mBBnyU7AAYYh2Rp",
-	"bzJokMRAqnMH4SyuBJJFR9q44sXGSDPVlSWDxRiYANBRH3wesR5YicoItj3ou3IrIvDEbjo5+k3o5D1N",
-	"vKeJNTzFrVDE2whRSI6AmfA9opx+BP0NtuED2c9dwns7+xl0mJOgwSNtCXFXnyQ8qougwJC99vRZ17Wg",
-	"SRxO53SbcU+z7mkW5YhajE5xHuidrv9jLQy3FVvVaTB464cZAz+jRaSlI7scTWcfROcB+luc36Rf+10m",
-	"KivgrbkUxoWLbxkXdcmUtoMh+0rnm3OWdpjD01qatOLaThQ87rLNdoIZhGRIeI3Rp/DPdOySMddkKAHt",
-	"3mdiOr05GEPPa0PGPuMnmTB0ZVFQ9faJ2SYyTVDpDzJY4DCGztbywP0ZZF+/H41AhRqTsRZDy0qZsSsp",
-	"sgnYFDhR9GHxRvjs3TuMktomvsMvFDuFLvxUs9g7RKcqF1nBEVJysw6ZDbSZON8EPprLckUSubSGrfhC",
-	"ZpjmCR0OzlnacpukCUtrx0n911rhH9vOEwfKdEseFEyfxHNIkR3RBBO3SLBAiORBVw2zJLnPGYXJH5mx",
-	"ies0ZN9KHAO04r7oOAFHNrn1nTP3YH5zMDY645Nz7QVI028v/mv69uU3Ly6eTr/6+5tnrxsOvkd/evzv",
-	"X45Gbgn+A3r1Xr9z1u0dxIo5Du0ZEUPCmfpaFkLxlTtwhitpgVWyvtKE24wkIAGtD05dqYuIgCSMO7Mb",
-	"EBY6Rnds1WIXjeQ8igUKqdhqcX7AcXko27q1e5H3H/TShr4OurMjUdu2WmnZjGfvsM4S252Kv8Nfeu8r",
-	"bfpK7/2kn4ef9N4jeu8R/e/lEVVxklagX5/SI4rvP/jFXaMDabavxCoEHFd+yHkdMWZCuIJ3sOwJIHtu",
-	"zUQ1c2BLwUrsIveo6sDVFiWcXVbKxdKSry9BtiqRmFlZOKO0LvkCNB+SRIEpYiddNNJ7GwOqw5ZDcjhR",
-	"L+MqGVgDw9fE8tYbb7KROaIXhypXnofPt3h4bWPfx8T3g+l836GKSHNT/yDC35cbDw//m3sLKZsyEkUO",
-	"1eOiD/5w5bjuzT9HpuX6a/jh5POIQl21KJIVVU56IgJ4OCHE00HMs52D/ugDE/yXFDHhHXF3ZiH+T2F3",
-	"3bXRHYlytAL3d/b+zno30wdf2LtxLNFo9ufJ+rB4lGC2w8ad+bUhQqGhl1NQ/5ilqiqK1FXNknaiIvcR",
-	"oosQRakx0fl8juvqMv9JiPIh/KzPWSkupbiqw768TTNNWFqKf+DHZF9QQuRmSu+njWRehwMWmtVKkH1X",
-	"8GzpQAMFZoO1Ew2CyDdk3+rLloC0x8jRwDT5AwpImCaxfX6OypcgS2WdHkEWqptmSJCRPkqTaJslg+15",
-	"b5rEjiTqI4xOH5tA/Tu148SJ05+AB95bKu4TpA+VuEWGkiBZBVLhWcxtCM3O5hCqUx4Iq/AgoFjeugke",
-	"GjgcoYwmWOrHB1oQ/qj/uv5EKuZKxzFd5qJ0YdQsrXGrkbNhu+5FsdbZkp2Nzr48GZ2ejE6p6BF9t9ZG",
-	"woAHCdVZc2N0CGKUkIQB3tBZVIu373OFo7E10esx56+JeTXbMLkD1f5NWM/POp7DT+NwREdYtntU7s8k",
-	"4iI6oZ521Kd2N/UI3x2Nx90GGUYZhKtQCojNKpUXeIrSHYC3E5VmS5G9m0orVi4HMUVhDEUb/3Mf/XXw",
-	"BzNLvobeiXTYZSkEe/n2TV2fbMx4WfLNRBHdkVixcV3wDdGGCEI7DHzJDUsdDXOiWMJixGT320SlIJQb",
-	"rDN86gD9qCSwlwdB2qsWNOW4SjHrp/zk59HJn6fpIGErngtWKflTJVyowUTVFNYF01YrUcqMmWo+l9cU",
-	"OPBObByGj6vuW4fl4uLEhlHeDUrsia3ME5coQs5QmROOMFBTD8AN63gkrjCL9/GHsx+H7s98j7/Tn8pP",
-	"isvrO7mR+Hl664R2PyyZLwQR8Oz/EILovZh4Q6jXFsH9YAK/Q0R88EsEzb7XAeXEqy4m0E89qUkZXC70",
-	"MGHR3PVa8NJQ+kJBAVKIvso3ZqKasheJoRzrphVaLYRPOY9hYcZd5dLrKumynChf+MELhPBuxhUIfzPB",
-	"MHPfYOVeikcDYnjx8nn8NrmXKCjHz3GisgKnglaWiE00vU9b+PiML7ikbDXCyGH9s9GjgQvDmyjcFuPK",
-	"BfdfXrx58pcEeFtSlzSr+U9dTvMgGn4bcb9Z9r0enQeiPQj31mpvhw+pQd4PeZG8wP5HcyP94VRe2ufb",
-	"J2ZHwLWGk+6gP1EQpLICnLUqWIXxvX37/GmkT9ZaZFNl3CZ7Xa6e3VdidMcSR3st7q/af1NU04++Xx/m",
-	"0/F97PfSPCEtpq0rcZU/0GVTA0PPa4tmjH0VHColRHdyourIOnaBThnD5pWtyob0gPWWPAaqX8Zprd6t",
-	"KmOZ+KniRZyqHjFgV0QHnQ7+x+lKGoxUTrG4SZTrGMacAM1YrwvnyCGHDUXv2HKDeE5VBidwXhUMaRuT",
-	"KnMKsysj5Mc427BTKg0UrxSQH+e3oopyXQWCIq6fMyfOYI5AwRdMY6mauF7TlpTHo0z8NbyAHYypKReA",
-	"zN34nWMNI/R9A1brhBndEmrYotRXZjB27pAgZsGyUA/e14H5F35YflLojovtkYdLGr2hNFRS4huqNcFx",
-	"t05mrlHnvkX5ifVpEvLnuBgTJk3kleMBajEYw2JB752S5W73zifWsZud/EYunuM4nnf1/LF07Htnz++F",
-	"HdNVuWst/kFklrs51E6bi1edEjbGJhDhRZxxQg7Qc4Z9o2XSW2VZt1G2zajjoINPzanHBEOAPDditZ18",
-	"dkehtzQYO5s2VWCOB4qzxdlEZEfttKDelOF0l4bHjfJ7+gSaf47n4lNVid/R3z2buGcT92ziCND0iH52",
-	"6j+fmHW0/XB3zj9gACeuSuwNmMhE3bm6dxtMJF7um3GSrQCwFidptvxp2MlTbvnX8PIdspRmn/ds5Z6t",
-	"3LOVI9hKm6z+JrylKx7k7hlMV0X3A1xmon4zo+KtcJl2ced9jOYgIHub0XRWjr59XuO6eRWfnbvhOB09",
-	"3/Ode75zz3eO4Ttd1PY3YT7OsC4+nuEcFyKZ6fWGJuopoS67wyeREOuqzMQXhqBDMbCPIik7gxJZR0wi",
-	"1jYvqgX5NcjRjZA00oTozPGWb4PaNQHu3g/D8z94DdqSWJ9kqa864r55KVhwaHTEUD/1S/+JHRNb/URU",
-	"+reP94P9aW3/PWHuJMz3dPbIbGt/3m/D5d+koldittT63TREWB+B0Bn8zQ6XHchSLnGhc+YarEO2Q5YG",
-	"5XM08zMGSXD4pg5vb2pEVgoLhA3d3Ckia7no8QzTJ5xoGvuwobnupI7vaUDPwgQ/69yO1mwOp3hs7cd9",
-	"qsfnkeqxtXHRjf9+69num+/a2c78yHhRzHj2Do8BYoQ/FYWEOwU//PLP7lwMQbb4pwdVWWDUcLdQ5Hpm",
-	"L1+8fmMwX5lQx12ZMholKNPw0YziYF2Wx/94/eI797JQl6LQazFR/dSVzzp5s1mLc9a+MOmgroFGjX9h",
-	"ao27KouU9TnDKFum5xNFP5UilyVq95hvzHKarxRUnOKdEGuHroMkaIAhv+GNUkzwKAtlkRhjwnb6XycO",
-	"tOjktVwobqtSpFSRDRM9ZoKXomTvBFkO/iZKOXcTOWeWg4LtaBtRs/TyNK1B4OnijX1KuPvteqL+8u3F",
-	"k5PXf7k4e/ylT+AT1zyzzFgM0El/se+Hv5T8irldRAnxfQoDEQHbTExUtHxtAkzdIkDngktlLO0rjlAq",
-	"lmllLIctlisR4BAnCjolqKE+hdxwVoqTuuQ007N/iMxSZjulyVM0DlcbQoIUZswoZx4fTFT6q9JX7ITZ",
-	"X1MmrjMhcsMejkawTVrlJsoAp6GzUlvKGOyfPWJLXZVmEK3nRGW8xD3VStB81qJkhBZJLeBmXbCz6+sA",
-	"we9hQx+GflmfuI0umREWI8MD/OP3z776y4sXf52+ef7tsxdv36SDieLZO6WvCpEvnLnKHT+MC1NancS9",
-	"JcDq5UoAZ6SIVa2UyHBSAkjGRM25LAyTNgKfQ7gmqtRyukrY41XCHo5WCTtbJuz0bIlLfvZoCferPdBX",
-	"z968+vv09ZO/PHv69ptnqU/F5DOuco24CNFdWPGNA4BlOMC5s6chAkvJS1Fskola6RKz3hVWPjhnuQi6",
-	"mceConufoqXqaimzJWFbYtQtz0pt/LTwhk5UKeo7O2QXqlk0t8Y4yDCQCgc4E3MYB1fNmjkt4JaWSNCk",
-	"bqn9j0k1Gj3MKiWv/e7jLyK5PHXPluKaRdeSHqcuvN/ATeAFHLb/SOGkVRiDhhAKW4dWYtartIYtSlCv",
-	"r6TK9RXwbQmjoUPcS3qgsvXOex0UqNe2VcXYjGtugW31znv/0/7HD6OTP//4b32YBvyTn8x//OXLR+8H",
-	"//bPwG4IXpJoSu89CTa3r855meaScCSPNbS1JJ76duVwMjZ4eR0y0PbVjS8jpd95FdqjJLf4eRsm0gue",
-	"HoMNL2l0Y9v3dUBBkw6Y6P9h79p627bZ8F8hfPPFgOo4/YqucK681usMFEngeOtFU0S0xdRCZVEgJadG",
-	"kf8+8D1QtCzPXpcsQOG7plF4fEm+x+fho4+c/v7s9lARUPPKOP1l8OlzqBbAAtV/emKpnJAf390vYmWy",
-	"LhnHTff5F6eHG6TS4nc64O5BFZ+8DP4qpMRTnWeYJR+JmbJp4k7pTd4Q54jKJwG8SW0/MwPEsoVE0M3n",
-	"VuBYZ4BUhzWU8Yae4s456jDslodnHhzxQDayKMvCxueiyGSa449QmA4wHWCRZGtAjHJtZ1oXAH2y0Jay",
-	"cc9e/tLr9/q9szgS8WBwRlZIpucyc1/FPXHppOA+tWpwQLGOwBH6ia5F6YxaQpSRmdWYFgBY2Cr3Ckr+",
-	"JeIbUyYJ8oPNy0pm2RqAlVMJ3Nw8g0gUJl1xAnBoJo2HF0NhCzVPnZpYmULbuskTu5BGJYAAPVP5fLGU",
-	"5iv0bZRVZqWSSGRp/vUFzD8S46vVay50pf+6GE5fv4rEUhaFStwHr7qoOAlh1F1lAU0wc52B/PDzCfth",
-	"/ah5UbZfqeGHD5cfb68m4z+H0xFiVSPfmsQRiESBCokEviWshb67c18URicVHMjuOegkOBx3GS6LUiwk",
-	"bjnhm8cinmXa7UTcE9ca2ifxIDH6Y/JBGH98YJGBMBYgB1LLe6cSSI3WKGv4RXOeuPkgkpjxjYw9sc+A",
-	"B9ygKsvigfvOH2u3uxSnIm17XbjrTLNMYqfExkOICPANhm4Y+bnPlnxttDuFaHg19qnfUrw8s+U/kHFy",
-	"Vi6dRfZFCSvXTj+6X6x3lww3bNsnrRxu9PVMBcSNUXxMy8U13Ir7aol5o5qgeFtOlGOt8dGPuF1r3PQt",
-	"/FvXwh6f4ul3/ue+2uN3Cm4iTyLpVRIsovEQZRt1xohAW6gcjkFg1CMCrYeDvXWDl27J4nM4LV6VWqRO",
-	"B1ljvXJd9xeWDuOVDBXEBB8ZVgMTqhd7OnnYbZzqOwpq2y6/IzrrsdYvAFt9qmN7QHWtP4e7vfXDLemv",
-	"E0Eah6Ctenav/D+ZD30nSx+zIx6P1E9aPvvY5+nHqmlZDg+spnXKdSTi4LfuR7YYuLqWuBpai2gDdoqb",
-	"HNplMAxn00AdYq5LLl+t/eG9uhsCUG049GvT5CYPbBO0OPyYIDUBgoWxKCSUddZv9oAfWkXjRicZ/8VN",
-	"DvFD8Ct7A6vp+CDv/olRc53P3Z+DhfJ+NBVOPaEOtAncid1z7+oANPol6h/LDb+CqTIEp9KESXeAzU8G",
-	"v2tkol6QcoOWkBvYy35gc6EZiJoEDuZAoiJa2N2Fov+NZdXa1zMl0B14x3MGXW1P7XzgjikcxxSORygQ",
-	"fVbT6xSF+ZR9sz+QlN18rVrDwWNrK0iRy9V9i6r4mzaCA3PbQbSb3Lv9rkdvJ6Pp7eRyOpyOLy9u30+G",
-	"b0dxl1ya3nzjcJ7l+IcFp+5MU86dzhIMHzE/H47kXMSFUatUV5bGdqu+FalRFgBMrbMFwQ3LbegcKFAK",
-	"Z1kCA6CFJ3QCq+ksQYSAym2aENwzhm4ENYtcA9Qlh31kCeGxnrjQaMG1pUi7Hpo3K3mKntA9hT1MSFj+",
-	"Lt+N55In9Yr5ibploxU46tI/YRYwCCfqiUSZalk0H+Vq2wyJfe9gTsWwKhedwafP7haC6ERr6HYpvyph",
-	"qlwkaoUBgU7UqUzWGXQWZVkMTk99jGfwpv+mD5cajbrZls+zY+zT1pznCEM4mFKSyFKS6t0Tv7Ym1Dp9",
-	"7wX46Wt4ZsiT2AQJQXW0jvrWSX8PUQs/Qg3rn1rvNQavmQzQajAbhHgHCC7/f1YwlxPgiLpRLZ1Cjfkb",
-	"EClMl8sKg/QMwufJWGsUGfCw8QohbwIwx/rsltbl6wZzrLkj2mbJ5RrMEg5hQmTqDUD6PdMX/GZjPCEq",
-	"N6YzU7+Mxt2ysnadzxdG5+5eC1jXazpQVN93sCIHfYTE7tv9vGV47TuWphNkjFDGvS+lwUiWJVhecZd+",
-	"U4lYKZOk81Ks9FzOqkyadbiaUKO/p7NAXp0UAEkoyY1ngAiafFd/vqddXnfkuwVJaa8YcOKGwgJ4t6LU",
-	"YX8bzbR0OULbzqhSpm7TnRrw/75I5NpGPuspNV4LC7JJwq2BmqPt1n+fTq+uA4MNpmHUXKUrvPtUQoG4",
-	"1na3L8GHzw9/BQAA//8=",
+	"7P3bchtHtjeIv0oG9rfDwP6KEEhJfSBixz9oSd6tf/ug0KF79xgeVKIqAWSrkAlXZpGEbd1OzNx+zzA3",
+	"czmvMPMm35NMrLUys7IKhQMpipa3edFtEVWV51zn9Vs/9zK9WmsllDW98597S8FzUeI/X+ZitdZWKPta",
+	"rAu+ETn8mguTlXJtpVa9815qy0qk7GopFLNLaVgpzForI5g0zC4FM1aXIq9/tppxxQQvCylKVoofK2Es",
+	"u5J2Sa/zlWBp6DnbnPxVbNIx4zMjlGXaLkV5JY0Y9pKeyZZixWFMQlWr3vn3PRhM74ekZzdr0TvvGVtK",
+	"teh9+JD0Xgtbbi7mVpTbc3gjMq1yA0O74tKymZjrUrASPpFqAV3BOGUJCwBdxF2vpJIr6H0UupXKioUo",
+	"sd//fE0zfNmxdi9zoaycwzrouV89fDthNFvFxKUoN/Xq9U2VZcIYxlXORFnqcjBkL+C/bKZzKaCFteCW",
+	"Scu4YSm+MnStTmWejtmPlbYCnuOelWKtSyvVgnG2LvWsEKvm0raX8kPSW/OSr4R1p+TZUmTvu6b3ZSUL",
+	"KxXL4AX2XmwSllXG6pX75d27l88Tpsvmr+/FBgYgoYU1t8te0lN8BUPA51OZ798Ofv21UAu77J3/4UkC",
+	"u+P/PO06Fs+q0uiOI/Hdmv9YCZbh43M8makS13ZKv6S0YYKtS3EpdWXYmi/EkH23krj0c13i47ksjXXP",
+	"LlxrzC65ZbkWhiltWS4yneNteXJ2xlKpLnkh8+lciiJP6V6kuOApS13nYX1+rES5iRaIJrNv95Lec275",
+	"V9D4vi3LueUnOITGvkU/tzev+cWOHYSXaGZ3vI3PdVathLJvN2uxd17uvRNoojm1xpOt2bW/2zVB994U",
+	"3rvjOb5Q+VpL1UlJ/i5mS63fM+HeYTLfMUL/xqHBzXW54rZ33qsqfLNjPJe8qDgMoGtE9dM9Ywnv3MVo",
+	"BCzNK7gpXaMRuCgJS8WlnaZsrotCX4mczTaMM/hnmXFDG79ztOLwsv23Usx7571/eVQz1Uf01DxyQ8Th",
+	"Rgzur2KzPeBv+HtB/PPVd2/eMsPnyDmRJZ1HpCVmq8hA3osN669FyS5evWRZIYWyCXsv1padPWFLXZVm",
+	"wJDPEENHdux5RpMJr4Rd6jxhsArIbmY63wzZhUIejH+1voC+Ax2rJzh9LzbTUlRGAPupe1vKQjSmQqJA",
+	"WSmDzYz+vN2MVNPKiJoCkrRSb1JLcOjtuG9nT5+2L9yaWytKaPN//X4yuT47PZlMrv/44of//t86z9vX",
+	"ciXt9r694gvBjPxJJCwXc14Vlj0dDdnfeFEJw/hMXwp2OhoxXgqWFXy1pi04HY3GbCYKfcVOgewAY+CK",
+	"OUHiOOZQwIh28gZ82lgON77e+dNRUksxp51SzJtCd9IdT3eZKTTdr3mpV3QiqtlKGgMEIBeWy+ILw9JA",
+	"H+F9k+64afDw4ynCmzCArpHXT3fTp3oKHz+at2K1Lrjdy52se6fBmMKPbZ4Uv71jAv6VO+ZE79aF5p3y",
+	"Az3ZvaIVPv/Y1fwAHxPdQwn0S547KRv+yrQClQX+ydfrQmbIYR7908AIfz6WVoPc/Np1Ql229B5/Fx3Z",
+	"Ss/ZihcwclR2iJSdsBnP2f//zXffJgxPklog3UzYVanVgrmhMpQq+iA0imu+WheCcaa0OllVhZVrXlpG",
+	"CzeAZY0UtOsT19OJzHfNyL3+KFJEcDrPtJoXMrvHJbtgxsJ5zVzPY6QTei1KkhOit5nhGwMcIlsyEI8N",
+	"g3FthiwFeRtv5EqaFbfZMmV9Y3khWCqu1yKzAraE3knHrBQnpeA58i9kngMUAWq5Q03XpV6UwpiU9UEx",
+	"jeQWw36sRCVyuHRlpZRUizG1wuBWldBWRCOUttOMq0wUfFaIlPVbZFAaBstWCCvy1qf0mchT1lfabbaB",
+	"buvhGNAGOfNvRg1DW1zxYmOkmerK5txiS9B9NJ0rbpip1qI0Ihf5mFVGsBTmYey0fi2F1uDIKVFOUV5f",
+	"V+VCtBZqe2YzAYcb383HqEbf5WH9SpczmedC3eMF52s5JQFqmksDW5qnJHrVohXM3D8csnQtSr+juVAy",
+	"fOAEIyQYbFZZVvDsPYl39Set26CEyA3rp9cnuc5gf07qV9O7XNuXCuQeXuCK3CsBpX6naKNIz1ml/A1m",
+	"RpSXoiQDx5Ch7YaknRnP3uv5fMyuSmkFirtOiFdMXFODTOYoXzWE5paoShzqjlbwW22/0pXK73HxgNbM",
+	"oU93wkphdFVmorYriGtpbIJCpVoYMruR5B5rBkAUcoEkifW5u7/R1U4YD8+vWkrmAAiUNGzNUXqHacPB",
+	"7aOiZO7yiL7iG6CIb7X+mpcLcY/rPJeFmFqtpwV0nJ7DOSPyTAqQhmOaPv/u2Yu/XXw9/ebiP6fvXn39",
+	"3cXz6Zf/ePviTcr6XgsAof8b+eVgDJuzBFopjbONIlcjA12jJxQcom5OoYE7XNU3oryUmXin+CWXyLPu",
+	"k7pWdvkTskzsReTTjQAhCn7XpfwpsGBjZVGwdanXfMGtVIsh+zuXFtbMlpsTPreiTJkhE24Cl0F13vjU",
+	"k4dpQ6xP4RDXz3C/ZZ62ljnq69AqR4bmD8lH7c9brb/hauN+Nfe4OSXoDKgxBhZGBOMLw+AZw2f14X46",
+	"8iKvAYbmdiNhswoU+9PRCG0O4joTIHrcbAMdxUcJ7p8SdPTPYW/eKX9QRf4rKB0gm7wXG7c3M8FLUXop",
+	"wykaSaSPgPwqLvV7cZdc711g1/csOVyoDfmBSD5IWKw4PRk9ZSmZroi6kJ0Pr/nT0SlDzinh1ZVQcLwT",
+	"PFlOychzkZNsP2R/4SoHTUyxSr1X+krhSyBrSGvYX96+fYX6TGVYVnBjzlmukfHOCqnyYuPOMGdPrq/H",
+	"jLOn19dsxTdsRo4lCQw1Ot93ujHrUmfCoFj6QllpN7/CESUbFbAx8grokgW/EZtzCToMvkmUvu/tWIqv",
+	"hGHSDsaMF0YTwwWVBlrgZbaUl4LpOeNs5swmQtlyQ9vIWSlyUUhgl7i6SjPUEoHhugegRW4r78Zy5wZr",
+	"6IC+EVAiN47z39lWffBGD7Ji0HTQndZpE/6r2BjQUXMmczOANZjFHjYzZN+tBSxHtTpnSlwBQUDFWfCS",
+	"JAgrV2LMrC5AyRAT5Q+2VsIM2TNuxUKXUpjz2lJnpjB1VGgTklNkKfJp/XhdCiOUTSeq77VbJYwZjFkq",
+	"6/emuN7QBOzvNNPKSINm2pT1JfpB7WYwnqhUqkyvxDTuP4P2QWHmBS83U7Qi0DPfY5pMlH+clSIHxjXV",
+	"ajrj6n39PnSFrcPgQKIQpd2QktsckH+GAyo0V1OrYQaVmMKBkIqYY8r6c6m4yqRaQJM8zyXsFS+mpTTv",
+	"gf4IAwvT+WAwnKheElzX2wse2ci217uX9LaW19nZ4smgGa5zQXtJb/d61g93r2Yv6e1cw17S271svaTX",
+	"uSAdjvvE34rgtbzhzYCBEQH66OuBNnxGtkm4IY6IKguzF1M9n85kaZdwUOOdEddrWeIK0SkVq3WhN2QE",
+	"B5pDT1gf/gOHaFFqY6Yrreyy2Exp8/DeCLv160SlPMt0pex0xguuMnxzXZXZkhsxXZeSfsG94Ct4Ef6E",
+	"Q2U3/gfWz6qyhF2j4y4vpVpMeSl4yvrmx4qXYkrefhheY1tTdDXBaYJHc3kt8imq9aDLrEUpdQ7HfyM4",
+	"fsyLghi3Yf1o+eZVUUzh4LaXTlWrmShxxLhoonSvAZmYcYWT9UeQ5zkapxKWQn+wH3AgbVllZNdi81II",
+	"ZsW1bV68joHACe3e3da1oxG2fox2HLqJh95Lel37Cxd3a3vDt62zAr3NOMygtffxhXSrAT81TgNczHqD",
+	"e0mva6387aUDAuOID0z7bveSXufO773Okb/+pjfau5yg7WMv9UT5W8328DyZTzNeIpdac2PWuiS2I4r5",
+	"NJcmK7SpSnfoDRAvvDBtKlqfV9w4ELtKnuHPll9PuTHCGP/iWihUROuvJypiUlv8C762psG/xPVam+bF",
+	"r/uEC80VCDoLIM3lVFyH0cwLrcvpuqCLFB2LacaLrCrIHgyzUaJcbKaZKK2cg9woYJQ1k2Qp3uqU9fG/",
+	"g8RZ7tEArRZSCcaNkQuFZqjAiECuQs/HXFrTvJNuJ+D4uo0AjtTchw4G1rwyfhV6Sa+58NBse917SW83",
+	"e6Mlji9T1Hbn+sKlCMvbvHTx6uKU24vbS3q4jvsukHcn3vDyeIfgxzLDiTpBa7chFi54MRW4ctMgEDkv",
+	"Qbi2ZCoYnDMn05jovk0U25buUtYn/1cBJ6QQZpB0XIjWK6AFYGvt6zHuvB5s1+3ANm52JVAB2SYWvBRM",
+	"r0nYaa0bkNG0c0GOWY0w1UNr0rxa+3cNr0Y0vM4z+IxbXuhF59l7Y0F0RVsEKmkZvUtKGqhw/ggO2ZeR",
+	"/oYEOD4vGMcifqx4QaEtgsl8MGTPyPcdPuHMFNXCR+Pl0qwLvkEdEvuSFjR4y7JSeDWTn/w0OvnzNE3Y",
+	"f4hyBdrlquCVNcyWXJlCWjzv+SBhK54Du5A/VoKR/BpZwkjdXHCpjI0HbSiiSFUrUcqMmWo+l9es77d2",
+	"epYOxkxapgRcsmzJ1QJu44XaXC1FieYGmZO1jIwrCSxiPevNFxTjc6XL90BO9bDXjF1x8+uMW0koWHN7",
+	"1y7CFFrhmMOaDEpytjsVPI+iC2daF4IraN810/0wI2a7OWRkwEE+8y/Dh7B9Ip9y2wgPAGnoBOhU10wb",
+	"E/x5+zkp61xtvpv3zr/fP6C2av4hORik8EOyI8gDb0ZYZB9vdn2y0CdbY3wvDq9VfRc/4FblVUbhh6Yj",
+	"Ookek+hEhxljbqVhK8EVxq1i5IYVK3OoZ9cYiHDQtRs8L0vuh7Jad0RIvRaXUlyJksla4Az3mgwZTKti",
+	"M3ZXxOm7TKu2uaNr1/HGd+43GZFucoY+xDEqIJP0aEfqU+77a+51dNDbO5LU16dxqhvDq0munv1TZDbc",
+	"22fR/Wkuqn/iaC7e3JrDM6lCoKBhfWD3ly4gDRl+zeYb0vFg7A10IqcmyMQ/bAhqZLoJdgaYIsqokfyE",
+	"GkLNYGIz0U5bwD4ZiCLOrcBAzyZ1CjHih6PRO27hrgt49DFrHZkoYp0ODn23c4NhTi/VurJ3ObExW1XG",
+	"kmlaeAsqGjFvGPbVObOdc/lamo5p5NyijfkoCkPMqoO2RJH4HXeBouydSACvYgD+mKmqKJiLsyi4j8sH",
+	"3bsqnPuTItH2Tx2n0BxD5yJIyz3zaa6BuM5E2UUaL/A2GnYpyhm3csX6V0tphVnzTJwooFiF/EnkAz+J",
+	"TMLNhFl0E8O2V7PzKOPn22M5PZlx41pnZOYwDdawL2J0e8dAwtaqo5+/o9SDmiItCzOWq9x0zDFhhoKV",
+	"HQPJuGJG0Mdmre05UC0209fogyxA7dQlUbpGBxnoNyBzUUqRS10KquqS56CZ4sQXQq/QjdPnrBALnm3Y",
+	"33WZBx0WhDN8EeRDXVk0Lw2OZqH+jLzG1elatzpg8qgo0/icxrGWWyfB73sSTuO+M+zG1yU26mvYKVh4",
+	"aDBhpQAl6VJ4qR1+PWfXKC5vUBmCX61enxRiDntRKlGC9AHaUl6HD8N3X5j2iwm7krkLR18KuVhadMZR",
+	"wDUvCsYNm4MGRwFz87gp+lKX/sP+CCOvB9siLr3gAmPDIe9I9HLmP3eLDt8KHMKN2r2+0dubG7zdOi04",
+	"AegPWvEjTfxSdB6OyNy/TYTrh0wqOrigf5XCVqWikC2SfzDBIKMtpeDGDp2jssufOnIPXejIVtiIT7+K",
+	"QhSXcDKqotiEUBKRRyLSsG0QFnl3HmG8ZjSszrXBqSH/iiKTWxz9ttpQS7NpXUnLVtpYdjYajUC9hMsg",
+	"SjMO6QhitbabFveHlzv4xwFt4nm7xduoDSt+/ZI+Oxu1yF/SI+XbPQfefEO9IgHdPyxHvB4dCzA6IAFF",
+	"Ut/OJY97YG+XgqXvxSYF/ao2VEi73fnNhC+vdLil2H0Ag9fsow9haKlxEMncQp6NX2FZdh+GF2THwxCy",
+	"T3YcyLPpmfL+9UPn4Vf06pZAGS/jMbsaOU8+fmOjxn4VIvNrH6J9m7F7D94U2lKyS7QDrRS+kLwBRySh",
+	"KERuWEotNL5Oh+wVL61xcU12yVVHUCJZmOEvMivLhaL40YssE2uQk+eYUgfkunZQY5TPOp+jd3XFF+LR",
+	"P9diUf+1VvhH/PbKXGkyQ8e/Xqp8qNdCXa8K5wU/0fO5zISXhofwlYs9kmqxKob+SToOV+8mwbLbkkCX",
+	"StPOwMPchZNsqY1QmJN2CoLe2dOnjaMaZRaSQbW28NZiQ/s0bacNbp1nGNj2qOC8+sUYo8wKJ+MLw55R",
+	"VNYJ3D9S1GdoBOZ+S9FDFmKY0ES+saTwBX1gJhVHa9P+s92hBeBo9xzzsBI7CU13WO3t9wXzXaWp9wdN",
+	"f9KyZlLrLXYGnTu1m96tzMoDX7QIT7BK1R7n+AvWxxTGgZM1pYmFTbJfUqKBFStmlnyNd58H98cXprvd",
+	"o+UoT7hf1x+T6aghVD0dbeuUBVeLyukr+3qoN/9r/wW0LSz3Vpx9X3/j3wPBKcpD3Gm/2rZckTVTaXXi",
+	"rVaR9+g751M7D0ynEabsE/f9M/ddwkRhRMPTdMiP+ZGWsh33Y/ed867d3aydbG/+kLQUL7SNJ0yq4A3T",
+	"ZS5K1o9knxtYKJpmyZbA3nG4YoiH7hE+r0Oy7myYNajFTYZ6a8kjpN7elRx7JFF63kUx7m4Rj6IoHUt5",
+	"OxHqRuLTg3z0IB99hvKRw13x0Cw7Sfa9aVOUe7cLAMX5fTUrRSbkpRgzvZLWUoYIukdWgiuDllQKCqU4",
+	"h3llq9JdnKPJCXa5beZxaBPur9Od3pd9NqCqLDqsgUtr1yZl715/HSv6T/7UWFN8K0UJDUW307M/DkfD",
+	"0fA0YefnpzjbQme8WGpjG2eoKmV7B5786aANviw6T0/gV8eFYtRRzL9KPEan8edWMRktjnsXQRmNyPDP",
+	"OTDjBoaqEA8Rha8fCorAuLyuRb954MPdmbY6YyZa9q4oWOKWwRHb5/NAgER0n+4lSsJrGDeJktgd/tAQ",
+	"djvUA63mMhcqE1O7LIVZ6i4y4xCJXMCjT0ZzUFisboMthPV5bmmhr6b1o7RBH3NdUc7K0d6qJhrckVh0",
+	"x0RtHCQzu8I66qO7TS47ogBiKDs65K2jHT5Iundl72HeFwyyc4sdpNNo+Kfkv+aG3000S3Orw7LNeWFq",
+	"CeS4rd+7h3cQBFOLCr/RQJjnLu1yh9DvnsIwtRJMkKCq8Y824kSH9GNBF7dTTIQ5BMea+Nc7BOSvYE3c",
+	"Y7aUxupykzBd5MJYAqgb17ml0jEFheBtpPEft5luthfUUdeW+gWZ0h08tsU39DaoABHC4+Ggkeh9J1Vv",
+	"vQBHZOqWJsgR7cBSL49kpJ25hbziBsOom4Rjn+SBpwlTp/d2ROCB3CVZS8NgPfKqIFJwi+jOJi5mY022",
+	"9yRpnbvoYO27AX7XtwiCb82RyoNxJO3NOG5pdWVR9rjZGf3OfRWBrkVHs7k7cVI8RVQ5OFKuzJUoRZ5Q",
+	"tJWsf4kYeDTB0BPMZdoKOOu82Ri9v9alJTihrkCzDYypFHgolaYMfhpGQrZ5L4mes3RW6Oy9yM/ZcDhM",
+	"E5bmymDSelViplWmlRKZi2iZI7Jl+1cjML8E9EhWqVLwbOmzqG1hCLoA/5AroStLOCRK2CtdvndPh+xb",
+	"lPZhKV1CnzAsl7zwmA5GF5eiNIyb942l3BWw0jxnrYNUn5AjDvF39WFqISfTA0/PA313XZ1jzltOCUJS",
+	"sXkhF0tLcGgZ4YOkrH92fe0NTo9HHhsEXgLt3QFGsb7S6uTs+noQrWIS1nAaVtjtZcr6lpcg3bgtY7MN",
+	"e/Pm9VesrDBNpjsayI22l/TCAHtJrx4HRvVi55TFWfcNSg913S3GNyl3VyYN3CNUWDwjrCEMovStLbWE",
+	"1JbhREVLnVcYDVmvODuZVKPRYxEvPMJLpgTOQETYIdnVhHaiAqWtmxgOh3VzfMZVrhUsOIKy1GIGtdE/",
+	"XSXs6Sphj0erhJ0tE3YK/3f2ZDmAIbve15icI5R1GCeBlESIVUP2WoTzhXoXamv1KrUSn7o2sj3Z+qcw",
+	"Argnfk7dO7ltOO+y69SZq7ELgZv3hs11OWZAIthMwO3BWTSwVckVJq5axtcWHylAYPfpX2jG7A65VYxE",
+	"XTLnQvugQphgNoObW4NdbFuO9tozQawDaegL04B01JeiLGUeu+AaubzN17sVuza89vFA3zeI9t9Kpgzp",
+	"ZfFwHTyJh/dzr5TCwOqrBa5qZy8Fn4li76rhG0etV5Tv1tnXTRTabehy0mlpvO0Ul0i17Tx1nSxkl4Np",
+	"32WJXF1AvWoPOkEAOqKW7nHupze5KPs1wQMn/zu3ZST9RM/GDSf1nmPP+it+3fYEDI6MpLqz23FXSvaO",
+	"o95cJiQ/+OaBVYqTO/0y7V+l21kBGrrv0ddl34F/U+gOqf9I/WyXsSos7o1uPTy9lOLqYPBHoS2F1MI3",
+	"R+qi0XRrfdSh2R5t8CC/8LZqvNu07ClURJOCouZ7P7Q9x0hhDY58pAh2wlIHyJaes4Dt6/CkdMlqd7BL",
+	"Dg9/4/tK0Kvo0SoEd7y5/ZXz52EkfPwefkuveIcpwTj9E3OLSVwWuZnSocBkdPiHU+KEYUZYB6/K80tp",
+	"QE7hajNRzM+EUpi9OQkvMxYXyFCIaTRXIzLCtlfod1SiKaW5xSKK7eaIW0sTJNQTnAj+SvNAybuexl4h",
+	"jSI30VyPHsou5gOz+MIEeDecYQ7CUqmrxTLCAPWTL6MFYrnIEH6a9Y9b9AFVhMGcI/TNs4wXBbOlXCy8",
+	"itxiXzU08ZFE5FbeuiOivHat6nMX+bUbEm2rKoYfwc9bkFhYLWDonECH0zLqFWi5kZrL5iZ4iDBszWrb",
+	"8QztYEWgtHPE6TkT3s3uCzrhPWmcr+1dbjR2k41o5P5thWV2BNFTDaPpx1D5rW5ulqzWnOv2mJKtYgw3",
+	"iKuLY9yPdLjHssev43PfEZf/KaAQPolbvoXw9Nl65j8NLkDLEbgTHuC2Hu+u03HI6d04079Fv3c06btw",
+	"rMVU4bfqW6so/PBw0PD+YNdvOVlsSTZbbxoRpLGO1VTRCHO+wxBx0wycrYkhzuwznYudCEMrni2lovIe",
+	"+APaXBGjd+zCwA2blVxlS0og2IK8IsxfwuSdKML+5RbEWwS/ujECMNYP8W8+ub5Ga2kbEViK/Ag04MFw",
+	"oibqF+rvF9/LLyyYKdkvGKon1YL9MlG/nJycNP4H37Ywbtkv7MloxPpPzs5IDAkYtwgtOGC/gAT6y3YV",
+	"m/MbFLEZ0yyenJ3dCFGXNQZMrv9fsOSVG9RHgAgfAx48PgY2uDlIh8CNq3rqhwk/7IXfpjY6KotgO499",
+	"OxHMVFRghD7eqjHS/JRqjGABKRdXhrXEXLU7bCHUjsAvn4Q1RjiEhOkr5UtqULS1rxWxqw5Esl02gjra",
+	"huHGHp/G08TqclirwmBlFBitUxMRlQhacBPfW5QGW/5z3PKh+jRuL9qFc7YbunkNHWp6q1RRaHojTOKc",
+	"I65AEV7ktmnTRejsLG/kTmRnibyuvjhbaZQAfkHNvFF5V5rtqrt1+QVavSXSw7y7Wyrw17y2WDZ1q1VY",
+	"RHyX5udOWaPcoHb1BbGn7nJNzQkiZjtQSnQVRp+gS2ulL6VaPMID7CiSIzwUR6CV6Kz2RP3vLPF06MyF",
+	"ak9b7YQqTo0W3JgaZZ92Vn2iNpv1SaC508et5m5Xp8Qf4VZdkmYPXQVK3IdRBQk8E2GnGkUdfmFLrXRV",
+	"topBOEob1wdiv7CnoxE1AnOrawXh43FnzY+4IlAgfRH4PzYaqHdwMSLF9DVR2EZ4UtFVsgSbeOwnF8pg",
+	"/tJCpIjql4z3zNlQSZZpVddk2dkBzpLeh/Oh0PDGsyUKJ0AkZ9wgXnV970FA0ZXlZLIC/gn7NugeUdJd",
+	"RmXrOmPxhcY6x/hgTSEEFYGIy0d/O4baNNN41kewlE2+B+Kx52Q9zEtsMRsEudnHM6CvNvnvkYG8QbcR",
+	"37mLyHY8IDIIK9BJtZqGjCY5aT7zV94lodRX0Bm6G9cSfotuHC5rfHvcWkVHH+bedZ4RZ3frEHbqYyij",
+	"P8fanl0hqrk4qpgECvmYV2qMS0ptBRVVK64iMf96XXDFyatWKYPaQOLi4hvyfpcpZN1dH/gruA5wIE8K",
+	"cSkKoilUjCYwyg4JlFuGVLNZgmRXpaEEC5NgUixml4GS+v3ZD0OPpUYozCuJUSyu1Hfi8tl2eneprHtH",
+	"YsGPFS/IwZbGFSrSumQwFaU4HDWEW1lvUKPfH3bpbqFGyLYTEvnF3BlCXQxPGFVHSpuP5zp4lNxZ3Art",
+	"wwY6Rxru6EfktdepGIhcxgsKYw0MvLatICKzohDX7lwNF2J2aLZfudcwnU5JszwmLDNII4nXnHQZBIvj",
+	"AzSPdDhIta6sT6Qz3eEOaUjcDMfBySzoEAE5kbTEGqKtpbXSwIO55+Co2jae91Id4aDwff4V3qZkHiTm",
+	"U1f8oIm6NRolB2IVKUjk+H5f0/vkh12I6Q63eotQqtim45L58PvOk+eW8/Axam3DTCy4iv2RRx+k47wN",
+	"9Srs8TXc3Y28mdeCTL9SNTzO8R51nJWtq7GfMD1zF3Snr3JbaWnpq/6KN5nUTGS8cmFFkVIRf8DQl0mR",
+	"dp+xC7Jeq7vzPNZLOAxy2D34HaNt98R61743bGqBtI8ZOiOH0fiJ2KQs4yXmLdCGr1a83Pyed9Wv2P1u",
+	"61FeZJTZorH+W+oJFIJPxPvu9jRtlbREHIQdUugY6GLatRQpao6pPzD9WvGj44JFHOeyQFrSaoQkCteC",
+	"D5TvkOUaAtdx+78tz9WP9q/2Vzioo24Qjb/j+vi5NO5PKbjpjL/9vVwfWq77vTt/dbJaKzxXqpzER/8e",
+	"ls0xMkPzJdbUVsWGAZdmVud8syPOH7/p1nND068cMz/qSPH8ElhHDre21NYWIj+nyswo6XoFnRkr1hgg",
+	"YphWguoYSoveIThyl8JZb7vv7O/4EAabyr0ew9dBeO9IICTamUT5+dsSc9i77a2jwgZHe7BpKDtR0kOh",
+	"pRs26B3jXW0SFsENG9yZvuoYy2EgMnptV9CQ6YWBJX4N68b3b+cb0nsOidcHNJ7f6Q10SuP9XsAjInVj",
+	"OnxsqhRtdFrnMTl1KmX9dHvKaZQ/FQlQ/W4inUxUEKtIgBpEmVatz9yPSS1H+W/GLIxSl9CkH2E9FKes",
+	"tEfifx7UppSWq6rW+SbKK30NSz713Et6rteokEedR4XBTTv1paS345oROpFQl6LQa5EwqiqSccRz9+5m",
+	"9DNh1SXDCmnso4WwmDFDYjFhLGIQJgrSuVgLV0cghXGk5yz9ShYiXASs3lqI4b8NEpZ2XJSU9WMhHN7a",
+	"Fxeasn5n9OdgjEUKUg8VdYk1ujxCOYwsZ5e8lNxZIH5NUlKXYnkVjYLildooYptC83zsln0N8gmuMuv7",
+	"kgyUyY9QK46qDCLLU32zb0WMjgSe+gRkCLY7+Dx4URwREkmn/kOyjQrm0QSOD1rzYAqH0iOitrfn8UPS",
+	"JbliXj3ofCCKtjJOQfPpw4WDC1gHywRL2mAYVucrQYGxHxGa5xfsZjF5dSkRjMcrBc8xOEmqCka/5sZg",
+	"5rlhKXk4Bx5OSVVFcdgPcmRMnj+t2xq+uLRTuPouFgYLxSH8SsaNcIlX5M9iPCu1MS42zDRXXRLQU1T0",
+	"DRr+fnTyZ34y/+HnP304Cf9+csS/T88+dJaKw3ncQZzl7TbzMwmwrGnJHki9XcG0FGZIoHvt0pqs78MN",
+	"XFpMSjaedKIUaRKY8ALTXDFeWb3iyBGLzWBHQC5WqO6Ix8XsH+R06ExJ2SP3pxM0zqNwGO9NisRb9si7",
+	"i/ot/jmgpjuEo6Txq9fTsCKo04QHCdspKjHWLQ51CTSs38m63dB2pWPwXRk+UmVFhcFY7WQeA+Pq75cA",
+	"XK+OdE4Dao0VxqbnzDslvEPZgdyEsBOrXQ0v7ne/pE5bKJNvhbFRp2OmdN2IqWZwSGeE8yhbta7rY+DC",
+	"CoZBbusQ65NObTvptqMmHfahpNOQnuxI7El6nSvXKUh+VTtKt2E+eIdpr0PZ7owu/qYdVuxsfXTFjbBj",
+	"siKdx6l6AZEiKiOV6arIKf6XblXzyE8D7kdfWlZyxQqtFh7bFs1Wa7jjuvwCxN2VtAOsHl83kJUcrio2",
+	"YLAeqCiZsXoNEmUdH1VsmAEmxwukO6bdjLG8KFwzVPJUaRaC7FBO1RoH5wrJbu1FFLlxo0CCLnrboDB7",
+	"U61iihZwf4MdmozXqcMwCIqUEbYDNJfeOjYvtbPM1s7JHLJB0+cemthR2vpkeYt0eyILefmbsUU39/Rj",
+	"zQ8x1boHuwMM/jWcsqO3sIOFIuCIMVh/6ne2U8Rs7mGjvonqEtxEjyU0bAp6x3hWarKGED79A/ur/JIZ",
+	"UUqqv8j6CMjx5OyMpY1oxtRJci4JoY72GgzZa8qJzglp6mqpMeyYvbp4++wvPnptJcpFA8apnl1cNWtb",
+	"Vi5FLi1bR9V97ze/6yNqib9GPisLaTfbesZxISJREz5GpHW6XDtdx2b7447KYuGVZibdLsQobkyIPpWY",
+	"/baTXsEAnFqHN2l3mZUmql97hGidI08XxvL71xFdhEwGCbtacosHDWsmwmYdF/LSsWh4mH3SWSgSYfZU",
+	"iWklL3QB/hvLXMX3KGQpDekODgjnyejP9Y8hRteX6aCwq7PTJ3988qfHf3jyx+QAlN6OIhVvl3XAHGpx",
+	"hTT2QKUFNEaaT1ZbYwusvr2ivtsfDu9YA2T2Yddusmu3KDVypzu3jaH0sH832r87qnJy012sXbXbeEjK",
+	"FeL/Ams/5zKzQ9Yo622wnonT2sh0OJfXIifoQrIqAXWHPZyo4BclIu/U0lojxoRIFxyR801nkhuZAAbn",
+	"DTuKmXq1OD0PYQzrimytqC3/z//tf7B0XhXksUoRLAYz9wpM4QdtGF/Ra6FSj11Dizqte3Hu89CJf6WZ",
+	"wx687HylqfTHRLF6KA75h/3bbEP5uXLuKrX8G+tTu6E5ZOskfgVoF10pa8bQJGfA0te6DMWp54T48vI5",
+	"y3iZD7anjXcmnqWs5zdFuYrggF4+rwdRL8wYTRjXa1lu2EzMddkOIoBR5VjOCtN7KBH3m9f/izMg5XIh",
+	"LWWO4T/jImbYS1ZKtCZCT/Q1tBh/7GKvqSAzZybjivW/e/Ya41JW0uBDaQdJNFT8DUXgQlpb4HZEwOK0",
+	"ZoiFGlI54LP2gVB8JaZZXUDYIUBSTq+GVU+Y4QUvyR044+o9q498PwAg2Ss9wIUSSltK8iN5lPUzbkTC",
+	"qlXBK2seIXZsIS0IwS5lMBdlwlYyzwvfsSsmhHuNNsrGKWe5nM9FifOcCXslhHLf1YsSLUVrE7A9XAHy",
+	"zyL2NTdbC9pazXpVgDpwNgeKKawVJVorOVZPgiVqtBft6Bg+CTanK721FYTaMI3vf0YXU4krgcb3DSyq",
+	"1HnQl6CdlVZ2aaKzC+OJSAw+P+LW0DYjCAyxuqlnD3goSoFLYkRWYc1x1+3R7WaoOIl8qtUUjlHdERqJ",
+	"6bEHov1//u9T9q8eh5NmTg4KDpNb842uLKhX9KgQBkTvvHK1yCmGS9oOWoEoX80TgZI8NIvHgdMZD4P7",
+	"wrCZ1u+lWsCWZlplshC1627GC64y0PVgxlIt2H93UzHsf/7v/4OuxAz++neWFdpItRgkVBXfQ63SNGEe",
+	"tFNYb10XWBjfXT23OHqOR80l8fIVUM0xlem6kmHVEzinMBJkUmga9eiCcCbHkVIFzXmYgfZx9JAhlM/X",
+	"JBHieq3N//t/sUvD1lWZLbnBs4HVDti6lJkLrSvkJdr3S8ENOhvc9j5l/7q9NTOx0SrfopmwYYR9QSpX",
+	"TLmVxuPgRhoRJnwpZNtlyEVpWqAcT62eUtUVGg+l8qXntOs5+/rt35wkBm+7hWaP6rniFM/Z//w//k/2",
+	"pxH71xaJSvDB6WjE/jVsCZ/pS9GYl9f/G5yIeSUee/YrBoc9THL31GpLzLSU5v0UKLHBy7XgpZJmSey3",
+	"rAvD57IUmaUT6ifPZ9CdIyOuD/oMobEz5NWsz/21SBAE2N09Vkjlc+n9wsELVmbvQZTS19Aq8tENulrN",
+	"lSjHlAQMJyjUAdUlWwiFlvSs4JXBA8UqVTdErShdM4locX16xrrUM8dnUIY7saJcMRDv9cavBpCYBUea",
+	"5m5zaDEcM7UlbSUsk9ZXQYuEQMHLbInxPDXWVURrSmEw9pSJS8dbOnkWkATPWkfDP7jTKO1ESROdlmg8",
+	"XphlvLjiGwOj89CofnChFRYaGU7U311pEld2lK10Lgoay6JCGPkawIOEFkwY4ygOwxAvhW/NJ7pMlIwJ",
+	"D86wuUzSwah7nzN2eo4U1c8DZGb+XihHnnGFLkUp51LkMDvcVp/jHi2dZ424bECEasM9mYcxUnGiZmIh",
+	"lWETNDmBkF+PY9Jj/Unvb3rFvoG/C7YQBUi/55PeYEzzhoZppXJp+KIUwtHQiQor6+pKRUqFB+L33dWr",
+	"3Fp/Ny2SnP1kJyrMny+4VMY6VI+FYFZcWzgRfvUKMbeBdtBnJAb6YyeNH+k4vMfjAdHsuEcCo62Xpg6k",
+	"c4gZzieC7qrO2qndQHhhB4+ObXjmvugKb6j3v2mkv3HZnN3VitwBmkZxtE3N8mU71u8Lw1K/renw9ml5",
+	"kT5b5+VZaYtj3IB+DzxsGn0XpdBFSxfvSteUDyjbu2y6f3NnEuUcHNCQvV1Kwy51xmcVSjiY7XIt8jHd",
+	"C6egUyU3jAvIhWFXS5kt2VwitryBK4PWcvrZK/OxB95Tx17Sg6OO/g6ixC5Jv+ahhwzHjWDt7XRQfcUi",
+	"fzRSPAQ6QY3dabl90IsXwHetdmERTk8fHACk7DREv/UQsNCxh1jhhknCYcHIFhRpK+U77jJBHwjlaUFd",
+	"7yuUi3YCmRvWn9VggqaFJmgG8UJ5W4HI41lwk7BZqAXkDRPYfAsd3jACV5JY56RfQ+mj6oxStHPIJ0wM",
+	"F8PIkJCAyG0KuaaIr7bcz6jMn1PdCOvD+I1FRgXCG9BeU2sD8BMMkxgPfkSmjRCDSsxgMGYpiu1OB1Wa",
+	"ZjeX1gzZdyDmchVeiWoZcEsFkIPfB81RCPtL+MZrbXgRRgq9RiJswoAy2E2CP55YfYJSMJUdRRMXJsqg",
+	"rol6ZsPQdzDBu6sebmdJ2mNdr2XTX3WkX6rGwb4VOmr9aT3YpKtc7dYN3boqzRnspp6hOmmLf36eLHKr",
+	"stwdoKiTgrcrzDTFY5oGs8o5S9EW2wgC+oKeidJQvD/KL+6NWqyZqKagde5pky+SjlYuR75cMVAUINH2",
+	"25RpSUiLpLKwYdhKt0w6GLKLmSurRdkBJdqHlSZPcTOGDLuFzYGxdnKmm4gQeM5qEQL764qy2JBzHp+3",
+	"eInSFoH6YCtCecMhe7Pk61qsrUt+fgFSZlzgNCUjN7k+0JaQ/jzpEXma9M7ZpPf47OloOBpNegmb9Px7",
+	"9OjFu9eT3oeU9Z1GzlEyWGFeH6wHmhj8J0jq33zHnpyd/hGxHQfY80bw0qQJSx1GAPzT/FjxUkwRZ4YU",
+	"Zpw/HXnWT/80Gj5NXblm+Df7V2or52gb4657lv7jH//4x8k335w8f57CC4Tyx/rzUpCEPqhfxm1u8t7j",
+	"yl56sIMgwNE27hTkDpCdXUJbVCzXRLD8OJzzZh2jduVK1o+O/kwUTjYKgHuu8kraVVkzHSRk3UC+7hNz",
+	"RJ7u8P/H5YWaw2hBVu0R7t6IrBT2tbY70GlqfGx8cYqmdGE64TveKSvRu6dY/+wJW+qqNGMyUMo5K7Wz",
+	"sYD6Nojj/TNelhsGUhq3VSlIYJhpu2TUqbkB1odckNSOH3bLjUpcsb98c/Hs5M1fLs6e/gEEtTEzVgMt",
+	"soej81tdJPuWqOv8RQUvOoe3he6Pko/zB0XVDxIsmeAq5RdC5aL8wqCVWhcufH2i+rp0N3GwRXOVGLK/",
+	"IyyhDO37xuGI0tH32c0T5Qc0ZEAlCQhxd22Gfh3sjYi3CVvpS/iPR/fU5UR1xLAN6qoO0nYUcnAXEplM",
+	"AfSMvMXiKh1PVFQcAdOaC6PpLYTlfUEWBRorJULviNyGhdE04xwkQ+MCp8xSXzl1v606tDNu8Msboqdn",
+	"O3znnbf/luUpSLPde/RImjBajb1BzTtA4WLW9SUoHLZRYuIW+RF+1mFoSbx6nTcoWBk6KxZ7W/1BgTF6",
+	"9SPrzHepqC2UJEo1nEtR4iquhV4XgvVNtV7r0iZ+7Ru5a1Ht1GNBwlyYYbbURqgYO5Wgeislf6woje7i",
+	"1UuHuDv8CPitVRQNuW+xQ9Tk0WJbvcuR4cex0Z02gcBnu+CGaIPJLxmr6SDlgXo+uKOy9l0hp9FJaU5j",
+	"595GUk5Y5JuB99creNNEwuiGdWQTxiSzKz8afqZVbog+RvG1WSJv6Sq6Zti6qMy2GREl7caL24E6Nw7K",
+	"8dVL2oriFsTyTeBjkl5tbZp+ompUrcXv7PKYPMzG5fAmnEbdKZNExrMQ5IKeTVyk2M3eT2MfKYkXFsNx",
+	"QHIGGugSN+uD9bVTRRsV0XpC9dpD9S+6lhquDJ+yCIfmu2ev2VIqO2TPg4HMId//B1bYhGv+Qi0KaZZM",
+	"SHQjX/FNzFIxa0R0xw9HI//4VMWItnnIid9m2uIWkd5b1ywqKbozbHwHckIjSpybieLsxwrEubksrCjJ",
+	"CZzpohCZBek8GElBR8WQCKSc6A1FkydoIQGuXIkrJ59GWHRR7TGMcIrxF2JQhWhWjTxFrKzWqknADfNy",
+	"G+HvdICB+7mEzh6Fvs7dtrbvXw0A7pMoXSM+ffGcWVGupOKFx2h/9d2btw6NoWl26VrEKMHuloAM2ye+",
+	"qxxaTZMc9kJnPt1HC2o3EK9uKxfdmYzzOcojNxNCdmz3c1HKSy+O1e6ByG3tYjHJEkm2M1c4PD0P/5xW",
+	"KhOl5VLV/oTAx5wvAAVwhOfHIDGu2JIXcxdSFHddinDVfDCXd5pNvest9bFStVc4Cr6AjzB8guxHvj5s",
+	"3vEVhQ3ElAQDMprzZrlEoyu06ew9fmSU/hGCWzO9WglFBUpSnzWKKYr04mDM0hVXFWbRoLLG+n7gwa+Y",
+	"oFrOfEmPeizAa5BlEgs2tIw+fioQCujEozbXJBizi9tNemDQ2p0Fy+9b1GUUwJl0rQwGCHGSNNDQBX07",
+	"ppGyfjgWLlkao4JmXAEtTAt9Va8LwmXnslqlW4PESvBysYyWCrr1qwWPd/S4RbV0Xcf+CAgqX/Uer268",
+	"s0d+/7r5ETTj539sC9K8/xJeb5MPP5GtkcV97KEEuwv6o6+yYLou7L8LYKkzC6p14yKHd7i7vaS3RTZ2",
+	"sKuuZezIh3LPRU4ymLFivWucdB8jWPOYvTZuJor1eKz2Ds7v0PawpHnPYB92DKXQV6hVwqHvJT044Qe6",
+	"9Fkhx1U19PykTi7wv9Alh3t9olWxGfsvtBIGzeVqwayO6hIN2ddYsofC9ijnDKGAxgzoBOXNO70Ei9mE",
+	"V9OQyYLKb7q/umLLlFBWHg3x+YuvX7x9MQ7FqVtTqRSJKWSQpOoYxB4jacZ0F7ffX7/xI6Scu6yv6Ffx",
+	"PmsrSjMNKmHn1jj9JpgWUJh9dHn6KFpzhmWFkeumkYCD2qmmMqnn0UH7woSanK5CTUj+0UoMouL4IbJx",
+	"f1Zq2r3pN64buTulCiEFDeOWneLxW5T6yrDZhp3GEXR1TjhdkDEzgpA/uekq9oSZVnuTqu6lkmV0BqI1",
+	"uHUhyyYxON4SFgjfth3MhZd5ff9mqZidOJqRz/NGrTZSBfchdE5jM9qNC1hGmWzH26kaPSaNReuY8VGm",
+	"q7p6mTdcwcdsVqm8EEN2AQNyCXzStA2F0Vm4A0NOdDx+k/YbghbCUxkld7bkMldT2kWEGMs3rFIOyqhD",
+	"PT+y8DB2GlccblUPbpb2HHXV2CEcgjo276gtixEOWqmYrT0EkUj+WAn3HMMUsNfV2naM8FD50Shu9aPL",
+	"ltK+hXt/33sXOm7sX0v6uNEkP2pd4yCb40n73+Crr+ijLjITACwYtTxmKdxBzGMQSHRAVA3xLV13NBZv",
+	"/LPht+4f30cD+CGWhU7kaq1LIk0c5txbSLusZsNMrx5pvpYnmc7FQqhHob8P8efmvVyf6DVlk5wgPIMo",
+	"6zCbXYcpKlN87+dpRxHyG5OEjzqDu9emttPtTIG/uSO0RbFDA7vp9EcWX77oLLVMqLbpe7FJWa4FGVRo",
+	"R29cYTn5jJEADukUK/4ek4ZcvnrQCjDxLhSjdjswZnMOY3QhKI24oSDsH0zk373T5A3cvc8HA+QvXIj9",
+	"3KnMtWXdakZevTjq3Oo61tHq4PhzE7th2Pw+l+WuWm407RYA4V2RoRuTEYLI7ChfLq4cfi25nZy4RtGR",
+	"vCjCYcao8spWJSEvm6Md1BGmcCybPKWb5/463bkFOwWXQ7zo+x9Cz/fGi471krRORe0qqcqO6mTp0tq1",
+	"Sdm711/X2Fpnoyd/imjemOFblP6Mxu3Tsz8OR8PR8DRh5+ekThc648VSG+twvzG6r4tE1tejlG2K+eRP",
+	"R7IZjwy4Fc5kfUx9lwslK3gp8kZpdK9TIEjcmpfd4T23Mi/dKi0H0x1D7k/jxnxkck5XzsVNwqF8RnYz",
+	"5OTj4q9coJyv9cbWhF/+UVUY6XA0ajHumO/LkFSK8ayEFDiObOjkVcU0WMXSZoG49AiQLuq7W7x4w5W0",
+	"iFvn32F9panONpxDkzClKVVeF9FljG7p06dstrFiRxDcsa7Xo6v2uRNaAyTftExfSLY5jpDRRu7AjtuV",
+	"atPsIc7L6UjCCbuTNElHfdYaV/+HnaRoL+5thDjp61nhra4UBnunjSGnceLs8GDk7DH1fBtD7Kjr+9Ho",
+	"sNsddIH1Ga1iSOs2pOpRBUFYarWerrjaTDGfLj0nLzUl1wWM3lyErH3XgTAYxYlUvv90NGKzIKUOkuDs",
+	"rnP0KMe5wjLXqK+ygm9Eyfom40qJPGGzgqv3A+pTWudXmW0wsKru6rTZ1ZiZdSFtIzExdjVVykW4inza",
+	"OpHxn3EJbDzgmS7Lam39n0Jl5cZFO9MPq7XFlN7G6pHk58GSHfJx88d2kd76KtOm34FRcFco32/FJBgR",
+	"qQ7qWYPNxnVw6BI0wKrThHJBUgee3I+hlNt1aWJQ5bgiDQIpH3OR2p5WHILLQtzsz4GJDUHbXM2Xe0H4",
+	"KZf05exCWIIkjRKKhpSsV+e5kZxT24gmqhM7f8w0zDCOhBu2c8Voh+4yZey+k8LiIDM30F7Sw/4JwtXV",
+	"rW30Tl6C7sLwLcWgSwv25UU8j08CMURsUpTp7yjErKlktoq2+RMwZki5fKiSw8tayEuxQ/DcoYm+8fD7",
+	"uRM0Uc38xProXqXzrmPjDml9La3rCI8jfNjcp7C+3cFtXeSxNaw7YBftU/wb5Rvd+7WtnvPMykuRRlK3",
+	"L0FSpwSOWZpLFFXylGJDOAozlUFMHuUOvcEsLqClcOKvMJcNXqRkLdccQU5geRPMWdtVvqSRWgVDJJ80",
+	"DuIY6hOqZXSRIRewi7H1Qm2X5IiqdfTh3Vbbg88ZzH1f1ZCPxnY/tlLHncO8753VvnoR3VVZtjdwt76y",
+	"XZ/kVmAOXY3sV3tac/67tMs3IZH2OKfaNjHbwlo/kKLbSs1F6xyiDGxQovjPkzeivJSZOHnjE4bTGyft",
+	"HhVm0BYdoqI9abO9dFzDyqFFcbZxQWBD9sZ6VFV699xhkBGNCp/NNg6DeCEQGGcNytAw3pRdpKUmc0hf",
+	"EpZLeGEllUfwpYJ5Q/baFfsxbFVhWSAnSfcxISIDcboQ+UIMXCkpuxQblmu0dsLDIVFE3zjxohVfr2HF",
+	"216JUG3niEysuMDRjlo+B9Ovnrk3uxoJ2QqHW2mWw++qNXSwjbgSS3dlo4NNNOs/d9ZMOthGo+BsswjT",
+	"nqoczcFHlTX2fBOVLdlVWumGrMPFAyDo47dobKT7+iHpaSWOIEOtYQEVOvR6PPND7+9Y5eM/a27w8d+1",
+	"zufxH95uds1Ldei7nVf60Ie7j8EPQMiNyKpS2s0beJ2YyEzwUpQXlV3Wf30VJBrxfoqFarMZN+IPZ1S0",
+	"diuxMIXPdSl/wqmesy+xFUZfXrx6Of3ri3/Qp+mQXShMmAaGJA1LoYtmhUWMDMXumFCZRjYRI1k+PmMl",
+	"V7lekYV7yP4qNiTWSmMqkbdysrFoowq1uVg/zXUGZOCE5yup3Fs+qRlzxBBwzP09SLwHAPkR1oJZcrMk",
+	"4Zl4D+FUeKNtKS71e5EP2TeUgZGwFS9A4HC5afT4nD0ZndbVaECaei826Zh5SdkNDN57zNJI2gryPJaR",
+	"W4vS+6PnAV2VtgE/rJ9Pc6GksxzjeUEXO25VzfWX1q57H+CsSDXX3nHGM2SY5K3oufXbUtX9A3RUKfaX",
+	"t29fPUJrhyE5AwfoWdsJbHHuMYnjCG9/Qtz29REyY03+pwFbS8wvCvEDidso08iKhONFp8kDqnl/AJN5",
+	"4nNwY9z9vrcG54ybjcqWpVa6MsUGDwCFBzcyEAP4MlL1RlovGnwnih4ajIBeo+9MZO89wqBJIiMYJSi5",
+	"Gj9bUKSqgVSKIsZEOTTFAcxxrYvCpfrYZamrxdKLXGY4URP1wkHyOwBkyg4wPj2AV3ZJxZthKBGYAbtw",
+	"GNEhgsM3gddtoqS6lEbOHJApwZKyJ6MnMfbOkL2tdwoWIEFgpxOaMnwXTgT6XBH0eqL4fC4y6y0tcTA6",
+	"XMMhuyhccTzLV2u6/S/ffMf+9IfRKQt6mAG19N3bZ7gI//Iv7KKeKWZGqjy6PsavU5BSndhr2I3oW6BG",
+	"3aRtom5A28ZO3KXrg3TIhdHERIgjMUVSNFEOM8cTo5jyEeXBcLs2EUSKR8/R5uqzx5q0a6Ic8cIOab/N",
+	"LjrG25RsHyHjE/o+OJMdenRM3sJU4A/EStlJ4WC/X9U7e17nLZhzwhEOf2IkP8soUYAe+j/oUXT28DFc",
+	"vfoXegekO9cy/ZN+jrzF9DD+wb8C1Mc17P6gJ/4G05fhL3wIbBSjKt3KLnWRk5mSbFcrv/1xVcqJMnxj",
+	"aqB3UGOAYsFSspQO85yvZLGhs4wdp2NPXxPSpOAflNZtEpf1bBL26t1bk0xUXiEQKj5zUR6ljtHs4orI",
+	"uzv2c3zBs2W851TVAchDdCxc2EF6feKPdP0wRbKvKE8eS9XQ1jLqjhD0jUtaJcI0US4UKiZN3ibso0FM",
+	"qwHKD3HuyzW3S09xXpSlLv3UySol80BplFYnZ9fXwVUBd5rEH51v0D+BPrZJ75z9PEFvKzknnOWB/sDS",
+	"dZPe/w/+7fPhZD7pffiQTlSfBEOW4kBeu37gin9ZcgWrq1gKDae+oh384NpPh6EwHi09nqb5XGAKIBAD",
+	"mhGRclS1S46+BuT0+PNJIS5FwQStQx9+F9ccRG+WdoeCpMlEpWju/f7sh6FHHkaAOMTXH3j4Kb9qiU/M",
+	"gSFgRwkCoUk34vT6xI30RObpRC0R3zFKr5V5SlGUhsCtoAnE+vNw2+RTMsI6PxW+8QxWbXDOllzlyAEn",
+	"yjvS4Fsve4AUFIoWF9wYduItAbNCqrzYYMnwDQHT0/dPrq+Bfj69vna4G7DWtpTCQbzPePZez+dwgWkH",
+	"wsLjGgTASW7Rl+7xHoiIEpM+O4NV3lMKEevm1sR/pnMsKD/jVHMxCfnFcFYTV8/GOaInCu7LoJYIRjWD",
+	"cIue1oN3TcNSG1vKzJ43Sb1DCEdJEjqbKIsBpukz6u3k7WYtzn2RAfjk0T8N3H1klH1XYU9glROPQuEb",
+	"J3T4iUpXVWElCJmPYMInaISkUkhOBIrjwqTpntMgqW+vNHDQM1tsJuicqrEwWd+WXKLAhhCXvs7IvmaV",
+	"oNRIF97z+IzhvQIJVog168P/U5LOrhZQUChL4AAIaBxqv8AN8eGRKfwpS0ZUY6IwEQ8k8nr1Se49Zd/I",
+	"L2sJ4PRxfZus1tOClwuRjuPgNby8tElY6JrE4+39QPFuoi7q27ASdqkdcgj9goFQtfjxFOt2LnU+RTBu",
+	"ErdcRaZQqduBHiMAAL/kEt02bCNsaOgpyDHQggTyBGTfixL/8i/sFV9I5fDzv5bGRk4XOEGeOMFOUHzz",
+	"09HYoVae+jJaXDEXRo0btV2M1NUnCNVIqc1xKP6J1T9ORyO8K1nBV2tyyZyORgOCkCOvksOr1Wv+YwWH",
+	"O3I4pd675bEWnYeLM3pOCxVCM3OBtOy44boeBshqNyF7+OcJ+gaAi30/HA5/AEYVjQh+Hw6HH9Ixaw4U",
+	"awtQnsiW642Rq46oBgivwrK1NtLpSAoDtudGWOM3MAQ++JM2Ue2U6qSpiiS+tjsIArXKAr0Bg8HcColy",
+	"UVTFFdS6y0AC4a+Ym2C5B2M9P3D72oDtgQnp9ljP6xQa0I2wCKxTQOVKRFFJ8BpocCCVoNDzzFk3mnZq",
+	"13HbLD1RMML3QFE4m/OiAEbjzQqrIXsRDSn2+LF+jCBkkqhgQdJG7k1Y6nNZ0iR4BgJEJp5ikoPTAS5G",
+	"BFYUlavwa+FyxpeiFE7Ci5XsuDZAP90qMpAOQsUAf0xew/LgvUMR57WfIYwEf962L0VXvl4ReMeITKvc",
+	"869ZVRpMIzgdjcYTFbQyIyxWgEmff/fsxd8uvp6+vnj7Yvr1y29evqXwF7j0ePqRgqLGTnwVb+WfWQpb",
+	"OnWD85eSA0G25eYEuUvKSOiBTaNRmTFbaqUrZDwknoIQEosX+PM/pUVP7ytdFIzbicLzS4XLSMWGma6k",
+	"qqwYBy0FlwtGCvQOMR2u+AYoVSF4qVxxIG/E90v/so4p9gIyZqMTt0eRwJX1SaNXT/4qNmF6/VPo5Ozp",
+	"U7YupbJI4i/ePHv5cqLikHWOWfOEgb/QOmfZUstMEOGicgG1TI5VFpy18r1YE3SnB+VFTSQ+DLSU64Jv",
+	"hEP2xnVw46sHbk9eu7fOmS0rkL+hIw8HWwvXoQnDV4KgJ4nZJZ4N5k4EMxorA4Lu6KVFj8pVaANsj47N",
+	"EugHctrM3RnftC+5RCJPoxvEESaxxsmO9RaAwj8tRWWQ69pGgxhJYKNVdUqQYcbKomAzrHhDMnSOdYkw",
+	"WandulTTyoiU9Z2s7Oa10kCt4ZY4Hk4Iv3wTI4xPVA4CGIYzAKETa4uLBaOCMWZcsZlglfEk5hwl736K",
+	"GRagnyANR1LmTDHTqpYhgKLxyi5/moZSICKfbgRKXdv3M0F7Cezak9FjPPp/J7CNYLHkDWMlGbbDsaGy",
+	"EYwbdiUKX+BHl7HNxGs4591gDqDg7dC8tijb2eiUEN3ORqOJEtfSWCo9B+P3Fs9Ggy6mmpqK7LH9s9FZ",
+	"aIqFlkDSc3v5lATXxpITWtHT0eMkpk+NE4YKZVgtT0ucH8QABV8Aiygjga1ScBdhXdouNuNsDhRfIg2u",
+	"IFWAh05RCHbsXahLUei1YLWKDQ/gAmzWGNdYSo5FqhRLY89zOmiThYnq8sWfM/vvZBuplLz2ZJssJMnl",
+	"qXu2FNfO8piwK1fm4NQjTbOluG4AdOv5RKU/2w/Dn0t+hRf6Q+oOXhhTVIe87Zwfsr9h+EBk+4ZmNtZb",
+	"rflEZRq0BhChQDLJ9GrNS2m0gh3EsEuHI4JjrGHEHo9GfoqMA7NAMDOlr5zmglB/E0XQXwqruruSLDRh",
+	"J9GsyETF+nmFYZO8bYZC4+bZ9bXPWHkcup2oyHFvxswFznqcnZignq4S9nSVsMejVcLOlgk7PSNCfPZk",
+	"6UJ1+Ywj2YET+bw2eSGWdlnKS8Hgtuq5Q1fgKk9YyUtRbBJmr7AuYC6COc0LwHQuU5mnaARRaCmn4XGp",
+	"HLrY4xHLQc3zngiKU3d+ATj1LuLL5+vATfKn2d+fv5H8iDIQcAgnT/pzRZkopZjLa5Y+ujxNh+wCywZe",
+	"CpfNZVgfZFFfDwP+jRCVtE/4g7N3erEZX6mFZf+Nu5gDx7b8vlGvGAnrsACC9+ni1cte0nMj7p33Toej",
+	"4Qgd3muh+Fr2znuPh6PhYyz3b5foBYVlISsg/LXoiqYh9CQPWYNOmbgyW8J0kUfVhmJ8G6Es7r5UwQDp",
+	"qmKTup3WgVXh6voXxVpnS3Y2OvvDyej0ZHQasH1lGTSegTt0MQQU9OVwOh1gB7vwwEt9h8s58F/4AXoe",
+	"6aTqWWUpIzQco9kGiGwAo/LfkemQqg+kBD+Absag17/M3Qo+o0VOerXJamcIQv3Ko6+Be+70fkcvkl6I",
+	"UUhBp4K9PBuNoixACvtr2oswogpJ+VF4Gxiuio7SdhjR2kHs0rmAZSAyj+OIbZG7+nGvP/pPp328zKmj",
+	"J6PTXZ+EuT56p7hzVgkMA3wyenz4o690OZN5LhBX6cnZ2THdOH8pHIsXyrqKSU/O/nz427daf8PVxutW",
+	"8N1T2p793710wgGaX8n7HNLQD43Wp4y7bzG5zcFp4rl0uwXkhC/gSPbcSf0h6XV5FnrnvdhnhGE2uivB",
+	"+lnwTsfkYshSJFtO4XVXxrEaCrYbszRqKfV5QrXtjMLfXc2aSKsGRcIX/fKt1+guKekZ7mu46KgDTJSr",
+	"kodKEYHnob5obOmKsoprkVVtPbwBMB686WOSQzu0cK9vs36jCqovcFsDgCZb5WlB/nZ5LYOAbXqb2n7A",
+	"405Q8ZGUVIvq4NghN+APpqjQMet3qZ/yk59GJ3+eglC/4rnw+P/EjgL6aR1xwtBWIjNmqvlcXsfhIo5D",
+	"Yl7KS+f31GTPOUHcPofT2mVzaxrpXYlm0q9EkRNDbFJdOoB4mm9MdiM9GzHUfgiQi1/qfHN3BLUeogcq",
+	"+NCMO3VZ7i2Sfnq3JL2LnKNJyZU7oJvbpOcdCv0hsl5/Er7ARP+PYQxHUM8vaxSMe+QloyP4wTOt5oWk",
+	"wOknp0d08YpSwd9q/TUvF+J3ybTozrTYym3YF1qMsPFaCH70s/e7fiCOBuJiR8g0CZTG6Y0WraweVjBF",
+	"u9ZgyF5ajARBo7WrZlGQ+m9irM+ZoPJGE2V1BA2KcStzUQqViZwtNKZK6/KKl/m4fi1phAiR5mOIWy65",
+	"nSheUJRWaIpJS4buK12+xxRjmgw0Xw+oBHptsKwoqU8w0YtXL8cThWuCKqaqEU1pDQgRH/mI0id6zfpn",
+	"oycDx3YuGlrB5mZEHvUu2Unmn+MeeTLfIpRPdu5d7tPoZjrf/AZlVZra/i++1fYrrN/2e6QTbp/vjlAk",
+	"3erxa/T2GUzGIh/MbMNmuyFra23UK5FNTXObkGwd+f8Qdsd5H92TYNAhEDxcmv8Cl+Y/hPUFBj5KI7yR",
+	"sE2ItjlK2Rhq16FMOtuaU0uSpoqYBEWyoQ526IBjj9u8A/cLlSMMzJbG2/7QPePWu9iQgUtSBC8pTtiG",
+	"sVRmoGbglQN7Rg+2MyNieBiG9jaiKUlJWnNyvyH7xgxV5y2I/Qm+BJYhLm4jG6Vdis1ElZxshRhOjlNB",
+	"35C3Tnr/EGHVKR085m0urcsWe78zjh0hxvY+jV7VgUl7lF51T+TT5bV9AjL6+apDN6W8D+rQcRSbjvqd",
+	"q0M1rPYtHAN1AesH78Bx3oGAhvwb9xCEeRz2EkSH5MFV8NtwFURbFlGY59Gvd+40qLscIqBHwCbe70AI",
+	"QuBERe4D7x0YsmZoHpWDcdacQwBN6WDs3PEkJTqBMqkhmigE2hf3v4nRvTnB37ztPVCDz9v+voWBf882",
+	"+HqZDtjho8vwYIx/MMZ/hsb4+oTemkHslEMf/RzXenkw0P+2DPQxL3gw0j/YG3cY6e+OgBxhrq87uxeb",
+	"/Z4rMLo/YWKnEPFwof7LGPDv4BbdzpRfl5E7zpzfUHj2mfGb+lp/bxmlwYOV/7Ox8jdp3qey9N9Og7tH",
+	"oust/p+I+D6Y/X/vZv+7V7w8EmMojXhDH0ADQeTBDXCcGyAqYvdb9wREUznCGdA4LQ/+gN+IP6CxazHh",
+	"aT64e69A3P6WY0Ca2+USOCSJjnSC37URP7rIn7kdv6P86H2b8uPFOmTNbxziB4P+g0H/czTox4f0Yyj8",
+	"Puny0c+Nvx+M+785436TRzzY9x/Mkbvs+3dMT46x8sdN34+hf+91GN2rtLFPyni4Yv91LP53da9uafeP",
+	"TuItTf8NPa2piT3Y8z8fe36btH0yk/5tlbn7Ja/BsP/JyOyDbf93b9v/NDpYXRdyj2W/tk19YXzFPAek",
+	"iqCkHnOpXwq4cFKrhO1GeHzxtxffvp2+fvH2xbdvX373LQH8XgW/QNIJzUSUMCAsOhz1IXtnhPP8liLT",
+	"KsPSfQhTlesrhShcunRAfDEi7hU3NUJ/v1UFkDCsugsASksYhYNu4/0LXwfyE1vtk/ZOfaeKTWNvpAlk",
+	"SMILCFLaS3wZE3eMjiOCUfXO/T0TtiV23qyE3zWEZoH1eCyHCtR9Sp8FzvWws6Ku7f7gpPj8nRShPKsn",
+	"m+6e7iaXUWmKFrF8NBdkiO2kmG+7aGXk9kzICsWDZ5JpRYKpA4mliinuU8KzJXTjrTqCzXoCHgAOHZOI",
+	"/844K/ja6jURTwQl8tVUnJ2pFDxbevPQ311XKaHmEpw7TDaUACLUI18MWKj8nLmKldI4Iw5X+USxLTBr",
+	"Eiz9lJFc89zBHIprO8TOWQo/TLG3f0dcWCC31Dk06vp3yxlg/whIr++40IAqXrf7J1KuqqLwlRMJMDLU",
+	"uqXiJ1pZqRCj72opEAiW4MvJRSMJMJwtua8c6wszOhzhNTfGIZS6VRwHsR1o4nu5XrtiMoyVYk1OAJ6V",
+	"Gktn8dwkxMiUyGwwJuICELQ2AUi6c5Xp1Upah6UILTqXOXdvMG/41CoTrkyHLbkyVCOLjsVMLBACdu6m",
+	"seSGIWqxW8grjsjuDicyYdUatu/xaODqrlCdJwK2RejuSllZsHoMCPhoqDyTwHUEriwNtNRHh5Wr4DQY",
+	"s1HAo+eWIHpJs3Hw7LDzJUFmUrdO3Kg3fwdYe0PXwfNJu3NOp8uZTeuS3l26T2DvX8H9vz2H36YX+yHq",
+	"4VjsYqE4iwbr3Kpf2u5w65a7Fdh3t6QyFq6HG5pQOwdUX+DGqAItn/PC1JWiZ1oXgquuYb5xcKhWMziB",
+	"qH6HM4WXwOL9xaoGimoZ9EfuaO4aHbTUPa5R0lvxa7mqVr3zx/CHVPTHKAzWVS84JALRGhlXIB1kYrjl",
+	"TrH2FWJQLoY/rfAVz1YrbnDg4npd6FyEtTpKert5EXZf9aJ3fjbarhRu7AZhRUES6316eQuv1A7t2ouW",
+	"KNXHbCRpMVaPikely91LDxLaZy+hvcaaZAHg19hS8JV3tN2RzPYz/tc7Ffe6C+qRBOUTA8rSunjX9z+k",
+	"CboV1qLclsvqBkDLLDXCRlqdMBC26LpLa9i8wqICFuQmtpTG6nIzZBFcsp67WmN5BN/dcEV4HORjGOOO",
+	"AoVdrgtfg/fT3vnnwGOKvbe+Xqx67R/cF/9F3Rdq957fmgjcVErD1l/mr+CX3ocfdtGQR6GSH8z8o7rY",
+	"Fe6Ge1OJeBWC+HWJ9UnfRsW2fHGQtiYX1exPE6cBKK1OsGacyEXum9+wvoOXnWKtAY85y5j/GRaZw2yw",
+	"5IMHeKciMiUNNh/6zts9uzJk3MYA+6HrqAXQu7hFXU0StbNOB2gSSl+PZIw+GkdFDSo8ytnpaDAgKSpd",
+	"9+Uw8rs9Iv1QzSkePvOJ/lhOg7GFvBRq0KUivPbHwlPQzzJQrjnKyK/y4TMl+U72c2dEqsVDoNyn5T8P",
+	"kXWfTNR1pzqwu1uwtqYHJ/JF38SN03BhN/0vHJ7CiEHaYl9RWTPQUGdSOXX14tvnQ/YmCnu7Wmoj2Loq",
+	"F6iSSxUKXFFNTiXNUuSt7IluF0rU7K/gR3lxzTNLXMLXHXHV178wjcpEdbWturjWTsNDd8mhhga/4tdf",
+	"C7Wwy9752dOnaIHwf58mh806aIKIAxHRiyaNq7a30weDT492BNV7QzXkjhqJj3VGay85plykBeu3wrDe",
+	"vXv5fOci+q/2rNwfnnz8wvnhcouBFM7sAKOWK8H6UmVFZeSl2DnOOlVpurCi27EVqrT3PmaIzmobjU5c",
+	"32B0hb354D6lKag+XYf9b3FcTSBWD7ae34Q3zjQovGd/Md3fzQPbBemPSRiKzopzvnlSghHiK25FKXkh",
+	"f6JKi3K1qqh6oo/YcprXRPnvxiSh+tgLU2hyxwhP5EToIqoM4jOSsEoIGpUmKkWQsGmIfY9fSVmfanfw",
+	"PHd9WN32rqNulXjfxYTi4Sg4fBMG4Yo7gq4UfUmM2pVjTTNdFCKzUi3CaIxPenrZKMF3ZAW9c1KcGuvv",
+	"Cq1xyyT6CTFOziTOJUdFc309trPRiGLpUHGjsoyo8BJaB4x+oXQp8iG7wKlphf4l70I6G50mrvjJSnBl",
+	"mL+tlPK55GSD24CosuYLIvrOhtxYJWi0wtsX3FLsS22XPp0z08qg1zXbpLXW2ezN94F+Nywdqit7zp6O",
+	"Hu8qoIiLgBp4XMt03FkLcNeOkAsvYpypj6I8b4qDvoqrizaqGXQqzdQ9TAcJEwWFRsK4PO9O16I0Gjov",
+	"BS+mApX26VwqrjKpFimGM/p61nFsou/lnKpqsv0Rio1pkE3AF/JppL/tWovz4xyDu1YSy2xz8nZTFfA/",
+	"sL/KL5nxtCPf3QE27KcRmtm5Ls1gdcoP3EsnElwBJVida0LxkWy2aRAjeI9kb3TEUqm9g7GhhXwvDo3h",
+	"+9EPw3YCj78MGHwVbNnb1ODAIYabTpVSUb/Iz2EsWCjVSeZTxATDh1Oppl7zcOVYKVmzFP4G134k+GB3",
+	"zmPNjz7vjMd6nL9SiGy0UJ0i2/aGS7N7s/0RRs4g8nGbNdQR35+hEegu00j3L+s2Ox938LcWZ6OlbLGy",
+	"B1vaQ9Lpx2gGT49ZRFfg911dOfpT5KuamGTfXq/YaWB79HODWO1NUKWkSLMlTVIFX5SRWB8mS1zRIZJk",
+	"RYWhV+yCkUMEk1ArRcVoYdgV3W5pWMZVJgpMiCmNZf20fjz0z1In+ZNlzjmQ6uGA4G0myhWzTpixmqQG",
+	"VJyiVFZpGDcblS1LrXRlzl2Ul0SHjvGupYwXhbOaxUkyrI+hbWF6rqpxHQD3/MXXL96+GATJ/cnozxN1",
+	"mLsjK7/iZW7abu3EkTunYO2SKrxQEPzogfm4SPBm4h/OeaJq77q4XssSoRh25MQ2ZIgWAz7bcWagYar4",
+	"DNwvCCpwCpqbUGyG7MXvKnP2xsT392ZeoVN355QwORwxE932HL18523ziBf2ZckCvakUN0YuUK6j3yYK",
+	"q4Gj5QA0Gm8goGQTKzCYO5A59szTwNg82oyRIQvGcyqJbmNa2KWTnB+nWaCdYSf56SII/yHsPmrwKcTx",
+	"/e7WrR17oCAPFMRlEt8R+bhdEE7dz/4sYnSLRFYZEIlQNaR03lrhKUEtyUAHMoyzq6WGx5QQsBLlItRn",
+	"+AgLT5d55+7Jzu6U3BZp+VQJuZ+5rSFOxo2FXNqhhpn2ITv3IfDjXgM/kAQhIfAUgmjBfeusj0g1vHng",
+	"4jZZ7nS7faMvt7VedFsJZmH0ihe1z8mrqZ0KbyTpTVSs8CKAQ5e2S3loqLsN2UUtnymNxjInY2L+Vf05",
+	"gXp6lYv1kRJHi1br0qSO4d6BjGnaQuaFUx/9F+cEwpSws9EI2cEzr+87eh/1AtIjfYexl7FtoOH654oZ",
+	"K4uCzdAm73FK74nbkLx916bxX41ZZNvqwxHc4jOxkT6I2L9ReD08dL8G6fca+Qlq5I9+hv/gg7ks6Pp9",
+	"DEs4HHX3ptB2L/N4w1cCpHQKUnqH5DpBkGUPx0MknOyRznLgmEvD3MBSN7d0ovpcMZnXkRlbiu8XBtOn",
+	"yXeJS+NJPfzxhY+hI1UCZlahA7Xf/GjoJM8Urbc4CMKEtaVWC7bE1CDtEigXUoEOomlitqzsMsD4hKG7",
+	"QAlE/kFwWR+J0ggAOe+wPpz4ERAt40Whr6arqrByXYgp7nbKML+Q+vB2T0rp5cot85GO+cYyBL/vrpgR",
+	"6J3C6hH8trUl5xgZ69GTEKzJR3OMYCTBZRzecSci+AVZHzO7KYUgPihuT+EUOQM3RaNCs2T4djwaWY/H",
+	"LDfyJ8EKuZKW9Z+cPmYpjt9qPS1Amk2TEDtxOhqxb+SXgwS1xLIq4HM0ZbNueYI9OsiDUdR5OnpMOcud",
+	"cSLncGHmumxcmj1u7UJbeufTurXptPHSPprrcnUC84Ofhcp0LtUCAw5lIaKv3roc1Ijfr/N5wuSKL8Sj",
+	"f67Fwv97rRYJi99bmStd5s3fLlU+1GuhrlcFRTaaEz2fy0z44zqEbxxbkWqxKkIAAxHsm/jgw6L+Snqx",
+	"29Eu/7u/zJ3O93AZf+Nu97N7WMm3DRaUbDEgoH6IXpTSG1NiGyni/btDlj642x8sGL83/zxdqRigUiqr",
+	"nUQTib703j6xFyWXGwi8kZL/yQwebxw4jorMFWQ/bko2X5hgfyCZqxQsRaKbMqWvXKWTiUo9TTZsJjCm",
+	"OJVqXVlPqw0ImN9qcvqyiyAenUWyURQn4AN8JyolA4sLi4uk4BWZbHRtU8GozVc+g8dDuHgkaofXEiBd",
+	"YlPMv6UOsGEMUp+zYTiIy7hPmhqGHTszB6aJsjmXBWJsurzT1Af3RnOiED7OouiJktHr6DMsxYl721mi",
+	"HGJRCHRAqcpUawTY9hjivCykwDDKIbuwbKWNJQ9kI+iCZ1ZeYuJ/HOHgZPdvddBP6rhq2uKW68AR6zqO",
+	"NZqd48Rb5jBntalfbVtrECln26KxbWuKzG7OZMTJYHQe5NVb2IbwIrwIo/sEpqGzO0xHDcPcmY3q30ji",
+	"3XR36MEi9GARujsG+YYgmGIy0MgLrZnYvuTQ8NbtGOSjn2PKcjRQSn1LAvtBZJOUQsdSAh+LyDxZ7x2d",
+	"p8cxtX8Rkdu8nVRDWFV+WZMtDjtRKQWJTCOWhFkPJdvBpSIYKQyNDwgF3h7TIM6BaeSuTI+4EkigHZHl",
+	"ihcbI81UV5asQWNgR6WDuEFTQ80EYSUqI9j2oO/Le4xoL9GZ+4T5/8cT3IdAlAeaWGPC3AlFvItIlOQI",
+	"bBffI2oMR9DfYHg/kLffpUa08/ZBmzoJRgmkLSG87pNEwe1CSfR63G+6diFN4nAistuMB5r1QLMou9li",
+	"EJILNNgZ4XGsreOuQug6TRfv/DDjCjlom2lp6wGFGMkJembQmeWcUv3aqTVRWQFvzaUwLitgy15KkLqD",
+	"IftS55tzlna4CtJamrTi2k4UPO6yW3fCcIQ0XniN0afwz3Ts0ojXZLIpxUT5HGKnwQf77nltUtlnzyVj",
+	"iq4sCqreUjLbREYSwg4m0wkOY+isPo/cn0H29fvRiEepwetrMbSslBm7spGbgKqCE0UHIW9ESd+/Ny6p",
+	"/QU7nG6xx+3CTzWLXW90qnKRFRyx9zfrkMBCm4nzTeCjuSxXJJFLa9iKL2SGCcrQ4eCcpS2XUpqwtHYq",
+	"1X+tFf6x7VhySGh35F3CxF88hxTAE00wcYsEC4QYNHTVML+X+2xnmPyRuca4TkP2jcQxQCvui44TcGST",
+	"W985wxNm5gezpzODOb9pqP3wzcV/Tt+9+vq7i+fTL//x9sWbhvf0yZ+e/vEPo5Fbgn+HXr1L9Zx1u16x",
+	"KmqEr12fqa9kIRRfuQNnuJIWWCXrK00FbtYEqq00nrpSFxEBSRh3BkAgLHSM7tm+xi4ayZwU8hVABNTi",
+	"/IBX+BBOQGv3otAKBI6P9XXQnR2J2rYaS8tmPHuPtXTZbhCJHc7oB0f0HTuiH5zQvzMn9IO7+cHd/OBu",
+	"7nQ3qzi9MFDUT+luxvcf/ezu44EE8ddiFULlKz/kvI4wNCGoxDuf9gQcvrRmoprZ26VgJXaR+4pawKgX",
+	"JZxdVsrF0pIjNUFJQSJ5tbJwdnZd8gUocyRcA5/HTrqotnflBoiVLW/vcKJexRUSsf6hr4fsDVLeCiVz",
+	"REEPFY69WDLfEktqt8E+uWQ/stXfO7QraW7qfMXSZ+XGlwb71V2xlAccpKvDtZjpg99dKeYHi9aRCeX+",
+	"Gt6efB5RpLmWabKiykn1RQwbJ814OogZ4lgQxkd9+C8pHMX7Fu/N6P0fwu66a6N7kglpBR7u7MOd9Z6z",
+	"W1/Y+/GV0Wj2Z3j7NAqUYLbTDJxFuSFCoe2aUxLImKWqKorUVUyWdqIijxji4hBFqWsr8Pkc19VhVpAQ",
+	"5VM+WJ+zUlxKcVXH1HkzbZqwtBT/xI/JZKKEyM2U3k8baegOlC80q5Ugk7Xg2dIheArMY2wnpgSRb8i+",
+	"0ZctAWmP3aaBxvM7FJAwrWb7/ByVX0PG1zqdhoxuN82oIb9DlFbTtrQGc/retJod6f8R9/lUqf+fqWUp",
+	"Tvn/BDzwwVLxkNp/gN1eIENJkKwCqfAs5i6EZmdz8PCthyJFPCIv8JIWkm/gcAT526ydR2DA/uv6E6mY",
+	"KxvuS4sSflNag8iH4q7+RbHW2ZKdjc7+cDI6PRmdUvE0+s4X5RskVGPbjdFh31ECG0bPQ2dDduEBcfs+",
+	"yz0aW7OUBOaINtHaZhsmd5SYeBvW8zcdouKncThIJSzbA0T+bySIJDqhnnbUp3Y39QjfHQ2O30b8RhmE",
+	"q1BSjM0qlRd4itId6NMTlWZLkb2fYhVSF+CLwhiKNv7nProg4Q9mlnwNvRPpsMtSCPbq3du6zuGYYSnS",
+	"iSK6I7Fa/7rgG6INEZ59GPiSG5Y6GuZEsYTF8OXut4lKQSiHBUvZqYOiTN+LTS0PgrRXLWjK1O1U8ZVI",
+	"WT/lJz+NTv48TQcJW/FcsErJHyvhoicmqqawLj64WolSZsxU87m8pliI92Lj0KdI0jd1pDEuTmwY5d0I",
+	"4Z7YyjxxWTjk35U5gXoDNfVo+LCOR4J8s3gfvz/7Yej+zPe4cP2p/LxBsv0obyS/nt45pd6PyOfLuoTq",
+	"FA/Ouwdo5s8BsMTjK7d4xa150w7p9tHPUYmHvb4zJxl28a9+6qlkyuBao3MMuIcvho/JJAWFqyHkMd+Y",
+	"iWqKjSRBcywdWWi1EB5dIcZiGtdRbzFCEzq3XC6nLyDjZVl4N+MK5NaZYAhSYeDCu+hAoOMXr17Gb5Nn",
+	"jEKk/BwnKitwKmggijhc03G2VWfDlblHBofAVKx/NnoycEGRE4XbYqh6Juu/unj77C8JsOWkLspYs866",
+	"ovDBqhrtyh0uYKylbtTozwcxFlvt7XB/RZzpsAPM6xq/Nw/Y705bp32+e2J2BEZyOOkObxdlWCpPwlmr",
+	"El4Y37t3L59HqnCtADe13W2y1+Wl2n0lRvcs67TX4uGq/ReFEv7o+3U7d5TvY7+D6RkpYG01j6v8kS6b",
+	"yiM6jVs0Y+yraVFJMrqTE1WHKbIL9CcZNq9sVTakB6zb5oGH/TJOa810VRnLxI8VL2IIg4gBu2Jc6C/x",
+	"P05X0mDceIpFkqLM0zDmBGjGel04HxT5mijwyJYbhC6rMjiB86pgSNuYVJnT9V05Mj/G2YadUomxeKWA",
+	"/DiXG1Wm7Co0FnH9nDlxBjM2Cr5gGktexXXftqQ8HiE0rOEF7GBMTblwcO7G73yCmC/hG7BaJ8zollDD",
+	"FqW+MoOx8+QEMQuWhXrwbhrMhvHD8pNCT2JsSj1cGu0tJQWT/aFhFSAM/NbJzDWaC+5QfmJ9moT8KS7q",
+	"hikseeV4gFoMxrBY0HunZLnbM9XgOJ/KN3Ur7f6+OZ73Uu3Q7h/8VA9+qk/Kjumq3LcW/yiyKN4cgqnN",
+	"xatOCRvDKojwIrg/4TjoOcO+0ajqDcqs257cZtRxvMSn5tRjAoVAnhux2k4+u6NgZBrstE1zMDDHA0Ue",
+	"49wuMgF3Gn9vynC6GILbKL+nz6D5l3guPg1v2NnfA5t4YBMPbOKISgUR/ezUfz4x62i7EO+df8AATly1",
+	"6f+PvWttbtvG2n8Fo7czsaaULDtu3q48+aDGauPdNM7ISrM7UdaESMjimgI4AClZ4/q/7+AcAAQpOnYa",
+	"X5IdfUosUQCI27k95zlfIEQm/NHNvfsQIv50f5kk2cCu1SRJteWHESdHNKe/6ocfUaRU+9yKla1Y2YqV",
+	"O4iV+rX6JLKlCcry+ALGkq74o7hFykz4kzkV70XK1IvEf07Q3Fp7oC5oGivQ37+sMd2M/L3zOBKnoeet",
+	"3NnKna3cuYvcabptn0T4GMc6+3qBczd0ZySyNb6ovQmFbEZ+wkUsChmxZwqJXAGTiCDQRjwlaYBTcrZC",
+	"CCXENTDQDQRBiXLA0sON2Aa2q1w9BTsMK//0Y7qtBErxzMWqAbJOJSMuoNEA/z6yU/+t4xY3Bupd808P",
+	"VdQLXNs/W7TiVkR8nznu9qTdB1qhKgBWbDoX4uLM4drvQPXqQuWm1IC+UeMEJjompsESKO9yYzCLppoV",
+	"0w5crDo0xI1nikWS5fpOhgh9CBRtBrMfQdKK0ar98LturjmV5gMOaOhe8LvOqKm9ze2JNRvrsU2w+T4S",
+	"bDYWzjvxHza+u/nkm3Y2820imqZTGl3ANgCy+SOWJvpM6Q+ufjD7oqvVov/bLWQKgOdmfc70TN6dnI4V",
+	"ZIkjfb0pJoijJKqY6h9NEcJrcmv+fnry1jzM+JKlImMTvhOaIned8TpjfVI/MGG7rFSIjT9TpbOgkGlI",
+	"digBgDARswnHjySLEwmOCcjyJjG+b8Kw3soFY5nhNIIrqA1oZfeEZBPYyozncBlDmnz4z46hiuqcJuec",
+	"5oVkIdZNhPSaKaOSSXLB0OnxB5PJzLxIn+T0gpHQ3G14m4XLvbCsJoAH79Am4pvPLif89e+DV53T14P9",
+	"n17YtEl2SaOcqBywReFVft29knRFzCqCcnsd6oEwx3HHJtybvvoFjN0C0+s5TbjKcV1hhAknkeAqp3qJ",
+	"kwVzvJoTrjtFgqcdRAtRIlmnLFFPxPQ/LMqRTwDJCRBIRPkaKUWZOiTIVABfTHj4Jxcr0iH5nyFhlxFj",
+	"sSLPez29TILHysu7x6ETKXLM09zZPyBzUUjV9uZzwiMqYU0FZ/g+GZMEaUexBVisAdm/vHS1HCz/7HPX",
+	"L9lBaSMkUSwHULvjEf0w/OX1yck/zsbHvw9P3o/D9oTT6IKLVcric+NpM9sPIG1c8I7fW6BFfbJgWjIi",
+	"2FZwziJ4KaavjAmf0SRVJMk9EkIgycLiQ3uLgPy0CMjz3iIg+/OA7O3PYcr3D+b6fNUHOhqOR/86O331",
+	"enj0/s0wtAmwdEp5LICNwjsLC7o2TMIEBjgzrkDgvZFUsnQdTPhCSOAa4FBCo09i5sxKy8CF5z4EJ9tq",
+	"nkRzJEkFwDCNpFD2teCETrhk5ZntkgGvFtkumSUiwIDBAKdspsdBebUMVI0up6YSVG+3MH85KXq951HB",
+	"k0u7+vAJC5Z75rs5uyTescSvQ5OZoPRJoKnebC9DvdMKgM8BccXGpk0g1zjJFTmXNNIbj8dipeV2okeD",
+	"m7gVtLS12eq3Gm6gVt3N5nN0ZjTXYqvVb/07f/mx1/nbpx939Gvo/9LO7NPVi4Pr9o8/aHGDNKN4p7Su",
+	"H8qQtDrNEvlE7+ojrGk85emK9c5Yw+E1fEybR9c/jJj0aK1/S7ddk+d1ulCreFrmOzik3omtn9c24j0N",
+	"HZQ9+nAiy7PbRUWARYXU+kv/4ydfLYAJKn+6o0wSpxW+N0vEQqZtY5bXPf/nWg+XWB3OymmvmhSq+MZB",
+	"4q5Cg5kVPEWAf0CmTCWxPqUTXtvOgUlaBcostilm+kiKDBjWqrglONYp8ANi5mpY0VP0OUcdxkYUQMxD",
+	"DAGq1szzPFPhIclSmnD8E+gAgBwFLJJ0DTxduu1UiAwIZ+ZCGSDx3v7/d3vdXncvDEjY7+8ZKyQVEU31",
+	"U2GXnOhdsEoU698hz4jgCN2LrkmujVrD40NTJRDRAKTqjDsFhZ8H9sakcYwl76K8oGm6BobuhEItf/sG",
+	"AclksrTYZd9MOh68HRCVsSjRamIhM6HKJnfUnEoWA5X4lPFovqDyAvqWTDG5ZHFA0oRfdOD9A3L8bvnC",
+	"phebj94Oxi8OArKgWcZi/cBBGxUnQiSbFQo4HFPdGewfKz5hPZQbtZ2UTSk1ePPm5MPZu9HxH4PxEEnP",
+	"sYQgxRGQmIEKiWW2c5gLMZvpJzIp4gIOZPsQdBIcjr4MF1lO5hSX3BDlhyScpkKvRNglpwLaN9vDbKP3",
+	"ozdEuuMDkwxlnYHoIVF27VgMqG6Bew2fqL8nLj5sSQSrY+mn0IH3ga2pSNOwr59zx1qvrgmxGW17nenr",
+	"TNg9iZ2ask6GhwKewaiTpRDvWUu+NNq1QjR4d+xQ65Ts76n8C/a48bMutEV2zoiia60frebrmxO1a7bt",
+	"t52vXRvsE6Vt10bxIcnnp3Ct3pbBbVe6zmW44YXZ+ky3Gd7fUoZ33S3ytV6RW9yhu1f2v7dlfB8xuERd",
+	"SVenTWHqkuO0q2R3I2VxxjgcQM8fgZTFjj/4TA+e6ikLD+GcOi1wnmj1aY1Z4mW2pZ+wjdIE8rYN36if",
+	"g21o4KyT1g67Tw56ByTkIj+biYJ/Lo15897e0vluMywr7LwPdWzvkNPszuHNgYbBxu4v4Te1Q9CUs3zr",
+	"/n8w9/+NlSpthdDtkfofTVq+7/P013KY7T68Yw6ztgsCEnrf6j+tsWNzmk2VkMbUZa/AyoRDu5aCRJtj",
+	"kP3JRW6ThktXfrfsxjDu1mIRpVU14Z5ZhcaSGxMAQiDOGZKMQjJtKbP7VtAyM27079lfTDiEPsEl7mzD",
+	"us/GBCZ2JIsEj/TPwbj6bTgmWj0xHQjpeULbh85LA+ULFqh/LCouEVmkyGYmDInhHdwVxlehGxmxjlFu",
+	"0IjTA9vveeYiWrCoSeBg7lisy0zszem5TZfrQ2Xpfo1N9+h3vMUtlpbcjQJui2hsEhxb0+sL03Kf1PTa",
+	"xc28a93KfwEKX5dWjZHsY6UKACZytmpQFX8VktiY4mb8b8Kdx/J0+Go0HJ+NTsaD8fHJ27PfRoNXw7Bt",
+	"vLHOfLORSGVDNwr80VNhkI4ijTHyZWtU4kgOSZhJtkxEoczYzthllkimgPFWaVsQPMi2DcGhZk6mLUuo",
+	"gqlAhI5gNrUliMRbXCWx4QfHqBMxzWJxCtOljVjRHCJ7XfJWoAXXBEzXPdRvVuOjuhcH3wN51nCII7Pb",
+	"PocytJPB43LK3UzpeTdT+G260rY1NL5T2DicK1RxTcVjZU/VI97KOcNL9AFu4iGUl6AkrI+hqzsNTcgD",
+	"wId4mypT8xk4fZxGLXi6DogpsubhBu0VHJDVnObM1oX1ATHWZJglKWjltIQ5lrHSxhSdwCtHW05X2O6S",
+	"94qZYWLuMiWSRUyPBGOs+FYIASgREqk4x7FTG3j2KA8rwWQTz1Jkp2o07F7Bv3rRLJ+ip7+jWWJGQpIG",
+	"KOWYqfxBAjSV+/v+ClQOMVD8eYY3leP8BtV5xNIh29DH9op/0iv+lEEItdymGEZm966AVzEnVy0ELQ6K",
+	"fN7qf/ykjymE/xuxUQt6wYgsOInZEiPuraBVyLTVb83zPOvv7joQRf/n3s89OPVm1PW2HJDdUro35kMF",
+	"eHMiZjOmOTUOoi75pTHZRjIadyAQXladACBilUAMnSYlrKpE1V8HDWWfympFiXJRVYjtUI/JDuGWppyS",
+	"qQL0TBFbohLo0fWoFjS3AEmA4iSLRYEoOEvQ68rmlwxzcGfZGcJyUFDj38FHG6ev7b1jWRKr6S1tKqcy",
+	"VUIAh5MLQiu1h1wBU/imMh6/2Ajep6ZfW2SkYWbVmkdzKbhWnku4nioLt6OTCUdkcuO8Op5lH8Pyxw39",
+	"vLJVQ2Z2N+1gISwmtRWUS4SKKFNtgMySSxaTJZNxEuVkKSI6LVIq1/5sAn/PLZ15+1XvAijnbvaNK2zl",
+	"NXlUPn5Lu3bewWOJO6U5m1BvN9wsQONPcuH3V2mmocsheiClFqx60bWx+rxHYrpWgYMVJ9L5Cjy4pr80",
+	"kI+82frr8fjdqaeWwGtYrcRsM+aj4Krtbl6C15+u/xsAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -423,6 +423,8 @@ const (
 	ErrorCodeAuthzNotAppliedYet         ErrorCode = "authz_not_applied_yet"
 	ErrorCodeEvaluationInProgress       ErrorCode = "evaluation_in_progress"
 	ErrorCodeFileTooLarge               ErrorCode = "file_too_large"
+	ErrorCodeIdempotencyKeyInUse        ErrorCode = "idempotency_key_in_use"
+	ErrorCodeIdempotencyKeyReused       ErrorCode = "idempotency_key_reused"
 	ErrorCodeInternalError              ErrorCode = "internal_error"
 	ErrorCodeInvalidApiKey              ErrorCode = "invalid_api_key"
 	ErrorCodeInvalidField               ErrorCode = "invalid_field"
@@ -452,6 +454,10 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeEvaluationInProgress:
 		return true
 	case ErrorCodeFileTooLarge:
+		return true
+	case ErrorCodeIdempotencyKeyInUse:
+		return true
+	case ErrorCodeIdempotencyKeyReused:
 		return true
 	case ErrorCodeInternalError:
 		return true
@@ -615,6 +621,7 @@ const (
 	EventTypeEvaluationStarted   EventType = "evaluation.started"
 	EventTypeFileFailed          EventType = "file.failed"
 	EventTypeFileReady           EventType = "file.ready"
+	EventTypeWebhookEndpointTest EventType = "webhook_endpoint.test"
 )
 
 // Valid indicates whether the value is a known member of the EventType enum.
@@ -635,6 +642,8 @@ func (e EventType) Valid() bool {
 	case EventTypeFileFailed:
 		return true
 	case EventTypeFileReady:
+		return true
+	case EventTypeWebhookEndpointTest:
 		return true
 	default:
 		return false
@@ -1013,6 +1022,21 @@ func (e WebhookEndpointStatus) Valid() bool {
 	case Active:
 		return true
 	case Disabled:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WebhookEndpointTestEventType.
+const (
+	WebhookEndpointTestEventTypeWebhookEndpointTest WebhookEndpointTestEventType = "webhook_endpoint.test"
+)
+
+// Valid indicates whether the value is a known member of the WebhookEndpointTestEventType enum.
+func (e WebhookEndpointTestEventType) Valid() bool {
+	switch e {
+	case WebhookEndpointTestEventTypeWebhookEndpointTest:
 		return true
 	default:
 		return false
@@ -1510,6 +1534,8 @@ type DuplicateTemplateRequest struct {
 // | partner_data_purge_in_progress | 409 | no | the submission is being purged; wait |
 // | analysis_outdated | 409 | no | the evaluation was superseded; use `latest_evaluation` |
 // | revision_mismatch | 409 | yes, after re-reading | template write with a stale `expected_revision` |
+// | idempotency_key_in_use | 409 | yes, after a moment | a request with this `Idempotency-Key` is still being handled |
+// | idempotency_key_reused | 422 | no | the `Idempotency-Key` was used with another method, path or body |
 // | evaluation_in_progress | 409 | yes, later | second evaluation, or moving/deleting an upload while one is queued or running |
 // | submission_not_cancelable | 409 | no | the submission is completed |
 // | submission_canceled | 409 | no | upload or evaluation on a canceled submission |
@@ -1540,6 +1566,8 @@ type ErrorDetail struct {
 	// | partner_data_purge_in_progress | 409 | no | the submission is being purged; wait |
 	// | analysis_outdated | 409 | no | the evaluation was superseded; use `latest_evaluation` |
 	// | revision_mismatch | 409 | yes, after re-reading | template write with a stale `expected_revision` |
+	// | idempotency_key_in_use | 409 | yes, after a moment | a request with this `Idempotency-Key` is still being handled |
+	// | idempotency_key_reused | 422 | no | the `Idempotency-Key` was used with another method, path or body |
 	// | evaluation_in_progress | 409 | yes, later | second evaluation, or moving/deleting an upload while one is queued or running |
 	// | submission_not_cancelable | 409 | no | the submission is completed |
 	// | submission_canceled | 409 | no | upload or evaluation on a canceled submission |
@@ -1739,6 +1767,8 @@ type Event struct {
 	//   `evaluation.failed`, `evaluation.canceled` (`EvaluationEventData`).
 	// - `document_slot.updated`: a slot's status changed, including advisor decisions
 	//   (`DocumentSlotUpdatedEventData`).
+	// - `webhook_endpoint.test`: sent on request to one endpoint to check a receiver
+	//   (`WebhookEndpointTestEventData`); no endpoint subscribes to it.
 	Type EventType `json:"type"`
 }
 
@@ -1761,7 +1791,17 @@ type EventDetail struct {
 	//   `evaluation.failed`, `evaluation.canceled` (`EvaluationEventData`).
 	// - `document_slot.updated`: a slot's status changed, including advisor decisions
 	//   (`DocumentSlotUpdatedEventData`).
+	// - `webhook_endpoint.test`: sent on request to one endpoint to check a receiver
+	//   (`WebhookEndpointTestEventData`); no endpoint subscribes to it.
 	Type EventType `json:"type"`
+}
+
+// EventFeed defines model for EventFeed.
+type EventFeed struct {
+	Data []Event `json:"data"`
+
+	// NextCursor Where the next read continues (pass it as `after`); never null.
+	NextCursor string `json:"next_cursor"`
 }
 
 // EventId `evt_` followed by a lowercase UUID; stable across retries and redeliveries.
@@ -1782,6 +1822,8 @@ type EventList struct {
 //     `evaluation.failed`, `evaluation.canceled` (`EvaluationEventData`).
 //   - `document_slot.updated`: a slot's status changed, including advisor decisions
 //     (`DocumentSlotUpdatedEventData`).
+//   - `webhook_endpoint.test`: sent on request to one endpoint to check a receiver
+//     (`WebhookEndpointTestEventData`); no endpoint subscribes to it.
 type EventType string
 
 // Failure Why an evaluation failed.
@@ -2361,6 +2403,28 @@ type WebhookEndpointList struct {
 // WebhookEndpointStatus `active` endpoints receive deliveries; `disabled` ones are paused, and events emitted meanwhile are never delivered to them later. Validated in requests.
 type WebhookEndpointStatus string
 
+// WebhookEndpointTestEvent A test event sent to one endpoint on request (testWebhookEndpoint).
+type WebhookEndpointTestEvent struct {
+	ApiClientId openapi_types.UUID `json:"api_client_id"`
+	CreatedAt   time.Time          `json:"created_at"`
+
+	// Data `data` of `webhook_endpoint.test`.
+	Data WebhookEndpointTestEventData `json:"data"`
+
+	// Id `evt_` followed by a lowercase UUID; stable across retries and redeliveries.
+	Id   EventId                      `json:"id"`
+	Type WebhookEndpointTestEventType `json:"type"`
+}
+
+// WebhookEndpointTestEventType defines model for WebhookEndpointTestEvent.Type.
+type WebhookEndpointTestEventType string
+
+// WebhookEndpointTestEventData `data` of `webhook_endpoint.test`.
+type WebhookEndpointTestEventData struct {
+	Message           string             `json:"message"`
+	WebhookEndpointId openapi_types.UUID `json:"webhook_endpoint_id"`
+}
+
 // WebhookEndpointWithSecret A webhook endpoint including `signing_secret`; returned only by create. Store the secret: it is never returned by list, get or patch.
 type WebhookEndpointWithSecret struct {
 	CreatedAt time.Time `json:"created_at"`
@@ -2405,6 +2469,9 @@ type EvaluationId = openapi_types.UUID
 
 // EventIdParam `evt_` followed by a lowercase UUID; stable across retries and redeliveries.
 type EventIdParam = EventId
+
+// IdempotencyKey defines model for IdempotencyKey.
+type IdempotencyKey = string
 
 // Limit defines model for Limit.
 type Limit = int
@@ -2463,6 +2530,12 @@ type ListChecksParams struct {
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 }
 
+// CreateCheckParams defines parameters for CreateCheck.
+type CreateCheckParams struct {
+	// IdempotencyKey Makes the POST safe to retry: the first response to this key (per API client, kept 24 hours) is replayed to a repeat with the same method, path and body. Another body with the same key is 422 `idempotency_key_reused`; a repeat while the first request runs is 409 `idempotency_key_in_use`.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // ListDataFieldsParams defines parameters for ListDataFields.
 type ListDataFieldsParams struct {
 	// Limit Page size, default 50. Values above 100 are clamped to 100; below 1 or not an integer is 422 `invalid_field` with `param` `limit`.
@@ -2472,6 +2545,12 @@ type ListDataFieldsParams struct {
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 }
 
+// CreateDataFieldParams defines parameters for CreateDataField.
+type CreateDataFieldParams struct {
+	// IdempotencyKey Makes the POST safe to retry: the first response to this key (per API client, kept 24 hours) is replayed to a repeat with the same method, path and body. Another body with the same key is 422 `idempotency_key_reused`; a repeat while the first request runs is 409 `idempotency_key_in_use`.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // ListDocumentTypesParams defines parameters for ListDocumentTypes.
 type ListDocumentTypesParams struct {
 	// Limit Page size, default 50. Values above 100 are clamped to 100; below 1 or not an integer is 422 `invalid_field` with `param` `limit`.
@@ -2479,6 +2558,12 @@ type ListDocumentTypesParams struct {
 
 	// Cursor Opaque cursor: the `next_cursor` of the previous page. Omit it for the first page. A cursor that does not decode is 422 `invalid_field` with `param` `cursor`.
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// CreateDocumentTypeParams defines parameters for CreateDocumentType.
+type CreateDocumentTypeParams struct {
+	// IdempotencyKey Makes the POST safe to retry: the first response to this key (per API client, kept 24 hours) is replayed to a repeat with the same method, path and body. Another body with the same key is 422 `idempotency_key_reused`; a repeat while the first request runs is 409 `idempotency_key_in_use`.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // ListEventsParams defines parameters for ListEvents.
@@ -2494,6 +2579,30 @@ type ListEventsParams struct {
 
 	// SubmissionId Only events about this submission.
 	SubmissionId *openapi_types.UUID `form:"submission_id,omitempty" json:"submission_id,omitempty"`
+}
+
+// ListEventFeedParams defines parameters for ListEventFeed.
+type ListEventFeedParams struct {
+	// Limit Page size, default 50. Values above 100 are clamped to 100; below 1 or not an integer is 422 `invalid_field` with `param` `limit`.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// After The `next_cursor` of the previous read.
+	After *string `form:"after,omitempty" json:"after,omitempty"`
+
+	// FromStart Without `after`, start at the oldest retained event instead of the end.
+	FromStart *bool `form:"from_start,omitempty" json:"from_start,omitempty"`
+
+	// Wait Seconds to wait for an event when there is none yet (0 to 30).
+	Wait *int `form:"wait,omitempty" json:"wait,omitempty"`
+
+	// Type Only events of these types (repeat the parameter or separate with commas).
+	Type *[]EventType `form:"type,omitempty" json:"type,omitempty"`
+}
+
+// RedeliverEventParams defines parameters for RedeliverEvent.
+type RedeliverEventParams struct {
+	// IdempotencyKey Makes the POST safe to retry: the first response to this key (per API client, kept 24 hours) is replayed to a repeat with the same method, path and body. Another body with the same key is 422 `idempotency_key_reused`; a repeat while the first request runs is 409 `idempotency_key_in_use`.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // ListSubmissionsParams defines parameters for ListSubmissions.
@@ -2520,6 +2629,30 @@ type ListSubmissionsParams struct {
 	CreatedAtLt *time.Time `form:"created_at_lt,omitempty" json:"created_at_lt,omitempty"`
 }
 
+// CreateSubmissionParams defines parameters for CreateSubmission.
+type CreateSubmissionParams struct {
+	// IdempotencyKey Makes the POST safe to retry: the first response to this key (per API client, kept 24 hours) is replayed to a repeat with the same method, path and body. Another body with the same key is 422 `idempotency_key_reused`; a repeat while the first request runs is 409 `idempotency_key_in_use`.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// CancelSubmissionParams defines parameters for CancelSubmission.
+type CancelSubmissionParams struct {
+	// IdempotencyKey Makes the POST safe to retry: the first response to this key (per API client, kept 24 hours) is replayed to a repeat with the same method, path and body. Another body with the same key is 422 `idempotency_key_reused`; a repeat while the first request runs is 409 `idempotency_key_in_use`.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// CreateSlotUploadParams defines parameters for CreateSlotUpload.
+type CreateSlotUploadParams struct {
+	// IdempotencyKey Makes the POST safe to retry: the first response to this key (per API client, kept 24 hours) is replayed to a repeat with the same method, path and body. Another body with the same key is 422 `idempotency_key_reused`; a repeat while the first request runs is 409 `idempotency_key_in_use`.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// StartEvaluationParams defines parameters for StartEvaluation.
+type StartEvaluationParams struct {
+	// IdempotencyKey Makes the POST safe to retry: the first response to this key (per API client, kept 24 hours) is replayed to a repeat with the same method, path and body. Another body with the same key is 422 `idempotency_key_reused`; a repeat while the first request runs is 409 `idempotency_key_in_use`.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // ListUploadsParams defines parameters for ListUploads.
 type ListUploadsParams struct {
 	// Limit Page size, default 50. Values above 100 are clamped to 100; below 1 or not an integer is 422 `invalid_field` with `param` `limit`.
@@ -2527,6 +2660,12 @@ type ListUploadsParams struct {
 
 	// Cursor Opaque cursor: the `next_cursor` of the previous page. Omit it for the first page. A cursor that does not decode is 422 `invalid_field` with `param` `cursor`.
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// CreateUploadParams defines parameters for CreateUpload.
+type CreateUploadParams struct {
+	// IdempotencyKey Makes the POST safe to retry: the first response to this key (per API client, kept 24 hours) is replayed to a repeat with the same method, path and body. Another body with the same key is 422 `idempotency_key_reused`; a repeat while the first request runs is 409 `idempotency_key_in_use`.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // ListTemplatesParams defines parameters for ListTemplates.
@@ -2538,6 +2677,18 @@ type ListTemplatesParams struct {
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 }
 
+// CreateTemplateParams defines parameters for CreateTemplate.
+type CreateTemplateParams struct {
+	// IdempotencyKey Makes the POST safe to retry: the first response to this key (per API client, kept 24 hours) is replayed to a repeat with the same method, path and body. Another body with the same key is 422 `idempotency_key_reused`; a repeat while the first request runs is 409 `idempotency_key_in_use`.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// DuplicateTemplateParams defines parameters for DuplicateTemplate.
+type DuplicateTemplateParams struct {
+	// IdempotencyKey Makes the POST safe to retry: the first response to this key (per API client, kept 24 hours) is replayed to a repeat with the same method, path and body. Another body with the same key is 422 `idempotency_key_reused`; a repeat while the first request runs is 409 `idempotency_key_in_use`.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // ListWebhookEndpointsParams defines parameters for ListWebhookEndpoints.
 type ListWebhookEndpointsParams struct {
 	// Limit Page size, default 50. Values above 100 are clamped to 100; below 1 or not an integer is 422 `invalid_field` with `param` `limit`.
@@ -2545,6 +2696,24 @@ type ListWebhookEndpointsParams struct {
 
 	// Cursor Opaque cursor: the `next_cursor` of the previous page. Omit it for the first page. A cursor that does not decode is 422 `invalid_field` with `param` `cursor`.
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// CreateWebhookEndpointParams defines parameters for CreateWebhookEndpoint.
+type CreateWebhookEndpointParams struct {
+	// IdempotencyKey Makes the POST safe to retry: the first response to this key (per API client, kept 24 hours) is replayed to a repeat with the same method, path and body. Another body with the same key is 422 `idempotency_key_reused`; a repeat while the first request runs is 409 `idempotency_key_in_use`.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// RotateWebhookEndpointSecretParams defines parameters for RotateWebhookEndpointSecret.
+type RotateWebhookEndpointSecretParams struct {
+	// IdempotencyKey Makes the POST safe to retry: the first response to this key (per API client, kept 24 hours) is replayed to a repeat with the same method, path and body. Another body with the same key is 422 `idempotency_key_reused`; a repeat while the first request runs is 409 `idempotency_key_in_use`.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// TestWebhookEndpointParams defines parameters for TestWebhookEndpoint.
+type TestWebhookEndpointParams struct {
+	// IdempotencyKey Makes the POST safe to retry: the first response to this key (per API client, kept 24 hours) is replayed to a repeat with the same method, path and body. Another body with the same key is 422 `idempotency_key_reused`; a repeat while the first request runs is 409 `idempotency_key_in_use`.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // EventDeliveryParams defines parameters for EventDelivery.
@@ -2888,6 +3057,40 @@ func (t *WebhookEvent) MergeDocumentSlotUpdatedEvent(v DocumentSlotUpdatedEvent)
 	return err
 }
 
+// AsWebhookEndpointTestEvent returns the union data inside the WebhookEvent as a WebhookEndpointTestEvent
+func (t WebhookEvent) AsWebhookEndpointTestEvent() (WebhookEndpointTestEvent, error) {
+	var body WebhookEndpointTestEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromWebhookEndpointTestEvent overwrites any union data inside the WebhookEvent as the provided WebhookEndpointTestEvent
+func (t *WebhookEvent) FromWebhookEndpointTestEvent(v WebhookEndpointTestEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"webhook_endpoint.test"}`))
+	t.union = b
+	return err
+}
+
+// MergeWebhookEndpointTestEvent performs a merge with any union data inside the WebhookEvent, using the provided WebhookEndpointTestEvent
+func (t *WebhookEvent) MergeWebhookEndpointTestEvent(v WebhookEndpointTestEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"webhook_endpoint.test"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
 func (t WebhookEvent) Discriminator() (string, error) {
 	var discriminator struct {
 		Discriminator string `json:"type"`
@@ -2918,6 +3121,8 @@ func (t WebhookEvent) ValueByDiscriminator() (interface{}, error) {
 		return t.AsFileFailedEvent()
 	case "file.ready":
 		return t.AsFileReadyEvent()
+	case "webhook_endpoint.test":
+		return t.AsWebhookEndpointTestEvent()
 	default:
 		return nil, errors.New("unknown discriminator value: " + discriminator)
 	}
@@ -3029,7 +3234,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /v1/checks (the `CreateCheck` operationId).
-	CreateCheckWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateCheckWithBody(ctx context.Context, params *CreateCheckParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreateCheck Create a custom check
 	//
@@ -3046,7 +3251,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /v1/checks (the `CreateCheck` operationId).
-	CreateCheck(ctx context.Context, body CreateCheckJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateCheck(ctx context.Context, params *CreateCheckParams, body CreateCheckJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// DeleteCheck Archive a custom check
 	//
@@ -3115,7 +3320,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /v1/data_fields (the `CreateDataField` operationId).
-	CreateDataFieldWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateDataFieldWithBody(ctx context.Context, params *CreateDataFieldParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreateDataField Create a custom data field
 	//
@@ -3130,7 +3335,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /v1/data_fields (the `CreateDataField` operationId).
-	CreateDataField(ctx context.Context, body CreateDataFieldJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateDataField(ctx context.Context, params *CreateDataFieldParams, body CreateDataFieldJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// DeleteDataField Archive a custom data field
 	//
@@ -3198,7 +3403,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /v1/document_types (the `CreateDocumentType` operationId).
-	CreateDocumentTypeWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateDocumentTypeWithBody(ctx context.Context, params *CreateDocumentTypeParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreateDocumentType Create a custom document type
 	//
@@ -3212,7 +3417,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /v1/document_types (the `CreateDocumentType` operationId).
-	CreateDocumentType(ctx context.Context, body CreateDocumentTypeJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateDocumentType(ctx context.Context, params *CreateDocumentTypeParams, body CreateDocumentTypeJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// DeleteDocumentType Archive a custom document type
 	//
@@ -3268,6 +3473,27 @@ type ClientInterface interface {
 	// Corresponds with GET /v1/events (the `ListEvents` operationId).
 	ListEvents(ctx context.Context, params *ListEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ListEventFeed Read the event stream forward
+	//
+	// The client's events oldest first, from a position on: the way to follow events
+	// without a webhook endpoint (for example `doceval listen` on a laptop that the
+	// service cannot reach).
+	//
+	// - Without `after`, the feed starts at the current end: `data` is empty and
+	//   `next_cursor` is the position to read from next. With `from_start=true` it starts
+	//   at the oldest retained event (30 days).
+	// - `next_cursor` is never null: it is where the next read continues, whether or not
+	//   this page had events. Store it and pass it as `after`; nothing is skipped or
+	//   repeated across reads, reconnects and restarts, even when events commit out of
+	//   order (an event appears once every transaction that began before it has ended).
+	// - `wait` (seconds, up to 30) holds the request open until an event arrives or the
+	//   time is up (long polling); 0 answers at once.
+	// - A cursor older than the retention (30 days) is 422 `invalid_field` with `param`
+	//   `after`: start again without it.
+	//
+	// Corresponds with GET /v1/events/feed (the `ListEventFeed` operationId).
+	ListEventFeed(ctx context.Context, params *ListEventFeedParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetEvent Get an event with its deliveries
 	//
 	// Returns the event envelope plus `deliveries[]`, one per webhook endpoint the event was routed to, each with its full attempt history. Deliveries of deleted endpoints stay readable. Events older than the retention (30 days) answer 404 `not_found`.
@@ -3289,7 +3515,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /v1/events/{event_id}/redeliver (the `RedeliverEvent` operationId).
-	RedeliverEventWithBody(ctx context.Context, eventId EventIdParam, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	RedeliverEventWithBody(ctx context.Context, eventId EventIdParam, params *RedeliverEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// RedeliverEvent Redeliver an event
 	//
@@ -3305,7 +3531,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /v1/events/{event_id}/redeliver (the `RedeliverEvent` operationId).
-	RedeliverEvent(ctx context.Context, eventId EventIdParam, body RedeliverEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	RedeliverEvent(ctx context.Context, eventId EventIdParam, params *RedeliverEventParams, body RedeliverEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListSubmissions List submissions
 	//
@@ -3342,7 +3568,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /v1/submissions (the `CreateSubmission` operationId).
-	CreateSubmissionWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateSubmissionWithBody(ctx context.Context, params *CreateSubmissionParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreateSubmission Create a submission
 	//
@@ -3372,7 +3598,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /v1/submissions (the `CreateSubmission` operationId).
-	CreateSubmission(ctx context.Context, body CreateSubmissionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateSubmission(ctx context.Context, params *CreateSubmissionParams, body CreateSubmissionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// DeleteSubmission Delete a submission
 	//
@@ -3434,7 +3660,7 @@ type ClientInterface interface {
 	// - During the purge of a deleted submission: 409 `partner_data_purge_in_progress`.
 	//
 	// Corresponds with POST /v1/submissions/{submission_id}/cancel (the `CancelSubmission` operationId).
-	CancelSubmission(ctx context.Context, submissionId SubmissionId, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CancelSubmission(ctx context.Context, submissionId SubmissionId, params *CancelSubmissionParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreateSlotUploadWithBody Upload a document into a slot
 	//
@@ -3455,7 +3681,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /v1/submissions/{submission_id}/document-slots/{slot_id}/files (the `CreateSlotUpload` operationId).
-	CreateSlotUploadWithBody(ctx context.Context, submissionId SubmissionId, slotId SlotId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateSlotUploadWithBody(ctx context.Context, submissionId SubmissionId, slotId SlotId, params *CreateSlotUploadParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// StartEvaluation Start an evaluation
 	//
@@ -3473,7 +3699,7 @@ type ClientInterface interface {
 	//   `partner_data_purge_in_progress`.
 	//
 	// Corresponds with POST /v1/submissions/{submission_id}/evaluations (the `StartEvaluation` operationId).
-	StartEvaluation(ctx context.Context, submissionId SubmissionId, reqEditors ...RequestEditorFn) (*http.Response, error)
+	StartEvaluation(ctx context.Context, submissionId SubmissionId, params *StartEvaluationParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetEvaluation Get an evaluation
 	//
@@ -3527,7 +3753,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /v1/submissions/{submission_id}/files (the `CreateUpload` operationId).
-	CreateUploadWithBody(ctx context.Context, submissionId SubmissionId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateUploadWithBody(ctx context.Context, submissionId SubmissionId, params *CreateUploadParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// DeleteUpload Delete an upload
 	//
@@ -3615,7 +3841,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /v1/templates (the `CreateTemplate` operationId).
-	CreateTemplateWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateTemplateWithBody(ctx context.Context, params *CreateTemplateParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreateTemplate Create a custom template
 	//
@@ -3631,7 +3857,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /v1/templates (the `CreateTemplate` operationId).
-	CreateTemplate(ctx context.Context, body CreateTemplateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateTemplate(ctx context.Context, params *CreateTemplateParams, body CreateTemplateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// DeleteTemplate Archive a custom template
 	//
@@ -3799,7 +4025,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /v1/templates/{template_id}/duplicate (the `DuplicateTemplate` operationId).
-	DuplicateTemplateWithBody(ctx context.Context, templateId TemplateId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	DuplicateTemplateWithBody(ctx context.Context, templateId TemplateId, params *DuplicateTemplateParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// DuplicateTemplate Duplicate a template
 	//
@@ -3808,7 +4034,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /v1/templates/{template_id}/duplicate (the `DuplicateTemplate` operationId).
-	DuplicateTemplate(ctx context.Context, templateId TemplateId, body DuplicateTemplateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	DuplicateTemplate(ctx context.Context, templateId TemplateId, params *DuplicateTemplateParams, body DuplicateTemplateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListWebhookEndpoints List webhook endpoints
 	//
@@ -3840,7 +4066,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /v1/webhook_endpoints (the `CreateWebhookEndpoint` operationId).
-	CreateWebhookEndpointWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateWebhookEndpointWithBody(ctx context.Context, params *CreateWebhookEndpointParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreateWebhookEndpoint Create a webhook endpoint
 	//
@@ -3865,7 +4091,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /v1/webhook_endpoints (the `CreateWebhookEndpoint` operationId).
-	CreateWebhookEndpoint(ctx context.Context, body CreateWebhookEndpointJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateWebhookEndpoint(ctx context.Context, params *CreateWebhookEndpointParams, body CreateWebhookEndpointJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// DeleteWebhookEndpoint Delete a webhook endpoint
 	//
@@ -3926,7 +4152,14 @@ type ClientInterface interface {
 	// Rotating again inside that window expires the previous secret at once. No body.
 	//
 	// Corresponds with POST /v1/webhook_endpoints/{endpoint_id}/secret/rotations (the `RotateWebhookEndpointSecret` operationId).
-	RotateWebhookEndpointSecret(ctx context.Context, endpointId EndpointId, reqEditors ...RequestEditorFn) (*http.Response, error)
+	RotateWebhookEndpointSecret(ctx context.Context, endpointId EndpointId, params *RotateWebhookEndpointSecretParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// TestWebhookEndpoint Send a test event to one endpoint
+	//
+	// Emits a `webhook_endpoint.test` event and delivers it to this endpoint only, signed like every delivery, whatever the endpoint's `events` filter (a disabled endpoint is 422 `invalid_field`, `param` `endpoint_id`). Use it to check a receiver. The event is in the event log like any other, with its delivery and attempts (GET /v1/events/{event_id}); other endpoints never receive it.
+	//
+	// Corresponds with POST /v1/webhook_endpoints/{endpoint_id}/test (the `TestWebhookEndpoint` operationId).
+	TestWebhookEndpoint(ctx context.Context, endpointId EndpointId, params *TestWebhookEndpointParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 }
 
 // ListChecks List checks
@@ -3961,8 +4194,8 @@ func (c *Client) ListChecks(ctx context.Context, params *ListChecksParams, reqEd
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /v1/checks (the `CreateCheck` operationId).
-func (c *Client) CreateCheckWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateCheckRequestWithBody(c.Server, contentType, body)
+func (c *Client) CreateCheckWithBody(ctx context.Context, params *CreateCheckParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateCheckRequestWithBody(c.Server, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -3988,8 +4221,8 @@ func (c *Client) CreateCheckWithBody(ctx context.Context, contentType string, bo
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /v1/checks (the `CreateCheck` operationId).
-func (c *Client) CreateCheck(ctx context.Context, body CreateCheckJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateCheckRequest(c.Server, body)
+func (c *Client) CreateCheck(ctx context.Context, params *CreateCheckParams, body CreateCheckJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateCheckRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -4117,8 +4350,8 @@ func (c *Client) ListDataFields(ctx context.Context, params *ListDataFieldsParam
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /v1/data_fields (the `CreateDataField` operationId).
-func (c *Client) CreateDataFieldWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateDataFieldRequestWithBody(c.Server, contentType, body)
+func (c *Client) CreateDataFieldWithBody(ctx context.Context, params *CreateDataFieldParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateDataFieldRequestWithBody(c.Server, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -4142,8 +4375,8 @@ func (c *Client) CreateDataFieldWithBody(ctx context.Context, contentType string
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /v1/data_fields (the `CreateDataField` operationId).
-func (c *Client) CreateDataField(ctx context.Context, body CreateDataFieldJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateDataFieldRequest(c.Server, body)
+func (c *Client) CreateDataField(ctx context.Context, params *CreateDataFieldParams, body CreateDataFieldJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateDataFieldRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -4270,8 +4503,8 @@ func (c *Client) ListDocumentTypes(ctx context.Context, params *ListDocumentType
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /v1/document_types (the `CreateDocumentType` operationId).
-func (c *Client) CreateDocumentTypeWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateDocumentTypeRequestWithBody(c.Server, contentType, body)
+func (c *Client) CreateDocumentTypeWithBody(ctx context.Context, params *CreateDocumentTypeParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateDocumentTypeRequestWithBody(c.Server, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -4294,8 +4527,8 @@ func (c *Client) CreateDocumentTypeWithBody(ctx context.Context, contentType str
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /v1/document_types (the `CreateDocumentType` operationId).
-func (c *Client) CreateDocumentType(ctx context.Context, body CreateDocumentTypeJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateDocumentTypeRequest(c.Server, body)
+func (c *Client) CreateDocumentType(ctx context.Context, params *CreateDocumentTypeParams, body CreateDocumentTypeJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateDocumentTypeRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -4410,6 +4643,37 @@ func (c *Client) ListEvents(ctx context.Context, params *ListEventsParams, reqEd
 	return c.Client.Do(req)
 }
 
+// ListEventFeed Read the event stream forward
+//
+// The client's events oldest first, from a position on: the way to follow events
+// without a webhook endpoint (for example `doceval listen` on a laptop that the
+// service cannot reach).
+//
+//   - Without `after`, the feed starts at the current end: `data` is empty and
+//     `next_cursor` is the position to read from next. With `from_start=true` it starts
+//     at the oldest retained event (30 days).
+//   - `next_cursor` is never null: it is where the next read continues, whether or not
+//     this page had events. Store it and pass it as `after`; nothing is skipped or
+//     repeated across reads, reconnects and restarts, even when events commit out of
+//     order (an event appears once every transaction that began before it has ended).
+//   - `wait` (seconds, up to 30) holds the request open until an event arrives or the
+//     time is up (long polling); 0 answers at once.
+//   - A cursor older than the retention (30 days) is 422 `invalid_field` with `param`
+//     `after`: start again without it.
+//
+// Corresponds with GET /v1/events/feed (the `ListEventFeed` operationId).
+func (c *Client) ListEventFeed(ctx context.Context, params *ListEventFeedParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListEventFeedRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // GetEvent Get an event with its deliveries
 //
 // Returns the event envelope plus `deliveries[]`, one per webhook endpoint the event was routed to, each with its full attempt history. Deliveries of deleted endpoints stay readable. Events older than the retention (30 days) answer 404 `not_found`.
@@ -4441,8 +4705,8 @@ func (c *Client) GetEvent(ctx context.Context, eventId EventIdParam, reqEditors 
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /v1/events/{event_id}/redeliver (the `RedeliverEvent` operationId).
-func (c *Client) RedeliverEventWithBody(ctx context.Context, eventId EventIdParam, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewRedeliverEventRequestWithBody(c.Server, eventId, contentType, body)
+func (c *Client) RedeliverEventWithBody(ctx context.Context, eventId EventIdParam, params *RedeliverEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRedeliverEventRequestWithBody(c.Server, eventId, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -4467,8 +4731,8 @@ func (c *Client) RedeliverEventWithBody(ctx context.Context, eventId EventIdPara
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /v1/events/{event_id}/redeliver (the `RedeliverEvent` operationId).
-func (c *Client) RedeliverEvent(ctx context.Context, eventId EventIdParam, body RedeliverEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewRedeliverEventRequest(c.Server, eventId, body)
+func (c *Client) RedeliverEvent(ctx context.Context, eventId EventIdParam, params *RedeliverEventParams, body RedeliverEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRedeliverEventRequest(c.Server, eventId, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -4524,8 +4788,8 @@ func (c *Client) ListSubmissions(ctx context.Context, params *ListSubmissionsPar
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /v1/submissions (the `CreateSubmission` operationId).
-func (c *Client) CreateSubmissionWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateSubmissionRequestWithBody(c.Server, contentType, body)
+func (c *Client) CreateSubmissionWithBody(ctx context.Context, params *CreateSubmissionParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateSubmissionRequestWithBody(c.Server, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -4564,8 +4828,8 @@ func (c *Client) CreateSubmissionWithBody(ctx context.Context, contentType strin
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /v1/submissions (the `CreateSubmission` operationId).
-func (c *Client) CreateSubmission(ctx context.Context, body CreateSubmissionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateSubmissionRequest(c.Server, body)
+func (c *Client) CreateSubmission(ctx context.Context, params *CreateSubmissionParams, body CreateSubmissionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateSubmissionRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -4676,8 +4940,8 @@ func (c *Client) UpdateSubmission(ctx context.Context, submissionId SubmissionId
 //   - During the purge of a deleted submission: 409 `partner_data_purge_in_progress`.
 //
 // Corresponds with POST /v1/submissions/{submission_id}/cancel (the `CancelSubmission` operationId).
-func (c *Client) CancelSubmission(ctx context.Context, submissionId SubmissionId, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCancelSubmissionRequest(c.Server, submissionId)
+func (c *Client) CancelSubmission(ctx context.Context, submissionId SubmissionId, params *CancelSubmissionParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCancelSubmissionRequest(c.Server, submissionId, params)
 	if err != nil {
 		return nil, err
 	}
@@ -4707,8 +4971,8 @@ func (c *Client) CancelSubmission(ctx context.Context, submissionId SubmissionId
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /v1/submissions/{submission_id}/document-slots/{slot_id}/files (the `CreateSlotUpload` operationId).
-func (c *Client) CreateSlotUploadWithBody(ctx context.Context, submissionId SubmissionId, slotId SlotId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateSlotUploadRequestWithBody(c.Server, submissionId, slotId, contentType, body)
+func (c *Client) CreateSlotUploadWithBody(ctx context.Context, submissionId SubmissionId, slotId SlotId, params *CreateSlotUploadParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateSlotUploadRequestWithBody(c.Server, submissionId, slotId, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -4735,8 +4999,8 @@ func (c *Client) CreateSlotUploadWithBody(ctx context.Context, submissionId Subm
 //     `partner_data_purge_in_progress`.
 //
 // Corresponds with POST /v1/submissions/{submission_id}/evaluations (the `StartEvaluation` operationId).
-func (c *Client) StartEvaluation(ctx context.Context, submissionId SubmissionId, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewStartEvaluationRequest(c.Server, submissionId)
+func (c *Client) StartEvaluation(ctx context.Context, submissionId SubmissionId, params *StartEvaluationParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewStartEvaluationRequest(c.Server, submissionId, params)
 	if err != nil {
 		return nil, err
 	}
@@ -4819,8 +5083,8 @@ func (c *Client) ListUploads(ctx context.Context, submissionId SubmissionId, par
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /v1/submissions/{submission_id}/files (the `CreateUpload` operationId).
-func (c *Client) CreateUploadWithBody(ctx context.Context, submissionId SubmissionId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateUploadRequestWithBody(c.Server, submissionId, contentType, body)
+func (c *Client) CreateUploadWithBody(ctx context.Context, submissionId SubmissionId, params *CreateUploadParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateUploadRequestWithBody(c.Server, submissionId, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -4967,8 +5231,8 @@ func (c *Client) ListTemplates(ctx context.Context, params *ListTemplatesParams,
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /v1/templates (the `CreateTemplate` operationId).
-func (c *Client) CreateTemplateWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateTemplateRequestWithBody(c.Server, contentType, body)
+func (c *Client) CreateTemplateWithBody(ctx context.Context, params *CreateTemplateParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateTemplateRequestWithBody(c.Server, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -4993,8 +5257,8 @@ func (c *Client) CreateTemplateWithBody(ctx context.Context, contentType string,
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /v1/templates (the `CreateTemplate` operationId).
-func (c *Client) CreateTemplate(ctx context.Context, body CreateTemplateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateTemplateRequest(c.Server, body)
+func (c *Client) CreateTemplate(ctx context.Context, params *CreateTemplateParams, body CreateTemplateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateTemplateRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -5271,8 +5535,8 @@ func (c *Client) ReplaceTemplateDocumentRequirements(ctx context.Context, templa
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /v1/templates/{template_id}/duplicate (the `DuplicateTemplate` operationId).
-func (c *Client) DuplicateTemplateWithBody(ctx context.Context, templateId TemplateId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewDuplicateTemplateRequestWithBody(c.Server, templateId, contentType, body)
+func (c *Client) DuplicateTemplateWithBody(ctx context.Context, templateId TemplateId, params *DuplicateTemplateParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDuplicateTemplateRequestWithBody(c.Server, templateId, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -5290,8 +5554,8 @@ func (c *Client) DuplicateTemplateWithBody(ctx context.Context, templateId Templ
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /v1/templates/{template_id}/duplicate (the `DuplicateTemplate` operationId).
-func (c *Client) DuplicateTemplate(ctx context.Context, templateId TemplateId, body DuplicateTemplateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewDuplicateTemplateRequest(c.Server, templateId, body)
+func (c *Client) DuplicateTemplate(ctx context.Context, templateId TemplateId, params *DuplicateTemplateParams, body DuplicateTemplateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDuplicateTemplateRequest(c.Server, templateId, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -5342,8 +5606,8 @@ func (c *Client) ListWebhookEndpoints(ctx context.Context, params *ListWebhookEn
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /v1/webhook_endpoints (the `CreateWebhookEndpoint` operationId).
-func (c *Client) CreateWebhookEndpointWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateWebhookEndpointRequestWithBody(c.Server, contentType, body)
+func (c *Client) CreateWebhookEndpointWithBody(ctx context.Context, params *CreateWebhookEndpointParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateWebhookEndpointRequestWithBody(c.Server, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -5377,8 +5641,8 @@ func (c *Client) CreateWebhookEndpointWithBody(ctx context.Context, contentType 
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /v1/webhook_endpoints (the `CreateWebhookEndpoint` operationId).
-func (c *Client) CreateWebhookEndpoint(ctx context.Context, body CreateWebhookEndpointJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateWebhookEndpointRequest(c.Server, body)
+func (c *Client) CreateWebhookEndpoint(ctx context.Context, params *CreateWebhookEndpointParams, body CreateWebhookEndpointJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateWebhookEndpointRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -5488,8 +5752,25 @@ func (c *Client) UpdateWebhookEndpoint(ctx context.Context, endpointId EndpointI
 // Rotating again inside that window expires the previous secret at once. No body.
 //
 // Corresponds with POST /v1/webhook_endpoints/{endpoint_id}/secret/rotations (the `RotateWebhookEndpointSecret` operationId).
-func (c *Client) RotateWebhookEndpointSecret(ctx context.Context, endpointId EndpointId, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewRotateWebhookEndpointSecretRequest(c.Server, endpointId)
+func (c *Client) RotateWebhookEndpointSecret(ctx context.Context, endpointId EndpointId, params *RotateWebhookEndpointSecretParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRotateWebhookEndpointSecretRequest(c.Server, endpointId, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// TestWebhookEndpoint Send a test event to one endpoint
+//
+// Emits a `webhook_endpoint.test` event and delivers it to this endpoint only, signed like every delivery, whatever the endpoint's `events` filter (a disabled endpoint is 422 `invalid_field`, `param` `endpoint_id`). Use it to check a receiver. The event is in the event log like any other, with its delivery and attempts (GET /v1/events/{event_id}); other endpoints never receive it.
+//
+// Corresponds with POST /v1/webhook_endpoints/{endpoint_id}/test (the `TestWebhookEndpoint` operationId).
+func (c *Client) TestWebhookEndpoint(ctx context.Context, endpointId EndpointId, params *TestWebhookEndpointParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewTestWebhookEndpointRequest(c.Server, endpointId, params)
 	if err != nil {
 		return nil, err
 	}
@@ -5567,18 +5848,18 @@ func NewListChecksRequest(server string, params *ListChecksParams) (*http.Reques
 }
 
 // NewCreateCheckRequest calls the generic CreateCheck builder with application/json body
-func NewCreateCheckRequest(server string, body CreateCheckJSONRequestBody) (*http.Request, error) {
+func NewCreateCheckRequest(server string, params *CreateCheckParams, body CreateCheckJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewCreateCheckRequestWithBody(server, "application/json", bodyReader)
+	return NewCreateCheckRequestWithBody(server, params, "application/json", bodyReader)
 }
 
 // NewCreateCheckRequestWithBody constructs an http.Request for the CreateCheck method, with any body, and a specified content type
-func NewCreateCheckRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+func NewCreateCheckRequestWithBody(server string, params *CreateCheckParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -5602,6 +5883,21 @@ func NewCreateCheckRequestWithBody(server string, contentType string, body io.Re
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -5788,18 +6084,18 @@ func NewListDataFieldsRequest(server string, params *ListDataFieldsParams) (*htt
 }
 
 // NewCreateDataFieldRequest calls the generic CreateDataField builder with application/json body
-func NewCreateDataFieldRequest(server string, body CreateDataFieldJSONRequestBody) (*http.Request, error) {
+func NewCreateDataFieldRequest(server string, params *CreateDataFieldParams, body CreateDataFieldJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewCreateDataFieldRequestWithBody(server, "application/json", bodyReader)
+	return NewCreateDataFieldRequestWithBody(server, params, "application/json", bodyReader)
 }
 
 // NewCreateDataFieldRequestWithBody constructs an http.Request for the CreateDataField method, with any body, and a specified content type
-func NewCreateDataFieldRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+func NewCreateDataFieldRequestWithBody(server string, params *CreateDataFieldParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -5823,6 +6119,21 @@ func NewCreateDataFieldRequestWithBody(server string, contentType string, body i
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -6009,18 +6320,18 @@ func NewListDocumentTypesRequest(server string, params *ListDocumentTypesParams)
 }
 
 // NewCreateDocumentTypeRequest calls the generic CreateDocumentType builder with application/json body
-func NewCreateDocumentTypeRequest(server string, body CreateDocumentTypeJSONRequestBody) (*http.Request, error) {
+func NewCreateDocumentTypeRequest(server string, params *CreateDocumentTypeParams, body CreateDocumentTypeJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewCreateDocumentTypeRequestWithBody(server, "application/json", bodyReader)
+	return NewCreateDocumentTypeRequestWithBody(server, params, "application/json", bodyReader)
 }
 
 // NewCreateDocumentTypeRequestWithBody constructs an http.Request for the CreateDocumentType method, with any body, and a specified content type
-func NewCreateDocumentTypeRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+func NewCreateDocumentTypeRequestWithBody(server string, params *CreateDocumentTypeParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -6044,6 +6355,21 @@ func NewCreateDocumentTypeRequestWithBody(server string, contentType string, bod
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -6253,6 +6579,108 @@ func NewListEventsRequest(server string, params *ListEventsParams) (*http.Reques
 	return req, nil
 }
 
+// NewListEventFeedRequest constructs an http.Request for the ListEventFeed method
+func NewListEventFeedRequest(server string, params *ListEventFeedParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/events/feed")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.After != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "after", *params.After, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FromStart != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "from_start", *params.FromStart, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Wait != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "wait", *params.Wait, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Type != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "type", *params.Type, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewGetEventRequest constructs an http.Request for the GetEvent method
 func NewGetEventRequest(server string, eventId EventIdParam) (*http.Request, error) {
 	var err error
@@ -6288,18 +6716,18 @@ func NewGetEventRequest(server string, eventId EventIdParam) (*http.Request, err
 }
 
 // NewRedeliverEventRequest calls the generic RedeliverEvent builder with application/json body
-func NewRedeliverEventRequest(server string, eventId EventIdParam, body RedeliverEventJSONRequestBody) (*http.Request, error) {
+func NewRedeliverEventRequest(server string, eventId EventIdParam, params *RedeliverEventParams, body RedeliverEventJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewRedeliverEventRequestWithBody(server, eventId, "application/json", bodyReader)
+	return NewRedeliverEventRequestWithBody(server, eventId, params, "application/json", bodyReader)
 }
 
 // NewRedeliverEventRequestWithBody constructs an http.Request for the RedeliverEvent method, with any body, and a specified content type
-func NewRedeliverEventRequestWithBody(server string, eventId EventIdParam, contentType string, body io.Reader) (*http.Request, error) {
+func NewRedeliverEventRequestWithBody(server string, eventId EventIdParam, params *RedeliverEventParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -6330,6 +6758,21 @@ func NewRedeliverEventRequestWithBody(server string, eventId EventIdParam, conte
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -6461,18 +6904,18 @@ func NewListSubmissionsRequest(server string, params *ListSubmissionsParams) (*h
 }
 
 // NewCreateSubmissionRequest calls the generic CreateSubmission builder with application/json body
-func NewCreateSubmissionRequest(server string, body CreateSubmissionJSONRequestBody) (*http.Request, error) {
+func NewCreateSubmissionRequest(server string, params *CreateSubmissionParams, body CreateSubmissionJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewCreateSubmissionRequestWithBody(server, "application/json", bodyReader)
+	return NewCreateSubmissionRequestWithBody(server, params, "application/json", bodyReader)
 }
 
 // NewCreateSubmissionRequestWithBody constructs an http.Request for the CreateSubmission method, with any body, and a specified content type
-func NewCreateSubmissionRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+func NewCreateSubmissionRequestWithBody(server string, params *CreateSubmissionParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -6496,6 +6939,21 @@ func NewCreateSubmissionRequestWithBody(server string, contentType string, body 
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -6616,7 +7074,7 @@ func NewUpdateSubmissionRequestWithBody(server string, submissionId SubmissionId
 }
 
 // NewCancelSubmissionRequest constructs an http.Request for the CancelSubmission method
-func NewCancelSubmissionRequest(server string, submissionId SubmissionId) (*http.Request, error) {
+func NewCancelSubmissionRequest(server string, submissionId SubmissionId, params *CancelSubmissionParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -6646,11 +7104,26 @@ func NewCancelSubmissionRequest(server string, submissionId SubmissionId) (*http
 		return nil, err
 	}
 
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
 	return req, nil
 }
 
 // NewCreateSlotUploadRequestWithBody constructs an http.Request for the CreateSlotUpload method, with any body, and a specified content type
-func NewCreateSlotUploadRequestWithBody(server string, submissionId SubmissionId, slotId SlotId, contentType string, body io.Reader) (*http.Request, error) {
+func NewCreateSlotUploadRequestWithBody(server string, submissionId SubmissionId, slotId SlotId, params *CreateSlotUploadParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -6689,11 +7162,26 @@ func NewCreateSlotUploadRequestWithBody(server string, submissionId SubmissionId
 
 	req.Header.Add("Content-Type", contentType)
 
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
 	return req, nil
 }
 
 // NewStartEvaluationRequest constructs an http.Request for the StartEvaluation method
-func NewStartEvaluationRequest(server string, submissionId SubmissionId) (*http.Request, error) {
+func NewStartEvaluationRequest(server string, submissionId SubmissionId, params *StartEvaluationParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -6721,6 +7209,21 @@ func NewStartEvaluationRequest(server string, submissionId SubmissionId) (*http.
 	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
 	}
 
 	return req, nil
@@ -6841,7 +7344,7 @@ func NewListUploadsRequest(server string, submissionId SubmissionId, params *Lis
 }
 
 // NewCreateUploadRequestWithBody constructs an http.Request for the CreateUpload method, with any body, and a specified content type
-func NewCreateUploadRequestWithBody(server string, submissionId SubmissionId, contentType string, body io.Reader) (*http.Request, error) {
+func NewCreateUploadRequestWithBody(server string, submissionId SubmissionId, params *CreateUploadParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -6872,6 +7375,21 @@ func NewCreateUploadRequestWithBody(server string, submissionId SubmissionId, co
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -7079,18 +7597,18 @@ func NewListTemplatesRequest(server string, params *ListTemplatesParams) (*http.
 }
 
 // NewCreateTemplateRequest calls the generic CreateTemplate builder with application/json body
-func NewCreateTemplateRequest(server string, body CreateTemplateJSONRequestBody) (*http.Request, error) {
+func NewCreateTemplateRequest(server string, params *CreateTemplateParams, body CreateTemplateJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewCreateTemplateRequestWithBody(server, "application/json", bodyReader)
+	return NewCreateTemplateRequestWithBody(server, params, "application/json", bodyReader)
 }
 
 // NewCreateTemplateRequestWithBody constructs an http.Request for the CreateTemplate method, with any body, and a specified content type
-func NewCreateTemplateRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+func NewCreateTemplateRequestWithBody(server string, params *CreateTemplateParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -7114,6 +7632,21 @@ func NewCreateTemplateRequestWithBody(server string, contentType string, body io
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -7375,18 +7908,18 @@ func NewReplaceTemplateDocumentRequirementsRequestWithBody(server string, templa
 }
 
 // NewDuplicateTemplateRequest calls the generic DuplicateTemplate builder with application/json body
-func NewDuplicateTemplateRequest(server string, templateId TemplateId, body DuplicateTemplateJSONRequestBody) (*http.Request, error) {
+func NewDuplicateTemplateRequest(server string, templateId TemplateId, params *DuplicateTemplateParams, body DuplicateTemplateJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewDuplicateTemplateRequestWithBody(server, templateId, "application/json", bodyReader)
+	return NewDuplicateTemplateRequestWithBody(server, templateId, params, "application/json", bodyReader)
 }
 
 // NewDuplicateTemplateRequestWithBody constructs an http.Request for the DuplicateTemplate method, with any body, and a specified content type
-func NewDuplicateTemplateRequestWithBody(server string, templateId TemplateId, contentType string, body io.Reader) (*http.Request, error) {
+func NewDuplicateTemplateRequestWithBody(server string, templateId TemplateId, params *DuplicateTemplateParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -7417,6 +7950,21 @@ func NewDuplicateTemplateRequestWithBody(server string, templateId TemplateId, c
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -7488,18 +8036,18 @@ func NewListWebhookEndpointsRequest(server string, params *ListWebhookEndpointsP
 }
 
 // NewCreateWebhookEndpointRequest calls the generic CreateWebhookEndpoint builder with application/json body
-func NewCreateWebhookEndpointRequest(server string, body CreateWebhookEndpointJSONRequestBody) (*http.Request, error) {
+func NewCreateWebhookEndpointRequest(server string, params *CreateWebhookEndpointParams, body CreateWebhookEndpointJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewCreateWebhookEndpointRequestWithBody(server, "application/json", bodyReader)
+	return NewCreateWebhookEndpointRequestWithBody(server, params, "application/json", bodyReader)
 }
 
 // NewCreateWebhookEndpointRequestWithBody constructs an http.Request for the CreateWebhookEndpoint method, with any body, and a specified content type
-func NewCreateWebhookEndpointRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+func NewCreateWebhookEndpointRequestWithBody(server string, params *CreateWebhookEndpointParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -7523,6 +8071,21 @@ func NewCreateWebhookEndpointRequestWithBody(server string, contentType string, 
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -7643,7 +8206,7 @@ func NewUpdateWebhookEndpointRequestWithBody(server string, endpointId EndpointI
 }
 
 // NewRotateWebhookEndpointSecretRequest constructs an http.Request for the RotateWebhookEndpointSecret method
-func NewRotateWebhookEndpointSecretRequest(server string, endpointId EndpointId) (*http.Request, error) {
+func NewRotateWebhookEndpointSecretRequest(server string, endpointId EndpointId, params *RotateWebhookEndpointSecretParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -7671,6 +8234,70 @@ func NewRotateWebhookEndpointSecretRequest(server string, endpointId EndpointId)
 	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewTestWebhookEndpointRequest constructs an http.Request for the TestWebhookEndpoint method
+func NewTestWebhookEndpointRequest(server string, endpointId EndpointId, params *TestWebhookEndpointParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "endpoint_id", endpointId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/webhook_endpoints/%s/test", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
 	}
 
 	return req, nil
@@ -7744,7 +8371,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /v1/checks (the `CreateCheck` operationId).
-	CreateCheckWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateCheckResponse, error)
+	CreateCheckWithBodyWithResponse(ctx context.Context, params *CreateCheckParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateCheckResponse, error)
 
 	// CreateCheckWithResponse Create a custom check
 	//
@@ -7761,7 +8388,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /v1/checks (the `CreateCheck` operationId).
-	CreateCheckWithResponse(ctx context.Context, body CreateCheckJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateCheckResponse, error)
+	CreateCheckWithResponse(ctx context.Context, params *CreateCheckParams, body CreateCheckJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateCheckResponse, error)
 
 	// DeleteCheckWithResponse Archive a custom check
 	//
@@ -7836,7 +8463,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /v1/data_fields (the `CreateDataField` operationId).
-	CreateDataFieldWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateDataFieldResponse, error)
+	CreateDataFieldWithBodyWithResponse(ctx context.Context, params *CreateDataFieldParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateDataFieldResponse, error)
 
 	// CreateDataFieldWithResponse Create a custom data field
 	//
@@ -7851,7 +8478,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /v1/data_fields (the `CreateDataField` operationId).
-	CreateDataFieldWithResponse(ctx context.Context, body CreateDataFieldJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateDataFieldResponse, error)
+	CreateDataFieldWithResponse(ctx context.Context, params *CreateDataFieldParams, body CreateDataFieldJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateDataFieldResponse, error)
 
 	// DeleteDataFieldWithResponse Archive a custom data field
 	//
@@ -7925,7 +8552,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /v1/document_types (the `CreateDocumentType` operationId).
-	CreateDocumentTypeWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateDocumentTypeResponse, error)
+	CreateDocumentTypeWithBodyWithResponse(ctx context.Context, params *CreateDocumentTypeParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateDocumentTypeResponse, error)
 
 	// CreateDocumentTypeWithResponse Create a custom document type
 	//
@@ -7939,7 +8566,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /v1/document_types (the `CreateDocumentType` operationId).
-	CreateDocumentTypeWithResponse(ctx context.Context, body CreateDocumentTypeJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateDocumentTypeResponse, error)
+	CreateDocumentTypeWithResponse(ctx context.Context, params *CreateDocumentTypeParams, body CreateDocumentTypeJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateDocumentTypeResponse, error)
 
 	// DeleteDocumentTypeWithResponse Archive a custom document type
 	//
@@ -8001,6 +8628,29 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /v1/events (the `ListEvents` operationId).
 	ListEventsWithResponse(ctx context.Context, params *ListEventsParams, reqEditors ...RequestEditorFn) (*ListEventsResponse, error)
 
+	// ListEventFeedWithResponse Read the event stream forward
+	//
+	// The client's events oldest first, from a position on: the way to follow events
+	// without a webhook endpoint (for example `doceval listen` on a laptop that the
+	// service cannot reach).
+	//
+	// - Without `after`, the feed starts at the current end: `data` is empty and
+	//   `next_cursor` is the position to read from next. With `from_start=true` it starts
+	//   at the oldest retained event (30 days).
+	// - `next_cursor` is never null: it is where the next read continues, whether or not
+	//   this page had events. Store it and pass it as `after`; nothing is skipped or
+	//   repeated across reads, reconnects and restarts, even when events commit out of
+	//   order (an event appears once every transaction that began before it has ended).
+	// - `wait` (seconds, up to 30) holds the request open until an event arrives or the
+	//   time is up (long polling); 0 answers at once.
+	// - A cursor older than the retention (30 days) is 422 `invalid_field` with `param`
+	//   `after`: start again without it.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/events/feed (the `ListEventFeed` operationId).
+	ListEventFeedWithResponse(ctx context.Context, params *ListEventFeedParams, reqEditors ...RequestEditorFn) (*ListEventFeedResponse, error)
+
 	// GetEventWithResponse Get an event with its deliveries
 	//
 	// Returns the event envelope plus `deliveries[]`, one per webhook endpoint the event was routed to, each with its full attempt history. Deliveries of deleted endpoints stay readable. Events older than the retention (30 days) answer 404 `not_found`.
@@ -8024,7 +8674,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /v1/events/{event_id}/redeliver (the `RedeliverEvent` operationId).
-	RedeliverEventWithBodyWithResponse(ctx context.Context, eventId EventIdParam, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RedeliverEventResponse, error)
+	RedeliverEventWithBodyWithResponse(ctx context.Context, eventId EventIdParam, params *RedeliverEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RedeliverEventResponse, error)
 
 	// RedeliverEventWithResponse Redeliver an event
 	//
@@ -8040,7 +8690,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /v1/events/{event_id}/redeliver (the `RedeliverEvent` operationId).
-	RedeliverEventWithResponse(ctx context.Context, eventId EventIdParam, body RedeliverEventJSONRequestBody, reqEditors ...RequestEditorFn) (*RedeliverEventResponse, error)
+	RedeliverEventWithResponse(ctx context.Context, eventId EventIdParam, params *RedeliverEventParams, body RedeliverEventJSONRequestBody, reqEditors ...RequestEditorFn) (*RedeliverEventResponse, error)
 
 	// ListSubmissionsWithResponse List submissions
 	//
@@ -8079,7 +8729,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /v1/submissions (the `CreateSubmission` operationId).
-	CreateSubmissionWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateSubmissionResponse, error)
+	CreateSubmissionWithBodyWithResponse(ctx context.Context, params *CreateSubmissionParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateSubmissionResponse, error)
 
 	// CreateSubmissionWithResponse Create a submission
 	//
@@ -8109,7 +8759,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /v1/submissions (the `CreateSubmission` operationId).
-	CreateSubmissionWithResponse(ctx context.Context, body CreateSubmissionJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateSubmissionResponse, error)
+	CreateSubmissionWithResponse(ctx context.Context, params *CreateSubmissionParams, body CreateSubmissionJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateSubmissionResponse, error)
 
 	// DeleteSubmissionWithResponse Delete a submission
 	//
@@ -8177,7 +8827,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /v1/submissions/{submission_id}/cancel (the `CancelSubmission` operationId).
-	CancelSubmissionWithResponse(ctx context.Context, submissionId SubmissionId, reqEditors ...RequestEditorFn) (*CancelSubmissionResponse, error)
+	CancelSubmissionWithResponse(ctx context.Context, submissionId SubmissionId, params *CancelSubmissionParams, reqEditors ...RequestEditorFn) (*CancelSubmissionResponse, error)
 
 	// CreateSlotUploadWithBodyWithResponse Upload a document into a slot
 	//
@@ -8198,7 +8848,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /v1/submissions/{submission_id}/document-slots/{slot_id}/files (the `CreateSlotUpload` operationId).
-	CreateSlotUploadWithBodyWithResponse(ctx context.Context, submissionId SubmissionId, slotId SlotId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateSlotUploadResponse, error)
+	CreateSlotUploadWithBodyWithResponse(ctx context.Context, submissionId SubmissionId, slotId SlotId, params *CreateSlotUploadParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateSlotUploadResponse, error)
 
 	// StartEvaluationWithResponse Start an evaluation
 	//
@@ -8218,7 +8868,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /v1/submissions/{submission_id}/evaluations (the `StartEvaluation` operationId).
-	StartEvaluationWithResponse(ctx context.Context, submissionId SubmissionId, reqEditors ...RequestEditorFn) (*StartEvaluationResponse, error)
+	StartEvaluationWithResponse(ctx context.Context, submissionId SubmissionId, params *StartEvaluationParams, reqEditors ...RequestEditorFn) (*StartEvaluationResponse, error)
 
 	// GetEvaluationWithResponse Get an evaluation
 	//
@@ -8276,7 +8926,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /v1/submissions/{submission_id}/files (the `CreateUpload` operationId).
-	CreateUploadWithBodyWithResponse(ctx context.Context, submissionId SubmissionId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateUploadResponse, error)
+	CreateUploadWithBodyWithResponse(ctx context.Context, submissionId SubmissionId, params *CreateUploadParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateUploadResponse, error)
 
 	// DeleteUploadWithResponse Delete an upload
 	//
@@ -8370,7 +9020,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /v1/templates (the `CreateTemplate` operationId).
-	CreateTemplateWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateTemplateResponse, error)
+	CreateTemplateWithBodyWithResponse(ctx context.Context, params *CreateTemplateParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateTemplateResponse, error)
 
 	// CreateTemplateWithResponse Create a custom template
 	//
@@ -8386,7 +9036,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /v1/templates (the `CreateTemplate` operationId).
-	CreateTemplateWithResponse(ctx context.Context, body CreateTemplateJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateTemplateResponse, error)
+	CreateTemplateWithResponse(ctx context.Context, params *CreateTemplateParams, body CreateTemplateJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateTemplateResponse, error)
 
 	// DeleteTemplateWithResponse Archive a custom template
 	//
@@ -8558,7 +9208,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /v1/templates/{template_id}/duplicate (the `DuplicateTemplate` operationId).
-	DuplicateTemplateWithBodyWithResponse(ctx context.Context, templateId TemplateId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*DuplicateTemplateResponse, error)
+	DuplicateTemplateWithBodyWithResponse(ctx context.Context, templateId TemplateId, params *DuplicateTemplateParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*DuplicateTemplateResponse, error)
 
 	// DuplicateTemplateWithResponse Duplicate a template
 	//
@@ -8567,7 +9217,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /v1/templates/{template_id}/duplicate (the `DuplicateTemplate` operationId).
-	DuplicateTemplateWithResponse(ctx context.Context, templateId TemplateId, body DuplicateTemplateJSONRequestBody, reqEditors ...RequestEditorFn) (*DuplicateTemplateResponse, error)
+	DuplicateTemplateWithResponse(ctx context.Context, templateId TemplateId, params *DuplicateTemplateParams, body DuplicateTemplateJSONRequestBody, reqEditors ...RequestEditorFn) (*DuplicateTemplateResponse, error)
 
 	// ListWebhookEndpointsWithResponse List webhook endpoints
 	//
@@ -8601,7 +9251,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /v1/webhook_endpoints (the `CreateWebhookEndpoint` operationId).
-	CreateWebhookEndpointWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateWebhookEndpointResponse, error)
+	CreateWebhookEndpointWithBodyWithResponse(ctx context.Context, params *CreateWebhookEndpointParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateWebhookEndpointResponse, error)
 
 	// CreateWebhookEndpointWithResponse Create a webhook endpoint
 	//
@@ -8626,7 +9276,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /v1/webhook_endpoints (the `CreateWebhookEndpoint` operationId).
-	CreateWebhookEndpointWithResponse(ctx context.Context, body CreateWebhookEndpointJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateWebhookEndpointResponse, error)
+	CreateWebhookEndpointWithResponse(ctx context.Context, params *CreateWebhookEndpointParams, body CreateWebhookEndpointJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateWebhookEndpointResponse, error)
 
 	// DeleteWebhookEndpointWithResponse Delete a webhook endpoint
 	//
@@ -8693,7 +9343,16 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /v1/webhook_endpoints/{endpoint_id}/secret/rotations (the `RotateWebhookEndpointSecret` operationId).
-	RotateWebhookEndpointSecretWithResponse(ctx context.Context, endpointId EndpointId, reqEditors ...RequestEditorFn) (*RotateWebhookEndpointSecretResponse, error)
+	RotateWebhookEndpointSecretWithResponse(ctx context.Context, endpointId EndpointId, params *RotateWebhookEndpointSecretParams, reqEditors ...RequestEditorFn) (*RotateWebhookEndpointSecretResponse, error)
+
+	// TestWebhookEndpointWithResponse Send a test event to one endpoint
+	//
+	// Emits a `webhook_endpoint.test` event and delivers it to this endpoint only, signed like every delivery, whatever the endpoint's `events` filter (a disabled endpoint is 422 `invalid_field`, `param` `endpoint_id`). Use it to check a receiver. The event is in the event log like any other, with its delivery and attempts (GET /v1/events/{event_id}); other endpoints never receive it.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/webhook_endpoints/{endpoint_id}/test (the `TestWebhookEndpoint` operationId).
+	TestWebhookEndpointWithResponse(ctx context.Context, endpointId EndpointId, params *TestWebhookEndpointParams, reqEditors ...RequestEditorFn) (*TestWebhookEndpointResponse, error)
 }
 
 // ListChecksResponse200Headers the declared response headers of an HTTP 200 response for ListChecks
@@ -8831,7 +9490,8 @@ func (r ListChecksResponse) ContentType() string {
 
 // CreateCheckResponse201Headers the declared response headers of an HTTP 201 response for CreateCheck
 type CreateCheckResponse201Headers struct {
-	XRequestId *string
+	IdempotentReplayed *string
+	XRequestId         *string
 }
 
 // CreateCheckResponse400Headers the declared response headers of an HTTP 400 response for CreateCheck
@@ -8846,6 +9506,11 @@ type CreateCheckResponse401Headers struct {
 
 // CreateCheckResponse403Headers the declared response headers of an HTTP 403 response for CreateCheck
 type CreateCheckResponse403Headers struct {
+	XRequestId *string
+}
+
+// CreateCheckResponse409Headers the declared response headers of an HTTP 409 response for CreateCheck
+type CreateCheckResponse409Headers struct {
 	XRequestId *string
 }
 
@@ -8886,6 +9551,8 @@ type CreateCheckResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *PayloadTooLarge
 	// JSON422 the response for an HTTP 422 `application/json` response
@@ -8904,6 +9571,8 @@ type CreateCheckResponse struct {
 	Headers401 *CreateCheckResponse401Headers
 	// Headers403 the parsed response headers for an HTTP 403 response
 	Headers403 *CreateCheckResponse403Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *CreateCheckResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *CreateCheckResponse413Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
@@ -8934,6 +9603,11 @@ func (r CreateCheckResponse) GetJSON401() *Unauthorized {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r CreateCheckResponse) GetJSON403() *Forbidden {
 	return r.JSON403
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r CreateCheckResponse) GetJSON409() *Conflict {
+	return r.JSON409
 }
 
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
@@ -9587,7 +10261,8 @@ func (r ListDataFieldsResponse) ContentType() string {
 
 // CreateDataFieldResponse201Headers the declared response headers of an HTTP 201 response for CreateDataField
 type CreateDataFieldResponse201Headers struct {
-	XRequestId *string
+	IdempotentReplayed *string
+	XRequestId         *string
 }
 
 // CreateDataFieldResponse400Headers the declared response headers of an HTTP 400 response for CreateDataField
@@ -9602,6 +10277,11 @@ type CreateDataFieldResponse401Headers struct {
 
 // CreateDataFieldResponse403Headers the declared response headers of an HTTP 403 response for CreateDataField
 type CreateDataFieldResponse403Headers struct {
+	XRequestId *string
+}
+
+// CreateDataFieldResponse409Headers the declared response headers of an HTTP 409 response for CreateDataField
+type CreateDataFieldResponse409Headers struct {
 	XRequestId *string
 }
 
@@ -9642,6 +10322,8 @@ type CreateDataFieldResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *PayloadTooLarge
 	// JSON422 the response for an HTTP 422 `application/json` response
@@ -9660,6 +10342,8 @@ type CreateDataFieldResponse struct {
 	Headers401 *CreateDataFieldResponse401Headers
 	// Headers403 the parsed response headers for an HTTP 403 response
 	Headers403 *CreateDataFieldResponse403Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *CreateDataFieldResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *CreateDataFieldResponse413Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
@@ -9690,6 +10374,11 @@ func (r CreateDataFieldResponse) GetJSON401() *Unauthorized {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r CreateDataFieldResponse) GetJSON403() *Forbidden {
 	return r.JSON403
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r CreateDataFieldResponse) GetJSON409() *Conflict {
+	return r.JSON409
 }
 
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
@@ -10343,7 +11032,8 @@ func (r ListDocumentTypesResponse) ContentType() string {
 
 // CreateDocumentTypeResponse201Headers the declared response headers of an HTTP 201 response for CreateDocumentType
 type CreateDocumentTypeResponse201Headers struct {
-	XRequestId *string
+	IdempotentReplayed *string
+	XRequestId         *string
 }
 
 // CreateDocumentTypeResponse400Headers the declared response headers of an HTTP 400 response for CreateDocumentType
@@ -10358,6 +11048,11 @@ type CreateDocumentTypeResponse401Headers struct {
 
 // CreateDocumentTypeResponse403Headers the declared response headers of an HTTP 403 response for CreateDocumentType
 type CreateDocumentTypeResponse403Headers struct {
+	XRequestId *string
+}
+
+// CreateDocumentTypeResponse409Headers the declared response headers of an HTTP 409 response for CreateDocumentType
+type CreateDocumentTypeResponse409Headers struct {
 	XRequestId *string
 }
 
@@ -10398,6 +11093,8 @@ type CreateDocumentTypeResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *PayloadTooLarge
 	// JSON422 the response for an HTTP 422 `application/json` response
@@ -10416,6 +11113,8 @@ type CreateDocumentTypeResponse struct {
 	Headers401 *CreateDocumentTypeResponse401Headers
 	// Headers403 the parsed response headers for an HTTP 403 response
 	Headers403 *CreateDocumentTypeResponse403Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *CreateDocumentTypeResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *CreateDocumentTypeResponse413Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
@@ -10446,6 +11145,11 @@ func (r CreateDocumentTypeResponse) GetJSON401() *Unauthorized {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r CreateDocumentTypeResponse) GetJSON403() *Forbidden {
 	return r.JSON403
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r CreateDocumentTypeResponse) GetJSON409() *Conflict {
+	return r.JSON409
 }
 
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
@@ -11097,6 +11801,139 @@ func (r ListEventsResponse) ContentType() string {
 	return ""
 }
 
+// ListEventFeedResponse200Headers the declared response headers of an HTTP 200 response for ListEventFeed
+type ListEventFeedResponse200Headers struct {
+	XRequestId *string
+}
+
+// ListEventFeedResponse401Headers the declared response headers of an HTTP 401 response for ListEventFeed
+type ListEventFeedResponse401Headers struct {
+	XRequestId *string
+}
+
+// ListEventFeedResponse403Headers the declared response headers of an HTTP 403 response for ListEventFeed
+type ListEventFeedResponse403Headers struct {
+	XRequestId *string
+}
+
+// ListEventFeedResponse422Headers the declared response headers of an HTTP 422 response for ListEventFeed
+type ListEventFeedResponse422Headers struct {
+	XRequestId *string
+}
+
+// ListEventFeedResponse429Headers the declared response headers of an HTTP 429 response for ListEventFeed
+type ListEventFeedResponse429Headers struct {
+	RetryAfter int
+	XRequestId *string
+}
+
+// ListEventFeedResponse500Headers the declared response headers of an HTTP 500 response for ListEventFeed
+type ListEventFeedResponse500Headers struct {
+	XRequestId *string
+}
+
+// ListEventFeedResponseDefaultHeaders the declared response headers of an HTTP default response for ListEventFeed
+type ListEventFeedResponseDefaultHeaders struct {
+	XRequestId *string
+}
+
+type ListEventFeedResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *EventFeed
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *UnprocessableEntity
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListEventFeedResponse200Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ListEventFeedResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ListEventFeedResponse403Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *ListEventFeedResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListEventFeedResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ListEventFeedResponse500Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *ListEventFeedResponseDefaultHeaders
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListEventFeedResponse) GetJSON200() *EventFeed {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListEventFeedResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r ListEventFeedResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r ListEventFeedResponse) GetJSON422() *UnprocessableEntity {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListEventFeedResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ListEventFeedResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ListEventFeedResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ListEventFeedResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListEventFeedResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListEventFeedResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListEventFeedResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // GetEventResponse200Headers the declared response headers of an HTTP 200 response for GetEvent
 type GetEventResponse200Headers struct {
 	XRequestId *string
@@ -11246,7 +12083,8 @@ func (r GetEventResponse) ContentType() string {
 
 // RedeliverEventResponse200Headers the declared response headers of an HTTP 200 response for RedeliverEvent
 type RedeliverEventResponse200Headers struct {
-	XRequestId *string
+	IdempotentReplayed *string
+	XRequestId         *string
 }
 
 // RedeliverEventResponse400Headers the declared response headers of an HTTP 400 response for RedeliverEvent
@@ -11266,6 +12104,11 @@ type RedeliverEventResponse403Headers struct {
 
 // RedeliverEventResponse404Headers the declared response headers of an HTTP 404 response for RedeliverEvent
 type RedeliverEventResponse404Headers struct {
+	XRequestId *string
+}
+
+// RedeliverEventResponse409Headers the declared response headers of an HTTP 409 response for RedeliverEvent
+type RedeliverEventResponse409Headers struct {
 	XRequestId *string
 }
 
@@ -11308,6 +12151,8 @@ type RedeliverEventResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *PayloadTooLarge
 	// JSON422 the response for an HTTP 422 `application/json` response
@@ -11328,6 +12173,8 @@ type RedeliverEventResponse struct {
 	Headers403 *RedeliverEventResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *RedeliverEventResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *RedeliverEventResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *RedeliverEventResponse413Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
@@ -11363,6 +12210,11 @@ func (r RedeliverEventResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r RedeliverEventResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r RedeliverEventResponse) GetJSON409() *Conflict {
+	return r.JSON409
 }
 
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
@@ -11554,12 +12406,14 @@ func (r ListSubmissionsResponse) ContentType() string {
 
 // CreateSubmissionResponse200Headers the declared response headers of an HTTP 200 response for CreateSubmission
 type CreateSubmissionResponse200Headers struct {
-	XRequestId *string
+	IdempotentReplayed *string
+	XRequestId         *string
 }
 
 // CreateSubmissionResponse201Headers the declared response headers of an HTTP 201 response for CreateSubmission
 type CreateSubmissionResponse201Headers struct {
-	XRequestId *string
+	IdempotentReplayed *string
+	XRequestId         *string
 }
 
 // CreateSubmissionResponse400Headers the declared response headers of an HTTP 400 response for CreateSubmission
@@ -12262,7 +13116,8 @@ func (r UpdateSubmissionResponse) ContentType() string {
 
 // CancelSubmissionResponse200Headers the declared response headers of an HTTP 200 response for CancelSubmission
 type CancelSubmissionResponse200Headers struct {
-	XRequestId *string
+	IdempotentReplayed *string
+	XRequestId         *string
 }
 
 // CancelSubmissionResponse401Headers the declared response headers of an HTTP 401 response for CancelSubmission
@@ -12423,12 +13278,14 @@ func (r CancelSubmissionResponse) ContentType() string {
 
 // CreateSlotUploadResponse200Headers the declared response headers of an HTTP 200 response for CreateSlotUpload
 type CreateSlotUploadResponse200Headers struct {
-	XRequestId *string
+	IdempotentReplayed *string
+	XRequestId         *string
 }
 
 // CreateSlotUploadResponse202Headers the declared response headers of an HTTP 202 response for CreateSlotUpload
 type CreateSlotUploadResponse202Headers struct {
-	XRequestId *string
+	IdempotentReplayed *string
+	XRequestId         *string
 }
 
 // CreateSlotUploadResponse400Headers the declared response headers of an HTTP 400 response for CreateSlotUpload
@@ -12641,7 +13498,8 @@ func (r CreateSlotUploadResponse) ContentType() string {
 
 // StartEvaluationResponse202Headers the declared response headers of an HTTP 202 response for StartEvaluation
 type StartEvaluationResponse202Headers struct {
-	XRequestId *string
+	IdempotentReplayed *string
+	XRequestId         *string
 }
 
 // StartEvaluationResponse401Headers the declared response headers of an HTTP 401 response for StartEvaluation
@@ -13124,12 +13982,14 @@ func (r ListUploadsResponse) ContentType() string {
 
 // CreateUploadResponse200Headers the declared response headers of an HTTP 200 response for CreateUpload
 type CreateUploadResponse200Headers struct {
-	XRequestId *string
+	IdempotentReplayed *string
+	XRequestId         *string
 }
 
 // CreateUploadResponse202Headers the declared response headers of an HTTP 202 response for CreateUpload
 type CreateUploadResponse202Headers struct {
-	XRequestId *string
+	IdempotentReplayed *string
+	XRequestId         *string
 }
 
 // CreateUploadResponse400Headers the declared response headers of an HTTP 400 response for CreateUpload
@@ -13979,7 +14839,8 @@ func (r ListTemplatesResponse) ContentType() string {
 
 // CreateTemplateResponse201Headers the declared response headers of an HTTP 201 response for CreateTemplate
 type CreateTemplateResponse201Headers struct {
-	XRequestId *string
+	IdempotentReplayed *string
+	XRequestId         *string
 }
 
 // CreateTemplateResponse400Headers the declared response headers of an HTTP 400 response for CreateTemplate
@@ -13994,6 +14855,11 @@ type CreateTemplateResponse401Headers struct {
 
 // CreateTemplateResponse403Headers the declared response headers of an HTTP 403 response for CreateTemplate
 type CreateTemplateResponse403Headers struct {
+	XRequestId *string
+}
+
+// CreateTemplateResponse409Headers the declared response headers of an HTTP 409 response for CreateTemplate
+type CreateTemplateResponse409Headers struct {
 	XRequestId *string
 }
 
@@ -14034,6 +14900,8 @@ type CreateTemplateResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *PayloadTooLarge
 	// JSON422 the response for an HTTP 422 `application/json` response
@@ -14052,6 +14920,8 @@ type CreateTemplateResponse struct {
 	Headers401 *CreateTemplateResponse401Headers
 	// Headers403 the parsed response headers for an HTTP 403 response
 	Headers403 *CreateTemplateResponse403Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *CreateTemplateResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *CreateTemplateResponse413Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
@@ -14082,6 +14952,11 @@ func (r CreateTemplateResponse) GetJSON401() *Unauthorized {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r CreateTemplateResponse) GetJSON403() *Forbidden {
 	return r.JSON403
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r CreateTemplateResponse) GetJSON409() *Conflict {
+	return r.JSON409
 }
 
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
@@ -15183,7 +16058,8 @@ func (r ReplaceTemplateDocumentRequirementsResponse) ContentType() string {
 
 // DuplicateTemplateResponse201Headers the declared response headers of an HTTP 201 response for DuplicateTemplate
 type DuplicateTemplateResponse201Headers struct {
-	XRequestId *string
+	IdempotentReplayed *string
+	XRequestId         *string
 }
 
 // DuplicateTemplateResponse400Headers the declared response headers of an HTTP 400 response for DuplicateTemplate
@@ -15203,6 +16079,11 @@ type DuplicateTemplateResponse403Headers struct {
 
 // DuplicateTemplateResponse404Headers the declared response headers of an HTTP 404 response for DuplicateTemplate
 type DuplicateTemplateResponse404Headers struct {
+	XRequestId *string
+}
+
+// DuplicateTemplateResponse409Headers the declared response headers of an HTTP 409 response for DuplicateTemplate
+type DuplicateTemplateResponse409Headers struct {
 	XRequestId *string
 }
 
@@ -15245,6 +16126,8 @@ type DuplicateTemplateResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *PayloadTooLarge
 	// JSON422 the response for an HTTP 422 `application/json` response
@@ -15265,6 +16148,8 @@ type DuplicateTemplateResponse struct {
 	Headers403 *DuplicateTemplateResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *DuplicateTemplateResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *DuplicateTemplateResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *DuplicateTemplateResponse413Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
@@ -15300,6 +16185,11 @@ func (r DuplicateTemplateResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r DuplicateTemplateResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r DuplicateTemplateResponse) GetJSON409() *Conflict {
+	return r.JSON409
 }
 
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
@@ -15491,7 +16381,8 @@ func (r ListWebhookEndpointsResponse) ContentType() string {
 
 // CreateWebhookEndpointResponse201Headers the declared response headers of an HTTP 201 response for CreateWebhookEndpoint
 type CreateWebhookEndpointResponse201Headers struct {
-	XRequestId *string
+	IdempotentReplayed *string
+	XRequestId         *string
 }
 
 // CreateWebhookEndpointResponse400Headers the declared response headers of an HTTP 400 response for CreateWebhookEndpoint
@@ -15506,6 +16397,11 @@ type CreateWebhookEndpointResponse401Headers struct {
 
 // CreateWebhookEndpointResponse403Headers the declared response headers of an HTTP 403 response for CreateWebhookEndpoint
 type CreateWebhookEndpointResponse403Headers struct {
+	XRequestId *string
+}
+
+// CreateWebhookEndpointResponse409Headers the declared response headers of an HTTP 409 response for CreateWebhookEndpoint
+type CreateWebhookEndpointResponse409Headers struct {
 	XRequestId *string
 }
 
@@ -15546,6 +16442,8 @@ type CreateWebhookEndpointResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *PayloadTooLarge
 	// JSON422 the response for an HTTP 422 `application/json` response
@@ -15564,6 +16462,8 @@ type CreateWebhookEndpointResponse struct {
 	Headers401 *CreateWebhookEndpointResponse401Headers
 	// Headers403 the parsed response headers for an HTTP 403 response
 	Headers403 *CreateWebhookEndpointResponse403Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *CreateWebhookEndpointResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *CreateWebhookEndpointResponse413Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
@@ -15594,6 +16494,11 @@ func (r CreateWebhookEndpointResponse) GetJSON401() *Unauthorized {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r CreateWebhookEndpointResponse) GetJSON403() *Forbidden {
 	return r.JSON403
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r CreateWebhookEndpointResponse) GetJSON409() *Conflict {
+	return r.JSON409
 }
 
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
@@ -16114,7 +17019,8 @@ func (r UpdateWebhookEndpointResponse) ContentType() string {
 
 // RotateWebhookEndpointSecretResponse201Headers the declared response headers of an HTTP 201 response for RotateWebhookEndpointSecret
 type RotateWebhookEndpointSecretResponse201Headers struct {
-	XRequestId *string
+	IdempotentReplayed *string
+	XRequestId         *string
 }
 
 // RotateWebhookEndpointSecretResponse401Headers the declared response headers of an HTTP 401 response for RotateWebhookEndpointSecret
@@ -16129,6 +17035,11 @@ type RotateWebhookEndpointSecretResponse403Headers struct {
 
 // RotateWebhookEndpointSecretResponse404Headers the declared response headers of an HTTP 404 response for RotateWebhookEndpointSecret
 type RotateWebhookEndpointSecretResponse404Headers struct {
+	XRequestId *string
+}
+
+// RotateWebhookEndpointSecretResponse409Headers the declared response headers of an HTTP 409 response for RotateWebhookEndpointSecret
+type RotateWebhookEndpointSecretResponse409Headers struct {
 	XRequestId *string
 }
 
@@ -16164,6 +17075,8 @@ type RotateWebhookEndpointSecretResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -16180,6 +17093,8 @@ type RotateWebhookEndpointSecretResponse struct {
 	Headers403 *RotateWebhookEndpointSecretResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *RotateWebhookEndpointSecretResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *RotateWebhookEndpointSecretResponse409Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
 	Headers422 *RotateWebhookEndpointSecretResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -16208,6 +17123,11 @@ func (r RotateWebhookEndpointSecretResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r RotateWebhookEndpointSecretResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r RotateWebhookEndpointSecretResponse) GetJSON409() *Conflict {
+	return r.JSON409
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -16259,6 +17179,182 @@ func (r RotateWebhookEndpointSecretResponse) ContentType() string {
 	return ""
 }
 
+// TestWebhookEndpointResponse202Headers the declared response headers of an HTTP 202 response for TestWebhookEndpoint
+type TestWebhookEndpointResponse202Headers struct {
+	IdempotentReplayed *string
+	XRequestId         *string
+}
+
+// TestWebhookEndpointResponse400Headers the declared response headers of an HTTP 400 response for TestWebhookEndpoint
+type TestWebhookEndpointResponse400Headers struct {
+	XRequestId *string
+}
+
+// TestWebhookEndpointResponse401Headers the declared response headers of an HTTP 401 response for TestWebhookEndpoint
+type TestWebhookEndpointResponse401Headers struct {
+	XRequestId *string
+}
+
+// TestWebhookEndpointResponse403Headers the declared response headers of an HTTP 403 response for TestWebhookEndpoint
+type TestWebhookEndpointResponse403Headers struct {
+	XRequestId *string
+}
+
+// TestWebhookEndpointResponse404Headers the declared response headers of an HTTP 404 response for TestWebhookEndpoint
+type TestWebhookEndpointResponse404Headers struct {
+	XRequestId *string
+}
+
+// TestWebhookEndpointResponse409Headers the declared response headers of an HTTP 409 response for TestWebhookEndpoint
+type TestWebhookEndpointResponse409Headers struct {
+	XRequestId *string
+}
+
+// TestWebhookEndpointResponse422Headers the declared response headers of an HTTP 422 response for TestWebhookEndpoint
+type TestWebhookEndpointResponse422Headers struct {
+	XRequestId *string
+}
+
+// TestWebhookEndpointResponse429Headers the declared response headers of an HTTP 429 response for TestWebhookEndpoint
+type TestWebhookEndpointResponse429Headers struct {
+	RetryAfter int
+	XRequestId *string
+}
+
+// TestWebhookEndpointResponse500Headers the declared response headers of an HTTP 500 response for TestWebhookEndpoint
+type TestWebhookEndpointResponse500Headers struct {
+	XRequestId *string
+}
+
+// TestWebhookEndpointResponseDefaultHeaders the declared response headers of an HTTP default response for TestWebhookEndpoint
+type TestWebhookEndpointResponseDefaultHeaders struct {
+	XRequestId *string
+}
+
+type TestWebhookEndpointResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *EventDetail
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *UnprocessableEntity
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+	// Headers202 the parsed response headers for an HTTP 202 response
+	Headers202 *TestWebhookEndpointResponse202Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *TestWebhookEndpointResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *TestWebhookEndpointResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *TestWebhookEndpointResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *TestWebhookEndpointResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *TestWebhookEndpointResponse409Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *TestWebhookEndpointResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *TestWebhookEndpointResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *TestWebhookEndpointResponse500Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *TestWebhookEndpointResponseDefaultHeaders
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r TestWebhookEndpointResponse) GetJSON202() *EventDetail {
+	return r.JSON202
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r TestWebhookEndpointResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r TestWebhookEndpointResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r TestWebhookEndpointResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r TestWebhookEndpointResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r TestWebhookEndpointResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r TestWebhookEndpointResponse) GetJSON422() *UnprocessableEntity {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r TestWebhookEndpointResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r TestWebhookEndpointResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r TestWebhookEndpointResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r TestWebhookEndpointResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r TestWebhookEndpointResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r TestWebhookEndpointResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r TestWebhookEndpointResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ListChecksWithResponse List checks
 //
 // Lists builtin and custom checks, oldest first: the builtin entries in catalog order (their `created_at` is the catalog epoch 2026-01-01 plus their position), then custom ones in creation order. Archived (deleted) custom entries are not listed but stay readable by id. Builtin entries never carry `prompt`.
@@ -16289,8 +17385,8 @@ func (c *ClientWithResponses) ListChecksWithResponse(ctx context.Context, params
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /v1/checks (the `CreateCheck` operationId).
-func (c *ClientWithResponses) CreateCheckWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateCheckResponse, error) {
-	rsp, err := c.CreateCheckWithBody(ctx, contentType, body, reqEditors...)
+func (c *ClientWithResponses) CreateCheckWithBodyWithResponse(ctx context.Context, params *CreateCheckParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateCheckResponse, error) {
+	rsp, err := c.CreateCheckWithBody(ctx, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -16312,8 +17408,8 @@ func (c *ClientWithResponses) CreateCheckWithBodyWithResponse(ctx context.Contex
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /v1/checks (the `CreateCheck` operationId).
-func (c *ClientWithResponses) CreateCheckWithResponse(ctx context.Context, body CreateCheckJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateCheckResponse, error) {
-	rsp, err := c.CreateCheck(ctx, body, reqEditors...)
+func (c *ClientWithResponses) CreateCheckWithResponse(ctx context.Context, params *CreateCheckParams, body CreateCheckJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateCheckResponse, error) {
+	rsp, err := c.CreateCheck(ctx, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -16423,8 +17519,8 @@ func (c *ClientWithResponses) ListDataFieldsWithResponse(ctx context.Context, pa
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /v1/data_fields (the `CreateDataField` operationId).
-func (c *ClientWithResponses) CreateDataFieldWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateDataFieldResponse, error) {
-	rsp, err := c.CreateDataFieldWithBody(ctx, contentType, body, reqEditors...)
+func (c *ClientWithResponses) CreateDataFieldWithBodyWithResponse(ctx context.Context, params *CreateDataFieldParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateDataFieldResponse, error) {
+	rsp, err := c.CreateDataFieldWithBody(ctx, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -16444,8 +17540,8 @@ func (c *ClientWithResponses) CreateDataFieldWithBodyWithResponse(ctx context.Co
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /v1/data_fields (the `CreateDataField` operationId).
-func (c *ClientWithResponses) CreateDataFieldWithResponse(ctx context.Context, body CreateDataFieldJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateDataFieldResponse, error) {
-	rsp, err := c.CreateDataField(ctx, body, reqEditors...)
+func (c *ClientWithResponses) CreateDataFieldWithResponse(ctx context.Context, params *CreateDataFieldParams, body CreateDataFieldJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateDataFieldResponse, error) {
+	rsp, err := c.CreateDataField(ctx, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -16554,8 +17650,8 @@ func (c *ClientWithResponses) ListDocumentTypesWithResponse(ctx context.Context,
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /v1/document_types (the `CreateDocumentType` operationId).
-func (c *ClientWithResponses) CreateDocumentTypeWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateDocumentTypeResponse, error) {
-	rsp, err := c.CreateDocumentTypeWithBody(ctx, contentType, body, reqEditors...)
+func (c *ClientWithResponses) CreateDocumentTypeWithBodyWithResponse(ctx context.Context, params *CreateDocumentTypeParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateDocumentTypeResponse, error) {
+	rsp, err := c.CreateDocumentTypeWithBody(ctx, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -16574,8 +17670,8 @@ func (c *ClientWithResponses) CreateDocumentTypeWithBodyWithResponse(ctx context
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /v1/document_types (the `CreateDocumentType` operationId).
-func (c *ClientWithResponses) CreateDocumentTypeWithResponse(ctx context.Context, body CreateDocumentTypeJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateDocumentTypeResponse, error) {
-	rsp, err := c.CreateDocumentType(ctx, body, reqEditors...)
+func (c *ClientWithResponses) CreateDocumentTypeWithResponse(ctx context.Context, params *CreateDocumentTypeParams, body CreateDocumentTypeJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateDocumentTypeResponse, error) {
+	rsp, err := c.CreateDocumentType(ctx, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -16672,6 +17768,35 @@ func (c *ClientWithResponses) ListEventsWithResponse(ctx context.Context, params
 	return ParseListEventsResponse(rsp)
 }
 
+// ListEventFeedWithResponse Read the event stream forward
+//
+// The client's events oldest first, from a position on: the way to follow events
+// without a webhook endpoint (for example `doceval listen` on a laptop that the
+// service cannot reach).
+//
+//   - Without `after`, the feed starts at the current end: `data` is empty and
+//     `next_cursor` is the position to read from next. With `from_start=true` it starts
+//     at the oldest retained event (30 days).
+//   - `next_cursor` is never null: it is where the next read continues, whether or not
+//     this page had events. Store it and pass it as `after`; nothing is skipped or
+//     repeated across reads, reconnects and restarts, even when events commit out of
+//     order (an event appears once every transaction that began before it has ended).
+//   - `wait` (seconds, up to 30) holds the request open until an event arrives or the
+//     time is up (long polling); 0 answers at once.
+//   - A cursor older than the retention (30 days) is 422 `invalid_field` with `param`
+//     `after`: start again without it.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/events/feed (the `ListEventFeed` operationId).
+func (c *ClientWithResponses) ListEventFeedWithResponse(ctx context.Context, params *ListEventFeedParams, reqEditors ...RequestEditorFn) (*ListEventFeedResponse, error) {
+	rsp, err := c.ListEventFeed(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListEventFeedResponse(rsp)
+}
+
 // GetEventWithResponse Get an event with its deliveries
 //
 // Returns the event envelope plus `deliveries[]`, one per webhook endpoint the event was routed to, each with its full attempt history. Deliveries of deleted endpoints stay readable. Events older than the retention (30 days) answer 404 `not_found`.
@@ -16701,8 +17826,8 @@ func (c *ClientWithResponses) GetEventWithResponse(ctx context.Context, eventId 
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /v1/events/{event_id}/redeliver (the `RedeliverEvent` operationId).
-func (c *ClientWithResponses) RedeliverEventWithBodyWithResponse(ctx context.Context, eventId EventIdParam, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RedeliverEventResponse, error) {
-	rsp, err := c.RedeliverEventWithBody(ctx, eventId, contentType, body, reqEditors...)
+func (c *ClientWithResponses) RedeliverEventWithBodyWithResponse(ctx context.Context, eventId EventIdParam, params *RedeliverEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RedeliverEventResponse, error) {
+	rsp, err := c.RedeliverEventWithBody(ctx, eventId, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -16723,8 +17848,8 @@ func (c *ClientWithResponses) RedeliverEventWithBodyWithResponse(ctx context.Con
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /v1/events/{event_id}/redeliver (the `RedeliverEvent` operationId).
-func (c *ClientWithResponses) RedeliverEventWithResponse(ctx context.Context, eventId EventIdParam, body RedeliverEventJSONRequestBody, reqEditors ...RequestEditorFn) (*RedeliverEventResponse, error) {
-	rsp, err := c.RedeliverEvent(ctx, eventId, body, reqEditors...)
+func (c *ClientWithResponses) RedeliverEventWithResponse(ctx context.Context, eventId EventIdParam, params *RedeliverEventParams, body RedeliverEventJSONRequestBody, reqEditors ...RequestEditorFn) (*RedeliverEventResponse, error) {
+	rsp, err := c.RedeliverEvent(ctx, eventId, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -16774,8 +17899,8 @@ func (c *ClientWithResponses) ListSubmissionsWithResponse(ctx context.Context, p
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /v1/submissions (the `CreateSubmission` operationId).
-func (c *ClientWithResponses) CreateSubmissionWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateSubmissionResponse, error) {
-	rsp, err := c.CreateSubmissionWithBody(ctx, contentType, body, reqEditors...)
+func (c *ClientWithResponses) CreateSubmissionWithBodyWithResponse(ctx context.Context, params *CreateSubmissionParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateSubmissionResponse, error) {
+	rsp, err := c.CreateSubmissionWithBody(ctx, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -16810,8 +17935,8 @@ func (c *ClientWithResponses) CreateSubmissionWithBodyWithResponse(ctx context.C
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /v1/submissions (the `CreateSubmission` operationId).
-func (c *ClientWithResponses) CreateSubmissionWithResponse(ctx context.Context, body CreateSubmissionJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateSubmissionResponse, error) {
-	rsp, err := c.CreateSubmission(ctx, body, reqEditors...)
+func (c *ClientWithResponses) CreateSubmissionWithResponse(ctx context.Context, params *CreateSubmissionParams, body CreateSubmissionJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateSubmissionResponse, error) {
+	rsp, err := c.CreateSubmission(ctx, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -16908,8 +18033,8 @@ func (c *ClientWithResponses) UpdateSubmissionWithResponse(ctx context.Context, 
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /v1/submissions/{submission_id}/cancel (the `CancelSubmission` operationId).
-func (c *ClientWithResponses) CancelSubmissionWithResponse(ctx context.Context, submissionId SubmissionId, reqEditors ...RequestEditorFn) (*CancelSubmissionResponse, error) {
-	rsp, err := c.CancelSubmission(ctx, submissionId, reqEditors...)
+func (c *ClientWithResponses) CancelSubmissionWithResponse(ctx context.Context, submissionId SubmissionId, params *CancelSubmissionParams, reqEditors ...RequestEditorFn) (*CancelSubmissionResponse, error) {
+	rsp, err := c.CancelSubmission(ctx, submissionId, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -16935,8 +18060,8 @@ func (c *ClientWithResponses) CancelSubmissionWithResponse(ctx context.Context, 
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /v1/submissions/{submission_id}/document-slots/{slot_id}/files (the `CreateSlotUpload` operationId).
-func (c *ClientWithResponses) CreateSlotUploadWithBodyWithResponse(ctx context.Context, submissionId SubmissionId, slotId SlotId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateSlotUploadResponse, error) {
-	rsp, err := c.CreateSlotUploadWithBody(ctx, submissionId, slotId, contentType, body, reqEditors...)
+func (c *ClientWithResponses) CreateSlotUploadWithBodyWithResponse(ctx context.Context, submissionId SubmissionId, slotId SlotId, params *CreateSlotUploadParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateSlotUploadResponse, error) {
+	rsp, err := c.CreateSlotUploadWithBody(ctx, submissionId, slotId, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -16961,8 +18086,8 @@ func (c *ClientWithResponses) CreateSlotUploadWithBodyWithResponse(ctx context.C
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /v1/submissions/{submission_id}/evaluations (the `StartEvaluation` operationId).
-func (c *ClientWithResponses) StartEvaluationWithResponse(ctx context.Context, submissionId SubmissionId, reqEditors ...RequestEditorFn) (*StartEvaluationResponse, error) {
-	rsp, err := c.StartEvaluation(ctx, submissionId, reqEditors...)
+func (c *ClientWithResponses) StartEvaluationWithResponse(ctx context.Context, submissionId SubmissionId, params *StartEvaluationParams, reqEditors ...RequestEditorFn) (*StartEvaluationResponse, error) {
+	rsp, err := c.StartEvaluation(ctx, submissionId, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -17037,8 +18162,8 @@ func (c *ClientWithResponses) ListUploadsWithResponse(ctx context.Context, submi
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /v1/submissions/{submission_id}/files (the `CreateUpload` operationId).
-func (c *ClientWithResponses) CreateUploadWithBodyWithResponse(ctx context.Context, submissionId SubmissionId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateUploadResponse, error) {
-	rsp, err := c.CreateUploadWithBody(ctx, submissionId, contentType, body, reqEditors...)
+func (c *ClientWithResponses) CreateUploadWithBodyWithResponse(ctx context.Context, submissionId SubmissionId, params *CreateUploadParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateUploadResponse, error) {
+	rsp, err := c.CreateUploadWithBody(ctx, submissionId, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -17167,8 +18292,8 @@ func (c *ClientWithResponses) ListTemplatesWithResponse(ctx context.Context, par
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /v1/templates (the `CreateTemplate` operationId).
-func (c *ClientWithResponses) CreateTemplateWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateTemplateResponse, error) {
-	rsp, err := c.CreateTemplateWithBody(ctx, contentType, body, reqEditors...)
+func (c *ClientWithResponses) CreateTemplateWithBodyWithResponse(ctx context.Context, params *CreateTemplateParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateTemplateResponse, error) {
+	rsp, err := c.CreateTemplateWithBody(ctx, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -17189,8 +18314,8 @@ func (c *ClientWithResponses) CreateTemplateWithBodyWithResponse(ctx context.Con
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /v1/templates (the `CreateTemplate` operationId).
-func (c *ClientWithResponses) CreateTemplateWithResponse(ctx context.Context, body CreateTemplateJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateTemplateResponse, error) {
-	rsp, err := c.CreateTemplate(ctx, body, reqEditors...)
+func (c *ClientWithResponses) CreateTemplateWithResponse(ctx context.Context, params *CreateTemplateParams, body CreateTemplateJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateTemplateResponse, error) {
+	rsp, err := c.CreateTemplate(ctx, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -17427,8 +18552,8 @@ func (c *ClientWithResponses) ReplaceTemplateDocumentRequirementsWithResponse(ct
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /v1/templates/{template_id}/duplicate (the `DuplicateTemplate` operationId).
-func (c *ClientWithResponses) DuplicateTemplateWithBodyWithResponse(ctx context.Context, templateId TemplateId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*DuplicateTemplateResponse, error) {
-	rsp, err := c.DuplicateTemplateWithBody(ctx, templateId, contentType, body, reqEditors...)
+func (c *ClientWithResponses) DuplicateTemplateWithBodyWithResponse(ctx context.Context, templateId TemplateId, params *DuplicateTemplateParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*DuplicateTemplateResponse, error) {
+	rsp, err := c.DuplicateTemplateWithBody(ctx, templateId, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -17442,8 +18567,8 @@ func (c *ClientWithResponses) DuplicateTemplateWithBodyWithResponse(ctx context.
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /v1/templates/{template_id}/duplicate (the `DuplicateTemplate` operationId).
-func (c *ClientWithResponses) DuplicateTemplateWithResponse(ctx context.Context, templateId TemplateId, body DuplicateTemplateJSONRequestBody, reqEditors ...RequestEditorFn) (*DuplicateTemplateResponse, error) {
-	rsp, err := c.DuplicateTemplate(ctx, templateId, body, reqEditors...)
+func (c *ClientWithResponses) DuplicateTemplateWithResponse(ctx context.Context, templateId TemplateId, params *DuplicateTemplateParams, body DuplicateTemplateJSONRequestBody, reqEditors ...RequestEditorFn) (*DuplicateTemplateResponse, error) {
+	rsp, err := c.DuplicateTemplate(ctx, templateId, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -17488,8 +18613,8 @@ func (c *ClientWithResponses) ListWebhookEndpointsWithResponse(ctx context.Conte
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /v1/webhook_endpoints (the `CreateWebhookEndpoint` operationId).
-func (c *ClientWithResponses) CreateWebhookEndpointWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateWebhookEndpointResponse, error) {
-	rsp, err := c.CreateWebhookEndpointWithBody(ctx, contentType, body, reqEditors...)
+func (c *ClientWithResponses) CreateWebhookEndpointWithBodyWithResponse(ctx context.Context, params *CreateWebhookEndpointParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateWebhookEndpointResponse, error) {
+	rsp, err := c.CreateWebhookEndpointWithBody(ctx, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -17519,8 +18644,8 @@ func (c *ClientWithResponses) CreateWebhookEndpointWithBodyWithResponse(ctx cont
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /v1/webhook_endpoints (the `CreateWebhookEndpoint` operationId).
-func (c *ClientWithResponses) CreateWebhookEndpointWithResponse(ctx context.Context, body CreateWebhookEndpointJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateWebhookEndpointResponse, error) {
-	rsp, err := c.CreateWebhookEndpoint(ctx, body, reqEditors...)
+func (c *ClientWithResponses) CreateWebhookEndpointWithResponse(ctx context.Context, params *CreateWebhookEndpointParams, body CreateWebhookEndpointJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateWebhookEndpointResponse, error) {
+	rsp, err := c.CreateWebhookEndpoint(ctx, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -17616,12 +18741,27 @@ func (c *ClientWithResponses) UpdateWebhookEndpointWithResponse(ctx context.Cont
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /v1/webhook_endpoints/{endpoint_id}/secret/rotations (the `RotateWebhookEndpointSecret` operationId).
-func (c *ClientWithResponses) RotateWebhookEndpointSecretWithResponse(ctx context.Context, endpointId EndpointId, reqEditors ...RequestEditorFn) (*RotateWebhookEndpointSecretResponse, error) {
-	rsp, err := c.RotateWebhookEndpointSecret(ctx, endpointId, reqEditors...)
+func (c *ClientWithResponses) RotateWebhookEndpointSecretWithResponse(ctx context.Context, endpointId EndpointId, params *RotateWebhookEndpointSecretParams, reqEditors ...RequestEditorFn) (*RotateWebhookEndpointSecretResponse, error) {
+	rsp, err := c.RotateWebhookEndpointSecret(ctx, endpointId, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
 	return ParseRotateWebhookEndpointSecretResponse(rsp)
+}
+
+// TestWebhookEndpointWithResponse Send a test event to one endpoint
+//
+// Emits a `webhook_endpoint.test` event and delivers it to this endpoint only, signed like every delivery, whatever the endpoint's `events` filter (a disabled endpoint is 422 `invalid_field`, `param` `endpoint_id`). Use it to check a receiver. The event is in the event log like any other, with its delivery and attempts (GET /v1/events/{event_id}); other endpoints never receive it.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/webhook_endpoints/{endpoint_id}/test (the `TestWebhookEndpoint` operationId).
+func (c *ClientWithResponses) TestWebhookEndpointWithResponse(ctx context.Context, endpointId EndpointId, params *TestWebhookEndpointParams, reqEditors ...RequestEditorFn) (*TestWebhookEndpointResponse, error) {
+	rsp, err := c.TestWebhookEndpoint(ctx, endpointId, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseTestWebhookEndpointResponse(rsp)
 }
 
 // ParseListChecksResponse parses an HTTP response from a ListChecksWithResponse call
@@ -17814,6 +18954,13 @@ func ParseCreateCheckResponse(rsp *http.Response) (*CreateCheckResponse, error) 
 		}
 		response.JSON403 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest PayloadTooLarge
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -17854,6 +19001,13 @@ func ParseCreateCheckResponse(rsp *http.Response) (*CreateCheckResponse, error) 
 	switch {
 	case rsp.StatusCode == 201:
 		var headers CreateCheckResponse201Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
 		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -17892,6 +19046,16 @@ func ParseCreateCheckResponse(rsp *http.Response) (*CreateCheckResponse, error) 
 			headers.XRequestId = &value
 		}
 		response.Headers403 = &headers
+	case rsp.StatusCode == 409:
+		var headers CreateCheckResponse409Headers
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers409 = &headers
 	case rsp.StatusCode == 413:
 		var headers CreateCheckResponse413Headers
 		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
@@ -18669,6 +19833,13 @@ func ParseCreateDataFieldResponse(rsp *http.Response) (*CreateDataFieldResponse,
 		}
 		response.JSON403 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest PayloadTooLarge
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -18709,6 +19880,13 @@ func ParseCreateDataFieldResponse(rsp *http.Response) (*CreateDataFieldResponse,
 	switch {
 	case rsp.StatusCode == 201:
 		var headers CreateDataFieldResponse201Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
 		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -18747,6 +19925,16 @@ func ParseCreateDataFieldResponse(rsp *http.Response) (*CreateDataFieldResponse,
 			headers.XRequestId = &value
 		}
 		response.Headers403 = &headers
+	case rsp.StatusCode == 409:
+		var headers CreateDataFieldResponse409Headers
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers409 = &headers
 	case rsp.StatusCode == 413:
 		var headers CreateDataFieldResponse413Headers
 		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
@@ -19524,6 +20712,13 @@ func ParseCreateDocumentTypeResponse(rsp *http.Response) (*CreateDocumentTypeRes
 		}
 		response.JSON403 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest PayloadTooLarge
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -19564,6 +20759,13 @@ func ParseCreateDocumentTypeResponse(rsp *http.Response) (*CreateDocumentTypeRes
 	switch {
 	case rsp.StatusCode == 201:
 		var headers CreateDocumentTypeResponse201Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
 		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -19602,6 +20804,16 @@ func ParseCreateDocumentTypeResponse(rsp *http.Response) (*CreateDocumentTypeRes
 			headers.XRequestId = &value
 		}
 		response.Headers403 = &headers
+	case rsp.StatusCode == 409:
+		var headers CreateDocumentTypeResponse409Headers
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers409 = &headers
 	case rsp.StatusCode == 413:
 		var headers CreateDocumentTypeResponse413Headers
 		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
@@ -20337,6 +21549,154 @@ func ParseListEventsResponse(rsp *http.Response) (*ListEventsResponse, error) {
 	return response, nil
 }
 
+// ParseListEventFeedResponse parses an HTTP response from a ListEventFeedWithResponse call
+func ParseListEventFeedResponse(rsp *http.Response) (*ListEventFeedResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListEventFeedResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest EventFeed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest UnprocessableEntity
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ListEventFeedResponse200Headers
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 401:
+		var headers ListEventFeedResponse401Headers
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers ListEventFeedResponse403Headers
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 422:
+		var headers ListEventFeedResponse422Headers
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListEventFeedResponse429Headers
+		if values := rsp.Header.Values("retry-after"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "retry-after", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers ListEventFeedResponse500Headers
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	case true:
+		var headers ListEventFeedResponseDefaultHeaders
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
+}
+
 // ParseGetEventResponse parses an HTTP response from a GetEventWithResponse call
 func ParseGetEventResponse(rsp *http.Response) (*GetEventResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -20551,6 +21911,13 @@ func ParseRedeliverEventResponse(rsp *http.Response) (*RedeliverEventResponse, e
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest PayloadTooLarge
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -20591,6 +21958,13 @@ func ParseRedeliverEventResponse(rsp *http.Response) (*RedeliverEventResponse, e
 	switch {
 	case rsp.StatusCode == 200:
 		var headers RedeliverEventResponse200Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
 		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -20639,6 +22013,16 @@ func ParseRedeliverEventResponse(rsp *http.Response) (*RedeliverEventResponse, e
 			headers.XRequestId = &value
 		}
 		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers RedeliverEventResponse409Headers
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers409 = &headers
 	case rsp.StatusCode == 413:
 		var headers RedeliverEventResponse413Headers
 		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
@@ -20952,6 +22336,13 @@ func ParseCreateSubmissionResponse(rsp *http.Response) (*CreateSubmissionRespons
 	switch {
 	case rsp.StatusCode == 200:
 		var headers CreateSubmissionResponse200Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
 		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -20962,6 +22353,13 @@ func ParseCreateSubmissionResponse(rsp *http.Response) (*CreateSubmissionRespons
 		response.Headers200 = &headers
 	case rsp.StatusCode == 201:
 		var headers CreateSubmissionResponse201Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
 		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -21747,6 +23145,13 @@ func ParseCancelSubmissionResponse(rsp *http.Response) (*CancelSubmissionRespons
 	switch {
 	case rsp.StatusCode == 200:
 		var headers CancelSubmissionResponse200Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
 		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -21957,6 +23362,13 @@ func ParseCreateSlotUploadResponse(rsp *http.Response) (*CreateSlotUploadRespons
 	switch {
 	case rsp.StatusCode == 200:
 		var headers CreateSlotUploadResponse200Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
 		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -21967,6 +23379,13 @@ func ParseCreateSlotUploadResponse(rsp *http.Response) (*CreateSlotUploadRespons
 		response.Headers200 = &headers
 	case rsp.StatusCode == 202:
 		var headers CreateSlotUploadResponse202Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
 		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -22186,6 +23605,13 @@ func ParseStartEvaluationResponse(rsp *http.Response) (*StartEvaluationResponse,
 	switch {
 	case rsp.StatusCode == 202:
 		var headers StartEvaluationResponse202Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
 		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -22760,6 +24186,13 @@ func ParseCreateUploadResponse(rsp *http.Response) (*CreateUploadResponse, error
 	switch {
 	case rsp.StatusCode == 200:
 		var headers CreateUploadResponse200Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
 		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -22770,6 +24203,13 @@ func ParseCreateUploadResponse(rsp *http.Response) (*CreateUploadResponse, error
 		response.Headers200 = &headers
 	case rsp.StatusCode == 202:
 		var headers CreateUploadResponse202Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
 		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -23673,6 +25113,13 @@ func ParseCreateTemplateResponse(rsp *http.Response) (*CreateTemplateResponse, e
 		}
 		response.JSON403 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest PayloadTooLarge
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -23713,6 +25160,13 @@ func ParseCreateTemplateResponse(rsp *http.Response) (*CreateTemplateResponse, e
 	switch {
 	case rsp.StatusCode == 201:
 		var headers CreateTemplateResponse201Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
 		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -23751,6 +25205,16 @@ func ParseCreateTemplateResponse(rsp *http.Response) (*CreateTemplateResponse, e
 			headers.XRequestId = &value
 		}
 		response.Headers403 = &headers
+	case rsp.StatusCode == 409:
+		var headers CreateTemplateResponse409Headers
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers409 = &headers
 	case rsp.StatusCode == 413:
 		var headers CreateTemplateResponse413Headers
 		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
@@ -25052,6 +26516,13 @@ func ParseDuplicateTemplateResponse(rsp *http.Response) (*DuplicateTemplateRespo
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest PayloadTooLarge
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -25092,6 +26563,13 @@ func ParseDuplicateTemplateResponse(rsp *http.Response) (*DuplicateTemplateRespo
 	switch {
 	case rsp.StatusCode == 201:
 		var headers DuplicateTemplateResponse201Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
 		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -25140,6 +26618,16 @@ func ParseDuplicateTemplateResponse(rsp *http.Response) (*DuplicateTemplateRespo
 			headers.XRequestId = &value
 		}
 		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers DuplicateTemplateResponse409Headers
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers409 = &headers
 	case rsp.StatusCode == 413:
 		var headers DuplicateTemplateResponse413Headers
 		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
@@ -25392,6 +26880,13 @@ func ParseCreateWebhookEndpointResponse(rsp *http.Response) (*CreateWebhookEndpo
 		}
 		response.JSON403 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest PayloadTooLarge
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -25432,6 +26927,13 @@ func ParseCreateWebhookEndpointResponse(rsp *http.Response) (*CreateWebhookEndpo
 	switch {
 	case rsp.StatusCode == 201:
 		var headers CreateWebhookEndpointResponse201Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
 		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -25470,6 +26972,16 @@ func ParseCreateWebhookEndpointResponse(rsp *http.Response) (*CreateWebhookEndpo
 			headers.XRequestId = &value
 		}
 		response.Headers403 = &headers
+	case rsp.StatusCode == 409:
+		var headers CreateWebhookEndpointResponse409Headers
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers409 = &headers
 	case rsp.StatusCode == 413:
 		var headers CreateWebhookEndpointResponse413Headers
 		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
@@ -26099,6 +27611,13 @@ func ParseRotateWebhookEndpointSecretResponse(rsp *http.Response) (*RotateWebhoo
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest UnprocessableEntity
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -26132,6 +27651,13 @@ func ParseRotateWebhookEndpointSecretResponse(rsp *http.Response) (*RotateWebhoo
 	switch {
 	case rsp.StatusCode == 201:
 		var headers RotateWebhookEndpointSecretResponse201Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
 		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -26170,6 +27696,16 @@ func ParseRotateWebhookEndpointSecretResponse(rsp *http.Response) (*RotateWebhoo
 			headers.XRequestId = &value
 		}
 		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers RotateWebhookEndpointSecretResponse409Headers
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers409 = &headers
 	case rsp.StatusCode == 422:
 		var headers RotateWebhookEndpointSecretResponse422Headers
 		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
@@ -26209,6 +27745,212 @@ func ParseRotateWebhookEndpointSecretResponse(rsp *http.Response) (*RotateWebhoo
 		response.Headers500 = &headers
 	case true:
 		var headers RotateWebhookEndpointSecretResponseDefaultHeaders
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
+}
+
+// ParseTestWebhookEndpointResponse parses an HTTP response from a TestWebhookEndpointWithResponse call
+func ParseTestWebhookEndpointResponse(rsp *http.Response) (*TestWebhookEndpointResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &TestWebhookEndpointResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest EventDetail
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest UnprocessableEntity
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 202:
+		var headers TestWebhookEndpointResponse202Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers202 = &headers
+	case rsp.StatusCode == 400:
+		var headers TestWebhookEndpointResponse400Headers
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers TestWebhookEndpointResponse401Headers
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers TestWebhookEndpointResponse403Headers
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers TestWebhookEndpointResponse404Headers
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers TestWebhookEndpointResponse409Headers
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 422:
+		var headers TestWebhookEndpointResponse422Headers
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers TestWebhookEndpointResponse429Headers
+		if values := rsp.Header.Values("retry-after"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "retry-after", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers TestWebhookEndpointResponse500Headers
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	case true:
+		var headers TestWebhookEndpointResponseDefaultHeaders
 		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {

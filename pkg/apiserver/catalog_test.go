@@ -103,7 +103,7 @@ func TestCustomCheckLifecycle(t *testing.T) {
 	_, key := e.newClient()
 	c := e.client(key)
 
-	created, err := c.CreateCheckWithResponse(ctx, client.CreateCheckRequest{Title: "Schufa score ≥ 95 %", Prompt: "Find the SCHUFA score; fail below 95."})
+	created, err := c.CreateCheckWithResponse(ctx, nil, client.CreateCheckRequest{Title: "Schufa score ≥ 95 %", Prompt: "Find the SCHUFA score; fail below 95."})
 	expect(t, err, created.StatusCode(), created.Body, 201)
 	chk := *created.JSON201
 	if _, err := uuid.Parse(chk.Id); err != nil || chk.Builtin || chk.Key != "schufa_score_95" ||
@@ -111,12 +111,12 @@ func TestCustomCheckLifecycle(t *testing.T) {
 		t.Fatalf("created: %+v", chk)
 	}
 	// Same title: next key. A title that slugs to a builtin key avoids it.
-	again, err := c.CreateCheckWithResponse(ctx, client.CreateCheckRequest{Title: "Schufa score 95", Prompt: "p", Category: ptr(client.CheckCategory("financing"))})
+	again, err := c.CreateCheckWithResponse(ctx, nil, client.CreateCheckRequest{Title: "Schufa score 95", Prompt: "p", Category: ptr(client.CheckCategory("financing"))})
 	expect(t, err, again.StatusCode(), again.Body, 201)
 	if again.JSON201.Key != "schufa_score_95_2" || again.JSON201.Category != "financing" {
 		t.Errorf("second key %q category %q", again.JSON201.Key, again.JSON201.Category)
 	}
-	clash, err := c.CreateDocumentTypeWithResponse(ctx, client.CreateDocumentTypeRequest{DisplayName: "ID card"})
+	clash, err := c.CreateDocumentTypeWithResponse(ctx, nil, client.CreateDocumentTypeRequest{DisplayName: "ID card"})
 	expect(t, err, clash.StatusCode(), clash.Body, 201)
 	if clash.JSON201.Key != "id_card_2" || clash.JSON201.Description != "" {
 		t.Errorf("document type key %q", clash.JSON201.Key)
@@ -175,7 +175,7 @@ func TestCustomDataFieldValueFormat(t *testing.T) {
 	_, key := e.newClient()
 	c := e.client(key)
 	vf := client.ValueFormat("currency")
-	created, err := c.CreateDataFieldWithResponse(ctx, client.CreateDataFieldRequest{DisplayName: "Monatliche Rate", Prompt: "Monthly instalment", ValueFormat: &vf})
+	created, err := c.CreateDataFieldWithResponse(ctx, nil, client.CreateDataFieldRequest{DisplayName: "Monatliche Rate", Prompt: "Monthly instalment", ValueFormat: &vf})
 	expect(t, err, created.StatusCode(), created.Body, 201)
 	f := created.JSON201
 	if f.Key != "monatliche_rate" || f.ValueFormat == nil || *f.ValueFormat != "currency" || f.Category != "other" {
@@ -248,9 +248,9 @@ func TestCatalogTenantIsolation(t *testing.T) {
 	_, bobKey := e.newClient()
 	alice, bob := e.client(aliceKey), e.client(bobKey)
 
-	chk, err := alice.CreateCheckWithResponse(ctx, client.CreateCheckRequest{Title: "Alice's check", Prompt: "p"})
+	chk, err := alice.CreateCheckWithResponse(ctx, nil, client.CreateCheckRequest{Title: "Alice's check", Prompt: "p"})
 	expect(t, err, chk.StatusCode(), chk.Body, 201)
-	tpl, err := alice.CreateTemplateWithResponse(ctx, client.CreateTemplateRequest{DisplayName: "Alice's template"})
+	tpl, err := alice.CreateTemplateWithResponse(ctx, nil, client.CreateTemplateRequest{DisplayName: "Alice's template"})
 	expect(t, err, tpl.StatusCode(), tpl.Body, 201)
 
 	get, err := bob.GetCheckWithResponse(ctx, chk.JSON201.Id)
@@ -263,7 +263,7 @@ func TestCatalogTenantIsolation(t *testing.T) {
 	expect(t, err, del.StatusCode(), del.Body, 404)
 	getTpl, err := bob.GetTemplateWithResponse(ctx, tpl.JSON201.Id)
 	expect(t, err, getTpl.StatusCode(), getTpl.Body, 404)
-	dup, err := bob.DuplicateTemplateWithResponse(ctx, tpl.JSON201.Id, client.DuplicateTemplateRequest{})
+	dup, err := bob.DuplicateTemplateWithResponse(ctx, tpl.JSON201.Id, nil, client.DuplicateTemplateRequest{})
 	expect(t, err, dup.StatusCode(), dup.Body, 404)
 
 	// Writes to Alice's template and use of her entries by key, from Bob: not found.
@@ -274,9 +274,9 @@ func TestCatalogTenantIsolation(t *testing.T) {
 	expect(t, err, putTpl.StatusCode(), putTpl.Body, 404)
 	delTpl, err := bob.DeleteTemplateWithResponse(ctx, tplID)
 	expect(t, err, delTpl.StatusCode(), delTpl.Body, 404)
-	field, err := alice.CreateDataFieldWithResponse(ctx, client.CreateDataFieldRequest{DisplayName: "Alice field", Prompt: "p"})
+	field, err := alice.CreateDataFieldWithResponse(ctx, nil, client.CreateDataFieldRequest{DisplayName: "Alice field", Prompt: "p"})
 	expect(t, err, field.StatusCode(), field.Body, 201)
-	doc, err := alice.CreateDocumentTypeWithResponse(ctx, client.CreateDocumentTypeRequest{DisplayName: "Alice doc"})
+	doc, err := alice.CreateDocumentTypeWithResponse(ctx, nil, client.CreateDocumentTypeRequest{DisplayName: "Alice doc"})
 	expect(t, err, doc.StatusCode(), doc.Body, 201)
 	for _, ref := range []string{field.JSON201.Id, field.JSON201.Key} {
 		r, err := bob.GetDataFieldWithResponse(ctx, ref)
@@ -286,9 +286,9 @@ func TestCatalogTenantIsolation(t *testing.T) {
 		r, err := bob.GetDocumentTypeWithResponse(ctx, ref)
 		expect(t, err, r.StatusCode(), r.Body, 404)
 	}
-	sub, err := bob.CreateSubmissionWithResponse(ctx, client.CreateSubmissionRequest{ExternalSubmissionId: "b1", TemplateId: &tplID})
+	sub, err := bob.CreateSubmissionWithResponse(ctx, nil, client.CreateSubmissionRequest{ExternalSubmissionId: "b1", TemplateId: &tplID})
 	expect(t, err, sub.StatusCode(), sub.Body, 422)
-	withDoc, err := bob.CreateTemplateWithResponse(ctx, client.CreateTemplateRequest{DisplayName: "B", DocumentRequirements: &[]client.DocumentRequirementInput{{DocumentTypeId: doc.JSON201.Key}}})
+	withDoc, err := bob.CreateTemplateWithResponse(ctx, nil, client.CreateTemplateRequest{DisplayName: "B", DocumentRequirements: &[]client.DocumentRequirementInput{{DocumentTypeId: doc.JSON201.Key}}})
 	expect(t, err, withDoc.StatusCode(), withDoc.Body, 422)
 	if d := wantError(t, withDoc.HTTPResponse, withDoc.Body, 422, client.ErrorCodeInvalidField); deref(d.Param) != "document_requirements[0].document_type_id" {
 		t.Errorf("param %q", deref(d.Param))
@@ -302,7 +302,7 @@ func TestCatalogTenantIsolation(t *testing.T) {
 		t.Errorf("bob sees %d checks and %d templates, want the builtins only", len(checks.JSON200.Data), len(templates.JSON200.Data))
 	}
 
-	mine, err := bob.CreateTemplateWithResponse(ctx, client.CreateTemplateRequest{
+	mine, err := bob.CreateTemplateWithResponse(ctx, nil, client.CreateTemplateRequest{
 		DisplayName: "Bob's", CheckItems: &[]client.CheckItemInput{{CheckId: "documents_readable"}, {CheckId: chk.JSON201.Id}},
 	})
 	expect(t, err, mine.StatusCode(), mine.Body, 422)
@@ -318,7 +318,7 @@ func TestRequestMembersMatchExactly(t *testing.T) {
 	e := newEnv(t)
 	_, key := e.newClient()
 	c := e.client(key)
-	chk, err := c.CreateCheckWithResponse(ctx, client.CreateCheckRequest{Title: "Real title", Prompt: "p"})
+	chk, err := c.CreateCheckWithResponse(ctx, nil, client.CreateCheckRequest{Title: "Real title", Prompt: "p"})
 	expect(t, err, chk.StatusCode(), chk.Body, 201)
 
 	res, body := e.raw("PATCH", "/v1/checks/"+chk.JSON201.Id, key, "application/json", strings.NewReader(`{"Title": ""}`))
@@ -347,7 +347,7 @@ func TestConcurrentEntryEdits(t *testing.T) {
 	_, key := e.newClient()
 	c := e.client(key)
 	for round := range 10 {
-		chk, err := c.CreateCheckWithResponse(ctx, client.CreateCheckRequest{Title: "t", Prompt: "p"})
+		chk, err := c.CreateCheckWithResponse(ctx, nil, client.CreateCheckRequest{Title: "t", Prompt: "p"})
 		expect(t, err, chk.StatusCode(), chk.Body, 201)
 		done := make(chan error, 2)
 		go func() {
@@ -377,13 +377,13 @@ func TestDuplicateLeavesOutArchivedEntries(t *testing.T) {
 	e := newEnv(t)
 	_, key := e.newClient()
 	c := e.client(key)
-	chk, err := c.CreateCheckWithResponse(ctx, client.CreateCheckRequest{Title: "Soon archived", Prompt: "p"})
+	chk, err := c.CreateCheckWithResponse(ctx, nil, client.CreateCheckRequest{Title: "Soon archived", Prompt: "p"})
 	expect(t, err, chk.StatusCode(), chk.Body, 201)
-	tpl, err := c.CreateTemplateWithResponse(ctx, client.CreateTemplateRequest{DisplayName: "Src", CheckItems: &[]client.CheckItemInput{{CheckId: chk.JSON201.Id}, {CheckId: "name_consistency"}}})
+	tpl, err := c.CreateTemplateWithResponse(ctx, nil, client.CreateTemplateRequest{DisplayName: "Src", CheckItems: &[]client.CheckItemInput{{CheckId: chk.JSON201.Id}, {CheckId: "name_consistency"}}})
 	expect(t, err, tpl.StatusCode(), tpl.Body, 201)
 	del, err := c.DeleteCheckWithResponse(ctx, chk.JSON201.Id)
 	expect(t, err, del.StatusCode(), del.Body, 204)
-	dup, err := c.DuplicateTemplateWithResponse(ctx, tpl.JSON201.Id, client.DuplicateTemplateRequest{})
+	dup, err := c.DuplicateTemplateWithResponse(ctx, tpl.JSON201.Id, nil, client.DuplicateTemplateRequest{})
 	expect(t, err, dup.StatusCode(), dup.Body, 201)
 	if items := dup.JSON201.CheckItems; len(items) != 1 || items[0].CheckId != "name_consistency" {
 		t.Errorf("duplicate items: %+v", items)

@@ -46,7 +46,7 @@ func (e *testEnv) queuedEvaluation(c *client.ClientWithResponses, externalID str
 	e.t.Helper()
 	sub := e.createSubmission(c, client.CreateSubmissionRequest{ExternalSubmissionId: externalID})
 	e.readyUpload(c, sub.Id, "r")
-	res, err := c.StartEvaluationWithResponse(context.Background(), sub.Id)
+	res, err := c.StartEvaluationWithResponse(context.Background(), sub.Id, nil)
 	expect(e.t, err, res.StatusCode(), res.Body, 202)
 	return sub, res.JSON202.Id
 }
@@ -70,12 +70,12 @@ func TestEvaluationStart(t *testing.T) {
 
 	processing := e.upload(c, sub.Id, nil, fileParts("p", "p.pdf", "application/pdf", pdfBytes)...)
 	expect(t, nil, processing.StatusCode(), processing.Body, 202)
-	res, err := c.StartEvaluationWithResponse(ctx, sub.Id)
+	res, err := c.StartEvaluationWithResponse(ctx, sub.Id, nil)
 	expect(t, err, res.StatusCode(), res.Body, 422)
 	wantError(t, res.HTTPResponse, res.Body, 422, client.ErrorCodeInvalidRequest)
 
 	ready := e.readyUpload(c, sub.Id, "r")
-	res, err = c.StartEvaluationWithResponse(ctx, sub.Id)
+	res, err = c.StartEvaluationWithResponse(ctx, sub.Id, nil)
 	expect(t, err, res.StatusCode(), res.Body, 202)
 	ev := res.JSON202
 	if ev.Status != "queued" || ev.Kind != "basic" || ev.ProgressPercent != 0 || len(ev.InputFileIds) != 1 || ev.InputFileIds[0] != ready.FileId || ev.Result != nil {
@@ -85,7 +85,7 @@ func TestEvaluationStart(t *testing.T) {
 	if status != "evaluating" || latest == nil || latest.Id != ev.Id {
 		t.Fatalf("submission %s, latest %+v", status, latest)
 	}
-	again, err := c.StartEvaluationWithResponse(ctx, sub.Id)
+	again, err := c.StartEvaluationWithResponse(ctx, sub.Id, nil)
 	expect(t, err, again.StatusCode(), again.Body, 409)
 	wantError(t, again.HTTPResponse, again.Body, 409, client.ErrorCodeEvaluationInProgress)
 
@@ -109,7 +109,7 @@ func TestEvaluationStart(t *testing.T) {
 	_, otherKey := e.newClient()
 	other, err := e.client(otherKey).GetEvaluationWithResponse(ctx, sub.Id, ev.Id)
 	expect(t, err, other.StatusCode(), other.Body, 404)
-	start, err := e.client(otherKey).StartEvaluationWithResponse(ctx, sub.Id)
+	start, err := e.client(otherKey).StartEvaluationWithResponse(ctx, sub.Id, nil)
 	expect(t, err, start.StatusCode(), start.Body, 404)
 }
 
@@ -126,7 +126,7 @@ func TestEvaluationStartConcurrent(t *testing.T) {
 	codes := make([]int, 8)
 	for i := range codes {
 		wg.Go(func() {
-			res, err := c.StartEvaluationWithResponse(ctx, sub.Id)
+			res, err := c.StartEvaluationWithResponse(ctx, sub.Id, nil)
 			if err != nil {
 				t.Error(err)
 				return
@@ -217,7 +217,7 @@ func TestEvaluationLifecycle(t *testing.T) {
 
 	// A second evaluation re-evaluates the current uploads and supersedes the first.
 	added := e.readyUpload(c, sub.Id, "added")
-	res, err := c.StartEvaluationWithResponse(ctx, sub.Id)
+	res, err := c.StartEvaluationWithResponse(ctx, sub.Id, nil)
 	expect(t, err, res.StatusCode(), res.Body, 202)
 	second := res.JSON202.Id
 	if ids := res.JSON202.InputFileIds; len(ids) != 2 || ids[1] != added.FileId {
@@ -286,7 +286,7 @@ func TestEvaluationCanceledWithSubmission(t *testing.T) {
 		}
 		switch how {
 		case "cancel":
-			r, err := c.CancelSubmissionWithResponse(ctx, sub.Id)
+			r, err := c.CancelSubmissionWithResponse(ctx, sub.Id, nil)
 			expect(t, err, r.StatusCode(), r.Body, 200)
 		case "delete":
 			r, err := c.DeleteSubmissionWithResponse(ctx, sub.Id)
@@ -311,7 +311,7 @@ func TestEvaluationCanceledWithSubmission(t *testing.T) {
 			t.Errorf("%s: stored %s with result %s", how, status, result)
 		}
 		if how == "cancel" {
-			again, err := c.StartEvaluationWithResponse(ctx, sub.Id)
+			again, err := c.StartEvaluationWithResponse(ctx, sub.Id, nil)
 			expect(t, err, again.StatusCode(), again.Body, 409)
 			wantError(t, again.HTTPResponse, again.Body, 409, client.ErrorCodeSubmissionCanceled)
 			got, err := c.GetEvaluationWithResponse(ctx, sub.Id, id)
@@ -323,7 +323,7 @@ func TestEvaluationCanceledWithSubmission(t *testing.T) {
 			got, err := c.GetEvaluationWithResponse(ctx, sub.Id, id)
 			expect(t, err, got.StatusCode(), got.Body, 409)
 			wantError(t, got.HTTPResponse, got.Body, 409, client.ErrorCodePartnerDataPurgeInProgress)
-			again, err := c.StartEvaluationWithResponse(ctx, sub.Id)
+			again, err := c.StartEvaluationWithResponse(ctx, sub.Id, nil)
 			expect(t, err, again.StatusCode(), again.Body, 409)
 		}
 	}

@@ -90,7 +90,7 @@ func TestPermissionPerOperation(t *testing.T) {
 	if err != nil || list.StatusCode() != 200 {
 		t.Fatalf("list with events:read: %v %d %s", err, list.StatusCode(), list.Body)
 	}
-	redeliver, err := c.RedeliverEventWithResponse(ctx, events.FormatID(e.store.NewID()), client.RedeliverEventJSONRequestBody{})
+	redeliver, err := c.RedeliverEventWithResponse(ctx, events.FormatID(e.store.NewID()), nil, client.RedeliverEventJSONRequestBody{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +122,7 @@ func TestEnvelopeOnFrameworkErrors(t *testing.T) {
 		wantError(t, res, body, 405, client.ErrorCodeMethodNotAllowed)
 	})
 	t.Run("malformed JSON", func(t *testing.T) {
-		res, err := e.client(key).CreateTemplateWithBodyWithResponse(context.Background(), "application/json", strings.NewReader(`{"display_name": `))
+		res, err := e.client(key).CreateTemplateWithBodyWithResponse(context.Background(), nil, "application/json", strings.NewReader(`{"display_name": `))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -132,7 +132,7 @@ func TestEnvelopeOnFrameworkErrors(t *testing.T) {
 		}
 	})
 	t.Run("wrong content type", func(t *testing.T) {
-		res, err := e.client(key).CreateTemplateWithBodyWithResponse(context.Background(), "text/plain", strings.NewReader(`display_name=x`))
+		res, err := e.client(key).CreateTemplateWithBodyWithResponse(context.Background(), nil, "text/plain", strings.NewReader(`display_name=x`))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -144,14 +144,14 @@ func TestEnvelopeOnFrameworkErrors(t *testing.T) {
 	})
 	t.Run("body too large", func(t *testing.T) {
 		big := `{"display_name": "` + strings.Repeat("x", 2<<20) + `"}`
-		res, err := e.client(key).CreateTemplateWithBodyWithResponse(context.Background(), "application/json", strings.NewReader(big))
+		res, err := e.client(key).CreateTemplateWithBodyWithResponse(context.Background(), nil, "application/json", strings.NewReader(big))
 		if err != nil {
 			t.Fatal(err)
 		}
 		wantError(t, res.HTTPResponse, res.Body, 413, client.ErrorCodeRequestTooLarge)
 	})
 	t.Run("missing field", func(t *testing.T) {
-		res, err := e.client(key).CreateTemplateWithBodyWithResponse(context.Background(), "application/json", strings.NewReader(`{}`))
+		res, err := e.client(key).CreateTemplateWithBodyWithResponse(context.Background(), nil, "application/json", strings.NewReader(`{}`))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -162,7 +162,7 @@ func TestEnvelopeOnFrameworkErrors(t *testing.T) {
 	})
 	t.Run("nested field", func(t *testing.T) {
 		body := `{"display_name": "T", "check_items": [{"check_id": "name_consistency"}, {"check_id": 7}]}`
-		res, err := e.client(key).CreateTemplateWithBodyWithResponse(context.Background(), "application/json", strings.NewReader(body))
+		res, err := e.client(key).CreateTemplateWithBodyWithResponse(context.Background(), nil, "application/json", strings.NewReader(body))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -29,9 +29,9 @@ func TestRedeliverEvent(t *testing.T) {
 	status.Store(500)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(int(status.Load())) }))
 	defer srv.Close()
-	ep, err := c.CreateWebhookEndpointWithResponse(ctx, client.CreateWebhookEndpointRequest{Url: srv.URL + "/hook"})
+	ep, err := c.CreateWebhookEndpointWithResponse(ctx, nil, client.CreateWebhookEndpointRequest{Url: srv.URL + "/hook"})
 	expect(t, err, ep.StatusCode(), ep.Body, 201)
-	spare, err := c.CreateWebhookEndpointWithResponse(ctx, client.CreateWebhookEndpointRequest{Url: srv.URL + "/spare", Events: &[]client.EventType{"evaluation.failed"}})
+	spare, err := c.CreateWebhookEndpointWithResponse(ctx, nil, client.CreateWebhookEndpointRequest{Url: srv.URL + "/spare", Events: &[]client.EventType{"evaluation.failed"}})
 	expect(t, err, spare.StatusCode(), spare.Body, 201)
 
 	evID := e.emit(id, 1, events.FileReady)[0]
@@ -64,19 +64,19 @@ func TestRedeliverEvent(t *testing.T) {
 		t.Fatalf("after redelivery: %+v", dl)
 	}
 
-	none, err := c.RedeliverEventWithResponse(ctx, evID, client.RedeliverEventRequest{})
+	none, err := c.RedeliverEventWithResponse(ctx, evID, nil, client.RedeliverEventRequest{})
 	expect(t, err, none.StatusCode(), none.Body, 422)
 	wantError(t, none.HTTPResponse, none.Body, 422, client.ErrorCodeInvalidField)
-	again, err := c.RedeliverEventWithResponse(ctx, evID, client.RedeliverEventRequest{EndpointId: &ep.JSON201.Id})
+	again, err := c.RedeliverEventWithResponse(ctx, evID, nil, client.RedeliverEventRequest{EndpointId: &ep.JSON201.Id})
 	expect(t, err, again.StatusCode(), again.Body, 200) // a succeeded delivery, requested by endpoint
-	noDelivery, err := c.RedeliverEventWithResponse(ctx, evID, client.RedeliverEventRequest{EndpointId: &spare.JSON201.Id})
+	noDelivery, err := c.RedeliverEventWithResponse(ctx, evID, nil, client.RedeliverEventRequest{EndpointId: &spare.JSON201.Id})
 	expect(t, err, noDelivery.StatusCode(), noDelivery.Body, 422)
 	if d := wantError(t, noDelivery.HTTPResponse, noDelivery.Body, 422, client.ErrorCodeInvalidField); deref(d.Param) != "endpoint_id" {
 		t.Errorf("param %q", deref(d.Param))
 	}
 	unknown := uuid.New()
-	res2, err := c.RedeliverEventWithResponse(ctx, evID, client.RedeliverEventRequest{EndpointId: &unknown})
+	res2, err := c.RedeliverEventWithResponse(ctx, evID, nil, client.RedeliverEventRequest{EndpointId: &unknown})
 	expect(t, err, res2.StatusCode(), res2.Body, 422)
-	other, err := e.client(otherKey).RedeliverEventWithResponse(ctx, evID, client.RedeliverEventRequest{})
+	other, err := e.client(otherKey).RedeliverEventWithResponse(ctx, evID, nil, client.RedeliverEventRequest{})
 	expect(t, err, other.StatusCode(), other.Body, 404)
 }

@@ -174,7 +174,7 @@ func TestAPIWorksWhileNATSIsDown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	created, err := c.CreateSubmissionWithResponse(ctx, client.CreateSubmissionJSONRequestBody{ExternalSubmissionId: "while-nats-is-down"})
+	created, err := c.CreateSubmissionWithResponse(ctx, nil, client.CreateSubmissionJSONRequestBody{ExternalSubmissionId: "while-nats-is-down"})
 	if err != nil || created.JSON201 == nil {
 		t.Fatalf("create submission with NATS down: %v %s", err, created.Body)
 	}

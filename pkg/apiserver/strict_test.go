@@ -21,7 +21,7 @@ func TestStrictRequestBodies(t *testing.T) {
 
 	createSubmission := func(t *testing.T, contentType, body string) (*http.Response, []byte) {
 		t.Helper()
-		res, err := c.CreateSubmissionWithBodyWithResponse(ctx, contentType, strings.NewReader(body))
+		res, err := c.CreateSubmissionWithBodyWithResponse(ctx, nil, contentType, strings.NewReader(body))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -85,18 +85,18 @@ func TestStrictRequestBodies(t *testing.T) {
 		}
 	})
 	t.Run("JSON to an upload operation", func(t *testing.T) {
-		sub, err := c.CreateSubmissionWithResponse(ctx, client.CreateSubmissionJSONRequestBody{ExternalSubmissionId: "up"})
+		sub, err := c.CreateSubmissionWithResponse(ctx, nil, client.CreateSubmissionJSONRequestBody{ExternalSubmissionId: "up"})
 		if err != nil || sub.JSON201 == nil {
 			t.Fatalf("create: %v %s", err, sub.Body)
 		}
-		res, err := c.CreateUploadWithBodyWithResponse(ctx, sub.JSON201.Id, "application/json", strings.NewReader(`{"external_file_id": "f"}`))
+		res, err := c.CreateUploadWithBodyWithResponse(ctx, sub.JSON201.Id, nil, "application/json", strings.NewReader(`{"external_file_id": "f"}`))
 		if err != nil {
 			t.Fatal(err)
 		}
 		wantError(t, res.HTTPResponse, res.Body, 400, client.ErrorCodeInvalidRequest)
 	})
 	t.Run("operation without a body", func(t *testing.T) {
-		sub, err := c.CreateSubmissionWithResponse(ctx, client.CreateSubmissionJSONRequestBody{ExternalSubmissionId: "cancel-me"})
+		sub, err := c.CreateSubmissionWithResponse(ctx, nil, client.CreateSubmissionJSONRequestBody{ExternalSubmissionId: "cancel-me"})
 		if err != nil || sub.JSON201 == nil {
 			t.Fatalf("create: %v %s", err, sub.Body)
 		}

@@ -60,13 +60,13 @@ func (e *testEnv) upload(c *client.ClientWithResponses, sub uuid.UUID, slot *uui
 	e.t.Helper()
 	ct, body := multipartBody(e.t, parts...)
 	if slot != nil {
-		res, err := c.CreateSlotUploadWithBodyWithResponse(context.Background(), sub, *slot, ct, body)
+		res, err := c.CreateSlotUploadWithBodyWithResponse(context.Background(), sub, *slot, nil, ct, body)
 		if err != nil {
 			e.t.Fatal(err)
 		}
 		return &client.CreateUploadResponse{Body: res.Body, HTTPResponse: res.HTTPResponse, JSON200: res.JSON200, JSON202: res.JSON202}
 	}
-	res, err := c.CreateUploadWithBodyWithResponse(context.Background(), sub, ct, body)
+	res, err := c.CreateUploadWithBodyWithResponse(context.Background(), sub, nil, ct, body)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func (e *testEnv) blobCount(dir string) int {
 
 func (e *testEnv) createSubmission(c *client.ClientWithResponses, body client.CreateSubmissionRequest) client.Submission {
 	e.t.Helper()
-	res, err := c.CreateSubmissionWithResponse(context.Background(), body)
+	res, err := c.CreateSubmissionWithResponse(context.Background(), nil, body)
 	expect(e.t, err, res.StatusCode(), res.Body, 201)
 	return *res.JSON201
 }
@@ -117,7 +117,7 @@ func TestSubmissionCreate(t *testing.T) {
 	}
 
 	// The same external id returns the existing submission; other fields are ignored.
-	again, err := c.CreateSubmissionWithResponse(ctx, client.CreateSubmissionRequest{ExternalSubmissionId: "crm-4711", TemplateId: ptr("personal_loan")})
+	again, err := c.CreateSubmissionWithResponse(ctx, nil, client.CreateSubmissionRequest{ExternalSubmissionId: "crm-4711", TemplateId: ptr("personal_loan")})
 	expect(t, err, again.StatusCode(), again.Body, 200)
 	if again.JSON200.Id != sub.Id || again.JSON200.TemplateId != sub.TemplateId || again.JSON200.Consistency == nil {
 		t.Errorf("idempotent create: %+v", again.JSON200)
@@ -128,7 +128,7 @@ func TestSubmissionCreate(t *testing.T) {
 	if loan.TemplateId != "personal_loan" {
 		t.Errorf("template %q", loan.TemplateId)
 	}
-	tpl, err := c.CreateTemplateWithResponse(ctx, client.CreateTemplateRequest{DisplayName: "Mine", DocumentRequirements: &[]client.DocumentRequirementInput{{DocumentTypeId: "passport"}}})
+	tpl, err := c.CreateTemplateWithResponse(ctx, nil, client.CreateTemplateRequest{DisplayName: "Mine", DocumentRequirements: &[]client.DocumentRequirementInput{{DocumentTypeId: "passport"}}})
 	expect(t, err, tpl.StatusCode(), tpl.Body, 201)
 	upd, err := c.UpdateTemplateWithResponse(ctx, tpl.JSON201.Id, client.UpdateTemplateRequest{ExpectedRevision: 1, IsDefault: ptr(true)})
 	expect(t, err, upd.StatusCode(), upd.Body, 200)
@@ -181,7 +181,7 @@ func TestSubmissionCreateConcurrentDuplicates(t *testing.T) {
 	statuses := make([]int, n)
 	for i := range n {
 		wg.Go(func() {
-			res, err := c.CreateSubmissionWithResponse(ctx, client.CreateSubmissionRequest{ExternalSubmissionId: "same"})
+			res, err := c.CreateSubmissionWithResponse(ctx, nil, client.CreateSubmissionRequest{ExternalSubmissionId: "same"})
 			if err != nil {
 				t.Error(err)
 				return
@@ -220,7 +220,7 @@ func TestSubmissionListFilters(t *testing.T) {
 	b := e.createSubmission(c, client.CreateSubmissionRequest{ExternalSubmissionId: "b", TemplateId: ptr("personal_loan")})
 	time.Sleep(2 * time.Millisecond)
 	cc := e.createSubmission(c, client.CreateSubmissionRequest{ExternalSubmissionId: "c"})
-	cancel, err := c.CancelSubmissionWithResponse(ctx, cc.Id)
+	cancel, err := c.CancelSubmissionWithResponse(ctx, cc.Id, nil)
 	expect(t, err, cancel.StatusCode(), cancel.Body, 200)
 
 	list := func(p client.ListSubmissionsParams) []string {
@@ -282,12 +282,12 @@ func TestSubmissionMetadataCancelDelete(t *testing.T) {
 	up := e.upload(c, sub.Id, &d.JSON200.DocumentSlots[0].Id, fileParts("f1", "a.pdf", "application/pdf", pdfBytes)...)
 	expect(t, nil, up.StatusCode(), up.Body, 202)
 
-	canceled, err := c.CancelSubmissionWithResponse(ctx, sub.Id)
+	canceled, err := c.CancelSubmissionWithResponse(ctx, sub.Id, nil)
 	expect(t, err, canceled.StatusCode(), canceled.Body, 200)
 	if canceled.JSON200.Status != "canceled" || canceled.JSON200.Consistency == nil {
 		t.Errorf("cancel: %+v", canceled.JSON200)
 	}
-	again, err := c.CancelSubmissionWithResponse(ctx, sub.Id)
+	again, err := c.CancelSubmissionWithResponse(ctx, sub.Id, nil)
 	expect(t, err, again.StatusCode(), again.Body, 200)
 	late := e.upload(c, sub.Id, nil, fileParts("f2", "b.pdf", "application/pdf", pdfBytes)...)
 	wantError(t, late.HTTPResponse, late.Body, 409, client.ErrorCodeSubmissionCanceled)
@@ -296,7 +296,7 @@ func TestSubmissionMetadataCancelDelete(t *testing.T) {
 	if _, err := e.store.Pool().Exec(ctx, "UPDATE submissions SET status = 'completed' WHERE id = $1", done.Id); err != nil {
 		t.Fatal(err)
 	}
-	nope, err := c.CancelSubmissionWithResponse(ctx, done.Id)
+	nope, err := c.CancelSubmissionWithResponse(ctx, done.Id, nil)
 	expect(t, err, nope.StatusCode(), nope.Body, 409)
 	wantError(t, nope.HTTPResponse, nope.Body, 409, client.ErrorCodeSubmissionNotCancelable)
 
@@ -311,7 +311,7 @@ func TestSubmissionMetadataCancelDelete(t *testing.T) {
 	expect(t, err, files.StatusCode(), files.Body, 409)
 	delAgain, err := c.DeleteSubmissionWithResponse(ctx, sub.Id)
 	expect(t, err, delAgain.StatusCode(), delAgain.Body, 409)
-	cancelDuring, err := c.CancelSubmissionWithResponse(ctx, sub.Id)
+	cancelDuring, err := c.CancelSubmissionWithResponse(ctx, sub.Id, nil)
 	expect(t, err, cancelDuring.StatusCode(), cancelDuring.Body, 409)
 	list, err := c.ListSubmissionsWithResponse(ctx, nil)
 	expect(t, err, list.StatusCode(), list.Body, 200)
@@ -338,7 +338,7 @@ func TestSubmissionMetadataCancelDelete(t *testing.T) {
 	if len(evs.JSON200.Data) == 0 {
 		t.Error("events of the purged submission are gone")
 	}
-	reborn, err := c.CreateSubmissionWithResponse(ctx, client.CreateSubmissionRequest{ExternalSubmissionId: "m"})
+	reborn, err := c.CreateSubmissionWithResponse(ctx, nil, client.CreateSubmissionRequest{ExternalSubmissionId: "m"})
 	expect(t, err, reborn.StatusCode(), reborn.Body, 201)
 	if reborn.JSON201.Id == sub.Id {
 		t.Error("the purged submission came back")
@@ -547,7 +547,7 @@ func TestUploadConcurrentDuplicates(t *testing.T) {
 	for i := range n {
 		wg.Go(func() {
 			ct, body := multipartBody(t, fileParts("same-file", "a.pdf", "application/pdf", pdfBytes)...)
-			res, err := c.CreateUploadWithBodyWithResponse(context.Background(), sub.Id, ct, body)
+			res, err := c.CreateUploadWithBodyWithResponse(context.Background(), sub.Id, nil, ct, body)
 			if err != nil {
 				t.Error(err)
 				return
@@ -640,7 +640,7 @@ func TestSubmissionTenantIsolation(t *testing.T) {
 	expect(t, err, get.StatusCode(), get.Body, 404)
 	patch, err := bob.UpdateSubmissionWithResponse(ctx, sub.Id, client.UpdateSubmissionRequest{Metadata: client.Metadata{}})
 	expect(t, err, patch.StatusCode(), patch.Body, 404)
-	cancel, err := bob.CancelSubmissionWithResponse(ctx, sub.Id)
+	cancel, err := bob.CancelSubmissionWithResponse(ctx, sub.Id, nil)
 	expect(t, err, cancel.StatusCode(), cancel.Body, 404)
 	del, err := bob.DeleteSubmissionWithResponse(ctx, sub.Id)
 	expect(t, err, del.StatusCode(), del.Body, 404)

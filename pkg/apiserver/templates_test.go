@@ -85,14 +85,14 @@ func TestTemplateLifecycle(t *testing.T) {
 	_, key := e.newClient()
 	c := e.client(key)
 
-	archivedCheck, err := c.CreateCheckWithResponse(ctx, client.CreateCheckRequest{Title: "Old", Prompt: "p"})
+	archivedCheck, err := c.CreateCheckWithResponse(ctx, nil, client.CreateCheckRequest{Title: "Old", Prompt: "p"})
 	expect(t, err, archivedCheck.StatusCode(), archivedCheck.Body, 201)
 	del, err := c.DeleteCheckWithResponse(ctx, archivedCheck.JSON201.Id)
 	expect(t, err, del.StatusCode(), del.Body, 204)
-	custom, err := c.CreateCheckWithResponse(ctx, client.CreateCheckRequest{Title: "Custom", Prompt: "p"})
+	custom, err := c.CreateCheckWithResponse(ctx, nil, client.CreateCheckRequest{Title: "Custom", Prompt: "p"})
 	expect(t, err, custom.StatusCode(), custom.Body, 201)
 
-	created, err := c.CreateTemplateWithResponse(ctx, client.CreateTemplateRequest{
+	created, err := c.CreateTemplateWithResponse(ctx, nil, client.CreateTemplateRequest{
 		DisplayName: "Kredit Spezial",
 		DocumentRequirements: &[]client.DocumentRequirementInput{
 			{DocumentTypeId: "passport", Label: ptr("Reisepass"), Description: ptr("Valid passport of every applicant")},
@@ -192,7 +192,7 @@ func TestTemplateLifecycle(t *testing.T) {
 			t.Errorf("%s %s: param %q", method, path, deref(d.Param))
 		}
 	}
-	dup, err := c.DuplicateTemplateWithResponse(ctx, "personal_loan", client.DuplicateTemplateRequest{})
+	dup, err := c.DuplicateTemplateWithResponse(ctx, "personal_loan", nil, client.DuplicateTemplateRequest{})
 	expect(t, err, dup.StatusCode(), dup.Body, 201)
 	loan, _ := c.GetTemplateWithResponse(ctx, "personal_loan")
 	if d := dup.JSON201; d.Builtin || d.IsDefault || d.Revision != 1 || d.DisplayName != loan.JSON200.DisplayName || d.Key != "personal_loan_2" ||
@@ -200,7 +200,7 @@ func TestTemplateLifecycle(t *testing.T) {
 		d.DataFieldItems[0] != loan.JSON200.DataFieldItems[0] || d.DocumentRequirements[1] != loan.JSON200.DocumentRequirements[1] {
 		t.Errorf("duplicate: %+v", d)
 	}
-	named, err := c.DuplicateTemplateWithResponse(ctx, tpl.Id, client.DuplicateTemplateRequest{DisplayName: ptr("Copy")})
+	named, err := c.DuplicateTemplateWithResponse(ctx, tpl.Id, nil, client.DuplicateTemplateRequest{DisplayName: ptr("Copy")})
 	expect(t, err, named.StatusCode(), named.Body, 201)
 	if named.JSON201.DisplayName != "Copy" || named.JSON201.Key != "copy" || len(named.JSON201.CheckItems) != 2 {
 		t.Errorf("named duplicate: %+v", named.JSON201)
@@ -252,7 +252,7 @@ func TestTemplateDefault(t *testing.T) {
 	id, key := e.newClient()
 	c := e.client(key)
 	mk := func(name string) client.TemplateDetail {
-		res, err := c.CreateTemplateWithResponse(ctx, client.CreateTemplateRequest{DisplayName: name})
+		res, err := c.CreateTemplateWithResponse(ctx, nil, client.CreateTemplateRequest{DisplayName: name})
 		expect(t, err, res.StatusCode(), res.Body, 201)
 		return *res.JSON201
 	}
@@ -315,7 +315,7 @@ func TestTemplateConcurrentWrites(t *testing.T) {
 	e := newEnv(t)
 	_, key := e.newClient()
 	c := e.client(key)
-	created, err := c.CreateTemplateWithResponse(ctx, client.CreateTemplateRequest{DisplayName: "Race"})
+	created, err := c.CreateTemplateWithResponse(ctx, nil, client.CreateTemplateRequest{DisplayName: "Race"})
 	expect(t, err, created.StatusCode(), created.Body, 201)
 	id := created.JSON201.Id
 
@@ -380,11 +380,11 @@ func TestSnapshotKeepsVersions(t *testing.T) {
 	e := newEnv(t)
 	id, key := e.newClient()
 	c := e.client(key)
-	chk, err := c.CreateCheckWithResponse(ctx, client.CreateCheckRequest{Title: "Employer plausible", Prompt: "Is the employer a real company?"})
+	chk, err := c.CreateCheckWithResponse(ctx, nil, client.CreateCheckRequest{Title: "Employer plausible", Prompt: "Is the employer a real company?"})
 	expect(t, err, chk.StatusCode(), chk.Body, 201)
-	field, err := c.CreateDataFieldWithResponse(ctx, client.CreateDataFieldRequest{DisplayName: "Bonus", Prompt: "Yearly bonus"})
+	field, err := c.CreateDataFieldWithResponse(ctx, nil, client.CreateDataFieldRequest{DisplayName: "Bonus", Prompt: "Yearly bonus"})
 	expect(t, err, field.StatusCode(), field.Body, 201)
-	tpl, err := c.CreateTemplateWithResponse(ctx, client.CreateTemplateRequest{
+	tpl, err := c.CreateTemplateWithResponse(ctx, nil, client.CreateTemplateRequest{
 		DisplayName:          "Snap",
 		DocumentRequirements: &[]client.DocumentRequirementInput{{DocumentTypeId: "salary_statement", AllowMultipleFiles: ptr(true)}},
 		CheckItems:           &[]client.CheckItemInput{{CheckId: chk.JSON201.Id}, {CheckId: "documents_readable"}},

@@ -73,7 +73,7 @@ func TestTraceFollowsAnEvaluation(t *testing.T) {
 	var hooks atomic.Int32
 	partner := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { hooks.Add(1) }))
 	defer partner.Close()
-	hook, err := c.CreateWebhookEndpointWithResponse(ctx, client.CreateWebhookEndpointRequest{
+	hook, err := c.CreateWebhookEndpointWithResponse(ctx, nil, client.CreateWebhookEndpointRequest{
 		Url: partner.URL, Events: &[]client.EventType{"evaluation.completed"},
 	})
 	expect(t, err, hook.StatusCode(), hook.Body, 201)

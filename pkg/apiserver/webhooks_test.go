@@ -20,7 +20,7 @@ func TestWebhookEndpointLifecycle(t *testing.T) {
 	_, key := e.newClient()
 	c := e.client(key)
 
-	created, err := c.CreateWebhookEndpointWithResponse(ctx, client.CreateWebhookEndpointRequest{
+	created, err := c.CreateWebhookEndpointWithResponse(ctx, nil, client.CreateWebhookEndpointRequest{
 		Url: "https://partner.example/hooks/doceval", Description: ptr("CRM"),
 		Events: &[]client.EventType{"file.ready", "evaluation.completed"},
 	})
@@ -46,7 +46,7 @@ func TestWebhookEndpointLifecycle(t *testing.T) {
 	if strings.Contains(string(got.Body)+string(list.Body), "signing_secret") || strings.Contains(string(got.Body)+string(list.Body), ep.SigningSecret) {
 		t.Error("a read returned the secret")
 	}
-	allTypes, err := c.CreateWebhookEndpointWithResponse(ctx, client.CreateWebhookEndpointRequest{Url: "http://localhost:9000/hook"})
+	allTypes, err := c.CreateWebhookEndpointWithResponse(ctx, nil, client.CreateWebhookEndpointRequest{Url: "http://localhost:9000/hook"})
 	expect(t, err, allTypes.StatusCode(), allTypes.Body, 201)
 	if allTypes.JSON201.Events != nil || allTypes.JSON201.Description != "" {
 		t.Errorf("events omitted must mean all types (null): %+v", allTypes.JSON201)
@@ -74,7 +74,7 @@ func TestWebhookEndpointLifecycle(t *testing.T) {
 	// Rotation: a new secret; the previous stays valid for the grace period; rotating
 	// again inside it drops the oldest at once.
 	before := time.Now()
-	rot, err := c.RotateWebhookEndpointSecretWithResponse(ctx, ep.Id)
+	rot, err := c.RotateWebhookEndpointSecretWithResponse(ctx, ep.Id, nil)
 	expect(t, err, rot.StatusCode(), rot.Body, 201)
 	if rot.JSON201.SigningSecret == ep.SigningSecret || !strings.HasPrefix(rot.JSON201.SigningSecret, "whsec_") ||
 		rot.JSON201.PreviousSecretExpiresAt.Before(before.Add(23*time.Hour)) || rot.JSON201.PreviousSecretExpiresAt.After(time.Now().Add(25*time.Hour)) {
@@ -85,7 +85,7 @@ func TestWebhookEndpointLifecycle(t *testing.T) {
 	if !bytes.Equal(previous, sealed) {
 		t.Error("the rotated-out secret is not kept as the previous one")
 	}
-	rot2, err := c.RotateWebhookEndpointSecretWithResponse(ctx, ep.Id)
+	rot2, err := c.RotateWebhookEndpointSecretWithResponse(ctx, ep.Id, nil)
 	expect(t, err, rot2.StatusCode(), rot2.Body, 201)
 	e.store.Pool().QueryRow(ctx, "SELECT previous_secret FROM webhook_endpoints WHERE id = $1", ep.Id).Scan(&previous)
 	if bytes.Equal(previous, sealed) {
@@ -104,7 +104,7 @@ func TestWebhookEndpointLifecycle(t *testing.T) {
 	if len(list.JSON200.Data) != 1 || list.JSON200.Data[0].Id != allTypes.JSON201.Id {
 		t.Errorf("list after delete: %+v", list.JSON200.Data)
 	}
-	rotGone, err := c.RotateWebhookEndpointSecretWithResponse(ctx, ep.Id)
+	rotGone, err := c.RotateWebhookEndpointSecretWithResponse(ctx, ep.Id, nil)
 	expect(t, err, rotGone.StatusCode(), rotGone.Body, 404)
 }
 
@@ -162,22 +162,22 @@ func TestWebhookEndpointLimit(t *testing.T) {
 	c := e.client(key)
 	var ids []uuid.UUID
 	for i := range 20 {
-		res, err := c.CreateWebhookEndpointWithResponse(ctx, client.CreateWebhookEndpointRequest{Url: fmt.Sprintf("https://p.example/%d", i)})
+		res, err := c.CreateWebhookEndpointWithResponse(ctx, nil, client.CreateWebhookEndpointRequest{Url: fmt.Sprintf("https://p.example/%d", i)})
 		expect(t, err, res.StatusCode(), res.Body, 201)
 		ids = append(ids, res.JSON201.Id)
 	}
-	over, err := c.CreateWebhookEndpointWithResponse(ctx, client.CreateWebhookEndpointRequest{Url: "https://p.example/21"})
+	over, err := c.CreateWebhookEndpointWithResponse(ctx, nil, client.CreateWebhookEndpointRequest{Url: "https://p.example/21"})
 	expect(t, err, over.StatusCode(), over.Body, 422)
 	if d := wantError(t, over.HTTPResponse, over.Body, 422, client.ErrorCodeInvalidField); deref(d.Param) != "url" || !strings.Contains(d.Message, "20") {
 		t.Errorf("21st: %+v", d)
 	}
 	// Another client has its own 20.
-	theirs, err := e.client(otherKey).CreateWebhookEndpointWithResponse(ctx, client.CreateWebhookEndpointRequest{Url: "https://p.example/x"})
+	theirs, err := e.client(otherKey).CreateWebhookEndpointWithResponse(ctx, nil, client.CreateWebhookEndpointRequest{Url: "https://p.example/x"})
 	expect(t, err, theirs.StatusCode(), theirs.Body, 201)
 	// Disabling one makes room; re-activating it when full is refused on status.
 	dis, err := c.UpdateWebhookEndpointWithResponse(ctx, ids[0], client.UpdateWebhookEndpointRequest{Status: ptr(client.WebhookEndpointStatus("disabled"))})
 	expect(t, err, dis.StatusCode(), dis.Body, 200)
-	again, err := c.CreateWebhookEndpointWithResponse(ctx, client.CreateWebhookEndpointRequest{Url: "https://p.example/21"})
+	again, err := c.CreateWebhookEndpointWithResponse(ctx, nil, client.CreateWebhookEndpointRequest{Url: "https://p.example/21"})
 	expect(t, err, again.StatusCode(), again.Body, 201)
 	react, err := c.UpdateWebhookEndpointWithResponse(ctx, ids[0], client.UpdateWebhookEndpointRequest{Status: ptr(client.WebhookEndpointStatus("active"))})
 	expect(t, err, react.StatusCode(), react.Body, 422)
@@ -210,6 +210,6 @@ func TestWebhookEndpointLimit(t *testing.T) {
 	}
 	cross, err := e.client(otherKey).GetWebhookEndpointWithResponse(ctx, ids[0])
 	expect(t, err, cross.StatusCode(), cross.Body, 404)
-	crossRot, err := e.client(otherKey).RotateWebhookEndpointSecretWithResponse(ctx, ids[0])
+	crossRot, err := e.client(otherKey).RotateWebhookEndpointSecretWithResponse(ctx, ids[0], nil)
 	expect(t, err, crossRot.StatusCode(), crossRot.Body, 404)
 }

@@ -93,7 +93,7 @@ func eventsRedeliver(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	ev, err := receive[client.EventDetail](c.API().RedeliverEvent(ctx, pos[0], body))
+	ev, err := receive[client.EventDetail](c.API().RedeliverEvent(ctx, pos[0], nil, body))
 	if err != nil {
 		return err
 	}

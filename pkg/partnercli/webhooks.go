@@ -45,7 +45,7 @@ func webhooksCreate(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	ep, err := receive[client.WebhookEndpointWithSecret](c.API().CreateWebhookEndpoint(ctx, req))
+	ep, err := receive[client.WebhookEndpointWithSecret](c.API().CreateWebhookEndpoint(ctx, nil, req))
 	if err != nil {
 		return err
 	}
@@ -90,7 +90,7 @@ func webhooksRotate(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	rot, err := receive[client.SecretRotation](c.API().RotateWebhookEndpointSecret(ctx, id))
+	rot, err := receive[client.SecretRotation](c.API().RotateWebhookEndpointSecret(ctx, id, nil))
 	if err != nil {
 		return err
 	}

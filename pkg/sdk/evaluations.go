@@ -12,7 +12,7 @@ import (
 // once, never retried: a repeat could start a second evaluation. 409
 // evaluation_in_progress means one is already queued or running.
 func (c *Client) StartEvaluation(ctx context.Context, submissionID uuid.UUID) (*client.Evaluation, error) {
-	return receive[client.Evaluation](c.api.StartEvaluation(ctx, submissionID))
+	return receive[client.Evaluation](c.api.StartEvaluation(ctx, submissionID, nil))
 }
 
 // GetEvaluation returns the evaluation, with its result once completed. 409

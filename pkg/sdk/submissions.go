@@ -12,7 +12,7 @@ import (
 // ExternalSubmissionId (the call is idempotent on it, so it is retried automatically,
 // including after 503 authz_not_applied_yet).
 func (c *Client) CreateSubmission(ctx context.Context, req client.CreateSubmissionRequest) (*client.Submission, error) {
-	return receive[client.Submission](c.api.CreateSubmission(ctx, req))
+	return receive[client.Submission](c.api.CreateSubmission(ctx, nil, req))
 }
 
 // GetSubmission returns the submission with its slots, uploads and latest evaluation.
@@ -23,5 +23,5 @@ func (c *Client) GetSubmission(ctx context.Context, submissionID uuid.UUID) (*cl
 // CancelSubmission cancels the submission; canceling a canceled one is a no-op, a
 // completed one answers 409 submission_not_cancelable. It is sent once, never retried.
 func (c *Client) CancelSubmission(ctx context.Context, submissionID uuid.UUID) (*client.Submission, error) {
-	return receive[client.Submission](c.api.CancelSubmission(ctx, submissionID))
+	return receive[client.Submission](c.api.CancelSubmission(ctx, submissionID, nil))
 }

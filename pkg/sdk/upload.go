@@ -68,9 +68,9 @@ func (c *Client) UploadFile(ctx context.Context, submissionID uuid.UUID, p Uploa
 		return nil
 	}
 	if p.SlotID != nil {
-		return receive[client.Upload](c.api.CreateSlotUploadWithBody(ctx, submissionID, *p.SlotID, stream.contentType, body, describe))
+		return receive[client.Upload](c.api.CreateSlotUploadWithBody(ctx, submissionID, *p.SlotID, nil, stream.contentType, body, describe))
 	}
-	return receive[client.Upload](c.api.CreateUploadWithBody(ctx, submissionID, stream.contentType, body, describe))
+	return receive[client.Upload](c.api.CreateUploadWithBody(ctx, submissionID, nil, stream.contentType, body, describe))
 }
 
 // GetUpload reads one upload of a submission, for example to wait until ingest made it
