@@ -232,6 +232,8 @@ WHERE e.id = $3 AND w.deleted_at IS NULL AND w.created_at <= e.created_at
   AND ((w.status = 'active' AND w.status_changed_at <= e.created_at)
        OR (w.status = 'disabled' AND w.status_changed_at > e.created_at))
   AND (w.events IS NULL OR e.type = ANY (w.events))
+  -- A test event goes to the one endpoint it was sent to (DeliveryInsertOne).
+  AND e.type <> 'webhook_endpoint.test'
 ON CONFLICT (event_id, endpoint_id) DO NOTHING
 `
 
@@ -250,6 +252,34 @@ func (q *Queries) DeliveryFanOut(ctx context.Context, arg DeliveryFanOutParams) 
 		return 0, err
 	}
 	return result.RowsAffected(), nil
+}
+
+const deliveryInsertOne = `-- name: DeliveryInsertOne :one
+INSERT INTO deliveries (id, event_id, endpoint_id, api_client_id, status, next_retry_at, created_at)
+VALUES ($1, $2, $3, $4, 'pending', $5, $5)
+RETURNING id
+`
+
+type DeliveryInsertOneParams struct {
+	ID          uuid.UUID
+	EventID     uuid.UUID
+	EndpointID  uuid.UUID
+	APIClientID uuid.UUID
+	Now         *time.Time
+}
+
+// The delivery of an event to one endpoint, due now (a webhook_endpoint.test event).
+func (q *Queries) DeliveryInsertOne(ctx context.Context, arg DeliveryInsertOneParams) (uuid.UUID, error) {
+	row := q.db.QueryRow(ctx, deliveryInsertOne,
+		arg.ID,
+		arg.EventID,
+		arg.EndpointID,
+		arg.APIClientID,
+		arg.Now,
+	)
+	var id uuid.UUID
+	err := row.Scan(&id)
+	return id, err
 }
 
 const deliveryRelease = `-- name: DeliveryRelease :exec

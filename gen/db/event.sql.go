@@ -24,8 +24,102 @@ func (q *Queries) EventDeleteOlderThan(ctx context.Context, before time.Time) (i
 	return result.RowsAffected(), nil
 }
 
+const eventFeed = `-- name: EventFeed :many
+SELECT id, created_at, envelope, tx::text AS tx, seq
+FROM events
+WHERE api_client_id = $1
+  AND (tx, seq) > (CAST($2::text AS xid8), $3::bigint)
+  AND tx < CAST($4::text AS xid8)
+  AND (cardinality($5::text[]) = 0 OR type = ANY ($5::text[]))
+ORDER BY tx, seq
+LIMIT $6
+`
+
+type EventFeedParams struct {
+	APIClientID uuid.UUID
+	AfterTx     string
+	AfterSeq    int64
+	Horizon     string
+	Types       []string
+	MaxRows     int32
+}
+
+type EventFeedRow struct {
+	ID        uuid.UUID
+	CreatedAt time.Time
+	Envelope  []byte
+	Tx        string
+	Seq       *int64
+}
+
+// The client's events after (after_tx, after_seq), oldest first, of transactions below
+// @horizon (read with EventFeedHorizon before: all of them had ended then).
+func (q *Queries) EventFeed(ctx context.Context, arg EventFeedParams) ([]EventFeedRow, error) {
+	rows, err := q.db.Query(ctx, eventFeed,
+		arg.APIClientID,
+		arg.AfterTx,
+		arg.AfterSeq,
+		arg.Horizon,
+		arg.Types,
+		arg.MaxRows,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []EventFeedRow{}
+	for rows.Next() {
+		var i EventFeedRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.CreatedAt,
+			&i.Envelope,
+			&i.Tx,
+			&i.Seq,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const eventFeedHorizon = `-- name: EventFeedHorizon :one
+SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS horizon
+`
+
+// The feed's current end: the oldest transaction still running (every transaction
+// below it has ended, so its events are readable and no later one can come before them).
+func (q *Queries) EventFeedHorizon(ctx context.Context) (string, error) {
+	row := q.db.QueryRow(ctx, eventFeedHorizon)
+	var horizon string
+	err := row.Scan(&horizon)
+	return horizon, err
+}
+
+const eventFeedLast = `-- name: EventFeedLast :one
+SELECT coalesce(max(tx), '0'::xid8)::text AS tx, coalesce(max(seq) FILTER (WHERE tx = (SELECT max(tx) FROM events m WHERE m.api_client_id = $1)), 0)::bigint AS seq
+FROM events WHERE api_client_id = $1
+`
+
+type EventFeedLastRow struct {
+	Tx  string
+	Seq int64
+}
+
+// The position of the client's newest event visible now (0, 0 when it has none).
+func (q *Queries) EventFeedLast(ctx context.Context, apiClientID uuid.UUID) (EventFeedLastRow, error) {
+	row := q.db.QueryRow(ctx, eventFeedLast, apiClientID)
+	var i EventFeedLastRow
+	err := row.Scan(&i.Tx, &i.Seq)
+	return i, err
+}
+
 const eventGetByID = `-- name: EventGetByID :one
-SELECT id, api_client_id, type, submission_id, envelope, created_at FROM events WHERE api_client_id = $1 AND id = $2
+SELECT id, api_client_id, type, submission_id, envelope, created_at, tx, seq FROM events WHERE api_client_id = $1 AND id = $2
 `
 
 type EventGetByIDParams struct {
@@ -43,6 +137,8 @@ func (q *Queries) EventGetByID(ctx context.Context, arg EventGetByIDParams) (Eve
 		&i.SubmissionID,
 		&i.Envelope,
 		&i.CreatedAt,
+		&i.Tx,
+		&i.Seq,
 	)
 	return i, err
 }
@@ -74,7 +170,7 @@ func (q *Queries) EventInsert(ctx context.Context, arg EventInsertParams) error 
 }
 
 const eventList = `-- name: EventList :many
-SELECT id, api_client_id, type, submission_id, envelope, created_at FROM events
+SELECT id, api_client_id, type, submission_id, envelope, created_at, tx, seq FROM events
 WHERE api_client_id = $1
   AND ($2::text IS NULL OR type = $2::text)
   AND ($3::uuid IS NULL OR submission_id = $3::uuid)
@@ -117,6 +213,8 @@ func (q *Queries) EventList(ctx context.Context, arg EventListParams) ([]Event, 
 			&i.SubmissionID,
 			&i.Envelope,
 			&i.CreatedAt,
+			&i.Tx,
+			&i.Seq,
 		); err != nil {
 			return nil, err
 		}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgtype"
 )
 
 type APIClient struct {
@@ -158,6 +159,20 @@ type Event struct {
 	SubmissionID *uuid.UUID
 	Envelope     []byte
 	CreatedAt    time.Time
+	Tx           pgtype.Uint64
+	Seq          *int64
+}
+
+type IdempotencyKey struct {
+	APIClientID         uuid.UUID
+	Key                 string
+	State               string
+	RequestHash         []byte
+	ResponseStatus      *int32
+	ResponseContentType *string
+	ResponseBody        []byte
+	CreatedAt           time.Time
+	ExpiresAt           time.Time
 }
 
 type Operator struct {

@@ -13,7 +13,7 @@ import (
 // Code is a stable, machine-readable error code. Clients branch on it.
 type Code string
 
-// The codes of section 7, plus the ones DECISIONS.md and the transport add.
+// The codes of the spec's ErrorCode enum.
 const (
 	InvalidRequest             Code = "invalid_request"
 	InvalidField               Code = "invalid_field"
@@ -35,6 +35,8 @@ const (
 	InternalError              Code = "internal_error"
 	ServiceUnavailable         Code = "service_unavailable"
 	NotImplemented             Code = "not_implemented"
+	IdempotencyKeyInUse        Code = "idempotency_key_in_use"
+	IdempotencyKeyReused       Code = "idempotency_key_reused"
 )
 
 // AllCodes lists every code the server sends; the spec's ErrorCode enum holds them all.
@@ -43,6 +45,7 @@ var AllCodes = []Code{
 	MethodNotAllowed, PartnerDataPurgeInProgress, AnalysisOutdated, RevisionMismatch,
 	EvaluationInProgress, SubmissionNotCancelable, SubmissionCanceled, FileTooLarge,
 	RequestTooLarge, RateLimited, AuthzNotAppliedYet, InternalError, ServiceUnavailable, NotImplemented,
+	IdempotencyKeyInUse, IdempotencyKeyReused,
 }
 
 // Error is an expected failure with its HTTP status, code and, for field errors, the

@@ -2,17 +2,93 @@ package apiserver
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"time"
 
 	"github.com/doceval/doceval/gen/api"
 	"github.com/doceval/doceval/pkg/apierr"
+	"github.com/doceval/doceval/pkg/page"
+	"github.com/doceval/doceval/pkg/store"
 )
 
-// ListEventFeed reads the client's events forward from a position (listEventFeed).
+// eventRetention is how long events are kept (DOCEVAL_EVENT_RETENTION's default): a feed
+// cursor older than that may have missed events that were deleted, so it is refused.
+const eventRetention = 30 * 24 * time.Hour
+
+// feedPoll is how often a long-polling feed read looks for new events.
+const feedPoll = 250 * time.Millisecond
+
+// ListEventFeed reads the client's events forward from a position (listEventFeed),
+// waiting up to `wait` seconds for the first one when there is none yet.
 func (s *Server) ListEventFeed(ctx context.Context, req api.ListEventFeedRequestObject) (api.ListEventFeedResponseObject, error) {
-	return nil, apierr.New(501, apierr.NotImplemented, "not yet")
+	t, err := s.tenant(ctx)
+	if err != nil {
+		return nil, err
+	}
+	limit, err := page.Limit((*int)(req.Params.Limit))
+	if err != nil {
+		return nil, err
+	}
+	var pos store.FeedPosition
+	if a := req.Params.After; a != nil && *a != "" {
+		if pos, err = store.DecodeFeedPosition(*a); err != nil {
+			return nil, apierr.Field("after", "after is not a next_cursor of this feed")
+		}
+		if s.store.Now().Sub(pos.At) > eventRetention {
+			return nil, apierr.Field("after", "the cursor is older than the event retention (30 days): events may have been deleted since; start again without after")
+		}
+	} else if pos, err = t.FeedStart(ctx, req.Params.FromStart != nil && *req.Params.FromStart); err != nil {
+		return nil, err
+	}
+	var types []string
+	if req.Params.Type != nil {
+		for _, typ := range *req.Params.Type {
+			types = append(types, string(typ))
+		}
+	}
+	wait := 0
+	if req.Params.Wait != nil {
+		wait = *req.Params.Wait
+	}
+	deadline := time.Now().Add(time.Duration(wait) * time.Second)
+	for {
+		rows, next, err := t.Feed(ctx, pos, types, limit)
+		if err != nil {
+			return nil, err
+		}
+		if len(rows) > 0 || !time.Now().Before(deadline) {
+			feed := api.EventFeed{Data: make([]api.Event, len(rows)), NextCursor: next.Encode()}
+			for i, r := range rows {
+				if err := json.Unmarshal(r.Envelope, &feed.Data[i]); err != nil {
+					return nil, fmt.Errorf("event %s: %w", r.ID, err)
+				}
+			}
+			return api.ListEventFeed200JSONResponse{Body: feed}, nil
+		}
+		pos = next
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(feedPoll):
+		}
+	}
 }
 
-// TestWebhookEndpoint sends a webhook_endpoint.test event to one endpoint (testWebhookEndpoint).
+// TestWebhookEndpoint sends a webhook_endpoint.test event to one endpoint
+// (testWebhookEndpoint).
 func (s *Server) TestWebhookEndpoint(ctx context.Context, req api.TestWebhookEndpointRequestObject) (api.TestWebhookEndpointResponseObject, error) {
-	return nil, apierr.New(501, apierr.NotImplemented, "not yet")
+	t, err := s.tenant(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ev, err := t.TestWebhookEndpoint(ctx, req.EndpointId)
+	if err != nil {
+		return nil, err
+	}
+	detail, err := s.eventDetail(ctx, ev)
+	if err != nil {
+		return nil, err
+	}
+	return api.TestWebhookEndpoint202JSONResponse{Body: detail}, nil
 }

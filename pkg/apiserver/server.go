@@ -80,8 +80,11 @@ type Deps struct {
 
 // New builds the Echo server: request id → trace span (/v1) → logging and metrics →
 // panic recovery → bearer auth → rate limit → contract (routing, permission,
-// validation) → handler.
+// validation) → Idempotency-Key → handler.
 func New(d Deps) (*echo.Echo, error) {
+	if d.Log == nil {
+		d.Log = slog.New(slog.DiscardHandler)
+	}
 	doc, err := api.GetSpec()
 	if err != nil {
 		return nil, fmt.Errorf("embedded spec: %w", err)
@@ -114,6 +117,7 @@ func New(d Deps) (*echo.Echo, error) {
 		httpx.Authenticate(d.Store),
 		d.RateLimiter.Middleware(),
 		contract.Middleware(),
+		idempotency(d.Store, d.Log),
 	))
 	handlers := d.Handlers
 	if handlers == nil {
@@ -169,6 +173,13 @@ func RunOn(ctx context.Context, cfg Config, log *slog.Logger, ln net.Listener) e
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return service.Serve(ctx, srv, ln, cfg.ShutdownTimeout) })
 	g.Go(func() error { return rt.RunRelay(ctx) })
+	g.Go(func() error {
+		return service.Every(ctx, 10*time.Minute, func(ctx context.Context) {
+			if _, err := rt.Store.DeleteExpiredIdempotencyKeys(ctx); err != nil && ctx.Err() == nil {
+				log.Warn("delete expired idempotency keys", "error", err)
+			}
+		})
+	})
 	err = g.Wait()
 	log.Info("stopped", "error", err)
 	return err

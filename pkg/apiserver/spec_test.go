@@ -39,6 +39,8 @@ var section4 = func() []string {
 		"GET /v1/webhook_endpoints/{endpoint_id}", "PATCH /v1/webhook_endpoints/{endpoint_id}",
 		"DELETE /v1/webhook_endpoints/{endpoint_id}",
 		"POST /v1/webhook_endpoints/{endpoint_id}/secret/rotations",
+		// Added within /v1: the forward event feed and test events.
+		"GET /v1/events/feed", "POST /v1/webhook_endpoints/{endpoint_id}/test",
 	}
 	for family, id := range map[string]string{"checks": "check_id", "data_fields": "data_field_id", "document_types": "document_type_id"} {
 		routes = append(routes,

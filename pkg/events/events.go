@@ -26,13 +26,16 @@ const (
 	EvaluationFailed    Type = "evaluation.failed"
 	EvaluationCanceled  Type = "evaluation.canceled"
 	DocumentSlotUpdated Type = "document_slot.updated"
+	// WebhookEndpointTest is sent on request to one endpoint (testWebhookEndpoint); the
+	// fan-out never routes it.
+	WebhookEndpointTest Type = "webhook_endpoint.test"
 )
 
 // AllTypes lists every type this version emits.
 var AllTypes = []Type{
 	FileReady, FileFailed,
 	EvaluationStarted, EvaluationProgress, EvaluationCompleted, EvaluationFailed, EvaluationCanceled,
-	DocumentSlotUpdated,
+	DocumentSlotUpdated, WebhookEndpointTest,
 }
 
 // IDPrefix starts every public event id.

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -9,6 +10,7 @@ import (
 
 	"github.com/doceval/doceval/gen/db"
 	"github.com/doceval/doceval/pkg/apierr"
+	"github.com/doceval/doceval/pkg/events"
 	"github.com/doceval/doceval/pkg/page"
 )
 
@@ -223,4 +225,45 @@ func btoi(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// WebhookTestData is the data of webhook_endpoint.test.
+type WebhookTestData struct {
+	WebhookEndpointID uuid.UUID `json:"webhook_endpoint_id"`
+	Message           string    `json:"message"`
+}
+
+// TestWebhookEndpoint emits a webhook_endpoint.test event and its one delivery, to this
+// endpoint, due now (testWebhookEndpoint). A disabled endpoint is refused.
+func (t Tenant) TestWebhookEndpoint(ctx context.Context, id uuid.UUID) (StoredEvent, error) {
+	var ev StoredEvent
+	err := t.s.InTx(ctx, func(tx *Tx) error {
+		r, err := tx.q.WebhookEndpointGet(ctx, db.WebhookEndpointGetParams{APIClientID: t.clientID, ID: id})
+		if err != nil {
+			return interpretError(err)
+		}
+		if r.Status != "active" {
+			return apierr.Field("endpoint_id", "the endpoint is disabled: enable it to send it a test event")
+		}
+		env, err := tx.Emit(ctx, events.Draft{
+			APIClientID: t.clientID, Type: events.WebhookEndpointTest,
+			Data: WebhookTestData{WebhookEndpointID: id, Message: "A test event sent on request to check this endpoint's receiver."},
+		})
+		if err != nil {
+			return err
+		}
+		eventID, err := events.ParseID(env.ID)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.q.DeliveryInsertOne(ctx, db.DeliveryInsertOneParams{
+			ID: t.s.NewID(), EventID: eventID, EndpointID: id, APIClientID: t.clientID, Now: &env.CreatedAt,
+		}); err != nil {
+			return interpretError(err)
+		}
+		body, err := json.Marshal(env)
+		ev = StoredEvent{ID: eventID, CreatedAt: env.CreatedAt, Envelope: body}
+		return err
+	})
+	return ev, err
 }

@@ -10,7 +10,15 @@ WHERE e.id = @event_id AND w.deleted_at IS NULL AND w.created_at <= e.created_at
   AND ((w.status = 'active' AND w.status_changed_at <= e.created_at)
        OR (w.status = 'disabled' AND w.status_changed_at > e.created_at))
   AND (w.events IS NULL OR e.type = ANY (w.events))
+  -- A test event goes to the one endpoint it was sent to (DeliveryInsertOne).
+  AND e.type <> 'webhook_endpoint.test'
 ON CONFLICT (event_id, endpoint_id) DO NOTHING;
+
+-- name: DeliveryInsertOne :one
+-- The delivery of an event to one endpoint, due now (a webhook_endpoint.test event).
+INSERT INTO deliveries (id, event_id, endpoint_id, api_client_id, status, next_retry_at, created_at)
+VALUES (@id, @event_id, @endpoint_id, @api_client_id, 'pending', @now, @now)
+RETURNING id;
 
 -- name: DeliveryClaim :many
 -- Due deliveries of active (or deleted) endpoints, leased to this dispatcher with a

@@ -18,3 +18,25 @@ LIMIT @max_rows;
 
 -- name: EventDeleteOlderThan :execrows
 DELETE FROM events WHERE created_at < @before;
+
+-- name: EventFeed :many
+-- The client's events after (after_tx, after_seq), oldest first, of transactions below
+-- @horizon (read with EventFeedHorizon before: all of them had ended then).
+SELECT id, created_at, envelope, tx::text AS tx, seq
+FROM events
+WHERE api_client_id = @api_client_id
+  AND (tx, seq) > (CAST(sqlc.arg(after_tx)::text AS xid8), sqlc.arg(after_seq)::bigint)
+  AND tx < CAST(sqlc.arg(horizon)::text AS xid8)
+  AND (cardinality(@types::text[]) = 0 OR type = ANY (@types::text[]))
+ORDER BY tx, seq
+LIMIT @max_rows;
+
+-- name: EventFeedHorizon :one
+-- The feed's current end: the oldest transaction still running (every transaction
+-- below it has ended, so its events are readable and no later one can come before them).
+SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS horizon;
+
+-- name: EventFeedLast :one
+-- The position of the client's newest event visible now (0, 0 when it has none).
+SELECT coalesce(max(tx), '0'::xid8)::text AS tx, coalesce(max(seq) FILTER (WHERE tx = (SELECT max(tx) FROM events m WHERE m.api_client_id = @api_client_id)), 0)::bigint AS seq
+FROM events WHERE api_client_id = @api_client_id;

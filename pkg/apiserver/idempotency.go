@@ -1,0 +1,230 @@
+package apiserver
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"errors"
+	"hash"
+	"io"
+	"log/slog"
+	"mime"
+	"net/http"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/doceval/doceval/pkg/apierr"
+	"github.com/doceval/doceval/pkg/httpx"
+	"github.com/doceval/doceval/pkg/store"
+)
+
+// maxStoredResponse bounds a response kept for replay; a larger one is not kept (the
+// key is released), which no POST of the API comes near.
+const maxStoredResponse = 4 << 20
+
+// idempotency makes every POST carrying an Idempotency-Key (IdempotencyKey parameter)
+// safe to repeat: the first response per key and API client is kept for 24 hours and
+// replayed with Idempotent-Replayed: true to a repeat with the same method, path and
+// body; another request with the key is 422 idempotency_key_reused, and a repeat while
+// the first still runs is 409 idempotency_key_in_use. Answers that did nothing (5xx,
+// 429) are not kept: the key is released so a retry runs again.
+//
+// The body is fingerprinted as it streams to the handler (uploads are not buffered);
+// a multipart body's boundary is left out, since a client re-encoding the same parts
+// for a retry picks a new one.
+func idempotency(st *store.Store, log *slog.Logger) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			r := c.Request()
+			key := r.Header.Get("Idempotency-Key")
+			if r.Method != http.MethodPost || key == "" {
+				return next(c)
+			}
+			if !validIdempotencyKey(key) {
+				return apierr.New(http.StatusBadRequest, apierr.InvalidRequest, "Idempotency-Key must be 1 to 255 printable ASCII characters")
+			}
+			p, err := httpx.Principal(r.Context())
+			if err != nil {
+				return err
+			}
+			claimed, rec, err := st.ClaimIdempotencyKey(r.Context(), p.ClientID, key)
+			if err != nil {
+				return err
+			}
+			fp := newFingerprint(r)
+			if !claimed {
+				if rec.Running {
+					return apierr.Conflict(apierr.IdempotencyKeyInUse, "a request with this Idempotency-Key is still being handled; retry in a moment")
+				}
+				if err := fp.drain(r.Body); err != nil {
+					return err
+				}
+				if !bytes.Equal(fp.sum(), rec.RequestHash) {
+					e := apierr.New(http.StatusUnprocessableEntity, apierr.IdempotencyKeyReused,
+						"this Idempotency-Key was used with another method, path or body; use a new key for a new request")
+					e.Param = "Idempotency-Key"
+					return e
+				}
+				c.Response().Header().Set("Idempotent-Replayed", "true")
+				return c.Blob(rec.Response.Status, rec.Response.ContentType, rec.Response.Body)
+			}
+
+			r.Body = fp.tee(r.Body)
+			w := &recorder{ResponseWriter: c.Response().Writer}
+			c.Response().Writer = w
+			if err := next(c); err != nil {
+				c.Error(err) // the error response is part of what is kept
+			}
+			ctx := context.WithoutCancel(r.Context())
+			status := c.Response().Status
+			if err := fp.drain(r.Body); err != nil || !keepResponse(status) || w.overflow {
+				if err := st.ReleaseIdempotencyKey(ctx, p.ClientID, key); err != nil {
+					log.Warn("release idempotency key", "error", err)
+				}
+				return nil
+			}
+			resp := store.StoredResponse{Status: status, ContentType: c.Response().Header().Get(echo.HeaderContentType), Body: w.body.Bytes()}
+			if err := st.FinishIdempotencyKey(ctx, p.ClientID, key, fp.sum(), resp); err != nil {
+				// The response went out; a retry finds the key running until it goes stale.
+				log.Error("keep idempotent response", "error", err)
+			}
+			return nil
+		}
+	}
+}
+
+// keepResponse says whether a response is the key's for good: not when nothing was done
+// and a retry should run again (5xx, 429) or the caller was not let in (401, 403).
+func keepResponse(status int) bool {
+	switch {
+	case status >= 500, status == http.StatusTooManyRequests, status == http.StatusUnauthorized, status == http.StatusForbidden:
+		return false
+	}
+	return status != 0
+}
+
+func validIdempotencyKey(k string) bool {
+	if len(k) < 1 || len(k) > 255 {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		if k[i] < 0x21 || k[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+// fingerprint hashes what makes two requests the same: method, path, query and body,
+// with a multipart body's boundary replaced by a fixed marker.
+type fingerprint struct {
+	h        hash.Hash
+	boundary []byte
+	carry    []byte // the tail of the body that may start a boundary
+	done     bool
+}
+
+func newFingerprint(r *http.Request) *fingerprint {
+	f := &fingerprint{h: sha256.New()}
+	f.h.Write([]byte(r.Method + " " + r.URL.Path + "?" + r.URL.RawQuery + "\n"))
+	if mt, params, err := mime.ParseMediaType(r.Header.Get(echo.HeaderContentType)); err == nil && strings.HasPrefix(mt, "multipart/") && params["boundary"] != "" {
+		f.boundary = []byte(params["boundary"])
+	}
+	return f
+}
+
+// write feeds body bytes, replacing each boundary occurrence with a marker; a boundary
+// split across writes is caught through the carried tail.
+func (f *fingerprint) write(p []byte) {
+	if len(f.boundary) == 0 {
+		f.h.Write(p)
+		return
+	}
+	buf := append(f.carry, p...)
+	for {
+		i := bytes.Index(buf, f.boundary)
+		if i < 0 {
+			break
+		}
+		f.h.Write(buf[:i])
+		f.h.Write([]byte{0})
+		buf = buf[i+len(f.boundary):]
+	}
+	keep := min(len(buf), len(f.boundary)-1)
+	f.h.Write(buf[:len(buf)-keep])
+	f.carry = append([]byte(nil), buf[len(buf)-keep:]...)
+}
+
+func (f *fingerprint) sum() []byte {
+	if !f.done {
+		f.h.Write(f.carry)
+		f.carry, f.done = nil, true
+	}
+	return f.h.Sum(nil)
+}
+
+// tee returns body reading through the fingerprint.
+func (f *fingerprint) tee(body io.ReadCloser) io.ReadCloser {
+	return &teeBody{ReadCloser: body, f: f}
+}
+
+type teeBody struct {
+	io.ReadCloser
+	f *fingerprint
+}
+
+func (t *teeBody) Read(p []byte) (int, error) {
+	n, err := t.ReadCloser.Read(p)
+	t.f.write(p[:n])
+	return n, err
+}
+
+// drain reads what is left of body into the fingerprint (through the tee when body is
+// one). The contract middleware bounds how much that can be.
+func (f *fingerprint) drain(body io.ReadCloser) error {
+	if body == nil || body == http.NoBody {
+		return nil
+	}
+	var err error
+	if t, ok := body.(*teeBody); ok {
+		_, err = io.Copy(io.Discard, t)
+	} else {
+		_, err = io.Copy(writerFunc(func(p []byte) (int, error) { f.write(p); return len(p), nil }), body)
+	}
+	var tooLarge *http.MaxBytesError
+	if errors.As(err, &tooLarge) {
+		return apierr.New(http.StatusRequestEntityTooLarge, apierr.RequestTooLarge, "the request body is too large")
+	}
+	return err
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (w writerFunc) Write(p []byte) (int, error) { return w(p) }
+
+// recorder keeps a copy of the response body (up to maxStoredResponse).
+type recorder struct {
+	http.ResponseWriter
+	body     bytes.Buffer
+	overflow bool
+}
+
+func (w *recorder) Write(p []byte) (int, error) {
+	if !w.overflow {
+		if w.body.Len()+len(p) > maxStoredResponse {
+			w.overflow = true
+			w.body.Reset()
+		} else {
+			w.body.Write(p)
+		}
+	}
+	return w.ResponseWriter.Write(p)
+}
+
+// Flush passes through, for handlers that stream.
+func (w *recorder) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}

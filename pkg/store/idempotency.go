@@ -1,0 +1,82 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/doceval/doceval/gen/db"
+)
+
+// IdempotencyTTL is how long the first response to an Idempotency-Key is kept.
+const IdempotencyTTL = 24 * time.Hour
+
+// idempotencyStale is how long a first request may run before its key is taken to be
+// abandoned (the process handling it died): longer than any request may take.
+const idempotencyStale = 15 * time.Minute
+
+// StoredResponse is the first response to an Idempotency-Key.
+type StoredResponse struct {
+	Status      int
+	ContentType string
+	Body        []byte
+}
+
+// KeyRecord is what an Idempotency-Key already holds: a request still running, or the
+// fingerprint of the first request and its response.
+type KeyRecord struct {
+	Running     bool
+	RequestHash []byte
+	Response    StoredResponse
+}
+
+// ClaimIdempotencyKey claims key for a first request. When the key is taken, it returns
+// claimed false and what the key holds.
+func (s *Store) ClaimIdempotencyKey(ctx context.Context, client uuid.UUID, key string) (claimed bool, rec KeyRecord, err error) {
+	now := s.Now()
+	_, err = s.queries().IdempotencyClaim(ctx, db.IdempotencyClaimParams{
+		APIClientID: client, Key: key, Now: now, ExpiresAt: now.Add(IdempotencyTTL), StaleBefore: now.Add(-idempotencyStale),
+	})
+	if err == nil {
+		return true, KeyRecord{}, nil
+	}
+	if !errors.Is(interpretError(err), ErrNotFound) {
+		return false, rec, interpretError(err)
+	}
+	r, err := s.queries().IdempotencyGet(ctx, db.IdempotencyGetParams{APIClientID: client, Key: key})
+	if errors.Is(interpretError(err), ErrNotFound) {
+		return s.ClaimIdempotencyKey(ctx, client, key) // released in between: try again
+	}
+	if err != nil {
+		return false, rec, interpretError(err)
+	}
+	rec = KeyRecord{Running: r.State == "running", RequestHash: r.RequestHash}
+	if r.ResponseStatus != nil {
+		rec.Response = StoredResponse{Status: int(*r.ResponseStatus), ContentType: deref(r.ResponseContentType, ""), Body: r.ResponseBody}
+	}
+	return false, rec, nil
+}
+
+// FinishIdempotencyKey keeps the first response to a claimed key with the request's
+// fingerprint.
+func (s *Store) FinishIdempotencyKey(ctx context.Context, client uuid.UUID, key string, requestHash []byte, resp StoredResponse) error {
+	status := int32(resp.Status)
+	return interpretError(s.queries().IdempotencyFinish(ctx, db.IdempotencyFinishParams{
+		APIClientID: client, Key: key, RequestHash: requestHash, ResponseStatus: &status,
+		ResponseContentType: &resp.ContentType, ResponseBody: resp.Body,
+	}))
+}
+
+// ReleaseIdempotencyKey gives up a claimed key whose request did nothing worth keeping
+// (a 5xx, a 429), so a retry with the same key runs again.
+func (s *Store) ReleaseIdempotencyKey(ctx context.Context, client uuid.UUID, key string) error {
+	return interpretError(s.queries().IdempotencyRelease(ctx, db.IdempotencyReleaseParams{APIClientID: client, Key: key}))
+}
+
+// DeleteExpiredIdempotencyKeys removes keys past their 24 hours.
+func (s *Store) DeleteExpiredIdempotencyKeys(ctx context.Context) (int64, error) {
+	n, err := s.queries().IdempotencyDeleteExpired(ctx, s.Now())
+	return n, interpretError(err)
+}
