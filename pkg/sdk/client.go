@@ -42,11 +42,18 @@ func New(baseURL, apiKey string, opts ...Option) (*Client, error) {
 		httpClient.Timeout = *cfg.timeout
 	}
 	retrying := newRetryTransport(httpClient.Transport, cfg.retry)
+	retrying.hooks = cfg.retryHooks
 	if cfg.wait != nil {
 		retrying.wait = cfg.wait
 	}
 	if cfg.jitter != nil {
 		retrying.jitter = cfg.jitter
+	}
+	if cfg.now != nil {
+		retrying.now = cfg.now
+	}
+	if cfg.newKey != nil {
+		retrying.newKey = cfg.newKey
 	}
 	httpClient.Transport = retrying
 

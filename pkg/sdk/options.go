@@ -14,9 +14,12 @@ type config struct {
 	timeout    *time.Duration
 	userAgent  string
 	retry      RetryPolicy
-	// wait and jitter replace the transport's clock and randomness in tests.
+	retryHooks []func(context.Context, RetryEvent)
+	// wait, jitter, now and newKey replace the transport's clock and randomness in tests.
 	wait   func(ctx context.Context, d time.Duration) error
 	jitter func(n int64) int64
+	now    func() time.Time
+	newKey func() string
 }
 
 // DefaultTimeout bounds one call, retries and waits included, unless WithTimeout or a

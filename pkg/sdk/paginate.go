@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"iter"
 	"net/http"
+
+	"github.com/doceval/doceval/gen/client"
 )
 
 // page is one answer of a list endpoint: every list has data and next_cursor, which is
@@ -18,11 +20,14 @@ type page[T any] struct {
 // asks for more, and follows next_cursor from start (nil: the first page) until it is
 // null. An error is yielded once, with a nil item, and ends the sequence. Breaking out
 // of the loop stops it cleanly: no further page is fetched.
-func paginate[T any](ctx context.Context, start *string, fetch func(ctx context.Context, cursor *string) (*http.Response, error)) iter.Seq2[*T, error] {
+// opts apply to every page's request.
+func paginate[T any](ctx context.Context, start *string, opts []RequestOption, fetch func(ctx context.Context, cursor *string, editors ...client.RequestEditorFn) (*http.Response, error)) iter.Seq2[*T, error] {
 	return func(yield func(*T, error) bool) {
 		cursor := start
 		for {
-			p, err := receive[page[T]](fetch(ctx, cursor))
+			p, err := send[page[T]](ctx, opts, func(ctx context.Context, editors ...client.RequestEditorFn) (*http.Response, error) {
+				return fetch(ctx, cursor, editors...)
+			})
 			if err != nil {
 				yield(nil, err)
 				return

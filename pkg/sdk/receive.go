@@ -38,3 +38,17 @@ func describe(res *http.Response) string {
 	}
 	return res.Request.Method + " " + res.Request.URL.Path
 }
+
+// receiveNoContent is receive for the operations whose success has no body (204, and
+// 202 for deleteSubmission).
+func receiveNoContent(res *http.Response, err error) error {
+	if err != nil {
+		return err
+	}
+	defer res.Body.Close()
+	body, err := io.ReadAll(res.Body)
+	if err != nil {
+		return fmt.Errorf("doceval: read %s: %w", describe(res), err)
+	}
+	return ParseError(res, body)
+}

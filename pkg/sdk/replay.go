@@ -2,21 +2,22 @@ package sdk
 
 import (
 	"bytes"
-	"encoding/json"
 	"io"
+	"mime"
 	"net/http"
 	"regexp"
 )
 
-// Which writes are safe to repeat (section 7: "writes are idempotent on external ids").
-// The patterns match the end of the path so that a base URL with a path prefix works.
-var (
-	createSubmissionPath = regexp.MustCompile(`/v1/submissions$`)
-	uploadPath           = regexp.MustCompile(`/v1/submissions/[^/]+/(document-slots/[^/]+/)?files$`)
-)
+// idempotentPatchPath matches the PATCH operations that set fields to the values sent,
+// so that a repeat changes nothing more: updateTemplate (guarded by expected_revision as
+// well), updateSubmission (metadata replaced as a whole), updateUpload (the slot given),
+// updateCheck, updateDataField, updateDocumentType and updateWebhookEndpoint. It
+// matches the end of the path so that a base URL with a path prefix works. A PATCH on
+// any other path is sent once.
+var idempotentPatchPath = regexp.MustCompile(`/v1/(templates|submissions|checks|data_fields|document_types|webhook_endpoints)/[^/]+$|/v1/submissions/[^/]+/files/[^/]+$`)
 
-// maxReplayedJSON bounds the JSON body buffered to decide and replay a submission
-// create; it is the service's own JSON body limit (request_too_large above 1 MiB).
+// maxReplayedJSON bounds a JSON body buffered to be sent again; it is the service's
+// own JSON body limit (request_too_large above 1 MiB).
 const maxReplayedJSON = 1 << 20
 
 // sendPlan says how to send one request: first is sent first; next, nil when the
@@ -28,28 +29,44 @@ type sendPlan struct {
 
 // planSend decides whether req may be repeated and how to replay its body.
 //
-//   - GET and HEAD are always safe.
-//   - POST /v1/submissions is safe when its JSON body carries a non-empty
-//     external_submission_id: the service answers a repeat with the existing submission.
-//   - POST .../files is safe when its body can be produced again (GetBody): the service
-//     requires external_file_id and answers a repeat with the existing upload, and a
-//     body without one is refused with 422 before anything is stored.
-//   - Every other write is sent exactly once.
+//   - GET and HEAD are safe.
+//   - POST is safe with an Idempotency-Key (the transport adds one to every POST): the
+//     service answers a repeat with the first answer, or with 409
+//     idempotency_key_in_use while the first is still being handled.
+//   - PUT and DELETE are idempotent: a repeated replaceTemplate…Items meets the
+//     revision the first one wrote; a repeated delete finds nothing left to delete.
+//   - PATCH is safe on the paths of idempotentPatchPath.
+//
+// In every case the body must be producible again: from GetBody (the generated client's
+// JSON bodies, seekable uploads) or, for a JSON body of at most maxReplayedJSON bytes,
+// from a copy. Anything else is sent exactly once.
 func planSend(req *http.Request) (sendPlan, error) {
-	switch {
-	case req.Method == http.MethodGet || req.Method == http.MethodHead:
-		return replayWithGetBody(req), nil
-	case req.Method != http.MethodPost:
-		return sendPlan{first: req}, nil
-	case uploadPath.MatchString(req.URL.Path):
-		if req.Body != nil && req.Body != http.NoBody && req.GetBody == nil {
-			return sendPlan{first: req}, nil // a stream that cannot be rewound
+	once := sendPlan{first: req}
+	switch req.Method {
+	case http.MethodGet, http.MethodHead, http.MethodPut, http.MethodDelete:
+		return replayable(req)
+	case http.MethodPost:
+		if req.Header.Get(HeaderIdempotencyKey) == "" {
+			return once, nil
 		}
-		return replayWithGetBody(req), nil
-	case createSubmissionPath.MatchString(req.URL.Path):
-		return planCreateSubmission(req)
+		return replayable(req)
+	case http.MethodPatch:
+		if !idempotentPatchPath.MatchString(req.URL.Path) {
+			return once, nil
+		}
+		return replayable(req)
 	}
-	return sendPlan{first: req}, nil
+	return once, nil
+}
+
+func replayable(req *http.Request) (sendPlan, error) {
+	if req.Body == nil || req.Body == http.NoBody || req.GetBody != nil {
+		return replayWithGetBody(req), nil
+	}
+	if mediaType, _, _ := mime.ParseMediaType(req.Header.Get("Content-Type")); mediaType == "application/json" {
+		return bufferJSON(req)
+	}
+	return sendPlan{first: req}, nil // a stream that cannot be rewound
 }
 
 // replayWithGetBody sends req first and, for a retry, req with a body from GetBody.
@@ -66,12 +83,8 @@ func replayWithGetBody(req *http.Request) sendPlan {
 	}}
 }
 
-// planCreateSubmission buffers the small JSON body to look for the idempotency key and
-// to send it again.
-func planCreateSubmission(req *http.Request) (sendPlan, error) {
-	if req.Body == nil || req.Body == http.NoBody {
-		return sendPlan{first: req}, nil
-	}
+// bufferJSON reads a small JSON body that has no GetBody so it can be sent again.
+func bufferJSON(req *http.Request) (sendPlan, error) {
 	buffered, err := io.ReadAll(io.LimitReader(req.Body, maxReplayedJSON+1))
 	if err != nil {
 		req.Body.Close()
@@ -85,18 +98,10 @@ func planCreateSubmission(req *http.Request) (sendPlan, error) {
 	}
 	req.Body.Close()
 	fresh := func() io.ReadCloser { return io.NopCloser(bytes.NewReader(buffered)) }
-	plan := sendPlan{first: withBody(req, fresh())}
-	if hasExternalSubmissionID(buffered) {
-		plan.next = func() (*http.Request, error) { return withBody(req, fresh()), nil }
-	}
-	return plan, nil
-}
-
-func hasExternalSubmissionID(body []byte) bool {
-	var keyed struct {
-		ExternalSubmissionID string `json:"external_submission_id"`
-	}
-	return json.Unmarshal(body, &keyed) == nil && keyed.ExternalSubmissionID != ""
+	return sendPlan{
+		first: withBody(req, fresh()),
+		next:  func() (*http.Request, error) { return withBody(req, fresh()), nil },
+	}, nil
 }
 
 // withBody is a shallow copy of req with another body: a RoundTripper must not modify

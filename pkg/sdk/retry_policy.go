@@ -49,31 +49,39 @@ func (p RetryPolicy) backoff(retry int, jitter func(n int64) int64) time.Duratio
 }
 
 // delay is the wait before retry number retry after res (nil after a network error):
-// the server's retry-after when it sent one, capped at MaxDelay, else the backoff.
-func (p RetryPolicy) delay(retry int, res *http.Response, jitter func(n int64) int64) time.Duration {
+// the server's retry-after when it sent one, capped at MaxDelay, else the backoff. now
+// is the clock a retry-after date is measured against.
+func (p RetryPolicy) delay(retry int, res *http.Response, jitter func(n int64) int64, now time.Time) time.Duration {
 	if res != nil {
-		if after, ok := retryAfter(res.Header); ok {
+		if after, ok := retryAfter(res.Header, now); ok {
 			return min(after, p.MaxDelay)
 		}
 	}
 	return p.backoff(retry, jitter)
 }
 
-// retryAfter reads the retry-after header in seconds, the form the contract names
-// (section 7). The HTTP-date form is not used by the service and falls back to backoff.
-func retryAfter(h http.Header) (time.Duration, bool) {
+// retryAfter reads the retry-after header in either form of RFC 9110: delay-seconds
+// (what the service sends) or an HTTP date, which proxies and load balancers may send;
+// a date in the past means no wait. Any other value is ignored and backoff applies.
+func retryAfter(h http.Header, now time.Time) (time.Duration, bool) {
 	v := strings.TrimSpace(h.Get("retry-after"))
 	if v == "" {
 		return 0, false
 	}
-	seconds, err := strconv.ParseInt(v, 10, 64)
-	if err != nil || seconds < 0 {
+	if seconds, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if seconds < 0 {
+			return 0, false
+		}
+		if seconds > int64(24*time.Hour/time.Second) { // absurd values would overflow
+			seconds = int64(24 * time.Hour / time.Second)
+		}
+		return time.Duration(seconds) * time.Second, true
+	}
+	date, err := http.ParseTime(v)
+	if err != nil {
 		return 0, false
 	}
-	if seconds > int64(24*time.Hour/time.Second) { // absurd values would overflow
-		seconds = int64(24 * time.Hour / time.Second)
-	}
-	return time.Duration(seconds) * time.Second, true
+	return max(date.Sub(now), 0), true
 }
 
 func defaultJitter(n int64) int64 { return rand.Int64N(n) }

@@ -14,25 +14,33 @@ import (
 	"github.com/doceval/doceval/gen/client"
 )
 
+// retry-after is honoured in both forms: seconds, as the service sends it, and an HTTP
+// date, as a proxy may, measured on the client's clock.
 func TestRetryHonoursRetryAfterThenSucceeds(t *testing.T) {
 	t.Parallel()
-	var calls atomic.Int32
-	c, waits := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
-		if calls.Add(1) == 1 {
-			w.Header().Set("retry-after", "2")
-			writeError(w, http.StatusTooManyRequests, "rate_limited", "")
-			return
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	for header, want := range map[string]time.Duration{
+		"2": 2 * time.Second,
+		now.Add(4 * time.Second).Format(http.TimeFormat): 4 * time.Second,
+	} {
+		var calls atomic.Int32
+		c, waits := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+			if calls.Add(1) == 1 {
+				w.Header().Set("retry-after", header)
+				writeError(w, http.StatusTooManyRequests, "rate_limited", "")
+				return
+			}
+			writeJSON(w, http.StatusOK, submissionJSON("crm-1"))
+		}, func(c *config) { c.now = func() time.Time { return now } })
+		if _, err := c.GetSubmission(context.Background(), testSubmissionID); err != nil {
+			t.Fatal(err)
 		}
-		writeJSON(w, http.StatusOK, submissionJSON("crm-1"))
-	})
-	if _, err := c.GetSubmission(context.Background(), testSubmissionID); err != nil {
-		t.Fatal(err)
-	}
-	if calls.Load() != 2 {
-		t.Errorf("%d calls, want 2", calls.Load())
-	}
-	if got := waits.all(); len(got) != 1 || got[0] != 2*time.Second {
-		t.Errorf("waits %v, want [2s] from retry-after", got)
+		if calls.Load() != 2 {
+			t.Errorf("%d calls, want 2", calls.Load())
+		}
+		if got := waits.all(); len(got) != 1 || got[0] != want {
+			t.Errorf("retry-after %q: waits %v, want [%v]", header, got, want)
+		}
 	}
 }
 
@@ -142,7 +150,7 @@ func TestRetryNetworkError(t *testing.T) {
 	}
 }
 
-// Answers that retrying cannot fix, and writes that are not safe to repeat, are sent
+// Answers that retrying cannot fix, and bodies that cannot be sent again, are sent
 // exactly once.
 func TestNoRetry(t *testing.T) {
 	t.Parallel()
@@ -158,18 +166,18 @@ func TestNoRetry(t *testing.T) {
 		{"unknown 4xx code", 418, "teapot_reached", getSubmission, "teapot_reached", false},
 		{"409 evaluation_in_progress", 409, "evaluation_in_progress", getSubmission, "evaluation_in_progress", true},
 		{"501 not_implemented", 501, "not_implemented", getSubmission, "not_implemented", false},
-		{"500 on start evaluation", 500, "internal_error", func(c *Client) error {
+		{"409 evaluation_in_progress on start", 409, "evaluation_in_progress", func(c *Client) error {
 			_, err := c.StartEvaluation(context.Background(), testSubmissionID)
 			return err
-		}, "internal_error", true},
-		{"503 on cancel", 503, "authz_not_applied_yet", func(c *Client) error {
-			_, err := c.CancelSubmission(context.Background(), testSubmissionID)
+		}, "evaluation_in_progress", true},
+		{"422 idempotency_key_reused", 422, "idempotency_key_reused", func(c *Client) error {
+			_, err := c.CreateSubmission(context.Background(), client.CreateSubmissionRequest{ExternalSubmissionId: "crm-1"})
 			return err
-		}, "authz_not_applied_yet", true},
-		{"500 on a create without external id", 500, "internal_error", func(c *Client) error {
-			_, err := c.CreateSubmission(context.Background(), client.CreateSubmissionRequest{})
+		}, "idempotency_key_reused", false},
+		{"409 revision_mismatch on a PUT", 409, "revision_mismatch", func(c *Client) error {
+			_, err := c.ReplaceTemplateCheckItems(context.Background(), "tpl", client.ReplaceTemplateCheckItemsRequest{ExpectedRevision: 1})
 			return err
-		}, "internal_error", true},
+		}, "revision_mismatch", false},
 		{"500 on a non-seekable upload", 500, "internal_error", func(c *Client) error {
 			_, err := c.UploadFile(context.Background(), testSubmissionID, UploadParams{
 				ExternalFileID: "f", ContentType: "application/pdf", Body: io.MultiReader(strings.NewReader("%PDF-1.4")),

@@ -9,26 +9,35 @@ import (
 	"time"
 )
 
-// retryTransport repeats requests that are safe to repeat (see planSend) after 429,
-// 5xx and network errors, waiting with backoff and jitter or the server's retry-after.
+// retryTransport gives every POST an Idempotency-Key and repeats the requests that are
+// safe to repeat (see planSend) after network errors, 429, 5xx and 409
+// idempotency_key_in_use, waiting with backoff and jitter or the server's retry-after.
 // It gives the last response back unchanged when it gives up, so callers see the
 // service's own error.
 type retryTransport struct {
 	base   http.RoundTripper
 	policy RetryPolicy
-	// jitter and wait are injected so tests can check the schedule without sleeping.
+	hooks  []func(context.Context, RetryEvent)
+	// jitter, wait, now and newKey are injected so tests can check the schedule and the
+	// keys without sleeping.
 	jitter func(n int64) int64
 	wait   func(ctx context.Context, d time.Duration) error
+	now    func() time.Time
+	newKey func() string
 }
 
 func newRetryTransport(base http.RoundTripper, policy RetryPolicy) *retryTransport {
 	if base == nil {
 		base = http.DefaultTransport
 	}
-	return &retryTransport{base: base, policy: policy.withDefaults(), jitter: defaultJitter, wait: sleepContext}
+	return &retryTransport{
+		base: base, policy: policy.withDefaults(),
+		jitter: defaultJitter, wait: sleepContext, now: time.Now, newKey: newIdempotencyKey,
+	}
 }
 
 func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	req = withIdempotencyKey(req, t.newKey)
 	plan, err := planSend(req)
 	if err != nil {
 		return nil, err
@@ -37,14 +46,33 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	r := plan.first
 	for attempt := 1; ; attempt++ {
 		res, err := t.base.RoundTrip(r)
-		if plan.next == nil || attempt >= t.policy.MaxAttempts || !shouldRetry(ctx, res, err) {
+		code := ""
+		if err == nil && res.StatusCode >= 400 {
+			code = peekErrorCode(res)
+		}
+		if plan.next == nil || attempt >= t.policy.MaxAttempts || !shouldRetry(ctx, res, code, err) {
 			return res, err
 		}
-		delay := t.policy.delay(attempt, res, t.jitter)
+		delay := t.policy.delay(attempt, res, t.jitter, t.now())
 		if deadline, ok := ctx.Deadline(); ok && res != nil && time.Until(deadline) < delay {
 			// The retry could not happen in time: the service's own answer (429, 503…)
 			// says more than the timeout the wait would end in.
 			return res, nil
+		}
+		event := RetryEvent{
+			Method: req.Method, Path: req.URL.Path, Attempt: attempt, Code: code, Err: err, Wait: delay,
+			IdempotencyKey: req.Header.Get(HeaderIdempotencyKey),
+		}
+		if res != nil {
+			event.StatusCode = res.StatusCode
+		}
+		if code == "" {
+			// No answer, or a proxy's instead of the service's: the attempt may have
+			// been applied.
+			callTraceOf(ctx).markAnswerLost()
+		}
+		for _, hook := range t.hooks {
+			hook(ctx, event)
 		}
 		discard(res)
 		if err := t.wait(ctx, delay); err != nil {
@@ -56,16 +84,14 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 }
 
-// shouldRetry: network errors (unless the caller gave up) and the answers the
-// contract marks retryable, judged by code or, for unknown codes, by status class.
-func shouldRetry(ctx context.Context, res *http.Response, err error) bool {
+// shouldRetry: network errors (unless the caller gave up), the answers the service
+// marks retryable, judged by code or, for unknown codes, by status class, and 409
+// idempotency_key_in_use (the first request with the key is still being handled).
+func shouldRetry(ctx context.Context, res *http.Response, code string, err error) bool {
 	if err != nil {
 		return ctx.Err() == nil
 	}
-	if res.StatusCode != http.StatusTooManyRequests && res.StatusCode < 500 {
-		return false
-	}
-	return retriedAutomatically(res.StatusCode, peekErrorCode(res))
+	return retriedAutomatically(res.StatusCode, code)
 }
 
 // maxPeekedError bounds how much of an error body is read to learn its code.

@@ -2,9 +2,10 @@ package sdk
 
 import "net/http"
 
-// retryableByCode is the "retryable" column of the contract's error table (section 7)
-// for the codes this version knows. revision_mismatch is missing on purpose: the same
-// request cannot succeed, the caller must re-read first.
+// retryableByCode is the "retryable" column of the API's table of error codes (see
+// ErrorCode in the generated client) for the codes this version knows.
+// revision_mismatch is false: the same request cannot succeed, the caller must re-read
+// first.
 var retryableByCode = map[string]bool{
 	"invalid_request":                false,
 	"invalid_field":                  false,
@@ -16,6 +17,8 @@ var retryableByCode = map[string]bool{
 	"partner_data_purge_in_progress": false,
 	"analysis_outdated":              false,
 	"revision_mismatch":              false,
+	"idempotency_key_in_use":         true,
+	"idempotency_key_reused":         false,
 	"evaluation_in_progress":         true,
 	"submission_not_cancelable":      false,
 	"submission_canceled":            false,
@@ -37,9 +40,13 @@ func retryable(status int, code string) bool {
 	return status == http.StatusTooManyRequests || status >= 500
 }
 
-// retriedAutomatically is the transport's narrower rule: only 429 and 5xx. A 409
-// evaluation_in_progress is retryable "later" (after the evaluation ends, minutes away),
-// not within a backoff window, so the transport leaves it to the caller.
+// retriedAutomatically is the transport's narrower rule: 429, 5xx and, of the 409s, only
+// idempotency_key_in_use, which clears within moments. A 409 evaluation_in_progress is
+// retryable "later" (after the evaluation ends, minutes away), not within a backoff
+// window, so the transport leaves it to the caller.
 func retriedAutomatically(status int, code string) bool {
+	if status == http.StatusConflict {
+		return code == "idempotency_key_in_use"
+	}
 	return (status == http.StatusTooManyRequests || status >= 500) && retryable(status, code)
 }

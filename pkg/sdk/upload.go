@@ -13,18 +13,20 @@ import (
 
 // UploadParams describes one file to upload.
 type UploadParams struct {
-	// ExternalFileID is the idempotency key within the submission (required): a repeat
-	// answers the existing upload and stores nothing.
+	// ExternalFileID is the partner's id of the file, unique within the submission
+	// (required): a repeat answers the existing upload and stores nothing.
 	ExternalFileID string
 	// Filename as the partner knows it; the service sanitizes it. Default "upload".
 	Filename string
-	// ContentType is one of the accepted types (section 8), for example
-	// "application/pdf" (required; the service checks it against the file's bytes).
+	// ContentType is one of the accepted types, application/pdf, image/jpeg, image/png,
+	// application/msword and
+	// application/vnd.openxmlformats-officedocument.wordprocessingml.document (required;
+	// the service checks it against the file's bytes: 422 invalid_field, param file).
 	ContentType string
 	// Body is read once, in chunks, while it is sent; it is never held in memory as a
 	// whole. When it is an io.ReadSeeker (an *os.File, a *bytes.Reader) the upload is
-	// retried like other idempotent writes, seeking back to where Body was positioned
-	// when UploadFile was called; any other reader is sent once.
+	// retried like other writes, seeking back to where Body was positioned when
+	// UploadFile was called; any other reader is sent once.
 	Body io.Reader
 	// Size of Body in bytes, optional. With it, or with a seekable Body, the request
 	// carries a Content-Length and Progress a total. It must be exact.
@@ -37,10 +39,12 @@ type UploadParams struct {
 	Progress func(sent, total int64)
 }
 
-// UploadFile streams a file to the submission (or to one of its slots) and returns the
-// upload: upload_status "processing" for a new one (202), or the existing upload when
-// ExternalFileID was already used (200). Memory stays bounded whatever the file size.
-func (c *Client) UploadFile(ctx context.Context, submissionID uuid.UUID, p UploadParams) (*client.Upload, error) {
+// UploadFile streams a file to the submission (createUpload) or to one of its slots
+// (createSlotUpload, when SlotID is set) and returns the upload: upload_status
+// "processing" for a new one (202), or the existing upload when ExternalFileID was
+// already used (200). Memory stays bounded whatever the file size. WaitForUploads waits
+// until processing ends.
+func (c *Client) UploadFile(ctx context.Context, submissionID uuid.UUID, p UploadParams, opts ...RequestOption) (*client.Upload, error) {
 	switch {
 	case p.ExternalFileID == "":
 		return nil, errors.New("doceval: UploadParams.ExternalFileID is required")
@@ -58,7 +62,7 @@ func (c *Client) UploadFile(ctx context.Context, submissionID uuid.UUID, p Uploa
 	if err != nil {
 		return nil, err
 	}
-	describe := func(_ context.Context, req *http.Request) error {
+	rewindable := func(_ context.Context, req *http.Request) error {
 		if stream.length >= 0 {
 			req.ContentLength = stream.length
 		}
@@ -67,14 +71,37 @@ func (c *Client) UploadFile(ctx context.Context, submissionID uuid.UUID, p Uploa
 		}
 		return nil
 	}
-	if p.SlotID != nil {
-		return receive[client.Upload](c.api.CreateSlotUploadWithBody(ctx, submissionID, *p.SlotID, nil, stream.contentType, body, describe))
-	}
-	return receive[client.Upload](c.api.CreateUploadWithBody(ctx, submissionID, nil, stream.contentType, body, describe))
+	return send[client.Upload](ctx, opts, func(ctx context.Context, editors ...client.RequestEditorFn) (*http.Response, error) {
+		editors = append(editors, rewindable)
+		if p.SlotID != nil {
+			return c.api.CreateSlotUploadWithBody(ctx, submissionID, *p.SlotID, nil, stream.contentType, body, editors...)
+		}
+		return c.api.CreateUploadWithBody(ctx, submissionID, nil, stream.contentType, body, editors...)
+	})
 }
 
-// GetUpload reads one upload of a submission, for example to wait until ingest made it
-// ready (upload_status leaves processing).
-func (c *Client) GetUpload(ctx context.Context, submissionID, uploadID uuid.UUID) (*client.Upload, error) {
-	return receive[client.Upload](c.api.GetUpload(ctx, submissionID, uploadID))
+// GetUpload (getUpload) reads one upload of a submission, for example to see whether
+// processing made it ready (upload_status leaves processing); WaitForUploads polls it.
+func (c *Client) GetUpload(ctx context.Context, submissionID, uploadID uuid.UUID, opts ...RequestOption) (*client.Upload, error) {
+	return send[client.Upload](ctx, opts, func(ctx context.Context, editors ...client.RequestEditorFn) (*http.Response, error) {
+		return c.api.GetUpload(ctx, submissionID, uploadID, editors...)
+	})
+}
+
+// UpdateUpload (updateUpload) assigns the upload to the slot req.DocumentSlotId, or
+// unassigns it when that is nil. 409 evaluation_in_progress while an evaluation is
+// queued or running.
+func (c *Client) UpdateUpload(ctx context.Context, submissionID, uploadID uuid.UUID, req client.UpdateUploadRequest, opts ...RequestOption) (*client.Upload, error) {
+	return send[client.Upload](ctx, opts, func(ctx context.Context, editors ...client.RequestEditorFn) (*http.Response, error) {
+		return c.api.UpdateUpload(ctx, submissionID, uploadID, req, editors...)
+	})
+}
+
+// DeleteUpload (deleteUpload) removes the upload; its external_file_id becomes reusable.
+// When an attempt's answer was lost and the retry finds the upload gone (404), the call
+// returns nil.
+func (c *Client) DeleteUpload(ctx context.Context, submissionID, uploadID uuid.UUID, opts ...RequestOption) error {
+	return sendDelete(ctx, opts, goneNotFound, func(ctx context.Context, editors ...client.RequestEditorFn) (*http.Response, error) {
+		return c.api.DeleteUpload(ctx, submissionID, uploadID, editors...)
+	})
 }

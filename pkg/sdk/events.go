@@ -1,0 +1,51 @@
+package sdk
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/doceval/doceval/gen/client"
+)
+
+// GetEvent (getEvent) returns the event with its deliveries, one per webhook endpoint it
+// was routed to, each with its attempts. eventID is "evt_" followed by a UUID.
+func (c *Client) GetEvent(ctx context.Context, eventID string, opts ...RequestOption) (*client.EventDetail, error) {
+	return send[client.EventDetail](ctx, opts, func(ctx context.Context, editors ...client.RequestEditorFn) (*http.Response, error) {
+		return c.api.GetEvent(ctx, eventID, editors...)
+	})
+}
+
+// RedeliverEvent (redeliverEvent) requeues the event's deliveries: every one that did
+// not succeed, or with req.EndpointId only that endpoint's, whatever its state. 422
+// invalid_field when no delivery matches.
+func (c *Client) RedeliverEvent(ctx context.Context, eventID string, req client.RedeliverEventRequest, opts ...RequestOption) (*client.EventDetail, error) {
+	return send[client.EventDetail](ctx, opts, func(ctx context.Context, editors ...client.RequestEditorFn) (*http.Response, error) {
+		return c.api.RedeliverEvent(ctx, eventID, nil, req, editors...)
+	})
+}
+
+// ListEventFeed (listEventFeed) reads the event stream forward, oldest first, from
+// params.After, the next_cursor of the previous read, which is never null: store it
+// after handling the events and pass it next time; nothing is skipped or repeated
+// across reads, reconnects and restarts. Without After the feed starts at the current
+// end (data empty), or with FromStart at the oldest retained event. Wait (up to 30
+// seconds) holds the read open until an event arrives; keep the client's timeout above
+// it. A cursor older than the retention is 422 invalid_field with param after.
+//
+//	params := &client.ListEventFeedParams{After: saved, Wait: &thirty}
+//	for {
+//		feed, err := c.ListEventFeed(ctx, params)
+//		if err != nil {
+//			return err
+//		}
+//		for _, ev := range feed.Data {
+//			handle(ev)
+//		}
+//		save(feed.NextCursor)
+//		params.After = &feed.NextCursor
+//	}
+func (c *Client) ListEventFeed(ctx context.Context, params *client.ListEventFeedParams, opts ...RequestOption) (*client.EventFeed, error) {
+	return send[client.EventFeed](ctx, opts, func(ctx context.Context, editors ...client.RequestEditorFn) (*http.Response, error) {
+		return c.api.ListEventFeed(ctx, params, editors...)
+	})
+}
