@@ -14,6 +14,7 @@ import (
 
 	"github.com/doceval/doceval/gen/client"
 	"github.com/doceval/doceval/pkg/sdk"
+	"github.com/doceval/doceval/pkg/sdk/sdktest"
 )
 
 // The SDK's retries of writes against the real handlers: an answer lost on the way
@@ -214,4 +215,93 @@ func TestSDKRetriedDeleteAfterALostAnswer(t *testing.T) {
 	if err := plain.DeleteWebhookEndpoint(ctx, ep.Id); !sdk.IsNotFound(err) {
 		t.Errorf("second delete: %v", err)
 	}
+}
+
+// The SDK's fake server (pkg/sdk/sdktest), which partners test against, answers what
+// the contract says: every answer of a flow through it is checked against the OpenAPI
+// document by the same transport as the real handlers' answers. It lives here because
+// the checker does; the fake needs no database.
+func TestSDKTestServerAnswersMatchTheContract(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	srv := sdktest.NewServer(t)
+	c, err := sdk.New(srv.URL, srv.APIKey, sdk.WithHTTPClient(&http.Client{Transport: newContractCheck(t)}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	mustFail := func(err error, code string) {
+		t.Helper()
+		if sdk.Code(err) != code {
+			t.Errorf("err %v, want %s", err, code)
+		}
+	}
+
+	_, err = countAll(c.ListTemplates(ctx, &client.ListTemplatesParams{Limit: ptr(1)}))
+	must(err)
+	_, err = c.GetTemplate(ctx, "personal_loan")
+	must(err)
+	sub, err := c.CreateSubmission(ctx, client.CreateSubmissionRequest{ExternalSubmissionId: "contract", Metadata: &client.Metadata{"crm": 1}})
+	must(err)
+	_, err = c.CreateSubmission(ctx, client.CreateSubmissionRequest{ExternalSubmissionId: "contract"})
+	must(err)
+	detail, err := c.GetSubmission(ctx, sub.Id)
+	must(err)
+	slot := detail.DocumentSlots[0].Id
+	pdf := strings.NewReader("%PDF-1.7 x")
+	up, err := c.UploadFile(ctx, sub.Id, sdk.UploadParams{ExternalFileID: "in-slot", ContentType: "application/pdf", Body: pdf, SlotID: &slot})
+	must(err)
+	_, err = c.UploadFile(ctx, sub.Id, sdk.UploadParams{ExternalFileID: "in-slot", ContentType: "application/pdf", Body: strings.NewReader("%PDF-1.7 x")})
+	must(err)
+	_, err = c.WaitForUploads(ctx, sub.Id, []uuid.UUID{up.Id}, sdk.WaitUploadsOptions{Interval: time.Millisecond})
+	must(err)
+	ev, err := c.StartEvaluation(ctx, sub.Id)
+	must(err)
+	_, err = c.WaitForEvaluation(ctx, sub.Id, ev.Id, sdk.WaitOptions{Interval: time.Millisecond})
+	must(err)
+	_, err = c.GetSubmission(ctx, sub.Id) // with slots, uploads and the completed evaluation
+	must(err)
+	_, err = countAll(c.ListSubmissions(ctx, &client.ListSubmissionsParams{Status: ptr(client.SubmissionStatusCompleted)}))
+	must(err)
+
+	ep, err := c.CreateWebhookEndpoint(ctx, client.CreateWebhookEndpointRequest{Url: "http://127.0.0.1:9/unreachable"})
+	must(err)
+	_, err = countAll(c.ListWebhookEndpoints(ctx, nil))
+	must(err)
+	_, err = c.GetWebhookEndpoint(ctx, ep.Id)
+	must(err)
+	test, err := c.TestWebhookEndpoint(ctx, ep.Id)
+	must(err)
+	must(srv.WaitForDeliveries(ctx))
+	_, err = c.GetEvent(ctx, test.Id) // with a failed attempt
+	must(err)
+	_, err = c.RedeliverEvent(ctx, test.Id, client.RedeliverEventRequest{EndpointId: &ep.Id})
+	must(err)
+	_, err = countAll(c.ListEvents(ctx, &client.ListEventsParams{SubmissionId: &sub.Id}))
+	must(err)
+	feed, err := c.ListEventFeed(ctx, &client.ListEventFeedParams{FromStart: ptr(true)})
+	must(err)
+	_, err = c.ListEventFeed(ctx, &client.ListEventFeedParams{After: &feed.NextCursor})
+	must(err)
+	must(c.DeleteWebhookEndpoint(ctx, ep.Id))
+	other, err := c.CreateSubmission(ctx, client.CreateSubmissionRequest{ExternalSubmissionId: "contract-cancel"})
+	must(err)
+	_, err = c.CancelSubmission(ctx, other.Id)
+	must(err)
+
+	_, err = c.GetSubmission(ctx, uuid.New())
+	mustFail(err, "not_found")
+	_, err = c.CreateSubmission(ctx, client.CreateSubmissionRequest{})
+	mustFail(err, "invalid_field")
+	_, err = c.StartEvaluation(ctx, other.Id)
+	mustFail(err, "submission_canceled")
+	_, err = c.CreateCheck(ctx, client.CreateCheckRequest{Title: "t", Prompt: "p"})
+	mustFail(err, "not_implemented")
+	_, err = c.CreateCheck(ctx, client.CreateCheckRequest{Title: "t", Prompt: "p"}, sdk.WithHeader("Authorization", "Bearer nope"))
+	mustFail(err, "invalid_api_key")
 }
