@@ -22,7 +22,7 @@ DEVSTACK := bin/doceval-devstack
 
 FUZZTIME ?= 20s
 
-.PHONY: all build run test replicas chaos bench fuzz fuzz-targets generate check-generated lint fmt-check spec-lint vet staticcheck tools clean
+.PHONY: all build run test replicas chaos bench fuzz fuzz-targets generate check-generated tidy tidy-module lint fmt-check spec-lint vet staticcheck tools clean
 
 all: build
 
@@ -86,6 +86,22 @@ generate: tools
 check-generated: generate
 	@if [ -n "$$(git status --porcelain -- gen sql openapi)" ]; then \
 		echo "generated code is stale; run make generate and commit:"; git status --porcelain -- gen sql openapi; git diff --stat -- gen; exit 1; fi
+
+# go mod tidy and go get ignore go.work, and the main module and the SDK require the
+# client and SDK modules at their release version, which no proxy has before it is
+# tagged: each module is tidied with those replaced by their directories for the run.
+# (To add a dependency, import it and run make tidy.)
+tidy:
+	@$(MAKE) --no-print-directory tidy-module DIR=gen/client
+	@$(MAKE) --no-print-directory tidy-module DIR=pkg/sdk OURS="gen/client"
+	@$(MAKE) --no-print-directory tidy-module DIR=. OURS="gen/client pkg/sdk"
+	@$(MAKE) --no-print-directory tidy-module DIR=deploy/chartcheck
+
+tidy-module:
+	@up=$$(realpath --relative-to=$(DIR) .); cd $(DIR) && \
+	$(if $(OURS),$(GO) mod edit $(foreach m,$(OURS),-replace=github.com/doceval/doceval/$(m)=$$up/$(m)) &&) \
+	{ GOWORK=off $(GO) mod tidy; rc=$$?; \
+	  $(if $(OURS),$(GO) mod edit $(foreach m,$(OURS),-dropreplace=github.com/doceval/doceval/$(m));) exit $$rc; }
 
 lint: fmt-check vet staticcheck spec-lint
 

@@ -2,13 +2,11 @@ module github.com/doceval/doceval
 
 go 1.26.0
 
-replace github.com/doceval/doceval/gen/client => ./gen/client
-
 require (
 	github.com/Shopify/toxiproxy/v2 v2.5.0
 	github.com/alexedwards/argon2id v1.0.0
 	github.com/caarlos0/env/v11 v11.4.2
-	github.com/doceval/doceval/gen/client v0.0.0-00010101000000-000000000000
+	github.com/doceval/doceval/gen/client v0.1.0
 	github.com/getkin/kin-openapi v0.152.0
 	github.com/google/uuid v1.6.0
 	github.com/jackc/pgx/v5 v5.12.0
@@ -81,7 +79,7 @@ require (
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/cenkalti/backoff/v5 v5.0.3 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
-	github.com/doceval/doceval/pkg/sdk v0.0.0-00010101000000-000000000000
+	github.com/doceval/doceval/pkg/sdk v0.1.0
 	github.com/go-logr/logr v1.4.4 // indirect
 	github.com/go-logr/stdr v1.2.2 // indirect
 	github.com/go-openapi/jsonpointer v1.0.0 // indirect
@@ -128,5 +126,3 @@ require (
 	google.golang.org/grpc v1.84.0 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
 )
-
-replace github.com/doceval/doceval/pkg/sdk => ./pkg/sdk

@@ -65,7 +65,7 @@ func TestDockerfiles(t *testing.T) {
 		if user == nil || strings.HasPrefix(user[1], "0") || strings.HasPrefix(user[1], "root") {
 			t.Errorf("%s: the runtime stage does not switch to a non-root user (%v)", s, user)
 		}
-		for _, want := range []string{"ARG VERSION", "ENV GOWORK=off", "CGO_ENABLED=0", "-trimpath", "pkg/service.Version=${VERSION}", "./services/" + s,
+		for _, want := range []string{"ARG VERSION", "ENV GOWORK=/src/deploy/docker/images.work", "COPY deploy/docker/images.work", "CGO_ENABLED=0", "-trimpath", "pkg/service.Version=${VERSION}", "./services/" + s,
 			`ENTRYPOINT ["/usr/local/bin/doceval-` + s + `"]`} {
 			if !strings.Contains(df, want) {
 				t.Errorf("%s: lacks %s", s, want)
@@ -91,14 +91,19 @@ func TestDockerfiles(t *testing.T) {
 	}
 }
 
-// The images build the main module without the workspace (ENV GOWORK=off), so the
-// chart-verification module and its Kubernetes dependencies stay out of them. That only
-// works while the main module's go.mod and go.sum resolve every service on their own.
-func TestServicesBuildWithoutWorkspace(t *testing.T) {
+// The images build in the workspace images.work (ENV GOWORK): the main module with the
+// client and SDK modules from this tree, without the chart-verification module and its
+// Kubernetes dependencies. That only works while that workspace and the go.sum files of
+// its modules resolve every service on their own.
+func TestServicesBuildInImageWorkspace(t *testing.T) {
 	t.Parallel()
-	cmd := exec.Command("go", "list", "-mod=readonly", "-deps", "-test=false", "../services/...")
-	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=readonly")
+	work, err := filepath.Abs(filepath.Join("docker", "images.work"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("go", "list", "-deps", "-test=false", "../services/...")
+	cmd.Env = append(os.Environ(), "GOWORK="+work, "GOFLAGS=-mod=readonly")
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("the services do not resolve without go.work: %v\n%s", err, out)
+		t.Fatalf("the services do not resolve in images.work: %v\n%s", err, out)
 	}
 }

@@ -5,14 +5,18 @@
 FROM golang:1.26-bookworm AS build
 ARG VERSION=dev
 WORKDIR /src
-# The main module alone (it replaces the client and SDK modules with their directories):
-# the workspace also holds the chart-verification module, whose Helm and Kubernetes
-# dependencies no image needs.
-ENV GOWORK=off
+# The main module requires the client and SDK modules at their release version: the
+# image builds all three from this tree, in the workspace images.work (the repository's
+# go.work also holds the chart-verification module, whose Helm and Kubernetes
+# dependencies no image needs).
+ENV GOWORK=/src/deploy/docker/images.work
 COPY go.mod go.sum ./
 COPY gen/client/go.mod gen/client/go.sum gen/client/
 COPY pkg/sdk/go.mod pkg/sdk/go.sum pkg/sdk/
-RUN go mod download
+COPY deploy/docker/images.work deploy/docker/
+# In a workspace, go mod download fetches the whole build list, the dependencies' own
+# test dependencies included: only the modules the main module requires.
+RUN go mod download $(awk '/^require \(/ {r = 1; next} /^\)/ {r = 0} r && $1 !~ /doceval/ {print $1} /^require [^(]/ && $2 !~ /doceval/ {print $2}' go.mod)
 COPY . .
 RUN CGO_ENABLED=0 go build -trimpath \
     -ldflags "-s -w -X github.com/doceval/doceval/pkg/service.Version=${VERSION}" \

@@ -1,6 +1,6 @@
 module github.com/doceval/doceval/gen/client
 
-go 1.26
+go 1.24.0
 
 require (
 	github.com/oapi-codegen/nullable v1.1.0

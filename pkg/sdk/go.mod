@@ -1,9 +1,9 @@
 module github.com/doceval/doceval/pkg/sdk
 
-go 1.26
+go 1.24.0
 
 require (
-	github.com/doceval/doceval/gen/client v0.0.0-00010101000000-000000000000
+	github.com/doceval/doceval/gen/client v0.1.0
 	github.com/google/uuid v1.6.0
 )
 
@@ -13,5 +13,3 @@ require (
 	github.com/oapi-codegen/runtime v1.8.0 // indirect
 	github.com/stretchr/testify v1.12.1 // indirect
 )
-
-replace github.com/doceval/doceval/gen/client => ../../gen/client
