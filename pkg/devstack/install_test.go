@@ -1,0 +1,480 @@
+package devstack_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/mod/modfile"
+	"golang.org/x/mod/module"
+	modzip "golang.org/x/mod/zip"
+
+	"github.com/doceval/doceval/pkg/sdk"
+)
+
+// releasedModules are the directories of the modules partners install: the main module
+// (the CLI is services/doceval), the SDK, and the generated client it is versioned with.
+// Each requires the others at the release version they are tagged with together.
+var releasedModules = []string{".", "gen/client", "pkg/sdk"}
+
+// Partners install the SDK with `go get` and the CLI with `go install`, with no
+// workspace and no replace directive. This publishes the three modules of this working
+// tree to a file:// module proxy, then, outside the repository and with GOWORK=off,
+// builds a program that imports the SDK and creates a submission on the dev stack, and
+// installs the CLI and runs it.
+func TestInstallOutsideWorkspace(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("needs the go command")
+	}
+	t.Parallel()
+	repo, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mods := readReleasedModules(t, repo)
+	// The shared module cache may hold an older build of the release version, and the go
+	// command prefers its cache to any proxy: the modules are published at a version of
+	// their own, with each go.mod requiring the others at it.
+	version := fmt.Sprintf("%s-install.%d", releaseVersion(t, mods), time.Now().UnixNano())
+	proxy := t.TempDir()
+	for _, m := range mods {
+		publishModule(t, proxy, repo, m, mods, version)
+	}
+	modCache := goEnv(t, "GOMODCACHE")
+	t.Cleanup(func() {
+		for _, m := range mods {
+			removeFromModCache(t, modCache, m.path(), version)
+		}
+	})
+
+	gobin := t.TempDir()
+	environ := installEnviron(t, proxy, gobin)
+	goCmd := func(dir string, args ...string) {
+		t.Helper()
+		cmd := exec.Command("go", args...)
+		cmd.Dir, cmd.Env = dir, environ
+		start := time.Now()
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		t.Logf("go %s: %s", strings.Join(args, " "), time.Since(start).Round(time.Millisecond))
+	}
+
+	// (a) A program of the partner's own that imports the SDK.
+	program := t.TempDir()
+	goCmd(program, "mod", "init", "example.com/partner")
+	goCmd(program, "get", "github.com/doceval/doceval/pkg/sdk@"+version)
+	if err := os.WriteFile(filepath.Join(program, "main.go"), []byte(partnerProgram), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	goCmd(program, "build", "-o", filepath.Join(gobin, "partner"), ".")
+	gomod, err := os.ReadFile(filepath.Join(program, "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "github.com/doceval/doceval/pkg/sdk " + version; !strings.Contains(string(gomod), want) {
+		t.Errorf("the program's go.mod lacks %s:\n%s", want, gomod)
+	}
+
+	// (b) The CLI, as `go install` builds it.
+	goCmd(t.TempDir(), "install", "github.com/doceval/doceval/services/doceval@"+version)
+
+	_, env := startDevStack(t)
+	// A fresh home: no CLI profile of the machine's user gets in the way.
+	home := t.TempDir()
+	stackEnv := append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
+		"DOCEVAL_BASE_URL="+env["DOCEVAL_BASE_URL"], "DOCEVAL_API_KEY="+env["DOCEVAL_API_KEY"])
+	// run returns the command's standard output, and its error with both outputs.
+	run := func(name string, args ...string) (string, error) {
+		cmd := exec.Command(filepath.Join(gobin, name), args...)
+		cmd.Dir, cmd.Env = t.TempDir(), stackEnv
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Run(); err != nil {
+			return "", fmt.Errorf("%s %s: %w\n%s%s", name, strings.Join(args, " "), err, stdout.String(), stderr.String())
+		}
+		return stdout.String(), nil
+	}
+
+	out, err := run("partner", "install-test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := strings.TrimSpace(out)
+	if !regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`).MatchString(id) {
+		t.Fatalf("the program printed %q, want a submission id", out)
+	}
+	var sub struct {
+		ExternalSubmissionID string `json:"external_submission_id"`
+	}
+	getJSON(t, env, "/v1/submissions/"+id, &sub)
+	if sub.ExternalSubmissionID != "install-test" {
+		t.Errorf("submission %s has external id %q, want install-test", id, sub.ExternalSubmissionID)
+	}
+
+	// The CLI is being rebuilt: `version` where it has one, its help otherwise; and one
+	// read command against the stack.
+	if out, err := run("doceval", "version"); err == nil {
+		t.Logf("doceval version: %s (names the module version: %t)", strings.TrimSpace(out), strings.Contains(out, version))
+	} else if _, err := run("doceval", "--help"); err != nil {
+		t.Error(err)
+	}
+	if out, err := run("doceval", "templates", "list"); err != nil {
+		t.Error(err)
+	} else if !strings.Contains(out, "personal_real_estate_financing") {
+		t.Errorf("doceval templates list lacks the builtin template:\n%s", out)
+	}
+}
+
+// The released modules require each other at one release version and replace none;
+// the workspaces (go.work, and images.work that the images build in) map exactly that
+// version of each to its directory; sdk.Version is that version; and each module
+// carries the LICENSE that pkg.go.dev needs to show its documentation.
+func TestReleasedModules(t *testing.T) {
+	t.Parallel()
+	repo, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mods := readReleasedModules(t, repo)
+	release := releaseVersion(t, mods)
+	for _, name := range []string{"go.work", "deploy/docker/images.work"} {
+		b, err := os.ReadFile(filepath.Join(repo, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		work, err := modfile.ParseWork(name, b, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rel := func(p string) string { return filepath.Join(filepath.Dir(name), filepath.FromSlash(p)) }
+		for _, m := range mods {
+			if !slices.ContainsFunc(work.Use, func(u *modfile.Use) bool { return rel(u.Path) == filepath.Clean(m.dir) }) {
+				t.Errorf("%s does not use %s", name, m.dir)
+			}
+		}
+		replaced := map[string]bool{}
+		for _, r := range work.Replace {
+			i := slices.IndexFunc(mods, func(m releasedModule) bool { return m.path() == r.Old.Path })
+			switch {
+			case i < 0:
+				t.Errorf("%s replaces %s, not a released module", name, r.Old.Path)
+			case r.Old.Version != release || rel(r.New.Path) != filepath.Clean(mods[i].dir):
+				t.Errorf("%s replaces %s %s => %s, want %s %s => the directory %s", name, r.Old.Path, r.Old.Version, r.New.Path, r.Old.Path, release, mods[i].dir)
+			default:
+				replaced[r.Old.Path] = true
+			}
+		}
+		for _, m := range mods {
+			for _, r := range m.gomod.Require {
+				if slices.ContainsFunc(mods, func(o releasedModule) bool { return o.path() == r.Mod.Path }) && !replaced[r.Mod.Path] {
+					t.Errorf("%s does not replace %s %s (required by %s) with its directory", name, r.Mod.Path, release, m.dir)
+				}
+			}
+		}
+	}
+	if want := strings.TrimPrefix(release, "v"); sdk.Version != want {
+		t.Errorf("sdk.Version, which the User-Agent names, is %q; want the release version %q", sdk.Version, want)
+	}
+	license, err := os.ReadFile(filepath.Join(repo, "LICENSE"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range mods {
+		if b, err := os.ReadFile(filepath.Join(repo, m.dir, "LICENSE")); err != nil || !bytes.Equal(b, license) {
+			t.Errorf("%s/LICENSE is not a copy of the repository's LICENSE (%v)", m.dir, err)
+		}
+	}
+}
+
+// partnerProgram is what a partner writes after `go get`: it creates a submission with
+// the external id in its argument and prints the submission's id.
+const partnerProgram = `package main
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"os"
+
+	"github.com/doceval/doceval/gen/client"
+	"github.com/doceval/doceval/pkg/sdk"
+)
+
+func main() {
+	c, err := sdk.New(os.Getenv("DOCEVAL_BASE_URL"), os.Getenv("DOCEVAL_API_KEY"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	sub, err := c.CreateSubmission(context.Background(), client.CreateSubmissionRequest{ExternalSubmissionId: os.Args[1]})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(sub.Id)
+}
+`
+
+// installEnviron is a partner's environment: no workspace, go.mod updated as needed,
+// this repository's modules from the file:// proxy (GOPRIVATE or GONOPROXY would fetch
+// them from git instead) and every other module from the module cache or the machine's
+// own proxy. Our modules skip the checksum database, which never saw these versions.
+func installEnviron(t *testing.T, proxy, gobin string) []string {
+	t.Helper()
+	var environ []string
+	for _, kv := range os.Environ() {
+		switch k, _, _ := strings.Cut(kv, "="); k {
+		case "GOWORK", "GOFLAGS", "GOPROXY", "GONOPROXY", "GOPRIVATE", "GONOSUMDB", "GOBIN":
+		default:
+			environ = append(environ, kv)
+		}
+	}
+	return append(environ,
+		"GOWORK=off", "GOFLAGS=-mod=mod", "GOBIN="+gobin,
+		"GOPROXY=file://"+filepath.ToSlash(proxy)+","+goEnv(t, "GOPROXY"),
+		"GONOSUMDB="+strings.Trim(goEnv(t, "GONOSUMDB")+",github.com/doceval/doceval", ","),
+	)
+}
+
+func goEnv(t *testing.T, name string) string {
+	t.Helper()
+	out, err := exec.Command("go", "env", name).Output()
+	if err != nil {
+		t.Fatalf("go env %s: %v", name, err)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// releasedModule is one of releasedModules: its directory and go.mod.
+type releasedModule struct {
+	dir   string
+	gomod *modfile.File
+}
+
+func (m releasedModule) path() string { return m.gomod.Module.Mod.Path }
+
+func readReleasedModules(t *testing.T, repo string) []releasedModule {
+	t.Helper()
+	var mods []releasedModule
+	for _, dir := range releasedModules {
+		name := filepath.Join(repo, dir, "go.mod")
+		b, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := modfile.Parse(name, b, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mods = append(mods, releasedModule{dir: dir, gomod: f})
+	}
+	return mods
+}
+
+// releaseVersion is the version at which the released modules require each other; they
+// must agree on one, and none may replace another (go install refuses a module whose
+// go.mod has replace directives).
+func releaseVersion(t *testing.T, mods []releasedModule) string {
+	t.Helper()
+	versions := map[string][]string{}
+	for _, m := range mods {
+		if len(m.gomod.Replace) > 0 {
+			t.Errorf("%s/go.mod has replace directives", m.dir)
+		}
+		for _, r := range m.gomod.Require {
+			if slices.ContainsFunc(mods, func(o releasedModule) bool { return o.path() == r.Mod.Path }) {
+				versions[r.Mod.Version] = append(versions[r.Mod.Version], m.dir+" → "+r.Mod.Path)
+			}
+		}
+	}
+	if len(versions) != 1 {
+		t.Fatalf("the released modules must require each other at one release version: %v", versions)
+	}
+	for v := range versions {
+		if module.IsPseudoVersion(v) || module.CanonicalVersion(v) != v {
+			t.Fatalf("the released modules require each other at %s, want a release version such as v1.2.3", v)
+		}
+		return v
+	}
+	return ""
+}
+
+// publishModule writes m at version to the file:// proxy dir, as `go mod download` would
+// find it on a module proxy: .info, .mod and .zip, and the version list. The zip holds
+// the module's files as a tag would, from this working tree: what git tracks or would
+// track, less nested modules (x/mod/zip drops those). Its go.mod requires the other
+// released modules at version.
+func publishModule(t *testing.T, proxy, repo string, m releasedModule, mods []releasedModule, version string) {
+	t.Helper()
+	gomod, err := modfile.Parse("go.mod", modfile.Format(m.gomod.Syntax), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range gomod.Require {
+		if slices.ContainsFunc(mods, func(o releasedModule) bool { return o.path() == r.Mod.Path }) {
+			if err := gomod.AddRequire(r.Mod.Path, version); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	modBytes, err := gomod.Format()
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := []modzip.File{memFile{name: "go.mod", data: modBytes}}
+	for _, name := range gitFiles(t, filepath.Join(repo, m.dir)) {
+		if name == "go.mod" {
+			continue
+		}
+		info, err := os.Lstat(filepath.Join(repo, m.dir, filepath.FromSlash(name)))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // deleted in the working tree, not yet in git
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, diskFile{name: name, file: filepath.Join(repo, m.dir, filepath.FromSlash(name)), info: info})
+	}
+	if !slices.ContainsFunc(files, func(f modzip.File) bool { return f.Path() == "LICENSE" }) {
+		t.Errorf("%s has no LICENSE: pkg.go.dev would not show its documentation", m.dir)
+	}
+
+	escaped, err := module.EscapePath(m.path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(proxy, filepath.FromSlash(escaped), "@v")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var zip bytes.Buffer
+	if err := modzip.Create(&zip, module.Version{Path: m.path(), Version: version}, files); err != nil {
+		t.Fatalf("%s: %v", m.dir, err)
+	}
+	info, err := json.Marshal(map[string]any{"Version": version, "Time": time.Now().UTC().Truncate(time.Second)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range map[string][]byte{
+		version + ".zip":  zip.Bytes(),
+		version + ".mod":  modBytes,
+		version + ".info": info,
+		"list":            []byte(version + "\n"),
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// gitFiles lists the files under dir that git tracks or would track (untracked but not
+// ignored), relative to dir.
+func gitFiles(t *testing.T, dir string) []string {
+	t.Helper()
+	cmd := exec.Command("git", "ls-files", "-z", "--cached", "--others", "--exclude-standard")
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("git ls-files in %s: %v", dir, err)
+	}
+	names := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
+	slices.Sort(names)
+	return slices.Compact(names)
+}
+
+// removeFromModCache deletes one version of a module from the shared module cache: the
+// extracted tree (read-only, as the go command leaves it) and the downloaded files.
+func removeFromModCache(t *testing.T, modCache, modPath, version string) {
+	escaped, err := module.EscapePath(modPath)
+	if err != nil {
+		t.Error(err)
+		return
+	}
+	escapedVersion, err := module.EscapeVersion(version)
+	if err != nil {
+		t.Error(err)
+		return
+	}
+	tree := filepath.Join(modCache, filepath.FromSlash(escaped)+"@"+escapedVersion)
+	_ = filepath.WalkDir(tree, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() {
+			_ = os.Chmod(p, 0o755)
+		}
+		return nil
+	})
+	if err := os.RemoveAll(tree); err != nil {
+		t.Error(err)
+	}
+	download := filepath.Join(modCache, "cache", "download", filepath.FromSlash(escaped), "@v")
+	matches, _ := filepath.Glob(filepath.Join(download, escapedVersion+".*"))
+	for _, f := range matches {
+		if err := os.Remove(f); err != nil {
+			t.Error(err)
+		}
+	}
+	// The cached version list is rebuilt the next time the go command downloads one.
+	_ = os.Remove(filepath.Join(download, "list"))
+}
+
+func getJSON(t *testing.T, env map[string]string, path string, v any) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, env["DOCEVAL_BASE_URL"]+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+env["DOCEVAL_API_KEY"])
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %s\n%s", path, resp.Status, body)
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		t.Fatalf("GET %s: %v", path, err)
+	}
+}
+
+// diskFile is a file of the working tree in a module zip.
+type diskFile struct {
+	name, file string
+	info       fs.FileInfo
+}
+
+func (f diskFile) Path() string                 { return f.name }
+func (f diskFile) Lstat() (fs.FileInfo, error)  { return f.info, nil }
+func (f diskFile) Open() (io.ReadCloser, error) { return os.Open(f.file) }
+
+// memFile is a file made by the test, the rewritten go.mod.
+type memFile struct {
+	name string
+	data []byte
+}
+
+func (f memFile) Path() string                 { return f.name }
+func (f memFile) Lstat() (fs.FileInfo, error)  { return memFileInfo(f), nil }
+func (f memFile) Open() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(f.data)), nil }
+
+type memFileInfo memFile
+
+func (i memFileInfo) Name() string       { return path.Base(i.name) }
+func (i memFileInfo) Size() int64        { return int64(len(i.data)) }
+func (i memFileInfo) Mode() fs.FileMode  { return 0o644 }
+func (i memFileInfo) ModTime() time.Time { return time.Time{} }
+func (i memFileInfo) IsDir() bool        { return false }
+func (i memFileInfo) Sys() any           { return nil }
