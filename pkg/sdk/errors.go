@@ -36,7 +36,7 @@ func (e *Error) Error() string {
 	return b.String()
 }
 
-// headerRequestID is the response header that equals error.request_id (section 7).
+// headerRequestID is the response header that equals error.request_id.
 const headerRequestID = "x-request-id"
 
 // maxErrorMessage bounds how much of a body that is not the envelope ends up in Message.
@@ -112,10 +112,11 @@ func hasStatus(err error, status int) bool {
 }
 
 // IsRetryable reports whether sending the same request again later may succeed. It
-// follows the contract's table for the codes it knows; an unknown code is judged by its
-// HTTP status class (section 7 rule 1): 429 and 5xx yes, other 4xx no. Errors that are
-// not an *Error (network failures, a canceled context) report false: the transport has
-// already retried those that were safe to retry.
+// follows the "retryable" column of the API's error codes for the codes it knows
+// (revision_mismatch only after re-reading, so false; evaluation_in_progress later, so
+// true); an unknown code is judged by its HTTP status class: 429 and 5xx yes, other
+// 4xx no. Errors that are not an *Error (network failures, a canceled context) report
+// false: the SDK has already retried them.
 func IsRetryable(err error) bool {
 	e, ok := asError(err)
 	return ok && retryable(e.StatusCode, e.Code)

@@ -77,7 +77,7 @@ func TestHelpersClassifyByCodeThenStatusClass(t *testing.T) {
 		{503, "authz_not_applied_yet", false, false, false, true},
 		{500, "internal_error", false, false, false, true},
 		{501, "not_implemented", false, false, false, false},
-		// Codes this version does not know: by status class (section 7 rule 1).
+		// Codes this version does not know: by status class.
 		{409, "some_future_conflict", false, true, false, false},
 		{400, "some_future_code", false, false, false, false},
 		{429, "some_future_throttle", false, false, true, true},

@@ -8,7 +8,7 @@ import (
 )
 
 // fakeAPI stands in for the service in the examples: routes maps "METHOD /path" to
-// a handler; anything else answers 404 not_found in the contract's error envelope.
+// a handler; anything else answers 404 not_found in the API's error envelope.
 func fakeAPI(routes map[string]http.HandlerFunc) *httptest.Server {
 	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if h, ok := routes[r.Method+" "+r.URL.Path]; ok {

@@ -58,7 +58,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_ = json.NewEncoder(w).Encode(v)
 }
 
-// writeError answers the contract's error envelope.
+// writeError answers the API's error envelope.
 func writeError(w http.ResponseWriter, status int, code, param string) {
 	detail := map[string]any{"code": code, "message": "fake " + code, "request_id": "req_fake"}
 	if param != "" {

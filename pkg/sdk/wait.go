@@ -9,7 +9,7 @@ import (
 	"github.com/doceval/doceval/gen/client"
 )
 
-// DefaultWaitInterval is four polls a minute: the contract asks clients to poll at most
+// DefaultWaitInterval is four polls a minute: the API asks clients to poll at most
 // a few times per minute (webhooks are the intended path).
 const DefaultWaitInterval = 15 * time.Second
 

@@ -1,6 +1,7 @@
-// Package webhook receives doceval webhook deliveries: it verifies the
-// X-Service-Signature header over the raw body (section 6.3 of the interface), decodes
-// the event envelope while keeping data as raw JSON so that event types this version
-// does not know pass through, and deduplicates on the event id, which is stable across
-// retries and redeliveries.
+// Package webhook receives doceval webhook deliveries. It verifies the
+// X-Service-Signature header, t=<unix seconds>,v1=<hex HMAC-SHA256 of "{t}.{raw body}">
+// keyed with the endpoint's signing_secret (one v1 per secret during a rotation), over
+// the raw body; decodes the event envelope while keeping data as raw JSON, so that
+// event types this version does not know pass through; and deduplicates on the event
+// id, which is stable across retries and redeliveries.
 package webhook

@@ -15,7 +15,7 @@ var (
 	signedAt     = time.Unix(1767322800, 0)
 )
 
-// independentSignature computes v1 straight from section 6.3, without this package's
+// independentSignature computes v1 straight from the documented scheme, without this package's
 // code: hex HMAC-SHA256 keyed with the secret over "{t}.{raw body}".
 func independentSignature(secret string, t time.Time, body []byte) string {
 	mac := hmac.New(sha256.New, []byte(secret))
