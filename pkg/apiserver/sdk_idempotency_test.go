@@ -298,8 +298,10 @@ func TestSDKTestServerAnswersMatchTheContract(t *testing.T) {
 	mustFail(err, "not_found")
 	_, err = c.CreateSubmission(ctx, client.CreateSubmissionRequest{})
 	mustFail(err, "invalid_field")
-	_, err = c.StartEvaluation(ctx, other.Id)
-	mustFail(err, "submission_canceled")
+	for range 2 { // the second answer is the first one replayed, with its own request id
+		_, err = c.StartEvaluation(ctx, other.Id, sdk.WithIdempotencyKey("contract-start"))
+		mustFail(err, "submission_canceled")
+	}
 	_, err = c.CreateCheck(ctx, client.CreateCheckRequest{Title: "t", Prompt: "p"})
 	mustFail(err, "not_implemented")
 	_, err = c.CreateCheck(ctx, client.CreateCheckRequest{Title: "t", Prompt: "p"}, sdk.WithHeader("Authorization", "Bearer nope"))

@@ -135,6 +135,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 			w.Header().Set("Idempotent-Replayed", "true")
+			if kept.err != nil { // the envelope's request_id is this request's, as every answer's
+				writeError(w, requestID, kept.err)
+				return
+			}
 			writeBody(w, kept.status, kept.body)
 			return
 		}
@@ -147,18 +151,20 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if !rt.locksItself {
 		s.mu.Unlock()
 	}
-	var answer []byte
+	var (
+		answer []byte
+		failed *apiError
+	)
 	if err != nil {
-		var e *apiError
-		if !errors.As(err, &e) {
-			e = newError(http.StatusInternalServerError, "internal_error", err.Error())
+		if !errors.As(err, &failed) {
+			failed = newError(http.StatusInternalServerError, "internal_error", err.Error())
 		}
-		status, answer = e.status, envelope(e, requestID)
+		status, answer = failed.status, envelope(failed, requestID)
 	} else if v != nil {
 		answer, _ = json.Marshal(v)
 	}
 	if key != "" {
-		s.finishKey(key, fingerprint, status, answer)
+		s.finishKey(key, &keptAnswer{fingerprint: fingerprint, status: status, body: answer, err: failed})
 	}
 	if lose {
 		if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
@@ -185,12 +191,14 @@ func readBody(r *http.Request, operation string) ([]byte, error) {
 }
 
 // keptAnswer is the answer kept for an Idempotency-Key; running while the first request
-// with the key is handled.
+// with the key is handled. An error is kept as such, to be answered with the request
+// id of the request it is replayed to.
 type keptAnswer struct {
 	fingerprint [32]byte
 	running     bool
 	status      int
 	body        []byte
+	err         *apiError
 }
 
 // claimKey returns the answer kept for key, or nil after claiming it for this request.
@@ -217,14 +225,14 @@ func (s *Server) claimKey(key string, fingerprint [32]byte) (*keptAnswer, error)
 
 // finishKey keeps the answer, or releases the key when the answer says nothing was done
 // (5xx, 429, 401, 403), as the service does.
-func (s *Server) finishKey(key string, fingerprint [32]byte, status int, body []byte) {
+func (s *Server) finishKey(key string, answer *keptAnswer) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if status >= 500 || status == http.StatusTooManyRequests || status == http.StatusUnauthorized || status == http.StatusForbidden {
+	if status := answer.status; status >= 500 || status == http.StatusTooManyRequests || status == http.StatusUnauthorized || status == http.StatusForbidden {
 		delete(s.keys, key)
 		return
 	}
-	s.keys[key] = &keptAnswer{fingerprint: fingerprint, status: status, body: body}
+	s.keys[key] = answer
 }
 
 // fingerprintOf hashes method, path, query and body, leaving a multipart boundary out:

@@ -361,6 +361,24 @@ func TestScriptedFailuresAndIdempotency(t *testing.T) {
 	if sdk.Code(err) != "idempotency_key_reused" {
 		t.Errorf("the key with another body: %v", err)
 	}
+
+	// An error is kept and replayed too, with the replay's own request id.
+	bad := client.CreateWebhookEndpointRequest{Url: "ftp://crm.example"}
+	var requestIDs []string
+	for range 2 {
+		res, err := c.API().CreateWebhookEndpointWithResponse(ctx, &client.CreateWebhookEndpointParams{IdempotencyKey: ptr("bad-url")}, bad)
+		if err != nil {
+			t.Fatal(err)
+		}
+		apiErr := sdk.ParseError(res.HTTPResponse, res.Body).(*sdk.Error)
+		if apiErr.Param != "url" || apiErr.RequestID != res.HTTPResponse.Header.Get("x-request-id") {
+			t.Errorf("answer %+v, x-request-id %s", apiErr, res.HTTPResponse.Header.Get("x-request-id"))
+		}
+		requestIDs = append(requestIDs, apiErr.RequestID+" "+res.HTTPResponse.Header.Get(sdk.HeaderIdempotentReplayed))
+	}
+	if requestIDs[0] == requestIDs[1] || !strings.HasSuffix(requestIDs[1], " true") {
+		t.Errorf("answers %q", requestIDs)
+	}
 }
 
 func do(t *testing.T, req *http.Request) (*http.Response, string) {
