@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/json"
 	"errors"
 	"hash"
 	"io"
@@ -67,7 +68,11 @@ func idempotency(st *store.Store, log *slog.Logger) echo.MiddlewareFunc {
 					return e
 				}
 				c.Response().Header().Set("Idempotent-Replayed", "true")
-				return c.Blob(rec.Response.Status, rec.Response.ContentType, rec.Response.Body)
+				body := rec.Response.Body
+				if rec.Response.Status >= 400 {
+					body = withRequestID(body, httpx.RequestIDFromContext(r.Context()))
+				}
+				return c.Blob(rec.Response.Status, rec.Response.ContentType, body)
 			}
 
 			r.Body = fp.tee(r.Body)
@@ -92,6 +97,21 @@ func idempotency(st *store.Store, log *slog.Logger) echo.MiddlewareFunc {
 			return nil
 		}
 	}
+}
+
+// withRequestID gives a replayed error envelope this request's id, which its
+// x-request-id header carries: error.request_id always names the request answered.
+func withRequestID(body []byte, id string) []byte {
+	var env map[string]map[string]any
+	if id == "" || json.Unmarshal(body, &env) != nil || env["error"] == nil {
+		return body
+	}
+	env["error"]["request_id"] = id
+	out, err := json.Marshal(env)
+	if err != nil {
+		return body
+	}
+	return out
 }
 
 // keepResponse says whether a response is the key's for good: not when nothing was done

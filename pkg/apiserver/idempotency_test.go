@@ -149,6 +149,17 @@ func TestIdempotencyKeyUploads(t *testing.T) {
 	}
 	other, otherBody := send(append([]byte{}, append(pdfBytes, '\n')...))
 	wantError(t, other, otherBody, 422, client.ErrorCodeIdempotencyKeyReused)
+
+	// A kept error is replayed as this request's answer: its request_id is this request's
+	// (wantError checks it against x-request-id).
+	kk := uuid.NewString()
+	for range 2 {
+		res, err := c.StartEvaluationWithResponse(context.Background(), sub.Id, &client.StartEvaluationParams{IdempotencyKey: &kk})
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantError(t, res.HTTPResponse, res.Body, 422, client.ErrorCodeInvalidRequest) // no ready upload yet
+	}
 }
 
 // A request that failed for the server's reasons (5xx) does not keep its key: the retry
