@@ -1,7 +1,6 @@
 package partnercli_test
 
 import (
-	"context"
 	"strings"
 	"testing"
 
@@ -27,10 +26,9 @@ func TestAPIErrorShowsCodeAndRequestID(t *testing.T) {
 	}
 
 	// A wrong key is an API error too, not a usage error.
-	var stdout, stderr strings.Builder
-	code := partnercli.Run(context.Background(), []string{"--api-key", "wrong", "templates", "list"}, &stdout, &stderr, api.env())
-	if code != partnercli.ExitError || !strings.Contains(stderr.String(), "401") {
-		t.Errorf("wrong key: exit %d, stderr %s", code, stderr.String())
+	wrong := runCLI(api.env(), "", "--api-key", "wrong", "templates", "list")
+	if wrong.code != partnercli.ExitError || !strings.Contains(wrong.stderr, "401") {
+		t.Errorf("wrong key: exit %d, stderr %s", wrong.code, wrong.stderr)
 	}
 }
 
@@ -49,36 +47,43 @@ func TestUsageErrorsExit2(t *testing.T) {
 	}{
 		{"no command", withAPI, nil, "missing command"},
 		{"unknown command", withAPI, []string{"frobnicate"}, "unknown command"},
+		{"misspelt command", withAPI, []string{"submisions", "list"}, "did you mean submissions?"},
 		{"unknown subcommand", withAPI, []string{"submissions", "explode"}, "unknown subcommand"},
 		{"missing subcommand", withAPI, []string{"events"}, "needs a subcommand"},
+		{"json and quiet", withAPI, []string{"templates", "list", "--json", "-q"}, "exclude each other"},
 		{"no key", noAPI, []string{"submissions", "list"}, "DOCEVAL_API_KEY"},
 		{"missing external id", withAPI, []string{"submissions", "create"}, "--external-id is required"},
 		{"bad language", withAPI, []string{"submissions", "create", "--external-id", "x", "--language", "fr"}, "de or en"},
 		{"bad metadata", withAPI, []string{"submissions", "create", "--external-id", "x", "--metadata", "[1"}, "JSON object"},
 		{"not a uuid", withAPI, []string{"submissions", "get", "nope"}, "not a UUID"},
-		{"missing argument", withAPI, []string{"evaluations", "get", uuid.NewString()}, "usage: evaluations get"},
-		{"unknown flag", withAPI, []string{"templates", "list", "--colour"}, "flag provided but not defined"},
+		{"missing argument", withAPI, []string{"evaluations", "get", uuid.NewString()}, "usage: doceval evaluations get SUBMISSION_ID EVALUATION_ID"},
+		{"unknown flag", withAPI, []string{"templates", "list", "--colour"}, "unknown flag: --colour"},
 		{"unknown extension", withAPI, []string{"files", "upload", uuid.NewString(), "notes.txt"}, "--content-type"},
-		{"listen without secret", noAPI, []string{"listen"}, "DOCEVAL_WEBHOOK_SECRET"},
+		{"move without target", withAPI, []string{"files", "move", uuid.NewString(), uuid.NewString()}, "--slot or --unassign"},
+		{"check without prompt", withAPI, []string{"checks", "create", "--title", "x"}, "--prompt is required"},
+		{"data not an object", withAPI, []string{"checks", "create", "--data", "[1]"}, "not a JSON object"},
+		{"update without change", withAPI, []string{"webhooks", "update", uuid.NewString()}, "nothing to change"},
+		{"bad time", withAPI, []string{"submissions", "list", "--created-after", "yesterday"}, "RFC 3339"},
+		{"api without path", withAPI, []string{"api", "GET"}, "usage: doceval api METHOD PATH"},
+		{"listen --direct without secret", noAPI, []string{"listen", "--direct"}, "DOCEVAL_WEBHOOK_SECRET"},
+		{"listen without key", noAPI, []string{"listen"}, "doceval login"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			var stdout, stderr strings.Builder
-			code := partnercli.Run(context.Background(), tc.args, &stdout, &stderr, tc.env)
-			if code != partnercli.ExitUsage || !strings.Contains(stderr.String(), tc.want) {
-				t.Errorf("exit %d, stderr %q; want exit 2 mentioning %q", code, stderr.String(), tc.want)
+			r := runCLI(tc.env, "", tc.args...)
+			if r.code != partnercli.ExitUsage || !strings.Contains(r.stderr, tc.want) {
+				t.Errorf("exit %d, stderr %q; want exit 2 mentioning %q", r.code, r.stderr, tc.want)
 			}
 		})
 	}
 }
 
-// -h prints the subcommand's flags and succeeds.
+// -h prints the subcommand's help, flags and examples, and succeeds.
 func TestHelpExits0(t *testing.T) {
 	t.Parallel()
-	var stdout, stderr strings.Builder
-	code := partnercli.Run(context.Background(), []string{"files", "upload", "-h"}, &stdout, &stderr, nil)
-	if code != partnercli.ExitOK || !strings.Contains(stderr.String(), "-content-type") {
-		t.Errorf("exit %d, stderr %q", code, stderr.String())
+	r := runCLI(nil, "", "files", "upload", "-h")
+	if r.code != partnercli.ExitOK || !strings.Contains(r.stdout, "--content-type") || !strings.Contains(r.stdout, "Examples:") {
+		t.Errorf("exit %d, stdout %q", r.code, r.stdout)
 	}
 }

@@ -41,7 +41,7 @@ func TestEvaluationWaitFailedExits1(t *testing.T) {
 	stdout, stderr := &syncBuffer{}, &syncBuffer{}
 	done := make(chan int)
 	go func() {
-		done <- partnercli.Run(ctx, []string{"evaluations", "start", sub.Id.String(), "--wait", "--interval=20ms"}, stdout, stderr, api.env())
+		done <- partnercli.Run(ctx, []string{"evaluations", "start", sub.Id.String(), "--wait", "--interval=20ms"}, partnercli.Streams{Stdout: stdout, Stderr: stderr}, api.env())
 	}()
 	id := waitForEvaluation(t, api, sub.Id)
 	if err := api.store.FailEvaluation(ctx, id, "processing_error", "the model timed out"); err != nil {

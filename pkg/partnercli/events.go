@@ -3,107 +3,201 @@ package partnercli
 import (
 	"context"
 	"fmt"
+	"iter"
+
+	"github.com/spf13/cobra"
 
 	"github.com/doceval/doceval/gen/client"
 )
 
-func init() {
-	groups["events"] = group{summary: "list, inspect and redeliver webhook events", cmds: map[string]command{
-		"list":      eventsList,
-		"get":       eventsGet,
-		"redeliver": eventsRedeliver,
-	}}
+// eventTypes are the event types the API documents (EventType in openapi.yaml), for
+// completion; a test keeps them in step with the spec. The API may add more.
+var eventTypes = []string{
+	string(client.EventTypeFileReady), string(client.EventTypeFileFailed),
+	string(client.EventTypeDocumentSlotUpdated),
+	string(client.EventTypeEvaluationStarted), string(client.EventTypeEvaluationProgress),
+	string(client.EventTypeEvaluationCompleted), string(client.EventTypeEvaluationFailed),
+	string(client.EventTypeEvaluationCanceled),
+	string(client.EventTypeWebhookEndpointTest),
 }
 
-func eventsList(ctx context.Context, a *app, args []string) error {
-	fs := a.newFlagSet("events list")
-	typ := fs.String("type", "", "only events of this type, e.g. evaluation.completed")
-	submission := fs.String("submission", "", "only events of this submission id")
-	limit := fs.Int("limit", 50, "print at most this many (0: all)")
-	if _, err := positionals(fs, args); err != nil {
-		return err
-	}
-	if *limit < 0 {
-		return usagef("events list: --limit must not be negative")
-	}
-	params := &client.ListEventsParams{Limit: pageSize(*limit)}
-	if *typ != "" {
-		t := client.EventType(*typ)
-		params.Type = &t
-	}
-	if *submission != "" {
-		id, err := parseUUID("submission id", *submission)
-		if err != nil {
-			return err
-		}
-		params.SubmissionId = &id
-	}
-	c, err := a.client()
-	if err != nil {
-		return err
-	}
-	evs, err := collect(c.ListEvents(ctx, params), *limit)
-	if err != nil {
-		return err
-	}
-	if a.opts.json {
-		return a.printJSON(evs)
-	}
-	t := a.table("ID", "TYPE", "CREATED", "SUMMARY")
-	for _, ev := range evs {
-		t.row(ev.Id, string(ev.Type), ev.CreatedAt, summarizeData(ev.Data))
-	}
-	return t.flush()
+func (a *app) eventsCommand() *cobra.Command {
+	cmd := a.group("events", "List, read and redeliver events, or follow the event feed",
+		`Events are what webhooks deliver, kept for 30 days: 'list' reads them newest first,
+'feed' oldest first from a position on (what 'doceval listen' follows).`, "event")
+	cmd.AddCommand(a.eventsList(), a.eventsGet(), a.eventsRedeliver(), a.eventsFeed())
+	return cmd
 }
 
-func eventsGet(ctx context.Context, a *app, args []string) error {
-	fs := a.newFlagSet("events get")
-	pos, err := positionals(fs, args, "event_id")
-	if err != nil {
-		return err
+func (a *app) eventsList() *cobra.Command {
+	var (
+		list            listFlags
+		typ, submission string
+	)
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List events, newest first",
+		Example: `  doceval events list --limit 5
+  doceval events list --type evaluation.completed --submission 0190a1b2-… --json`,
+		Args: exactArgs(0),
+		RunE: listRunE(a, &list, func(ctx context.Context, _ []string, size *int) (iter.Seq2[*client.Event, error], error) {
+			params := &client.ListEventsParams{Limit: size}
+			if typ != "" {
+				t := client.EventType(typ)
+				params.Type = &t
+			}
+			if submission != "" {
+				id, err := parseUUID("submission id", submission)
+				if err != nil {
+					return nil, err
+				}
+				params.SubmissionId = &id
+			}
+			return a.sdkClient.ListEvents(ctx, params), nil
+		}, columns[client.Event]{
+			id:     func(e *client.Event) string { return e.Id },
+			header: []string{"ID", "TYPE", "CREATED", "SUMMARY"},
+			row:    func(e *client.Event) []any { return []any{e.Id, string(e.Type), e.CreatedAt, summarizeData(e.Data)} },
+		}),
 	}
-	c, err := a.client()
-	if err != nil {
-		return err
-	}
-	ev, err := receive[client.EventDetail](c.API().GetEvent(ctx, pos[0]))
-	if err != nil {
-		return err
-	}
-	return a.printEventDetail(ev)
+	cmd.Flags().StringVar(&typ, "type", "", "only events of this type, e.g. evaluation.completed")
+	cmd.Flags().StringVar(&submission, "submission", "", "only events of this submission id")
+	completeValues(cmd, "type", eventTypes...)
+	list.register(cmd)
+	return calls(cmd, "listEvents")
+}
+
+func (a *app) eventsGet() *cobra.Command {
+	return calls(&cobra.Command{
+		Use:     "get EVENT_ID",
+		Short:   "Show an event with its deliveries and their attempts",
+		Example: "  doceval events get evt_0190a1b2-…",
+		Args:    exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c := a.sdkClient
+			ev, err := receive[client.EventDetail](c.API().GetEvent(cmd.Context(), args[0]))
+			if err != nil {
+				return err
+			}
+			return a.printEventDetail(ev)
+		},
+	}, "getEvent")
 }
 
 // eventsRedeliver queues the event again for every subscribed endpoint.
-func eventsRedeliver(ctx context.Context, a *app, args []string) error {
-	fs := a.newFlagSet("events redeliver")
-	endpoint := fs.String("endpoint", "", "redeliver to this endpoint id only")
-	pos, err := positionals(fs, args, "event_id")
-	if err != nil {
-		return err
+func (a *app) eventsRedeliver() *cobra.Command {
+	var endpoint, key string
+	cmd := &cobra.Command{
+		Use:   "redeliver EVENT_ID",
+		Short: "Queue an event's failed deliveries again (or one endpoint's, whatever its state)",
+		Example: `  doceval events redeliver evt_0190a1b2-…
+  doceval events redeliver evt_0190a1b2-… --endpoint 0190a1b6-…`,
+		Args: exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var req client.RedeliverEventRequest
+			if endpoint != "" {
+				id, err := parseUUID("endpoint id", endpoint)
+				if err != nil {
+					return err
+				}
+				req.EndpointId = &id
+			}
+			c := a.sdkClient
+			ev, err := receive[client.EventDetail](c.API().RedeliverEvent(cmd.Context(), args[0],
+				&client.RedeliverEventParams{IdempotencyKey: optional(key)}, req))
+			if err != nil {
+				return err
+			}
+			return a.printEventDetail(ev)
+		},
 	}
-	var body client.RedeliverEventRequest
-	if *endpoint != "" {
-		id, err := parseUUID("endpoint id", *endpoint)
-		if err != nil {
-			return err
+	cmd.Flags().StringVar(&endpoint, "endpoint", "", "redeliver to this endpoint id only")
+	idempotencyFlag(cmd, &key)
+	return calls(cmd, "redeliverEvent")
+}
+
+// eventsFeed reads one page of the feed; `doceval listen` follows it for good.
+func (a *app) eventsFeed() *cobra.Command {
+	var (
+		after     string
+		fromStart bool
+		wait      int
+		limit     int
+		types     []string
+	)
+	cmd := &cobra.Command{
+		Use:   "feed",
+		Short: "Read the event feed forward from a position (one page)",
+		Long: `Reads the events after --after, oldest first, and the position to read on from
+(next_cursor, never empty: printed last, and in --json). Without --after the feed starts
+at its end (nothing yet) or, with --from-start, at the oldest event kept. --wait holds
+the request up to that many seconds (at most 30) until an event arrives.`,
+		Example: `  doceval events feed --from-start --json
+  doceval events feed --after CURSOR --wait 25 --type evaluation.completed,evaluation.failed`,
+		Args: exactArgs(0),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if limit < 1 {
+				return usagef("events feed: --limit must be at least 1")
+			}
+			params := &client.ListEventFeedParams{After: optional(after), Limit: &limit}
+			if fromStart {
+				params.FromStart = &fromStart
+			}
+			if wait > 0 {
+				params.Wait = &wait
+			}
+			params.Type = feedTypes(types)
+			c := a.sdkClient
+			page, err := receive[client.EventFeed](c.API().ListEventFeed(cmd.Context(), params))
+			if err != nil {
+				return err
+			}
+			ids := make([]string, len(page.Data))
+			for i, e := range page.Data {
+				ids[i] = e.Id
+			}
+			return a.emit(page, ids, func() error {
+				t := a.table("ID", "TYPE", "CREATED", "SUMMARY")
+				for _, e := range page.Data {
+					t.row(e.Id, string(e.Type), e.CreatedAt, summarizeData(e.Data))
+				}
+				if err := t.flush(); err != nil {
+					return err
+				}
+				a.println("\nnext cursor: " + page.NextCursor)
+				return nil
+			})
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&after, "after", "", "the next_cursor of the previous read")
+	f.BoolVar(&fromStart, "from-start", false, "without --after, start at the oldest event kept")
+	f.IntVar(&wait, "wait", 0, "seconds to wait for an event when there is none yet (0 to 30)")
+	f.IntVar(&limit, "limit", 50, "at most this many events (the API allows 100)")
+	f.StringSliceVar(&types, "type", nil, "only events of these types (comma-separated or repeated)")
+	completeValues(cmd, "type", eventTypes...)
+	return calls(cmd, "listEventFeed")
+}
+
+// feedTypes is the feed's type filter; nil for all types.
+func feedTypes(types []string) *[]client.EventType {
+	var out []client.EventType
+	for _, t := range types {
+		for _, part := range splitList(t) {
+			out = append(out, client.EventType(part))
 		}
-		body.EndpointId = &id
 	}
-	c, err := a.client()
-	if err != nil {
-		return err
+	if len(out) == 0 {
+		return nil
 	}
-	ev, err := receive[client.EventDetail](c.API().RedeliverEvent(ctx, pos[0], nil, body))
-	if err != nil {
-		return err
-	}
-	return a.printEventDetail(ev)
+	return &out
 }
 
 func (a *app) printEventDetail(ev *client.EventDetail) error {
-	if a.opts.json {
-		return a.printJSON(ev)
-	}
+	return a.emit(ev, []string{ev.Id}, func() error { return a.printEventDetailTable(ev) })
+}
+
+func (a *app) printEventDetailTable(ev *client.EventDetail) error {
 	if err := a.details("id", ev.Id, "type", string(ev.Type), "created", ev.CreatedAt, "summary", summarizeData(ev.Data)); err != nil {
 		return err
 	}

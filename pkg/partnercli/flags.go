@@ -1,87 +1,64 @@
 package partnercli
 
 import (
-	"errors"
-	"flag"
-	"io"
+	"context"
+	"iter"
+	"net/http"
 	"strings"
 
 	"github.com/google/uuid"
+	"github.com/spf13/cobra"
 
-	"github.com/doceval/doceval/pkg/sdk"
+	"github.com/doceval/doceval/gen/client"
 )
 
-// globalOptions are accepted before the command and by every subcommand, so
-// `doceval --json submissions list` and `doceval submissions list --json` agree.
-type globalOptions struct {
-	apiKey  string
-	baseURL string
-	json    bool
+// operationsAnnotation names the operationIds of openapi/openapi.yaml a command calls,
+// so a test can tell that every operation of the API has a command.
+const operationsAnnotation = "doceval/operations"
+
+// calls records the operations cmd calls and returns cmd.
+func calls(cmd *cobra.Command, operationIDs ...string) *cobra.Command {
+	if cmd.Annotations == nil {
+		cmd.Annotations = map[string]string{}
+	}
+	cmd.Annotations[operationsAnnotation] = strings.Join(operationIDs, ",")
+	return cmd
 }
 
-// newFlagSet returns a flag set carrying the global options; errors are returned, not
-// printed-and-exited, so Run decides the exit code.
-func (a *app) newFlagSet(name string) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.StringVar(&a.opts.apiKey, "api-key", a.opts.apiKey, "API key (default $DOCEVAL_API_KEY)")
-	fs.StringVar(&a.opts.baseURL, "base-url", a.opts.baseURL, "API base URL (default $DOCEVAL_BASE_URL)")
-	fs.BoolVar(&a.opts.json, "json", a.opts.json, "print the API's JSON instead of a table")
-	return fs
-}
-
-// parseFlags parses args with fs. The top level stops at the first positional (the
-// command); subcommands accept flags after positionals too (`get ID --json`), which
-// the flag package alone does not.
-func parseFlags(fs *flag.FlagSet, args []string, stopAtPositional bool) ([]string, error) {
-	var positionals []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return nil, &helpRequested{text: fs.Name() + " flags:\n" + defaults(fs)}
-			}
-			return nil, usagef("%s: %v", fs.Name(), err)
+// exactArgs requires n positionals; the error repeats the usage line
+// ("doceval submissions get SUBMISSION_ID [flags]").
+func exactArgs(n int) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) != n {
+			return usagef("usage: %s", cmd.UseLine())
 		}
-		args = fs.Args()
-		if len(args) == 0 || stopAtPositional {
-			return append(positionals, args...), nil
+		return nil
+	}
+}
+
+// uuidArgs requires one positional per name, each a UUID, so a command's RunE can
+// take them with uuidAt.
+func uuidArgs(names ...string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if err := exactArgs(len(names))(cmd, args); err != nil {
+			return err
 		}
-		if args[0] == "--" {
-			return append(positionals, args[1:]...), nil
+		_, err := parseUUIDs(args, names...)
+		return err
+	}
+}
+
+// uuidAt is positional i, which uuidArgs checked.
+func uuidAt(args []string, i int) uuid.UUID { return uuid.MustParse(args[i]) }
+
+// maxArgs allows up to n positionals.
+func maxArgs(n int) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) > n {
+			return usagef("usage: %s", cmd.UseLine())
 		}
-		positionals = append(positionals, args[0])
-		args = args[1:]
+		return nil
 	}
-}
-
-func defaults(fs *flag.FlagSet) string {
-	var b strings.Builder
-	fs.SetOutput(&b)
-	fs.PrintDefaults()
-	fs.SetOutput(io.Discard)
-	return b.String()
-}
-
-// positionals parses a subcommand's flags and requires exactly the named positionals.
-func positionals(fs *flag.FlagSet, args []string, names ...string) ([]string, error) {
-	rest, err := parseFlags(fs, args, false)
-	if err != nil {
-		return nil, err
-	}
-	if len(rest) != len(names) {
-		return nil, usagef("usage: %s %s [flags]", fs.Name(), strings.ToUpper(strings.Join(names, " ")))
-	}
-	return rest, nil
-}
-
-// idArgument parses a subcommand's flags and its one positional, a UUID named name
-// ("submission_id": printed as SUBMISSION_ID in the usage, "submission id" in errors).
-func idArgument(fs *flag.FlagSet, args []string, name string) (uuid.UUID, error) {
-	pos, err := positionals(fs, args, name)
-	if err != nil {
-		return uuid.Nil, err
-	}
-	return parseUUID(strings.ReplaceAll(name, "_", " "), pos[0])
 }
 
 func parseUUID(what, s string) (uuid.UUID, error) {
@@ -92,37 +69,103 @@ func parseUUID(what, s string) (uuid.UUID, error) {
 	return id, nil
 }
 
-// clientForID parses a command whose one argument is the id of what it acts on, then
-// builds the client (the single-id commands: get, cancel, delete, rotate).
-func (a *app) clientForID(fs *flag.FlagSet, args []string, name string) (*sdk.Client, uuid.UUID, error) {
-	id, err := idArgument(fs, args, name)
-	if err != nil {
-		return nil, uuid.Nil, err
+// parseUUIDs parses positionals named in order, e.g. ("submission id", "upload id").
+func parseUUIDs(args []string, names ...string) ([]uuid.UUID, error) {
+	ids := make([]uuid.UUID, len(names))
+	for i, name := range names {
+		id, err := parseUUID(name, args[i])
+		if err != nil {
+			return nil, err
+		}
+		ids[i] = id
 	}
-	c, err := a.client()
-	return c, id, err
+	return ids, nil
 }
 
-// client builds the SDK client on first use, so commands that need no API (listen,
-// help) run without a key.
-func (a *app) client() (*sdk.Client, error) {
-	if a.sdkClient != nil {
-		return a.sdkClient, nil
+// idempotencyFlag adds --idempotency-key to a POST command. Without it the SDK picks a
+// key itself where it retries; with it a script can repeat the whole command safely.
+func idempotencyFlag(cmd *cobra.Command, key *string) {
+	cmd.Flags().StringVar(key, "idempotency-key", "", "Idempotency-Key header: the same key and body within 24 h replays the first answer")
+}
+
+// withKey sends the Idempotency-Key header when key is set.
+func withKey(key string) client.RequestEditorFn {
+	return func(_ context.Context, req *http.Request) error {
+		if key != "" {
+			req.Header.Set("Idempotency-Key", key)
+		}
+		return nil
 	}
-	key := firstNonEmpty(a.opts.apiKey, a.env("DOCEVAL_API_KEY"))
-	base := firstNonEmpty(a.opts.baseURL, a.env("DOCEVAL_BASE_URL"))
-	if key == "" {
-		return nil, usagef("no API key: set DOCEVAL_API_KEY or pass --api-key")
+}
+
+// optional is nil for "", so an unset flag leaves a parameter out.
+func optional(s string) *string {
+	if s == "" {
+		return nil
 	}
-	if base == "" {
-		return nil, usagef("no API base URL: set DOCEVAL_BASE_URL or pass --base-url")
+	return &s
+}
+
+// listFlags are --limit and --all of every list command.
+type listFlags struct {
+	limit int
+	all   bool
+}
+
+func (l *listFlags) register(cmd *cobra.Command) {
+	cmd.Flags().IntVar(&l.limit, "limit", 50, "print at most this many (0: all)")
+	cmd.Flags().BoolVar(&l.all, "all", false, "follow the cursors and print every item")
+}
+
+// max is how many items to print; 0 means all.
+func (l *listFlags) max() (int, error) {
+	if l.limit < 0 {
+		return 0, usagef("--limit must not be negative")
 	}
-	c, err := sdk.New(base, key, sdk.WithUserAgent("doceval-cli/"+sdk.Version))
-	if err != nil {
-		return nil, usagef("%v", err)
+	if l.all {
+		return 0, nil
 	}
-	a.sdkClient = c
-	return c, nil
+	return l.limit, nil
+}
+
+// pageSize asks for no bigger pages than the limit needs (the API clamps at 100).
+func pageSize(limit int) *int {
+	if limit <= 0 || limit >= 100 {
+		return nil
+	}
+	return &limit
+}
+
+// collect drains one of the SDK's list iterators, stopping after limit items (0: all).
+// The iterator fetches pages on demand, so stopping early also stops the paging.
+func collect[T any](items iter.Seq2[*T, error], limit int) ([]*T, error) {
+	out := []*T{} // an empty list prints as [], not null
+	for item, err := range items {
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, item)
+		if limit > 0 && len(out) >= limit {
+			break
+		}
+	}
+	return out, nil
+}
+
+// splitList splits a comma-separated flag value, dropping blanks.
+func splitList(v string) []string {
+	var out []string
+	for part := range strings.SplitSeq(v, ",") {
+		if part = strings.TrimSpace(part); part != "" {
+			out = append(out, part)
+		}
+	}
+	return out
+}
+
+// completeValues completes a flag from a fixed set of values.
+func completeValues(cmd *cobra.Command, flag string, values ...string) {
+	_ = cmd.RegisterFlagCompletionFunc(flag, cobra.FixedCompletions(values, cobra.ShellCompDirectiveNoFileComp))
 }
 
 func firstNonEmpty(values ...string) string {

@@ -62,7 +62,7 @@ func TestCreateUploadEvaluateEvents(t *testing.T) {
 	stderr := &syncBuffer{}
 	done := make(chan int)
 	go func() {
-		done <- partnercli.Run(ctx, []string{"evaluations", "start", sub.Id.String(), "--wait", "--interval", "20ms"}, &stdout, stderr, api.env())
+		done <- partnercli.Run(ctx, []string{"evaluations", "start", sub.Id.String(), "--wait", "--interval", "20ms"}, partnercli.Streams{Stdout: &stdout, Stderr: stderr}, api.env())
 	}()
 	evaluationID := waitForEvaluation(t, api, sub.Id)
 	if _, err := api.store.BeginEvaluation(ctx, evaluationID, 3); err != nil {

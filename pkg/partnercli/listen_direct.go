@@ -8,64 +8,33 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/doceval/doceval/pkg/sdk/webhook"
 )
 
-// secretList is a repeatable flag; each value may itself be comma-separated, like
-// DOCEVAL_WEBHOOK_SECRET, so during a rotation both secrets can be given.
-type secretList []string
-
-func (s *secretList) String() string { return strings.Join(*s, ",") }
-
-func (s *secretList) Set(v string) error {
-	*s = append(*s, splitList(v)...)
-	return nil
-}
-
-func splitList(v string) []string {
-	var out []string
-	for part := range strings.SplitSeq(v, ",") {
-		if part = strings.TrimSpace(part); part != "" {
-			out = append(out, part)
-		}
-	}
-	return out
-}
-
-// runListen is a local receiver for development: it verifies each delivery's
-// signature, prints the event and optionally forwards it unchanged (raw body and
-// signature header, so the forwarded-to app verifies it too). It runs until ctx ends.
-func runListen(ctx context.Context, a *app, args []string) error {
-	fs := a.newFlagSet("listen")
-	forwardTo := fs.String("forward-to", "", "forward verified deliveries to this URL")
-	addr := fs.String("addr", "127.0.0.1:0", "address to listen on")
-	var secrets secretList
-	fs.Var(&secrets, "secret", "signing secret (repeatable or comma-separated; default $DOCEVAL_WEBHOOK_SECRET)")
-	if _, err := positionals(fs, args); err != nil {
-		return err
-	}
+// runDirect is the dev stack's local receiver: the service's dispatcher POSTs to it.
+// It verifies each delivery's signature with the endpoint's secrets, prints the event
+// and optionally forwards it unchanged (raw body and signature header, so the
+// forwarded-to app verifies it too). It runs until ctx ends.
+func (a *app) runDirect(ctx context.Context, o *listenOptions) error {
+	secrets := o.secrets
 	if len(secrets) == 0 {
 		secrets = splitList(a.env("DOCEVAL_WEBHOOK_SECRET"))
 	}
 	if len(secrets) == 0 {
-		return usagef("listen: no signing secret: pass --secret or set DOCEVAL_WEBHOOK_SECRET")
+		return usagef("listen --direct: no signing secret: pass --secret or set DOCEVAL_WEBHOOK_SECRET")
 	}
-	if *forwardTo != "" && !strings.HasPrefix(*forwardTo, "http://") && !strings.HasPrefix(*forwardTo, "https://") {
-		return usagef("listen: --forward-to must be an http(s) URL, not %q", *forwardTo)
-	}
-	ln, err := net.Listen("tcp", *addr)
+	ln, err := net.Listen("tcp", o.addr)
 	if err != nil {
 		return err
 	}
-	r := &receiver{app: a, secrets: secrets, forwardTo: *forwardTo, http: &http.Client{Timeout: 30 * time.Second}}
+	r := &receiver{app: a, secrets: secrets, forwardTo: o.forwardTo, http: &http.Client{Timeout: forwardTimeout}}
 	srv := &http.Server{Handler: r, ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(a.stderr, "Listening on http://%s (%d signing secret(s))", ln.Addr(), len(secrets))
-	if *forwardTo != "" {
-		fmt.Fprintf(a.stderr, ", forwarding to %s", *forwardTo)
+	if o.forwardTo != "" {
+		fmt.Fprintf(a.stderr, ", forwarding to %s", o.forwardTo)
 	}
 	fmt.Fprintln(a.stderr)
 
@@ -133,12 +102,12 @@ func (r *receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 func (r *receiver) print(event webhook.Event, body []byte) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.app.opts.json {
+	if r.app.global.json {
 		// One event per line, the body as delivered: easy to pipe into jq.
 		fmt.Fprintf(r.app.stdout, "%s\n", bytes.TrimSpace(body))
 		return
 	}
-	fmt.Fprintf(r.app.stdout, "%s  %-22s %s  %s\n", time.Now().Format(time.TimeOnly), event.Type, event.ID, summarizeEvent(event))
+	fmt.Fprintln(r.app.stdout, eventLine(event, ""))
 }
 
 func (r *receiver) forward(ctx context.Context, body []byte, signature string) int {
@@ -166,26 +135,4 @@ func (r *receiver) warn(format string, args ...any) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	fmt.Fprintf(r.app.stderr, "warning: "+format+"\n", args...)
-}
-
-// summarizeEvent is the one-line summary of a verified event.
-func summarizeEvent(e webhook.Event) string {
-	if ev, err := e.Evaluation(); err == nil {
-		sub := "-"
-		if ev.ExternalSubmissionId != nil {
-			sub = *ev.ExternalSubmissionId
-		}
-		line := fmt.Sprintf("submission %s evaluation %s %s %d%%", sub, ev.Id, ev.Status, ev.ProgressPercent)
-		if ev.Result != nil {
-			line += fmt.Sprintf(" outcome %s", ev.Result.Summary.Outcome)
-		}
-		return line
-	}
-	if up, err := e.Upload(); err == nil {
-		return fmt.Sprintf("upload %s (%s) %s", up.ExternalFileId, up.Filename, up.UploadStatus)
-	}
-	if d, err := e.DocumentSlotUpdated(); err == nil {
-		return fmt.Sprintf("submission %s slot %s %s -> %s", d.ExternalSubmissionId, d.DocumentSlot.Id, d.PreviousStatus, d.DocumentSlot.Status)
-	}
-	return ""
 }

@@ -2,7 +2,6 @@ package partnercli_test
 
 import (
 	"bytes"
-	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -13,7 +12,6 @@ import (
 	"time"
 
 	"github.com/doceval/doceval/pkg/dispatch"
-	"github.com/doceval/doceval/pkg/partnercli"
 	"github.com/doceval/doceval/pkg/sdk/webhook"
 )
 
@@ -35,7 +33,7 @@ func TestListenVerifiesAndForwards(t *testing.T) {
 	}))
 	t.Cleanup(app.Close)
 
-	// Both secrets of a rotation, as a repeated flag.
+	// Both secrets of a rotation, as a repeated flag; --secret alone means --direct.
 	url, stdout, stderr := startListen(t, []string{"listen", "--forward-to", app.URL, "--secret", "whsec_new", "--secret", "whsec_old"}, nil)
 
 	body := []byte(`{"id":"evt_0190a1b2-0000-7000-8000-000000000001","type":"evaluation.completed","created_at":"2026-11-23T10:00:00Z",` +
@@ -102,7 +100,7 @@ func post(t *testing.T, url string, body []byte, signature string) int {
 func TestListenSecretsFromEnvironment(t *testing.T) {
 	t.Parallel()
 	env := func(k string) string { return map[string]string{"DOCEVAL_WEBHOOK_SECRET": "whsec_a, whsec_b"}[k] }
-	url, stdout, stderr := startListen(t, []string{"listen", "--json"}, env)
+	url, stdout, stderr := startListen(t, []string{"listen", "--direct", "--json"}, env)
 	body := []byte(`{"id":"evt_1","type":"file.ready","created_at":"2026-11-23T10:00:00Z","api_client_id":"0190a1b2-0000-7000-8000-000000000002","data":{}}`)
 	if status := post(t, url, body, webhook.Sign(body, time.Now(), "whsec_b")); status != http.StatusOK {
 		t.Fatalf("answered %d: %s", status, stderr.String())
@@ -112,27 +110,19 @@ func TestListenSecretsFromEnvironment(t *testing.T) {
 	}
 }
 
-// startListen runs `doceval listen` with args until the test ends (it must then exit 0)
-// and returns the URL it listens on and its output.
+// startListen runs `doceval listen --direct` with args until the test ends (it must
+// then exit 0) and returns the URL it listens on and its output.
 func startListen(t *testing.T, args []string, env func(string) string) (url string, stdout, stderr *syncBuffer) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	stdout, stderr = &syncBuffer{}, &syncBuffer{}
-	done := make(chan int)
-	go func() { done <- partnercli.Run(ctx, args, stdout, stderr, env) }()
-	t.Cleanup(func() {
-		cancel()
-		if code := <-done; code != 0 {
-			t.Errorf("listen exit %d: %s", code, stderr.String())
-		}
-	})
+	l := startCLI(t, env, args...)
+	t.Cleanup(func() { l.stop(t) })
 	listening := regexp.MustCompile(`Listening on (http://\S+)`)
 	waitFor(t, "listen to start", func() bool {
-		m := listening.FindStringSubmatch(stderr.String())
+		m := listening.FindStringSubmatch(l.stderr.String())
 		if m != nil {
 			url = m[1]
 		}
 		return m != nil
 	})
-	return url, stdout, stderr
+	return url, l.stdout, l.stderr
 }

@@ -1,16 +1,92 @@
 package partnercli
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"iter"
 	"net/http"
+	"reflect"
 	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/doceval/doceval/pkg/sdk"
 )
+
+// emit prints one answer: the API's JSON with --json, ids with -q, else what human
+// prints for people.
+func (a *app) emit(v any, ids []string, human func() error) error {
+	switch {
+	case a.global.json:
+		return a.printJSON(v)
+	case a.global.quiet:
+		for _, id := range ids {
+			a.println(id)
+		}
+		return nil
+	default:
+		return human()
+	}
+}
+
+// columns are how a list prints: an item's id (for -q) and its table row.
+type columns[T any] struct {
+	id     func(*T) string
+	header []string
+	row    func(*T) []any
+}
+
+// emitList prints a list as JSON, ids or a table with one row per item.
+func emitList[T any](a *app, items []*T, cols columns[T]) error {
+	ids := make([]string, len(items))
+	for i, item := range items {
+		ids[i] = cols.id(item)
+	}
+	return a.emit(items, ids, func() error {
+		t := a.table(cols.header...)
+		for _, item := range items {
+			t.row(cols.row(item)...)
+		}
+		return t.flush()
+	})
+}
+
+// pages is a list command's request: the SDK's iterator for its arguments and flags,
+// asking for pages of pageSize.
+type pages[T any] func(ctx context.Context, args []string, pageSize *int) (iter.Seq2[*T, error], error)
+
+// listRunE is the RunE of a list command: read as many items as --limit/--all ask for
+// and print them.
+func listRunE[T any](a *app, list *listFlags, fetch pages[T], cols columns[T]) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		limit, err := list.max()
+		if err != nil {
+			return err
+		}
+		items, err := fetch(cmd.Context(), args, pageSize(limit))
+		if err != nil {
+			return err
+		}
+		got, err := collect(items, limit)
+		if err != nil {
+			return err
+		}
+		return emitList(a, got, cols)
+	}
+}
+
+// done reports a write the API answers without a body (204): a message for people, the
+// id with -q, and {"id": id, result: true} with --json.
+func (a *app) done(id, result, message string) error {
+	return a.emit(map[string]any{"id": id, result: true}, []string{id}, func() error {
+		a.println(message)
+		return nil
+	})
+}
 
 // printJSON writes v indented: with --json, stdout is the API's JSON and nothing else.
 func (a *app) printJSON(v any) error {
@@ -51,6 +127,10 @@ func (a *app) details(pairs ...any) error {
 }
 
 func cell(v any) string {
+	// A nil pointer of any type (an unassigned slot id, a missing time) is a dash.
+	if rv := reflect.ValueOf(v); rv.Kind() == reflect.Pointer && rv.IsNil() {
+		return "-"
+	}
 	switch v := v.(type) {
 	case nil:
 		return "-"
@@ -116,4 +196,10 @@ func receive[T any](res *http.Response, err error) (*T, error) {
 		return nil, fmt.Errorf("decode response: %w", err)
 	}
 	return v, nil
+}
+
+// receiveEmpty is receive for answers whose body the command does not show.
+func receiveEmpty(res *http.Response, err error) error {
+	_, err = receive[json.RawMessage](res, err)
+	return err
 }

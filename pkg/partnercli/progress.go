@@ -8,8 +8,14 @@ import (
 	"sync"
 )
 
-// progressBar redraws one line on a terminal. It exists only when w is a terminal:
-// piped or redirected output stays free of carriage returns.
+// isTerminal tells whether w is a terminal, where progress is redrawn in place. Piped or
+// redirected output stays free of carriage returns.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && isTerminalFile(f)
+}
+
+// progressBar redraws one line on a terminal. It exists only when w is a terminal.
 type progressBar struct {
 	mu    sync.Mutex
 	w     io.Writer
@@ -24,15 +30,6 @@ func newProgressBar(w io.Writer, label string) *progressBar {
 		return nil
 	}
 	return &progressBar{w: w, label: label}
-}
-
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	info, err := f.Stat()
-	return err == nil && info.Mode()&os.ModeCharDevice != 0
 }
 
 // update is the SDK's progress callback; total is -1 when the size is unknown.
@@ -70,5 +67,37 @@ func describeSize(n int64) string {
 		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
 	default:
 		return fmt.Sprintf("%d B", n)
+	}
+}
+
+// statusLine shows the state of something being waited for: on a terminal one line
+// redrawn in place, elsewhere (a log, a pipe) one plain line per change.
+type statusLine struct {
+	w        io.Writer
+	terminal bool
+	width    int // of the last line drawn, to blank what a shorter one leaves
+}
+
+func newStatusLine(w io.Writer) *statusLine {
+	return &statusLine{w: w, terminal: isTerminal(w)}
+}
+
+func (s *statusLine) show(line string) {
+	if !s.terminal {
+		fmt.Fprintln(s.w, line)
+		return
+	}
+	pad := ""
+	if n := s.width - len(line); n > 0 {
+		pad = strings.Repeat(" ", n)
+	}
+	fmt.Fprintf(s.w, "\r%s%s", line, pad)
+	s.width = len(line)
+}
+
+// finish ends the redrawn line.
+func (s *statusLine) finish() {
+	if s.terminal && s.width > 0 {
+		fmt.Fprintln(s.w)
 	}
 }

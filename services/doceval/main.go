@@ -1,5 +1,5 @@
-// Command doceval is the partner command line tool for the doceval API: submissions,
-// uploads, evaluations, events, webhooks and templates, plus a local webhook receiver.
+// Command doceval is the partner command line tool for the doceval API: every operation
+// as a command, profiles, shell completion, and `listen` to receive events locally.
 // All logic lives in pkg/partnercli; this file only wires the process to it.
 package main
 
@@ -13,10 +13,10 @@ import (
 )
 
 func main() {
-	// Ctrl-C cancels the context, so `evaluations start --wait` and `listen` stop
-	// cleanly instead of dying mid-request.
+	// Ctrl-C cancels the context, so `--wait` and `listen` stop cleanly instead of dying
+	// mid-request.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := partnercli.Run(ctx, os.Args[1:], os.Stdout, os.Stderr, os.Getenv)
+	code := partnercli.Run(ctx, os.Args[1:], partnercli.Streams{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}, os.Getenv)
 	stop()
 	os.Exit(code)
 }

@@ -1,0 +1,8 @@
+package partnercli
+
+import "syscall"
+
+const (
+	ioctlGetTermios = syscall.TIOCGETA
+	ioctlSetTermios = syscall.TIOCSETA
+)

@@ -1,0 +1,8 @@
+package partnercli
+
+import "syscall"
+
+const (
+	ioctlGetTermios = syscall.TCGETS
+	ioctlSetTermios = syscall.TCSETS
+)
