@@ -19,8 +19,9 @@ import (
 )
 
 // The partner CLI, built as partners get it, drives the whole dev stack: create,
-// upload, evaluate --wait, events; and `doceval listen` receives a real webhook
-// delivery from the dispatcher and verifies its signature.
+// upload, evaluate --wait, events; `doceval listen --direct` receives real webhook
+// deliveries from the dispatcher and verifies their signatures, the one `trigger`
+// asks for among them.
 func TestCLIAgainstDevStack(t *testing.T) {
 	if err := extract.CheckTools(); err != nil {
 		t.Skip(err)
@@ -52,6 +53,7 @@ func TestCLIAgainstDevStack(t *testing.T) {
 	addr := l.Addr().String()
 	l.Close()
 	var endpoint struct {
+		ID            string `json:"id"`
 		SigningSecret string `json:"signing_secret"`
 	}
 	if err := json.Unmarshal([]byte(run("webhooks", "create", "--url", "http://"+addr+"/hook", "--json")), &endpoint); err != nil || endpoint.SigningSecret == "" {
@@ -59,7 +61,7 @@ func TestCLIAgainstDevStack(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	listen := exec.CommandContext(ctx, bin, "listen", "--addr", addr, "--secret", endpoint.SigningSecret)
+	listen := exec.CommandContext(ctx, bin, "listen", "--direct", "--addr", addr, "--secret", endpoint.SigningSecret)
 	listen.Env = environ
 	received, err := listen.StdoutPipe()
 	if err != nil {
@@ -111,6 +113,22 @@ func TestCLIAgainstDevStack(t *testing.T) {
 			got += line + "\n"
 		case <-deadline:
 			t.Fatalf("no verified evaluation.completed delivery; listen printed:\n%s\n%s", got, listenErr.String())
+		}
+	}
+	// `trigger` sends a signed test event to that endpoint, which the receiver verifies too;
+	// --wait waits for the dispatcher's attempt and exits 1 unless it was acknowledged.
+	if out := run("trigger", endpoint.ID, "--wait"); !strings.Contains(out, "webhook_endpoint.test") || !strings.Contains(out, "succeeded") {
+		t.Errorf("trigger --wait:\n%s", out)
+	}
+	for got := ""; !strings.Contains(got, "webhook_endpoint.test"); {
+		select {
+		case line, ok := <-lines:
+			if !ok {
+				t.Fatalf("listen ended: %s\n%s", got, listenErr.String())
+			}
+			got += line + "\n"
+		case <-deadline:
+			t.Fatalf("no verified webhook_endpoint.test delivery; listen printed:\n%s\n%s", got, listenErr.String())
 		}
 	}
 	if strings.Contains(listenErr.String(), "rejected") {
