@@ -31,7 +31,7 @@ WHERE api_client_id = $1
   AND (tx, seq) > (CAST($2::text AS xid8), $3::bigint)
   AND tx < CAST($4::text AS xid8)
   AND (cardinality($5::text[]) = 0 OR type = ANY ($5::text[]))
-ORDER BY tx, seq
+ORDER BY events.tx, events.seq
 LIMIT $6
 `
 
@@ -54,6 +54,7 @@ type EventFeedRow struct {
 
 // The client's events after (after_tx, after_seq), oldest first, of transactions below
 // @horizon (read with EventFeedHorizon before: all of them had ended then).
+// The table's columns, not the text output column tx (text order would put 1000 before 949).
 func (q *Queries) EventFeed(ctx context.Context, arg EventFeedParams) ([]EventFeedRow, error) {
 	rows, err := q.db.Query(ctx, eventFeed,
 		arg.APIClientID,

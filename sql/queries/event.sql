@@ -28,7 +28,8 @@ WHERE api_client_id = @api_client_id
   AND (tx, seq) > (CAST(sqlc.arg(after_tx)::text AS xid8), sqlc.arg(after_seq)::bigint)
   AND tx < CAST(sqlc.arg(horizon)::text AS xid8)
   AND (cardinality(@types::text[]) = 0 OR type = ANY (@types::text[]))
-ORDER BY tx, seq
+-- The table's columns, not the text output column tx (text order would put 1000 before 949).
+ORDER BY events.tx, events.seq
 LIMIT @max_rows;
 
 -- name: EventFeedHorizon :one
