@@ -77,6 +77,8 @@ func TestReadmeQuickstart(t *testing.T) {
 		`"kind":"basic"`,                         // the evaluation
 		`"code":"invalid_api_key"`,               // the wrong key
 		`"param":"limit"`,                        // the field error
+		`Idempotent-Replayed: true`,              // the repeated POST
+		`"next_cursor":"`,                        // the event feed
 	} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("quickstart output lacks %s:\n%s", want, out)
