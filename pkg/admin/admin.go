@@ -1,5 +1,5 @@
 // Package admin is the operator CLI, doceval-admin: API clients, keys, permissions and
-// migrations, as DECISIONS.md names them. Output is JSON on stdout; errors go to
+// migrations. Output is JSON on stdout; errors go to
 // stderr with a non-zero status.
 package admin
 

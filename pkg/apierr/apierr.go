@@ -1,6 +1,5 @@
-// Package apierr holds the error codes of the interface (section 7 of the contract and
-// DECISIONS.md) and the one error type that carries them from domain code to the HTTP
-// error envelope. Domain code returns *Error; the API's error handler renders it.
+// Package apierr holds the error codes of the API (the spec's ErrorCode) and the one
+// error type that carries them from domain code to the HTTP error envelope. Domain code returns *Error; the API's error handler renders it.
 package apierr
 
 import (

@@ -223,7 +223,7 @@ func (s *Server) tenant(ctx context.Context) (store.Tenant, error) {
 }
 
 // listStart is the prelude of every list operation: the tenant, the page size (limit
-// rules of DECISIONS.md) and the position after which the page starts.
+// rules of the Limit parameter) and the position after which the page starts.
 func (s *Server) listStart(ctx context.Context, limit *int, cursor *string) (store.Tenant, int, *page.Cursor, error) {
 	t, err := s.tenant(ctx)
 	if err != nil {

@@ -10,7 +10,7 @@ import (
 	"github.com/doceval/doceval/pkg/store"
 )
 
-// MaxMetadataBytes bounds a submission's serialized metadata (DECISIONS.md).
+// MaxMetadataBytes bounds a submission's serialized metadata (Submission.metadata: 16 KiB).
 const MaxMetadataBytes = 16 << 10
 
 // applied is the consistency every create, patch and cancel answers with: a submission
@@ -91,7 +91,7 @@ func detailToAPI(d store.SubmissionDetail) (api.SubmissionDetail, error) {
 }
 
 // CreateSubmission creates a submission from a template, or returns the one with the
-// same external_submission_id (section 4.2).
+// same external_submission_id (createSubmission).
 func (s *Server) CreateSubmission(ctx context.Context, req api.CreateSubmissionRequestObject) (api.CreateSubmissionResponseObject, error) {
 	t, err := s.tenant(ctx)
 	if err != nil {
@@ -121,7 +121,7 @@ func (s *Server) CreateSubmission(ctx context.Context, req api.CreateSubmissionR
 	return api.CreateSubmission201JSONResponse{Body: body}, nil
 }
 
-// ListSubmissions lists submissions newest first with the filters of section 4.2.
+// ListSubmissions lists submissions newest first with the filters of listSubmissions.
 func (s *Server) ListSubmissions(ctx context.Context, req api.ListSubmissionsRequestObject) (api.ListSubmissionsResponseObject, error) {
 	p := req.Params
 	t, limit, after, err := s.listStart(ctx, (*int)(p.Limit), (*string)(p.Cursor))

@@ -1,5 +1,5 @@
-// Package events defines the event envelope of section 2.10 and the event types of
-// section 6.1. Events are written to the event log by store.Tx.Emit, in the transaction
+// Package events defines the event envelope (the spec's Event schema) and the event types
+// (EventType). Events are written to the event log by store.Tx.Emit, in the transaction
 // of the state change they announce, and delivered by the dispatcher.
 package events
 
@@ -16,7 +16,7 @@ import (
 // Type is an event type. The set is open: new types appear over time.
 type Type string
 
-// The event types of section 6.1.
+// The event types (EventType).
 const (
 	FileReady           Type = "file.ready"
 	FileFailed          Type = "file.failed"
@@ -46,7 +46,7 @@ var idPattern = regexp.MustCompile(`^evt_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-
 // FormatID renders the public id: "evt_" followed by the lowercase UUID.
 func FormatID(id uuid.UUID) string { return IDPrefix + strings.ToLower(id.String()) }
 
-// ParseID reads a public event id; it accepts exactly the pattern of section 4.6.
+// ParseID reads a public event id; it accepts exactly the pattern of EventId.
 func ParseID(s string) (uuid.UUID, error) {
 	if !idPattern.MatchString(s) {
 		return uuid.Nil, fmt.Errorf("event id %q does not match %s", s, idPattern)
@@ -54,7 +54,7 @@ func ParseID(s string) (uuid.UUID, error) {
 	return uuid.Parse(strings.TrimPrefix(s, IDPrefix))
 }
 
-// Envelope is the event as listed, read and delivered (section 2.10). Field order here
+// Envelope is the event as listed, read and delivered (Event). Field order here
 // is the order of the serialized bytes, which are stored once and never re-serialized.
 type Envelope struct {
 	ID          string          `json:"id"`

@@ -17,7 +17,7 @@ import (
 	"github.com/doceval/doceval/pkg/page"
 )
 
-// Submission statuses (DECISIONS.md, section States).
+// Submission statuses (SubmissionStatus, DocumentSlotStatus).
 const (
 	StatusCollecting = "collecting_documents"
 	StatusEvaluating = "evaluating"

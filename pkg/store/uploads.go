@@ -26,7 +26,7 @@ const (
 	UploadFailed     = "failed"
 )
 
-// Upload is a file uploaded to a submission. Its JSON form is the Upload of section 2.8
+// Upload is a file uploaded to a submission. Its JSON form is the spec's Upload
 // as events carry it.
 type Upload struct {
 	ID                   uuid.UUID      `json:"id"`
@@ -75,7 +75,7 @@ func uploadFromRow(r db.Upload, externalSubmissionID string) Upload {
 	return u
 }
 
-// SlotJSONForm is a document slot as events carry it (section 2.7).
+// SlotJSONForm is a document slot as events carry it (DocumentSlot).
 type SlotJSONForm struct {
 	ID       uuid.UUID   `json:"id"`
 	Key      string      `json:"key"`

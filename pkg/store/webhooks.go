@@ -14,7 +14,7 @@ import (
 	"github.com/doceval/doceval/pkg/page"
 )
 
-// MaxActiveWebhookEndpoints is the limit of active endpoints per API client (section 8).
+// MaxActiveWebhookEndpoints is the limit of active endpoints per API client (createWebhookEndpoint).
 const MaxActiveWebhookEndpoints = 20
 
 // WebhookEndpoint is a client's webhook endpoint; its secrets stay sealed here.
