@@ -12,6 +12,7 @@ import (
 	"mime"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -84,16 +85,16 @@ func idempotency(st *store.Store, log *slog.Logger) echo.MiddlewareFunc {
 			ctx := context.WithoutCancel(r.Context())
 			status := c.Response().Status
 			if err := fp.drain(r.Body); err != nil || !keepResponse(status) || w.overflow {
-				if err := st.ReleaseIdempotencyKey(ctx, p.ClientID, key); err != nil {
-					log.Warn("release idempotency key", "error", err)
-				}
+				settle(ctx, log, "release idempotency key", func(ctx context.Context) error {
+					return st.ReleaseIdempotencyKey(ctx, p.ClientID, key)
+				})
 				return nil
 			}
-			resp := store.StoredResponse{Status: status, ContentType: c.Response().Header().Get(echo.HeaderContentType), Body: w.body.Bytes()}
-			if err := st.FinishIdempotencyKey(ctx, p.ClientID, key, fp.sum(), resp); err != nil {
-				// The response went out; a retry finds the key running until it goes stale.
-				log.Error("keep idempotent response", "error", err)
-			}
+			resp := store.StoredResponse{Status: status, ContentType: c.Response().Header().Get(echo.HeaderContentType), Body: bytes.Clone(w.body.Bytes())}
+			hash := fp.sum()
+			settle(ctx, log, "keep idempotent response", func(ctx context.Context) error {
+				return st.FinishIdempotencyKey(ctx, p.ClientID, key, hash, resp)
+			})
 			return nil
 		}
 	}
@@ -112,6 +113,37 @@ func withRequestID(body []byte, id string) []byte {
 		return body
 	}
 	return out
+}
+
+// settleFor bounds how long a key's release or kept response is retried after the
+// database was out of reach when the request ended (a retry of the request meanwhile
+// gets 409 idempotency_key_in_use, which clients retry).
+const settleFor = 3 * time.Minute
+
+// settle runs write now and, when the database cannot take it, again in the background
+// until it can (within settleFor): a key left running would hold its retries off until
+// it goes stale.
+func settle(ctx context.Context, log *slog.Logger, what string, write func(context.Context) error) {
+	err := write(ctx)
+	if err == nil {
+		return
+	}
+	if !store.Unavailable(err) {
+		log.Error(what, "error", err)
+		return
+	}
+	go func() {
+		deadline := time.Now().Add(settleFor)
+		for pause := 250 * time.Millisecond; time.Now().Before(deadline); pause = min(2*pause, 5*time.Second) {
+			time.Sleep(pause)
+			if err = write(ctx); err == nil || !store.Unavailable(err) {
+				break
+			}
+		}
+		if err != nil {
+			log.Error(what, "error", err)
+		}
+	}()
 }
 
 // keepResponse says whether a response is the key's for good: not when nothing was done

@@ -14,8 +14,10 @@ import (
 const IdempotencyTTL = 24 * time.Hour
 
 // idempotencyStale is how long a first request may run before its key is taken to be
-// abandoned (the process handling it died): longer than any request may take.
-const idempotencyStale = 15 * time.Minute
+// abandoned (the process handling it died): longer than a JSON request takes. An upload
+// may run longer; a retry that takes its key over is still held to the upload's
+// external_file_id, so it cannot store the file twice.
+const idempotencyStale = 2 * time.Minute
 
 // StoredResponse is the first response to an Idempotency-Key.
 type StoredResponse struct {
