@@ -134,7 +134,7 @@ func checkToAPI(e store.CatalogEntry) api.Check {
 	}
 }
 
-// ListChecks lists builtin and custom checks (section 4.5).
+// ListChecks lists builtin and custom checks (listChecks).
 func (s *Server) ListChecks(ctx context.Context, req api.ListChecksRequestObject) (api.ListChecksResponseObject, error) {
 	data, next, err := listEntries(ctx, s, store.FamilyCheck, (*int)(req.Params.Limit), (*string)(req.Params.Cursor), checkToAPI)
 	if err != nil {

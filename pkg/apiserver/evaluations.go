@@ -23,7 +23,7 @@ func evaluationToAPI(e store.Evaluation) (api.Evaluation, error) {
 	return out, nil
 }
 
-// StartEvaluation queues an evaluation over the submission's ready uploads (section 4.4).
+// StartEvaluation queues an evaluation over the submission's ready uploads (startEvaluation).
 func (s *Server) StartEvaluation(ctx context.Context, req api.StartEvaluationRequestObject) (api.StartEvaluationResponseObject, error) {
 	t, err := s.tenant(ctx)
 	if err != nil {

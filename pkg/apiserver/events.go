@@ -15,7 +15,7 @@ import (
 	"github.com/doceval/doceval/pkg/store"
 )
 
-// ListEvents lists the client's events newest first (section 4.6).
+// ListEvents lists the client's events newest first (listEvents).
 func (s *Server) ListEvents(ctx context.Context, req api.ListEventsRequestObject) (api.ListEventsResponseObject, error) {
 	t, limit, after, err := s.listStart(ctx, (*int)(req.Params.Limit), (*string)(req.Params.Cursor))
 	if err != nil {
@@ -69,7 +69,7 @@ func deliveriesToAPI(ds []store.Delivery) []api.Delivery {
 	return out
 }
 
-// RedeliverEvent requeues an event's deliveries (section 4.6).
+// RedeliverEvent requeues an event's deliveries (redeliverEvent).
 func (s *Server) RedeliverEvent(ctx context.Context, req api.RedeliverEventRequestObject) (api.RedeliverEventResponseObject, error) {
 	r, err := s.event(ctx, req.EventId)
 	if err != nil {

@@ -80,7 +80,7 @@ func TestAuthErrors(t *testing.T) {
 	}
 }
 
-// Writes need the :write permission, reads the :read one (DECISIONS.md).
+// Writes need the :write permission, reads the :read one (x-doceval-permission).
 func TestPermissionPerOperation(t *testing.T) {
 	ctx := context.Background()
 	e := newEnv(t)

@@ -87,7 +87,7 @@ func wantOneReplay(t *testing.T, lose *losingTransport) {
 	}
 }
 
-// The acceptance test of issue 17: the SDK's retried webhook-endpoint create makes one
+// The SDK's retried webhook-endpoint create makes one
 // endpoint when the first answer is lost.
 func TestSDKRetriedWebhookEndpointCreateMakesOneEndpoint(t *testing.T) {
 	t.Parallel()

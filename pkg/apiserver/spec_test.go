@@ -14,9 +14,9 @@ import (
 	"github.com/doceval/doceval/pkg/httpx"
 )
 
-// section4 is every method and path of section 4 of the interface document, with
+// contractRoutes is every method and path the interface defines, with
 // {family} expanded to the three catalog families.
-var section4 = func() []string {
+var contractRoutes = func() []string {
 	routes := []string{
 		"GET /v1/templates", "POST /v1/templates",
 		"GET /v1/templates/{template_id}", "PATCH /v1/templates/{template_id}", "DELETE /v1/templates/{template_id}",
@@ -62,8 +62,8 @@ func loadSpec(t *testing.T) *openapi3.T {
 	return doc
 }
 
-// The document describes exactly the endpoints of section 4.
-func TestSpecCoversSection4(t *testing.T) {
+// The document describes exactly the endpoints of the interface.
+func TestSpecCoversTheInterface(t *testing.T) {
 	doc := loadSpec(t)
 	var inSpec []string
 	for path, item := range doc.Paths.Map() {
@@ -71,20 +71,20 @@ func TestSpecCoversSection4(t *testing.T) {
 			inSpec = append(inSpec, method+" "+path)
 		}
 	}
-	for _, r := range section4 {
+	for _, r := range contractRoutes {
 		if !slices.Contains(inSpec, r) {
-			t.Errorf("section 4 endpoint missing from openapi.yaml: %s", r)
+			t.Errorf("interface endpoint missing from openapi.yaml: %s", r)
 		}
 	}
 	for _, r := range inSpec {
-		if !slices.Contains(section4, r) {
-			t.Errorf("openapi.yaml has an endpoint section 4 does not: %s", r)
+		if !slices.Contains(contractRoutes, r) {
+			t.Errorf("openapi.yaml has an endpoint the interface does not: %s", r)
 		}
 	}
 }
 
 // Every operation names its permission; reads need :read, every write :write
-// (DECISIONS.md), and every operation documents the error envelope and x-request-id.
+// (x-doceval-permission), and every operation documents the error envelope and x-request-id.
 func TestSpecOperations(t *testing.T) {
 	doc := loadSpec(t)
 	if len(doc.Security) != 1 || doc.Security[0]["bearerAuth"] == nil {
@@ -121,7 +121,7 @@ func TestSpecOperations(t *testing.T) {
 	}
 }
 
-// The error code enum holds every code of section 7, and the server's codes are all in
+// The error code enum holds every code of the interface, and the server's codes are all in
 // it (so the typed client can name every code it receives).
 func TestSpecErrorCodes(t *testing.T) {
 	doc := loadSpec(t)
@@ -140,7 +140,7 @@ func TestSpecErrorCodes(t *testing.T) {
 	}
 	for _, code := range section7 {
 		if !slices.Contains(enum, code) {
-			t.Errorf("section 7 code %s missing from ErrorCode", code)
+			t.Errorf("interface error code %s missing from ErrorCode", code)
 		}
 	}
 	for _, code := range apierr.AllCodes {

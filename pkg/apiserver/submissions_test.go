@@ -656,7 +656,7 @@ func TestSubmissionTenantIsolation(t *testing.T) {
 }
 
 // A new, moved or deleted upload sends a completed or failed submission back to
-// collecting_documents (DECISIONS.md, States).
+// collecting_documents (SubmissionStatus).
 func TestUploadChangesReopenSubmission(t *testing.T) {
 	ctx := context.Background()
 	e := newEnv(t)

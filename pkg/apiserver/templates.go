@@ -75,7 +75,7 @@ func orEmpty[T any](p *[]T) []T {
 	return *p
 }
 
-// ListTemplates lists builtin and custom templates (section 4.1).
+// ListTemplates lists builtin and custom templates (listTemplates).
 func (s *Server) ListTemplates(ctx context.Context, req api.ListTemplatesRequestObject) (api.ListTemplatesResponseObject, error) {
 	t, limit, after, err := s.listStart(ctx, (*int)(req.Params.Limit), (*string)(req.Params.Cursor))
 	if err != nil {

@@ -23,7 +23,7 @@ import (
 	"github.com/doceval/doceval/pkg/store"
 )
 
-// magic is the leading bytes each accepted content type must start with (section 8).
+// magic is the leading bytes each accepted content type must start with (createUpload).
 var magic = map[string][][]byte{
 	"application/pdf":    {[]byte("%PDF-")},
 	"image/jpeg":         {{0xFF, 0xD8, 0xFF}},
@@ -211,7 +211,7 @@ func (s *Server) receiveUpload(ctx context.Context, submission uuid.UUID, slot *
 				return api.Upload{}, false, err
 			}
 		default:
-			// Unknown parts are ignored (section 9), but still read within the body limit.
+			// Unknown parts are ignored (open for additions), but still read within the body limit.
 			if _, err := io.Copy(io.Discard, part); err != nil {
 				discard()
 				return api.Upload{}, false, bodyError(err)
@@ -235,7 +235,7 @@ func (s *Server) receiveUpload(ctx context.Context, submission uuid.UUID, slot *
 	return uploadToAPI(u), created, err
 }
 
-// CreateUpload uploads a file to a submission, unassigned (section 4.3).
+// CreateUpload uploads a file to a submission, unassigned (createUpload).
 func (s *Server) CreateUpload(ctx context.Context, req api.CreateUploadRequestObject) (api.CreateUploadResponseObject, error) {
 	u, created, err := s.receiveUpload(ctx, req.SubmissionId, nil, req.Body)
 	if err != nil {

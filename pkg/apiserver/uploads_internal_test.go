@@ -7,7 +7,7 @@ import (
 )
 
 // Filenames keep no path parts, no control characters, at most 255 bytes of valid UTF-8
-// (DECISIONS.md, Limits).
+// (Upload.filename).
 func TestSanitizeFilename(t *testing.T) {
 	for in, want := range map[string]string{
 		"payslip.pdf":                  "payslip.pdf",

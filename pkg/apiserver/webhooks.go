@@ -26,7 +26,7 @@ func newSigningSecret() string {
 	return SecretPrefix + base64.RawURLEncoding.EncodeToString(b)
 }
 
-// checkWebhookURL applies section 4.7: https, or http only for the loopback hosts.
+// checkWebhookURL applies createWebhookEndpoint's url rule: https, or http only for the loopback hosts.
 func checkWebhookURL(raw string) error {
 	u, err := url.Parse(raw)
 	bad := func(why string) error { return apierr.Field("url", "url "+why) }

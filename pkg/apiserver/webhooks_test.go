@@ -189,7 +189,7 @@ func TestWebhookEndpointLimit(t *testing.T) {
 	react, err = c.UpdateWebhookEndpointWithResponse(ctx, ids[0], client.UpdateWebhookEndpointRequest{Status: ptr(client.WebhookEndpointStatus("active"))})
 	expect(t, err, react.StatusCode(), react.Body, 200)
 	// Other clients' endpoints are not found.
-	// The list takes limit and cursor like every list (DECISIONS.md): newest first, every
+	// The list takes limit and cursor like every list (Limit, Cursor): newest first, every
 	// live endpoint once.
 	limit := client.Limit(8)
 	params := &client.ListWebhookEndpointsParams{Limit: &limit}

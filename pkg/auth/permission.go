@@ -7,7 +7,7 @@ import (
 	"strings"
 )
 
-// Permission names one right of an API client (DECISIONS.md, section "Permissions").
+// Permission names one right of an API client (the spec's x-doceval-permission of each operation).
 // Reads of a family need its :read permission; every write needs :write.
 type Permission string
 

@@ -6,7 +6,7 @@ import (
 	"github.com/doceval/doceval/pkg/store"
 )
 
-// The data files parse, and hold what DECISIONS.md lists.
+// The data files parse, and hold the builtin keys the spec lists.
 func TestParse(t *testing.T) {
 	b, err := Parse()
 	if err != nil {

@@ -17,11 +17,11 @@ import (
 
 // Config is the dispatcher's configuration.
 type Config struct {
-	// EventRetention is how long events stay readable (section 8: 30 days).
+	// EventRetention is how long events stay readable (30 days, as the spec's events description says).
 	EventRetention time.Duration `env:"DOCEVAL_EVENT_RETENTION" envDefault:"720h"`
 	// RetentionEvery is how often expired events are removed.
 	RetentionEvery time.Duration `env:"DOCEVAL_EVENT_RETENTION_EVERY" envDefault:"10m"`
-	// RetrySchedule is the delay before each retry of a failed delivery (section 6.3).
+	// RetrySchedule is the delay before each retry of a failed delivery (1m, 5m, 30m, 2h, 12h, 24h, as the spec says).
 	RetrySchedule []time.Duration `env:"DOCEVAL_WEBHOOK_RETRY_SCHEDULE" envDefault:"1m,5m,30m,2h,12h,24h" envSeparator:","`
 	// Timeout bounds one delivery attempt.
 	Timeout time.Duration `env:"DOCEVAL_WEBHOOK_TIMEOUT" envDefault:"30s"`

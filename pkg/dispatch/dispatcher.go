@@ -33,7 +33,7 @@ import (
 	"github.com/doceval/doceval/pkg/tracing"
 )
 
-// Attempt outcomes (DECISIONS.md).
+// Attempt outcomes (DeliveryAttempt.outcome).
 const (
 	OutcomeSucceeded    = "succeeded"
 	OutcomeHTTPError    = "http_error"

@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// SignatureHeader is the header carrying a delivery's signatures (section 6.3).
+// SignatureHeader is the header carrying a delivery's signatures (X-Service-Signature).
 const SignatureHeader = "X-Service-Signature"
 
 // Sign returns the X-Service-Signature value for a delivery of body at time t:

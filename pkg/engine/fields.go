@@ -103,8 +103,8 @@ func statusFor(confidence, threshold float64) string {
 	return FieldSucceeded
 }
 
-// shapeValue turns a fact's Go value into the contract's JSON shape (DECISIONS.md,
-// "Values in results").
+// shapeValue turns a fact's Go value into the contract's JSON shape (ResultField.value
+// per value_format).
 func shapeValue(v any) any {
 	switch x := v.(type) {
 	case parse.Money:

@@ -6,7 +6,7 @@ import (
 	"github.com/doceval/doceval/pkg/engine/evidence"
 )
 
-// Result is the full result of an evaluation (section 2.9), in the contract's JSON form.
+// Result is the full result of an evaluation (EvaluationResult), in the contract's JSON form.
 type Result struct {
 	Documents []ResultDocument `json:"documents"`
 	Fields    []ResultField    `json:"fields"`

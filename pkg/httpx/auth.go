@@ -20,7 +20,7 @@ type Authenticator interface {
 var errInvalidKey = apierr.New(http.StatusUnauthorized, apierr.InvalidAPIKey,
 	"missing, malformed or revoked API key; send Authorization: Bearer <API_KEY>")
 
-// Authenticate requires a valid bearer key (section 5): 401 invalid_api_key for a
+// Authenticate requires a valid bearer key (bearerAuth): 401 invalid_api_key for a
 // missing, malformed or revoked key, 403 api_client_disabled for a disabled client. The
 // principal is put in the request context for permission checks and tenant scoping.
 func Authenticate(a Authenticator) echo.MiddlewareFunc {

@@ -16,7 +16,7 @@ import (
 	"github.com/doceval/doceval/pkg/store"
 )
 
-// envelope is the error body of section 7: { error: { code, message, param?, request_id } }.
+// envelope is the error body (the spec's Error schema): { error: { code, message, param?, request_id } }.
 type envelope struct {
 	Error envelopeError `json:"error"`
 }

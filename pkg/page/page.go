@@ -1,4 +1,4 @@
-// Package page implements the list rules of section 4 and DECISIONS.md: limit 1..100
+// Package page implements the list rules (the spec's Limit and Cursor parameters): limit 1..100
 // (default 50, larger values clamped), opaque keyset cursors, next_cursor null on the
 // last page.
 package page

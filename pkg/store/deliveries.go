@@ -10,7 +10,7 @@ import (
 	"github.com/doceval/doceval/gen/db"
 )
 
-// Delivery statuses (DECISIONS.md) and attempt outcomes.
+// Delivery statuses (DeliveryStatus) and attempt outcomes.
 const (
 	DeliveryPending         = "pending"
 	DeliverySucceeded       = "succeeded"

@@ -15,7 +15,7 @@ import (
 	"github.com/doceval/doceval/pkg/messaging"
 )
 
-// Evaluation statuses (section 3).
+// Evaluation statuses (EvaluationStatus).
 const (
 	EvaluationQueued    = "queued"
 	EvaluationRunning   = "running"
@@ -42,8 +42,7 @@ var (
 	errAnalysisOutdated  = apierr.Conflict(apierr.AnalysisOutdated, "a newer evaluation superseded this one; read the submission's latest_evaluation")
 )
 
-// Evaluation is an evaluation of a submission. Its JSON form is the Evaluation of
-// section 2.9 as responses and events carry it.
+// Evaluation is an evaluation of a submission. Its JSON form is the spec's Evaluation as responses and events carry it.
 type Evaluation struct {
 	ID                   uuid.UUID          `json:"id"`
 	Kind                 string             `json:"kind"`
