@@ -36,9 +36,9 @@ func operatorsCreate(ctx context.Context, st *store.Store, args []string) (any, 
 	in := store.NewOperator{Email: *email, Role: *role, ClientIDs: ids}
 	password := ""
 	if !*ssoOnly {
-		password = auth.NewPassword(20)
-		hash, err := auth.HashPassword(password)
-		if err != nil {
+		var hash string
+		var err error
+		if password, hash, err = auth.NewPasswordHash(20); err != nil {
 			return nil, err
 		}
 		in.PasswordHash = &hash
@@ -72,8 +72,7 @@ func operatorsSetPassword(ctx context.Context, st *store.Store, args []string) (
 	if err != nil {
 		return nil, err
 	}
-	password := auth.NewPassword(20)
-	hash, err := auth.HashPassword(password)
+	password, hash, err := auth.NewPasswordHash(20)
 	if err != nil {
 		return nil, err
 	}

@@ -16,8 +16,12 @@ import (
 // cursor older than that may have missed events that were deleted, so it is refused.
 const eventRetention = 30 * 24 * time.Hour
 
-// feedPoll is how often a long-polling feed read looks for new events.
-const feedPoll = 250 * time.Millisecond
+// A long-polling feed read looks for new events after feedPoll, then ever less often,
+// up to feedPollMax: a quiet feed costs a few reads per wait, not one every 250 ms.
+const (
+	feedPoll    = 250 * time.Millisecond
+	feedPollMax = 2 * time.Second
+)
 
 // ListEventFeed reads the client's events forward from a position (listEventFeed),
 // waiting up to `wait` seconds for the first one when there is none yet.
@@ -52,7 +56,7 @@ func (s *Server) ListEventFeed(ctx context.Context, req api.ListEventFeedRequest
 		wait = *req.Params.Wait
 	}
 	deadline := time.Now().Add(time.Duration(wait) * time.Second)
-	for {
+	for pause := feedPoll; ; pause = min(2*pause, feedPollMax) {
 		rows, next, err := t.Feed(ctx, pos, types, limit)
 		if err != nil {
 			return nil, err
@@ -70,7 +74,7 @@ func (s *Server) ListEventFeed(ctx context.Context, req api.ListEventFeedRequest
 		select {
 		case <-ctx.Done():
 			return nil, ctx.Err()
-		case <-time.After(feedPoll):
+		case <-time.After(min(pause, time.Until(deadline))):
 		}
 	}
 }

@@ -53,6 +53,14 @@ func CheckPassword(hash *string, password string) bool {
 	return ok && err == nil && hash != nil
 }
 
+// NewPasswordHash returns a new random password of n characters (NewPassword) and its
+// hash, for an account whose password is handed out once.
+func NewPasswordHash(n int) (password, hash string, err error) {
+	password = NewPassword(n)
+	hash, err = HashPassword(password)
+	return password, hash, err
+}
+
 // NewPassword returns a random password of n letters and digits (without look-alikes
 // such as l, 1, O, 0), for accounts whose first password is handed out once.
 func NewPassword(n int) string {

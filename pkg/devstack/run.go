@@ -254,9 +254,9 @@ func ensureDevAdmin(ctx context.Context, st *store.Store, path string) (devAdmin
 	case err != nil && !errors.Is(err, store.ErrNotFound):
 		return saved, err
 	}
-	saved.Password = auth.NewPassword(20)
-	hash, herr := auth.HashPassword(saved.Password)
-	if herr != nil {
+	var hash string
+	var herr error
+	if saved.Password, hash, herr = auth.NewPasswordHash(20); herr != nil {
 		return saved, herr
 	}
 	actor := st.As(store.Actor{Name: "doceval-devstack"})

@@ -32,7 +32,8 @@ type catalogFamily[T, P any] struct {
 	get    func(api client.ClientInterface, ctx context.Context, id string, editors ...client.RequestEditorFn) (*http.Response, error)
 	create func(api client.ClientInterface, ctx context.Context, params *P, contentType string, body io.Reader, editors ...client.RequestEditorFn) (*http.Response, error)
 	update func(api client.ClientInterface, ctx context.Context, id string, contentType string, body io.Reader, editors ...client.RequestEditorFn) (*http.Response, error)
-	delete func(api client.ClientInterface, ctx context.Context, id string, editors ...client.RequestEditorFn) (*http.Response, error)
+	// delete is the SDK's, which counts a retry that finds the entry gone as done.
+	delete func(c *sdk.Client, ctx context.Context, id string, opts ...sdk.RequestOption) error
 
 	columns[T]
 	details func(*T) []any
@@ -58,7 +59,7 @@ func (a *app) checksCommand() *cobra.Command {
 		get:    client.ClientInterface.GetCheck,
 		create: client.ClientInterface.CreateCheckWithBody,
 		update: client.ClientInterface.UpdateCheckWithBody,
-		delete: client.ClientInterface.DeleteCheck,
+		delete: (*sdk.Client).DeleteCheck,
 		columns: columns[client.Check]{
 			id:     func(c *client.Check) string { return c.Id },
 			header: []string{"ID", "KEY", "TITLE", "CATEGORY", "BUILTIN"},
@@ -93,7 +94,7 @@ func (a *app) dataFieldsCommand() *cobra.Command {
 		get:    client.ClientInterface.GetDataField,
 		create: client.ClientInterface.CreateDataFieldWithBody,
 		update: client.ClientInterface.UpdateDataFieldWithBody,
-		delete: client.ClientInterface.DeleteDataField,
+		delete: (*sdk.Client).DeleteDataField,
 		columns: columns[client.DataField]{
 			id:     func(f *client.DataField) string { return f.Id },
 			header: []string{"ID", "KEY", "NAME", "CATEGORY", "FORMAT", "BUILTIN"},
@@ -126,7 +127,7 @@ func (a *app) documentTypesCommand() *cobra.Command {
 		get:    client.ClientInterface.GetDocumentType,
 		create: client.ClientInterface.CreateDocumentTypeWithBody,
 		update: client.ClientInterface.UpdateDocumentTypeWithBody,
-		delete: client.ClientInterface.DeleteDocumentType,
+		delete: (*sdk.Client).DeleteDocumentType,
 		columns: columns[client.DocumentType]{
 			id:     func(d *client.DocumentType) string { return d.Id },
 			header: []string{"ID", "KEY", "NAME", "CATEGORY", "BUILTIN"},
@@ -238,7 +239,7 @@ func catalogCommands[T, P any](a *app, f catalogFamily[T, P]) *cobra.Command {
 		Args:    exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c := a.sdkClient
-			if err := receiveEmpty(f.delete(c.API(), cmd.Context(), args[0])); err != nil {
+			if err := f.delete(c, cmd.Context(), args[0]); err != nil {
 				return err
 			}
 			return a.done(args[0], "archived", f.singular+" "+args[0]+" archived")

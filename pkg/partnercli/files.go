@@ -238,7 +238,7 @@ func (a *app) filesDelete() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ids := []uuid.UUID{uuidAt(args, 0), uuidAt(args, 1)}
 			c := a.sdkClient
-			if err := receiveEmpty(c.API().DeleteUpload(cmd.Context(), ids[0], ids[1])); err != nil {
+			if err := c.DeleteUpload(cmd.Context(), ids[0], ids[1]); err != nil {
 				return err
 			}
 			return a.done(ids[1].String(), "deleted", "upload "+ids[1].String()+" deleted")

@@ -197,9 +197,3 @@ func receive[T any](res *http.Response, err error) (*T, error) {
 	}
 	return v, nil
 }
-
-// receiveEmpty is receive for answers whose body the command does not show.
-func receiveEmpty(res *http.Response, err error) error {
-	_, err = receive[json.RawMessage](res, err)
-	return err
-}

@@ -266,7 +266,7 @@ func (a *app) submissionsDelete() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			id := uuidAt(args, 0)
 			c := a.sdkClient
-			if err := receiveEmpty(c.API().DeleteSubmission(cmd.Context(), id)); err != nil {
+			if err := c.DeleteSubmission(cmd.Context(), id); err != nil {
 				return err
 			}
 			return a.done(id.String(), "deletion_accepted", "deletion of submission "+id.String()+" accepted")

@@ -167,7 +167,7 @@ func (a *app) templatesDelete() *cobra.Command {
 		Args:    exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c := a.sdkClient
-			if err := receiveEmpty(c.API().DeleteTemplate(cmd.Context(), args[0])); err != nil {
+			if err := c.DeleteTemplate(cmd.Context(), args[0]); err != nil {
 				return err
 			}
 			return a.done(args[0], "archived", "template "+args[0]+" archived")

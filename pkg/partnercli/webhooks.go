@@ -176,7 +176,7 @@ func (a *app) webhooksDelete() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			id := uuidAt(args, 0)
 			c := a.sdkClient
-			if err := receiveEmpty(c.API().DeleteWebhookEndpoint(cmd.Context(), id)); err != nil {
+			if err := c.DeleteWebhookEndpoint(cmd.Context(), id); err != nil {
 				return err
 			}
 			return a.done(id.String(), "deleted", "webhook endpoint "+id.String()+" deleted")
