@@ -56,7 +56,19 @@ func withHandlers(wrap func(real api.StrictServerInterface) api.StrictServerInte
 
 func newEnv(t *testing.T, opts ...envOption) *testEnv {
 	t.Helper()
-	st := store.New(dbtest.New(t))
+	return newEnvOn(t, store.New(dbtest.New(t)), opts...)
+}
+
+// newFaultyEnv is newEnv on a database whose connections the returned Faults break.
+func newFaultyEnv(t *testing.T, opts ...envOption) (*testEnv, *dbtest.Faults) {
+	t.Helper()
+	_, url := dbtest.NewWithURL(t)
+	pool, faults := dbtest.FaultyPool(t, url)
+	return newEnvOn(t, store.New(pool), opts...), faults
+}
+
+func newEnvOn(t *testing.T, st *store.Store, opts ...envOption) *testEnv {
+	t.Helper()
 	blobRoot := t.TempDir()
 	blobs, err := blob.Open(context.Background(), blob.FileURL(blobRoot))
 	if err != nil {

@@ -717,3 +717,32 @@ func TestUploadChangesReopenSubmission(t *testing.T) {
 		t.Errorf("a repeated upload reopened the submission: %s", got)
 	}
 }
+
+// An upload whose COMMIT goes unanswered while the database goes out of reach keeps
+// its stored bytes: the upload may exist (here it does), and the retry that finds it by
+// its external_file_id must find its file too, or ingest would fail it.
+func TestUploadKeepsItsBytesWhenItsCommitIsUncertain(t *testing.T) {
+	ctx := context.Background()
+	e, faults := newFaultyEnv(t)
+	_, key := e.newClient()
+	c := e.client(key)
+	sub := e.createSubmission(c, client.CreateSubmissionRequest{ExternalSubmissionId: "uncertain"})
+	faults.LoseAnswer(true, "INSERT INTO uploads", "commit")
+	first := e.upload(c, sub.Id, nil, fileParts("doc-1", "a.pdf", "application/pdf", pdfBytes)...)
+	if !faults.Fired() || first.StatusCode() != 503 {
+		t.Fatalf("commit cut %v, answer %d %s; want the cut and 503", faults.Fired(), first.StatusCode(), first.Body)
+	}
+	faults.SetDown(false)
+	again := e.upload(c, sub.Id, nil, fileParts("doc-1", "a.pdf", "application/pdf", pdfBytes)...)
+	expect(t, nil, again.StatusCode(), again.Body, 200) // the first one was committed
+	u, err := e.store.UploadForIngest(ctx, again.JSON200.Id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := e.blobs.Exists(ctx, u.BlobKey); err != nil || !ok {
+		t.Fatalf("the committed upload's bytes: exist %v, %v", ok, err)
+	}
+	if n := e.blobCount(e.blobRoot); n != 1 {
+		t.Fatalf("%d stored files, want 1 (the retry's copy is discarded)", n)
+	}
+}

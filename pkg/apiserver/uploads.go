@@ -229,7 +229,12 @@ func (s *Server) receiveUpload(ctx context.Context, submission uuid.UUID, slot *
 		SubmissionID: submission, SlotID: slot, ExternalFileID: externalID, FileID: file.fileID,
 		Filename: file.filename, ContentType: file.contentType, Size: file.size, SHA256: file.sha256, BlobKey: file.key,
 	})
-	if err != nil || !created {
+	switch {
+	case store.CommitUncertain(err):
+		// The upload may exist and name these bytes (a retry will find it by its
+		// external id): keep them. If it does not, the submission's purge removes them.
+		s.log.WarnContext(ctx, "upload commit outcome unknown; stored bytes kept", "blob_key", file.key, "error", err)
+	case err != nil || !created:
 		discard() // refused, or a concurrent duplicate won: its bytes are the ones kept
 	}
 	return uploadToAPI(u), created, err

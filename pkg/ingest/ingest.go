@@ -153,6 +153,7 @@ func (w *Worker) process(ctx context.Context, job messaging.IngestJob, heartbeat
 	if errors.Is(err, blob.ErrNotFound) {
 		// Deleted between the read and the download (FinishIngest then finds no row),
 		// or the bytes are lost: either way the upload must not stay processing.
+		w.Log.WarnContext(ctx, "upload failed: stored file missing", "upload_id", u.ID, "blob_key", u.BlobKey)
 		return settled(outcomeFailed, w.Store.FinishIngest(ctx, u.ID, nil, nil, &store.UploadFailure{
 			Code: "processing_error", Message: "the stored file is missing; upload it again",
 		}))

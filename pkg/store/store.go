@@ -90,9 +90,7 @@ const maxTxAttempts = 5
 // must therefore only touch the database through tx and variables it sets afresh.
 func (s *Store) InTx(ctx context.Context, fn func(tx *Tx) error) error {
 	for attempt := 1; ; attempt++ {
-		err := pgx.BeginFunc(ctx, s.pool, func(ptx pgx.Tx) error {
-			return fn(&Tx{s: s, tx: ptx, q: db.New(ptx)})
-		})
+		err := s.runTx(ctx, fn)
 		if err == nil || attempt == maxTxAttempts || !retryable(err) {
 			return err
 		}
@@ -110,6 +108,77 @@ func (s *Store) InTx(ctx context.Context, fn func(tx *Tx) error) error {
 func retryable(err error) bool {
 	var pgErr *pgconn.PgError
 	return errors.As(err, &pgErr) && (pgErr.Code == "40001" || pgErr.Code == "40P01")
+}
+
+// runTx runs fn in one transaction. A COMMIT that got no answer (the connection broke
+// after it was sent) is looked up by the transaction's id on another connection
+// (resolveCommit): committed is success, rolled back is the error, and when the
+// database cannot tell, the error is commitUncertain.
+func (s *Store) runTx(ctx context.Context, fn func(tx *Tx) error) error {
+	ptx, err := s.pool.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	if err := fn(&Tx{s: s, tx: ptx, q: db.New(ptx)}); err != nil {
+		_ = ptx.Rollback(context.WithoutCancel(ctx))
+		return err
+	}
+	// The id exists only if the transaction wrote: one that did not has nothing to lose.
+	var xid *string
+	if err := ptx.QueryRow(ctx, "SELECT pg_current_xact_id_if_assigned()::text").Scan(&xid); err != nil {
+		_ = ptx.Rollback(context.WithoutCancel(ctx))
+		return err
+	}
+	err = ptx.Commit(ctx)
+	var pgErr *pgconn.PgError
+	if err == nil || xid == nil || errors.As(err, &pgErr) {
+		return err // done, nothing written, or the server answered (rolled back)
+	}
+	switch s.resolveCommit(ctx, *xid) {
+	case "committed":
+		return nil
+	case "aborted":
+		return err
+	}
+	return commitUncertain{err}
+}
+
+// commitResolveFor bounds how long runTx looks up an unanswered COMMIT.
+const commitResolveFor = 3 * time.Second
+
+// resolveCommit asks, on a fresh connection, what became of transaction xid:
+// "committed", "aborted", or "" when the database cannot be reached within
+// commitResolveFor (or still shows it in progress).
+func (s *Store) resolveCommit(ctx context.Context, xid string) string {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), commitResolveFor)
+	defer cancel()
+	for pause := 50 * time.Millisecond; ; pause = min(2*pause, time.Second) {
+		var status *string
+		err := s.pool.QueryRow(ctx, "SELECT pg_xact_status($1::text::xid8)", xid).Scan(&status)
+		if err == nil && status != nil && *status != "in progress" {
+			return *status
+		}
+		select {
+		case <-ctx.Done():
+			return ""
+		case <-time.After(pause):
+		}
+	}
+}
+
+// commitUncertain is a COMMIT whose answer was lost and whose outcome the database
+// could not be asked: the transaction may or may not have been committed.
+type commitUncertain struct{ err error }
+
+func (e commitUncertain) Error() string { return "commit outcome unknown: " + e.err.Error() }
+func (e commitUncertain) Unwrap() error { return e.err }
+
+// CommitUncertain reports whether err is a transaction whose COMMIT was sent, never
+// answered, and could not be looked up: its writes may be in the database. A caller
+// that undoes the side effects of a failed transaction (stored bytes) keeps them then.
+func CommitUncertain(err error) bool {
+	var e commitUncertain
+	return errors.As(err, &e)
 }
 
 // Unavailable reports whether err says the database could not serve the request now

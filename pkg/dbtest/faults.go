@@ -1,0 +1,153 @@
+package dbtest
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"net"
+	"sync"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// Faults breaks a pool's connections on cue (FaultyPool), to test what a lost answer
+// or an outage does to the code above: a statement that reached the server and whose
+// answer never came back, one that never reached it, a database out of reach.
+type Faults struct {
+	mu      sync.Mutex
+	markers [][]byte // still to be seen, in order, in what is sent; the last one's write is cut
+	drop    bool     // cut before sending it, rather than after
+	goDown  bool     // the database goes out of reach when the cut happens
+	down    bool
+	fired   bool
+}
+
+// LoseAnswer arms a cut: once statements containing each of markers (case-insensitive,
+// e.g. "INSERT INTO uploads", "commit") have been sent in that order, the last one is
+// sent and its connection closed before the answer arrives. With goDown the database
+// is out of reach from then on, until SetDown(false).
+func (f *Faults) LoseAnswer(goDown bool, markers ...string) { f.arm(false, goDown, markers) }
+
+// DropWrite arms a cut like LoseAnswer's, except that the last statement is never sent.
+func (f *Faults) DropWrite(goDown bool, markers ...string) { f.arm(true, goDown, markers) }
+
+func (f *Faults) arm(drop, goDown bool, markers []string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.markers = f.markers[:0]
+	for _, m := range markers {
+		f.markers = append(f.markers, bytes.ToLower([]byte(m)))
+	}
+	f.drop, f.goDown, f.fired = drop, goDown, false
+}
+
+// Fired reports whether the armed cut happened.
+func (f *Faults) Fired() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.fired
+}
+
+// SetDown puts the database out of reach (new connections refused, every write on an
+// open one fails and closes it) or back.
+func (f *Faults) SetDown(down bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.down = down
+}
+
+func (f *Faults) isDown() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.down
+}
+
+var errFault = errors.New("connection cut by dbtest.Faults")
+
+type faultConn struct {
+	net.Conn
+	f *Faults
+	// cutNext: the statement of the last marker was sent on this connection; the write
+	// that executes it is cut.
+	cutNext bool
+}
+
+func (c *faultConn) Write(p []byte) (int, error) {
+	f := c.f
+	f.mu.Lock()
+	if f.down {
+		f.mu.Unlock()
+		c.Conn.Close()
+		return 0, &net.OpError{Op: "write", Net: "tcp", Err: errFault}
+	}
+	if len(f.markers) > 0 && bytes.Contains(bytes.ToLower(p), f.markers[0]) {
+		f.markers = f.markers[1:]
+		c.cutNext = len(f.markers) == 0
+	}
+	if !c.cutNext || !executes(p) {
+		f.mu.Unlock()
+		return c.Conn.Write(p)
+	}
+	c.cutNext = false
+	f.fired = true
+	drop := f.drop
+	f.down = f.goDown
+	f.mu.Unlock()
+	if drop {
+		c.Conn.Close()
+		return 0, &net.OpError{Op: "write", Net: "tcp", Err: errFault}
+	}
+	n, err := c.Conn.Write(p)
+	c.Conn.Close() // the server still reads what was sent before the end of the stream
+	return n, err
+}
+
+// executes reports whether p, frontend protocol messages, runs a statement: a simple
+// Query ('Q') or an Execute ('E'). The extended protocol may send a statement's text
+// (Parse) in one write and run it in the next.
+func executes(p []byte) bool {
+	for len(p) >= 5 {
+		typ, n := p[0], int(binary.BigEndian.Uint32(p[1:5]))
+		if typ == 'Q' || typ == 'E' {
+			return true
+		}
+		if n < 4 || n+1 > len(p) {
+			return true // not whole messages: take it as the statement's run
+		}
+		p = p[1+n:]
+	}
+	return false
+}
+
+// FaultyPool opens a pool on the database at url whose connections go through the
+// returned Faults. Every statement's text is sent each time (no cached prepared
+// statements), so markers match statements run before.
+func FaultyPool(t testing.TB, url string) (*pgxpool.Pool, *Faults) {
+	t.Helper()
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &Faults{}
+	dial := cfg.ConnConfig.DialFunc
+	cfg.ConnConfig.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		if f.isDown() {
+			return nil, &net.OpError{Op: "dial", Net: network, Err: errFault}
+		}
+		c, err := dial(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		return &faultConn{Conn: c, f: f}, nil
+	}
+	cfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeDescribeExec
+	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	return pool, f
+}
