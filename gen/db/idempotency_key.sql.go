@@ -13,13 +13,13 @@ import (
 )
 
 const idempotencyClaim = `-- name: IdempotencyClaim :one
-INSERT INTO idempotency_keys (api_client_id, key, state, created_at, expires_at)
-VALUES ($1, $2, 'running', $3, $4)
+INSERT INTO idempotency_keys (api_client_id, key, state, created_at, expires_at, owner)
+VALUES ($1, $2, 'running', $3, $4, $5)
 ON CONFLICT (api_client_id, key) DO UPDATE
 SET state = 'running', request_hash = NULL, response_status = NULL, response_content_type = NULL,
-    response_body = NULL, created_at = $3, expires_at = $4
+    response_body = NULL, created_at = $3, expires_at = $4, owner = $5
 WHERE idempotency_keys.expires_at <= $3
-   OR (idempotency_keys.state = 'running' AND idempotency_keys.created_at < $5::timestamptz)
+   OR (idempotency_keys.state = 'running' AND idempotency_keys.created_at < $6::timestamptz)
 RETURNING key
 `
 
@@ -28,18 +28,20 @@ type IdempotencyClaimParams struct {
 	Key         string
 	Now         time.Time
 	ExpiresAt   time.Time
+	Owner       *uuid.UUID
 	StaleBefore time.Time
 }
 
 // Claims a key for a first request: a new key, an expired one, or one whose first
 // request was abandoned (running since before @stale_before: its process died). No row:
-// the key is taken (read it with IdempotencyGet).
+// the key is taken (read it with IdempotencyGet). @owner names the claiming request.
 func (q *Queries) IdempotencyClaim(ctx context.Context, arg IdempotencyClaimParams) (string, error) {
 	row := q.db.QueryRow(ctx, idempotencyClaim,
 		arg.APIClientID,
 		arg.Key,
 		arg.Now,
 		arg.ExpiresAt,
+		arg.Owner,
 		arg.StaleBefore,
 	)
 	var key string
@@ -63,7 +65,7 @@ const idempotencyFinish = `-- name: IdempotencyFinish :exec
 UPDATE idempotency_keys
 SET state = 'done', request_hash = $1, response_status = $2,
     response_content_type = $3, response_body = $4
-WHERE api_client_id = $5 AND key = $6 AND state = 'running'
+WHERE api_client_id = $5 AND key = $6 AND state = 'running' AND owner = $7
 `
 
 type IdempotencyFinishParams struct {
@@ -73,6 +75,7 @@ type IdempotencyFinishParams struct {
 	ResponseBody        []byte
 	APIClientID         uuid.UUID
 	Key                 string
+	Owner               *uuid.UUID
 }
 
 func (q *Queries) IdempotencyFinish(ctx context.Context, arg IdempotencyFinishParams) error {
@@ -83,12 +86,13 @@ func (q *Queries) IdempotencyFinish(ctx context.Context, arg IdempotencyFinishPa
 		arg.ResponseBody,
 		arg.APIClientID,
 		arg.Key,
+		arg.Owner,
 	)
 	return err
 }
 
 const idempotencyGet = `-- name: IdempotencyGet :one
-SELECT api_client_id, key, state, request_hash, response_status, response_content_type, response_body, created_at, expires_at FROM idempotency_keys WHERE api_client_id = $1 AND key = $2
+SELECT api_client_id, key, state, request_hash, response_status, response_content_type, response_body, created_at, expires_at, owner FROM idempotency_keys WHERE api_client_id = $1 AND key = $2
 `
 
 type IdempotencyGetParams struct {
@@ -109,20 +113,23 @@ func (q *Queries) IdempotencyGet(ctx context.Context, arg IdempotencyGetParams) 
 		&i.ResponseBody,
 		&i.CreatedAt,
 		&i.ExpiresAt,
+		&i.Owner,
 	)
 	return i, err
 }
 
 const idempotencyRelease = `-- name: IdempotencyRelease :exec
-DELETE FROM idempotency_keys WHERE api_client_id = $1 AND key = $2 AND state = 'running'
+DELETE FROM idempotency_keys
+WHERE api_client_id = $1 AND key = $2 AND state = 'running' AND owner = $3
 `
 
 type IdempotencyReleaseParams struct {
 	APIClientID uuid.UUID
 	Key         string
+	Owner       *uuid.UUID
 }
 
 func (q *Queries) IdempotencyRelease(ctx context.Context, arg IdempotencyReleaseParams) error {
-	_, err := q.db.Exec(ctx, idempotencyRelease, arg.APIClientID, arg.Key)
+	_, err := q.db.Exec(ctx, idempotencyRelease, arg.APIClientID, arg.Key, arg.Owner)
 	return err
 }

@@ -173,6 +173,7 @@ type IdempotencyKey struct {
 	ResponseBody        []byte
 	CreatedAt           time.Time
 	ExpiresAt           time.Time
+	Owner               *uuid.UUID
 }
 
 type Operator struct {

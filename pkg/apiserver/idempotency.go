@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
 	"github.com/doceval/doceval/pkg/apierr"
@@ -50,8 +51,15 @@ func idempotency(st *store.Store, log *slog.Logger) echo.MiddlewareFunc {
 			if err != nil {
 				return err
 			}
-			claimed, rec, err := st.ClaimIdempotencyKey(r.Context(), p.ClientID, key)
+			owner := uuid.New()
+			release := func(ctx context.Context) error { return st.ReleaseIdempotencyKey(ctx, p.ClientID, key, owner) }
+			claimed, rec, err := st.ClaimIdempotencyKey(r.Context(), p.ClientID, key, owner)
 			if err != nil {
+				if store.Unavailable(err) {
+					// The claim may have been written and its answer lost: a key left
+					// running would turn this request's retries away until it went stale.
+					settle(context.WithoutCancel(r.Context()), log, "release idempotency key", release)
+				}
 				return err
 			}
 			fp := newFingerprint(r)
@@ -85,15 +93,13 @@ func idempotency(st *store.Store, log *slog.Logger) echo.MiddlewareFunc {
 			ctx := context.WithoutCancel(r.Context())
 			status := c.Response().Status
 			if err := fp.drain(r.Body); err != nil || !keepResponse(status) || w.overflow {
-				settle(ctx, log, "release idempotency key", func(ctx context.Context) error {
-					return st.ReleaseIdempotencyKey(ctx, p.ClientID, key)
-				})
+				settle(ctx, log, "release idempotency key", release)
 				return nil
 			}
 			resp := store.StoredResponse{Status: status, ContentType: c.Response().Header().Get(echo.HeaderContentType), Body: bytes.Clone(w.body.Bytes())}
 			hash := fp.sum()
 			settle(ctx, log, "keep idempotent response", func(ctx context.Context) error {
-				return st.FinishIdempotencyKey(ctx, p.ClientID, key, hash, resp)
+				return st.FinishIdempotencyKey(ctx, p.ClientID, key, owner, hash, resp)
 			})
 			return nil
 		}

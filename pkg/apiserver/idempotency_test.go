@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -197,4 +198,36 @@ func (f failFirstCreateCheck) CreateCheck(ctx context.Context, req api.CreateChe
 		return nil, errors.New("boom") // an unexpected failure: 500
 	}
 	return f.StrictServerInterface.CreateCheck(ctx, req)
+}
+
+// A claim whose answer is lost (the database went out of reach right after taking it)
+// is released once the database is back, so a retry with the key runs instead of
+// meeting 409 idempotency_key_in_use until the claim goes stale.
+func TestIdempotencyClaimWithLostAnswerIsReleased(t *testing.T) {
+	ctx := context.Background()
+	e, faults := newFaultyEnv(t)
+	_, key := e.newClient()
+	c := e.client(key)
+	k := uuid.NewString()
+	body := client.CreateCheckRequest{Title: "Schufa score", Prompt: "Find the SCHUFA score."}
+	faults.LoseAnswer(true, "INSERT INTO idempotency_keys")
+	res, err := c.CreateCheckWithResponse(ctx, &client.CreateCheckParams{IdempotencyKey: &k}, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !faults.Fired() || res.StatusCode() != http.StatusServiceUnavailable {
+		t.Fatalf("claim cut %v, answer %d %s; want the cut and 503", faults.Fired(), res.StatusCode(), res.Body)
+	}
+	faults.SetDown(false)
+	inUse := 0
+	for deadline := time.Now().Add(15 * time.Second); ; {
+		res, err = c.CreateCheckWithResponse(ctx, &client.CreateCheckParams{IdempotencyKey: &k}, body)
+		if err != nil || res.StatusCode() != http.StatusConflict || time.Now().After(deadline) {
+			break
+		}
+		inUse++
+		time.Sleep(100 * time.Millisecond)
+	}
+	expect(t, err, res.StatusCode(), res.Body, 201)
+	t.Logf("%d retries met the lost claim before its release", inUse)
 }

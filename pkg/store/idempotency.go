@@ -34,12 +34,14 @@ type KeyRecord struct {
 	Response    StoredResponse
 }
 
-// ClaimIdempotencyKey claims key for a first request. When the key is taken, it returns
-// claimed false and what the key holds.
-func (s *Store) ClaimIdempotencyKey(ctx context.Context, client uuid.UUID, key string) (claimed bool, rec KeyRecord, err error) {
+// ClaimIdempotencyKey claims key for a first request, named owner (unique per
+// request). When the key is taken, it returns claimed false and what the key holds.
+// When it fails, the claim may still have been written (the answer was lost): the
+// caller releases it by owner.
+func (s *Store) ClaimIdempotencyKey(ctx context.Context, client uuid.UUID, key string, owner uuid.UUID) (claimed bool, rec KeyRecord, err error) {
 	now := s.Now()
 	_, err = s.queries().IdempotencyClaim(ctx, db.IdempotencyClaimParams{
-		APIClientID: client, Key: key, Now: now, ExpiresAt: now.Add(IdempotencyTTL), StaleBefore: now.Add(-idempotencyStale),
+		APIClientID: client, Key: key, Now: now, ExpiresAt: now.Add(IdempotencyTTL), StaleBefore: now.Add(-idempotencyStale), Owner: &owner,
 	})
 	if err == nil {
 		return true, KeyRecord{}, nil
@@ -49,7 +51,7 @@ func (s *Store) ClaimIdempotencyKey(ctx context.Context, client uuid.UUID, key s
 	}
 	r, err := s.queries().IdempotencyGet(ctx, db.IdempotencyGetParams{APIClientID: client, Key: key})
 	if errors.Is(interpretError(err), ErrNotFound) {
-		return s.ClaimIdempotencyKey(ctx, client, key) // released in between: try again
+		return s.ClaimIdempotencyKey(ctx, client, key, owner) // released in between: try again
 	}
 	if err != nil {
 		return false, rec, interpretError(err)
@@ -61,20 +63,21 @@ func (s *Store) ClaimIdempotencyKey(ctx context.Context, client uuid.UUID, key s
 	return false, rec, nil
 }
 
-// FinishIdempotencyKey keeps the first response to a claimed key with the request's
-// fingerprint.
-func (s *Store) FinishIdempotencyKey(ctx context.Context, client uuid.UUID, key string, requestHash []byte, resp StoredResponse) error {
+// FinishIdempotencyKey keeps the first response to a key owner claimed with the
+// request's fingerprint.
+func (s *Store) FinishIdempotencyKey(ctx context.Context, client uuid.UUID, key string, owner uuid.UUID, requestHash []byte, resp StoredResponse) error {
 	status := int32(resp.Status)
 	return interpretError(s.queries().IdempotencyFinish(ctx, db.IdempotencyFinishParams{
-		APIClientID: client, Key: key, RequestHash: requestHash, ResponseStatus: &status,
+		APIClientID: client, Key: key, Owner: &owner, RequestHash: requestHash, ResponseStatus: &status,
 		ResponseContentType: &resp.ContentType, ResponseBody: resp.Body,
 	}))
 }
 
-// ReleaseIdempotencyKey gives up a claimed key whose request did nothing worth keeping
-// (a 5xx, a 429), so a retry with the same key runs again.
-func (s *Store) ReleaseIdempotencyKey(ctx context.Context, client uuid.UUID, key string) error {
-	return interpretError(s.queries().IdempotencyRelease(ctx, db.IdempotencyReleaseParams{APIClientID: client, Key: key}))
+// ReleaseIdempotencyKey gives up a key owner claimed, whose request did nothing worth
+// keeping (a 5xx, a 429), so a retry with the same key runs again. A key claimed by
+// another request since (this claim went stale, or was never written) stays.
+func (s *Store) ReleaseIdempotencyKey(ctx context.Context, client uuid.UUID, key string, owner uuid.UUID) error {
+	return interpretError(s.queries().IdempotencyRelease(ctx, db.IdempotencyReleaseParams{APIClientID: client, Key: key, Owner: &owner}))
 }
 
 // DeleteExpiredIdempotencyKeys removes keys past their 24 hours.
