@@ -77,6 +77,25 @@ func TestChaos(t *testing.T) {
 		"DOCEVAL_WEBHOOK_TIMEOUT=3s", "DOCEVAL_WEBHOOK_RETRY_SCHEDULE=1s,2s,5s,10s,15s,30s",
 		"DOCEVAL_WEBHOOK_ALLOW_PRIVATE=true", "DOCEVAL_SHUTDOWN_TIMEOUT=10s",
 	)
+	// A failing run ends with what was stuck and why the test failed, after the services'
+	// logs (cleanups run last-registered first), so a truncated output still shows it.
+	var procs []*process
+	var failures []string
+	fatalf := func(format string, args ...any) {
+		t.Helper()
+		failures = append(failures, fmt.Sprintf(format, args...))
+		t.Fatalf(format, args...)
+	}
+	t.Cleanup(func() {
+		if !t.Failed() {
+			return
+		}
+		diagnose(t, pool, natsURL, false)
+		logStuck(t, pool, procs, failures)
+		for _, f := range failures {
+			t.Logf("failed: %s", f)
+		}
+	})
 	services := []string{"api", "ingest", "evaluator", "dispatcher"}
 	ports := freePorts(t, len(services))
 	var apiURL string
@@ -87,7 +106,7 @@ func TestChaos(t *testing.T) {
 			penv = append(penv, "DOCEVAL_HTTP_ADDR="+addr)
 			apiURL = "http://" + addr
 		}
-		startProcess(t, svc, filepath.Join(bin, svc), nil, penv)
+		procs = append(procs, startProcess(t, svc, filepath.Join(bin, svc), nil, penv))
 	}
 	for _, port := range ports {
 		waitReady(t, "http://127.0.0.1:"+strconv.Itoa(port))
@@ -181,7 +200,7 @@ func TestChaos(t *testing.T) {
 		})
 	}
 	if err := g.Wait(); err != nil {
-		t.Fatalf("after faults %v: %v", faults.list(), err)
+		fatalf("after faults %v: %v", faults.list(), err)
 	}
 	driven := time.Since(begin)
 	<-faultsDone
@@ -200,9 +219,27 @@ func TestChaos(t *testing.T) {
 		}
 		return nil
 	}); err != nil {
-		t.Fatalf("stuck after the faults: %v", err)
+		fatalf("stuck after the faults: %v", err)
 	}
 	settled := time.Since(begin)
+
+	// The slowest uploads: how long the faults held a document back.
+	var slowest []string
+	if err := pgxCollect(ctx, pool, `SELECT id::text FROM uploads WHERE api_client_id = $1 AND upload_status = 'ready'
+		ORDER BY updated_at - created_at DESC LIMIT 3`, c.ID, &slowest); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range slowest {
+		var took time.Duration
+		var attempts int
+		if err := pool.QueryRow(ctx, `SELECT updated_at - created_at, ingest_attempts FROM uploads WHERE id = $1`, id).Scan(&took, &attempts); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("slow upload %s: ready after %s, %d attempts", id, took.Round(time.Millisecond), attempts)
+	}
+	if os.Getenv("DOCEVAL_CHAOS_VERBOSE") != "" {
+		logNaming(t, procs, slowest)
+	}
 
 	// No result written twice.
 	rows, err := pool.Query(ctx, `SELECT type, coalesce(envelope::jsonb->'data'->'upload'->>'id', envelope::jsonb->'data'->'evaluation'->>'id'), count(*)
@@ -240,7 +277,7 @@ func TestChaos(t *testing.T) {
 		}
 		return nil
 	}); err != nil {
-		t.Fatal(err)
+		fatalf("%v", err)
 	}
 	if _, rejected := recv.snapshot(); rejected > 0 {
 		t.Errorf("%d deliveries failed signature verification", rejected)

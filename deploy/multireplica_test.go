@@ -9,7 +9,9 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -135,7 +137,7 @@ func TestMultiReplicaKill(t *testing.T) {
 		})
 	}
 	if err := g.Wait(); err != nil {
-		diagnose(t, pool, natsURL)
+		diagnose(t, pool, natsURL, true)
 		t.Fatal(err)
 	}
 	<-killed
@@ -174,7 +176,7 @@ func TestMultiReplicaKill(t *testing.T) {
 		}
 		return nil
 	}); err != nil {
-		diagnose(t, pool, natsURL)
+		diagnose(t, pool, natsURL, true)
 		t.Fatal(err)
 	}
 	var unpublished int
@@ -212,7 +214,7 @@ func TestMultiReplicaKill(t *testing.T) {
 
 	// The kill really cost work: messages the killed workers held (or had fetched) were
 	// delivered again, to the survivors.
-	delivered := consumerDeliveries(t, natsURL)
+	delivered := consumerDeliveries(t, natsURL, true)
 	jobs := map[string]int{"ingest": replicaSubmissions * uploadsPerSubmission, "evaluator": replicaSubmissions, "dispatcher": len(events)}
 	again := 0
 	for consumer, n := range jobs {
@@ -518,9 +520,9 @@ func httpServer(t *testing.T, h http.Handler) string {
 }
 
 // consumerDeliveries logs each consumer's state and returns its deliveries (first
-// ones and redeliveries) by durable name; with a node down, every stream must still
-// have three replicas configured and a leader on a surviving node.
-func consumerDeliveries(t *testing.T, url string) map[string]uint64 {
+// ones and redeliveries) by durable name; with clustered set (a node down), every
+// stream must still have three replicas configured and a leader on a surviving node.
+func consumerDeliveries(t *testing.T, url string, clustered bool) map[string]uint64 {
 	t.Helper()
 	nc, err := nats.Connect(url)
 	if err != nil {
@@ -543,13 +545,17 @@ func consumerDeliveries(t *testing.T, url string) map[string]uint64 {
 			continue
 		}
 		info := stream.CachedInfo()
-		if info.Config.Replicas != 3 || info.Cluster == nil || info.Cluster.Leader == "" || info.Cluster.Leader == "nats-1" {
+		if clustered && (info.Config.Replicas != 3 || info.Cluster == nil || info.Cluster.Leader == "" || info.Cluster.Leader == "nats-1") {
 			t.Errorf("stream %s: %d replicas, cluster %+v; want 3 and a leader on a surviving node", name, info.Config.Replicas, info.Cluster)
 		}
 		for info := range stream.ListConsumers(ctx).Info() {
 			out[info.Name] = info.Delivered.Consumer
-			t.Logf("consumer %s/%s: %d delivered, ack floor %d, %d ack pending, %d redelivered now, %d pending, leader %s",
-				name, info.Name, info.Delivered.Consumer, info.AckFloor.Consumer, info.NumAckPending, info.NumRedelivered, info.NumPending, info.Cluster.Leader)
+			leader := ""
+			if info.Cluster != nil {
+				leader = info.Cluster.Leader
+			}
+			t.Logf("consumer %s/%s: %d delivered, ack floor %d, %d ack pending, %d redelivered now, %d pending, leader %q",
+				name, info.Name, info.Delivered.Consumer, info.AckFloor.Consumer, info.NumAckPending, info.NumRedelivered, info.NumPending, leader)
 		}
 	}
 	return out
@@ -557,13 +563,15 @@ func consumerDeliveries(t *testing.T, url string) map[string]uint64 {
 
 // diagnose logs what a stuck job could be waiting for: unpublished outbox rows,
 // undelivered deliveries, uploads still processing and the consumers' state.
-func diagnose(t *testing.T, pool *pgxpool.Pool, natsURL string) {
+func diagnose(t *testing.T, pool *pgxpool.Pool, natsURL string, clustered bool) {
 	t.Helper()
 	ctx := context.Background()
 	for _, q := range []string{
 		"SELECT seq, subject, created_at::text FROM outbox ORDER BY seq LIMIT 20",
 		"SELECT event_id::text, status, attempt_count, coalesce(next_retry_at::text, ''), coalesce(lease_until::text, '') FROM deliveries WHERE status <> 'succeeded' LIMIT 20",
-		"SELECT id::text, created_at::text FROM uploads WHERE upload_status = 'processing' LIMIT 20",
+		"SELECT id::text, created_at::text, coalesce(job_enqueued_at::text, ''), ingest_attempts FROM uploads WHERE upload_status = 'processing' LIMIT 20",
+		"SELECT id::text, status, created_at::text, coalesce(job_enqueued_at::text, '') FROM evaluations WHERE status IN ('queued', 'running') LIMIT 20",
+		"SELECT id::text, failure_code, failure_message, created_at::text, updated_at::text, ingest_attempts FROM uploads WHERE upload_status = 'failed' LIMIT 20",
 	} {
 		rows, err := pool.Query(ctx, q)
 		if err != nil {
@@ -576,5 +584,48 @@ func diagnose(t *testing.T, pool *pgxpool.Pool, natsURL string) {
 		}
 		rows.Close()
 	}
-	consumerDeliveries(t, natsURL)
+	consumerDeliveries(t, natsURL, clustered)
 }
+
+// logStuck logs, from every process's log, the lines that name an upload still
+// processing or an evaluation still queued or running, and each log's last warnings:
+// the story of a stuck job that the end of a busy log no longer holds.
+func logStuck(t *testing.T, pool *pgxpool.Pool, procs []*process, failures []string) {
+	t.Helper()
+	ids := uuidPattern.FindAllString(strings.Join(failures, " "), 10)
+	if err := pgxCollect(context.Background(), pool, `SELECT id::text FROM uploads WHERE upload_status = 'processing'
+		UNION ALL SELECT id::text FROM evaluations WHERE status IN ('queued', 'running') LIMIT $1`, 10, &ids); err != nil {
+		t.Logf("stuck ids: %v", err)
+	}
+	logNaming(t, procs, ids)
+}
+
+// logNaming logs, from every process's log, the last lines that name one of ids, and
+// the last warnings and errors.
+func logNaming(t *testing.T, procs []*process, ids []string) {
+	t.Helper()
+	for _, p := range procs {
+		b, err := os.ReadFile(p.log)
+		if err != nil {
+			continue
+		}
+		var named, warnings []string
+		for line := range strings.Lines(string(b)) {
+			for _, id := range ids {
+				if strings.Contains(line, id) {
+					named = append(named, line)
+					break
+				}
+			}
+			if strings.Contains(line, `"level":"WARN"`) || strings.Contains(line, `"level":"ERROR"`) {
+				warnings = append(warnings, line)
+			}
+		}
+		t.Logf("--- %s: %d lines naming %v, last of them:\n%s", p.name, len(named), ids, strings.Join(lastN(named, 40), ""))
+		t.Logf("--- %s: %d warnings and errors, last of them:\n%s", p.name, len(warnings), strings.Join(lastN(warnings, 15), ""))
+	}
+}
+
+var uuidPattern = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
+
+func lastN(lines []string, n int) []string { return lines[max(0, len(lines)-n):] }
