@@ -130,6 +130,7 @@ const settleFor = 3 * time.Minute
 // until it can (within settleFor): a key left running would hold its retries off until
 // it goes stale.
 func settle(ctx context.Context, log *slog.Logger, what string, write func(context.Context) error) {
+	write = boundedWrite(write)
 	err := write(ctx)
 	if err == nil {
 		return
@@ -150,6 +151,17 @@ func settle(ctx context.Context, log *slog.Logger, what string, write func(conte
 			log.Error(what, "error", err)
 		}
 	}()
+}
+
+// settleWriteTimeout bounds each of settle's writes: ctx has no deadline of its own.
+const settleWriteTimeout = 10 * time.Second
+
+func boundedWrite(write func(context.Context) error) func(context.Context) error {
+	return func(ctx context.Context) error {
+		ctx, cancel := context.WithTimeout(ctx, settleWriteTimeout)
+		defer cancel()
+		return write(ctx)
+	}
 }
 
 // keepResponse says whether a response is the key's for good: not when nothing was done

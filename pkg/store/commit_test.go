@@ -2,7 +2,10 @@ package store_test
 
 import (
 	"context"
+	"log/slog"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -73,5 +76,25 @@ func TestInTxResolvesAnUnansweredCommit(t *testing.T) {
 	err = st.InTx(ctx, func(tx *store.Tx) error { return tx.Exec(ctx, "SELECT 1") })
 	if err == nil || store.CommitUncertain(err) {
 		t.Fatalf("read-only commit lost: %v; want a plain error", err)
+	}
+}
+
+// A new connection is bounded: 10 s unless DATABASE_URL's connect_timeout says otherwise.
+func TestConnectBoundsNewConnections(t *testing.T) {
+	ctx := context.Background()
+	_, url := dbtest.NewWithURL(t)
+	sep := "?"
+	if strings.Contains(url, "?") {
+		sep = "&"
+	}
+	for u, want := range map[string]time.Duration{url: store.DefaultConnectTimeout, url + sep + "connect_timeout=3": 3 * time.Second} {
+		pool, err := store.Connect(ctx, u, slog.New(slog.DiscardHandler))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := pool.Config().ConnConfig.ConnectTimeout; got != want {
+			t.Errorf("%s: connect timeout %s, want %s", u, got, want)
+		}
+		pool.Close()
 	}
 }

@@ -16,12 +16,22 @@ import (
 	migrations "github.com/doceval/doceval/sql"
 )
 
+// DefaultConnectTimeout bounds a new database connection when DATABASE_URL sets no
+// connect_timeout.
+const DefaultConnectTimeout = 10 * time.Second
+
 // Connect opens a pool and waits for the database to answer, so a service started before
 // its database (as on Kubernetes) comes up once the database does, instead of crashing.
 func Connect(ctx context.Context, url string, log *slog.Logger) (*pgxpool.Pool, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("parse DATABASE_URL: %w", err)
+	}
+	if cfg.ConnConfig.ConnectTimeout == 0 {
+		// A database behind a network partition drops the connection attempt instead of
+		// refusing it: without a bound, a write made after the request's deadline (an
+		// idempotency key's release) would wait for the kernel's timeout of minutes.
+		cfg.ConnConfig.ConnectTimeout = DefaultConnectTimeout
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
