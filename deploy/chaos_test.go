@@ -225,24 +225,28 @@ func TestChaos(t *testing.T) {
 
 	// The slowest uploads: how long the faults held a document back.
 	var slowest []string
-	if err := pgxCollect(ctx, pool, `SELECT id::text FROM uploads WHERE api_client_id = $1 AND upload_status = 'ready'
-		ORDER BY updated_at - created_at DESC LIMIT 3`, c.ID, &slowest); err != nil {
+	rows, err := pool.Query(ctx, `SELECT id::text, updated_at - created_at, ingest_attempts FROM uploads
+		WHERE api_client_id = $1 AND upload_status = 'ready' ORDER BY 2 DESC LIMIT 3`, c.ID)
+	if err != nil {
 		t.Fatal(err)
 	}
-	for _, id := range slowest {
+	for rows.Next() {
+		var id string
 		var took time.Duration
 		var attempts int
-		if err := pool.QueryRow(ctx, `SELECT updated_at - created_at, ingest_attempts FROM uploads WHERE id = $1`, id).Scan(&took, &attempts); err != nil {
+		if err := rows.Scan(&id, &took, &attempts); err != nil {
 			t.Fatal(err)
 		}
+		slowest = append(slowest, id)
 		t.Logf("slow upload %s: ready after %s, %d attempts", id, took.Round(time.Millisecond), attempts)
 	}
+	rows.Close()
 	if os.Getenv("DOCEVAL_CHAOS_VERBOSE") != "" {
 		logNaming(t, procs, slowest)
 	}
 
 	// No result written twice.
-	rows, err := pool.Query(ctx, `SELECT type, coalesce(envelope::jsonb->'data'->'upload'->>'id', envelope::jsonb->'data'->'evaluation'->>'id'), count(*)
+	rows, err = pool.Query(ctx, `SELECT type, coalesce(envelope::jsonb->'data'->'upload'->>'id', envelope::jsonb->'data'->'evaluation'->>'id'), count(*)
 		FROM events WHERE api_client_id = $1 AND type IN ('file.ready', 'file.failed', 'evaluation.started', 'evaluation.completed', 'evaluation.failed', 'evaluation.canceled')
 		GROUP BY 1, 2 HAVING count(*) > 1`, c.ID)
 	if err != nil {
