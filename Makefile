@@ -22,7 +22,7 @@ DEVSTACK := bin/doceval-devstack
 
 FUZZTIME ?= 20s
 
-.PHONY: all build run test replicas chaos bench fuzz fuzz-targets generate check-generated tidy tidy-module lint fmt-check spec-lint vet staticcheck tools clean
+.PHONY: all build run test real-dev replicas chaos bench fuzz fuzz-targets generate check-generated tidy tidy-module lint fmt-check spec-lint vet staticcheck tools clean
 
 all: build
 
@@ -43,6 +43,13 @@ test: tools
 	$(DEVSTACK) with-postgres -- $(GO) test -race -count=1 $(MAIN_MODULES)
 	@# Rendering the chart is single-threaded: -race would only build Kubernetes' API twice.
 	$(GO) test -count=1 $(CHART_CHECK)
+
+# The real development documents (../shared/real-dev beside the repository) read as ingest
+# and the evaluator do, scored against their hand-checked truth: a line per document and
+# field, then the totals and the reliability of the confidences. make test runs it too,
+# with floors; DOCEVAL_REAL_DEV_CACHE=<dir> keeps the extraction between runs.
+real-dev: tools
+	$(GO) test -count=1 -run '^TestRealDev$$' -v ./pkg/engine/
 
 # The multi-replica kill test alone, verbose: 2 processes per service, a 3-node JetStream
 # cluster, 200 submissions, one process of each service and one NATS node killed halfway.
