@@ -1,6 +1,11 @@
 package engine
 
-import "github.com/doceval/doceval/pkg/engine/evidence"
+import (
+	"strings"
+
+	"github.com/doceval/doceval/pkg/engine/evidence"
+	"github.com/doceval/doceval/pkg/engine/mrz"
+)
 
 // Readability thresholds. A page is readable when it holds enough characters and, when
 // its text came from OCR, tesseract's mean word confidence is high enough that numbers
@@ -30,9 +35,21 @@ func readability(d *evidence.Document) string {
 	return ReadabilityPassed
 }
 
+// pageReadable: enough characters, and a text layer, or OCR confident on the whole or on
+// what matters: a photo of a card reads its portrait and guilloches as low-confidence
+// scraps, and a machine-readable zone whose check digits hold shows that its data were
+// read right all the same.
 func pageReadable(p evidence.Page) bool {
 	if p.Chars < minPageChars {
 		return false
 	}
-	return !p.OCR || p.OCRConfidence == nil || *p.OCRConfidence >= minOCRConfidence
+	if !p.OCR || p.OCRConfidence == nil || *p.OCRConfidence >= minOCRConfidence {
+		return true
+	}
+	for _, z := range mrz.Find(strings.Split(p.Text, "\n")) {
+		if z.Confirmed() >= 2 {
+			return true
+		}
+	}
+	return false
 }

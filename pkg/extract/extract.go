@@ -508,6 +508,24 @@ func pdfPageOCR(ctx context.Context, path string, n int, size [2]float64, opt Op
 // a small PNG can declare gigapixels).
 const maxImagePixels = 50_000_000
 
+// A photo or scan whose long side is below smallImageSide pixels is enlarged towards
+// enlargedSide (at most maxEnlargement times) before OCR: a 600-pixel picture of a card
+// prints its text a few pixels high, which tesseract reads as noise; three times larger
+// it reads names, dates and the machine-readable zone.
+const (
+	smallImageSide = 1500
+	enlargedSide   = 2000
+	maxEnlargement = 3
+)
+
+func enlargement(w, h int) float64 {
+	long := max(w, h)
+	if long >= smallImageSide || long <= 0 {
+		return 1
+	}
+	return min(float64(enlargedSide)/float64(long), maxEnlargement)
+}
+
 func image(ctx context.Context, path string, opt Options) (*Result, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -538,6 +556,15 @@ func image(ctx context.Context, path string, opt Options) (*Result, error) {
 				}
 				path = upright
 			}
+		}
+	}
+	if f := enlargement(cfg.Width, cfg.Height); f > 1 {
+		if m, err := (&pageImage{path: path}).load(); err == nil {
+			big := filepath.Join(dir, "enlarged.pgm")
+			if err := writePGM(big, scaled(m, f)); err != nil {
+				return nil, err
+			}
+			path = big
 		}
 	}
 	r, err := readScan(ctx, dir, path, nil, opt)

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	imgpkg "image"
 	"image/color"
+	"image/draw"
 	"image/jpeg"
 	"image/png"
 	"math"
@@ -17,6 +18,13 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"golang.org/x/image/font"
+	"golang.org/x/image/font/gofont/gobold"
+	"golang.org/x/image/font/gofont/gomono"
+	"golang.org/x/image/font/gofont/goregular"
+	"golang.org/x/image/font/opentype"
+	"golang.org/x/image/math/fixed"
 
 	"github.com/doceval/doceval/pkg/engine/evidence"
 	"github.com/doceval/doceval/pkg/engine/mrz"
@@ -369,26 +377,51 @@ func idCardMRZ() []string {
 	return []string{l1, l2, l3 + strings.Repeat("<", 30-len(l3))}
 }
 
-// idCardScan is an identity card with the zone at the bottom, scanned at 300 dpi.
+// idCardScan is an identity card with the zone at the bottom, as a 300 dpi scan of a
+// card of 420×270 points. It is drawn with the Go fonts, which the test ships (in
+// golang.org/x/image), not rendered from a PDF: a PDF's base fonts are whatever
+// fontconfig maps them to on the machine (URW's Nimbus Mono reads "8" as "S").
 func idCardScan(t *testing.T, dir string) string {
 	t.Helper()
-	lines := []string{
-		samplepdf.Bold + "BUNDESREPUBLIK DEUTSCHLAND",
-		"PERSONALAUSWEIS / IDENTITY CARD",
-		"Name: MUSTERFRAU", "Vornamen: ANNA LENA", "Geburtstag: 12.08.1984", "Staatsangehoerigkeit: DEUTSCH",
-		"Gueltig bis: 31.10.2031", "", "", "",
+	const dpi = 300
+	scale := dpi / 72.0
+	card := imgpkg.NewGray(imgpkg.Rect(0, 0, int(420*scale), int(270*scale)))
+	draw.Draw(card, card.Bounds(), imgpkg.White, imgpkg.Point{}, draw.Src)
+	face := func(ttf []byte) font.Face {
+		f, err := opentype.Parse(ttf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fc, err := opentype.NewFace(f, &opentype.FaceOptions{Size: 11, DPI: dpi, Hinting: font.HintingFull})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fc
+	}
+	regular, bold, mono := face(goregular.TTF), face(gobold.TTF), face(gomono.TTF)
+	lines := []struct {
+		face font.Face
+		text string
+	}{
+		{bold, "BUNDESREPUBLIK DEUTSCHLAND"}, {regular, "PERSONALAUSWEIS / IDENTITY CARD"},
+		{regular, "Name: MUSTERFRAU"}, {regular, "Vornamen: ANNA LENA"}, {regular, "Geburtstag: 12.08.1984"},
+		{regular, "Staatsangehoerigkeit: DEUTSCH"}, {regular, "Gueltig bis: 31.10.2031"}, {}, {}, {},
 	}
 	for _, l := range idCardMRZ() {
-		lines = append(lines, samplepdf.Mono+l)
+		lines = append(lines, struct {
+			face font.Face
+			text string
+		}{mono, l})
 	}
-	layout := samplepdf.Layout{Width: 420, Height: 270, FontSize: 11, Top: 240}
-	jpegs, _, _ := scanOf(t, samplepdf.TextLayout([][]string{lines}, layout), 300)
-	m, err := jpeg.Decode(bytes.NewReader(jpegs[0]))
-	if err != nil {
-		t.Fatal(err)
+	for i, l := range lines {
+		if l.face == nil {
+			continue
+		}
+		d := font.Drawer{Dst: card, Src: imgpkg.Black, Face: l.face, Dot: fixed.P(int(20*scale), int((30+float64(i)*16)*scale))}
+		d.DrawString(l.text)
 	}
 	path := filepath.Join(dir, "card.png")
-	if err := os.WriteFile(path, encodePNG(t, toGray(m)), 0o600); err != nil {
+	if err := os.WriteFile(path, encodePNG(t, card), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	return path
@@ -412,18 +445,28 @@ func TestMRZPass(t *testing.T) {
 			t.Errorf("line %q box %+v", z.text, z.box)
 		}
 	}
-	if want := idCardMRZ(); !slices.Equal(got, want) {
-		t.Errorf("zone %q, want %q", got, want)
-	}
+	// The zone is judged as the engine reads it: OCR may read a filler as a letter, and
+	// the reader must still find every field, confirmed by its check digit.
+	wantZone(t, got)
 	res, err := File(context.Background(), path, PNG, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	checkGeometry(t, res)
-	for _, l := range idCardMRZ() {
-		if !strings.Contains(res.Pages[0].Text, l) {
-			t.Errorf("page text %q lacks %q", res.Pages[0].Text, l)
-		}
+	wantZone(t, strings.Split(res.Pages[0].Text, "\n"))
+}
+
+// wantZone fails unless lines hold idCardMRZ's zone, every field read and confirmed.
+func wantZone(t *testing.T, lines []string) {
+	t.Helper()
+	zones := mrz.Find(lines)
+	if len(zones) != 1 {
+		t.Fatalf("%d zones in %q", len(zones), lines)
+	}
+	z := zones[0]
+	if z.Format != mrz.TD1 || z.Number != "CF2R4H8K1" || z.Birth != "840812" || z.Expiry != "311031" ||
+		!z.NumberOK || !z.BirthOK || !z.ExpiryOK || z.Surname != "MUSTERFRAU" || z.Given != "ANNA LENA" || z.Kind() != "id_card" {
+		t.Errorf("zone %+v read from %q", z, lines)
 	}
 }
 

@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	xdraw "golang.org/x/image/draw"
 )
 
 // pageImage is an image file handed to tesseract, decoded (to gray) only when the
@@ -144,22 +146,12 @@ func writePGM(path string, g *imgpkg.Gray) error {
 	return f.Close()
 }
 
-// upscale2 doubles g in both directions, each new pixel the mean of its nearest
-// neighbours: tesseract reads small print better at a larger x-height.
-func upscale2(g *imgpkg.Gray) *imgpkg.Gray {
+// scaled returns g enlarged by factor (> 1) with Catmull-Rom interpolation: tesseract
+// reads small print far better at a larger x-height, and a smooth enlargement keeps the
+// strokes' edges that its binarization needs.
+func scaled(g *imgpkg.Gray, factor float64) *imgpkg.Gray {
 	b := g.Bounds()
-	w, h := b.Dx(), b.Dy()
-	dst := imgpkg.NewGray(imgpkg.Rect(0, 0, 2*w, 2*h))
-	at := func(x, y int) int { return int(g.Pix[g.PixOffset(b.Min.X+min(x, w-1), b.Min.Y+min(y, h-1))]) }
-	for y := range h {
-		for x := range w {
-			p, r, d, dr := at(x, y), at(x+1, y), at(x, y+1), at(x+1, y+1)
-			o := dst.PixOffset(2*x, 2*y)
-			dst.Pix[o] = uint8(p)
-			dst.Pix[o+1] = uint8((p + r + 1) / 2)
-			dst.Pix[o+dst.Stride] = uint8((p + d + 1) / 2)
-			dst.Pix[o+dst.Stride+1] = uint8((p + r + d + dr + 2) / 4)
-		}
-	}
+	dst := imgpkg.NewGray(imgpkg.Rect(0, 0, int(float64(b.Dx())*factor+0.5), int(float64(b.Dy())*factor+0.5)))
+	xdraw.CatmullRom.Scale(dst, dst.Bounds(), g, b, draw.Src, nil)
 	return dst
 }

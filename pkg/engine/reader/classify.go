@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/doceval/doceval/pkg/engine/evidence"
+	"github.com/doceval/doceval/pkg/engine/mrz"
 )
 
 // cue is a phrase that speaks for a document type. A title cue counts double in the
@@ -76,7 +77,7 @@ const financingOverview = "financing_overview"
 
 // publicType is the contract's document type key of a reader type.
 func publicType(typ string) string {
-	if typ == financingOverview {
+	if typ == financingOverview || typ == residenceOrVisa {
 		return "other"
 	}
 	return typ
@@ -134,8 +135,36 @@ func scorePage(lines []line) pageScore {
 			}
 		}
 	}
+	// Structure before words: a machine-readable zone whose check digits hold says what
+	// the document is, however OCR garbled its title.
+	texts := make([]string, len(lines))
+	for i, l := range lines {
+		texts[i] = l.text
+	}
+	for _, z := range mrz.Find(texts) {
+		typ := z.Kind()
+		switch typ {
+		case "passport", "id_card":
+		case "":
+			continue
+		default:
+			typ = residenceOrVisa
+		}
+		ps.scores[typ] += zoneWeight
+		ps.titled[typ] = true
+	}
 	return ps
 }
+
+// zoneWeight is what a machine-readable zone adds to its document type's score: more
+// than a title cue read twice, so that a zone decides unless the words agree on another
+// type.
+const zoneWeight = 10
+
+// residenceOrVisa is the reader's type of a residence permit or visa (an identity
+// document with a zone that is neither an ID card nor a passport); results report it as
+// "other".
+const residenceOrVisa = "residence_permit"
 
 // Classify returns the builtin document types the document is, best first, each with
 // a confidence in [0,1]; never empty ("other" when nothing fits). The slot type is a

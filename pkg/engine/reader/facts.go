@@ -61,8 +61,20 @@ func quotedWordsConfidence(p *evidence.Page, excerpt string) (float64, bool) {
 	return sum / float64(n), true
 }
 
-// add records a fact unless the same key, value and period is already there.
+// add records a fact unless the same key, value and period is already there; its
+// confidence is lowered by OCR's doubt about the quoted words.
 func (r *reading) add(key string, value any, c evidence.Citation, base float64, period time.Time) {
+	r.record(key, value, c, base, period, true)
+}
+
+// addChecked records a fact whose reading a check digit or a second, independent
+// reading confirms: OCR's doubt about the quoted words does not lower it (the zone of a
+// photographed card reads with low word confidence and without error).
+func (r *reading) addChecked(key string, value any, c evidence.Citation, conf float64) {
+	r.record(key, value, c, conf, time.Time{}, false)
+}
+
+func (r *reading) record(key string, value any, c evidence.Citation, base float64, period time.Time, ocrDoubt bool) {
 	id := fmt.Sprintf("%s|%v|%s", key, value, period.Format("2006-01"))
 	if key == evidence.FactBankCredit || key == evidence.FactReturnedDebit {
 		id += "|" + c.Excerpt
@@ -72,7 +84,11 @@ func (r *reading) add(key string, value any, c evidence.Citation, base float64, 
 	}
 	r.seen[id] = true
 	c = r.t.withRegions(c) // every citation on a page with words shows its spot
-	r.facts = append(r.facts, evidence.Fact{Key: key, Value: value, Confidence: r.confidence(c, base), Citation: c, Period: period})
+	conf := round2(min(0.99, base))
+	if ocrDoubt {
+		conf = r.confidence(c, base)
+	}
+	r.facts = append(r.facts, evidence.Fact{Key: key, Value: value, Confidence: conf, Citation: c, Period: period})
 }
 
 // Facts reads every fact the document states, for all builtin data field keys and the

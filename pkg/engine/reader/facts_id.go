@@ -47,30 +47,39 @@ const (
 // zone to confirm or fill in.
 func (r *reading) identity() {
 	t := r.t
-	// The MRZ: consecutive MRZ-like lines.
 	var zone []string
-	var first, last line
-	for _, l := range t.lines {
-		if s, ok := mrzLine(l.text); ok {
-			if len(zone) == 0 {
-				first = l
-			}
-			zone = append(zone, s)
-			last = l
-			continue
-		}
-		if len(zone) >= 2 {
-			break
-		}
-		zone = nil
-	}
 	var mrz mrzData
 	var mrzCite evidence.Citation
-	if len(zone) >= 2 && first.page == last.page {
-		mrzCite = t.cite(first, last)
-		zone = normalizeMRZ(zone)
+	z, zoneFound := t.machineZone()
+	if zoneFound {
+		zone = z.Lines
+		mrzCite = t.cite(t.lines[z.First], t.lines[z.Last])
 		r.add(evidence.FactMRZ, strings.Join(zone, "\n"), mrzCite, 0.9, time.Time{})
-		mrz = parseMRZ(zone, now())
+		mrz = t.mrzData(z)
+	} else {
+		// No zone the structural reader could anchor: consecutive MRZ-like lines, read
+		// by position.
+		var first, last line
+		for _, l := range t.lines {
+			if s, ok := mrzLine(l.text); ok {
+				if len(zone) == 0 {
+					first = l
+				}
+				zone = append(zone, s)
+				last = l
+				continue
+			}
+			if len(zone) >= 2 {
+				break
+			}
+			zone = nil
+		}
+		if len(zone) >= 2 && first.page == last.page {
+			mrzCite = t.cite(first, last)
+			zone = normalizeMRZ(zone)
+			r.add(evidence.FactMRZ, strings.Join(zone, "\n"), mrzCite, 0.9, time.Time{})
+			mrz = parseMRZ(zone, now())
+		}
 	}
 
 	// Names: the surname and given names each under (or after) their label, checked
@@ -108,6 +117,12 @@ func (r *reading) identity() {
 			switch mrzNameAgrees(given, surname, mrz) {
 			case nameSame:
 				conf = 0.95
+				if mrz.numberOK || mrz.birthOK {
+					// Two readings agree, and the zone's check digits show it was read
+					// right.
+					r.addChecked("applicant_full_name", name, c, conf)
+					break
+				}
 			case nameClose:
 				// OCR dropped letters of the visual zone's name that the MRZ, read
 				// right as its check digits show, still has.
@@ -128,31 +143,78 @@ func (r *reading) identity() {
 			}
 		}
 		r.add("applicant_full_name", name, c, conf, time.Time{})
+	case mrzName && mrz.vizConfirmed && (mrz.numberOK || mrz.birthOK):
+		// The zone's names, every word printed in the visual zone too.
+		r.addChecked("applicant_full_name", titleCase(mrz.given+" "+mrz.surname), mrzCite, 0.9)
 	case mrzName:
 		r.add("applicant_full_name", titleCase(mrz.given+" "+mrz.surname), mrzCite, 0.6, time.Time{})
 	}
 
 	// Dates.
-	if dob, c, ok := valueAfter(t, firstHit(t.find(birthDateLabels)), readDate); ok {
-		conf := 0.9
-		if mrz.birthOK && !mrz.birth.Equal(dob) {
-			dob, c, conf = mrz.birth, mrzCite, 0.8
-		}
-		r.add("applicant_date_of_birth", dob, c, conf, time.Time{})
-	} else if mrz.birthOK {
-		r.add("applicant_date_of_birth", mrz.birth, mrzCite, 0.8, time.Time{})
-	}
-	if exp, c, ok := valueAfter(t, firstHit(t.find(expiryLabels)), readDate); ok {
-		conf := 0.9
-		if mrz.expiryOK && !mrz.expiry.Equal(exp) {
-			exp, c, conf = mrz.expiry, mrzCite, 0.8
-		}
-		r.add("id_document_expiry_date", exp, c, conf, time.Time{})
-	} else if mrz.expiryOK {
-		r.add("id_document_expiry_date", mrz.expiry, mrzCite, 0.8, time.Time{})
-	}
+	r.zoneDate("applicant_date_of_birth", birthDateLabels, mrz.birth, mrz.birthOK, mrzCite)
+	r.zoneDate("id_document_expiry_date", expiryLabels, mrz.expiry, mrz.expiryOK, mrzCite)
 
+	if zoneFound {
+		r.zoneNumber(z, mrzCite)
+		return
+	}
 	r.documentNumber(zone, mrz, mrzCite)
+}
+
+// zoneDate reads a date from the visual zone (under or after its label) and the
+// machine-readable zone (inZone, confirmed by its check digit when checked): both
+// agreeing is sure; the zone's confirmed reading wins a disagreement, less sure; a
+// reading of one zone alone is as sure as its source.
+func (r *reading) zoneDate(key, labels string, inZone time.Time, checked bool, zoneCite evidence.Citation) {
+	t := r.t
+	viz, c, ok := valueAfter(t, firstHit(t.find(labels)), readDate)
+	switch {
+	case ok && checked && inZone.Equal(viz):
+		r.addChecked(key, viz, c, 0.95)
+	case checked && ok:
+		r.addChecked(key, inZone, zoneCite, 0.8)
+	case checked:
+		r.addChecked(key, inZone, zoneCite, 0.9)
+	case ok:
+		r.add(key, viz, c, 0.9, time.Time{})
+	}
+}
+
+// zoneNumber reads the document number from a zone the structural reader found: a
+// reading of the zone's number (see icao.Variants) that the visual zone prints too is
+// sure; else the zone's own reading when its check digit confirms it, less sure the more
+// OCR's characters had to be swapped; else the printed number alone, unsure.
+func (r *reading) zoneNumber(z icao.Zone, mrzCite evidence.Citation) {
+	t := r.t
+	printed := map[string]line{}
+	for i, l := range t.lines {
+		if i >= z.First && i <= z.Last {
+			continue
+		}
+		for _, w := range strings.FieldsFunc(strings.ToUpper(l.text), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+			if _, seen := printed[w]; !seen && len(w) >= 6 {
+				printed[w] = l
+			}
+		}
+	}
+	for _, v := range icao.Variants(z.NumberRead, z.NumberCheck) {
+		num := strings.TrimRight(v.Text, "<")
+		if l, ok := printed[num]; ok && v.Cost <= 8 {
+			r.addChecked("id_document_number", num, joinCitations(t, t.citeLine(l), mrzCite), 0.97)
+			return
+		}
+	}
+	if z.NumberOK {
+		conf := 0.93
+		if z.NumberCost > 0 {
+			conf = 0.75
+		}
+		r.addChecked("id_document_number", z.Number, mrzCite, conf)
+		return
+	}
+	if num, c, ok := r.printedNumber(); ok {
+		r.add("id_document_number", num, c, 0.6, time.Time{})
+	}
 }
 
 // germanAlphabet is what German ID and passport numbers are made of: no vowels and

@@ -31,6 +31,70 @@ func mrzLine(s string) (string, bool) {
 
 var trailingFiller = regexp.MustCompile(`<[<CEK]{3,}$`)
 
+// machineZone finds the document's first machine-readable zone whose lines stand on one
+// page (see mrz.Find).
+func (t *text) machineZone() (mrz.Zone, bool) {
+	texts := make([]string, len(t.lines))
+	for i, l := range t.lines {
+		texts[i] = l.text
+	}
+	for _, z := range mrz.Find(texts) {
+		if t.lines[z.First].page == t.lines[z.Last].page {
+			return z, true
+		}
+	}
+	return mrz.Zone{}, false
+}
+
+// mrzData is what a zone the structural reader found says, its names as the visual
+// zone confirms them: OCR reads the fillers next to a name as letters ("<<SELENAS<" for
+// "<<ELENA<"), and a name word the visual zone prints without those letters is taken
+// as printed there.
+func (t *text) mrzData(z mrz.Zone) mrzData {
+	d := mrzData{lines: z.Lines, number: z.Number, numberOK: z.NumberOK}
+	if b, ok := mrzDate(z.Birth, now(), false); ok && z.BirthOK {
+		d.birth, d.birthOK = b, true
+	}
+	if e, ok := mrzDate(z.Expiry, now(), true); ok && z.ExpiryOK {
+		d.expiry, d.expiryOK = e, true
+	}
+	viz := map[string]bool{}
+	for i, l := range t.lines {
+		if i < z.First || i > z.Last {
+			for _, w := range strings.Fields(mrzSpelling(l.text, false)) {
+				viz[w] = true
+			}
+		}
+	}
+	confirm := func(name string) string {
+		words := strings.Fields(name)
+		for i, w := range words {
+			if viz[w] {
+				continue
+			}
+			for cut := 1; cut <= 2 && !viz[words[i]]; cut++ {
+				for a := 0; a <= cut; a++ {
+					b := cut - a
+					if len(w)-cut >= 2 && strings.Trim(w[:a], icaoFillerLike) == "" && strings.Trim(w[len(w)-b:], icaoFillerLike) == "" && viz[w[a:len(w)-b]] {
+						words[i] = w[a : len(w)-b]
+						break
+					}
+				}
+			}
+		}
+		return strings.Join(words, " ")
+	}
+	d.surname, d.given = confirm(z.Surname), confirm(z.Given)
+	d.vizConfirmed = d.surname != "" && d.given != ""
+	for _, w := range strings.Fields(d.surname + " " + d.given) {
+		d.vizConfirmed = d.vizConfirmed && viz[w]
+	}
+	return d
+}
+
+// icaoFillerLike are the letters OCR reads a zone's filler as.
+const icaoFillerLike = "KSCEXLIZ"
+
 // mrzData is what the zone says, when its check digits allow trusting it.
 type mrzData struct {
 	lines             []string
@@ -39,6 +103,8 @@ type mrzData struct {
 	birth, expiry     time.Time
 	birthOK, expiryOK bool
 	surname, given    string
+	// vizConfirmed: every word of the names is printed in the visual zone too.
+	vizConfirmed bool
 }
 
 var mrzDigitFix = strings.NewReplacer("O", "0", "Q", "0", "D", "0", "I", "1", "L", "1", "Z", "2", "S", "5", "B", "8", "G", "6")
