@@ -125,8 +125,12 @@ spec-lint:
 	@command -v npx >/dev/null || $(MAKE) --no-print-directory apt PKGS="nodejs npm"
 	npx --yes $(SPECTRAL) lint --fail-severity=warn --ruleset openapi/.spectral.yaml openapi/openapi.yaml
 
-# gcc: the race detector and sqlc's parser need cgo. poppler-utils, tesseract (German
-# and English) and antiword: the ingest service's text extraction; qpdf: its tests;
+# The OCR languages: German and English read every page first; a page in another of these
+# languages is read again with its model (the EU languages lenders see most).
+OCR_LANGS := deu eng fra spa ita nld por pol
+
+# gcc: the race detector and sqlc's parser need cgo. poppler-utils, tesseract (with
+# OCR_LANGS) and antiword: the ingest service's text extraction; qpdf: its tests;
 # curl and chromium: the quickstart's and the console's browser tests.
 tools:
 	@command -v gcc >/dev/null || $(MAKE) --no-print-directory apt PKGS="gcc libc6-dev"
@@ -136,10 +140,8 @@ tools:
 		command -v $${t%%:*} >/dev/null || missing="$$missing $${t#*:}"; done; \
 	if command -v tesseract >/dev/null; then \
 		langs=$$(tesseract --list-langs 2>/dev/null); \
-		echo "$$langs" | grep -qx deu || missing="$$missing tesseract-ocr-deu"; \
-		echo "$$langs" | grep -qx eng || missing="$$missing tesseract-ocr-eng"; \
-		echo "$$langs" | grep -qx osd || missing="$$missing tesseract-ocr-osd"; \
-	else missing="$$missing tesseract-ocr-deu tesseract-ocr-eng"; fi; \
+		for l in $(OCR_LANGS) osd; do echo "$$langs" | grep -qx $$l || missing="$$missing tesseract-ocr-$$l"; done; \
+	else missing="$$missing $(foreach l,$(OCR_LANGS) osd,tesseract-ocr-$(l))"; fi; \
 	if [ -n "$$missing" ]; then $(MAKE) --no-print-directory apt PKGS="$$(echo $$missing | tr ' ' '\n' | sort -u | tr '\n' ' ')"; fi
 
 apt:

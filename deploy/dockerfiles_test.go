@@ -24,7 +24,7 @@ var runtimeBases = map[string][]string{
 // tools, the console's page renderer; both confine their tools with util-linux's
 // prlimit and unshare (pkg/extract/sandbox.go).
 var imagePackages = map[string][]string{
-	"ingest":  {"poppler-utils", "tesseract-ocr-deu", "tesseract-ocr-eng", "antiword"},
+	"ingest":  {"poppler-utils", "tesseract-ocr-deu", "tesseract-ocr-eng", "tesseract-ocr-fra", "tesseract-ocr-spa", "tesseract-ocr-ita", "tesseract-ocr-nld", "tesseract-ocr-por", "tesseract-ocr-pol", "antiword"},
 	"console": {"poppler-utils", "util-linux"},
 }
 

@@ -1,5 +1,5 @@
 # doceval-ingest: a static Go binary next to the extraction tools it runs (poppler's
-# pdftotext/pdfinfo/pdftoppm, tesseract with German and English data, antiword), as a
+# pdftotext/pdfinfo/pdftoppm, tesseract with the OCR languages of the Makefile, antiword), as a
 # non-root user. Build from the repository root:
 # docker build -f deploy/docker/ingest.Dockerfile --build-arg VERSION=1.0.0 .
 FROM golang:1.26-bookworm AS build
@@ -24,7 +24,7 @@ RUN CGO_ENABLED=0 go build -trimpath \
 
 FROM debian:bookworm-slim
 RUN apt-get update \
- && apt-get install -y --no-install-recommends poppler-utils tesseract-ocr tesseract-ocr-deu tesseract-ocr-eng tesseract-ocr-osd antiword ca-certificates \
+ && apt-get install -y --no-install-recommends poppler-utils tesseract-ocr tesseract-ocr-deu tesseract-ocr-eng tesseract-ocr-fra tesseract-ocr-spa tesseract-ocr-ita tesseract-ocr-nld tesseract-ocr-por tesseract-ocr-pol tesseract-ocr-osd antiword ca-certificates \
  && rm -rf /var/lib/apt/lists/* \
  && groupadd --gid 65532 doceval && useradd --uid 65532 --gid 65532 --no-create-home --shell /usr/sbin/nologin doceval \
  && mkdir -p /var/lib/doceval/blobs && chown 65532:65532 /var/lib/doceval/blobs

@@ -88,6 +88,17 @@ func readScan(ctx context.Context, dir, path string, hiRes func(context.Context)
 			best.tsv, img = r, hi
 		}
 	}
+	if lang := pageLanguage(best.tsv.text); read && lang != "" && !strings.Contains(opt.Languages, lang) && languageInstalled(ctx, lang, opt) {
+		o := opt
+		o.Languages = lang + "+eng"
+		r, err := tesseract(ctx, img.path, o)
+		if err != nil {
+			return scanReading{}, err
+		}
+		if r.score > best.tsv.score {
+			best.tsv = r
+		}
+	}
 	if looksLikeIDDocument(best.tsv.text) {
 		zone, err := readMRZ(ctx, dir, img, best.tsv.words, opt)
 		if err != nil {
@@ -133,12 +144,29 @@ func mrzToAppend(firstText string, zone []mrzBand) []mrzBand {
 	for i, z := range zone {
 		lines[i] = z.text
 	}
-	firstValid, _ := mrz.Verify(first)
-	passValid, _ := mrz.Verify(lines)
-	if len(first) >= 2 && (firstValid || !passValid) || slices.Equal(first, lines) {
+	if slices.Equal(first, lines) {
 		return nil
 	}
-	return zone
+	// Which reading the engine gets more out of: the zone with more fields confirmed by
+	// their check digits, then with names; the first reading on a tie.
+	if zoneWorth(lines) > zoneWorth(first) {
+		return zone
+	}
+	return nil
+}
+
+// zoneWorth scores a reading of a zone by what the engine's reader finds in it: two
+// points a field confirmed by its check digit, one for the names.
+func zoneWorth(lines []string) int {
+	best := -1
+	for _, z := range mrz.Find(lines) {
+		w := 2 * z.Confirmed()
+		if z.Surname != "" && z.Given != "" {
+			w++
+		}
+		best = max(best, w)
+	}
+	return best
 }
 
 // zoneLike: a line that may belong to a machine-readable zone, spaces removed.

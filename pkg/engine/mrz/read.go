@@ -42,11 +42,11 @@ type Zone struct {
 	// NumberRead and NumberCheck are the number field (fillers included) and its check
 	// digit as OCR read them; NumberCost how far Number is from that reading (see
 	// Variants). Another source (the visual zone) may choose among Variants.
-	NumberRead  string
-	NumberCheck byte
-	NumberCost  int
-	Birth, Expiry             string // YYMMDD
-	Sex                       string // M, F, X or "<"
+	NumberRead    string
+	NumberCheck   byte
+	NumberCost    int
+	Birth, Expiry string // YYMMDD
+	Sex           string // M, F, X or "<"
 	// NumberOK, BirthOK and ExpiryOK: the field's own check digit holds. CompositeOK:
 	// the zone's overall check digit holds too.
 	NumberOK, BirthOK, ExpiryOK, CompositeOK bool

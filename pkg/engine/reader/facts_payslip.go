@@ -63,6 +63,9 @@ func (r *reading) payslipPage() {
 		r.add(evidence.FactPayPeriod, period, periodCite, 0.9, period)
 	}
 	cols := payslipColumns(t)
+	if period.IsZero() {
+		span = -1 // no period printed: its length is unknown, not a month
+	}
 	factor, stated := payFrequency(t, span)
 	gross, grossOK := r.payFigure(loc, cols, grossSpec, nil)
 	net, netOK := r.payFigure(loc, cols, netSpec, nil)
@@ -247,7 +250,8 @@ func firstCell(rest string) string {
 }
 
 // payPeriod reads the month the payslip covers, and for a pay stub with a printed
-// period its length in days (0 when not printed).
+// period its length in days: 0 for a month named without dates, -1 when only the
+// period's end is printed.
 func (r *reading) payPeriod(loc locale) (time.Time, evidence.Citation, int) {
 	t := r.t
 	// US stubs: "Period Beginning: 03/01/2025", "Period Ending: 03/14/2025".
@@ -259,7 +263,7 @@ func (r *reading) payPeriod(loc locale) (time.Time, evidence.Citation, int) {
 		end = &d
 	}
 	if end != nil {
-		days := 0
+		days := -1 // an end date alone says nothing of the period's length
 		if begin != nil {
 			days = int(end.d.Sub(begin.d).Hours()/24) + 1
 		}
@@ -350,8 +354,8 @@ var (
 )
 
 // payFrequency is the factor that turns the payslip's figures into monthly ones and
-// whether the payslip states its frequency. A stub for a period of less than 25 days
-// that states none gives no monthly figure.
+// whether the payslip states its frequency. periodDays is the printed period's length,
+// 0 for a month named without dates, -1 when no period is printed.
 func payFrequency(t *text, periodDays int) (ratio, bool) {
 	for _, l := range t.lines {
 		switch {
@@ -363,7 +367,9 @@ func payFrequency(t *text, periodDays int) (ratio, bool) {
 			return ratio{52, 12}, true
 		}
 	}
-	if periodDays > 0 && periodDays < 25 {
+	// A stub for a period of less than 25 days, or one that prints no period at all,
+	// is monthly only where it says so.
+	if periodDays < 0 || periodDays > 0 && periodDays < 25 {
 		for _, l := range t.lines {
 			if monthlyPay.MatchString(l.f.s) {
 				return ratio{1, 1}, true
