@@ -513,11 +513,17 @@ func readDataLine(cands []candidate, k int) (Zone, []int, bool) {
 							z.Number, z.NumberOK = checkedField(z.NumberRead, z.NumberCheck, "")
 						}
 					}
+					// The line as repaired, so that its check digits can be verified again.
+					l1 = l1[:5] + fit(z.Number, 9) + string(repairedCheck(l1[14])) + fillers(l1[15:30])
+					if len(z.Number) > 9 {
+						l1 = l1[:5] + fit(z.NumberRead, 9) + l1[14:]
+					}
 					z.Number = strings.TrimRight(z.Number, "<")
 					z.Lines = append(z.Lines, l1)
 					others = append(others, j)
 				}
 			}
+			line2 = birth + string(repairedCheck(line2[6])) + sex + expiry + string(repairedCheck(line2[14])) + line2[15:18] + fillers(line2[18:29]) + string(repairedCheck(line2[29]))
 			z.Lines = append(z.Lines, line2)
 			if j, ok := neighbour(cands, k, 1); ok {
 				z.readNames(cands[j].text)
