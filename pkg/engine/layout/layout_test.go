@@ -433,3 +433,13 @@ func TestSidewaysPageIsTurnedUpright(t *testing.T) {
 		t.Fatal("an upright page was turned")
 	}
 }
+
+// A watermark OCR put beside a label ("EXEMPLAR" across a card, several times the
+// label's height) is not its value: the name under the label is.
+func TestOverprintIsNoValue(t *testing.T) {
+	t.Parallel()
+	ws := grid("Surname", "TRAVELER")
+	mark := evidence.Word{Text: "EXEMPLAR", Box: evidence.Box{X0: 0.3, Y0: 0, X1: 0.6, Y1: 0.12}, Conf: 0.3, Block: -1, Line: -1}
+	p := New(append(ws, mark))
+	require.Equal(t, "TRAVELER", first(t, p, `surname`).Text)
+}

@@ -283,12 +283,25 @@ func (p *Page) rightValue(l Label) (Candidate, bool) {
 			return Candidate{}, false
 		}
 		next := segs[k+1]
-		if looksLikeLabel(next.Text) {
+		if looksLikeLabel(next.Text) || p.overprint(l.Words, next.Words) {
 			return Candidate{}, false
 		}
 		return p.candidate(next.Text, next.Words, SameLine, 1, l), true
 	}
 	return Candidate{}, false
+}
+
+// overprintScale is how many times taller than its label's letters a cell's may be
+// and still be its value.
+const overprintScale = 3
+
+// overprint reports whether the cell's words are not printed in the label's lines: a
+// watermark, stamp or background word ("EXEMPLAR", "SPECIMEN" across a card) that OCR
+// put beside the label, several times its height.
+func (p *Page) overprint(label, cell []int) bool {
+	lb, cb := p.BoxOf(label), p.BoxOf(cell)
+	lh := lb.Y1 - lb.Y0
+	return lh > 0 && cb.Y1-cb.Y0 > overprintScale*lh
 }
 
 // Under returns the readings of a value under a label (not a header row's) that goes on
