@@ -38,7 +38,11 @@ type Zone struct {
 	// three-letter codes ("D" and "<<" padded as printed).
 	Code, Issuer, Nationality string
 	Surname, Given            string // the names, words separated by spaces
-	Number                    string // the document number without fillers
+	// Names is the name field's words when it shows no given names, as when OCR lost
+	// the "<<" between surname and given names ("ROSSIKCKKELENA"): another source (the
+	// visual zone) may split them.
+	Names  string
+	Number string // the document number without fillers
 	// NumberRead and NumberCheck are the number field (fillers included) and its check
 	// digit as OCR read them; NumberCost how far Number is from that reading (see
 	// Variants). Another source (the visual zone) may choose among Variants.
@@ -640,6 +644,9 @@ func (z *Zone) readNameLine(s string, namesAt, width int) {
 func (z *Zone) readNames(field string) {
 	field = unfill(field)
 	sn, gn, ok := strings.Cut(strings.TrimLeft(field, "<"), "<<")
+	if n := nameWords(field); (!ok || strings.Trim(gn, "<") == "") && !strings.ContainsAny(n, "0123456789") {
+		z.Names = n
+	}
 	if !ok {
 		return
 	}

@@ -12,46 +12,50 @@ import (
 // cue is a phrase that speaks for a document type. A title cue counts double in the
 // first lines of the document, where titles stand.
 type cue struct {
+	spec   string
 	re     *regexp.Regexp
 	weight float64
 	title  bool
 }
 
 func cues(title float64, titles string, rest ...any) []cue {
-	out := []cue{{re: labelPattern(titles), weight: title, title: true}}
+	out := []cue{{spec: titles, re: labelPattern(titles), weight: title, title: true}}
 	for i := 0; i+1 < len(rest); i += 2 {
-		out = append(out, cue{re: labelPattern(rest[i].(string)), weight: rest[i+1].(float64)})
+		spec := rest[i].(string)
+		out = append(out, cue{spec: spec, re: labelPattern(spec), weight: rest[i+1].(float64)})
 	}
 	return out
 }
 
-// typeCues are the phrases of each builtin document type, German and English, in folded
-// form (see labelPattern).
+// typeCues are the phrases of each builtin document type in folded form (see
+// labelPattern): German and English, and the titles and strongest cues of the types
+// lenders see from other EU countries in their own languages.
 var typeCues = map[string][]cue{
-	"id_card": cues(4, "personalausweis|identity card|carte d'identit",
+	"id_card": cues(4, "personalausweis|identity card|carte d'identit|carta d'identit|carta di identit|documento nacional de identidad|documento de identidad|cartao de cidadao|bilhete de identidade|identiteitskaart|dowod osobisty|identitetskort|henkilokortti|obcansky prukaz|osobna iskaznica|national id card|passport card|driver license|driver's license|drivers license|driving licence|permis de conduire|patente di guida|permiso de conducir|rijbewijs|prawo jazdy|carta de conducao|korkort|fuhrerschein",
 		`re:(?:^|\s)i[dc][a-z<]{1,3}[a-z0-9<]{9}\d?<`, 3.0, "ausweis", 1.0),
-	"passport": cues(4, "reisepass|passport|passeport",
+	"passport": cues(4, "reisepass|passport|passeport|pasaporte|passaporto|passaporte|paspoort|paszport|cestovni pas|putovnica",
 		`re:(?:^|\s)p<[a-z]{3}[a-z]`, 3.0, "pass-nr|passport no", 2.0),
-	"salary_statement": cues(4, "gehaltsabrechnung|lohnabrechnung|abrechnung der brutto|entgeltabrechnung|payslip|pay slip|salary statement|earnings statement",
-		"nettoverdienst|netto-verdienst|nettobezug|nettolohn|net pay|net salary|auszahlungsbetrag", 2.0,
-		"gesamtbrutto|gesamt-brutto|bruttolohn|bruttobezug|gross pay|total gross", 2.0,
+	"salary_statement": cues(4, "gehaltsabrechnung|lohnabrechnung|abrechnung der brutto|entgeltabrechnung|payslip|pay slip|salary statement|earnings statement|pay statement|statement of earnings|pay stub|paystub|bulletin de paie|bulletin de salaire|fiche de paie|recibo de salarios|#nomina#|busta paga|cedolino|loonstrook|salarisstrook|pasek wynagrodzen|recibo de vencimento|lonebesked|lonespecifikation",
+		"nettoverdienst|netto-verdienst|nettobezug|nettolohn|net pay|net salary|auszahlungsbetrag|net a payer|netto a pagare|liquido a percibir|nettoloon|netto te betalen|do wyplaty|vencimento liquido", 2.0,
+		"gesamtbrutto|gesamt-brutto|bruttolohn|bruttobezug|gross pay|total gross|salaire brut|retribuzione lorda|total devengado|brutoloon|wynagrodzenie brutto", 2.0,
 		"lohnsteuer|income tax", 1.0, "rentenversicherung|pension insurance", 1.0, "steuerklasse|tax class", 1.0),
-	"bank_statement": cues(4, "kontoauszug|account statement|bank statement",
-		"kontostand|saldo|opening balance|closing balance|balance brought forward|balance carried forward|previous balance|new balance", 2.0,
-		"verwendungszweck|money out|money in|buchung", 1.0, "kontoinhaber|account holder", 1.0,
+	"bank_statement": cues(4, "kontoauszug|account statement|bank statement|statement of account|releve de compte|releve bancaire|extrait de compte|extracto de cuenta|extracto bancario|estratto conto|rekeningafschrift|dagafschrift|wyciag z rachunku|wyciag bankowy|extrato bancario|extrato de conta|kontoutdrag",
+		"kontostand|saldo|opening balance|closing balance|balance brought forward|balance carried forward|previous balance|new balance|beginning balance|ending balance|ancien solde|nouveau solde|solde crediteur|solde debiteur", 2.0,
+		"verwendungszweck|money out|money in|paid in|paid out|buchung|deposits and|withdrawals and", 1.0, "kontoinhaber|account holder|titulaire du compte|titular de la cuenta|intestatario|rekeninghouder", 1.0,
+		"sort code|checking account|savings account|routing number", 1.0,
 		"lastschrift|direct debit|kartenzahlung|card payment|gutschrift", 1.0),
 	"property_expose": cues(4, "expose",
 		"kauferprovision|buyer's commission|provision", 2.0, "objektbeschreibung|objektart|property type", 1.5,
 		"zimmer|rooms", 1.0, "asking price|kaufpreis", 1.0, "hausgeld|service charge", 1.0, "year built", 1.0),
-	"purchase_contract": cues(4, "kaufvertrag|purchase agreement|purchase contract",
+	"purchase_contract": cues(4, "kaufvertrag|purchase agreement|purchase contract|compromis de vente|acte de vente|contrato de compraventa|contratto di compravendita|koopovereenkomst|koopakte|umowa sprzedazy|contrato de compra e venda",
 		"notar", 2.0, "ur-nr|urkundenrolle|deed no", 2.0, "verkäufer|seller", 1.0, "kaufpreis beträgt|purchase price is", 1.0),
-	"land_register_extract": cues(4, "grundbuch von|grundbuchauszug|land register extract",
-		"bestandsverzeichnis", 3.0, "erste abteilung|zweite abteilung|dritte abteilung", 2.0, "grundschuld", 1.0, "amtsgericht", 1.0),
+	"land_register_extract": cues(4, "grundbuch von|grundbuchauszug|land register extract|auszug aus dem hauptbuch|#grundbuch#|land registry|title register|registro de la propiedad|nota simple|visura catastale|kadaster|ksiega wieczysta|certidao predial|livre foncier|fastighetsregister",
+		"bestandsverzeichnis|einlagezahl|katastralgemeinde|grundstucksverzeichnis", 3.0, "erste abteilung|zweite abteilung|dritte abteilung", 2.0, "grundschuld", 1.0, "amtsgericht", 1.0),
 	"floor_plan": cues(4, "grundriss|floor plan",
 		"maßstab 1:|scale 1:", 2.0, "wohnen/essen|living/dining|diele", 1.0),
 	"living_area_calculation": cues(4, "wohnflächenberechnung|living area calculation|wohnflachenberechnung",
 		"wohnflächenverordnung|woflv", 3.0, "gesamtwohnfläche|total living area", 2.0, "anrechnung", 1.0),
-	"energy_certificate": cues(4, "energieausweis für|energy performance certificate",
+	"energy_certificate": cues(4, "energieausweis für|energy performance certificate|diagnostic de performance energetique|certificado de eficiencia energetica|attestato di prestazione energetica|energielabel|swiadectwo charakterystyki energetycznej|certificado energetico|energideklaration",
 		"gebäudeenergiegesetz|geg\\)", 3.0, "endenergiebedarf|endenergieverbrauch", 2.0, "energieeffizienzklasse", 2.0, "wärmeerzeuger|registriernummer", 1.0),
 	"self_disclosure": cues(4, "selbstauskunft|self-disclosure|self disclosure",
 		"personal and financial statement|für darlehensnehmer", 2.0, "familienstand|marital status", 2.0,
@@ -110,8 +114,10 @@ type pageScore struct {
 }
 
 // scorePage scores the lines of one page (or a whole document); the first titleLines
-// lines of the first page are the title region.
-func scorePage(lines []line) pageScore {
+// lines of the first page are the title region. On OCR pages a cue no line spells
+// counts, at half its weight, where OCR garbled it (see fuzzyMatch).
+func scorePage(t *text) pageScore {
+	lines := t.lines
 	title := 0
 	for title < len(lines) && title < titleLines && lines[title].page == lines[0].page {
 		title++
@@ -119,6 +125,7 @@ func scorePage(lines []line) pageScore {
 	ps := pageScore{scores: map[string]float64{}, titled: map[string]bool{}}
 	for typ, cs := range typeCues {
 		for _, c := range cs {
+			found := false
 			for i, l := range lines {
 				if !c.re.MatchString(l.f.s) {
 					continue
@@ -131,10 +138,25 @@ func scorePage(lines []line) pageScore {
 					}
 				}
 				ps.scores[typ] += w
+				found = true
 				break // a cue counts once
+			}
+			if found || !t.ocr {
+				continue
+			}
+			for i, l := range lines {
+				if pageIsOCR(t, l.page) && fuzzyFound(c.spec, l.f.s) {
+					w := c.weight / 2
+					if c.title && i < title {
+						w *= 2
+					}
+					ps.scores[typ] += w
+					break
+				}
 			}
 		}
 	}
+	structureScores(lines, ps.scores)
 	// Structure before words: a machine-readable zone whose check digits hold says what
 	// the document is, however OCR garbled its title.
 	texts := make([]string, len(lines))
@@ -153,8 +175,26 @@ func scorePage(lines []line) pageScore {
 		ps.scores[typ] += zoneWeight
 		ps.titled[typ] = true
 	}
+	// Structure: the labelled fields of an identity document's data page or back
+	// (names, birth, validity, issuer) say it is one whatever its title; a card's word
+	// says which.
+	if kinds, validity := identityFields(t); kinds >= 3 && validity && len(lines) <= identityPageLines {
+		typ := "id_card"
+		if ps.scores["passport"] > 0 && !slices.ContainsFunc(lines, func(l line) bool { return cardWord.MatchString(l.f.s) }) {
+			typ = "passport"
+		}
+		ps.scores[typ] += float64(kinds) + 1
+	}
 	return ps
 }
+
+// identityPageLines is the most lines an identity document's page has: a longer page
+// that labels a name, a birth date and a validity is a form about a person.
+const identityPageLines = 60
+
+// cardWord names a card in the languages of the EU and the US: an identity document
+// called a card is no passport, even a "passport card".
+var cardWord = labelPattern("#card#|#carte#|#karte#|#carta#|#tarjeta#|#kaart#|#karta#|#kort#|#cartao#|ausweis")
 
 // zoneWeight is what a machine-readable zone adds to its document type's score: more
 // than a title cue read twice, so that a zone decides unless the words agree on another
@@ -179,14 +219,14 @@ func Classify(doc *evidence.Document) []evidence.TypeScore {
 // region, and the slot is no hint (a page of a merged upload need not be what the slot
 // asked for). "other" when the page says too little.
 func ClassifyPage(doc *evidence.Document, n int) []evidence.TypeScore {
-	lines := newText(doc).onPage(n).lines
-	return publicScores(rankTypes(scorePage(lines).scores, "", len(lines)))
+	t := newText(doc).onPage(n)
+	return publicScores(rankTypes(scorePage(t).scores, "", len(t.lines)))
 }
 
 // classify is Classify with the reader's own types (financingOverview).
 func classify(doc *evidence.Document) []evidence.TypeScore {
 	t := newText(doc)
-	ps := scorePage(t.lines)
+	ps := scorePage(t)
 	return rankTypes(ps.scores, doc.SlotType, len(t.lines))
 }
 

@@ -45,7 +45,7 @@ Monatliche Tilgung 450,00 € ab April 2026`)
 		}
 	}
 	// "apr" is a cue only as a word, not in "April".
-	require.NotContains(t, scorePage(newText(document("", "Zahlung ab April 2026")).lines).scores, financingOverview)
+	require.NotContains(t, scorePage(newText(document("", "Zahlung ab April 2026"))).scores, financingOverview)
 }
 
 // Risk keywords in boilerplate, next to unticked boxes or denied are no findings; a

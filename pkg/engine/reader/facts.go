@@ -2,6 +2,7 @@ package reader
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -88,6 +89,9 @@ func (r *reading) record(key string, value any, c evidence.Citation, base float6
 	if ocrDoubt {
 		conf = r.confidence(c, base)
 	}
+	if r.t.fromFuzzyLabel(c) {
+		conf = round2(max(0.05, conf-fuzzyPenalty))
+	}
 	r.facts = append(r.facts, evidence.Fact{Key: key, Value: value, Confidence: conf, Citation: c, Period: period})
 }
 
@@ -124,6 +128,11 @@ func Facts(doc *evidence.Document, types []string) []evidence.Fact {
 			if financingCues(r.t) {
 				r.financing()
 			}
+			// A residence permit or visa is "other", yet its zone names its holder as
+			// an ID card's does.
+			if _, ok := r.t.machineZone(); ok && typ == "other" && !slices.Contains(types, "id_card") && !slices.Contains(types, "passport") {
+				r.identity()
+			}
 		}
 	}
 	r.risks()
@@ -139,7 +148,7 @@ var financingLTV = labelPattern("beleihungsauslauf|loan-to-value|loan to value")
 // in its running text, or a consumer-loan contract, is no such plan, and its amounts
 // are not the financing applied for.
 func financingCues(t *text) bool {
-	ps := scorePage(t.lines)
+	ps := scorePage(t)
 	if ps.titled[financingOverview] {
 		return true
 	}

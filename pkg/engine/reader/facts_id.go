@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/doceval/doceval/pkg/engine/evidence"
+	"github.com/doceval/doceval/pkg/engine/parse"
 )
 
 // The reader has no clock: a birth date in an MRZ is taken as not in the future
@@ -21,26 +22,42 @@ var loneNumber = regexp.MustCompile(`^\s*[A-Z0-9]{9}\s*$`)
 var docNumberRe = regexp.MustCompile(`\b([A-Z0-9]{9})\b`)
 
 // Labels of an identity document's visual zone, where they come from:
+//
 //   - German ID card since 2010 (front): "Name / Surname / Nom", "Geburtsname / Name at
 //     birth / Nom de naissance", "Vornamen / Given names / Prénoms", "Geburtstag / Date
 //     of birth / Date de naissance", "Gültig bis / Date of expiry / Date d'expiration";
 //     the back has "Anschrift / Address / Adresse" and the TD1 MRZ.
+//
 //   - German passport since 2017: "Name/Surname/Nom", "Vornamen/Given names/Prénoms",
 //     "Geburtstag/Date of birth/Date de naissance", "Gültig bis/Date of
 //     expiry/Date d'expiration", "Pass-Nr./Passport No./Passeport No".
+//
 //   - German residence permit (elektronischer Aufenthaltstitel, TD1): "Name / Surname",
 //     "Vornamen / Given names", "Gültig bis / Valid until".
+//
 //   - ICAO Doc 9303 specimens and other countries' passports and ID cards in English:
 //     "Surname", "Given names", "Forenames", "Date of birth", "Date of expiry",
 //     "Expiry date", "Date of expiration" (US passport).
 //
+//   - Other European cards and passports print the same fields in their own language
+//     beside English: surname "Nom", "Cognome", "Apellidos", "Apelido(s)", "Achternaam",
+//     "Nazwisko", "Efternamn"; given names "Prénoms", "Nome", "Nombre", "Voornamen",
+//     "Imiona", "Förnamn"; birth date "Data di nascita", "Fecha de nacimiento",
+//     "Geboortedatum", "Data urodzenia"; expiry "Scadenza", "Valable jusqu'au",
+//     "Fecha de caducidad", "Geldig tot", "Data ważności", "Validade".
+//
+//   - US driver licences (AAMVA card design): "LN"/"FN" or numbered names, "DOB",
+//     "EXP", "ISS", the number after "DL", "DLN" or "4d"; dates month first.
+//
 // "Geburtsname" (birth name) is deliberately no surname label: the card holder's name
-// is the one under "Name".
+// is the one under "Name". Short words are whole words ("#nom#" is not the start of
+// "nome").
 const (
-	surnameLabels   = "name/surname|surname|nachname|familienname"
-	givenNameLabels = "vornamen|given names|given name|forenames|prenoms"
-	birthDateLabels = "geburtstag|geburtsdatum|date of birth|date de naissance|birth date"
-	expiryLabels    = "gültig bis|date of expiry|date d'expiration|valid until|ablaufdatum|expiry date|date of expiration|expires on"
+	surnameLabels   = "name/surname|surname|nachname|familienname|cognome|#nom#|apellidos|#apellido|apelido|achternaam|nazwisko|efternamn|sukunimi|prijmeni|#ln#"
+	givenNameLabels = "vornamen|given names|given name|forenames|prenoms|#prenom#|#nome#|#nomi#|#nombre|voornamen|voornaam|imiona|fornamn|etunimet|#fn#"
+	birthDateLabels = "geburtstag|geburtsdatum|date of birth|date de naissance|birth date|data di nascita|fecha de nacimiento|data de nascimento|geboortedatum|data urodzenia|fodelsedatum|#dob#"
+	issueLabels     = "date of issue|issue date|ausgestellt am|ausstellungsdatum|date de delivrance|delivree le|#delivre le|emissione|data di rilascio|fecha de expedicion|fecha de emision|data de emissao|afgiftedatum|datum van afgifte|data wydania|utfardandedatum|#issued#|#iss#"
+	expiryLabels    = "gültig bis|date of expiry|date d'expiration|valid until|ablaufdatum|expiry date|date of expiration|expires on|scadenza|valable jusqu|fecha de caducidad|valido fino|geldig tot|data waznosci|wazny do|giltig till|validade|valid thru|#exp#|#expires#"
 )
 
 // identity reads an ID card or passport: the visual zone first, the machine-readable
@@ -167,7 +184,7 @@ func (r *reading) identity() {
 // reading of one zone alone is as sure as its source.
 func (r *reading) zoneDate(key, labels string, inZone time.Time, checked bool, zoneCite evidence.Citation) {
 	t := r.t
-	viz, c, ok := valueAfter(t, firstHit(t.find(labels)), readDate)
+	viz, c, ok := valueAfter(t, firstHit(t.find(labels)), documentDateIn(idDateOrder(t)))
 	switch {
 	case ok && checked && inZone.Equal(viz):
 		r.addChecked(key, viz, c, 0.95)
@@ -175,6 +192,10 @@ func (r *reading) zoneDate(key, labels string, inZone time.Time, checked bool, z
 		r.addChecked(key, inZone, zoneCite, 0.8)
 	case checked:
 		r.addChecked(key, inZone, zoneCite, 0.9)
+	case ok && key == "id_document_expiry_date" && !r.plausibleExpiry(viz):
+		// Without a zone's check digit, an expiry before issue or birth, or beyond any
+		// validity a state gives, is a misreading of some other date: not sure.
+		r.add(key, viz, c, 0.4, time.Time{})
 	case ok:
 		r.add(key, viz, c, 0.9, time.Time{})
 	}
@@ -280,6 +301,24 @@ func germanZone(zone []string) bool {
 }
 
 // printedNumber finds the document number in the visual zone.
+// numberLabels label an identity document's number in the languages of the EU and on
+// US cards (a driver licence's "DLN", "LIC#", "4d").
+const numberLabels = "document number|document no|doc no|card no|card number|passport number|passport no|numero du document|no du document|numero documento|numero de documento|numero de soporte|numer dokumentu|documentnummer|license no|licence no|license number|licence number|#dln#|#lic#|#lic no|#dl no|#dl#|#4d#"
+
+// idNumberToken is a document number as printed: six to twelve letters and digits,
+// at least one a digit.
+var idNumberToken = regexp.MustCompile(`\b[A-Z0-9]{6,12}\b`)
+
+// readLabelledNumber reads the number after a number label.
+func readLabelledNumber(s string) (string, bool) {
+	for _, m := range idNumberToken.FindAllString(strings.ToUpper(s), -1) {
+		if strings.ContainsAny(m, "0123456789") {
+			return m, true
+		}
+	}
+	return "", false
+}
+
 func (r *reading) printedNumber() (string, evidence.Citation, bool) {
 	t := r.t
 	read := func(s string) (string, bool) {
@@ -290,9 +329,16 @@ func (r *reading) printedNumber() (string, evidence.Citation, bool) {
 		}
 		return "", false
 	}
-	for _, spec := range []string{"pass-nr|passport no|passeport no|document no|ausweisnummer|dokumentennummer", "personalausweis|identity card|carte d'identit"} {
-		for _, h := range t.find(spec) {
-			if v, c, ok := valueAfter(t, h, read); ok {
+	for _, l := range []struct {
+		spec string
+		read func(string) (string, bool)
+	}{
+		{"pass-nr|passport no|passeport no|document no|ausweisnummer|dokumentennummer", read},
+		{numberLabels, readLabelledNumber},
+		{"personalausweis|identity card|carte d'identit", read},
+	} {
+		for _, h := range t.find(l.spec) {
+			if v, c, ok := valueAfter(t, h, l.read); ok {
 				return v, c, true
 			}
 		}
@@ -653,4 +699,118 @@ func variants(num string) []string {
 		out = next
 	}
 	return out
+}
+
+// identityLabelKinds are the kinds of field an identity document's data page (or its
+// back) labels, in the languages of its labels: names, birth, address, validity, issuer.
+var identityLabelKinds = []struct {
+	spec     string
+	validity bool // the document's own dates or issuer, which forms about a person lack
+}{
+	{surnameLabels, false},
+	{givenNameLabels, false},
+	{birthDateLabels, false},
+	{"nationality|nationalite|staatsangehorigkeit|cittadinanza|nacionalidad|nacionalidade|nationaliteit|obywatelstwo|medborgarskap", false},
+	{"place of birth|lieu de naissance|geburtsort|luogo di nascita|lugar de nacimiento|geboorteplaats|miejsce urodzenia", false},
+	{"#address#|#adresse#|anschrift|indirizzo|domicilio|direccion|#adres#|endereco", false},
+	{expiryLabels, true},
+	{issueLabels, true},
+	{"authority|autorite|behorde|autorita|autoridad|autoridade|instantie|organ wydajacy|myndighet", true},
+}
+
+var identityKindPatterns = func() []*regexp.Regexp {
+	out := make([]*regexp.Regexp, len(identityLabelKinds))
+	for i, k := range identityLabelKinds {
+		out[i] = labelPattern(k.spec)
+	}
+	return out
+}()
+
+// identityFields counts the kinds of identity-document field labelled on the text's
+// lines (see identityLabelKinds), on OCR pages also as OCR garbled them, and whether one
+// of them is a validity label.
+func identityFields(t *text) (kinds int, validity bool) {
+	for i, k := range identityLabelKinds {
+		for _, l := range t.lines {
+			if identityKindPatterns[i].MatchString(l.f.s) || t.ocr && pageIsOCR(t, l.page) && fuzzyFound(k.spec, l.f.s) {
+				kinds++
+				validity = validity || k.validity
+				break
+			}
+		}
+	}
+	return kinds, validity
+}
+
+var spacedDate = regexp.MustCompile(`\b(\d{1,2})[\s.]+(\d{1,2})[\s.]+((?:19|20)\d\d)\b`)
+
+// readDocumentDate reads a date printed on an identity document, day first: as
+// readDate does, or day, month and year that OCR separated by spaces ("15 09 2004" for
+// "15.09.2004").
+func readDocumentDate(s string) (time.Time, bool) { return documentDateIn(parse.DayFirst)(s) }
+
+// documentDateIn is readDocumentDate for a document whose numeric dates with slashes
+// are in the given order (a US licence's "01/07/1973" is 7 January).
+func documentDateIn(order parse.DateOrder) func(string) (time.Time, bool) {
+	return func(s string) (time.Time, bool) {
+		if d, _, ok := parse.DateIn(s, order); ok {
+			return d, true
+		}
+		return spacedDay(s)
+	}
+}
+
+// usIssuer marks an identity document of the United States, whose numeric dates are
+// month first.
+var usIssuer = labelPattern(`re:\busa\b|united states|\bdriver'?s? licen[sc]e|\bdl\s*(?:no|#|n)|\bstate of [a-z]+`)
+
+// idDateOrder is the order of an identity document's numeric dates: as its dates show
+// (see parse.DateOrderOf), else month first on a US document, else day first.
+func idDateOrder(t *text) parse.DateOrder {
+	var b strings.Builder
+	us := false
+	for _, l := range t.lines {
+		b.WriteString(l.text)
+		b.WriteByte('\n')
+		us = us || usIssuer.MatchString(l.f.s)
+	}
+	if o, ok := parse.DateOrderOf(b.String()); ok {
+		return o
+	}
+	if us {
+		return parse.MonthFirst
+	}
+	return parse.DayFirst
+}
+
+// spacedDay reads day, month and year that OCR separated by spaces.
+func spacedDay(s string) (time.Time, bool) {
+	m := spacedDate.FindStringSubmatch(s)
+	if m == nil {
+		return time.Time{}, false
+	}
+	return validDay(atoi(m[3]), atoi(m[2]), atoi(m[1]))
+}
+
+// longestValidity is the longest validity a state gives an identity document (ten
+// years for most adults' cards and passports, fifteen for some, up to twenty where a
+// card outlives its holder's next birthday); an expiry further from the issue date is a
+// misreading.
+const longestValidity = 20
+
+// plausibleExpiry reports whether an expiry read without a machine-readable zone fits
+// the document's issue and birth dates, when they are printed: after both, and within
+// longestValidity years of issue.
+func (r *reading) plausibleExpiry(expiry time.Time) bool {
+	t := r.t
+	read := documentDateIn(idDateOrder(t))
+	if issued, _, ok := valueAfter(t, firstHit(t.find(issueLabels)), read); ok {
+		if !expiry.After(issued) || expiry.After(issued.AddDate(longestValidity, 0, 0)) {
+			return false
+		}
+	}
+	if born, _, ok := valueAfter(t, firstHit(t.find(birthDateLabels)), read); ok && !expiry.After(born) {
+		return false
+	}
+	return true
 }

@@ -101,7 +101,8 @@ func (r *reading) payslipPage() {
 		r.add(FactPayout, net.money, net.cite, 0.85, period)
 	}
 
-	if name, c, ok := r.personName("mitarbeiter/in|mitarbeiter|name, vorname|employee name|employee|arbeitnehmer", "re:^name\\b"); ok {
+	// A pay stub's attached cheque names the payee after "Pay to the order of".
+	if name, c, ok := r.personName("mitarbeiter/in|mitarbeiter|name, vorname|employee name|employee|arbeitnehmer|pay to the order of|#order of#|salarie|dipendente|trabajador|werknemer|pracownik", "re:^name\\b"); ok {
 		r.add("applicant_full_name", name, c, 0.85, period)
 	}
 	r.employer(0.85, period)
@@ -439,10 +440,37 @@ func (r *reading) employer(conf float64, period time.Time) {
 			continue
 		}
 		if name, ok := readEmployer(l.text); ok && !bankName.MatchString(l.text) {
+			// A text layer's cells are the letterhead's; OCR joins the cells of a line.
+			if !pageIsOCR(t, l.page) {
+				name = letterheadName(l.text, name)
+			}
 			r.add("employer_name", name, t.citeLine(l), conf-0.1, period)
 			return
 		}
 	}
+}
+
+// letterheadName is a company name read up to its legal form (see readEmployer) with
+// the words that follow the form in the letterhead's cell: a trade name's last words
+// ("Now Corp Retail"), at most two capitalized words and nothing else in the cell.
+func letterheadName(line, name string) string {
+	for _, c := range cellsOf(line) {
+		rest, ok := strings.CutPrefix(strings.TrimSpace(c.text), name)
+		if !ok {
+			continue
+		}
+		ws := strings.Fields(rest)
+		if len(ws) == 0 || len(ws) > 2 {
+			return name
+		}
+		for _, w := range ws {
+			if !cityCell.MatchString(w) || legalForm.MatchString(w) {
+				return name
+			}
+		}
+		return name + " " + strings.Join(ws, " ")
+	}
+	return name
 }
 
 var bankName = regexp.MustCompile(`(?i)bank|sparkasse|ING-DiBa`)

@@ -295,7 +295,39 @@ func (r *reading) buyer() {
 }
 
 func (r *reading) landRegister() {
+	// The parcel's own address column ("GST-ADRESSE" of an Austrian extract), read by
+	// the page's geometry; it may print a street without postcode.
+	for _, h := range r.t.find("gst-adresse|grundstucksadresse|grundstuckadresse|lage des grundstucks|property address") {
+		if a, c, ok := valueAfter(r.t, h, readStreet); ok {
+			r.add("property_address", a, c, 0.75, time.Time{})
+			return
+		}
+	}
+	// Owners' addresses follow the parcels: an extract lists the land first, then its
+	// owners with their shares, then the charges. Only the part before the owners holds
+	// the property's address.
+	all := r.t
+	for _, l := range all.lines {
+		if ownersSection.MatchString(l.f.s) {
+			r.t = all.before(l.idx)
+			break
+		}
+	}
 	r.propertyAddress(0.8, "freifläche|lage|flurstück")
+	r.t = all
+}
+
+// ownersSection opens a land register's owners: the first share ("ANTEIL: 1/1"), the
+// owners' part's heading.
+var ownersSection = labelPattern(`re:\banteil\s*:|eigentumer|erste abteilung|proprietorship register|proprietor`)
+
+// readStreet reads a street with its house number as a cell holds it ("Winkl 41").
+func readStreet(s string) (string, bool) {
+	s = strings.TrimSpace(s)
+	if !streetCell.MatchString(s) || !strings.ContainsAny(s, "0123456789") {
+		return "", false
+	}
+	return s, true
 }
 
 func (r *reading) livingAreaCalculation() {
@@ -351,6 +383,102 @@ func maxArea(s string) (float64, bool) {
 }
 
 func (r *reading) energyCertificate() {
-	r.propertyAddress(0.8, "adresse|address|gebäude")
+	if !r.partsAddress(0.8) {
+		r.propertyAddress(0.8, "adresse|address|gebäude")
+	}
 	r.constructionYear(0.8)
+}
+
+// Labels of an address's parts on forms that print them in separate cells (an
+// Austrian energy certificate's "Straße", "PLZ/Ort"; "Ort" and "Postleitzahl" apart;
+// "Street", "City", "ZIP"), in the languages of the EU and the US.
+const (
+	streetPartLabels   = "#strase#|#strasse#|#straße#|#street#|#rue#|#via#|#calle#|#straat#|#ulica#|#rua#|street address"
+	postcodePartLabels = "plz/ort|plz, ort|plz ort|#plz#|postleitzahl|zip code|#zip#|postcode|post code|postal code|code postal|#cap#|codigo postal|postcode/plaats|kod pocztowy"
+	cityPartLabels     = "#ort#|#city#|#town#|#ville#|#localita#|#comune#|#ciudad#|#localidad#|#plaats#|#miejscowosc#|#gemeinde#"
+)
+
+var postcodeCell = regexp.MustCompile(`^(?:[A-Z]{1,2}-)?(\d{4,5})(?:\s+(\p{Lu}[\p{L}\-. ]*))?$`)
+
+// partsAddress composes an address a form prints in labelled parts: the street cell
+// after its label, then within the next lines a postcode and a city, in one cell
+// ("7000 Eisenstadt"), in two ("6900", "Bregenz") or under labels of their own. The
+// street must read as one (letters, at most a house number or range after them).
+func (r *reading) partsAddress(conf float64) bool {
+	t := r.t
+	for _, h := range t.find(streetPartLabels) {
+		cells := cellsOf(strings.TrimLeft(h.rest, " :\t"))
+		if len(cells) == 0 || !streetCell.MatchString(cells[0].text) || strings.TrimSpace(h.l.text[:h.start]) != "" {
+			continue
+		}
+		street := strings.TrimSpace(cells[0].text)
+		code, city := "", ""
+		last := h.l
+		for l, k := h.l, 0; k < 4; k++ {
+			n, ok := t.next(l)
+			if !ok {
+				break
+			}
+			l = n
+			if c, y, ok := postcodeAfter(t, n); ok && code == "" {
+				code, last = c, n
+				if city == "" {
+					city = y
+				}
+				continue
+			}
+			if y, ok := cellAfter(n, cityPartLabels); ok && city == "" && !strings.ContainsAny(y, "0123456789") {
+				city, last = y, n
+			}
+		}
+		if code == "" || city == "" {
+			continue
+		}
+		r.add("property_address", street+", "+code+" "+city, t.cite(h.l, last), conf, time.Time{})
+		return true
+	}
+	return false
+}
+
+// streetCell is a street as a cell holds it: words, then perhaps a house number or a
+// range ("Musterstraße 17", "Breitenfurter Straße 535-537", "Münzgrabenstrasse /
+// Klosterwiesgasse").
+var streetCell = regexp.MustCompile(`^\p{L}[\p{L}.' /\-]*(?:\s\d{1,4}[a-zA-Z]?(?:\s?[-/]\s?\d{1,4}[a-zA-Z]?)?)?$`)
+
+// postcodeAfter reads a postcode, and the city beside it when there is one, after a
+// postcode label at the start of the line.
+func postcodeAfter(t *text, l line) (code, city string, ok bool) {
+	re := labelPattern(postcodePartLabels)
+	loc := re.FindStringIndex(l.f.s)
+	if loc == nil || strings.TrimSpace(l.f.s[:loc[0]]) != "" {
+		return "", "", false
+	}
+	cells := cellsOf(strings.TrimLeft(l.text[l.f.orig[loc[1]]:], " :\t"))
+	if len(cells) == 0 {
+		return "", "", false
+	}
+	m := postcodeCell.FindStringSubmatch(strings.TrimSpace(cells[0].text))
+	if m == nil {
+		return "", "", false
+	}
+	city = strings.TrimSpace(m[2])
+	if city == "" && len(cells) > 1 && cityCell.MatchString(cells[1].text) {
+		city = strings.TrimSpace(cells[1].text)
+	}
+	return m[1], city, true
+}
+
+var cityCell = regexp.MustCompile(`^\p{Lu}[\p{L}\-. ]*$`)
+
+// cellAfter is the first cell after a label at the start of the line.
+func cellAfter(l line, spec string) (string, bool) {
+	loc := labelPattern(spec).FindStringIndex(l.f.s)
+	if loc == nil || strings.TrimSpace(l.f.s[:loc[0]]) != "" {
+		return "", false
+	}
+	cells := cellsOf(strings.TrimLeft(l.text[l.f.orig[loc[1]]:], " :\t"))
+	if len(cells) == 0 || !cityCell.MatchString(cells[0].text) {
+		return "", false
+	}
+	return strings.TrimSpace(cells[0].text), true
 }

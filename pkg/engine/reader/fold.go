@@ -65,7 +65,8 @@ func foldString(s string) string { return fold(s).s }
 // labelPattern compiles a label written in folded form into a regular expression that
 // tolerates OCR and spelling noise: umlauts may be spelled with e ("ä" matches a, ae),
 // ß as s, ss or b, l and i as 1 | ! or each other, o as 0, a space as any (or no)
-// white space, a dot as optional. "|" separates alternatives.
+// white space, a dot as optional. "|" separates alternatives; "#" is a word boundary
+// ("#nom#" is the French label, not the start of "nome" or "nombre").
 //
 // A spec starting with "re:" is a plain regular expression (the whole spec); a backslash makes the next
 // character literal.
@@ -86,6 +87,8 @@ func labelPattern(spec string) *regexp.Regexp {
 			switch r {
 			case '\\':
 				escaped = true
+			case '#':
+				b.WriteString(`\b`)
 			case 'ä':
 				b.WriteString("ae?")
 			case 'ö':

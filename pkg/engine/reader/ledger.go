@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/doceval/doceval/pkg/engine/evidence"
+	"github.com/doceval/doceval/pkg/engine/parse"
 )
 
 // statement is one bank statement's ledger as read over its pages.
@@ -271,9 +272,39 @@ func (r *reading) emitStatements(ss []*statement, loc locale) {
 	if period.IsZero() && !newestEnd.IsZero() {
 		period = monthOf(newestEnd)
 	}
+	if r.summaryContradicts(newest, v) {
+		return
+	}
 	conf := 0.9
 	if l := newest.ledger(v.Currency); l.HasOpening && !l.Reconciled {
 		conf = 0.8
 	}
 	r.add("account_balance", v, cite(*a), conf, period)
+}
+
+// Labels of a statement summary's totals: everything paid in and paid out over the
+// period.
+const (
+	totalInSpec  = "paid in|total credits|total deposits|deposits and other credits|money in|summe haben|summe gutschriften|total des credits|total credit"
+	totalOutSpec = "paid out|total debits|total withdrawals|withdrawals and other debits|money out|summe soll|summe lastschriften|total des debits|total debit"
+)
+
+// summaryContradicts reports whether the statement's printed summary says its closing
+// balance is not what it is: opening balance, total paid in and total paid out printed,
+// and opening + in − out is not the closing balance. Such a document's balance is no
+// value to report (one of its figures is wrong, and nothing says which).
+func (r *reading) summaryContradicts(s *statement, closing parse.Money) bool {
+	t := r.t
+	if s.opening == nil || s.opening.amount == nil {
+		return false
+	}
+	in, _, okIn := lineValue(t, firstHit(t.find(totalInSpec)), readMoney)
+	out, _, okOut := lineValue(t, firstHit(t.find(totalOutSpec)), readMoney)
+	if !okIn || !okOut {
+		return false
+	}
+	// A balance's sign may not be printed (an overdraft in a debit column): either
+	// sign of the closing figure may be the one meant.
+	want := s.opening.amount.Cents + abs(in.Cents) - abs(out.Cents)
+	return abs(want-closing.Cents) > 1 && abs(want+closing.Cents) > 1
 }

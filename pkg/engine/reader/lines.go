@@ -29,10 +29,13 @@ type text struct {
 	// geo holds the geometry of each page with words, built when first asked for
 	// (see geometry); shared by the per-page views of onPage.
 	geo map[int]*layout.Page
+	// fuzzy holds the lines (by page and start) where a label was found with OCR's
+	// errors (see findFuzzy), with their text; shared by the per-page views.
+	fuzzy map[[2]int]string
 }
 
 func newText(doc *evidence.Document) *text {
-	t := &text{doc: doc, pages: map[int]string{}, geo: map[int]*layout.Page{}}
+	t := &text{doc: doc, pages: map[int]string{}, geo: map[int]*layout.Page{}, fuzzy: map[[2]int]string{}}
 	ocr := false
 	for _, p := range doc.Pages {
 		t.pages[p.Number] = p.Text
@@ -165,7 +168,8 @@ type labelHit struct {
 }
 
 // find returns every line where the label pattern matches, in order, the first match
-// per line.
+// per line; on OCR pages, when no line spells the label, the lines where OCR garbled it
+// (see findFuzzy).
 func (t *text) find(spec string) []labelHit {
 	re := labelPattern(spec)
 	var out []labelHit
@@ -176,6 +180,9 @@ func (t *text) find(spec string) []labelHit {
 		}
 		end := l.f.orig[loc[1]]
 		out = append(out, labelHit{l: l, start: l.f.orig[loc[0]], end: end, rest: l.text[end:]})
+	}
+	if len(out) == 0 && t.ocr {
+		return t.findFuzzy(spec)
 	}
 	return out
 }
@@ -241,10 +248,17 @@ func lineValue[T any](t *text, h labelHit, read func(string) (T, bool)) (T, evid
 	return zero, evidence.Citation{}, false
 }
 
+// before is the document's lines before line idx, as a view like onPage.
+func (t *text) before(idx int) *text {
+	p := &text{doc: t.doc, pages: t.pages, pairs: t.pairs, ocr: t.ocr, geo: t.geo, fuzzy: t.fuzzy}
+	p.lines = t.lines[:max(0, min(idx, len(t.lines)))]
+	return p
+}
+
 // onPage is the document restricted to one page (a file of several payslips or
 // monthly statements has one per page).
 func (t *text) onPage(n int) *text {
-	p := &text{doc: t.doc, pages: t.pages, pairs: t.pairs, ocr: t.ocr, geo: t.geo}
+	p := &text{doc: t.doc, pages: t.pages, pairs: t.pairs, ocr: t.ocr, geo: t.geo, fuzzy: t.fuzzy}
 	for _, l := range t.lines {
 		if l.page == n {
 			l.idx = len(p.lines)

@@ -85,11 +85,46 @@ func (t *text) mrzData(z mrz.Zone) mrzData {
 		return strings.Join(words, " ")
 	}
 	d.surname, d.given = confirm(z.Surname), confirm(z.Given)
+	if d.given == "" && z.Names != "" {
+		if sn, gn, ok := splitNames(z.Names, viz); ok {
+			d.surname, d.given = sn, gn
+		}
+	}
 	d.vizConfirmed = d.surname != "" && d.given != ""
 	for _, w := range strings.Fields(d.surname + " " + d.given) {
 		d.vizConfirmed = d.vizConfirmed && viz[w]
 	}
 	return d
+}
+
+// splitNames splits a zone's name field whose "<<" OCR read as letters
+// ("ROSSIKCKKELENA KK"): a surname the visual zone prints, then nothing but filler-like
+// letters, then a given name the visual zone prints, then further given names it prints.
+func splitNames(names string, viz map[string]bool) (surname, given string, ok bool) {
+	words := strings.Fields(names)
+	if len(words) == 0 {
+		return "", "", false
+	}
+	w := words[0]
+	for p := 2; p+3 <= len(w); p++ {
+		if !viz[w[:p]] {
+			continue
+		}
+		for q := p + 1; q+2 <= len(w) && strings.Trim(w[p:q], icaoFillerLike) == ""; q++ {
+			if !viz[w[q:]] {
+				continue
+			}
+			given := []string{w[q:]}
+			for _, x := range words[1:] {
+				if !viz[x] {
+					break
+				}
+				given = append(given, x)
+			}
+			return w[:p], strings.Join(given, " "), true
+		}
+	}
+	return "", "", false
 }
 
 // icaoFillerLike are the letters OCR reads a zone's filler as.

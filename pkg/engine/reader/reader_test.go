@@ -386,3 +386,41 @@ func TestReadNameWordsAfterTranslations(t *testing.T) {
 		require.False(t, ok, in)
 	}
 }
+
+// Cards in other languages label their fields in their own words beside English:
+// surname and given names are read under "Cognome"/"Nome", "Apellidos"/"Nombre",
+// "Nom"/"Prénoms", and "Nom" is not read inside "Nome".
+func TestIdentityLabelsInOtherLanguages(t *testing.T) {
+	t.Parallel()
+	for page, want := range map[string]string{
+		"CARTA DI IDENTITÀ\nCOGNOME\nBIANCHI\nNOME\nGIULIA\nDATA DI NASCITA\n12.05.1990":                     "Giulia Bianchi",
+		"DOCUMENTO NACIONAL DE IDENTIDAD\nAPELLIDOS\nGARCIA\nNOMBRE\nLUCIA\nFECHA DE NACIMIENTO\n12 05 1990": "Lucia Garcia",
+		"CARTE D'IDENTITÉ\nNom: MARTIN\nPrénoms: CLAIRE\nNé(e) le: 12.05.1990":                               "Claire Martin",
+	} {
+		f := factsByKey(Facts(document("id_card", page), []string{"id_card"}))
+		require.Equal(t, []any{want}, f["applicant_full_name"], page)
+	}
+	re := labelPattern("#nom#|cognome")
+	require.False(t, re.MatchString("nome"))
+	require.True(t, re.MatchString("nom / surname"))
+}
+
+// OCR read a TD1 zone's "<<" between surname and given name as letters
+// ("ROSSIKCKKELENA"): the visual zone's words split them again, and a zone word the
+// visual zone does not print is not split.
+func TestIdentityGluedZoneNamesSplitByVisualZone(t *testing.T) {
+	t.Parallel()
+	zone := td1("T22000129", "870618", "300514", "ROSSIKCKKELENA<KK")
+	f := factsByKey(Facts(document("id_card", "ROSSI\nELENA\n"+zone), []string{"id_card"}))
+	require.Equal(t, []any{"Elena Rossi"}, f["applicant_full_name"])
+
+	viz := map[string]bool{"ROSSI": true, "ELENA": true, "MARIA": true}
+	sn, gn, ok := splitNames("ROSSIKCKKELENA MARIA KK", viz)
+	require.True(t, ok)
+	require.Equal(t, "ROSSI", sn)
+	require.Equal(t, "ELENA MARIA", gn)
+	_, _, ok = splitNames("ROSSIKCKKELENO", viz)
+	require.False(t, ok)
+	_, _, ok = splitNames("ROSSIABELENA", viz)
+	require.False(t, ok, "AB is no filler")
+}

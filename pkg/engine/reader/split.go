@@ -97,7 +97,7 @@ var pageNumbering = regexp.MustCompile(`(?i)(?:\b(?:seite|page|blatt|sheet|s\.)\
 var openingBalance = labelPattern(openingSpec)
 
 func readPage(t *text, n int) pageInfo {
-	p := pageInfo{number: n, score: scorePage(t.lines)}
+	p := pageInfo{number: n, score: scorePage(t)}
 	best := 0.0
 	for typ, s := range p.score.scores {
 		if s >= 4 && (s > best || (s == best && typ < p.typ)) {

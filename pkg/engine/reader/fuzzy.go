@@ -1,0 +1,159 @@
+package reader
+
+import (
+	"slices"
+	"strings"
+	"sync"
+	"unicode"
+
+	"github.com/doceval/doceval/pkg/engine/evidence"
+)
+
+// OCR garbles the words readers key on ("Geburstag/Date ot brin", "délivrée te"). On
+// OCR pages a label or cue that no line spells is looked for again with errors allowed:
+// each of a spec's plain alternatives against as many words of a line, each word within
+// an edit distance that grows with its length (see tolerance).
+// A reading found that way is less sure (see fuzzyPenalty).
+
+// fuzzyAlt is one alternative of a label spec: its folded words.
+type fuzzyAlt []string
+
+var fuzzySpecs sync.Map // spec → []fuzzyAlt
+
+// fuzzyAlts are the alternatives of a spec that may be matched with errors: plain ones
+// (not "re:") with a word of at least five letters; shorter labels are too easily
+// another word.
+func fuzzyAlts(spec string) []fuzzyAlt {
+	if v, ok := fuzzySpecs.Load(spec); ok {
+		return v.([]fuzzyAlt)
+	}
+	var out []fuzzyAlt
+	if !strings.HasPrefix(spec, "re:") {
+		for _, alt := range strings.Split(spec, "|") {
+			ws := wordsOf(foldString(strings.NewReplacer("#", "", `\`, "").Replace(alt)))
+			var a fuzzyAlt
+			long := false
+			for _, w := range ws {
+				a = append(a, w.s)
+				long = long || len(w.s) >= 5
+			}
+			if long {
+				out = append(out, a)
+			}
+		}
+	}
+	fuzzySpecs.Store(spec, out)
+	return out
+}
+
+// word is a run of letters or digits in a folded line, with its byte range.
+type word struct {
+	s          string
+	start, end int
+}
+
+func wordsOf(s string) []word {
+	var out []word
+	start := -1
+	for i, r := range s + " " {
+		in := unicode.IsLetter(r) || unicode.IsDigit(r)
+		switch {
+		case in && start < 0:
+			start = i
+		case !in && start >= 0:
+			out = append(out, word{s: s[start:i], start: start, end: i})
+			start = -1
+		}
+	}
+	return out
+}
+
+// tolerance is how many edits OCR may have made in a label of n letters: about one in
+// five, none in a word of fewer than five.
+func tolerance(n int) int {
+	switch {
+	case n < 5:
+		return 0
+	case n < 8:
+		return 1
+	case n < 13:
+		return 2
+	}
+	return 3
+}
+
+// fuzzyMatch finds the spec's alternative in the folded line with errors, word by
+// word, each word within its own tolerance (a short word exactly): the byte range in
+// the fold and the edits, the fewest first.
+func fuzzyMatch(spec, folded string) (start, end, edits int, ok bool) {
+	alts := fuzzyAlts(spec)
+	if len(alts) == 0 {
+		return 0, 0, 0, false
+	}
+	ws := wordsOf(folded)
+	edits = 1 << 30
+	for _, a := range alts {
+	window:
+		for i := 0; i+len(a) <= len(ws); i++ {
+			d := 0
+			for j, w := range a {
+				got := ws[i+j].s
+				tol := tolerance(len(w))
+				if abs(int64(len(got)-len(w))) > int64(tol) {
+					continue window
+				}
+				e := EditDistance(got, w)
+				if e > tol {
+					continue window
+				}
+				d += e
+			}
+			if d < edits {
+				start, end, edits, ok = ws[i].start, ws[i+len(a)-1].end, d, true
+			}
+		}
+	}
+	return start, end, edits, ok
+}
+
+// fuzzyPenalty is what a label matched with errors takes from a value's confidence.
+const fuzzyPenalty = 0.1
+
+// findFuzzy is find for a label no line of an OCR page spells: the lines where it
+// matches with errors. The lines are remembered, so that a value cited from them is
+// less sure.
+func (t *text) findFuzzy(spec string) []labelHit {
+	var out []labelHit
+	for _, l := range t.lines {
+		if !pageIsOCR(t, l.page) {
+			continue
+		}
+		s, e, _, ok := fuzzyMatch(spec, l.f.s)
+		if !ok {
+			continue
+		}
+		end := l.f.orig[e]
+		out = append(out, labelHit{l: l, start: l.f.orig[s], end: end, rest: l.text[end:]})
+		if t.fuzzy != nil {
+			t.fuzzy[[2]int{l.page, l.start}] = l.text
+		}
+	}
+	return out
+}
+
+// fromFuzzyLabel reports whether a citation quotes a line where a label was found with
+// errors.
+func (t *text) fromFuzzyLabel(c evidence.Citation) bool {
+	for at, s := range t.fuzzy {
+		if slices.Contains(c.Pages, at[0]) && strings.Contains(c.Excerpt, evidence.Normalize(s)) {
+			return true
+		}
+	}
+	return false
+}
+
+// fuzzyFound reports whether the spec matches the folded line with OCR's errors.
+func fuzzyFound(spec, folded string) bool {
+	_, _, _, ok := fuzzyMatch(spec, folded)
+	return ok
+}

@@ -1,0 +1,247 @@
+package reader
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/doceval/doceval/pkg/engine/evidence"
+)
+
+// ocrDocument is document with every page's text from OCR.
+func ocrDocument(slot string, pages ...string) *evidence.Document {
+	d := document(slot, pages...)
+	for i := range d.Pages {
+		d.Pages[i].OCR = true
+	}
+	return d
+}
+
+// OCR's garbled labels match word by word within a tolerance that grows with the
+// word's length; a short word must be exact, and a phrase is not matched by another
+// phrase that shares its long word ("a statement" is no "bank statement").
+func TestFuzzyMatch(t *testing.T) {
+	t.Parallel()
+	for spec, line := range map[string]string{
+		"geburtstag":                 "Geburstag/Date ot birth",
+		"delivree le":                "délivrée le: 16.09.1994",
+		"date of birth":              "date of birtn",
+		"nettoverdienst|gross pay":   "Nettoverdlenst 2.345,67",
+		"kontoauszug|bank statement": "KONTOAUSZUC Nr. 3",
+	} {
+		_, _, edits, ok := fuzzyMatch(spec, foldString(line))
+		require.True(t, ok, "%s in %q", spec, line)
+		require.LessOrEqual(t, edits, 2)
+	}
+	for spec, line := range map[string]string{
+		"bank statement": "This form is a statement of final loan terms",
+		"#nom#":          "Nam: Martin",
+		"saldo":          "Salat",
+		"date of expiry": "date of entry",
+	} {
+		_, _, _, ok := fuzzyMatch(spec, foldString(line))
+		require.False(t, ok, "%s in %q", spec, line)
+	}
+}
+
+// On an OCR page a label OCR garbled is still found, and the value read after it is
+// less sure than after a label spelled right; on a text layer nothing is guessed.
+func TestFuzzyLabelLowersConfidence(t *testing.T) {
+	t.Parallel()
+	conf := func(d *evidence.Document) float64 {
+		for _, f := range Facts(d, []string{"id_card"}) {
+			if f.Key == "id_document_expiry_date" {
+				require.Equal(t, time.Date(2031, 5, 3, 0, 0, 0, 0, time.UTC), f.Value)
+				return f.Confidence
+			}
+		}
+		return -1
+	}
+	exact := conf(ocrDocument("id_card", "PERSONALAUSWEIS\nGültig bis\n03.05.2031"))
+	garbled := conf(ocrDocument("id_card", "PERSONALAUSWEIS\nGultiq bis\n03.05.2031"))
+	require.Greater(t, exact, 0.0)
+	require.Greater(t, garbled, 0.0)
+	require.Less(t, garbled, exact)
+	require.Equal(t, -1.0, conf(document("id_card", "PERSONALAUSWEIS\nGultiq bis\n03.05.2031")))
+}
+
+// A ledger is dated rows with amounts in order; balances that follow from each other
+// by the row's amount make it surer. Rows out of order or too few are none.
+func TestLedgerShape(t *testing.T) {
+	t.Parallel()
+	lines := func(s ...string) []line {
+		var out []line
+		for _, l := range s {
+			out = append(out, line{text: l, f: fold(l)})
+		}
+		return out
+	}
+	ledger := lines(
+		"22 Oct 2013 Faster Payment Amazon 132.30 1,671.60",
+		"24 Oct 2013 BACS Tebay Trading Co. 515.22 1,156.38",
+		"25 Oct 2013 Card Morrisons 80.00 1,076.38",
+		"27 Oct 2013 ATM High Street 100.00 976.38",
+		"01 Nov 2013 Salary ACME 2,000.00 2,976.38",
+	)
+	rows, adding := ledgerShape(ledger)
+	require.Equal(t, 5, rows)
+	require.Equal(t, 4, adding)
+
+	shuffled := lines(
+		"03.05. Miete 950,00", "28.01. Strom 80,00", "14.09. Gehalt 2.100,00", "02.02. Kino 12,00", "30.11. Bahn 39,90", "01.04. Buch 9,99")
+	rows, _ = ledgerShape(shuffled)
+	require.Zero(t, rows, "days out of order are no ledger")
+	rows, _ = ledgerShape(ledger[:4])
+	require.Zero(t, rows, "four rows are too few")
+}
+
+// Structure decides the type where the words are in another language or garbled: a
+// ledger with an English balance cue is a bank statement, an energy figure per square
+// metre and year an energy certificate.
+func TestStructureClassifies(t *testing.T) {
+	t.Parallel()
+	statement := document("", `Royal Bank
+Previous Balance £1,803.90
+22 Oct 2013 Faster Payment Amazon 132.30 1,671.60
+24 Oct 2013 BACS Tebay Trading Co. 515.22 1,156.38
+25 Oct 2013 Card Morrisons 80.00 1,076.38
+27 Oct 2013 ATM High Street 100.00 976.38
+01 Nov 2013 Salary ACME 2,000.00 2,976.38`)
+	require.Equal(t, "bank_statement", Classify(statement)[0].Type)
+
+	energy := document("", "Certificat\nConsommation énergétique 182 kWh/m².an\nÉmissions 12 kg CO2/m².an\nLogement économe")
+	s := scorePage(newText(energy)).scores
+	require.Equal(t, float64(energyWeight), s["energy_certificate"])
+}
+
+// Titles in the languages of the EU type a document as the German and English ones do.
+func TestTitlesInOtherLanguages(t *testing.T) {
+	t.Parallel()
+	for text, want := range map[string]string{
+		"BULLETIN DE PAIE\nPériode du 01/03/2024 au 31/03/2024\nSalaire brut 3 200,00\nNet à payer 2 480,00": "salary_statement",
+		"RELEVÉ DE COMPTE\nAncien solde 1 200,00\nNouveau solde 1 450,00":                                    "bank_statement",
+		"ESTRATTO CONTO\nSaldo iniziale 1.200,00":                                                            "bank_statement",
+		"GRUNDBUCH\nKATASTRALGEMEINDE 73518 Zlapp EINLAGEZAHL 221":                                           "land_register_extract",
+		"DOCUMENTO NACIONAL DE IDENTIDAD\nAPELLIDOS\nGARCIA":                                                 "id_card",
+	} {
+		require.Equal(t, want, Classify(document("", text))[0].Type, text)
+	}
+}
+
+// The back of an identity card without a zone (address, validity, issuing authority)
+// is an ID card by its labelled fields; a card called a passport card is a card; a
+// long form asking for a person's data is neither.
+func TestIdentityStructureClassifies(t *testing.T) {
+	t.Parallel()
+	back := ocrDocument("", "Adresse: 104 RUE DES FLEURS\n92100 BOULOGNE\nCarte valable jusqu'au : 15 09 2004\ndélivrée te: 16.09.1994\nSignature de l'autorité :")
+	require.Equal(t, "id_card", Classify(back)[0].Type)
+	f := factsByKey(Facts(back, []string{"id_card"}))
+	require.Equal(t, []any{time.Date(2004, 9, 15, 0, 0, 0, 0, time.UTC)}, f["id_document_expiry_date"])
+
+	card := ocrDocument("", "UNITED STATES\nPASSPORT CARD\nSurname\nTRAVELER\nGiven Names\nHAPPY\nDate of Birth\n1 JAN 1981\nExpires On\n29 NOV 2019\nNationality\nUSA")
+	require.Equal(t, "id_card", Classify(card)[0].Type)
+
+	form := "Selbstauskunft\n"
+	for range 70 {
+		form += "Name Vorname Geburtsdatum Staatsangehörigkeit Ausweis gültig bis ausgestellt am Behörde\n"
+	}
+	require.NotEqual(t, "id_card", Classify(document("", form))[0].Type)
+}
+
+// Without a zone an expiry is checked against the issue and birth dates printed beside
+// it: before issue, or beyond any validity a state gives, it is not sure.
+func TestExpiryPlausibility(t *testing.T) {
+	t.Parallel()
+	expiry := func(page string) evidence.Fact {
+		for _, f := range Facts(document("id_card", page), []string{"id_card"}) {
+			if f.Key == "id_document_expiry_date" {
+				return f
+			}
+		}
+		t.Fatalf("no expiry in %q", page)
+		return evidence.Fact{}
+	}
+	require.Equal(t, 0.9, expiry("Date of issue: 16.09.2014\nDate of expiry: 15.09.2024").Confidence)
+	require.Equal(t, 0.4, expiry("Date of issue: 16.09.2014\nDate of expiry: 15.09.2004").Confidence)
+	require.Equal(t, 0.4, expiry("Date of issue: 16.09.1994\nDate of expiry: 15.09.2024").Confidence)
+	require.Equal(t, 0.4, expiry("Date of birth: 01.01.1990\nDate of expiry: 15.09.1984").Confidence)
+	d, ok := readDocumentDate("15 09 2004")
+	require.True(t, ok)
+	require.Equal(t, time.Date(2004, 9, 15, 0, 0, 0, 0, time.UTC), d)
+	_, ok = readDocumentDate("15 13 2004")
+	require.False(t, ok)
+}
+
+// A statement whose printed summary does not add up (opening + paid in − paid out is
+// not the closing balance) gives no account balance; one that adds up does.
+func TestContradictorySummaryGivesNoBalance(t *testing.T) {
+	t.Parallel()
+	page := func(closing string) string {
+		return `Bank Statement
+Previous Balance £1,803.90
+Paid Out £2,684.10
+Paid In £2,180.40
+New Balance £` + closing + `
+Date Description Paid In Paid Out Balance
+22 Oct 2023 Faster Payment Amazon 132.30 1,671.60`
+	}
+	f := factsByKey(Facts(document("bank_statement", page("300.20")), []string{"bank_statement"}))
+	require.Empty(t, f["account_balance"])
+	f = factsByKey(Facts(document("bank_statement", page("1,300.20")), []string{"bank_statement"}))
+	require.Len(t, f["account_balance"], 1)
+}
+
+// An address a form prints in labelled parts is put together: street, then postcode
+// and city in one cell, in two, or under labels of their own.
+func TestAddressFromLabelledParts(t *testing.T) {
+	t.Parallel()
+	for page, want := range map[string]string{
+		"Energieausweis für Wohngebäude\nStraße          Musterstraße 17          Katastralgemeinde   Eisenstadt\nPLZ/Ort         7000 Eisenstadt          KG-Nr.              30003": "Musterstraße 17, 7000 Eisenstadt",
+		"Energieausweis für Wohngebäude\nStraße          Musterstraße 1           Katastralgemeinde   Bregenz\nPLZ, Ort        6900       Bregenz       KG-Nummer           91103":    "Musterstraße 1, 6900 Bregenz",
+		"Energieausweis für Wohngebäude\nStraße:   Breitenfurter Straße 535-537\nOrt:      Wien-Liesing\nPostleitzahl:   1230":                                                        "Breitenfurter Straße 535-537, 1230 Wien-Liesing",
+	} {
+		f := factsByKey(Facts(document("energy_certificate", page), []string{"energy_certificate"}))
+		require.Equal(t, []any{want}, f["property_address"], page)
+	}
+	// A street without postcode and city is no address.
+	f := factsByKey(Facts(document("energy_certificate", "Energieausweis für Wohngebäude\nStraße   Musterstraße 17\nBaujahr 2016"), []string{"energy_certificate"}))
+	require.Empty(t, f["property_address"])
+}
+
+// A letterhead's company name runs to the end of its cell when a trade name follows the
+// legal form; an address or more words after it are not the name.
+func TestLetterheadName(t *testing.T) {
+	t.Parallel()
+	require.Equal(t, "Now Corp Retail", letterheadName("   Now Corp Retail          Period Beginning: 03/30/2015", "Now Corp"))
+	require.Equal(t, "ACME GmbH", letterheadName("ACME GmbH Niederlassung Köln Süd West", "ACME GmbH"))
+	require.Equal(t, "ACME Inc.", letterheadName("ACME Inc.", "ACME Inc."))
+}
+
+// A US driver licence has no zone: its type from its title, its fields after their
+// abbreviated labels, its dates month first.
+func TestDriverLicence(t *testing.T) {
+	t.Parallel()
+	dl := ocrDocument("", "CALIFORNIA\nDRIVER LICENSE\nDL I1234568\nEXP 08/01/2014\nLN CARDHOLDER\nFN IMA\n2570 24TH STREET\nANYTOWN, CA 95818\nDOB 03/04/1977\nISS 08/01/2009")
+	require.Equal(t, "id_card", Classify(dl)[0].Type)
+	f := factsByKey(Facts(dl, []string{"id_card"}))
+	require.Equal(t, []any{"Ima Cardholder"}, f["applicant_full_name"])
+	require.Equal(t, []any{time.Date(1977, 3, 4, 0, 0, 0, 0, time.UTC)}, f["applicant_date_of_birth"])
+	require.Equal(t, []any{time.Date(2014, 8, 1, 0, 0, 0, 0, time.UTC)}, f["id_document_expiry_date"])
+	require.Equal(t, []any{"I1234568"}, f["id_document_number"])
+}
+
+// A residence permit is "other", yet its zone names its holder, birth date, number and
+// expiry as an ID card's does.
+func TestResidencePermitRead(t *testing.T) {
+	t.Parallel()
+	permit := document("", "AUFENTHALTSTITEL\nRESIDENCE PERMIT\n"+
+		"ARD<<T220001293<<<<<<<<<<<<<<<\n8706180F3005143UTO<<<<<<<<<<<2\nERIKSSON<<ANNA<MARIA<<<<<<<<<<")
+	types := Classify(permit)
+	require.Equal(t, "other", types[0].Type)
+	f := factsByKey(Facts(permit, []string{"other"}))
+	require.Equal(t, []any{time.Date(1987, 6, 18, 0, 0, 0, 0, time.UTC)}, f["applicant_date_of_birth"])
+	require.Equal(t, []any{time.Date(2030, 5, 14, 0, 0, 0, 0, time.UTC)}, f["id_document_expiry_date"])
+	require.Equal(t, []any{"T22000129"}, f["id_document_number"])
+	require.Len(t, f["applicant_full_name"], 1)
+}
