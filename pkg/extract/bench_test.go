@@ -56,13 +56,45 @@ func BenchmarkTextPDF(b *testing.B) {
 	})
 }
 
+// frenchPDF is benchPDF's statement in French: its pages are read a second time with
+// the French model.
+func frenchPDF(pages int) []byte {
+	var ps [][]string
+	for i := range pages {
+		ps = append(ps, []string{
+			fmt.Sprintf("Releve de compte du mois de janvier %d", 2026-i),
+			"Date        Libelle des operations                 Montant",
+			"02.01.2026  Virement du salaire de la societe      3.250,00",
+			"03.01.2026  Loyer pour le logement et les charges  -1.150,00",
+			"05.01.2026  Prelevement sur le compte de la banque   -84,20",
+			fmt.Sprintf("Nouveau solde au 31 janvier                      %d.120,55", 10+i),
+		})
+	}
+	return makePDF(ps)
+}
+
 // BenchmarkScanPDF: a 3-page scan at 200 dpi, rendering and tesseract run directly
-// versus the extractor (which renders and OCRs each page without a text layer).
+// versus the extractor (which renders and OCRs each page without a text layer); in
+// German (one pass a page) and in French (a second pass with the French model).
 func BenchmarkScanPDF(b *testing.B) {
 	if err := CheckTools(); err != nil {
 		b.Skip(err)
 	}
-	jpegs, w, h := scanOf(b, benchPDF(3), 200)
+	benchScan(b, benchPDF(3))
+}
+
+func BenchmarkScanPDFFrench(b *testing.B) {
+	if err := CheckTools(); err != nil {
+		b.Skip(err)
+	}
+	if !languageInstalled(context.Background(), "fra", Options{}) {
+		b.Skip("tesseract has no French model (make tools installs it)")
+	}
+	benchScan(b, frenchPDF(3))
+}
+
+func benchScan(b *testing.B, pdf []byte) {
+	jpegs, w, h := scanOf(b, pdf, 200)
 	path := writeTemp(b, "scan.pdf", imagePDF(jpegs, w, h, 200))
 	b.Run("tools_direct", func(b *testing.B) {
 		for b.Loop() {

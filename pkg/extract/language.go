@@ -8,8 +8,7 @@ import (
 )
 
 // A page in a language other than the first pass's (deu+eng) is read once more with
-// that language's model beside English, and the second reading is kept when it scores
-// better. The language is told by the first reading itself: its function words and the
+// that language's model, and the second reading is kept when it scores better. The language is told by the first reading itself: its function words and the
 // letters only that language writes. The submission's language says nothing here: it
 // is the language of the reasoning, not of the documents.
 
@@ -64,6 +63,16 @@ func pageLanguage(text string) string {
 		return ""
 	}
 	return best
+}
+
+// rereadLanguage is the language a page's first reading should be read again in: the
+// one it shows (see pageLanguage) when the reading is not already sure
+// (relanguageBelow); "" for none.
+func rereadLanguage(first tsvPage) string {
+	if first.conf >= relanguageBelow {
+		return ""
+	}
+	return pageLanguage(first.text)
 }
 
 var (

@@ -17,3 +17,16 @@ func TestPageLanguage(t *testing.T) {
 		}
 	}
 }
+
+// A page in another language is read again only when its first reading is not already
+// sure: a clean page keeps its one pass.
+func TestRereadLanguage(t *testing.T) {
+	t.Parallel()
+	french := "CARTE NATIONALE D'IDENTITÉ\nNom: DUPONT\nPrénom(s): MARIE\nNée le: 01.02.1970 à LYON"
+	if got := rereadLanguage(tsvPage{text: french, conf: 0.8}); got != "fra" {
+		t.Errorf("a doubtful French reading: %q, want fra", got)
+	}
+	if got := rereadLanguage(tsvPage{text: french, conf: 0.95}); got != "" {
+		t.Errorf("a sure French reading: %q, want none", got)
+	}
+}

@@ -30,6 +30,10 @@ const (
 	// hiResBelow: a PDF page read with a lower mean confidence is rendered at hiResDPI
 	// and read again.
 	hiResBelow = 0.75
+	// relanguageBelow: a page in another language (see pageLanguage) whose first
+	// reading's mean confidence is lower is read again with that language's model; one
+	// read this well loses nothing a second pass would find.
+	relanguageBelow = 0.9
 	hiResDPI   = 300
 	// minOSDConfidence is tesseract's orientation confidence below which its guess is
 	// not acted on.
@@ -88,9 +92,12 @@ func readScan(ctx context.Context, dir, path string, hiRes func(context.Context)
 			best.tsv, img = r, hi
 		}
 	}
-	if lang := pageLanguage(best.tsv.text); read && lang != "" && !strings.Contains(opt.Languages, lang) && languageInstalled(ctx, lang, opt) {
+	if lang := rereadLanguage(best.tsv); read && lang != "" && !strings.Contains(opt.Languages, lang) && languageInstalled(ctx, lang, opt) {
+		// The language's model alone: it reads English labels and Latin names as
+		// well as with English beside it, at half the cost of two models (the page
+		// then takes one and a half passes, not two).
 		o := opt
-		o.Languages = lang + "+eng"
+		o.Languages = lang
 		r, err := tesseract(ctx, img.path, o)
 		if err != nil {
 			return scanReading{}, err
