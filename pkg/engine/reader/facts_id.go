@@ -189,7 +189,10 @@ func (r *reading) zoneDate(key, labels string, inZone time.Time, checked bool, z
 	case ok && checked && inZone.Equal(viz):
 		r.addChecked(key, viz, c, 0.95)
 	case checked && ok:
-		r.addChecked(key, inZone, zoneCite, 0.8)
+		// The zones disagree: the zone's reading, which its check digit confirms, is
+		// the likelier, but not sure, and the citation quotes both so that a reviewer
+		// sees the disagreement.
+		r.addChecked(key, inZone, joinCitations(t, zoneCite, c), zonesDisagree)
 	case checked:
 		r.addChecked(key, inZone, zoneCite, 0.9)
 	case ok && key == "id_document_expiry_date" && !r.plausibleExpiry(viz):
@@ -200,6 +203,10 @@ func (r *reading) zoneDate(key, labels string, inZone time.Time, checked bool, z
 		r.add(key, viz, c, 0.9, time.Time{})
 	}
 }
+
+// zonesDisagree is how sure a zone's checked reading is when the visual zone prints
+// another value for the same field.
+const zonesDisagree = 0.7
 
 // zoneNumber reads the document number from a zone the structural reader found: a
 // reading of the zone's number (see icao.Variants) that the visual zone prints too is
@@ -230,7 +237,12 @@ func (r *reading) zoneNumber(z icao.Zone, mrzCite evidence.Citation) {
 		if z.NumberCost > 0 {
 			conf = 0.75
 		}
-		r.addChecked("id_document_number", z.Number, mrzCite, conf)
+		cite := mrzCite
+		if num, c, ok := r.labelledNumber(); ok && num != z.Number {
+			// The visual zone labels another number: reported, not resolved.
+			conf, cite = min(conf, zonesDisagree), joinCitations(t, mrzCite, c)
+		}
+		r.addChecked("id_document_number", z.Number, cite, conf)
 		return
 	}
 	if num, c, ok := r.printedNumber(); ok {
@@ -317,6 +329,17 @@ func readLabelledNumber(s string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// labelledNumber is the number the visual zone prints after a number label.
+func (r *reading) labelledNumber() (string, evidence.Citation, bool) {
+	t := r.t
+	for _, h := range t.find(numberLabels) {
+		if v, c, ok := valueAfter(t, h, readLabelledNumber); ok {
+			return v, c, true
+		}
+	}
+	return "", evidence.Citation{}, false
 }
 
 func (r *reading) printedNumber() (string, evidence.Citation, bool) {

@@ -448,7 +448,51 @@ func (r *reading) employer(conf float64, period time.Time) {
 			return
 		}
 	}
+	if name, c, ok := letterheadOrganization(t); ok {
+		r.add("employer_name", name, c, letterheadOrgConfidence, period)
+	}
 }
+
+// letterheadOrgConfidence is how sure an employer read from the letterhead's address
+// block alone is: a university, an authority or a firm that prints no legal form.
+const letterheadOrgConfidence = 0.6
+
+// letterheadOrganization reads the sender at the very top of a text layer's first page
+// when it prints no legal form: the first cell of one of the first lines, over a street
+// and a town with its postcode in the same column ("The University of North Carolina
+// at Chapel Hill" / "103 South Building, …" / "Chapel Hill, NC 27599-9100"). A person's
+// name there is the employee's address block, not the employer's.
+func letterheadOrganization(t *text) (string, evidence.Citation, bool) {
+	for i, l := range t.lines {
+		if i >= 3 || l.page != t.lines[0].page || pageIsOCR(t, l.page) {
+			break
+		}
+		name := leadingCell(l.text)
+		n1, ok1 := t.next(l)
+		if !ok1 || strings.HasPrefix(n1.text, " ") != strings.HasPrefix(l.text, " ") {
+			continue
+		}
+		n2, ok2 := t.next(n1)
+		if !ok2 || !streetLine.MatchString(leadingCell(n1.text)) || !postcodeTown.MatchString(leadingCell(n2.text)) {
+			continue
+		}
+		_, person := readName(name)
+		titled := len(scorePage(&text{doc: t.doc, lines: []line{l}}).titled) > 0 // "Earnings Statement"
+		if person || titled || !organizationCell.MatchString(name) || strings.Contains(name, ":") || headingWord.MatchString(name) {
+			continue
+		}
+		return name, t.cite(l, n2), true
+	}
+	return "", evidence.Citation{}, false
+}
+
+// organizationCell is an organization's name: two to ten words, capitalized first, no
+// digits.
+var organizationCell = regexp.MustCompile(`^\p{Lu}[\p{L}&.,'\-]*(?:\s[\p{L}&.,'\-]+){1,9}$`)
+
+// postcodeTown is a town with its postcode: "Chapel Hill, NC 27599-9100", "50667 Köln",
+// "London SW1A 1AA".
+var postcodeTown = regexp.MustCompile(`^(?:\p{L}[\p{L}.\- ]*,?\s+[A-Z]{2}\s+\d{5}(?:-\d{4})?|(?:[A-Z]{1,2}-)?\d{4,5}\s+\p{L}[\p{L}.\- ]*|\p{L}[\p{L}.\- ]*\s+[A-Z]{1,2}\d[A-Z\d]?\s*\d[A-Z]{2})$`)
 
 // letterheadName is a company name read up to its legal form (see readEmployer) with
 // the words that follow the form in the letterhead's cell: a trade name's last words

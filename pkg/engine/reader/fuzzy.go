@@ -1,7 +1,6 @@
 package reader
 
 import (
-	"slices"
 	"strings"
 	"sync"
 	"unicode"
@@ -120,8 +119,7 @@ func fuzzyMatch(spec, folded string) (start, end, edits int, ok bool) {
 const fuzzyPenalty = 0.1
 
 // findFuzzy is find for a label no line of an OCR page spells: the lines where it
-// matches with errors. The lines are remembered, so that a value cited from them is
-// less sure.
+// matches with errors, the hits marked fuzzy.
 func (t *text) findFuzzy(spec string) []labelHit {
 	var out []labelHit
 	for _, l := range t.lines {
@@ -133,24 +131,23 @@ func (t *text) findFuzzy(spec string) []labelHit {
 			continue
 		}
 		end := l.f.orig[e]
-		out = append(out, labelHit{l: l, start: l.f.orig[s], end: end, rest: l.text[end:]})
-		if t.fuzzy != nil {
-			t.fuzzy[[2]int{l.page, l.start}] = l.text
-		}
+		out = append(out, labelHit{l: l, start: l.f.orig[s], end: end, rest: l.text[end:], fuzzy: true})
 	}
 	return out
 }
 
-// fromFuzzyLabel reports whether a citation quotes a line where a label was found with
-// errors.
-func (t *text) fromFuzzyLabel(c evidence.Citation) bool {
-	for at, s := range t.fuzzy {
-		if slices.Contains(c.Pages, at[0]) && strings.Contains(c.Excerpt, evidence.Normalize(s)) {
-			return true
-		}
+// fromFuzzy remembers the citation of a value read after a fuzzy label hit, so that
+// recording it lowers its confidence (see fromFuzzyLabel); it returns the citation.
+func (t *text) fromFuzzy(h labelHit, c evidence.Citation, ok bool) evidence.Citation {
+	if ok && h.fuzzy && t.fuzzy != nil {
+		t.fuzzy[c.Excerpt] = true
 	}
-	return false
+	return c
 }
+
+// fromFuzzyLabel reports whether a citation is one of a value read after a label found
+// with errors.
+func (t *text) fromFuzzyLabel(c evidence.Citation) bool { return t.fuzzy[c.Excerpt] }
 
 // fuzzyFound reports whether the spec matches the folded line with OCR's errors.
 func fuzzyFound(spec, folded string) bool {

@@ -29,13 +29,13 @@ type text struct {
 	// geo holds the geometry of each page with words, built when first asked for
 	// (see geometry); shared by the per-page views of onPage.
 	geo map[int]*layout.Page
-	// fuzzy holds the lines (by page and start) where a label was found with OCR's
-	// errors (see findFuzzy), with their text; shared by the per-page views.
-	fuzzy map[[2]int]string
+	// fuzzy holds the excerpts of the citations of values read after a label found
+	// with OCR's errors (see findFuzzy); shared by the per-page views.
+	fuzzy map[string]bool
 }
 
 func newText(doc *evidence.Document) *text {
-	t := &text{doc: doc, pages: map[int]string{}, geo: map[int]*layout.Page{}, fuzzy: map[[2]int]string{}}
+	t := &text{doc: doc, pages: map[int]string{}, geo: map[int]*layout.Page{}, fuzzy: map[string]bool{}}
 	ocr := false
 	for _, p := range doc.Pages {
 		t.pages[p.Number] = p.Text
@@ -165,6 +165,7 @@ type labelHit struct {
 	l          line
 	start, end int // byte range of the label in l.text
 	rest       string
+	fuzzy      bool // found with OCR's errors (see findFuzzy)
 }
 
 // find returns every line where the label pattern matches, in order, the first match
@@ -210,6 +211,11 @@ func (t *text) findStart(spec string) []labelHit {
 // (see geoValue), else on the rest of the label's line, else on the next line (value
 // under its label, or a Word table cell).
 func valueAfter[T any](t *text, h labelHit, read func(string) (T, bool)) (T, evidence.Citation, bool) {
+	v, c, ok := valueAfterLabel(t, h, read)
+	return v, t.fromFuzzy(h, c, ok), ok
+}
+
+func valueAfterLabel[T any](t *text, h labelHit, read func(string) (T, bool)) (T, evidence.Citation, bool) {
 	var zero T
 	if h.l.idx < 0 {
 		return zero, evidence.Citation{}, false
@@ -233,6 +239,11 @@ func valueAfter[T any](t *text, h labelHit, read func(string) (T, bool)) (T, evi
 
 // lineValue reads a value on the rest of the label's line only.
 func lineValue[T any](t *text, h labelHit, read func(string) (T, bool)) (T, evidence.Citation, bool) {
+	v, c, ok := lineValueAfter(t, h, read)
+	return v, t.fromFuzzy(h, c, ok), ok
+}
+
+func lineValueAfter[T any](t *text, h labelHit, read func(string) (T, bool)) (T, evidence.Citation, bool) {
 	if v, c, ok := geoValue(t, h, read, true); ok {
 		return v, c, true
 	}

@@ -245,3 +245,52 @@ func TestResidencePermitRead(t *testing.T) {
 	require.Equal(t, []any{"T22000129"}, f["id_document_number"])
 	require.Len(t, f["applicant_full_name"], 1)
 }
+
+// An employer that prints no legal form is read from the letterhead's address block
+// (name, street, town with postcode), less sure; a person's address block there, or a
+// title, is no employer.
+func TestLetterheadOrganization(t *testing.T) {
+	t.Parallel()
+	stub := func(first string) string {
+		return first + "        Pay Begin Date:   07/10/2017\n103 South Building, Campus Box 9100       Pay End Date:   07/23/2017\nChapel Hill, NC 27599-9100\n\nEmployee Name\nNet Pay 1,040.23\nTotal Gross 1,627.74"
+	}
+	f := Facts(document("salary_statement", stub("The University of North Carolina at Chapel Hill")), []string{"salary_statement"})
+	var got []evidence.Fact
+	for _, x := range f {
+		if x.Key == "employer_name" {
+			got = append(got, x)
+		}
+	}
+	require.Len(t, got, 1)
+	require.Equal(t, "The University of North Carolina at Chapel Hill", got[0].Value)
+	require.Equal(t, letterheadOrgConfidence, got[0].Confidence)
+	for _, first := range []string{"Amis Smith", "Earnings Statement"} {
+		require.Empty(t, factsByKey(Facts(document("salary_statement", stub(first)), []string{"salary_statement"}))["employer_name"], first)
+	}
+}
+
+// The visual zone and the machine-readable zone disagree on a date: the zone's reading,
+// confirmed by its check digit, is given, less sure, and the citation quotes both.
+func TestZonesDisagreeReported(t *testing.T) {
+	t.Parallel()
+	page := `PASSPORT
+Surname
+ERIKSSON
+Given names
+ANNA MARIA
+Date of birth
+13.08.1974
+P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<
+L898902C36UTO7408122F1204159ZE184226B<<<<<10`
+	for _, f := range Facts(document("passport", page), []string{"passport"}) {
+		if f.Key != "applicant_date_of_birth" {
+			continue
+		}
+		require.Equal(t, time.Date(1974, 8, 12, 0, 0, 0, 0, time.UTC), f.Value)
+		require.Equal(t, zonesDisagree, f.Confidence)
+		require.Contains(t, f.Citation.Excerpt, "13.08.1974")
+		require.Contains(t, f.Citation.Excerpt, "7408122")
+		return
+	}
+	t.Fatal("no birth date")
+}
