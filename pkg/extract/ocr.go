@@ -34,7 +34,7 @@ const (
 	// reading's mean confidence is lower is read again with that language's model; one
 	// read this well loses nothing a second pass would find.
 	relanguageBelow = 0.9
-	hiResDPI   = 300
+	hiResDPI        = 300
 	// minOSDConfidence is tesseract's orientation confidence below which its guess is
 	// not acted on.
 	minOSDConfidence = 1.5
