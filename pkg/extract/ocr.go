@@ -30,11 +30,11 @@ const (
 	// hiResBelow: a PDF page read with a lower mean confidence is rendered at hiResDPI
 	// and read again.
 	hiResBelow = 0.75
+	hiResDPI   = 300
 	// relanguageBelow: a page in another language (see pageLanguage) whose first
 	// reading's mean confidence is lower is read again with that language's model; one
 	// read this well loses nothing a second pass would find.
 	relanguageBelow = 0.9
-	hiResDPI        = 300
 	// minOSDConfidence is tesseract's orientation confidence below which its guess is
 	// not acted on.
 	minOSDConfidence = 1.5
