@@ -512,6 +512,11 @@ func TestLooksLikeIDDocument(t *testing.T) {
 		"Gehaltsabrechnung Januar 2026\nNetto 1": false,
 		"IDEE GmbH\nRechnung":                    true, // a line starting "ID" plus a capital: one band pass more, no harm
 		"Kunden-ID: 12345":                       false,
+		"CARTA DI IDENTITÀ / IDENTITY CARD":      true,
+		"DOCUMENTO NACIONAL DE IDENTIDAD":        true,
+		"TITRE DE SÉJOUR":                        true,
+		"CKITACA00000AA4KKKKKKKKKKKKKKK":         true, // a zone line with its fillers read as K
+		"IBAN DE89 3704 0044 0532 0130 00":       false,
 	} {
 		if got := looksLikeIDDocument(text); got != want {
 			t.Errorf("looksLikeIDDocument(%q) = %v, want %v", text, got, want)

@@ -295,8 +295,10 @@ func parseOSD(out string) int {
 }
 
 // idHint: the signs of an identity document on a first reading: filler runs of a
-// machine-readable zone, its document codes at a line start, or the document's name.
-var idHint = regexp.MustCompile(`<<|(?m)^\s*(P<|I<|ID[A-Z<])|(?i)personalausweis|reisepass|passport|identity card|carte d'identit`)
+// machine-readable zone, its document codes at a line start, a zone line whose fillers
+// OCR read as letters (a long run of capitals and digits), or the document's name in
+// the languages of the EU.
+var idHint = regexp.MustCompile(`<<|(?m)^\s*(P<|I<|ID[A-Z<])|[A-Z0-9<]{25,}|(?i)personalausweis|reisepass|passport|passeport|pasaporte|passaporto|paspoort|paszport|identity card|carte d'identit|carte nationale|carta d'identit|carta di identit|documento nacional|documento de identidad|dow[oó]d osobisty|identiteitskaart|cart[aã]o de cidad|aufenthaltstitel|residence permit|titre de s[eé]jour|permesso di soggiorno|permiso de residencia|verblijfsvergunning`)
 
 func looksLikeIDDocument(text string) bool { return idHint.MatchString(text) }
 
