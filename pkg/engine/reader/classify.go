@@ -163,6 +163,7 @@ func scorePage(t *text) pageScore {
 	for i, l := range lines {
 		texts[i] = l.text
 	}
+	zoneKind := ""
 	for _, z := range mrz.Find(texts) {
 		typ := z.Kind()
 		switch typ {
@@ -174,14 +175,21 @@ func scorePage(t *text) pageScore {
 		}
 		ps.scores[typ] += zoneWeight
 		ps.titled[typ] = true
+		if zoneKind == "" {
+			zoneKind = typ
+		}
 	}
 	// Structure: the labelled fields of an identity document's data page or back
-	// (names, birth, validity, issuer) say it is one whatever its title; a card's word
-	// says which.
+	// (names, birth, validity, issuer) say it is one whatever its title; its zone's
+	// document code says which, else a card's word.
 	if kinds, validity := identityFields(t); kinds >= 3 && validity && len(lines) <= identityPageLines {
-		typ := "id_card"
-		if ps.scores["passport"] > 0 && !slices.ContainsFunc(lines, func(l line) bool { return cardWord.MatchString(l.f.s) }) {
+		typ := zoneKind
+		switch {
+		case typ != "":
+		case ps.scores["passport"] > 0 && !slices.ContainsFunc(lines, func(l line) bool { return cardWord.MatchString(l.f.s) }):
 			typ = "passport"
+		default:
+			typ = "id_card"
 		}
 		ps.scores[typ] += float64(kinds) + 1
 	}

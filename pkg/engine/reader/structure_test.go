@@ -294,3 +294,12 @@ L898902C36UTO7408122F1204159ZE184226B<<<<<10`
 	}
 	t.Fatal("no birth date")
 }
+
+// A residence permit's labelled fields speak for the kind its zone's code names, not
+// for an ID card, even in the ID slot.
+func TestResidencePermitFieldsFollowTheZone(t *testing.T) {
+	t.Parallel()
+	permit := document("id_card", "AUFENTHALTSTITEL\nName/Surname\nERIKSSON\nVornamen/Given names\nANNA MARIA\nGeburtsdatum/Date of birth\n18.06.1987\nGültig bis/Valid until\n14.05.2030\nBehörde/Authority\nSTADT KÖLN\nStaatsangehörigkeit/Nationality\nUTO\nGeburtsort/Place of birth\nUPSALA\nAusstellungsdatum/Date of issue\n14.05.2020\nAnschrift/Address\nHEIDESTRASSE 17, 51147 KÖLN\n"+
+		"ARD<<T220001293<<<<<<<<<<<<<<<\n8706180F3005143UTO<<<<<<<<<<<2\nERIKSSON<<ANNA<MARIA<<<<<<<<<<")
+	require.Equal(t, "other", Classify(permit)[0].Type)
+}
