@@ -13,16 +13,16 @@ import (
 // first lines of the document, where titles stand.
 type cue struct {
 	spec   string
-	re     *regexp.Regexp
+	re     keyedPattern
 	weight float64
 	title  bool
 }
 
 func cues(title float64, titles string, rest ...any) []cue {
-	out := []cue{{spec: titles, re: labelPattern(titles), weight: title, title: true}}
+	out := []cue{{spec: titles, re: keyed(titles), weight: title, title: true}}
 	for i := 0; i+1 < len(rest); i += 2 {
 		spec := rest[i].(string)
-		out = append(out, cue{spec: spec, re: labelPattern(spec), weight: rest[i+1].(float64)})
+		out = append(out, cue{spec: spec, re: keyed(spec), weight: rest[i+1].(float64)})
 	}
 	return out
 }
@@ -127,13 +127,13 @@ func scorePage(t *text) pageScore {
 		for _, c := range cs {
 			found := false
 			for i, l := range lines {
-				if !c.re.MatchString(l.f.s) {
+				if !c.re.match(l) {
 					continue
 				}
 				w := c.weight
 				if c.title && i < title {
 					w *= 2
-					if titleLike(l, c.re) {
+					if titleLike(l, c.re.re) {
 						ps.titled[typ] = true
 					}
 				}

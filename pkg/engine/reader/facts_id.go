@@ -741,21 +741,13 @@ var identityLabelKinds = []struct {
 	{"authority|autorite|behorde|autorita|autoridad|autoridade|instantie|organ wydajacy|myndighet", true},
 }
 
-var identityKindPatterns = func() []*regexp.Regexp {
-	out := make([]*regexp.Regexp, len(identityLabelKinds))
-	for i, k := range identityLabelKinds {
-		out[i] = labelPattern(k.spec)
-	}
-	return out
-}()
-
 // identityFields counts the kinds of identity-document field labelled on the text's
 // lines (see identityLabelKinds), on OCR pages also as OCR garbled them, and whether one
 // of them is a validity label.
 func identityFields(t *text) (kinds int, validity bool) {
-	for i, k := range identityLabelKinds {
+	for _, k := range identityLabelKinds {
 		for _, l := range t.lines {
-			if identityKindPatterns[i].MatchString(l.f.s) || t.ocr && pageIsOCR(t, l.page) && fuzzyFound(k.spec, l.f.s) {
+			if keyed(k.spec).match(l) || t.ocr && pageIsOCR(t, l.page) && fuzzyFound(k.spec, l.f.s) {
 				kinds++
 				validity = validity || k.validity
 				break

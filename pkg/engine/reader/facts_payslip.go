@@ -540,10 +540,13 @@ func (r *reading) iban(conf float64, period time.Time) {
 
 // findLabels is text.find with the label patterns compiled once.
 func findLabels(t *text, spec string) []labelHit {
-	re := cachedPattern(spec)
+	k := keyed(spec)
 	var out []labelHit
 	for _, l := range t.lines {
-		loc := re.FindStringIndex(l.f.s)
+		if !k.match(l) {
+			continue
+		}
+		loc := k.re.FindStringIndex(l.f.s)
 		if loc == nil {
 			continue
 		}

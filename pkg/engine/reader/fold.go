@@ -2,7 +2,9 @@ package reader
 
 import (
 	"regexp"
+	"slices"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -117,4 +119,78 @@ func labelPattern(spec string) *regexp.Regexp {
 		alts = append(alts, strings.TrimSuffix(b.String(), ` ?`))
 	}
 	return regexp.MustCompile(`(?:` + strings.Join(alts, "|") + `)`)
+}
+
+// keyedPattern is a label pattern with the keys that let a line be passed over without
+// running it (see labelKeys).
+type keyedPattern struct {
+	re   *regexp.Regexp
+	keys []string
+}
+
+// keyedPatterns caches keyed label patterns by spec: the readers and the classifier
+// look for the same labels on every line of every document.
+var keyedPatterns sync.Map
+
+func keyed(spec string) keyedPattern {
+	if k, ok := keyedPatterns.Load(spec); ok {
+		return k.(keyedPattern)
+	}
+	k := keyedPattern{re: labelPattern(spec), keys: labelKeys(spec)}
+	keyedPatterns.Store(spec, k)
+	return k
+}
+
+// match reports whether the line holds the label; bare is the line's fold without
+// white space.
+func (k keyedPattern) match(l line) bool {
+	if k.keys != nil && !slices.ContainsFunc(k.keys, func(key string) bool { return strings.Contains(l.bare, key) }) {
+		return false
+	}
+	return k.re.MatchString(l.f.s)
+}
+
+// minKey is the shortest key worth checking.
+const minKey = 3
+
+// labelKeys are, per alternative of a plain label spec, its longest run of letters that
+// labelPattern matches only as themselves (not l, i, o, an umlaut or ß, no
+// punctuation), the spaces between its words dropped: a line whose fold without white
+// space contains no key cannot match. nil when some alternative has no such run of
+// minKey letters, or for a "re:" spec: then every line must be tried.
+func labelKeys(spec string) []string {
+	if strings.HasPrefix(spec, "re:") {
+		return nil
+	}
+	var keys []string
+	for _, alt := range strings.Split(spec, "|") {
+		best, cur := "", ""
+		escaped := false
+		for _, r := range alt + "\x00" {
+			switch {
+			case escaped:
+				escaped = false
+				cur = ""
+			case r == '\\':
+				escaped = true
+				if len(cur) > len(best) {
+					best = cur
+				}
+				cur = ""
+			case r == ' ' || r == '#':
+			case r >= 'a' && r <= 'z' && r != 'l' && r != 'i' && r != 'o':
+				cur += string(r)
+			default:
+				if len(cur) > len(best) {
+					best = cur
+				}
+				cur = ""
+			}
+		}
+		if len(best) < minKey {
+			return nil
+		}
+		keys = append(keys, best)
+	}
+	return keys
 }

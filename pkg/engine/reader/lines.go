@@ -15,6 +15,7 @@ type line struct {
 	start, end int // byte range in the page text
 	text       string
 	f          folded
+	bare       string // f without white space, for keyedPattern
 }
 
 // text is a document split into lines, every line remembering where it came from.
@@ -43,7 +44,7 @@ func newText(doc *evidence.Document) *text {
 		for _, l := range strings.SplitAfter(p.Text, "\n") {
 			content := strings.TrimRight(l, "\r\n")
 			if strings.TrimSpace(content) != "" {
-				t.lines = append(t.lines, line{page: p.Number, idx: len(t.lines), start: off, end: off + len(content), text: content, f: fold(content)})
+				t.lines = append(t.lines, line{page: p.Number, idx: len(t.lines), start: off, end: off + len(content), text: content, f: fold(content), bare: bareOf(content)})
 			}
 			off += len(l)
 		}
@@ -57,6 +58,9 @@ func newText(doc *evidence.Document) *text {
 	}
 	return t
 }
+
+// bareOf is the fold of s without white space.
+func bareOf(s string) string { return strings.Join(strings.Fields(foldString(s)), "") }
 
 // next returns the line after l on the same page, if any.
 func (t *text) next(l line) (line, bool) {
@@ -172,10 +176,13 @@ type labelHit struct {
 // per line; on OCR pages, when no line spells the label, the lines where OCR garbled it
 // (see findFuzzy).
 func (t *text) find(spec string) []labelHit {
-	re := labelPattern(spec)
+	k := keyed(spec)
 	var out []labelHit
 	for _, l := range t.lines {
-		loc := re.FindStringIndex(l.f.s)
+		if !k.match(l) {
+			continue
+		}
+		loc := k.re.FindStringIndex(l.f.s)
 		if loc == nil {
 			continue
 		}

@@ -303,3 +303,21 @@ func TestResidencePermitFieldsFollowTheZone(t *testing.T) {
 		"ARD<<T220001293<<<<<<<<<<<<<<<\n8706180F3005143UTO<<<<<<<<<<<2\nERIKSSON<<ANNA<MARIA<<<<<<<<<<")
 	require.Equal(t, "other", Classify(permit)[0].Type)
 }
+
+// A label's keys are runs of letters its pattern matches only as themselves; a line
+// without any key is passed over, and the keys never hide a line the pattern matches.
+func TestLabelKeys(t *testing.T) {
+	t.Parallel()
+	require.Equal(t, []string{"fuehrersche", "attestat"}, labelKeys("fuehrerschein netherg|attestato"))
+	require.Equal(t, []string{"ndepa"}, labelKeys("bulletin de paie"), "white space between words is no break")
+	require.Nil(t, labelKeys("bulletin|fuehrerschein"), "bulletin has no key of three letters")
+	require.Nil(t, labelKeys("#nom#|surname"), "nom has no key of three letters")
+	require.Nil(t, labelKeys(`re:\bsaldo\b`))
+	for _, spec := range []string{"gültig bis|date of expiry", "bulletin de paie|net a payer", "kontoauszug|account statement", "#prenom#|vornamen"} {
+		k := keyed(spec)
+		for _, s := range []string{"Gu1tig bis 12.03.2030", "Gültig  bis", "BULLETIN DE PA IE", "Net à payer 2 480,00", "K0ntoauszug Nr. 3", "Account   Statement", "Prénom: Marie", "Vornamen / Given names", "Datum 12.03.2030", "Nettoverdienst"} {
+			l := line{text: s, f: fold(s), bare: bareOf(s)}
+			require.Equal(t, k.re.MatchString(l.f.s), k.match(l), "%s on %q", spec, s)
+		}
+	}
+}
