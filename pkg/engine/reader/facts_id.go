@@ -312,7 +312,6 @@ func germanZone(zone []string) bool {
 		len(zone) == 3 && len(zone[0]) >= 5 && zone[0][2:5] == "D<<")
 }
 
-// printedNumber finds the document number in the visual zone.
 // numberLabels label an identity document's number in the languages of the EU and on
 // US cards (a driver licence's "DLN", "LIC#", "4d").
 const numberLabels = "document number|document no|doc no|card no|card number|passport number|passport no|numero du document|no du document|numero documento|numero de documento|numero de soporte|numer dokumentu|documentnummer|license no|licence no|license number|licence number|#dln#|#lic#|#lic no|#dl no|#dl#|#4d#"
@@ -342,6 +341,7 @@ func (r *reading) labelledNumber() (string, evidence.Citation, bool) {
 	return "", evidence.Citation{}, false
 }
 
+// printedNumber finds the document number in the visual zone.
 func (r *reading) printedNumber() (string, evidence.Citation, bool) {
 	t := r.t
 	read := func(s string) (string, bool) {
