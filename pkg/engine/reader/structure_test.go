@@ -321,3 +321,44 @@ func TestLabelKeys(t *testing.T) {
 		}
 	}
 }
+
+// The visual zone labels another number than the zone's checked one: the zone's is
+// given, less sure, citing both.
+func TestZonesDisagreeOnNumber(t *testing.T) {
+	t.Parallel()
+	page := "PASSPORT\nPassport No. L898902C9\nP<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<\nL898902C36UTO7408122F1204159ZE184226B<<<<<10"
+	for _, f := range Facts(document("passport", page), []string{"passport"}) {
+		if f.Key == "id_document_number" {
+			require.Equal(t, "L898902C3", f.Value)
+			require.Equal(t, zonesDisagree, f.Confidence)
+			require.Contains(t, f.Citation.Excerpt, "L898902C9")
+			return
+		}
+	}
+	t.Fatal("no number")
+}
+
+// A land register lists the land, then its owners with their addresses: an owner's
+// address is no property address.
+func TestLandRegisterOwnersAddressIsNoProperty(t *testing.T) {
+	t.Parallel()
+	extract := "GRUNDBUCH\nKATASTRALGEMEINDE 73518 Zlapp EINLAGEZAHL 221\nGST-NR NUTZUNG FLÄCHE\n1143/2 Alpen 911\n1 ANTEIL: 1/1\nSektion Wuppertal e.V.\nADR: Badische Straße 76, 42389 Wuppertal"
+	require.Empty(t, factsByKey(Facts(document("land_register_extract", extract), []string{"land_register_extract"}))["property_address"])
+	before := "GRUNDBUCH\nLage: Lindenstraße 12, 50667 Köln\n1 ANTEIL: 1/1\nADR: Badische Straße 76, 42389 Wuppertal"
+	require.Equal(t, []any{"Lindenstraße 12, 50667 Köln"}, factsByKey(Facts(document("land_register_extract", before), []string{"land_register_extract"}))["property_address"])
+}
+
+// A pay stub's cheque names the employee after "Pay to the order of".
+func TestPayeeIsTheEmployee(t *testing.T) {
+	t.Parallel()
+	stub := "Earnings Statement\nGross Pay 707.75\nNet Pay 532.76\nPay to the\norder of     AMIS SMITH\nThis Amount: FIVE HUNDRED THIRTY TWO AND 76/100 DOLLARS"
+	require.Equal(t, []any{"Amis Smith"}, factsByKey(Facts(document("salary_statement", stub), []string{"salary_statement"}))["applicant_full_name"])
+}
+
+// An extract's parcel address column ("GST-ADRESSE") gives the property's street, with
+// no postcode needed.
+func TestLandRegisterParcelAddress(t *testing.T) {
+	t.Parallel()
+	extract := "GRUNDBUCH\nKATASTRALGEMEINDE 73518 Zlapp EINLAGEZAHL 221\nGST-ADRESSE\nWinkl 41\n1 ANTEIL: 1/1"
+	require.Equal(t, []any{"Winkl 41"}, factsByKey(Facts(document("land_register_extract", extract), []string{"land_register_extract"}))["property_address"])
+}
