@@ -32,6 +32,8 @@ func (r *reading) bankStatement() {
 	} else if name, c, ok := addresseeName(all); ok {
 		// Unlabelled, so never enough on its own for a finding (see minReadConfidence).
 		r.add("applicant_full_name", name, c, 0.55, time.Time{})
+	} else if name, c, ok := titledName(all); ok {
+		r.add("applicant_full_name", name, c, 0.5, time.Time{})
 	}
 	var as []anchor
 	var cols []column
@@ -125,6 +127,29 @@ func addresseeName(t *text) (string, evidence.Citation, bool) {
 }
 
 const addressWindowLines = 12
+
+// titledLine is a line that is a salutation and a name and nothing else: "Mr Robot
+// Roboto", "Frau Erika Mustermann", "Mme Claire Martin".
+var titledLine = regexp.MustCompile(`^(?:Mr|Mrs|Ms|Miss|Mx|Dr|Herrn?|Frau|Mme|Mlle|M\.|Sig\.|Sig\.ra|Sr\.|Sra\.|Dhr\.|Mevr\.)\.?\s+(\p{Lu}[\p{L}'\-]+(?:\s+\p{Lu}[\p{L}'\-]+){1,3})$`)
+
+// titledName reads the holder from a statement's head where no address follows the
+// name (OCR put another column's text under it): a line of its own that is a
+// salutation and a name, within the first lines. Less sure than an addressee block.
+func titledName(t *text) (string, evidence.Citation, bool) {
+	for i, l := range t.lines {
+		if i >= addressWindowLines || l.page != t.lines[0].page {
+			break
+		}
+		m := titledLine.FindStringSubmatch(strings.TrimSpace(l.text))
+		if m == nil {
+			continue
+		}
+		if name, ok := readName(m[1]); ok && !headingWord.MatchString(m[1]) {
+			return name, t.citeLine(l), true
+		}
+	}
+	return "", evidence.Citation{}, false
+}
 
 // streetLine starts an address's second line: a postcode and town ("50937 Köln"), a
 // house number first ("77 Oak Avenue", "14 Holbeck Lane") or last ("Zülpicher Str. 12").

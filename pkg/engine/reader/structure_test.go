@@ -362,3 +362,17 @@ func TestLandRegisterParcelAddress(t *testing.T) {
 	extract := "GRUNDBUCH\nKATASTRALGEMEINDE 73518 Zlapp EINLAGEZAHL 221\nGST-ADRESSE\nWinkl 41\n1 ANTEIL: 1/1"
 	require.Equal(t, []any{"Winkl 41"}, factsByKey(Facts(document("land_register_extract", extract), []string{"land_register_extract"}))["property_address"])
 }
+
+// A statement's holder stands alone with a salutation in its head when OCR put another
+// column under the name: read, unsure. A heading with a salutation-like start is none.
+func TestTitledHolderName(t *testing.T) {
+	t.Parallel()
+	head := "Account Number: 1111111\nStatement Sort Code: 16-10-00\nMr Robot Roboto\nCURRENT ACCOUNT\nRBS Silicon Valley Previous Balance £1803.90"
+	name, _, ok := titledName(newText(document("bank_statement", head)))
+	require.True(t, ok)
+	require.Equal(t, "Robot Roboto", name)
+	for _, s := range []string{"Mr Robot Roboto Previous Balance £1803.90", "Dr Statement Summary", "Robot Roboto"} {
+		_, _, ok := titledName(newText(document("bank_statement", "Bank Statement\n"+s)))
+		require.False(t, ok, s)
+	}
+}
