@@ -376,3 +376,21 @@ func TestTitledHolderName(t *testing.T) {
 		require.False(t, ok, s)
 	}
 }
+
+// Whatever OCR makes of a page, the classifier and every reader (the OCR-tolerant label
+// search, the structure detectors, the identity reader) end without a panic, and every
+// value they read cites text on the page.
+func FuzzReadOCRPage(f *testing.F) {
+	f.Add("Geburstag/Date ot brin\n12.03.1980\nP<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<\nL898902C36UTO7408122F1204159ZE184226B<<<<<10")
+	f.Add("22 Oct 2013 Faster Payment 132.30 1,671.60\n24 Oct 2013 BACS 515.22 1,156.38\nPaid In £2,180.40\nPaid Out £2,684.10\nNew Balance £300.20")
+	f.Add("Straße  Musterstraße 17\nPLZ/Ort  7000 Eisenstadt\n182 kWh/m²a\nDL I1234568 EXP 08/01/2014 LN CARDHOLDER FN IMA")
+	f.Fuzz(func(t *testing.T, page string) {
+		doc := ocrDocument("", page)
+		types := Classify(doc)
+		require.NotEmpty(t, types)
+		all := []string{"id_card", "passport", "salary_statement", "bank_statement", "energy_certificate", "land_register_extract", "other"}
+		for _, fact := range Facts(doc, append([]string{types[0].Type}, all...)) {
+			require.True(t, doc.Verify(fact.Citation), "%s cites %q", fact.Key, fact.Citation.Excerpt)
+		}
+	})
+}
