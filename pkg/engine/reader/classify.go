@@ -145,7 +145,7 @@ func scorePage(t *text) pageScore {
 				continue
 			}
 			for i, l := range lines {
-				if pageIsOCR(t, l.page) && fuzzyFound(c.spec, l.f.s) {
+				if pageIsOCR(t, l.page) && fuzzyFound(c.spec, l) {
 					w := c.weight / 2
 					if c.title && i < title {
 						w *= 2

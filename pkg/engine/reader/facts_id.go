@@ -747,7 +747,7 @@ var identityLabelKinds = []struct {
 func identityFields(t *text) (kinds int, validity bool) {
 	for _, k := range identityLabelKinds {
 		for _, l := range t.lines {
-			if keyed(k.spec).match(l) || t.ocr && pageIsOCR(t, l.page) && fuzzyFound(k.spec, l.f.s) {
+			if keyed(k.spec).match(l) || t.ocr && pageIsOCR(t, l.page) && fuzzyFound(k.spec, l) {
 				kinds++
 				validity = validity || k.validity
 				break

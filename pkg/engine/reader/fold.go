@@ -153,11 +153,44 @@ func (k keyedPattern) match(l line) bool {
 // minKey is the shortest key worth checking.
 const minKey = 3
 
-// labelKeys are, per alternative of a plain label spec, its longest run of letters that
-// labelPattern matches only as themselves (not l, i, o, an umlaut or ß, no
-// punctuation), the spaces between its words dropped: a line whose fold without white
-// space contains no key cannot match. nil when some alternative has no such run of
-// minKey letters, or for a "re:" spec: then every line must be tried.
+// keyRune is how a character stands in a key and in a line's bare form: the letters
+// and digits labelPattern lets OCR confuse as one (l, i, 1, |, ! as l; o and 0 as o),
+// other letters and digits as themselves, white space, dots and hyphens (which the
+// pattern lets go missing) dropped (-1), anything else a break (0).
+func keyRune(r rune) rune {
+	switch {
+	case r == 'l' || r == 'i' || r == '1' || r == '|' || r == '!':
+		return 'l'
+	case r == 'o' || r == '0':
+		return 'o'
+	case r >= 'a' && r <= 'z' || r >= '2' && r <= '9':
+		return r
+	case unicode.IsSpace(r) || r == '.' || r == '-' || r == '#':
+		return -1
+	}
+	return 0
+}
+
+// bareOf is the fold of s as keys are checked against it (see keyRune): breaks kept
+// as spaces, so that no key runs across them.
+func bareOf(s string) string {
+	var b strings.Builder
+	for _, r := range foldString(s) {
+		switch k := keyRune(r); k {
+		case -1:
+		case 0:
+			b.WriteByte(' ')
+		default:
+			b.WriteRune(k)
+		}
+	}
+	return b.String()
+}
+
+// labelKeys are, per alternative of a plain label spec, its longest run of characters
+// the pattern requires (see keyRune), in the form bareOf gives a line: a line whose bare
+// form contains no key cannot match. nil when some alternative has no such run of
+// minKey characters, or for a "re:" spec: then every line must be tried.
 func labelKeys(spec string) []string {
 	if strings.HasPrefix(spec, "re:") {
 		return nil
@@ -167,24 +200,24 @@ func labelKeys(spec string) []string {
 		best, cur := "", ""
 		escaped := false
 		for _, r := range alt + "\x00" {
+			k := keyRune(r)
 			switch {
 			case escaped:
 				escaped = false
-				cur = ""
+				k = 0
 			case r == '\\':
 				escaped = true
+				k = 0
+			}
+			switch k {
+			case -1:
+			case 0:
 				if len(cur) > len(best) {
 					best = cur
 				}
 				cur = ""
-			case r == ' ' || r == '#':
-			case r >= 'a' && r <= 'z' && r != 'l' && r != 'i' && r != 'o':
-				cur += string(r)
 			default:
-				if len(cur) > len(best) {
-					best = cur
-				}
-				cur = ""
+				cur += string(k)
 			}
 		}
 		if len(best) < minKey {

@@ -85,11 +85,18 @@ func tolerance(n int) int {
 // word, each word within its own tolerance (a short word exactly): the byte range in
 // the fold and the edits, the fewest first.
 func fuzzyMatch(spec, folded string) (start, end, edits int, ok bool) {
+	return fuzzyMatchWords(spec, wordsOf(folded))
+}
+
+// fuzzyMatchWords is fuzzyMatch on a line's words (see wordsOf).
+func fuzzyMatchWords(spec string, ws []word) (start, end, edits int, ok bool) {
 	alts := fuzzyAlts(spec)
 	if len(alts) == 0 {
 		return 0, 0, 0, false
 	}
-	ws := wordsOf(folded)
+	if len(ws) > fuzzyMaxWords {
+		ws = ws[:fuzzyMaxWords]
+	}
 	edits = 1 << 30
 	for _, a := range alts {
 	window:
@@ -101,8 +108,8 @@ func fuzzyMatch(spec, folded string) (start, end, edits int, ok bool) {
 				if abs(int64(len(got)-len(w))) > int64(tol) {
 					continue window
 				}
-				e := EditDistance(got, w)
-				if e > tol {
+				e, ok := withinEdits(got, w, tol)
+				if !ok {
 					continue window
 				}
 				d += e
@@ -115,6 +122,10 @@ func fuzzyMatch(spec, folded string) (start, end, edits int, ok bool) {
 	return start, end, edits, ok
 }
 
+// fuzzyMaxWords is how far into a line a label is looked for with errors: an OCR line
+// longer than that is running text, and its labels stand at its start.
+const fuzzyMaxWords = 40
+
 // fuzzyPenalty is what a label matched with errors takes from a value's confidence.
 const fuzzyPenalty = 0.1
 
@@ -126,7 +137,7 @@ func (t *text) findFuzzy(spec string) []labelHit {
 		if !pageIsOCR(t, l.page) {
 			continue
 		}
-		s, e, _, ok := fuzzyMatch(spec, l.f.s)
+		s, e, _, ok := fuzzyMatchWords(spec, l.fuzzyWords())
 		if !ok {
 			continue
 		}
@@ -149,8 +160,50 @@ func (t *text) fromFuzzy(h labelHit, c evidence.Citation, ok bool) evidence.Cita
 // with errors.
 func (t *text) fromFuzzyLabel(c evidence.Citation) bool { return t.fuzzy[c.Excerpt] }
 
-// fuzzyFound reports whether the spec matches the folded line with OCR's errors.
-func fuzzyFound(spec, folded string) bool {
-	_, _, _, ok := fuzzyMatch(spec, folded)
+// fuzzyFound reports whether the spec matches the line with OCR's errors.
+func fuzzyFound(spec string, l line) bool {
+	_, _, _, ok := fuzzyMatchWords(spec, l.fuzzyWords())
 	return ok
+}
+
+// fuzzyWords are the words of the line's fold, computed once for all the labels
+// looked for on it.
+func (l line) fuzzyWords() []word {
+	if l.words == nil {
+		return wordsOf(l.f.s)
+	}
+	return *l.words
+}
+
+// maxEditWord is the longest word withinEdits compares without allocating.
+const maxEditWord = 40
+
+// withinEdits is the edit distance of a and b when it is at most tol: a band of the
+// distance table around its diagonal, given up as soon as a row exceeds tol.
+func withinEdits(a, b string, tol int) (int, bool) {
+	if len(a) > maxEditWord || len(b) > maxEditWord {
+		d := EditDistance(a, b)
+		return d, d <= tol
+	}
+	var prevRow, curRow [maxEditWord + 1]int
+	for j := 0; j <= len(b); j++ {
+		prevRow[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		curRow[0] = i
+		best := curRow[0]
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			curRow[j] = min(prevRow[j]+1, curRow[j-1]+1, prevRow[j-1]+cost)
+			best = min(best, curRow[j])
+		}
+		if best > tol {
+			return best, false
+		}
+		prevRow = curRow
+	}
+	return prevRow[len(b)], prevRow[len(b)] <= tol
 }

@@ -15,7 +15,8 @@ type line struct {
 	start, end int // byte range in the page text
 	text       string
 	f          folded
-	bare       string // f without white space, for keyedPattern
+	bare       string  // f without white space, for keyedPattern
+	words      *[]word // f's words on an OCR page, for the OCR-tolerant label search
 }
 
 // text is a document split into lines, every line remembering where it came from.
@@ -44,7 +45,12 @@ func newText(doc *evidence.Document) *text {
 		for _, l := range strings.SplitAfter(p.Text, "\n") {
 			content := strings.TrimRight(l, "\r\n")
 			if strings.TrimSpace(content) != "" {
-				t.lines = append(t.lines, line{page: p.Number, idx: len(t.lines), start: off, end: off + len(content), text: content, f: fold(content), bare: bareOf(content)})
+				l := line{page: p.Number, idx: len(t.lines), start: off, end: off + len(content), text: content, f: fold(content), bare: bareOf(content)}
+				if p.OCR {
+					ws := wordsOf(l.f.s)
+					l.words = &ws
+				}
+				t.lines = append(t.lines, l)
 			}
 			off += len(l)
 		}
@@ -58,9 +64,6 @@ func newText(doc *evidence.Document) *text {
 	}
 	return t
 }
-
-// bareOf is the fold of s without white space.
-func bareOf(s string) string { return strings.Join(strings.Fields(foldString(s)), "") }
 
 // next returns the line after l on the same page, if any.
 func (t *text) next(l line) (line, bool) {
