@@ -13,12 +13,17 @@ var (
 	// "Endsaldo"/"Schlusssaldo" (Deutsche Bank, Commerzbank), "Closing balance"
 	// (Barclays, HSBC), "New balance"/"Ending balance" (US banks), "Balance carried
 	// forward" (Lloyds; on a page's foot a carry, see statements).
-	closingSpec = "kontostand neu|saldo neu|neuer kontostand|neuer saldo|endsaldo|schlusssaldo|closing balance|balance carried forward|new balance|ending balance|end balance|balance at end"
+	// Other EU statements: "Nouveau solde"/"Solde final" (FR), "Saldo finale" (IT),
+	// "Saldo final" (ES, PT), "Nieuw saldo"/"Eindsaldo" (NL), "Saldo końcowe" (PL).
+	closingSpec = "kontostand neu|saldo neu|neuer kontostand|neuer saldo|endsaldo|schlusssaldo|closing balance|balance carried forward|new balance|ending balance|end balance|balance at end|nouveau solde|solde final|saldo finale|saldo final|nieuw saldo|eindsaldo|saldo koncowe"
 	// Opening balances: "alter Kontostand", "Anfangssaldo", "Saldovortrag" (DKB,
 	// Volksbank), "Opening balance", "Previous balance", "Beginning balance" (US banks),
 	// "Balance brought forward" (UK; on a page's head a carry), "Start balance"
 	// (Barclays, as the table's first row; "End balance" closes it).
-	openingSpec = "kontostand alt|saldo alt|alter kontostand|alter saldo|anfangssaldo|saldovortrag|opening balance|balance brought forward|previous balance|beginning balance|starting balance|start balance|balance at start"
+	// Other EU statements: "Ancien solde"/"Solde initial"/"Solde précédent" (FR),
+	// "Saldo iniziale" (IT), "Saldo anterior"/"Saldo inicial" (ES, PT), "Vorig saldo"/
+	// "Beginsaldo" (NL), "Saldo początkowe" (PL).
+	openingSpec = "kontostand alt|saldo alt|alter kontostand|alter saldo|anfangssaldo|saldovortrag|opening balance|balance brought forward|previous balance|beginning balance|starting balance|start balance|balance at start|ancien solde|solde initial|solde precedent|saldo iniziale|saldo anterior|saldo inicial|vorig saldo|beginsaldo|saldo poczatkowe"
 )
 
 // bankStatement reads holder, IBAN, and the ledger of every statement in the file over

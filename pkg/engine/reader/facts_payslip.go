@@ -32,18 +32,26 @@ var notPeriodLine = labelPattern("eintritt|geb|start|birth|employed|beschäftigt
 var (
 	// Gross: DATEV "Gesamt-Brutto", Lexware "Bruttobezüge", SAP "Gesamtbrutto", Sage
 	// "Total Payments"/"Gross Pay", ADP "Gross Pay"/"Total Gross".
-	grossSpec = "gesamtbrutto|gesamt-brutto|bruttolohn|bruttobezüge|bruttobezug|bruttogehalt|bruttoentgelt|brutto gesamt|summe brutto|gross pay|total gross|gross salary|gross earnings|total payments|gross"
+	// Other EU payslips: "Salaire brut" (FR), "Retribuzione lorda"/"Totale competenze"
+	// (IT), "Total devengado" (ES), "Brutoloon" (NL), "Wynagrodzenie brutto" (PL),
+	// "Remuneração bruta" (PT).
+	grossSpec = "gesamtbrutto|gesamt-brutto|bruttolohn|bruttobezüge|bruttobezug|bruttogehalt|bruttoentgelt|brutto gesamt|summe brutto|gross pay|total gross|gross salary|gross earnings|total payments|salaire brut|total brut|retribuzione lorda|totale competenze|total devengado|salario bruto|brutoloon|brutosalaris|wynagrodzenie brutto|remuneracao bruta|gross"
 	// Net: DATEV "Netto-Verdienst"/"Nettobetrag", Lexware "Nettobezüge", SAP
 	// "Nettoverdienst", Sage "Net Pay", ADP "Net Pay", "Net salary" (statement style).
-	netSpec = "nettoverdienst|netto-verdienst|nettobezüge|nettobezug|nettolohn|nettogehalt|nettoentgelt|nettobetrag|net pay|net salary|net earnings|net wages"
+	// Other EU payslips: "Net à payer avant impôt"/"Salaire net" (FR), "Netto in busta"
+	// (IT), "Líquido a percibir" (ES), "Nettoloon" (NL), "Wynagrodzenie netto" (PL),
+	// "Vencimento líquido" (PT).
+	netSpec = "nettoverdienst|netto-verdienst|nettobezüge|nettobezug|nettolohn|nettogehalt|nettoentgelt|nettobetrag|net pay|net salary|net earnings|net wages|net a payer|salaire net|netto in busta|netto a pagare|liquido a percibir|liquido total|nettoloon|nettosalaris|wynagrodzenie netto|vencimento liquido"
 	// Payout: DATEV "Auszahlungsbetrag", SAP "Auszahlung", "Überweisungsbetrag", Sage
 	// "Amount paid", "Take home pay", "Net payment".
-	payoutSpec = "auszahlungsbetrag|überweisungsbetrag|auszahlung|überweisung|ausgezahlter betrag|amount paid|take home pay|take home|net payment|payout"
+	// Other EU payslips: "Net payé" (FR, after income tax withheld), "Netto te betalen"
+	// (NL), "Do wypłaty" (PL).
+	payoutSpec = "auszahlungsbetrag|überweisungsbetrag|auszahlung|überweisung|ausgezahlter betrag|amount paid|take home pay|take home|net payment|payout|net paye|netto te betalen|do wyplaty"
 	// Employment start: DATEV "Eintritt", "Eintrittsdatum", "Beschäftigt seit", ADP
 	// "Hire date"/"Date of hire", "Start date", "Employed since".
-	startSpec = "eintrittsdatum|eintritt|beschäftigt seit|date of hire|hire date|start date|employed since|date of joining|betriebszugehörigkeit seit"
+	startSpec = "eintrittsdatum|eintritt|beschäftigt seit|date of hire|hire date|start date|employed since|date of joining|betriebszugehörigkeit seit|date d'entree|date d'anciennete|data di assunzione|fecha de alta|fecha de antiguedad|datum in dienst|data zatrudnienia|data de admissao"
 	// Birth date: DATEV "Geburtsdatum", "Geb.-Datum", "Date of birth".
-	birthSpec = "geburtsdatum|geb.-datum|geb. datum|date of birth|geboren am|birth date"
+	birthSpec = "geburtsdatum|geb.-datum|geb. datum|date of birth|geboren am|birth date|date de naissance|data di nascita|fecha de nacimiento|geboortedatum|data urodzenia|data de nascimento"
 )
 
 // bareNetto is "Netto" alone as a label ("Netto 2.345,67"); lines about the net's

@@ -1,12 +1,14 @@
 package reader
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/doceval/doceval/pkg/engine/evidence"
+	"github.com/doceval/doceval/pkg/engine/parse"
 )
 
 // ocrDocument is document with every page's text from OCR.
@@ -119,8 +121,8 @@ Previous Balance £1,803.90
 func TestTitlesInOtherLanguages(t *testing.T) {
 	t.Parallel()
 	for text, want := range map[string]string{
-		"BULLETIN DE PAIE\nPériode du 01/03/2024 au 31/03/2024\nSalaire brut 3 200,00\nNet à payer 2 480,00": "salary_statement",
-		"RELEVÉ DE COMPTE\nAncien solde 1 200,00\nNouveau solde 1 450,00":                                    "bank_statement",
+		"BULLETIN DE PAIE\nPériode du 01/03/2024 au 31/03/2024\nSalaire brut 3\u00a0200,00\nNet à payer 2\u00a0480,00": "salary_statement",
+		"RELEVÉ DE COMPTE\nAncien solde 1\u00a0200,00\nNouveau solde 1 450,00":                                    "bank_statement",
 		"ESTRATTO CONTO\nSaldo iniziale 1.200,00":                                                            "bank_statement",
 		"GRUNDBUCH\nKATASTRALGEMEINDE 73518 Zlapp EINLAGEZAHL 221":                                           "land_register_extract",
 		"DOCUMENTO NACIONAL DE IDENTIDAD\nAPELLIDOS\nGARCIA":                                                 "id_card",
@@ -316,7 +318,7 @@ func TestLabelKeys(t *testing.T) {
 	require.Nil(t, labelKeys(`re:\bsaldo\b`))
 	for _, spec := range []string{"gültig bis|date of expiry", "bulletin de paie|net a payer", "kontoauszug|account statement", "#prenom#|vornamen", "ur-nr|total gross", "pass-nr|passport no"} {
 		k := keyed(spec)
-		for _, s := range []string{"Gu1tig bis 12.03.2030", "Gültig  bis", "BULLETIN DE PA IE", "Net à payer 2 480,00", "K0ntoauszug Nr. 3", "Account   Statement", "Prénom: Marie", "Vornamen / Given names", "Datum 12.03.2030", "Nettoverdienst", "UR Nr. 123", "T0TAL GR0SS 1,627.74", "Pass-Nr.: C01X00T47", "Passport N0. X"} {
+		for _, s := range []string{"Gu1tig bis 12.03.2030", "Gültig  bis", "BULLETIN DE PA IE", "Net à payer 2\u00a0480,00", "K0ntoauszug Nr. 3", "Account   Statement", "Prénom: Marie", "Vornamen / Given names", "Datum 12.03.2030", "Nettoverdienst", "UR Nr. 123", "T0TAL GR0SS 1,627.74", "Pass-Nr.: C01X00T47", "Passport N0. X"} {
 			l := line{text: s, f: fold(s), bare: bareOf(s)}
 			require.Equal(t, k.re.MatchString(l.f.s), k.match(l), "%s on %q", spec, s)
 		}
@@ -394,4 +396,35 @@ func FuzzReadOCRPage(f *testing.F) {
 			require.True(t, doc.Verify(fact.Citation), "%s cites %q", fact.Key, fact.Citation.Excerpt)
 		}
 	})
+}
+
+// A French payslip and a French statement are read by their own labels: monthly gross
+// and net of a month's pay period, a statement's opening and closing balances (their
+// thousands grouped by a no-break space, as French software prints them).
+func TestFrenchPayslipAndStatement(t *testing.T) {
+	t.Parallel()
+	slip := document("", "BULLETIN DE PAIE\nEmployeur : ACME SAS\nPériode du 01/03/2024 au 31/03/2024\nDate d'entrée : 01/09/2019\nSalaire brut                 3\u00a0200,00 €\nNet à payer avant impôt      2\u00a0480,00 €\nNet payé                     2\u00a0310,00 €")
+	require.Equal(t, "salary_statement", Classify(slip)[0].Type)
+	f := factsByKey(Facts(slip, []string{"salary_statement"}))
+	require.NotEmpty(t, f["gross_monthly_income"])
+	require.Equal(t, "320000 EUR", moneyString(f["gross_monthly_income"][0]))
+	require.NotEmpty(t, f["net_monthly_income"])
+	require.Equal(t, "248000 EUR", moneyString(f["net_monthly_income"][0]))
+	require.Equal(t, []any{time.Date(2019, 9, 1, 0, 0, 0, 0, time.UTC)}, f["employment_start_date"])
+
+	statement := document("", "RELEVÉ DE COMPTE\nTitulaire du compte : Claire Martin\nAncien solde au 01/03/2024          1\u00a0200,00 €\n05/03/2024 Virement salaire ACME     2\u00a0310,00 €\nNouveau solde au 31/03/2024         3\u00a0510,00 €")
+	require.Equal(t, "bank_statement", Classify(statement)[0].Type)
+	f = factsByKey(Facts(statement, []string{"bank_statement"}))
+	require.NotEmpty(t, f["account_balance"])
+	require.Equal(t, "351000 EUR", moneyString(f["account_balance"][0]))
+}
+
+func moneyString(v any) string {
+	switch m := v.(type) {
+	case parse.Money:
+		return fmt.Sprintf("%d %s", m.Cents, m.Currency)
+	case *parse.Money:
+		return fmt.Sprintf("%d %s", m.Cents, m.Currency)
+	}
+	return fmt.Sprintf("%T %v", v, v)
 }
