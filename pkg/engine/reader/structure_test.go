@@ -122,10 +122,10 @@ func TestTitlesInOtherLanguages(t *testing.T) {
 	t.Parallel()
 	for text, want := range map[string]string{
 		"BULLETIN DE PAIE\nPériode du 01/03/2024 au 31/03/2024\nSalaire brut 3\u00a0200,00\nNet à payer 2\u00a0480,00": "salary_statement",
-		"RELEVÉ DE COMPTE\nAncien solde 1\u00a0200,00\nNouveau solde 1 450,00":                                    "bank_statement",
-		"ESTRATTO CONTO\nSaldo iniziale 1.200,00":                                                            "bank_statement",
-		"GRUNDBUCH\nKATASTRALGEMEINDE 73518 Zlapp EINLAGEZAHL 221":                                           "land_register_extract",
-		"DOCUMENTO NACIONAL DE IDENTIDAD\nAPELLIDOS\nGARCIA":                                                 "id_card",
+		"RELEVÉ DE COMPTE\nAncien solde 1\u00a0200,00\nNouveau solde 1 450,00":                                         "bank_statement",
+		"ESTRATTO CONTO\nSaldo iniziale 1.200,00":                                                                      "bank_statement",
+		"GRUNDBUCH\nKATASTRALGEMEINDE 73518 Zlapp EINLAGEZAHL 221":                                                     "land_register_extract",
+		"DOCUMENTO NACIONAL DE IDENTIDAD\nAPELLIDOS\nGARCIA":                                                           "id_card",
 	} {
 		require.Equal(t, want, Classify(document("", text))[0].Type, text)
 	}
