@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -333,7 +334,15 @@ func fromOCR(d *evidence.Document, f evidence.Fact) bool {
 // from a scan) → critical; a differing name read with little confidence → open.
 func nameConsistency(v *view) verdict {
 	var names []evidence.Fact
-	for _, d := range v.ofType("id_card", "passport", "salary_statement", "bank_statement") {
+	for _, d := range v.ofType("id_card", "passport") {
+		if f, ok := d.first("applicant_full_name"); ok {
+			names = append(names, f)
+		}
+	}
+	// The reference is the identity document's name read with the most confidence (a
+	// name its machine-readable zone confirms), not the first upload's.
+	slices.SortStableFunc(names, func(a, b evidence.Fact) int { return cmp.Compare(b.Confidence, a.Confidence) })
+	for _, d := range v.ofType("salary_statement", "bank_statement") {
 		if f, ok := d.first("applicant_full_name"); ok {
 			names = append(names, f)
 		}

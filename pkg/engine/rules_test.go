@@ -312,3 +312,22 @@ func TestSummary(t *testing.T) {
 		t.Errorf("nothing readable: %+v", got)
 	}
 }
+
+// name_consistency compares every name with the identity document's surest reading (a
+// name its zone confirms), not with the first upload's: a payslip uploaded first with a
+// misread name is the one that differs, and the verdict cites the ID card's name first.
+func TestNameConsistencyReferenceIsTheIdentityDocument(t *testing.T) {
+	t.Parallel()
+	now := date(2026, 11, 23)
+	name := func(typ, value string, conf float64) testDoc {
+		return testDoc{typ, []evidence.Fact{{Key: "applicant_full_name", Value: value, Confidence: conf}}}
+	}
+	v := testView(now, "", name("salary_statement", "Anna Schmidt", 0.9), name("passport", "Jürgen Müller", 0.6), name("id_card", "Jürgen Müller", 0.95), name("bank_statement", "Jürgen Müller", 0.9))
+	got := nameConsistency(v)
+	if got.status != Critical {
+		t.Fatalf("status %s, want critical: %s", got.status, got.reason)
+	}
+	if got.evidence[0].Confidence != 0.95 || !strings.Contains(got.reason, `"Anna Schmidt" differs from "Jürgen Müller"`) {
+		t.Errorf("reference %v (%.2f), reason %q: want the ID card's name", got.evidence[0].Value, got.evidence[0].Confidence, got.reason)
+	}
+}
