@@ -89,10 +89,26 @@ func (r *reading) record(key string, value any, c evidence.Citation, base float6
 	if ocrDoubt {
 		conf = r.confidence(c, base)
 	}
-	if r.t.fromFuzzyLabel(c) {
+	if ocrDoubt && r.t.fromFuzzyLabel(c) {
+		// A reading a check digit or a second reading confirms (addChecked) owes
+		// nothing to the label it was found after.
 		conf = round2(max(0.05, conf-fuzzyPenalty))
+		if verdictKeys[key] {
+			conf = min(conf, belowVerdict)
+		}
 	}
 	r.facts = append(r.facts, evidence.Fact{Key: key, Value: value, Confidence: conf, Citation: c, Period: period})
+}
+
+// belowVerdict is the most confidence a value that alone can make a verdict critical
+// (see verdictKeys) gets when it was read without the check that would make it sure: the
+// engine's checks need 0.6 for a critical verdict.
+const belowVerdict = 0.59
+
+// verdictKeys are the fields a single reading of which can make a check critical: an
+// expiry, a price, an area, a loan-to-value.
+var verdictKeys = map[string]bool{
+	"id_document_expiry_date": true, "purchase_price": true, "living_area": true, "loan_to_value": true,
 }
 
 // Facts reads every fact the document states, for all builtin data field keys and the

@@ -56,7 +56,7 @@ const (
 	surnameLabels   = "name/surname|surname|nachname|familienname|cognome|#nom#|apellidos|#apellido|apelido|achternaam|nazwisko|efternamn|sukunimi|prijmeni|#ln#"
 	givenNameLabels = "vornamen|given names|given name|forenames|prenoms|#prenom#|#nome#|#nomi#|#nombre|voornamen|voornaam|imiona|fornamn|etunimet|#fn#"
 	birthDateLabels = "geburtstag|geburtsdatum|date of birth|date de naissance|birth date|data di nascita|fecha de nacimiento|data de nascimento|geboortedatum|data urodzenia|fodelsedatum|#dob#"
-	issueLabels     = "date of issue|issue date|ausgestellt am|ausstellungsdatum|date de delivrance|delivree le|#delivre le|emissione|data di rilascio|fecha de expedicion|fecha de emision|data de emissao|afgiftedatum|datum van afgifte|data wydania|utfardandedatum|#issued#|#iss#"
+	issueLabels     = "date of issue|issue date|ausgestellt am|ausstellungsdatum|date de delivrance|delivree le|#delivre le|#delivree#|emissione|data di rilascio|fecha de expedicion|fecha de emision|data de emissao|afgiftedatum|datum van afgifte|data wydania|utfardandedatum|#issued#|#iss#"
 	expiryLabels    = "gültig bis|date of expiry|date d'expiration|valid until|ablaufdatum|expiry date|date of expiration|expires on|scadenza|valable jusqu|fecha de caducidad|valido fino|geldig tot|data waznosci|wazny do|giltig till|validade|valid thru|#exp#|#expires#"
 )
 
@@ -195,10 +195,18 @@ func (r *reading) zoneDate(key, labels string, inZone time.Time, checked bool, z
 		r.addChecked(key, inZone, joinCitations(t, zoneCite, c), zonesDisagree)
 	case checked:
 		r.addChecked(key, inZone, zoneCite, 0.9)
-	case ok && key == "id_document_expiry_date" && !r.plausibleExpiry(viz):
+	case ok && key == "id_document_expiry_date":
 		// Without a zone's check digit, an expiry before issue or birth, or beyond any
-		// validity a state gives, is a misreading of some other date: not sure.
-		r.add(key, viz, c, 0.4, time.Time{})
+		// validity a state gives, is a misreading of some other date: not sure. One
+		// that nothing printed beside it could check is no ground for a verdict.
+		switch plausible, checked := r.plausibleExpiry(viz); {
+		case !plausible:
+			r.add(key, viz, c, 0.4, time.Time{})
+		case !checked:
+			r.add(key, viz, c, belowVerdict, time.Time{})
+		default:
+			r.add(key, viz, c, 0.9, time.Time{})
+		}
 	case ok:
 		r.add(key, viz, c, 0.9, time.Time{})
 	}
@@ -814,18 +822,22 @@ func spacedDay(s string) (time.Time, bool) {
 const longestValidity = 20
 
 // plausibleExpiry reports whether an expiry read without a machine-readable zone fits
-// the document's issue and birth dates, when they are printed: after both, and within
-// longestValidity years of issue.
-func (r *reading) plausibleExpiry(expiry time.Time) bool {
+// the document's issue and birth dates: after both, and within longestValidity years of
+// issue; checked says whether either date is printed to check it against.
+func (r *reading) plausibleExpiry(expiry time.Time) (plausible, checked bool) {
 	t := r.t
 	read := documentDateIn(idDateOrder(t))
 	if issued, _, ok := valueAfter(t, firstHit(t.find(issueLabels)), read); ok {
+		checked = true
 		if !expiry.After(issued) || expiry.After(issued.AddDate(longestValidity, 0, 0)) {
-			return false
+			return false, true
 		}
 	}
-	if born, _, ok := valueAfter(t, firstHit(t.find(birthDateLabels)), read); ok && !expiry.After(born) {
-		return false
+	if born, _, ok := valueAfter(t, firstHit(t.find(birthDateLabels)), read); ok {
+		checked = true
+		if !expiry.After(born) {
+			return false, true
+		}
 	}
-	return true
+	return true, checked
 }

@@ -428,3 +428,21 @@ func moneyString(v any) string {
 	}
 	return fmt.Sprintf("%T %v", v, v)
 }
+
+// An expiry that nothing printed beside it can check, or a price read after a label OCR
+// garbled, is no ground for a critical verdict: below the checks' 0.6.
+func TestUncheckedValuesBelowVerdict(t *testing.T) {
+	t.Parallel()
+	conf := func(d *evidence.Document, typ, key string) float64 {
+		for _, f := range Facts(d, []string{typ}) {
+			if f.Key == key {
+				return f.Confidence
+			}
+		}
+		t.Fatalf("no %s", key)
+		return 0
+	}
+	require.Equal(t, belowVerdict, conf(document("id_card", "IDENTITY CARD\nDate of expiry\n03.05.2031"), "id_card", "id_document_expiry_date"))
+	require.Equal(t, 0.9, conf(document("id_card", "IDENTITY CARD\nDate of birth\n01.02.1980\nDate of expiry\n03.05.2031"), "id_card", "id_document_expiry_date"))
+	require.LessOrEqual(t, conf(ocrDocument("purchase_contract", "KAUFVERTRAG\nNotar Dr. Weber\nKaufpre1s betraqt 450.000,00 EUR"), "purchase_contract", "purchase_price"), belowVerdict)
+}
