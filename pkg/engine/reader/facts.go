@@ -148,6 +148,8 @@ func Facts(doc *evidence.Document, types []string) []evidence.Fact {
 			// an ID card's does.
 			if _, ok := r.t.machineZone(); ok && typ == "other" && !slices.Contains(types, "id_card") && !slices.Contains(types, "passport") {
 				r.identity()
+			} else if typ == "other" && len(types) == 1 {
+				r.otherForm()
 			}
 		}
 	}

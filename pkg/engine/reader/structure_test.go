@@ -446,3 +446,26 @@ func TestUncheckedValuesBelowVerdict(t *testing.T) {
 	require.Equal(t, 0.9, conf(document("id_card", "IDENTITY CARD\nDate of birth\n01.02.1980\nDate of expiry\n03.05.2031"), "id_card", "id_document_expiry_date"))
 	require.LessOrEqual(t, conf(ocrDocument("purchase_contract", "KAUFVERTRAG\nNotar Dr. Weber\nKaufpre1s betraqt 450.000,00 EUR"), "purchase_contract", "purchase_price"), belowVerdict)
 }
+
+// A form of no builtin type gives the applicant's name, the employer and a price after
+// labels that say whose they are, less surely; a bare "Name" label gives nothing.
+func TestOtherFormFields(t *testing.T) {
+	t.Parallel()
+	urla := document("", "Uniform Residential Loan Application\nName (First, Middle, Last, Suffix) Social Security Number\nGwen Stacy (or Individual Taxpayer Identification Number)\nEmployer or Business Name Spider Web Corp. Phone (390) 353-2474\nSale Price $1,800,000.00")
+	var got []evidence.Fact
+	for _, f := range Facts(urla, []string{"other"}) {
+		got = append(got, f)
+	}
+	f := factsByKey(got)
+	require.Equal(t, []any{"Gwen Stacy"}, f["applicant_full_name"])
+	require.Equal(t, []any{"Spider Web Corp."}, f["employer_name"])
+	require.Len(t, f["purchase_price"], 1)
+	for _, x := range got {
+		require.LessOrEqual(t, x.Confidence, formConfidence, x.Key)
+		if x.Key == "purchase_price" {
+			require.LessOrEqual(t, x.Confidence, belowVerdict)
+		}
+	}
+	letter := document("", "Sehr geehrte Damen und Herren,\nName: Jürgen Müller\nwir bestätigen den Eingang Ihres Schreibens.")
+	require.Empty(t, factsByKey(Facts(letter, []string{"other"}))["applicant_full_name"])
+}
