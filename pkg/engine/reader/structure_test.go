@@ -452,10 +452,7 @@ func TestUncheckedValuesBelowVerdict(t *testing.T) {
 func TestOtherFormFields(t *testing.T) {
 	t.Parallel()
 	urla := document("", "Uniform Residential Loan Application\nName (First, Middle, Last, Suffix) Social Security Number\nGwen Stacy (or Individual Taxpayer Identification Number)\nEmployer or Business Name Spider Web Corp. Phone (390) 353-2474\nSale Price $1,800,000.00")
-	var got []evidence.Fact
-	for _, f := range Facts(urla, []string{"other"}) {
-		got = append(got, f)
-	}
+	got := Facts(urla, []string{"other"})
 	f := factsByKey(got)
 	require.Equal(t, []any{"Gwen Stacy"}, f["applicant_full_name"])
 	require.Equal(t, []any{"Spider Web Corp."}, f["employer_name"])
