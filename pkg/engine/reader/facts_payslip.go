@@ -554,7 +554,7 @@ func findLabels(t *text, spec string) []labelHit {
 		if !k.match(l) {
 			continue
 		}
-		loc := k.re.FindStringIndex(l.f.s)
+		loc := labelLoc(k.re, l.f.s)
 		if loc == nil {
 			continue
 		}

@@ -1,8 +1,10 @@
 package reader
 
 import (
+	"regexp"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/doceval/doceval/pkg/engine/evidence"
 	"github.com/doceval/doceval/pkg/engine/layout"
@@ -185,7 +187,7 @@ func (t *text) find(spec string) []labelHit {
 		if !k.match(l) {
 			continue
 		}
-		loc := k.re.FindStringIndex(l.f.s)
+		loc := labelLoc(k.re, l.f.s)
 		if loc == nil {
 			continue
 		}
@@ -198,6 +200,32 @@ func (t *text) find(spec string) []labelHit {
 	return out
 }
 
+// compoundTail is how many letters may follow a label in the same word: a plural or
+// case ending ("Nettobezüge" for "nettobezug", "identité" for "identit") is the label,
+// a longer tail makes another word ("Kaufpreisnebenkosten" is no "Kaufpreis").
+const compoundTail = 3
+
+// labelLoc is the first match of a label pattern in a folded line that is a word of its
+// own, not the head of a longer compound (see compoundTail).
+func labelLoc(re *regexp.Regexp, s string) []int {
+	for _, loc := range re.FindAllStringIndex(s, -1) {
+		tail := 0
+		if loc[1] > loc[0] && s[loc[1]-1] == ' ' {
+			return loc // the pattern's optional space ended the word
+		}
+		for _, r := range s[loc[1]:] {
+			if !unicode.IsLetter(r) {
+				break
+			}
+			tail++
+		}
+		if tail <= compoundTail {
+			return loc
+		}
+	}
+	return nil
+}
+
 // findStart is find restricted to labels at the start of a line (after white space,
 // numbering like "1." and bullets).
 func (t *text) findStart(spec string) []labelHit {
@@ -207,7 +235,7 @@ func (t *text) findStart(spec string) []labelHit {
 		s := l.f.s
 		trimmed := strings.TrimLeft(s, " \t-•*0123456789.")
 		off := len(s) - len(trimmed)
-		loc := re.FindStringIndex(trimmed)
+		loc := labelLoc(re, trimmed)
 		if loc == nil || loc[0] != 0 {
 			continue
 		}

@@ -466,3 +466,19 @@ func TestOtherFormFields(t *testing.T) {
 	letter := document("", "Sehr geehrte Damen und Herren,\nName: Jürgen Müller\nwir bestätigen den Eingang Ihres Schreibens.")
 	require.Empty(t, factsByKey(Facts(letter, []string{"other"}))["applicant_full_name"])
 }
+
+// A label is a word of its own, not the head of a longer compound: "Kaufpreis" is not
+// found in "Kaufpreisnebenkosten", while a short ending ("Nettobezüge" for "nettobezug")
+// is still the label.
+func TestLabelsAreWholeWords(t *testing.T) {
+	t.Parallel()
+	tx := newText(document("", "Kaufpreisnebenkosten 45.000,00 EUR\nKaufpreis 450.000,00 EUR\nNettobezüge 2.100,00"))
+	hits := tx.find("kaufpreis")
+	require.Len(t, hits, 1)
+	require.Equal(t, "Kaufpreis 450.000,00 EUR", hits[0].l.text)
+	require.Len(t, tx.find("nettobezug"), 1)
+	contract := document("", "KAUFVERTRAG\nNotar Dr. Weber\nKaufpreisnebenkosten 45.000,00 EUR\nDer Kaufpreis beträgt 450.000,00 EUR.")
+	f := factsByKey(Facts(contract, []string{"purchase_contract"}))
+	require.Len(t, f["purchase_price"], 1)
+	require.Equal(t, "45000000 EUR", moneyString(f["purchase_price"][0]))
+}
