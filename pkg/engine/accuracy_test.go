@@ -29,11 +29,14 @@ import (
 // shares (of 1) that must be reached, and counts that must not be exceeded.
 var accuracyGates = struct {
 	Classification, TextFields, ScanFields, Checks, Citations float64
+	// SureRight is the share of values returned at confidence 0.9 or above that must
+	// be right: a confidence that means something.
+	SureRight float64
 	// Invented counts values returned for a field no document prints; CriticalOnClean
 	// counts critical verdicts in submissions whose truth has none (false alarms).
 	Invented, CriticalOnClean int
 }{
-	Classification: 0.98, TextFields: 0.95, ScanFields: 0.90, Checks: 0.95, Citations: 1,
+	Classification: 0.98, TextFields: 0.95, ScanFields: 0.90, Checks: 0.95, Citations: 1, SureRight: 0.95,
 	Invented: 0, CriticalOnClean: 0,
 }
 
@@ -94,6 +97,7 @@ func TestCorpusAccuracy(t *testing.T) {
 	t.Logf("values where the truth has none (invented): %d", m.invented)
 	t.Logf("check verdicts: %s; critical verdicts on clean submissions: %d", m.checks, m.criticalOnClean)
 	t.Logf("citations verifiable: %s", m.citations)
+	t.Logf("reliability (confidence → share of returned values right):\n%s", m.reliability.String())
 	t.Logf("per layout family (classification | fields | invented):\n%s", m.byLayout())
 	for _, miss := range m.misses {
 		t.Log(miss)
@@ -106,6 +110,7 @@ func TestCorpusAccuracy(t *testing.T) {
 	}{
 		{"classification", m.class, g.Classification}, {"fields on text documents", m.textFields, g.TextFields},
 		{"fields on scans", m.scanFields, g.ScanFields}, {"check verdicts", m.checks, g.Checks}, {"citations", m.citations, g.Citations},
+		{"values at confidence ≥ 0.9 right", m.reliability.sure(), g.SureRight},
 	} {
 		if gate.got.n == 0 || gate.got.value() < gate.min {
 			t.Errorf("%s: %s, below %.0f %%", gate.what, gate.got, 100*gate.min)
@@ -208,6 +213,7 @@ type accuracy struct {
 	layouts                                          map[string]*layoutFigures
 	class, textFields, scanFields, checks, citations ratio
 	invented, criticalOnClean                        int
+	reliability                                      reliability
 	misses                                           []string
 }
 
@@ -287,6 +293,7 @@ func (m *accuracy) add(c corpus.Case, docs []*evidence.Document, res Result) {
 		if !stated {
 			if f.Value != nil {
 				m.invented++
+				m.reliability.count(f.Confidence, false)
 				from := "?"
 				if len(f.Citations) > 0 {
 					d := source[f.Citations[0].UploadID]
@@ -302,7 +309,11 @@ func (m *accuracy) add(c corpus.Case, docs []*evidence.Document, res Result) {
 		if corpus.IsScan(src.Format) {
 			bucket = &m.scanFields
 		}
-		if !m.layout(src.LayoutFamily()).fields.count(bucket.count(sameValue(want, f.Value))) {
+		right := sameValue(want, f.Value)
+		if f.Value != nil {
+			m.reliability.count(f.Confidence, right)
+		}
+		if !m.layout(src.LayoutFamily()).fields.count(bucket.count(right)) {
 			m.misses = append(m.misses, fmt.Sprintf("%s %s (%s, %s) field %s: want %v, got %v (%s)", c.ID, src.Name, src.Format, src.Layout, f.Key, want, f.Value, f.Status))
 		}
 	}
