@@ -393,7 +393,7 @@ func (r *reading) energyCertificate() {
 // Austrian energy certificate's "Straße", "PLZ/Ort"; "Ort" and "Postleitzahl" apart;
 // "Street", "City", "ZIP"), in the languages of the EU and the US.
 const (
-	streetPartLabels   = "#strase#|#strasse#|#straße#|#street#|#rue#|#via#|#calle#|#straat#|#ulica#|#rua#|street address"
+	streetPartLabels   = "#straße#|#street#|#rue#|#via#|#calle#|#straat#|#ulica#|#rua#|street address"
 	postcodePartLabels = "plz/ort|plz, ort|plz ort|#plz#|postleitzahl|zip code|#zip#|postcode|post code|postal code|code postal|#cap#|codigo postal|postcode/plaats|kod pocztowy"
 	cityPartLabels     = "#ort#|#city#|#town#|#ville#|#localita#|#comune#|#ciudad#|#localidad#|#plaats#|#miejscowosc#|#gemeinde#"
 )
@@ -448,8 +448,7 @@ var streetCell = regexp.MustCompile(`^\p{L}[\p{L}.' /\-]*(?:\s\d{1,4}[a-zA-Z]?(?
 // postcodeAfter reads a postcode, and the city beside it when there is one, after a
 // postcode label at the start of the line.
 func postcodeAfter(t *text, l line) (code, city string, ok bool) {
-	re := labelPattern(postcodePartLabels)
-	loc := re.FindStringIndex(l.f.s)
+	loc := keyed(postcodePartLabels).re.FindStringIndex(l.f.s)
 	if loc == nil || strings.TrimSpace(l.f.s[:loc[0]]) != "" {
 		return "", "", false
 	}
@@ -472,7 +471,7 @@ var cityCell = regexp.MustCompile(`^\p{Lu}[\p{L}\-. ]*$`)
 
 // cellAfter is the first cell after a label at the start of the line.
 func cellAfter(l line, spec string) (string, bool) {
-	loc := labelPattern(spec).FindStringIndex(l.f.s)
+	loc := keyed(spec).re.FindStringIndex(l.f.s)
 	if loc == nil || strings.TrimSpace(l.f.s[:loc[0]]) != "" {
 		return "", false
 	}
