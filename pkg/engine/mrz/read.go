@@ -577,7 +577,9 @@ func frenchCard(cands []candidate, k int) (Zone, []int, bool) {
 		z.Number, z.NumberOK = checkedField(z.NumberRead, z.NumberCheck, "")
 		z.Surname = nameWords(strings.SplitN(strings.TrimLeft(unfill(l1[5:30]), "<"), "<<", 2)[0])
 		z.Given = nameWords(strings.ReplaceAll(l2[13:27], "<<", "<"))
-		if n, ok := digits(l2[0:12]); ok && z.NumberOK {
+		// The French number is digits: its all-digit reading wins when its check digit
+		// holds too.
+		if n, ok := digits(l2[0:12]); ok && z.NumberOK && CheckDigit(n) == checkDigitOf(z.NumberCheck) {
 			z.Number = n
 		}
 		z.CompositeOK = digitOK(l1+l2[:35], l2[35])
