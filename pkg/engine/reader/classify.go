@@ -115,7 +115,7 @@ type pageScore struct {
 
 // scorePage scores the lines of one page (or a whole document); the first titleLines
 // lines of the first page are the title region. On OCR pages a cue no line spells
-// counts, at half its weight, where OCR garbled it (see fuzzyMatch).
+// counts, at half its weight, where OCR garbled it (see fuzzyMatchWords).
 func scorePage(t *text) pageScore {
 	lines := t.lines
 	title := 0

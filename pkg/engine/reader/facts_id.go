@@ -767,13 +767,10 @@ func identityFields(t *text) (kinds int, validity bool) {
 
 var spacedDate = regexp.MustCompile(`\b(\d{1,2})[\s.]+(\d{1,2})[\s.]+((?:19|20)\d\d)\b`)
 
-// readDocumentDate reads a date printed on an identity document, day first: as
-// readDate does, or day, month and year that OCR separated by spaces ("15 09 2004" for
-// "15.09.2004").
-func readDocumentDate(s string) (time.Time, bool) { return documentDateIn(parse.DayFirst)(s) }
-
-// documentDateIn is readDocumentDate for a document whose numeric dates with slashes
-// are in the given order (a US licence's "01/07/1973" is 7 January).
+// documentDateIn reads a date printed on an identity document whose numeric dates with
+// slashes are in the given order (a US licence's "01/07/1973" is 7 January): as
+// parse.DateIn does, or day, month and year that OCR separated by spaces ("15 09 2004"
+// for "15.09.2004").
 func documentDateIn(order parse.DateOrder) func(string) (time.Time, bool) {
 	return func(s string) (time.Time, bool) {
 		if d, _, ok := parse.DateIn(s, order); ok {

@@ -3,7 +3,6 @@ package reader
 import (
 	"regexp"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -139,7 +138,7 @@ func (r *reading) payFigure(loc locale, cols payColumns, spec string, keep func(
 	t := r.t
 	var hits []labelHit
 	if spec != "" {
-		hits = findLabels(t, spec)
+		hits = t.findExact(spec)
 	} else {
 		for _, l := range t.lines {
 			if keep(l) {
@@ -212,7 +211,7 @@ type datedValue struct {
 // the row), or on the next line when that holds nothing else.
 func (r *reading) labelledDate(loc locale, spec string, keep func(line) bool) (datedValue, bool) {
 	t := r.t
-	re := cachedPattern(spec)
+	re := keyed(spec).re
 	for _, l := range t.lines {
 		m := re.FindStringIndex(l.f.s)
 		if m == nil || keep != nil && !keep(l) {
@@ -427,7 +426,7 @@ var addressee = labelPattern(`re:^\s*(?:herrn|herr|frau|mr\.?|mrs\.?|ms\.?)\s*$`
 // line above the address window; never from the employee's address block.
 func (r *reading) employer(conf float64, period time.Time) {
 	t := r.t
-	for _, h := range findLabels(t, "arbeitgeber|employer name|employer|firma|company") {
+	for _, h := range t.findExact("arbeitgeber|employer name|employer|firma|company") {
 		if start := h.start; start > 0 && labelBefore.MatchString(h.l.text[:start]) {
 			continue
 		}
@@ -546,33 +545,3 @@ func (r *reading) iban(conf float64, period time.Time) {
 	}
 }
 
-// findLabels is text.find with the label patterns compiled once.
-func findLabels(t *text, spec string) []labelHit {
-	k := keyed(spec)
-	var out []labelHit
-	for _, l := range t.lines {
-		if !k.match(l) {
-			continue
-		}
-		loc := labelLoc(k.re, l.f.s)
-		if loc == nil {
-			continue
-		}
-		start, end := l.f.orig[loc[0]], l.f.orig[loc[1]]
-		out = append(out, labelHit{l: l, start: start, end: end, rest: l.text[end:]})
-	}
-	return out
-}
-
-// patterns caches compiled label patterns: the readers look for the same labels on
-// every page of every document.
-var patterns sync.Map
-
-func cachedPattern(spec string) *regexp.Regexp {
-	if re, ok := patterns.Load(spec); ok {
-		return re.(*regexp.Regexp)
-	}
-	re := labelPattern(spec)
-	patterns.Store(spec, re)
-	return re
-}

@@ -144,7 +144,7 @@ func readTownFirstAddress(s string) (string, bool) {
 func (r *reading) constructionYear(conf float64) {
 	t := r.t
 	heating := labelPattern("wärme|erzeuger|heiz|anlage|heating")
-	for _, h := range findLabels(t, "baujahr|year built|year of construction|built in|erbaut|bj\\.") {
+	for _, h := range t.findExact("baujahr|year built|year of construction|built in|erbaut|bj\\.") {
 		after := h.rest
 		if len(after) > 16 {
 			after = after[:16]
@@ -216,7 +216,7 @@ func (r *reading) expose() {
 // skipping the lines of other prices.
 func (r *reading) priceAfter(loc locale, spec string, conf float64) bool {
 	t := r.t
-	for _, h := range findLabels(t, spec) {
+	for _, h := range t.findExact(spec) {
 		clause := h.rest
 		if len(clause) > 40 {
 			clause = clause[:40]
@@ -240,7 +240,7 @@ func (r *reading) priceAfter(loc locale, spec string, conf float64) bool {
 // Wohnfläche".
 func (r *reading) areaBefore(spec string, conf float64) bool {
 	t := r.t
-	for _, h := range findLabels(t, spec) {
+	for _, h := range t.findExact(spec) {
 		before := h.l.text[:h.start]
 		if len(before) > 20 {
 			before = before[len(before)-20:]

@@ -64,6 +64,13 @@ func foldRune(r rune) rune {
 // foldString is the folded text alone.
 func foldString(s string) string { return fold(s).s }
 
+// The characters OCR reads for one another in labels, each set matched as one by
+// labelPattern and keyRune: l, i, 1, | and !; o and 0.
+const (
+	ocrLikeL = "li1|!"
+	ocrLikeO = "o0"
+)
+
 // labelPattern compiles a label written in folded form into a regular expression that
 // tolerates OCR and spelling noise: umlauts may be spelled with e ("ä" matches a, ae),
 // ß as s, ss or b, l and i as 1 | ! or each other, o as 0, a space as any (or no)
@@ -100,9 +107,9 @@ func labelPattern(spec string) *regexp.Regexp {
 			case 'ß':
 				b.WriteString("(?:ss|s|b)")
 			case 'l', 'i':
-				b.WriteString("[li1|!]")
+				b.WriteString("[" + ocrLikeL + "]")
 			case 'o':
-				b.WriteString("[o0]")
+				b.WriteString("[" + ocrLikeO + "]")
 			case ' ':
 				b.WriteString(`\s*`)
 			case '.':
@@ -159,9 +166,9 @@ const minKey = 3
 // pattern lets go missing) dropped (-1), anything else a break (0).
 func keyRune(r rune) rune {
 	switch {
-	case r == 'l' || r == 'i' || r == '1' || r == '|' || r == '!':
+	case strings.ContainsRune(ocrLikeL, r):
 		return 'l'
-	case r == 'o' || r == '0':
+	case strings.ContainsRune(ocrLikeO, r):
 		return 'o'
 	case r >= 'a' && r <= 'z' || r >= '2' && r <= '9':
 		return r

@@ -81,14 +81,9 @@ func tolerance(n int) int {
 	return 3
 }
 
-// fuzzyMatch finds the spec's alternative in the folded line with errors, word by
-// word, each word within its own tolerance (a short word exactly): the byte range in
-// the fold and the edits, the fewest first.
-func fuzzyMatch(spec, folded string) (start, end, edits int, ok bool) {
-	return fuzzyMatchWords(spec, wordsOf(folded))
-}
-
-// fuzzyMatchWords is fuzzyMatch on a line's words (see wordsOf).
+// fuzzyMatchWords finds the spec's alternative among a folded line's words (see
+// wordsOf) with errors, word by word, each word within its own tolerance (a short word
+// exactly): the byte range in the fold and the edits, the fewest first.
 func fuzzyMatchWords(spec string, ws []word) (start, end, edits int, ok bool) {
 	alts := fuzzyAlts(spec)
 	if len(alts) == 0 {

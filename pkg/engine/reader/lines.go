@@ -181,6 +181,14 @@ type labelHit struct {
 // per line; on OCR pages, when no line spells the label, the lines where OCR garbled it
 // (see findFuzzy).
 func (t *text) find(spec string) []labelHit {
+	if out := t.findExact(spec); len(out) > 0 || !t.ocr {
+		return out
+	}
+	return t.findFuzzy(spec)
+}
+
+// findExact is find without OCR's errors: only lines that spell the label.
+func (t *text) findExact(spec string) []labelHit {
 	k := keyed(spec)
 	var out []labelHit
 	for _, l := range t.lines {
@@ -193,9 +201,6 @@ func (t *text) find(spec string) []labelHit {
 		}
 		end := l.f.orig[loc[1]]
 		out = append(out, labelHit{l: l, start: l.f.orig[loc[0]], end: end, rest: l.text[end:]})
-	}
-	if len(out) == 0 && t.ocr {
-		return t.findFuzzy(spec)
 	}
 	return out
 }
@@ -230,7 +235,7 @@ func labelLoc(re *regexp.Regexp, s string) []int {
 // numbering like "1." and bullets).
 func (t *text) findStart(spec string) []labelHit {
 	var out []labelHit
-	re := labelPattern(spec)
+	re := keyed(spec).re
 	for _, l := range t.lines {
 		s := l.f.s
 		trimmed := strings.TrimLeft(s, " \t-•*0123456789.")
@@ -299,15 +304,20 @@ func lineValueAfter[T any](t *text, h labelHit, read func(string) (T, bool)) (T,
 
 // before is the document's lines before line idx, as a view like onPage.
 func (t *text) before(idx int) *text {
-	p := &text{doc: t.doc, pages: t.pages, pairs: t.pairs, ocr: t.ocr, geo: t.geo, fuzzy: t.fuzzy}
+	p := t.view()
 	p.lines = t.lines[:max(0, min(idx, len(t.lines)))]
 	return p
+}
+
+// view is the document without its lines, sharing everything else with t.
+func (t *text) view() *text {
+	return &text{doc: t.doc, pages: t.pages, pairs: t.pairs, ocr: t.ocr, geo: t.geo, fuzzy: t.fuzzy}
 }
 
 // onPage is the document restricted to one page (a file of several payslips or
 // monthly statements has one per page).
 func (t *text) onPage(n int) *text {
-	p := &text{doc: t.doc, pages: t.pages, pairs: t.pairs, ocr: t.ocr, geo: t.geo, fuzzy: t.fuzzy}
+	p := t.view()
 	for _, l := range t.lines {
 		if l.page == n {
 			l.idx = len(p.lines)

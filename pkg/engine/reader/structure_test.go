@@ -32,7 +32,7 @@ func TestFuzzyMatch(t *testing.T) {
 		"nettoverdienst|gross pay":   "Nettoverdlenst 2.345,67",
 		"kontoauszug|bank statement": "KONTOAUSZUC Nr. 3",
 	} {
-		_, _, edits, ok := fuzzyMatch(spec, foldString(line))
+		_, _, edits, ok := fuzzyMatchWords(spec, wordsOf(foldString(line)))
 		require.True(t, ok, "%s in %q", spec, line)
 		require.LessOrEqual(t, edits, 2)
 	}
@@ -42,7 +42,7 @@ func TestFuzzyMatch(t *testing.T) {
 		"saldo":          "Salat",
 		"date of expiry": "date of entry",
 	} {
-		_, _, _, ok := fuzzyMatch(spec, foldString(line))
+		_, _, _, ok := fuzzyMatchWords(spec, wordsOf(foldString(line)))
 		require.False(t, ok, "%s in %q", spec, line)
 	}
 }
@@ -168,10 +168,10 @@ func TestExpiryPlausibility(t *testing.T) {
 	require.Equal(t, 0.4, expiry("Date of issue: 16.09.2014\nDate of expiry: 15.09.2004").Confidence)
 	require.Equal(t, 0.4, expiry("Date of issue: 16.09.1994\nDate of expiry: 15.09.2024").Confidence)
 	require.Equal(t, 0.4, expiry("Date of birth: 01.01.1990\nDate of expiry: 15.09.1984").Confidence)
-	d, ok := readDocumentDate("15 09 2004")
+	d, ok := documentDateIn(parse.DayFirst)("15 09 2004")
 	require.True(t, ok)
 	require.Equal(t, time.Date(2004, 9, 15, 0, 0, 0, 0, time.UTC), d)
-	_, ok = readDocumentDate("15 13 2004")
+	_, ok = documentDateIn(parse.DayFirst)("15 13 2004")
 	require.False(t, ok)
 }
 
