@@ -544,4 +544,3 @@ func (r *reading) iban(conf float64, period time.Time) {
 		}
 	}
 }
-
