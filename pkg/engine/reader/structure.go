@@ -78,9 +78,10 @@ func ledgerShape(lines []line) (rows, adding int) {
 	return len(rs), adding
 }
 
-// hasCents reports whether a printed amount shows its cents ("1,234.56", "80,00").
+// hasCents reports whether a printed amount shows its cents ("1,234.56", "80,00 €",
+// "(12.50)", "250.00 CR"): the markers after its last digit aside.
 func hasCents(s string) bool {
-	s = strings.TrimRight(s, " -+)CRDHSOLabenol")
+	s = strings.TrimRightFunc(s, func(r rune) bool { return r < '0' || r > '9' })
 	n := len(s)
 	return n >= 3 && (s[n-3] == '.' || s[n-3] == ',') && isDigit(s[n-1]) && isDigit(s[n-2])
 }

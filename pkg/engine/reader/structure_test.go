@@ -482,3 +482,11 @@ func TestLabelsAreWholeWords(t *testing.T) {
 	require.Len(t, f["purchase_price"], 1)
 	require.Equal(t, "45000000 EUR", moneyString(f["purchase_price"][0]))
 }
+
+// An amount shows its cents whatever marker follows it: a currency, a side, a bracket.
+func TestHasCents(t *testing.T) {
+	t.Parallel()
+	for s, want := range map[string]bool{"1,234.56": true, "80,00 €": true, "(12.50)": true, "250.00 CR": true, "1.234,56 H": true, "1803.9": false, "450 €": false, "12.345": false} {
+		require.Equal(t, want, hasCents(s), s)
+	}
+}
