@@ -1,6 +1,9 @@
 package parse
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // Date finds the first calendar date in s and returns it as midnight UTC.
 //
@@ -263,4 +266,42 @@ func date(y int, m time.Month, d int, ok bool) (time.Time, bool) {
 	}
 	v := time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
 	return v, v.Day() == d // time.Date moves 31 February on into March
+}
+
+// CompactDate reads a date printed as one run of digits, day, month and year with no
+// separator: "210679" (DDMMYY) or "21061979" (DDMMYYYY), month first in order
+// MonthFirst. Payroll systems print birth and entry dates so under a header row
+// ("Geburtsdatum" over "210679"); only a caller that knows the cell holds a date should
+// ask, as any six digits would do. s must be the digits alone, spaces around allowed.
+// A two-digit year is the latest century that does not put the date after today.
+func CompactDate(s string, o DateOrder, today time.Time) (time.Time, bool) {
+	s = strings.TrimSpace(s)
+	if len(s) != 6 && len(s) != 8 {
+		return time.Time{}, false
+	}
+	n := [3]int{}
+	for i, w := range []int{2, 2, len(s) - 4} {
+		from := []int{0, 2, 4}[i]
+		for _, r := range s[from : from+w] {
+			if r < '0' || r > '9' {
+				return time.Time{}, false
+			}
+			n[i] = n[i]*10 + int(r-'0')
+		}
+	}
+	day, month, year := n[0], n[1], n[2]
+	if o == MonthFirst {
+		day, month = month, day
+	}
+	if len(s) == 6 {
+		year += today.Year() / 100 * 100
+		if time.Date(year, time.Month(month), day, 0, 0, 0, 0, time.UTC).After(today) {
+			year -= 100
+		}
+	}
+	d := time.Date(year, time.Month(month), day, 0, 0, 0, 0, time.UTC)
+	if month < 1 || month > 12 || day < 1 || d.Day() != day || year < 1000 {
+		return time.Time{}, false
+	}
+	return d, true
 }

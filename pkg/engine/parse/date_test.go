@@ -180,3 +180,34 @@ func TestFormatDate(t *testing.T) {
 	require.Equal(t, "2026-03-05", FormatDate(time.Date(2026, 3, 5, 0, 0, 0, 0, time.UTC)))
 	require.Equal(t, "0999-12-31", FormatDate(time.Date(999, 12, 31, 23, 59, 0, 0, time.UTC)))
 }
+
+func TestCompactDate(t *testing.T) {
+	today := time.Date(2026, 11, 27, 0, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		in    string
+		order DateOrder
+		want  string // "" for none
+	}{
+		{"210679", DayFirst, "1979-06-21"}, // a DATEV birth date
+		{"010111", DayFirst, "2011-01-01"}, // a DATEV entry date
+		{"150356", DayFirst, "1956-03-15"}, // 2056 would be after today
+		{"271126", DayFirst, "2026-11-27"}, // today itself is this century
+		{"281126", DayFirst, "1926-11-28"}, // tomorrow is not
+		{"06211979", MonthFirst, "1979-06-21"},
+		{"21061979", DayFirst, "1979-06-21"},
+		{"310279", DayFirst, ""}, // no 31 February
+		{"211379", DayFirst, ""}, // no month 13
+		{"2106791", DayFirst, ""},
+		{"21.06.79", DayFirst, ""},
+		{"00004", DayFirst, ""},
+		{" 210679 ", DayFirst, "1979-06-21"},
+	} {
+		d, ok := CompactDate(c.in, c.order, today)
+		if c.want == "" {
+			require.False(t, ok, c.in)
+			continue
+		}
+		require.True(t, ok, c.in)
+		require.Equal(t, c.want, d.Format(time.DateOnly), c.in)
+	}
+}
