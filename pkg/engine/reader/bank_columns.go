@@ -2,6 +2,7 @@ package reader
 
 import (
 	"regexp"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/doceval/doceval/pkg/engine/parse"
@@ -107,4 +108,32 @@ func abs64i(v int) int {
 func runeSpan(s string, sp parse.Span) (int, int) {
 	from := utf8.RuneCountInString(s[:sp.Start])
 	return from, from + utf8.RuneCountInString(s[sp.Start:sp.End])
+}
+
+// sectionHeads are the headings of a statement section that lists one side's bookings
+// only, as US and French banks print them ("DEPOSITS AND ADDITIONS", "Checks Paid",
+// "Electronic Withdrawals", "Opérations au crédit"): the bookings under one carry no
+// sign and stand in one amount column.
+var sectionHeads = []struct {
+	side int
+	re   *regexp.Regexp
+}{
+	{colCredit, regexp.MustCompile(`^(?:other |electronic |atm (?:&|and) )?(?:deposits?|credits?|additions|receipts)(?: (?:and|&) (?:other )?(?:additions|credits|deposits))?$|^(?:money|paid|payments) in$|^(?:zahlungs)?eingange$|^gutschriften$|^habenbuchungen$|^(?:operations au |mouvements au )?credits?$|^versements$|^entrate$|^accrediti$|^ingresos$|^abonos$`)},
+	{colDebit, regexp.MustCompile(`^(?:other |electronic |atm (?:&|and) (?:debit )?card |card )?(?:withdrawals?|debits?|subtractions|purchases|payments)(?: (?:and|&) (?:other )?(?:subtractions|debits|withdrawals|payments))?$|^checks?(?: paid)?$|^cheques?(?: paid)?$|^(?:fees|service charges)(?: (?:and|&) (?:service charges|fees))?$|^(?:money|paid|payments) out$|^(?:zahlungs)?ausgange$|^lastschriften$|^belastungen$|^sollbuchungen$|^(?:operations au |mouvements au )?debits?$|^prelevements$|^uscite$|^addebiti$|^cargos$|^gastos$`)},
+}
+
+// sectionSide reads a line that heads a one-sided section: its side, 0 for any other
+// line. The heading stands alone on its line, no figure in it; a total's line
+// ("Total Deposits and Additions  $3,305.12") is none.
+func sectionSide(l line) int {
+	s := strings.Trim(strings.Join(strings.Fields(foldString(l.text)), " "), " :")
+	if s == "" || len(s) > 60 || strings.ContainsAny(s, "0123456789") {
+		return 0
+	}
+	for _, h := range sectionHeads {
+		if h.re.MatchString(s) {
+			return h.side
+		}
+	}
+	return 0
 }

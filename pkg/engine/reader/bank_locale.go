@@ -105,6 +105,15 @@ func (loc locale) date(s string) (time.Time, bool) {
 	return d, ok
 }
 
+// cellDate reads a cell that holds a date: a date in the document's order, or one
+// printed as a run of digits ("210679" under "Geburtsdatum", see parse.CompactDate).
+func (loc locale) cellDate(s string) (time.Time, bool) {
+	if d, ok := loc.date(s); ok {
+		return d, true
+	}
+	return parse.CompactDate(s, loc.order, now())
+}
+
 // month reads the first month of s in the document's order.
 func (loc locale) month(s string) (time.Time, bool) {
 	m, _, ok := parse.MonthIn(s, loc.order)

@@ -78,9 +78,14 @@ func pageAnchors(t *text, year int, loc locale, cols []column) ([]anchor, []colu
 	geometric := len(t.lines) > 0 && !pageIsOCR(t, t.lines[0].page)
 	var as []anchor
 	bookings := false
+	section := 0 // the side of the section the bookings stand in (see sectionSide)
 	for i, l := range t.lines {
 		if c, ok := columnsOf(l); ok && geometric {
 			cols = c
+			continue
+		}
+		if s := sectionSide(l); s != 0 {
+			section = s
 			continue
 		}
 		a := anchor{l: l}
@@ -150,6 +155,9 @@ func pageAnchors(t *text, year int, loc locale, cols []column) ([]anchor, []colu
 		}
 		if a.kind == anchorBooking {
 			bookings = true
+			if a.amount != nil && a.bal == nil && !a.signed && a.side == 0 {
+				a.side = section
+			}
 			if a.amount != nil && !a.bare {
 				a.text = joinText(a.text, continuation(t, i, a))
 			}

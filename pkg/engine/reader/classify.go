@@ -66,9 +66,9 @@ var typeCues = map[string][]cue{
 		"finanzamt", 3.0, "einkommensteuer", 2.0, "steuernummer", 2.0, "zu versteuernde", 1.0),
 	"pension_statement": cues(4, "renteninformation|rentenbescheid|rentenauskunft|pension statement",
 		"deutsche rentenversicherung", 3.0, "regelaltersrente|altersrente", 2.0, "versicherungsnummer", 1.0),
-	financingOverview: cues(4, "finanzierungsübersicht|finanzierungsvorschlag|finanzierungsangebot|financing overview|financing proposal|kreditanfrage|darlehensanfrage|loan application",
-		"beleihungsauslauf|loan-to-value", 2.0, "sollzinsbindung|zinsbindung|fixed interest period|fixed-rate period", 2.0,
-		"darlehensbetrag|loan amount|nettodarlehensbetrag", 1.0, "tilgung|repayment", 1.0, `re:effektiver\s*jahreszins|\bapr\b`, 1.0),
+	financingOverview: cues(4, "finanzierungsübersicht|finanzierungsvorschlag|finanzierungsangebot|finanzierungsplan|finanzierungskonzept|financing overview|financing proposal|financing summary|financing plan|mortgage illustration|mortgage summary|kreditanfrage|darlehensanfrage|loan application|plan de financement|piano di finanziamento|plan de financiacion|financieringsvoorstel",
+		"beleihungsauslauf|loan-to-value|loan to value", 2.0, "sollzinsbindung|zinsbindung|fixed interest period|fixed-rate period|initial rate fixed", 2.0,
+		"darlehensbetrag|loan amount|nettodarlehensbetrag|darlehenssumme|mortgage amount", 1.0, "tilgung|repayment", 1.0, `re:effektiver\s*jahreszins|\bapr\b`, 1.0),
 }
 
 // financingOverview is the reader's own type of a financing overview or proposal (a

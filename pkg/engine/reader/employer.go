@@ -3,6 +3,8 @@ package reader
 import (
 	"regexp"
 	"strings"
+
+	"github.com/doceval/doceval/pkg/engine/evidence"
 )
 
 // legalForm matches the legal form that ends a company name.
@@ -29,4 +31,59 @@ func readEmployer(s string) (string, bool) {
 		return "", false
 	}
 	return name, true
+}
+
+// senderSep joins the parts of a sender line.
+var senderSep = regexp.MustCompile(`\s*[*•·|]\s*|\s+[-–]\s+`)
+
+// senderLine finds the sender line of a letter: the return address printed small over
+// the window of the envelope, its parts joined by '*', '·', '•', '|' or a dash: the
+// sender first, then a street and a town with its postcode ("Eine & Keine GmbH*St.-Susi-
+// Str. 4*88888 München"). It returns the line and the sender. The addressee's block
+// follows it. Any cell of the line may be the sender line (a text layer prints other
+// cells beside it); only the first page's lines count.
+func senderLine(t *text) (line, string, bool) {
+	for _, l := range t.lines {
+		if len(t.lines) > 0 && l.page != t.lines[0].page {
+			break
+		}
+		for _, c := range cellsOf(l.text) {
+			parts := senderSep.Split(strings.Trim(c.text, " *"), -1)
+			if len(parts) < 3 || len(parts) > 5 {
+				continue
+			}
+			if !postcodeTown.MatchString(parts[len(parts)-1]) || !streetLine.MatchString(parts[len(parts)-2]) {
+				continue
+			}
+			if sender := strings.TrimSpace(parts[0]); sender != "" && !strings.ContainsAny(sender, "0123456789") {
+				return l, sender, true
+			}
+		}
+	}
+	return line{}, "", false
+}
+
+// senderAddressee reads the addressee's name in the block under a sender line: after
+// a salutation line ("Herrn", "Frau") if any, the name over a street line.
+func senderAddressee(t *text) (string, evidence.Citation, bool) {
+	s, _, ok := senderLine(t)
+	if !ok {
+		return "", evidence.Citation{}, false
+	}
+	n, ok := t.next(s)
+	if ok && addressee.MatchString(n.f.s) {
+		n, ok = t.next(n)
+	}
+	if !ok {
+		return "", evidence.Citation{}, false
+	}
+	street, ok := t.next(n)
+	if !ok || !streetLine.MatchString(leadingCell(street.text)) {
+		return "", evidence.Citation{}, false
+	}
+	name, ok := readName(leadingCell(n.text))
+	if !ok {
+		return "", evidence.Citation{}, false
+	}
+	return name, t.cite(s, street), true
 }

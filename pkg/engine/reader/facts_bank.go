@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/doceval/doceval/pkg/engine/evidence"
 )
@@ -124,7 +125,10 @@ func addresseeName(t *text) (string, evidence.Citation, bool) {
 		if !ok {
 			continue
 		}
-		if n, ok := t.next(l); ok && streetLine.MatchString(leadingCell(n.text)) && !dateOrAmount.MatchString(leadingCell(n.text)) {
+		// The street stands under the name, in its column: a cell far to the right is
+		// another block ("Sheet number 14" beside the bank's name).
+		if n, ok := t.next(l); ok && streetLine.MatchString(leadingCell(n.text)) && !dateOrAmount.MatchString(leadingCell(n.text)) &&
+			abs64i(indent(n.text)-indent(l.text)) <= 3 {
 			return name, t.citeLine(l), true
 		}
 	}
@@ -132,6 +136,11 @@ func addresseeName(t *text) (string, evidence.Citation, bool) {
 }
 
 const addressWindowLines = 12
+
+// indent is how many runes of blank a line starts with.
+func indent(s string) int {
+	return utf8.RuneCountInString(s) - utf8.RuneCountInString(strings.TrimLeft(s, " \t"))
+}
 
 // titledLine is a line that is a salutation and a name and nothing else: "Mr Robot
 // Roboto", "Frau Erika Mustermann", "Mme Claire Martin".

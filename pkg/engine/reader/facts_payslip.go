@@ -74,11 +74,13 @@ func (r *reading) payslipPage() {
 		span = -1 // no period printed: its length is unknown, not a month
 	}
 	factor, stated := payFrequency(t, span)
-	gross, grossOK := r.payFigure(loc, cols, grossSpec, nil)
-	net, netOK := r.payFigure(loc, cols, netSpec, nil)
-	if !netOK {
-		net, netOK = r.payFigure(loc, cols, "", func(l line) bool { return bareNetto.MatchString(l.f.s) && !notNetLine.MatchString(l.f.s) })
+	grosses := r.payFigures(loc, cols, grossSpec, nil, payCandidates)
+	nets := r.payFigures(loc, cols, netSpec, nil, payCandidates)
+	if len(nets) == 0 {
+		nets = r.payFigures(loc, cols, "", func(l line) bool { return bareNetto.MatchString(l.f.s) && !notNetLine.MatchString(l.f.s) }, payCandidates)
 	}
+	gross, net, sums := payPair(t, grosses, nets)
+	grossOK, netOK := len(grosses) > 0, len(nets) > 0
 	payout, payoutOK := r.payFigure(loc, cols, payoutSpec, nil)
 	// Net pay above gross pay on one payslip means one of them was misread (OCR lost a
 	// digit, a label found another row's figure): both are given, but as doubtful.
@@ -88,7 +90,7 @@ func (r *reading) payslipPage() {
 	}
 	monthly := func(key string, f payFigure) {
 		if v, conf, ok := monthlyFigure(f.money, factor, stated, convertStatedFrequency); ok {
-			r.add(key, v, f.cite, conf*doubt, period)
+			r.add(key, v, f.cite, (conf+sums)*doubt, period)
 		}
 	}
 	if grossOK {
@@ -135,6 +137,17 @@ type payFigure struct {
 // line keep accepts) that has one: on the label's line, in the month's column, in the
 // document's currency; a label of a year-to-date figure is skipped.
 func (r *reading) payFigure(loc locale, cols payColumns, spec string, keep func(line) bool) (payFigure, bool) {
+	fs := r.payFigures(loc, cols, spec, keep, 1)
+	if len(fs) == 0 {
+		return payFigure{}, false
+	}
+	return fs[0], true
+}
+
+// payFigures is payFigure for every label that has a figure, in page order, at most
+// limit of them.
+func (r *reading) payFigures(loc locale, cols payColumns, spec string, keep func(line) bool, limit int) []payFigure {
+	var out []payFigure
 	t := r.t
 	var hits []labelHit
 	if spec != "" {
@@ -155,27 +168,44 @@ func (r *reading) payFigure(loc locale, cols payColumns, spec string, keep func(
 		if yearToDate.MatchString(foldString(labelTail(h.rest))) {
 			continue // "Total Gross Pay TD", "Gesamtbrutto kumuliert"
 		}
-		fs := parse.Figures(h.rest)
-		if f, ok := cols.monthFigure(h.l.text, h.end, fs); ok {
-			if m, ok := figureMoney(f, loc); ok && m.Cents > 0 {
-				return payFigure{m, t.citeLine(h.l), h.l}, true
-			}
-			continue
-		}
-		if len(fs) > 0 {
-			continue
-		}
-		// The value under its label (a Word table cell, a value column OCR moved).
-		if n, ok := t.next(h.l); ok && len(cellsOf(n.text)) == 1 {
-			if fs := parse.Figures(n.text); len(fs) == 1 {
-				if m, ok := figureMoney(fs[0], loc); ok && m.Cents > 0 {
-					return payFigure{m, t.cite(h.l, n), n}, true
-				}
+		if f, ok := payFigureAt(t, loc, cols, h); ok {
+			out = append(out, f)
+			if len(out) >= limit {
+				break
 			}
 		}
-		if v, c, ok := pairedValue(t, h.l, loc.money); ok && v.Cents > 0 {
-			return payFigure{v, c, h.l}, true
+	}
+	return out
+}
+
+// payFigureAt reads the figure of one label: in the month's column of its line, else,
+// when its line holds no figure, under it.
+func payFigureAt(t *text, loc locale, cols payColumns, h labelHit) (payFigure, bool) {
+	fs := parse.Figures(h.rest)
+	if f, ok := cols.monthFigure(h.l.text, h.end, fs); ok {
+		if m, ok := figureMoney(f, loc); ok && m.Cents > 0 {
+			return payFigure{m, t.citeLine(h.l), h.l}, true
 		}
+		return payFigure{}, false
+	}
+	if len(fs) > 0 {
+		return payFigure{}, false
+	}
+	// The value under its label (a Word table cell, a value column OCR moved).
+	if n, ok := t.next(h.l); ok && len(cellsOf(n.text)) == 1 {
+		if fs := parse.Figures(n.text); len(fs) == 1 {
+			if m, ok := figureMoney(fs[0], loc); ok && m.Cents > 0 {
+				return payFigure{m, t.cite(h.l, n), n}, true
+			}
+		}
+	}
+	if v, c, ok := pairedValue(t, h.l, loc.money); ok && v.Cents > 0 {
+		return payFigure{v, c, h.l}, true
+	}
+	// The value under its label by the page's geometry: DATEV prints "Netto-Verdienst"
+	// at the right edge over its amount, beside other columns' rows.
+	if v, c, ok := geoValue(t, h, func(s string) (parse.Money, bool) { return loneMoney(s, loc) }, false); ok {
+		return payFigure{v, c, h.l}, true
 	}
 	return payFigure{}, false
 }
@@ -187,6 +217,16 @@ func labelTail(rest string) string {
 		return rest[:i]
 	}
 	return rest
+}
+
+// loneMoney reads a cell that holds one positive amount and nothing else but its
+// currency.
+func loneMoney(s string, loc locale) (parse.Money, bool) {
+	fs := parse.Figures(s)
+	if len(fs) != 1 || fs[0].Money.Cents <= 0 {
+		return parse.Money{}, false
+	}
+	return figureMoney(fs[0], loc)
 }
 
 func figureMoney(f parse.Figure, loc locale) (parse.Money, bool) {
@@ -225,7 +265,12 @@ func (r *reading) labelledDate(loc locale, spec string, keep func(line) bool) (d
 		if isHeaderRow(l) {
 			from := utf8.RuneCountInString(l.f.s[:m[0]])
 			to := from + utf8.RuneCountInString(l.f.s[m[0]:m[1]])
-			if d, c, ok := headerValue(t, l, from, to, loc.date); ok {
+			if d, c, ok := headerValue(t, l, from, to, loc.cellDate); ok {
+				return datedValue{d, c}, true
+			}
+			// A header row on a page without character columns (OCR): its geometry.
+			h := labelHit{l: l, start: l.f.orig[m[0]], end: end}
+			if d, c, ok := geoValue(t, h, loc.cellDate, false); ok {
 				return datedValue{d, c}, true
 			}
 			continue // a header row whose column holds no date: not the next line's first date
@@ -264,10 +309,10 @@ func (r *reading) payPeriod(loc locale) (time.Time, evidence.Citation, int) {
 	t := r.t
 	// US stubs: "Period Beginning: 03/01/2025", "Period Ending: 03/14/2025".
 	var begin, end *datedValue
-	if d, ok := r.labelledDate(loc, "period beginning|period start|pay period start|period from", nil); ok {
+	if d, ok := r.labelledDate(loc, "period beginning|period start|pay period start|period from|pay begin date|pay period begin|period begin", nil); ok {
 		begin = &d
 	}
-	if d, ok := r.labelledDate(loc, "period ending|period end|pay period end|period to", nil); ok {
+	if d, ok := r.labelledDate(loc, "period ending|period end|pay period end|period to|pay end date|pay period end date", nil); ok {
 		end = &d
 	}
 	if end != nil {
@@ -409,7 +454,7 @@ func (r *reading) personName(specs ...string) (string, evidence.Citation, bool) 
 			}
 		}
 	}
-	return "", evidence.Citation{}, false
+	return senderAddressee(t)
 }
 
 // numberLabel starts the rest of a label that names a number: "Employee No:",
@@ -457,6 +502,16 @@ func (r *reading) employer(conf float64, period time.Time) {
 	}
 	if name, c, ok := letterheadOrganization(t); ok {
 		r.add("employer_name", name, c, letterheadOrgConfidence, period)
+		return
+	}
+	// The sender line over the address window, anywhere on the first page (DATEV
+	// prints it under its header grid).
+	if l, sender, ok := senderLine(t); ok {
+		if name, ok := readEmployer(sender); ok {
+			r.add("employer_name", name, t.citeLine(l), conf-0.1, period)
+		} else if _, person := readName(sender); !person && organizationCell.MatchString(sender) {
+			r.add("employer_name", sender, t.citeLine(l), letterheadOrgConfidence, period)
+		}
 	}
 }
 

@@ -73,23 +73,3 @@ func (r *reading) letter() {
 	}
 	r.birthDate("geburtsdatum|date of birth|geboren am", time.Time{})
 }
-
-func (r *reading) financing() {
-	t := r.t
-	r.moneyAfter("purchase_price", "kaufpreis|purchase price", 0.85)
-	r.moneyAfter("loan_amount", "nettodarlehensbetrag|darlehensbetrag|annuitätendarlehen|kreditbetrag|net loan amount|loan amount|annuity loan|darlehen", 0.85)
-	r.moneyAfter("equity_amount", "eigenkapital|eigenmittel|equity|own funds", 0.85)
-	for _, h := range t.find("beleihungsauslauf|loan-to-value|loan to value|ltv") {
-		if v, c, ok := valueAfter(t, h, readPercent); ok {
-			r.add("loan_to_value", v, c, 0.85, time.Time{})
-			break
-		}
-	}
-	for _, h := range t.find("sollzinsbindung|zinsbindung|zinsfestschreibung|fixed interest period|fixed-rate period|fixed rate period|interest rate fixed for") {
-		if v, c, ok := valueAfter(t, h, readYears); ok {
-			r.add("fixed_interest_period", v, c, 0.85, time.Time{})
-			break
-		}
-	}
-	r.propertyAddress(0.75, "objekt|property|immobilie")
-}

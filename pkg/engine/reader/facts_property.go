@@ -173,10 +173,14 @@ func (r *reading) constructionYear(conf float64) {
 	}
 }
 
+// moneyAfter records the amount after the first label of spec that has one. An amount
+// without a currency marker takes the document's currency, and is none on a
+// document that states no currency.
 func (r *reading) moneyAfter(key, spec string, conf float64) bool {
 	t := r.t
+	loc := documentLocale(t)
 	for _, h := range t.find(spec) {
-		if v, c, ok := valueAfter(t, h, readMoney); ok && v.Cents > 0 {
+		if v, c, ok := valueAfter(t, h, loc.money); ok && v.Cents > 0 {
 			r.add(key, v, c, conf, time.Time{})
 			return true
 		}

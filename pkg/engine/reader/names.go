@@ -29,7 +29,10 @@ func readName(s string) (string, bool) {
 	if len(words) < 2 || len(words) > 5 {
 		return "", false
 	}
-	for _, w := range words {
+	for i, w := range words {
+		if middleInitial(w) && i > 0 && i < len(words)-1 {
+			continue // "John Q. Sample"
+		}
 		if !isNameWord(w) || formWords[strings.ToLower(strings.Trim(w, ".-'"))] {
 			return "", false
 		}
@@ -43,6 +46,12 @@ var formWords = map[string]bool{
 	"tax": true, "code": true, "number": true, "no": true, "nr": true, "date": true, "period": true, "pay": true,
 	"employee": true, "employer": true, "account": true, "statement": true, "ni": true, "insurance": true,
 	"steuerklasse": true, "steuer": true, "datum": true, "nummer": true, "konto": true, "zeitraum": true,
+}
+
+// middleInitial is a middle name's initial: one capital letter, a dot after it or not.
+func middleInitial(w string) bool {
+	r := []rune(strings.TrimSuffix(w, "."))
+	return len(r) == 1 && unicode.IsUpper(r[0])
 }
 
 func isNameWord(w string) bool {

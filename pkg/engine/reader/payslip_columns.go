@@ -126,7 +126,7 @@ func headerValue[T any](t *text, l line, labelFrom, labelTo int, read func(strin
 		return zero, evidence.Citation{}, false
 	}
 	values := cellsOf(n.text)
-	if len(values) < 2 {
+	if len(values) == 0 {
 		return zero, evidence.Citation{}, false
 	}
 	best, bestOverlap, bestDist := -1, 0, 1<<30
@@ -137,7 +137,9 @@ func headerValue[T any](t *text, l line, labelFrom, labelTo int, read func(strin
 			best, bestOverlap, bestDist = i, overlap, dist
 		}
 	}
-	if best < 0 || bestOverlap <= 0 && bestDist > 6 {
+	// A lone value under a header row stands under its own heading ("Eintritt  Austritt"
+	// over "010111" alone).
+	if best < 0 || bestOverlap <= 0 && (bestDist > 6 || len(values) == 1) {
 		return zero, evidence.Citation{}, false
 	}
 	v, ok := read(values[best].text)

@@ -1,0 +1,144 @@
+package reader
+
+import (
+	"github.com/doceval/doceval/pkg/engine/parse"
+)
+
+// sumsHold reports whether a payslip's gross and net pay add up: the difference, the
+// deductions, is printed between them (from the gross pay's line to the line under
+// the net pay's) as one figure, as the sum of two or three figures (tax and social
+// security totals), or as the sum of a run of rows, each row giving its first figure,
+// its last, all of them or all but its first (a deductions table with a year-to-date
+// column, a header row over its values). checked is false when there is nothing to check: no
+// deductions (net pay equal to gross pay) or net pay above gross pay.
+func sumsHold(t *text, gross, net payFigure) (holds, checked bool) {
+	if gross.money.Currency != net.money.Currency || net.money.Cents >= gross.money.Cents {
+		return false, false
+	}
+	diff := gross.money.Cents - net.money.Cents
+	from, to := min(gross.line.idx, net.line.idx), max(gross.line.idx, net.line.idx)+1
+	if deductionsPrinted(t, gross, net, diff, from, to, true) {
+		return true, true
+	}
+	// OCR may put a table's value column after all its labels: runs of rows anywhere
+	// on the page (no free choice of figures, which a whole page would make too easy).
+	return deductionsPrinted(t, gross, net, diff, 0, len(t.lines)-1, false), true
+}
+
+// deductionsPrinted reports whether the lines from..to print figures that add up to
+// diff (see sumsHold); any two or three figures only when free.
+func deductionsPrinted(t *text, gross, net payFigure, diff int64, from, to int, free bool) bool {
+	var all []int64
+	var rows [][]int64
+	for i := max(0, from); i <= to && i < len(t.lines); i++ {
+		var row []int64
+		for _, f := range parse.Figures(t.lines[i].text) {
+			// The net pay's own figure (and a payout equal to it) stands in the row of a
+			// header row's values too: it is no deduction.
+			if c := abs64(f.Money.Cents); c > 0 && c < gross.money.Cents && c != net.money.Cents {
+				row = append(row, c)
+			}
+		}
+		if len(row) > 0 {
+			rows = append(rows, row)
+			all = append(all, row...)
+		}
+	}
+	if free && subsetSums(all[:min(len(all), maxSumFigures)], diff, 3) {
+		return true
+	}
+	for _, pick := range []func([]int64) int64{
+		func(r []int64) int64 { return r[0] },
+		func(r []int64) int64 { return r[len(r)-1] },
+		func(r []int64) int64 { return sum64(r[1:]) },
+		sum64,
+	} {
+		for a := range rows {
+			var s int64
+			for _, r := range rows[a:] {
+				if s += pick(r); s >= diff {
+					break
+				}
+			}
+			if s == diff {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func sum64(vs []int64) int64 {
+	var s int64
+	for _, v := range vs {
+		s += v
+	}
+	return s
+}
+
+// maxSumFigures bounds the figures sumsHold combines three at a time: a long table's
+// many figures make a chance sum likely.
+const maxSumFigures = 40
+
+// subsetSums reports whether up to k of the values, each used once, add up to want.
+func subsetSums(vs []int64, want int64, k int) bool {
+	if want == 0 {
+		return true
+	}
+	if k == 0 || want < 0 {
+		return false
+	}
+	for i, v := range vs {
+		if v <= want && subsetSums(vs[i+1:], want-v, k-1) {
+			return true
+		}
+	}
+	return false
+}
+
+func abs64(v int64) int64 {
+	if v < 0 {
+		return -v
+	}
+	return v
+}
+
+// payCandidates is how many labelled figures of each kind payPair weighs.
+const payCandidates = 4
+
+// Confidence a payslip's gross and net pay gain when their sums hold (see sumsHold),
+// and lose when they can be checked and fail with every candidate.
+const (
+	sumsHoldBonus = 0.05
+	sumsFailMalus = -0.1
+)
+
+// payPair chooses the gross and net pay among their candidates (page order): the first
+// pair whose sums hold, else the first of each. adjust is the confidence the sums add:
+// sumsHoldBonus when they hold, sumsFailMalus when they were checked and fail, 0 when
+// there was nothing to check.
+func payPair(t *text, grosses, nets []payFigure) (gross, net payFigure, adjust float64) {
+	if len(grosses) == 0 || len(nets) == 0 {
+		if len(grosses) > 0 {
+			gross = grosses[0]
+		}
+		if len(nets) > 0 {
+			net = nets[0]
+		}
+		return gross, net, 0
+	}
+	checked := false
+	for _, g := range grosses {
+		for _, n := range nets {
+			holds, ok := sumsHold(t, g, n)
+			checked = checked || ok
+			if holds {
+				return g, n, sumsHoldBonus
+			}
+		}
+	}
+	if checked {
+		return grosses[0], nets[0], sumsFailMalus
+	}
+	return grosses[0], nets[0], 0
+}

@@ -1,0 +1,255 @@
+package reader
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/doceval/doceval/pkg/engine/evidence"
+)
+
+// Layouts no reader was written for, as pdftotext lays them out: DATEV's own payslip
+// (values under a header grid, amounts at the right edge under their headings, dates
+// printed "210679", the sender line over the address window), a UK building society's
+// statement (booking text over two lines, a balance brought forward) and a US bank's
+// (one section per side, no signs).
+
+const datevReal = `Abrechnung der Brutto/Netto-Bezüge   für März 2023                                   17.03.2023   Blatt 1
+Personal-Nr.  Geburtsdatum  StKl  Faktor  Ki.Frbtr.  Konfession  Freibetrag jährl.  Freibetrag mtl.  DBA   VJ Url. üb.  Url. Anspr.
+00004         210679        4                                                                             30
+SV-Nummer      Krankenkasse   KK %   PGRS  BGRS  Um. SV-Tg.                                          Anw. Tage  Urlaub Tage
+22220799D033   AOK Plus       16,1   101   1111  30
+Eintritt   Austritt                                                                                  Anw. Std.  Urlaub Std.
+010111
+Steuer-ID   MFB
+Eine & Keine GmbH*St.-Susi-Str. 4*88888 München
+   Klaus Dieter
+   Erich-Maier-Str. 7
+   01523 Ortschaft
+                 Brutto-Bezüge
+Lohnart  Bezeichnung       Einheit  Menge  Faktor  Prozentsatz  St  SV  GB     Betrag
+2000     Gehalt                                                 L   L   J    3.200,00
+2100     Fahrgeld                                               P   F          365,00
+                                                                         Gesamt-Brutto
+                                                                              3.565,00
+St   Steuer-Brutto   Lohnsteuer   Kirchensteuer   Solidaritätszuschlag     Steuerrechtliche Abzüge
+L    3.200,00        441,75       0,00            0,00                              441,75
+N                    79,25                                                           79,25
+SV   KV-Brutto  RV-Brutto  AV-Brutto  PV-Brutto  KV-Beitrag  RV-Beitrag  AV-Beitrag  PV-Beitrag   SV-rechtliche Abzüge
+L    3.200,00   3.200,00   3.200,00   3.200,00   155,21      181,73      0,00        0,00             336,94
+Verdienstbescheinigung                          Netto-Bezüge/Netto-Abzüge                       Netto-Verdienst
+Gesamt-Brutto       9.600,00    SV-Brutto   9.600,00                                                  2.707,06
+Steuer-Brutto       9.600,00    KV-Beitrag    465,63
+Lohnsteuer          1.325,25    RV-Beitrag    545,19
+Bank        Konto                                  SV-AG-Anteil   Zus. AG-Kosten  Gesamtkosten      Auszahlungsbetrag
+Sparkasse   DE97 1007 0124 0303 6XXX XX            690,12         0,00            4.255,12                2.707,06
+Std = Stunden, T = Tage, Km = Kilometer, St = Stück, EUR = Euro, Tsd = Tausend Euro
+- Dies ist eine Entgeltbescheinigung nach § 108 Abs. 3 Satz 1 der Gewerbeordnung -`
+
+const ukStatement = `Northgate Building Society                                        Statement of Account
+                                                                  Sheet number 14
+Mrs Jane Holloway                                                 Account number 20374611
+12 Mill Lane                                                      Sort code 40-11-62
+Bristol BS1 4QA                                                   IBAN GB33 NGBS 4011 6220 3746 11
+                                                                  Period 01 Oct 2026 to 31 Oct 2026
+Date        Details                                   Paid out      Paid in       Balance
+01 Oct      BALANCE BROUGHT FORWARD                                               1,204.18
+02 Oct      DD THAMES WATER                              38.50                   1,165.68
+            REF 99120384
+05 Oct      CARD PAYMENT TESCO STORES                    64.12                   1,101.56
+            BRISTOL GB
+28 Oct      BACS ACME WIDGETS LTD                                     2,412.77    3,514.33
+            SALARY OCT
+30 Oct      SO RENT PAYMENT                             950.00                   2,564.33
+31 Oct      BALANCE CARRIED FORWARD                                               2,564.33`
+
+const usStatement = `FIRST PRAIRIE BANK                                          Account Statement
+PO Box 1200, Omaha, NE 68102
+JOHN Q SAMPLE                                               Statement Period: 09/01/2026 - 09/30/2026
+44 ELM ST                                                   Account Number: XXXXXX4821
+LINCOLN NE 68508
+ACCOUNT SUMMARY
+Beginning Balance                       $2,118.40
+Deposits and Additions                  $3,305.12
+Withdrawals and Subtractions            $1,744.95
+Ending Balance                          $3,678.57
+DEPOSITS AND ADDITIONS
+DATE     DESCRIPTION                                               AMOUNT
+09/15    PAYROLL DIRECT DEP HEARTLAND FOODS INC                   1,652.56
+09/30    PAYROLL DIRECT DEP HEARTLAND FOODS INC                   1,652.56
+Total Deposits and Additions                                     $3,305.12
+WITHDRAWALS AND SUBTRACTIONS
+DATE     DESCRIPTION                                               AMOUNT
+09/03    CHECK 1043                                                 1,200.00
+09/12    POS PURCHASE HY-VEE #1123 LINCOLN NE                         212.47
+09/22    ONLINE TRANSFER TO SAVINGS                                   332.48
+Total Withdrawals and Subtractions                               $1,744.95`
+
+const finBroker = `Ihr persönlicher Finanzierungsvorschlag                              Vorgangsnummer 4471-22
+Objekt: Eigentumswohnung, Lindenallee 14, 50968 Köln
+Finanzierungsbedarf
+   Kaufpreis                                           420.000,00 EUR
+   Nebenkosten (Grunderwerbsteuer, Notar, Makler)       48.930,00 EUR
+   Gesamtaufwand                                       468.930,00 EUR
+   abzgl. Eigenkapital                                -118.930,00 EUR
+   Darlehenssumme                                      350.000,00 EUR
+
+Darlehensübersicht
+Darlehensgeber       Produkt               Darlehensbetrag    Sollzins   Zinsbindung   Rate mtl.
+Sparkasse KölnBonn   Annuitätendarlehen      250.000,00 €     3,45 %     15 Jahre      1.135,42 €
+KfW                  Wohneigentum 124        100.000,00 €     3,10 %     10 Jahre        425,00 €
+Summe                                        350.000,00 €                              1.560,42 €
+Beleihungsauslauf 83,3 %`
+
+const finEnglish = `FINANCING SUMMARY                                      Prepared 12 November 2026
+Property        22 Harbour View, Southampton SO14 3TJ
+Purchase price                               £385,000.00
+Stamp duty and fees                           £12,450.00
+Total cost                                   £397,450.00
+Your deposit                                  £77,450.00
+Mortgage amount                              £320,000.00
+Loan to value                                      83.1%
+Initial rate fixed for                           5 years`
+
+// readLaidOut reads a page laid out as its text stands (see withWords) as a document of
+// type typ, every citation checked.
+func readLaidOut(t *testing.T, typ, text string) []evidence.Fact {
+	t.Helper()
+	doc := withWords(document(typ, text))
+	fs := Facts(doc, []string{typ})
+	requireCited(t, doc, fs)
+	return fs
+}
+
+func factOf(t *testing.T, fs []evidence.Fact, key string) evidence.Fact {
+	t.Helper()
+	for _, f := range fs {
+		if f.Key == key {
+			return f
+		}
+	}
+	require.Failf(t, "no fact", "%s", key)
+	return evidence.Fact{}
+}
+
+// DATEV's payslip: every figure under its heading, the sums of its tax and social
+// security rows adding up to gross less net, which makes the pair sure.
+func TestUnseenLayoutDATEV(t *testing.T) {
+	t.Parallel()
+	fs := readLaidOut(t, "salary_statement", datevReal)
+	want := map[string]any{
+		"gross_monthly_income":    money(356500, "EUR"),
+		"net_monthly_income":      money(270706, "EUR"),
+		FactPayout:                money(270706, "EUR"),
+		"applicant_full_name":     "Klaus Dieter",
+		"employer_name":           "Eine & Keine GmbH",
+		"applicant_date_of_birth": day(1979, 6, 21),
+		"employment_start_date":   day(2011, 1, 1),
+	}
+	for k, v := range want {
+		require.Equal(t, v, factOf(t, fs, k).Value, k)
+	}
+	// The sums hold: gross 3.565,00 less 441,75 + 79,25 + 336,94 is the net.
+	require.GreaterOrEqual(t, factOf(t, fs, "gross_monthly_income").Confidence, 0.95)
+	require.GreaterOrEqual(t, factOf(t, fs, "net_monthly_income").Confidence, 0.95)
+}
+
+// A net pay that the printed deductions do not explain is less sure than one they do.
+func TestPayslipSumsThatFailLowerConfidence(t *testing.T) {
+	t.Parallel()
+	const slip = `Gehaltsabrechnung Mai 2026
+Gesamt-Brutto                  4.000,00 EUR
+Lohnsteuer                       600,00 EUR
+Sozialversicherung               800,00 EUR
+Netto-Verdienst                %s EUR`
+	read := func(net string) evidence.Fact {
+		fs := Facts(withWords(document("salary_statement", fmt.Sprintf(slip, net))), []string{"salary_statement"})
+		return factOf(t, fs, "net_monthly_income")
+	}
+	holds, fails := read("2.600,00"), read("2.900,00")
+	require.Equal(t, money(260000, "EUR"), holds.Value)
+	require.Equal(t, money(290000, "EUR"), fails.Value)
+	require.GreaterOrEqual(t, holds.Confidence, 0.95)
+	require.Less(t, fails.Confidence, 0.9)
+}
+
+func TestUnseenLayoutUKStatement(t *testing.T) {
+	t.Parallel()
+	fs := readLaidOut(t, "bank_statement", ukStatement)
+	// The holder is the address block's name, not the society's name over "Sheet number".
+	require.Equal(t, "Jane Holloway", factOf(t, fs, "applicant_full_name").Value)
+	require.Equal(t, money(256433, "GBP"), factOf(t, fs, "account_balance").Value)
+	credit := factOf(t, fs, evidence.FactBankCredit)
+	tx := credit.Value.(evidence.Transaction)
+	require.Equal(t, int64(241277), tx.AmountCents)
+	require.Contains(t, tx.Text, "SALARY OCT")
+	require.GreaterOrEqual(t, credit.Confidence, 0.9)
+}
+
+// A US statement lists deposits and withdrawals in sections of their own, unsigned: the
+// section's heading sides them, and the ledger adds up.
+func TestUnseenLayoutUSStatementSections(t *testing.T) {
+	t.Parallel()
+	fs := readLaidOut(t, "bank_statement", usStatement)
+	require.Equal(t, "John Q Sample", factOf(t, fs, "applicant_full_name").Value)
+	var credits []int64
+	for _, f := range fs {
+		if f.Key == evidence.FactBankCredit {
+			credits = append(credits, f.Value.(evidence.Transaction).AmountCents)
+			require.GreaterOrEqual(t, f.Confidence, 0.9)
+		}
+	}
+	require.Equal(t, []int64{165256, 165256}, credits)
+	require.True(t, factOf(t, fs, evidence.FactLedger).Value.(evidence.Ledger).Reconciled)
+	require.Equal(t, money(367857, "USD"), factOf(t, fs, "account_balance").Value)
+}
+
+// A broker's plan lists each loan under "Darlehensbetrag" and their sum under
+// "Darlehenssumme", the equity as subtracted: the loan and equity that add up to the
+// total cost are the plan's, and the sum makes them sure.
+func TestUnseenLayoutFinancingSums(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		text         string
+		loan, equity int64
+		cur          string
+	}{
+		{finBroker, 35000000, 11893000, "EUR"},
+		{finEnglish, 32000000, 7745000, "GBP"},
+	} {
+		doc := withWords(document("other", c.text))
+		fs := Facts(doc, []string{"other"})
+		requireCited(t, doc, fs)
+		loan, equity := factOf(t, fs, "loan_amount"), factOf(t, fs, "equity_amount")
+		require.Equal(t, money(c.loan, c.cur), loan.Value)
+		require.Equal(t, money(c.equity, c.cur), equity.Value)
+		require.GreaterOrEqual(t, loan.Confidence, 0.9)
+	}
+}
+
+// Loan and equity that do not add up to the printed total cost are given, less surely.
+func TestFinancingSumsThatFailLowerConfidence(t *testing.T) {
+	t.Parallel()
+	const plan = `Finanzierungsübersicht
+Gesamtkosten        400.000,00 EUR
+Eigenkapital         80.000,00 EUR
+Darlehensbetrag     300.000,00 EUR
+Beleihungsauslauf 75 %`
+	fs := Facts(withWords(document("other", plan)), []string{"other"})
+	loan := factOf(t, fs, "loan_amount")
+	require.Equal(t, money(30000000, "EUR"), loan.Value)
+	require.Less(t, loan.Confidence, 0.8)
+}
+
+// An amount with no currency marker on a document that names no currency is no money.
+func TestFinancingNoCurrencyAssumed(t *testing.T) {
+	t.Parallel()
+	const plan = `Financing proposal
+Loan amount        300,000.00
+Loan to value 75 %`
+	fs := Facts(withWords(document("other", plan)), []string{"other"})
+	for _, f := range fs {
+		require.NotEqual(t, "loan_amount", f.Key, "%v", f.Value)
+	}
+}
