@@ -40,7 +40,7 @@ import (
 func Amount(s string) (Money, Span, bool) {
 	var fallback candidate
 	found := false
-	for c := range moneys(s) {
+	for c := range moneys(s, StrictSpaces) {
 		if c.marked {
 			return c.money, c.span, true
 		}
@@ -62,7 +62,7 @@ func Amount(s string) (Money, Span, bool) {
 func Amounts(s string) ([]Money, []Span) {
 	var ms []Money
 	var spans []Span
-	for c := range moneys(s) {
+	for c := range moneys(s, StrictSpaces) {
 		ms = append(ms, c.money)
 		spans = append(spans, c.span)
 	}
@@ -71,9 +71,10 @@ func Amounts(s string) ([]Money, []Span) {
 
 // moneys yields the numbers in s that read as money: with a currency marker, with two
 // decimals or the ",-" ending, or as all of s.
-func moneys(s string) iter.Seq[candidate] {
+func moneys(s string, g Grouping) iter.Seq[candidate] {
 	return func(yield func(candidate) bool) {
 		t := lex(s)
+		t.plainSpaces = g == PlainSpaces
 		whole := Span{
 			len(s) - len(strings.TrimLeftFunc(s, unicode.IsSpace)),
 			len(strings.TrimRightFunc(s, unicode.IsSpace)),

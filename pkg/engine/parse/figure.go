@@ -1,6 +1,9 @@
 package parse
 
-import "strings"
+import (
+	"regexp"
+	"strings"
+)
 
 // Figure is an amount as a statement or payslip prints it, with what stands around it.
 type Figure struct {
@@ -32,9 +35,41 @@ var sideMarks = map[string]int{
 // "1,234.56 DR", "250.00CR") gives its sign, as do parentheses around it ("(1,234.56)"
 // is negative); a figure that already carries a minus and a credit marker keeps the
 // marker's side.
-func Figures(s string) []Figure {
+func Figures(s string) []Figure { return FiguresIn(s, StrictSpaces) }
+
+// Grouping says whether an ordinary space groups thousands in a document's amounts.
+type Grouping uint8
+
+const (
+	// StrictSpaces: only typographic spaces group thousands ("1 234,56" with a
+	// no-break space); "3 250,00" is a count of 3 and an amount of 250,00, or nothing.
+	StrictSpaces Grouping = iota
+	// PlainSpaces: an ordinary space groups them too, in the shape "2 665,44" (a
+	// leading group of one to three digits, groups of three, a decimal comma and two
+	// decimals), where no number stands a single space before it. For documents that
+	// print their amounts so (see SpaceGrouped), as French ones do.
+	PlainSpaces
+)
+
+// spaceGroupedRe and markGroupedRe find amounts grouped by an ordinary space and by a
+// dot, comma or apostrophe.
+var (
+	spaceGroupedRe = regexp.MustCompile(`(?m)(?:^|[^\d.,'\s])\s*\d{1,3}(?: \d{3})+,\d{2}(?:[^\d]|$)`)
+	markGroupedRe  = regexp.MustCompile(`\d{1,3}(?:[.,'’]\d{3})+[.,]\d{2}(?:[^\d]|$)`)
+)
+
+// SpaceGrouped reports whether a document's text groups its amounts' thousands by
+// ordinary spaces: it prints two such amounts ("2 665,44"), each after a word or at
+// the start of its cell, and none grouped by a mark ("2.665,44", "2,665.44",
+// "2'665.44"). Its figures are then read with PlainSpaces.
+func SpaceGrouped(s string) bool {
+	return len(spaceGroupedRe.FindAllStringIndex(s, 2)) == 2 && !markGroupedRe.MatchString(s)
+}
+
+// FiguresIn is Figures with the document's grouping of thousands.
+func FiguresIn(s string, g Grouping) []Figure {
 	var out []Figure
-	for c := range moneys(s) {
+	for c := range moneys(s, g) {
 		f := Figure{Money: c.money, Span: c.span, Currency: c.marked, Signed: c.signed}
 		if side, end, ok := sideMarkAfter(s, c.span.End); ok {
 			f.Money.Cents = abs64(f.Money.Cents) * int64(side)

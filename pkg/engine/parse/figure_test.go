@@ -82,17 +82,20 @@ func TestCurrencies(t *testing.T) {
 }
 
 func FuzzFigures(f *testing.F) {
-	for _, s := range []string{"850,00 S 4.150,00 H", "45.10DR 1,204.90CR", "(12.50)", "( $ 40.00 )", "1.234,56- 3.000,00 €"} {
+	for _, s := range []string{"850,00 S 4.150,00 H", "45.10DR 1,204.90CR", "(12.50)", "( $ 40.00 )", "1.234,56- 3.000,00 €", "16,40 2 500,57 1 234 567,89 €"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		prev := 0
-		for _, g := range Figures(s) {
-			got := requireSpan(t, s, g.Span, true)
-			require.GreaterOrEqual(t, g.Span.Start, prev, "overlapping figures")
-			prev = g.Span.End
-			require.True(t, strings.ContainsAny(got, "0123456789"), "%q has no digits", got)
-			require.Len(t, g.Money.Currency, 3)
+		SpaceGrouped(s)
+		for _, grouping := range []Grouping{StrictSpaces, PlainSpaces} {
+			prev := 0
+			for _, g := range FiguresIn(s, grouping) {
+				got := requireSpan(t, s, g.Span, true)
+				require.GreaterOrEqual(t, g.Span.Start, prev, "overlapping figures")
+				prev = g.Span.End
+				require.True(t, strings.ContainsAny(got, "0123456789"), "%q has no digits", got)
+				require.Len(t, g.Money.Currency, 3)
+			}
 		}
 	})
 }
@@ -124,4 +127,45 @@ func FuzzCurrencies(f *testing.F) {
 		}
 		MainCurrency(s)
 	})
+}
+
+func TestFiguresPlainSpaces(t *testing.T) {
+	cents := func(fs []Figure) []int64 {
+		var out []int64
+		for _, f := range fs {
+			out = append(out, f.Money.Cents)
+		}
+		return out
+	}
+	for _, c := range []struct {
+		in     string
+		strict []int64
+		plain  []int64
+	}{
+		{"SALAIRE BRUT     2 665,44", nil, []int64{266544}},
+		{"Salaire de base   151,67   16,4870   2 500,57", []int64{15167}, []int64{15167, 250057}},
+		{"NET PAYÉ EN EUROS 1 234 567,89 €", nil, []int64{123456789}},
+		// Strictly two cells or one number, so nothing; on a document that groups by
+		// spaces, one number.
+		{"Heures 8 164,87", nil, []int64{816487}},
+		// A number a single space before: two cells.
+		{"Heures 16 8 164,87", nil, nil},
+		{"Total 16,40 2 500,57", []int64{1640}, []int64{1640, 250057}},
+		// Not the shape: no decimals, a group of two, a decimal point.
+		{"N° SS 1 85 04 69 123 456 78", nil, nil},
+		{"Réf 12 345", nil, nil},
+		{"2 665.44", nil, nil}, // a count and an amount, or nothing
+	} {
+		require.Equal(t, c.strict, cents(Figures(c.in)), "strict %q", c.in)
+		require.Equal(t, c.plain, cents(FiguresIn(c.in, PlainSpaces)), "plain %q", c.in)
+	}
+}
+
+func TestSpaceGrouped(t *testing.T) {
+	require.True(t, SpaceGrouped("SALAIRE BRUT 2 665,44\nNET PAYÉ 2 176,33"))
+	require.False(t, SpaceGrouped("SALAIRE BRUT 2 665,44"), "one amount is no habit")
+	require.False(t, SpaceGrouped("Pos. 3 250,00 €\nPos. 4 120,00 €"), "positions and amounts")
+	require.False(t, SpaceGrouped("Gesamt-Brutto 3.565,00\nPos. 3 250,00 €"), "a document that groups by dots")
+	require.False(t, SpaceGrouped("Total 2,665.44\n1 250,00"))
+	require.False(t, SpaceGrouped("Betrag 250,00"), "no grouped amount at all")
 }

@@ -31,6 +31,8 @@ type text struct {
 	// usOrder reads numeric dates with '/' or '-' month first, as US documents
 	// print them (see DateIn).
 	usOrder bool
+	// plainSpaces lets an ordinary space group thousands (see PlainSpaces).
+	plainSpaces bool
 }
 
 func lex(s string) *text {

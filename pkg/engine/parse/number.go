@@ -12,8 +12,35 @@ type num struct{ first, last int }
 
 // groupSpaces are the typographic spaces that group thousands ("1 234,56" with a
 // no-break space). An ordinary space is not one of them: in a table row "3 250,00" is
-// as likely a count of 3 next to an amount.
+// as likely a count of 3 next to an amount. Only on a document that groups its amounts
+// so (see SpaceGrouped, PlainSpaces) does it group them, in one shape (plainGrouped).
 var groupSpaces = map[string]bool{"\u00a0": true, "\u2007": true, "\u2009": true, "\u202f": true}
+
+// plainGrouped reports whether the digits from token i are a number grouped by single
+// ordinary spaces with a decimal comma: "2 665,44", "12 500,00", "1 234 567,89": a
+// leading group of one to three digits, groups of three, two decimals, and nothing
+// numeric glued on either side.
+func (t *text) plainGrouped(i int) bool {
+	if len(t.str(i)) > 3 || t.kind(i-1) == other && t.kind(i-2) == digits {
+		return false
+	}
+	// A whole number a single space before: a count in the cell before ("16 8 164,87");
+	// an amount with decimals there ends its own cell ("16,40 2 500,57").
+	if t.kind(i-1) == space && t.str(i-1) == " " && t.kind(i-2) == digits &&
+		!(t.kind(i-3) == other && (t.str(i-3) == "," || t.str(i-3) == ".") && t.kind(i-4) == digits) {
+		return false
+	}
+	j, groups := i, 0
+	for t.kind(j+1) == space && t.str(j+1) == " " && t.kind(j+2) == digits && len(t.str(j+2)) == 3 {
+		j += 2
+		groups++
+	}
+	if groups == 0 || t.str(j+1) != "," || t.kind(j+2) != digits || len(t.str(j+2)) != 2 {
+		return false
+	}
+	after := j + 3
+	return t.kind(after) != digits && !(t.kind(after) == other && (t.str(after) == "," || t.str(after) == ".") && t.kind(after+1) == digits)
+}
 
 // number reads the number whose first digit group is token i.
 func (t *text) number(i int) num {
@@ -21,12 +48,13 @@ func (t *text) number(i int) num {
 	// A space may group thousands only after a short leading group and before any
 	// other separator, so that it does not join two numbers that merely stand apart.
 	spaced := len(t.str(i)) <= 3
+	plain := t.plainSpaces && spaced && t.plainGrouped(i)
 	for t.kind(n.last+2) == digits {
 		sep := n.last + 1
 		switch {
 		case t.kind(sep) == other && sepKind(t.str(sep)) != 0:
 			spaced = false
-		case spaced && t.kind(sep) == space && groupSpaces[t.str(sep)] && len(t.str(sep+1)) == 3:
+		case spaced && t.kind(sep) == space && (groupSpaces[t.str(sep)] || plain && t.str(sep) == " ") && len(t.str(sep+1)) == 3:
 		default:
 			return n
 		}
@@ -43,7 +71,7 @@ func sepKind(s string) byte {
 		return s[0]
 	case s == "'" || s == "’":
 		return '\''
-	case groupSpaces[s]:
+	case groupSpaces[s] || s == " ":
 		return ' '
 	}
 	return 0

@@ -12,6 +12,9 @@ import (
 // decided once per document from what it prints.
 type locale struct {
 	order parse.DateOrder
+	// grouping is how the document groups its amounts' thousands: by ordinary spaces
+	// on a document that prints them so (see parse.SpaceGrouped).
+	grouping parse.Grouping
 	// currency is the ISO 4217 code the document's markers name, else the one its
 	// national vocabulary and IBANs agree on (see vocabularyCurrency); "" when nothing
 	// on the document says which currency its figures are in.
@@ -86,6 +89,9 @@ func documentLocale(t *text) locale {
 	}
 	all := b.String()
 	loc := locale{}
+	if parse.SpaceGrouped(all) {
+		loc.grouping = parse.PlainSpaces
+	}
 	if cur, ok := parse.MainCurrency(all); ok {
 		loc.currency = cur
 	} else {
@@ -120,11 +126,14 @@ func (loc locale) month(s string) (time.Time, bool) {
 	return m, ok
 }
 
+// figures reads the amounts of s as the document groups them.
+func (loc locale) figures(s string) []parse.Figure { return parse.FiguresIn(s, loc.grouping) }
+
 // money reads the first amount of s (one with a currency marker first) in the
 // document's currency: a figure without a marker on a document that names no currency
 // is no money. A debit marker after it ("S", "DR") or parentheses make it negative.
 func (loc locale) money(s string) (parse.Money, bool) {
-	fs := parse.Figures(s)
+	fs := loc.figures(s)
 	if len(fs) == 0 {
 		return parse.Money{}, false
 	}
@@ -147,7 +156,7 @@ func (loc locale) money(s string) (parse.Money, bool) {
 // lastMoney reads the last amount of s (a booking line names its date and text first)
 // in the document's currency; none when neither the figure nor the document names one.
 func (loc locale) lastMoney(s string) (parse.Money, bool) {
-	fs := parse.Figures(s)
+	fs := loc.figures(s)
 	if len(fs) == 0 {
 		return parse.Money{}, false
 	}

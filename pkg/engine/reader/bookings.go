@@ -125,7 +125,7 @@ func pageAnchors(t *text, year int, loc locale, cols []column) ([]anchor, []colu
 			a.label = l.f.s
 		}
 		rest := l.text[restOff:]
-		fs := parse.Figures(rest)
+		fs := loc.figures(rest)
 		last := len(fs) - 1
 		pick := func(f parse.Figure) *parse.Money {
 			m := f.Money

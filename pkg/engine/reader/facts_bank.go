@@ -144,7 +144,7 @@ func indent(s string) int {
 
 // titledLine is a line that is a salutation and a name and nothing else: "Mr Robot
 // Roboto", "Frau Erika Mustermann", "Mme Claire Martin".
-var titledLine = regexp.MustCompile(`^(?:Mr|Mrs|Ms|Miss|Mx|Dr|Herrn?|Frau|Mme|Mlle|M\.|Sig\.|Sig\.ra|Sr\.|Sra\.|Dhr\.|Mevr\.)\.?\s+(\p{Lu}[\p{L}'\-]+(?:\s+\p{Lu}[\p{L}'\-]+){1,3})$`)
+var titledLine = regexp.MustCompile(`^(?:Mr|Mrs|Ms|Miss|Mx|Dr|Herrn?|Frau|Monsieur|Madame|Mademoiselle|Mme|Mlle|M\.|Signora|Signor|Sig\.|Sig\.ra|Señora|Señor|Sr\.|Sra\.|Dhr\.|Mevr\.|Pani|Pan)\.?\s+(\p{Lu}[\p{L}'\-]+(?:\s+\p{Lu}[\p{L}'\-]+){1,3})$`)
 
 // titledName reads the holder from a statement's head where no address follows the
 // name (OCR put another column's text under it): a line of its own that is a
@@ -154,7 +154,7 @@ func titledName(t *text) (string, evidence.Citation, bool) {
 		if i >= addressWindowLines || l.page != t.lines[0].page {
 			break
 		}
-		m := titledLine.FindStringSubmatch(strings.TrimSpace(l.text))
+		m := titledLine.FindStringSubmatch(leadingCell(l.text))
 		if m == nil {
 			continue
 		}

@@ -101,7 +101,7 @@ func (r *reading) loanAndEquity(loc locale) {
 					return
 				}
 			}
-			if c, ok := printedAmount(t, want); ok {
+			if c, ok := printedAmount(t, loc, want); ok {
 				r.add("loan_amount", want, c, financingLoanDerived, time.Time{})
 				r.add("equity_amount", e.money, e.cite, financingSumsHold, time.Time{})
 				return
@@ -122,9 +122,9 @@ func (r *reading) loanAndEquity(loc locale) {
 }
 
 // printedAmount finds a line that prints the amount, citing it.
-func printedAmount(t *text, want parse.Money) (evidence.Citation, bool) {
+func printedAmount(t *text, loc locale, want parse.Money) (evidence.Citation, bool) {
 	for _, l := range t.lines {
-		for _, f := range parse.Figures(l.text) {
+		for _, f := range loc.figures(l.text) {
 			if abs64(f.Money.Cents) == want.Cents && (!f.Currency || f.Money.Currency == want.Currency) {
 				return t.citeLine(l), true
 			}

@@ -79,7 +79,7 @@ func (r *reading) payslipPage() {
 	if len(nets) == 0 {
 		nets = r.payFigures(loc, cols, "", func(l line) bool { return bareNetto.MatchString(l.f.s) && !notNetLine.MatchString(l.f.s) }, payCandidates)
 	}
-	gross, net, sums := payPair(t, grosses, nets)
+	gross, net, sums := payPair(t, loc, grosses, nets)
 	grossOK, netOK := len(grosses) > 0, len(nets) > 0
 	payout, payoutOK := r.payFigure(loc, cols, payoutSpec, nil)
 	// Net pay above gross pay on one payslip means one of them was misread (OCR lost a
@@ -181,7 +181,7 @@ func (r *reading) payFigures(loc locale, cols payColumns, spec string, keep func
 // payFigureAt reads the figure of one label: in the month's column of its line, else,
 // when its line holds no figure, under it.
 func payFigureAt(t *text, loc locale, cols payColumns, h labelHit) (payFigure, bool) {
-	fs := parse.Figures(h.rest)
+	fs := loc.figures(h.rest)
 	if f, ok := cols.monthFigure(h.l.text, h.end, fs); ok {
 		if m, ok := figureMoney(f, loc); ok && m.Cents > 0 {
 			return payFigure{m, t.citeLine(h.l), h.l}, true
@@ -193,7 +193,7 @@ func payFigureAt(t *text, loc locale, cols payColumns, h labelHit) (payFigure, b
 	}
 	// The value under its label (a Word table cell, a value column OCR moved).
 	if n, ok := t.next(h.l); ok && len(cellsOf(n.text)) == 1 {
-		if fs := parse.Figures(n.text); len(fs) == 1 {
+		if fs := loc.figures(n.text); len(fs) == 1 {
 			if m, ok := figureMoney(fs[0], loc); ok && m.Cents > 0 {
 				return payFigure{m, t.cite(h.l, n), n}, true
 			}
@@ -222,7 +222,7 @@ func labelTail(rest string) string {
 // loneMoney reads a cell that holds one positive amount and nothing else but its
 // currency.
 func loneMoney(s string, loc locale) (parse.Money, bool) {
-	fs := parse.Figures(s)
+	fs := loc.figures(s)
 	if len(fs) != 1 || fs[0].Money.Cents <= 0 {
 		return parse.Money{}, false
 	}
@@ -454,7 +454,25 @@ func (r *reading) personName(specs ...string) (string, evidence.Citation, bool) 
 			}
 		}
 	}
-	return senderAddressee(t)
+	if name, c, ok := senderAddressee(t); ok {
+		return name, c, true
+	}
+	// A salutation and the name on one line over the street: "Monsieur Julien MARTIN".
+	for i, l := range t.lines {
+		if i >= addressWindowLines || l.page != t.lines[0].page {
+			break
+		}
+		m := titledLine.FindStringSubmatch(leadingCell(l.text))
+		if m == nil {
+			continue
+		}
+		if n, ok := t.next(l); ok && streetLine.MatchString(leadingCell(n.text)) && !dateOrAmount.MatchString(leadingCell(n.text)) {
+			if name, ok := readName(m[1]); ok {
+				return name, t.cite(l, n), true
+			}
+		}
+	}
+	return "", evidence.Citation{}, false
 }
 
 // numberLabel starts the rest of a label that names a number: "Employee No:",

@@ -19,7 +19,7 @@ func readName(s string) (string, bool) {
 		s = s[:loc[0]]
 	}
 	s = strings.TrimSpace(strings.Trim(s, " ,.-"))
-	for _, prefix := range []string{"Herrn ", "Herr ", "Frau ", "Mr ", "Mrs ", "Ms ", "Mr. ", "Mrs. ", "Ms. "} {
+	for _, prefix := range []string{"Herrn ", "Herr ", "Frau ", "Mr ", "Mrs ", "Ms ", "Mr. ", "Mrs. ", "Ms. ", "Monsieur ", "Madame ", "Mme ", "M. "} {
 		s = strings.TrimPrefix(s, prefix)
 	}
 	if surname, given, ok := strings.Cut(s, ","); ok {

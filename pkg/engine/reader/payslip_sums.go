@@ -1,9 +1,5 @@
 package reader
 
-import (
-	"github.com/doceval/doceval/pkg/engine/parse"
-)
-
 // sumsHold reports whether a payslip's gross and net pay add up: the difference, the
 // deductions, is printed between them (from the gross pay's line to the line under
 // the net pay's) as one figure, as the sum of two or three figures (tax and social
@@ -11,28 +7,28 @@ import (
 // its last, all of them or all but its first (a deductions table with a year-to-date
 // column, a header row over its values). checked is false when there is nothing to check: no
 // deductions (net pay equal to gross pay) or net pay above gross pay.
-func sumsHold(t *text, gross, net payFigure) (holds, checked bool) {
+func sumsHold(t *text, loc locale, gross, net payFigure) (holds, checked bool) {
 	if gross.money.Currency != net.money.Currency || net.money.Cents >= gross.money.Cents {
 		return false, false
 	}
 	diff := gross.money.Cents - net.money.Cents
 	from, to := min(gross.line.idx, net.line.idx), max(gross.line.idx, net.line.idx)+1
-	if deductionsPrinted(t, gross, net, diff, from, to, true) {
+	if deductionsPrinted(t, loc, gross, net, diff, from, to, true) {
 		return true, true
 	}
 	// OCR may put a table's value column after all its labels: runs of rows anywhere
 	// on the page (no free choice of figures, which a whole page would make too easy).
-	return deductionsPrinted(t, gross, net, diff, 0, len(t.lines)-1, false), true
+	return deductionsPrinted(t, loc, gross, net, diff, 0, len(t.lines)-1, false), true
 }
 
 // deductionsPrinted reports whether the lines from..to print figures that add up to
 // diff (see sumsHold); any two or three figures only when free.
-func deductionsPrinted(t *text, gross, net payFigure, diff int64, from, to int, free bool) bool {
+func deductionsPrinted(t *text, loc locale, gross, net payFigure, diff int64, from, to int, free bool) bool {
 	var all []int64
 	var rows [][]int64
 	for i := max(0, from); i <= to && i < len(t.lines); i++ {
 		var row []int64
-		for _, f := range parse.Figures(t.lines[i].text) {
+		for _, f := range loc.figures(t.lines[i].text) {
 			// The net pay's own figure (and a payout equal to it) stands in the row of a
 			// header row's values too: it is no deduction.
 			if c := abs64(f.Money.Cents); c > 0 && c < gross.money.Cents && c != net.money.Cents {
@@ -117,7 +113,7 @@ const (
 // pair whose sums hold, else the first of each. adjust is the confidence the sums add:
 // sumsHoldBonus when they hold, sumsFailMalus when they were checked and fail, 0 when
 // there was nothing to check.
-func payPair(t *text, grosses, nets []payFigure) (gross, net payFigure, adjust float64) {
+func payPair(t *text, loc locale, grosses, nets []payFigure) (gross, net payFigure, adjust float64) {
 	if len(grosses) == 0 || len(nets) == 0 {
 		if len(grosses) > 0 {
 			gross = grosses[0]
@@ -130,7 +126,7 @@ func payPair(t *text, grosses, nets []payFigure) (gross, net payFigure, adjust f
 	checked := false
 	for _, g := range grosses {
 		for _, n := range nets {
-			holds, ok := sumsHold(t, g, n)
+			holds, ok := sumsHold(t, loc, g, n)
 			checked = checked || ok
 			if holds {
 				return g, n, sumsHoldBonus

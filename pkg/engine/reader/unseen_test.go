@@ -112,6 +112,44 @@ Mortgage amount                              £320,000.00
 Loan to value                                      83.1%
 Initial rate fixed for                           5 years`
 
+const frPayslip = `SAS BOULANGERIE DUPONT                                        BULLETIN DE PAIE
+12 rue des Lilas                                               Période du 01/09/2026 au 30/09/2026
+69003 LYON                                                     Paiement le 30/09/2026 par virement
+SIRET 812 345 678 00019   Code NAF 1071C
+                                             Monsieur Julien MARTIN
+                                             8 avenue Jean Jaurès
+                                             69007 LYON
+Matricule 0042     Emploi Boulanger     Date d'entrée 03/04/2018     N° SS 1 85 04 69 123 456 78
+Rubrique                              Base        Taux       Montant salarial    Montant patronal
+Salaire de base                   151,67      16,4870          2 500,57
+Heures supplémentaires 25%          8,00      20,6088            164,87
+SALAIRE BRUT                                                     2 665,44
+Santé                             2 665,44                        35,12               98,33
+Retraite complémentaire           2 665,44     4,01 %            106,88              160,19
+Assurance chômage                 2 665,44                                          108,35
+CSG déductible                    2 619,25     6,80 %            178,11
+CSG/CRDS non déductible           2 619,25     2,90 %             75,96
+TOTAL DES COTISATIONS                                            396,07              366,87
+NET À PAYER AVANT IMPÔT SUR LE REVENU                          2 269,37
+Impôt sur le revenu prélevé à la source    Taux 4,10 %             93,04
+NET PAYÉ EN EUROS                                              2 176,33`
+
+const summaryRowSlip = `ACME Components Inc.                                     EARNINGS STATEMENT
+4100 Industrial Pkwy, Dayton, OH 45414
+Employee: Maria L. Gomez                   Pay Period: 10/01/2026 - 10/31/2026     Pay Date: 10/31/2026
+Pay Frequency: Monthly
+EARNINGS          HOURS     RATE        CURRENT          YTD
+Regular          168.00    28.50       4,788.00    47,880.00
+DEDUCTIONS                              CURRENT          YTD
+Federal Income Tax                        512.40     5,124.00
+Social Security                           296.86     2,968.60
+Medicare                                   69.43       694.30
+Ohio State Tax                            143.64     1,436.40
+401(k)                                    239.40     2,394.00
+          GROSS PAY        TOTAL DEDUCTIONS        NET PAY
+CURRENT   4,788.00         1,261.73                3,526.27
+YTD       47,880.00        12,617.30               35,262.70`
+
 // readLaidOut reads a page laid out as its text stands (see withWords) as a document of
 // type typ, every citation checked.
 func readLaidOut(t *testing.T, typ, text string) []evidence.Fact {
@@ -252,4 +290,34 @@ Loan to value 75 %`
 	for _, f := range fs {
 		require.NotEqual(t, "loan_amount", f.Key, "%v", f.Value)
 	}
+}
+
+// A French payslip groups thousands by ordinary spaces ("2 665,44"), puts the legal
+// form first and the salutation on the name's line; its contributions add up to gross
+// less net.
+func TestUnseenLayoutFrenchPayslip(t *testing.T) {
+	t.Parallel()
+	fs := readLaidOut(t, "salary_statement", frPayslip)
+	want := map[string]any{
+		"gross_monthly_income":  money(266544, "EUR"),
+		"net_monthly_income":    money(226937, "EUR"),
+		FactPayout:              money(217633, "EUR"),
+		"applicant_full_name":   "Julien Martin",
+		"employer_name":         "SAS BOULANGERIE DUPONT",
+		"employment_start_date": day(2018, 4, 3),
+	}
+	for k, v := range want {
+		require.Equal(t, v, factOf(t, fs, k).Value, k)
+	}
+	require.GreaterOrEqual(t, factOf(t, fs, "net_monthly_income").Confidence, 0.95)
+}
+
+// A US statement's summary is a header row over its current and year-to-date rows.
+func TestUnseenLayoutSummaryRow(t *testing.T) {
+	t.Parallel()
+	fs := readLaidOut(t, "salary_statement", summaryRowSlip)
+	require.Equal(t, money(478800, "USD"), factOf(t, fs, "gross_monthly_income").Value)
+	require.Equal(t, money(352627, "USD"), factOf(t, fs, "net_monthly_income").Value)
+	require.Equal(t, "Maria L. Gomez", factOf(t, fs, "applicant_full_name").Value)
+	require.Equal(t, "ACME Components Inc.", factOf(t, fs, "employer_name").Value)
 }
