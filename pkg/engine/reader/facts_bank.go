@@ -38,7 +38,7 @@ func (r *reading) bankStatement() {
 	} else if name, c, ok := addresseeName(all); ok {
 		// Unlabelled, so never enough on its own for a finding (see minReadConfidence).
 		r.add("applicant_full_name", name, c, 0.55, time.Time{})
-	} else if name, c, ok := titledName(all); ok {
+	} else if name, c, ok := titledName(all, false); ok {
 		r.add("applicant_full_name", name, c, 0.5, time.Time{})
 	}
 	var as []anchor
@@ -146,10 +146,12 @@ func indent(s string) int {
 // Roboto", "Frau Erika Mustermann", "Mme Claire Martin".
 var titledLine = regexp.MustCompile(`^(?:Mr|Mrs|Ms|Miss|Mx|Dr|Herrn?|Frau|Monsieur|Madame|Mademoiselle|Mme|Mlle|M\.|Signora|Signor|Sig\.|Sig\.ra|Señora|Señor|Sr\.|Sra\.|Dhr\.|Mevr\.|Pani|Pan)\.?\s+(\p{Lu}[\p{L}'\-]+(?:\s+\p{Lu}[\p{L}'\-]+){1,3})$`)
 
-// titledName reads the holder from a statement's head where no address follows the
-// name (OCR put another column's text under it): a line of its own that is a
-// salutation and a name, within the first lines. Less sure than an addressee block.
-func titledName(t *text) (string, evidence.Citation, bool) {
+// titledName reads a name from a document's head: a line (its first cell) that is a
+// salutation and a name, within the first lines. overStreet asks for the street on the
+// next line, an addressee block ("Monsieur Julien MARTIN" over "8 avenue Jean Jaurès");
+// without it a statement's holder is read where OCR put another column's text under
+// the name, less surely.
+func titledName(t *text, overStreet bool) (string, evidence.Citation, bool) {
 	for i, l := range t.lines {
 		if i >= addressWindowLines || l.page != t.lines[0].page {
 			break
@@ -158,8 +160,15 @@ func titledName(t *text) (string, evidence.Citation, bool) {
 		if m == nil {
 			continue
 		}
-		if name, ok := readName(m[1]); ok && !headingWord.MatchString(m[1]) {
+		name, ok := readName(m[1])
+		if !ok || headingWord.MatchString(m[1]) {
+			continue
+		}
+		if !overStreet {
 			return name, t.citeLine(l), true
+		}
+		if n, ok := t.next(l); ok && streetLine.MatchString(leadingCell(n.text)) && !dateOrAmount.MatchString(leadingCell(n.text)) {
+			return name, t.cite(l, n), true
 		}
 	}
 	return "", evidence.Citation{}, false

@@ -458,21 +458,7 @@ func (r *reading) personName(specs ...string) (string, evidence.Citation, bool) 
 		return name, c, true
 	}
 	// A salutation and the name on one line over the street: "Monsieur Julien MARTIN".
-	for i, l := range t.lines {
-		if i >= addressWindowLines || l.page != t.lines[0].page {
-			break
-		}
-		m := titledLine.FindStringSubmatch(leadingCell(l.text))
-		if m == nil {
-			continue
-		}
-		if n, ok := t.next(l); ok && streetLine.MatchString(leadingCell(n.text)) && !dateOrAmount.MatchString(leadingCell(n.text)) {
-			if name, ok := readName(m[1]); ok {
-				return name, t.cite(l, n), true
-			}
-		}
-	}
-	return "", evidence.Citation{}, false
+	return titledName(t, true)
 }
 
 // numberLabel starts the rest of a label that names a number: "Employee No:",

@@ -371,11 +371,11 @@ func TestLandRegisterParcelAddress(t *testing.T) {
 func TestTitledHolderName(t *testing.T) {
 	t.Parallel()
 	head := "Account Number: 1111111\nStatement Sort Code: 16-10-00\nMr Robot Roboto\nCURRENT ACCOUNT\nRBS Silicon Valley Previous Balance £1803.90"
-	name, _, ok := titledName(newText(document("bank_statement", head)))
+	name, _, ok := titledName(newText(document("bank_statement", head)), false)
 	require.True(t, ok)
 	require.Equal(t, "Robot Roboto", name)
 	for _, s := range []string{"Mr Robot Roboto Previous Balance £1803.90", "Dr Statement Summary", "Robot Roboto"} {
-		_, _, ok := titledName(newText(document("bank_statement", "Bank Statement\n"+s)))
+		_, _, ok := titledName(newText(document("bank_statement", "Bank Statement\n"+s)), false)
 		require.False(t, ok, s)
 	}
 }

@@ -160,6 +160,14 @@ func readLaidOut(t *testing.T, typ, text string) []evidence.Fact {
 	return fs
 }
 
+// requireFacts: each key's first fact has the value.
+func requireFacts(t *testing.T, fs []evidence.Fact, want map[string]any) {
+	t.Helper()
+	for k, v := range want {
+		require.Equal(t, v, factOf(t, fs, k).Value, k)
+	}
+}
+
 func factOf(t *testing.T, fs []evidence.Fact, key string) evidence.Fact {
 	t.Helper()
 	for _, f := range fs {
@@ -185,9 +193,7 @@ func TestUnseenLayoutDATEV(t *testing.T) {
 		"applicant_date_of_birth": day(1979, 6, 21),
 		"employment_start_date":   day(2011, 1, 1),
 	}
-	for k, v := range want {
-		require.Equal(t, v, factOf(t, fs, k).Value, k)
-	}
+	requireFacts(t, fs, want)
 	// The sums hold: gross 3.565,00 less 441,75 + 79,25 + 336,94 is the net.
 	require.GreaterOrEqual(t, factOf(t, fs, "gross_monthly_income").Confidence, 0.95)
 	require.GreaterOrEqual(t, factOf(t, fs, "net_monthly_income").Confidence, 0.95)
@@ -306,9 +312,7 @@ func TestUnseenLayoutFrenchPayslip(t *testing.T) {
 		"employer_name":         "SAS BOULANGERIE DUPONT",
 		"employment_start_date": day(2018, 4, 3),
 	}
-	for k, v := range want {
-		require.Equal(t, v, factOf(t, fs, k).Value, k)
-	}
+	requireFacts(t, fs, want)
 	require.GreaterOrEqual(t, factOf(t, fs, "net_monthly_income").Confidence, 0.95)
 }
 
