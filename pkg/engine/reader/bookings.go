@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/doceval/doceval/pkg/engine/parse"
 )
@@ -79,6 +80,7 @@ func pageAnchors(t *text, year int, loc locale, cols []column) ([]anchor, []colu
 	var as []anchor
 	bookings := false
 	section := 0 // the side of the section the bookings stand in (see sectionSide)
+	var dayHead time.Time // the day a day-grouped statement's last date line names
 	for i, l := range t.lines {
 		if c, ok := columnsOf(l); ok && geometric {
 			cols = c
@@ -111,15 +113,11 @@ func pageAnchors(t *text, year int, loc locale, cols []column) ([]anchor, []colu
 			loc := balanceOnRe.FindStringIndex(l.f.s)
 			restOff = l.f.orig[loc[1]]
 		default:
-			m := bookingDate.FindStringSubmatchIndex(l.text)
-			if m == nil {
-				continue
-			}
-			d, ok := bookingDayIn(l.text[m[2]:m[3]], year, loc.order)
+			d, off, ok := bookingLine(l, year, loc, &dayHead)
 			if !ok {
 				continue
 			}
-			a.kind, a.date, restOff = anchorBooking, d, m[1]
+			a.kind, a.date, restOff = anchorBooking, d, off
 		}
 		if a.kind != anchorBooking {
 			a.label = l.f.s
@@ -152,6 +150,11 @@ func pageAnchors(t *text, year int, loc locale, cols []column) ([]anchor, []colu
 			a.amount, a.marked, a.signed = pick(f), f.Currency, f.Signed
 			a.col = restOff + f.Span.Start
 			a.text = normalizeSpace(rest[:f.Span.Start])
+			if restOff == 0 {
+				// The date stood inside the line, or on a line of its own above: the
+				// text is the line's words but its dates.
+				a.text = normalizeSpace(anyDate.ReplaceAllString(a.text, " "))
+			}
 		}
 		if a.kind == anchorBooking {
 			bookings = true
@@ -199,6 +202,55 @@ func pageAnchors(t *text, year int, loc locale, cols []column) ([]anchor, []colu
 		}
 	}
 	return as, cols
+}
+
+// anyDate is a numeric day with its month, and year if printed: the dates a booking
+// line carries besides its text.
+var anyDate = regexp.MustCompile(`\b\d{1,2}[./]\d{1,2}[./](?:\d{4}|\d{2})?\b`)
+
+// bookingLine reads the date of a booking line and where the rest of the line starts
+// (its text and amounts). A booking is dated at the start of its line ("02.10. REWE
+// 64,20-"); or inside it, between its text and its amount ("REWE Markt  02.10.2026
+// 02.10.2026  -64,20", a description-first table; restOff 0); or, on a statement that
+// groups its bookings by day, by the last line that is a date alone ("Thursday, 1
+// October 2026"), which dayHead keeps.
+func bookingLine(l line, year int, loc locale, dayHead *time.Time) (time.Time, int, bool) {
+	if m := bookingDate.FindStringSubmatchIndex(l.text); m != nil {
+		if d, ok := bookingDayIn(l.text[m[2]:m[3]], year, loc.order); ok {
+			if len(loc.figures(l.text[m[1]:])) == 0 && dateAlone(l.text, m[0], m[1]) {
+				*dayHead = d // a day's heading, unless OCR moved the amounts away
+			}
+			return d, m[1], true
+		}
+	}
+	d, sp, ok := parse.DateIn(l.text, loc.order)
+	if ok && len(loc.figures(l.text[sp.End:])) > 0 && strings.TrimSpace(l.text[:sp.Start]) != "" {
+		return d, 0, true
+	}
+	if ok && dateAlone(l.text, sp.Start, sp.End) {
+		*dayHead = d
+		return time.Time{}, 0, false
+	}
+	if !dayHead.IsZero() && !ok && len(loc.figures(l.text)) > 0 && strings.IndexFunc(l.text, unicode.IsLetter) >= 0 {
+		return *dayHead, 0, true
+	}
+	return time.Time{}, 0, false
+}
+
+// dateAlone reports a line that is a date and at most a weekday's name: s[from:to] is
+// the date.
+func dateAlone(s string, from, to int) bool {
+	rest := strings.Fields(strings.NewReplacer(",", " ", ".", " ").Replace(s[:from] + " " + s[to:]))
+	return len(rest) == 0 || len(rest) == 1 && weekdays[strings.ToLower(rest[0])]
+}
+
+// weekdays are the days' names a day-grouped statement heads its days with.
+var weekdays = map[string]bool{
+	"monday": true, "tuesday": true, "wednesday": true, "thursday": true, "friday": true, "saturday": true, "sunday": true,
+	"montag": true, "dienstag": true, "mittwoch": true, "donnerstag": true, "freitag": true, "samstag": true, "sonntag": true,
+	"mon": true, "tue": true, "wed": true, "thu": true, "fri": true, "sat": true, "sun": true,
+	"mo": true, "di": true, "mi": true, "do": true, "fr": true, "sa": true, "so": true,
+	"lundi": true, "mardi": true, "mercredi": true, "jeudi": true, "vendredi": true, "samedi": true, "dimanche": true,
 }
 
 // byColumn picks a booking line's amount and running balance by the columns their

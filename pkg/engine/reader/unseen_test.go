@@ -150,6 +150,31 @@ Ohio State Tax                            143.64     1,436.40
 CURRENT   4,788.00         1,261.73                3,526.27
 YTD       47,880.00        12,617.30               35,262.70`
 
+const descFirstStatement = `Kontoauszug Nr. 10/2026                                   Musterbank AG
+Kontoinhaber: Lea Sommer                                  IBAN DE02 1203 0000 0000 2020 51
+Zeitraum 01.10.2026 - 31.10.2026
+Alter Kontostand am 30.09.2026                                          1.842,17 EUR
+Beschreibung                                  Buchungstag   Wertstellung        Betrag EUR
+REWE Markt GmbH Kartenzahlung                 02.10.2026    02.10.2026           -64,20
+Miete Oktober Hausverwaltung Klein            01.10.2026    01.10.2026          -890,00
+Gehalt 10/2026 Nordlicht Logistik AG          30.10.2026    30.10.2026         2.845,31
+Stadtwerke Abschlag                           15.10.2026    15.10.2026           -72,00
+Neuer Kontostand am 31.10.2026                                          3.661,28 EUR`
+
+const dayGroupedStatement = `Account statement October 2026                      Brightside Bank
+Account holder: Tom Becker
+IBAN DE44 5001 0517 5407 3249 31
+Opening balance                                                    EUR 512.40
+Thursday, 1 October 2026
+   Spotify AB                     Direct debit                     -EUR 10.99
+   Lidl Dienstleistung            Card payment                     -EUR 38.75
+Friday, 30 October 2026
+   Nordwind Energie GmbH          Incoming transfer              +EUR 2,310.00
+   Salary October
+Saturday, 31 October 2026
+   Hausverwaltung Kern            Standing order                   -EUR 750.00
+Closing balance                                                  EUR 2,022.66`
+
 // readLaidOut reads a page laid out as its text stands (see withWords) as a document of
 // type typ, every citation checked.
 func readLaidOut(t *testing.T, typ, text string) []evidence.Fact {
@@ -324,4 +349,31 @@ func TestUnseenLayoutSummaryRow(t *testing.T) {
 	require.Equal(t, money(352627, "USD"), factOf(t, fs, "net_monthly_income").Value)
 	require.Equal(t, "Maria L. Gomez", factOf(t, fs, "applicant_full_name").Value)
 	require.Equal(t, "ACME Components Inc.", factOf(t, fs, "employer_name").Value)
+}
+
+// Statements that do not start a booking line with its date: a description-first table
+// (the dates between text and amount) and a statement that groups its bookings under a
+// line naming the day. Their bookings are read, the salary among them, and the ledgers
+// add up.
+func TestUnseenLayoutBookingDates(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		text   string
+		credit int64
+		day    int
+		words  string
+	}{
+		{descFirstStatement, 284531, 30, "Gehalt 10/2026 Nordlicht Logistik AG"},
+		{dayGroupedStatement, 231000, 30, "Salary October"},
+	} {
+		fs := readLaidOut(t, "bank_statement", c.text)
+		require.True(t, factOf(t, fs, evidence.FactLedger).Value.(evidence.Ledger).Reconciled)
+		credit := factOf(t, fs, evidence.FactBankCredit)
+		tx := credit.Value.(evidence.Transaction)
+		require.Equal(t, c.credit, tx.AmountCents)
+		require.Equal(t, day(2026, 10, c.day), tx.Date)
+		require.Contains(t, tx.Text, c.words)
+		require.NotContains(t, tx.Text, "30.10.2026", "the dates are no booking text")
+		require.GreaterOrEqual(t, credit.Confidence, 0.9)
+	}
 }
