@@ -2008,6 +2008,11 @@ type ResultField struct {
 	// Source Where `value` was read: `rules` (the engine's readers) or `model` (the configured
 	// language model: custom fields, and builtin fields the rules could not read, with
 	// verified citations and confidence at most 0.6). Absent when there is no value.
+	// Without a configured model, a custom field is read by the rules from the label–value
+	// pairs the pages print (a label is the field's `display_name`, matched in whole
+	// words, case and accents ignored; the value after it, under it or under its column
+	// heading, in the field's `value_format`), with confidence at most 0.7; a field
+	// whose label no page prints is `failed`.
 	Source *ResultFieldSource `json:"source,omitempty"`
 
 	// Status Extraction status of a field: `succeeded`, `low_confidence` (confidence below the template item's `confidence_threshold`), `not_found`, `failed`. Open enum.
@@ -2026,6 +2031,11 @@ type ResultField struct {
 // ResultFieldSource Where `value` was read: `rules` (the engine's readers) or `model` (the configured
 // language model: custom fields, and builtin fields the rules could not read, with
 // verified citations and confidence at most 0.6). Absent when there is no value.
+// Without a configured model, a custom field is read by the rules from the label–value
+// pairs the pages print (a label is the field's `display_name`, matched in whole
+// words, case and accents ignored; the value after it, under it or under its column
+// heading, in the field's `value_format`), with confidence at most 0.7; a field
+// whose label no page prints is `failed`.
 type ResultFieldSource string
 
 // ResultFieldStatus Extraction status of a field: `succeeded`, `low_confidence` (confidence below the template item's `confidence_threshold`), `not_found`, `failed`. Open enum.

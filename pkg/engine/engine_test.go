@@ -100,6 +100,24 @@ func TestCustomItemsThroughModel(t *testing.T) {
 	if res.Checks[0].Status != "failed" || !strings.Contains(res.Checks[0].ReasoningSummary, "Sprachmodell") || res.Fields[0].Status != "failed" {
 		t.Errorf("without a model: %+v %+v", res.Checks[0], res.Fields[0])
 	}
+
+	// No model, but the page prints the field's label with a value after it: read by
+	// the rules from the page's label–value pairs, cited, below a sure confidence.
+	word := func(text string, x0, x1 float64) evidence.Word {
+		return evidence.Word{Text: text, Conf: 1, Block: -1, Box: evidence.Box{X0: x0, Y0: 0.1, X1: x1, Y1: 0.12}}
+	}
+	labelled := &evidence.Document{UploadID: uuid.New(), ExternalFileID: "payslip", Pages: []evidence.Page{{Number: 1, Text: "Bonus:        3.250,00 EUR", Chars: 26,
+		Words: []evidence.Word{word("Bonus:", 0.05, 0.11), word("3.250,00", 0.25, 0.33), word("EUR", 0.34, 0.37)}}}}
+	res, err = NewWithModel(nil, log).Evaluate(context.Background(), customInput(labelled), noop)
+	if err != nil {
+		t.Fatal(err)
+	}
+	field = res.Fields[0]
+	money, _ = field.Value.(map[string]string)
+	if field.Status != "low_confidence" || field.Source != SourceRules || money["amount"] != "3250.00" || money["currency"] != "EUR" ||
+		len(field.Citations) != 1 || !labelled.Verify(field.Citations[0]) {
+		t.Errorf("labelled without a model: %+v", field)
+	}
 }
 
 // A model server that is down makes the custom items failed, not the evaluation.

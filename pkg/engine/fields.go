@@ -21,7 +21,7 @@ func (e *Engine) fields(ctx context.Context, v *view, step func(string, int) err
 		case f.Builtin:
 			builtinField(v, f, &r)
 		case e.model == nil:
-			r.Status = FieldFailed
+			labelledField(v, f, &r)
 		default:
 			if err := step(say(v.lang, "Extracting data fields", "Datenfelder werden extrahiert"), 60+15*i/len(v.in.Fields)); err != nil {
 				return nil, err
@@ -66,6 +66,23 @@ func builtinField(v *view, f FieldSpec, r *ResultField) {
 	r.Source = SourceRules
 	r.Confidence = clamp01(best.Confidence)
 	r.Citations = citations(append([]evidence.Fact{best}, support...))
+	r.Status = statusFor(r.Confidence, f.Threshold)
+}
+
+// labelledField reads a custom field without a model: by its display name among the
+// label–value pairs of the documents (reader.LabelledValue), in its value format. A
+// field whose label no page holds is failed, as the model that might have found it
+// under other words is not there.
+func labelledField(v *view, f FieldSpec, r *ResultField) {
+	fact, ok := reader.LabelledValue(v.in.Documents, f.Label, f.ValueFormat)
+	if !ok {
+		r.Status = FieldFailed
+		return
+	}
+	r.Value = shapeValue(fact.Value)
+	r.Source = SourceRules
+	r.Confidence = clamp01(fact.Confidence)
+	r.Citations = append(r.Citations, fact.Citation)
 	r.Status = statusFor(r.Confidence, f.Threshold)
 }
 

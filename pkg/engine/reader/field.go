@@ -82,9 +82,42 @@ func FieldBy(key string, facts []evidence.Fact, typesOf func(evidence.Fact) []st
 			miss *= 1 - f.Confidence*0.5
 		}
 	}
-	best.Confidence = round2(min(0.99, 1-miss))
+	conf := 1 - miss
+	// Another upload that says otherwise, for the same period and from a document as
+	// apt to state the field: one of them is misread, and nothing here says which.
+	for _, f := range cands {
+		if f.Citation.UploadID == best.Citation.UploadID || rank(f) != rank(best) || !f.Period.Equal(best.Period) ||
+			f.Confidence < disagreementFloor || multiValued[key] || sameValue(key, best.Value, f.Value) || similarText(best.Value, f.Value) {
+			continue
+		}
+		conf *= 1 - disagreementWeight*f.Confidence
+	}
+	best.Confidence = round2(min(0.99, conf))
 	support[0] = best
 	return best, support, true
+}
+
+// A fact of another upload that disagrees lowers the chosen one's confidence by this
+// share of its own confidence, when it is at least disagreementFloor sure.
+const (
+	disagreementWeight = 0.5
+	disagreementFloor  = 0.5
+)
+
+// multiValued fields may rightly differ between documents of one kind: an applicant
+// may hold several accounts.
+var multiValued = map[string]bool{"iban": true}
+
+// similarText reports two texts of which one holds the other once folded: "Nordlicht
+// Logistik" and "Nordlicht Logistik AG" are no disagreement.
+func similarText(a, b any) bool {
+	x, ok1 := a.(string)
+	y, ok2 := b.(string)
+	if !ok1 || !ok2 {
+		return false
+	}
+	fx, fy := foldName(x), foldName(y)
+	return fx != "" && fy != "" && (strings.Contains(fx, fy) || strings.Contains(fy, fx))
 }
 
 // sameValue reports whether two values of a field agree: money to the cent, dates to

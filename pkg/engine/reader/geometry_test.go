@@ -13,13 +13,16 @@ import (
 )
 
 // withWords gives every page of doc words laid out as its text lines stand: a
-// monospaced page, every rune 0.009 wide, every line 0.03 below the last, as a text PDF
-// printed from a form looks to pdftotext. Two spaces between words are a cell gap.
+// monospaced page, every rune 0.009 wide, every line 0.03 below the last (closer on a
+// page of more than 30 lines, so that all fit), as a text PDF printed from a form looks
+// to pdftotext. Two spaces between words are a cell gap.
 func withWords(doc *evidence.Document) *evidence.Document {
-	const cw, pitch = 0.009, 0.03
+	const cw = 0.009
 	for p := range doc.Pages {
 		var ws []evidence.Word
-		for r, l := range strings.Split(doc.Pages[p].Text, "\n") {
+		lines := strings.Split(doc.Pages[p].Text, "\n")
+		pitch := min(0.03, 0.92/float64(len(lines)))
+		for r, l := range lines {
 			y0 := 0.05 + float64(r)*pitch
 			rs := []rune(l)
 			for c := 0; c < len(rs); {
@@ -32,7 +35,7 @@ func withWords(doc *evidence.Document) *evidence.Document {
 					e++
 				}
 				ws = append(ws, evidence.Word{Text: string(rs[c:e]), Conf: 1, Block: -1, Line: r,
-					Box: evidence.Box{X0: 0.02 + float64(c)*cw, Y0: y0, X1: 0.02 + float64(e)*cw, Y1: y0 + 0.02}})
+					Box: evidence.Box{X0: 0.02 + float64(c)*cw, Y0: y0, X1: 0.02 + float64(e)*cw, Y1: y0 + pitch*2/3}})
 				c = e
 			}
 		}

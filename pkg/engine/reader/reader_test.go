@@ -162,6 +162,32 @@ func TestFieldPriority(t *testing.T) {
 	require.False(t, SameName("Jürgen Müller", "Björn Weiß"))
 }
 
+// Two uploads of one kind that disagree on a field make the chosen value less sure; a
+// different month, a document of lower rank, an account of its own or a name's longer
+// spelling is no disagreement.
+func TestFieldDisagreement(t *testing.T) {
+	t.Parallel()
+	a, b, contract := uuid.New(), uuid.New(), uuid.New()
+	types := map[uuid.UUID][]string{a: {"salary_statement"}, b: {"salary_statement"}, contract: {"employment_contract"}}
+	fact := func(key string, id uuid.UUID, v any, month time.Month) evidence.Fact {
+		return evidence.Fact{Key: key, Value: v, Confidence: 0.9, Citation: evidence.Citation{UploadID: id, Excerpt: "x"},
+			Period: time.Date(2025, month, 1, 0, 0, 0, 0, time.UTC)}
+	}
+	eur := func(c int64) parse.Money { return parse.Money{Cents: c, Currency: "EUR"} }
+	conf := func(key string, fs ...evidence.Fact) float64 {
+		best, _, ok := Field(key, fs, types)
+		require.True(t, ok)
+		return best.Confidence
+	}
+	alone := conf("net_monthly_income", fact("net_monthly_income", a, eur(300000), 10))
+	require.Less(t, conf("net_monthly_income", fact("net_monthly_income", a, eur(300000), 10), fact("net_monthly_income", b, eur(310000), 10)), 0.6)
+	require.Equal(t, alone, conf("net_monthly_income", fact("net_monthly_income", a, eur(300000), 10), fact("net_monthly_income", b, eur(310000), 9)))
+	require.Equal(t, alone, conf("net_monthly_income", fact("net_monthly_income", a, eur(300000), 10), fact("net_monthly_income", contract, eur(310000), 10)))
+	require.Equal(t, alone, conf("iban", fact("iban", a, "DE02120300000000202051", 10), fact("iban", b, "DE89370400440532013000", 10)))
+	require.Equal(t, alone, conf("employer_name", fact("employer_name", a, "Nordlicht Logistik AG", 10), fact("employer_name", b, "Nordlicht Logistik", 10)))
+	require.Less(t, conf("employer_name", fact("employer_name", a, "Nordlicht Logistik AG", 10), fact("employer_name", b, "Südwind Bau GmbH", 10)), 0.6)
+}
+
 // Only ticked options are answers; a line without boxes is no tick-box question.
 func TestTickedAnswers(t *testing.T) {
 	t.Parallel()

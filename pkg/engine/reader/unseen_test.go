@@ -377,3 +377,32 @@ func TestUnseenLayoutBookingDates(t *testing.T) {
 		require.GreaterOrEqual(t, credit.Confidence, 0.9)
 	}
 }
+
+// A custom field is read by its display name from the pairs a page holds: under its
+// heading in a header row, or after its label on the line, in the field's format.
+func TestLabelledValue(t *testing.T) {
+	t.Parallel()
+	doc := withWords(document("salary_statement", datevReal+"\nUrlaubsanspruch:   30 Tage\nBetriebsrente:   125,00 EUR\nPersonalbereich: Logistik Nord"))
+	docs := []*evidence.Document{doc}
+	for _, c := range []struct {
+		label, format string
+		want          any
+	}{
+		{"Krankenkasse", "", "AOK Plus"},
+		{"SV-Nummer", "", "22220799D033"},
+		{"Betriebsrente", "currency", money(12500, "EUR")},
+		{"Personalbereich", "", "Logistik Nord"},
+		{"Geburtsdatum", "date", day(1979, 6, 21)},
+	} {
+		f, ok := LabelledValue(docs, c.label, c.format)
+		require.True(t, ok, c.label)
+		require.Equal(t, c.want, f.Value, c.label)
+		require.True(t, doc.Verify(f.Citation), c.label)
+		require.Greater(t, f.Confidence, 0.5)
+	}
+	// No label of that name, or a value not in the format: nothing.
+	for _, c := range [][2]string{{"Kinderfreibetrag gesamt", ""}, {"Personalbereich", "currency"}, {"Krankheit", ""}} {
+		_, ok := LabelledValue(docs, c[0], c[1])
+		require.False(t, ok, c[0])
+	}
+}
