@@ -62,11 +62,16 @@ func builtinField(v *view, f FieldSpec, r *ResultField) {
 		r.Status = FieldNotFound
 		return
 	}
+	ruled(r, best, support, f.Threshold)
+}
+
+// ruled gives a field the value the rules read, cited by the fact and its support.
+func ruled(r *ResultField, best evidence.Fact, support []evidence.Fact, threshold float64) {
 	r.Value = shapeValue(best.Value)
 	r.Source = SourceRules
 	r.Confidence = clamp01(best.Confidence)
 	r.Citations = citations(append([]evidence.Fact{best}, support...))
-	r.Status = statusFor(r.Confidence, f.Threshold)
+	r.Status = statusFor(r.Confidence, threshold)
 }
 
 // labelledField reads a custom field without a model: by its display name among the
@@ -79,11 +84,7 @@ func labelledField(v *view, f FieldSpec, r *ResultField) {
 		r.Status = FieldFailed
 		return
 	}
-	r.Value = shapeValue(fact.Value)
-	r.Source = SourceRules
-	r.Confidence = clamp01(fact.Confidence)
-	r.Citations = append(r.Citations, fact.Citation)
-	r.Status = statusFor(r.Confidence, f.Threshold)
+	ruled(r, fact, nil, f.Threshold)
 }
 
 // customField asks the model; its failures end as a failed field, never as a guess.
