@@ -54,13 +54,13 @@ const (
 // spaceGroupedRe and markGroupedRe find amounts grouped by an ordinary space and by a
 // dot, comma or apostrophe.
 var (
-	spaceGroupedRe = regexp.MustCompile(`(?m)(?:^|[^\d.,'\s])\s*\d{1,3}(?: \d{3})+,\d{2}(?:[^\d]|$)`)
+	spaceGroupedRe = regexp.MustCompile(`(?m)(?:(?:^|[^\d.,'\s])\s*|\s{2,})\d{1,3}(?: \d{3})+,\d{2}(?:[^\d]|$)`)
 	markGroupedRe  = regexp.MustCompile(`\d{1,3}(?:[.,'’]\d{3})+[.,]\d{2}(?:[^\d]|$)`)
 )
 
 // SpaceGrouped reports whether a document's text groups its amounts' thousands by
-// ordinary spaces: it prints two such amounts ("2 665,44"), each after a word or at
-// the start of its cell, and none grouped by a mark ("2.665,44", "2,665.44",
+// ordinary spaces: it prints two such amounts ("2 665,44"), each after a word or a
+// cell gap (two spaces), and none grouped by a mark ("2.665,44", "2,665.44",
 // "2'665.44"). Its figures are then read with PlainSpaces.
 func SpaceGrouped(s string) bool {
 	return len(spaceGroupedRe.FindAllStringIndex(s, 2)) == 2 && !markGroupedRe.MatchString(s)

@@ -164,6 +164,7 @@ func TestFiguresPlainSpaces(t *testing.T) {
 func TestSpaceGrouped(t *testing.T) {
 	require.True(t, SpaceGrouped("SALAIRE BRUT 2 665,44\nNET PAYÉ 2 176,33"))
 	require.False(t, SpaceGrouped("SALAIRE BRUT 2 665,44"), "one amount is no habit")
+	require.True(t, SpaceGrouped("SOLDE AU 30/09/2026   1 250,00\nSOLDE AU 31/10/2026   3 483,60"), "after a cell gap")
 	require.False(t, SpaceGrouped("Pos. 3 250,00 €\nPos. 4 120,00 €"), "positions and amounts")
 	require.False(t, SpaceGrouped("Gesamt-Brutto 3.565,00\nPos. 3 250,00 €"), "a document that groups by dots")
 	require.False(t, SpaceGrouped("Total 2,665.44\n1 250,00"))

@@ -15,6 +15,9 @@ type statement struct {
 	bookings         []booking
 	period           time.Time
 	unknownSigns     int // bookings whose side nothing on the page shows
+	// running: no closing balance is printed, and closing is the last booking's
+	// running balance, every booking's amount the change of the running balance.
+	running bool
 }
 
 // booking is one booking with its side decided.
@@ -22,6 +25,19 @@ type booking struct {
 	a     anchor
 	cents int64 // positive for credits
 	known bool
+}
+
+// runningChain reports a statement whose every booking prints the running balance
+// after it, each the one before plus the booking, from the opening balance on.
+func runningChain(s *statement) bool {
+	prev := s.opening.amount.Cents
+	for _, b := range s.bookings {
+		if b.a.bal == nil || b.a.bal.Cents-prev != b.cents {
+			return false
+		}
+		prev = b.a.bal.Cents
+	}
+	return true
 }
 
 // carryWords are balance labels that carry a total from one page to the next rather
@@ -46,6 +62,15 @@ func statements(as []anchor) []*statement {
 				c := *cur.closingLabel
 				c.amount, c.from = last.bal, last.from
 				cur.closing = &c
+			}
+		}
+		if n := len(cur.bookings); cur.closing == nil && cur.closingLabel == nil && cur.carry == nil && cur.opening != nil && n > 0 && cur.unknownSigns == 0 {
+			// No closing balance printed: the running balance after the last booking is
+			// the account's, where every booking's amount is its balance's change.
+			if last := cur.bookings[n-1].a; last.from == nil && runningChain(cur) {
+				c := last
+				c.kind, c.amount, c.label = anchorClosing, last.bal, ""
+				cur.closing, cur.running = &c, true
 			}
 		}
 		if cur.opening != nil || cur.closing != nil || len(cur.bookings) > 0 {
@@ -173,7 +198,9 @@ func (s *statement) ledger(currency string) evidence.Ledger {
 	}
 	// A carried balance ends a page, not the statement: what adds up to it proves no
 	// more than the pages read, so only a closing balance reconciles.
-	l.Reconciled = l.HasOpening && s.closing != nil && len(s.bookings) > 0 && s.unknownSigns == 0 &&
+	// Nor does a running balance taken for the closing one: the bookings after it may
+	// stand on a page not uploaded.
+	l.Reconciled = l.HasOpening && s.closing != nil && !s.running && len(s.bookings) > 0 && s.unknownSigns == 0 &&
 		l.OpeningCents+l.CreditsCents-l.DebitsCents == l.ClosingCents
 	return l
 }
@@ -226,7 +253,9 @@ func (r *reading) emitStatements(ss []*statement, loc locale) {
 		}
 		conf := creditUncheckable
 		switch {
-		case l.Reconciled:
+		case l.Reconciled, s.running:
+			// A running chain proves every booking's amount and side, not that none is
+			// missing after the last: sure credits, no reconciled ledger.
 			conf = creditReconciled
 		case l.HasOpening && l.HasClosing:
 			conf = creditUnreconciled

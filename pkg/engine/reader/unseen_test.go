@@ -175,6 +175,28 @@ Saturday, 31 October 2026
    Hausverwaltung Kern            Standing order                   -EUR 750.00
 Closing balance                                                  EUR 2,022.66`
 
+const runningOnly = `Girokonto Kontoauszug 10/2026                               Volksbank Mittelhessen eG
+Frau Erika Roth
+Lindenweg 4
+35390 Gießen
+IBAN DE12 5139 0000 0012 3456 78
+Datum       Vorgang                                        Betrag          Saldo
+            Saldovortrag                                                   2.140,55
+01.10.      Lastschrift Allianz Versicherung              -88,40          2.052,15
+15.10.      Gutschrift Lohn/Gehalt Roth Elektro GmbH     2.210,00         4.262,15
+20.10.      Kartenzahlung EDEKA                            -54,31          4.207,84`
+
+const frStatement = `RELEVÉ DE COMPTE                                   Banque Populaire Rives de Paris
+M. Paul DURAND                                     Période du 01/10/2026 au 31/10/2026
+14 rue de la Paix                                  IBAN FR76 1020 7000 0104 0104 1234 567
+75002 PARIS
+Date        Libellé                                     Débit          Crédit
+            SOLDE PRÉCÉDENT AU 30/09/2026                               1 250,00
+03/10       PRLV SEPA EDF                               84,20
+28/10       VIR SEPA SALAIRE SARL DUPONT BTP                           2 430,15
+30/10       CB CARREFOUR 29/10                          112,35
+            NOUVEAU SOLDE CRÉDITEUR AU 31/10/2026                      3 483,60`
+
 // readLaidOut reads a page laid out as its text stands (see withWords) as a document of
 // type typ, every citation checked.
 func readLaidOut(t *testing.T, typ, text string) []evidence.Fact {
@@ -405,4 +427,32 @@ func TestLabelledValue(t *testing.T) {
 		_, ok := LabelledValue(docs, c[0], c[1])
 		require.False(t, ok, c[0])
 	}
+}
+
+// A statement that prints no closing balance: the running balance after the last
+// booking is the account's, each booking proven by its balance's change, yet the ledger
+// is not reconciled (bookings after it may stand on a page not uploaded).
+func TestUnseenLayoutRunningBalanceOnly(t *testing.T) {
+	t.Parallel()
+	fs := readLaidOut(t, "bank_statement", runningOnly)
+	balance := factOf(t, fs, "account_balance")
+	require.Equal(t, money(420784, "EUR"), balance.Value)
+	require.Less(t, balance.Confidence, 0.9)
+	require.False(t, factOf(t, fs, evidence.FactLedger).Value.(evidence.Ledger).Reconciled)
+	credit := factOf(t, fs, evidence.FactBankCredit)
+	require.Equal(t, int64(221000), credit.Value.(evidence.Transaction).AmountCents)
+	require.GreaterOrEqual(t, credit.Confidence, 0.9)
+}
+
+// A French statement: amounts grouped by spaces, debit and credit columns, "Solde
+// précédent" and "Nouveau solde créditeur".
+func TestUnseenLayoutFrenchStatement(t *testing.T) {
+	t.Parallel()
+	fs := readLaidOut(t, "bank_statement", frStatement)
+	require.Equal(t, "Paul Durand", factOf(t, fs, "applicant_full_name").Value)
+	require.Equal(t, money(348360, "EUR"), factOf(t, fs, "account_balance").Value)
+	require.True(t, factOf(t, fs, evidence.FactLedger).Value.(evidence.Ledger).Reconciled)
+	tx := factOf(t, fs, evidence.FactBankCredit).Value.(evidence.Transaction)
+	require.Equal(t, int64(243015), tx.AmountCents)
+	require.Contains(t, tx.Text, "SALAIRE")
 }
