@@ -68,6 +68,20 @@ var months = map[string]time.Month{
 	"oktober": 10, "october": 10, "okt": 10, "oct": 10,
 	"november": 11, "nov": 11,
 	"dezember": 12, "december": 12, "dez": 12, "dec": 12,
+	// French, Italian, Spanish, Dutch and Portuguese, as payslips and statements of
+	// those countries name the month.
+	"janvier": 1, "gennaio": 1, "enero": 1, "januari": 1, "janeiro": 1,
+	"février": 2, "fevrier": 2, "febbraio": 2, "febrero": 2, "februari": 2, "fevereiro": 2,
+	"mars": 3, "marzo": 3, "maart": 3, "março": 3, "marco": 3,
+	"avril": 4, "aprile": 4, "abril": 4,
+	"maggio": 5, "mayo": 5, "mei": 5, "maio": 5,
+	"juin": 6, "giugno": 6, "junio": 6, "junho": 6,
+	"juillet": 7, "luglio": 7, "julio": 7, "julho": 7,
+	"août": 8, "aout": 8, "agosto": 8, "augustus": 8,
+	"septembre": 9, "settembre": 9, "septiembre": 9, "setiembre": 9, "setembro": 9,
+	"octobre": 10, "ottobre": 10, "octubre": 10, "outubro": 10,
+	"novembre": 11, "noviembre": 11, "novembro": 11,
+	"décembre": 12, "decembre": 12, "dicembre": 12, "diciembre": 12, "dezembro": 12,
 }
 
 var ordinals = map[string]bool{"st": true, "nd": true, "rd": true, "th": true}

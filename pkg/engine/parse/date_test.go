@@ -211,3 +211,19 @@ func TestCompactDate(t *testing.T) {
 		require.Equal(t, c.want, d.Format(time.DateOnly), c.in)
 	}
 }
+
+// Months named in French, Italian, Spanish, Dutch and Portuguese.
+func TestMonthNamesOfOtherLanguages(t *testing.T) {
+	for in, want := range map[string]string{
+		"Bulletin de paie octobre 2026": "2026-10-01", "CEDOLINO PAGA Ottobre 2026": "2026-10-01",
+		"NÓMINA Octubre 2026": "2026-10-01", "Loonstrook mei 2026": "2026-05-01", "Recibo de vencimento março 2026": "2026-03-01",
+		"Paiement le 30 décembre 2026": "2026-12-01", "août 2026": "2026-08-01",
+	} {
+		m, _, ok := Month(in)
+		require.True(t, ok, in)
+		require.Equal(t, want, m.Format(time.DateOnly), in)
+	}
+	d, _, ok := Date("le 15 février 2026")
+	require.True(t, ok)
+	require.Equal(t, "2026-02-15", d.Format(time.DateOnly))
+}

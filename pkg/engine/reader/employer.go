@@ -15,11 +15,11 @@ var legalForm = regexp.MustCompile(`(?:\b(?:gGmbH|GmbH|mbH|AG|KG|KGaA|OHG|SE|eG|
 // prefixForm is a legal form printed before the name, as French, Italian, Spanish and
 // Polish firms may print it: "SAS BOULANGERIE DUPONT", "S.r.l. Rossi", "Sp. z o.o."
 // comes after. Upper-case abbreviations only: "SA" inside a sentence is no form.
-var prefixForm = regexp.MustCompile(`^(?:SAS|SASU|SARL|EURL|SNC|SCI|SA|S\.A\.|SPA|S\.p\.A\.|SRL|S\.r\.l\.|S\.L\.|BV|B\.V\.|NV|N\.V\.)\s+\p{Lu}`)
+var prefixForm = regexp.MustCompile(`^(?:SAS|SASU|SARL|EURL|SNC|SCI|SA|S\.A\.|SPA|S\.p\.A\.|SRL|S\.r\.l\.|S\.R\.L\.|S\.L\.|BV|B\.V\.|NV|N\.V\.)\s+\p{Lu}`)
 
 // suffixForms are the legal forms of other EU countries that end a name: "Boulangerie
 // Dupont SARL", "Rossi S.p.A.", "Garcia S.L.", "Jansen B.V.", "Kowalski Sp. z o.o.".
-var suffixForm = regexp.MustCompile(`(?:\s(?:SAS|SASU|SARL|EURL|SNC|SA|S\.A\.|SpA|SPA|S\.p\.A\.|Srl|SRL|S\.r\.l\.|S\.L\.|SL|BV|B\.V\.|NV|N\.V\.|Sp\. z o\.o\.|sp\. z o\.o\.))$`)
+var suffixForm = regexp.MustCompile(`(?:\s(?:SAS|SASU|SARL|EURL|SNC|SA|S\.A\.|SpA|SPA|S\.p\.A\.|Srl|SRL|S\.r\.l\.|S\.R\.L\.|S\.L\.|SL|BV|B\.V\.|NV|N\.V\.|Sp\. z o\.o\.|sp\. z o\.o\.))$`)
 
 // coGlued is "Co.KG" as OCR glues it.
 var coGlued = regexp.MustCompile(`Co\.(KG|OHG)`)

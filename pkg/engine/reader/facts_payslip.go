@@ -34,7 +34,7 @@ var (
 	// Other EU payslips: "Salaire brut" (FR), "Retribuzione lorda"/"Totale competenze"
 	// (IT), "Total devengado" (ES), "Brutoloon" (NL), "Wynagrodzenie brutto" (PL),
 	// "Remuneração bruta" (PT).
-	grossSpec = "gesamtbrutto|gesamt-brutto|bruttolohn|bruttobezüge|bruttobezug|bruttogehalt|bruttoentgelt|brutto gesamt|summe brutto|gross pay|total gross|gross salary|gross earnings|total payments|salaire brut|total brut|retribuzione lorda|totale competenze|total devengado|salario bruto|brutoloon|brutosalaris|wynagrodzenie brutto|remuneracao bruta|gross"
+	grossSpec = "gesamtbrutto|gesamt-brutto|bruttolohn|bruttobezüge|bruttobezug|bruttogehalt|bruttoentgelt|bruttoverdienst|brutto gesamt|summe brutto|summe bezüge|gesamtbezüge|gross pay|total gross|gross salary|gross earnings|total payments|total earnings|total pay|salaire brut|total brut|retribuzione lorda|totale competenze|total devengado|salario bruto|brutoloon|brutosalaris|wynagrodzenie brutto|remuneracao bruta|gross"
 	// Net: DATEV "Netto-Verdienst"/"Nettobetrag", Lexware "Nettobezüge", SAP
 	// "Nettoverdienst", Sage "Net Pay", ADP "Net Pay", "Net salary" (statement style).
 	// Other EU payslips: "Net à payer avant impôt"/"Salaire net" (FR), "Netto in busta"
@@ -495,11 +495,7 @@ func (r *reading) employer(conf float64, period time.Time) {
 		if i <= skip {
 			continue
 		}
-		if name, ok := readEmployer(l.text); ok && !bankName.MatchString(l.text) {
-			// A text layer's cells are the letterhead's; OCR joins the cells of a line.
-			if !pageIsOCR(t, l.page) {
-				name = letterheadName(l.text, name)
-			}
+		if name, ok := letterheadEmployer(t, l); ok {
 			r.add("employer_name", name, t.citeLine(l), conf-0.1, period)
 			return
 		}
@@ -517,6 +513,28 @@ func (r *reading) employer(conf float64, period time.Time) {
 			r.add("employer_name", sender, t.citeLine(l), letterheadOrgConfidence, period)
 		}
 	}
+}
+
+// letterheadEmployer reads a company name in a letterhead line: the line's text from
+// its start, else one of its cells (a title and the firm's name on one line,
+// "Lohnabrechnung November 2026   Bäckerei Krume GmbH"); never a bank.
+func letterheadEmployer(t *text, l line) (string, bool) {
+	if bankName.MatchString(l.text) {
+		return "", false
+	}
+	if name, ok := readEmployer(l.text); ok {
+		// A text layer's cells are the letterhead's; OCR joins the cells of a line.
+		if !pageIsOCR(t, l.page) {
+			name = letterheadName(l.text, name)
+		}
+		return name, true
+	}
+	for _, c := range cellsOf(l.text)[1:] {
+		if name, ok := readEmployer(c.text); ok {
+			return name, true
+		}
+	}
+	return "", false
 }
 
 // letterheadOrgConfidence is how sure an employer read from the letterhead's address

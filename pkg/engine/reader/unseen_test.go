@@ -456,3 +456,54 @@ func TestUnseenLayoutFrenchStatement(t *testing.T) {
 	require.Equal(t, int64(243015), tx.AmountCents)
 	require.Contains(t, tx.Text, "SALAIRE")
 }
+
+// Short payslips in six countries' words: the month named in the country's language,
+// gross and net after their labels adding up with the deductions between them, the
+// employer's name in a cell of the title's line with its legal form before or after.
+func TestUnseenPayslipLanguages(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		text          string
+		gross, net    int64
+		cur, employer string
+	}{
+		{`Lohnabrechnung November 2026                         Bäckerei Krume GmbH
+Summe Bezüge                          4.120,00 €
+Summe gesetzliche Abzüge               -1.233,45 €
+Nettoverdienst                        2.886,55 €
+Auszahlung                            2.886,55 €`,
+			412000, 288655, "EUR", "Bäckerei Krume GmbH"},
+		{`PAYSLIP  October 2026        Employer: Harbour Cafe Ltd
+Total Pay                              £2,450.00
+Total Deductions                         £512.60
+Net Pay                                £1,937.40`,
+			245000, 193740, "GBP", "Harbour Cafe Ltd"},
+		{`Lohnabrechnung Oktober 2026              Muster Treuhand AG, Zürich
+Bruttolohn                      CHF 7'500.00
+Total Abzüge                    CHF 1'379.65
+Nettolohn                       CHF 6'120.35`,
+			750000, 612035, "CHF", "Muster Treuhand AG"},
+		{`CEDOLINO PAGA  Ottobre 2026            ROSSI S.R.L.
+TOTALE COMPETENZE                 2.450,00
+TOTALE TRATTENUTE                   670,00
+NETTO DEL MESE                    1.780,00 EUR`,
+			245000, 178000, "EUR", "ROSSI S.R.L."},
+		{`NÓMINA  Octubre 2026          TALLERES GARCÍA S.L.
+TOTAL DEVENGADO                  2.100,00
+TOTAL A DEDUCIR                    395,40
+LÍQUIDO TOTAL A PERCIBIR         1.704,60 €`,
+			210000, 170460, "EUR", "TALLERES GARCÍA S.L."},
+		{`LOONSTROOK oktober 2026         Bakkerij Jansen B.V.
+Bruto loon                      € 3.200,00
+Inhoudingen                     €   845,20
+Netto loon                      € 2.354,80`,
+			320000, 235480, "EUR", "Bakkerij Jansen B.V."},
+	} {
+		fs := readLaidOut(t, "salary_statement", c.text)
+		gross, net := factOf(t, fs, "gross_monthly_income"), factOf(t, fs, "net_monthly_income")
+		require.Equal(t, money(c.gross, c.cur), gross.Value, c.employer)
+		require.Equal(t, money(c.net, c.cur), net.Value, c.employer)
+		require.GreaterOrEqual(t, net.Confidence, 0.95, c.employer)
+		require.Equal(t, c.employer, factOf(t, fs, "employer_name").Value)
+	}
+}
