@@ -100,3 +100,31 @@ func senderAddressee(t *text) (string, evidence.Citation, bool) {
 	}
 	return name, t.cite(s, street), true
 }
+
+// registryLine marks a company's legal footer: its register entry, court, directors or
+// VAT number ("Amtsgericht Nürnberg HRB 28814", "Geschäftsführer", "Registered in
+// England No. 1234567", "RCS Lyon", "Company No").
+var registryLine = regexp.MustCompile(`(?i)\b(?:HRB|HRA|amtsgericht|registergericht|handelsregister|geschäftsführer|geschaftsfuhrer|geschäftsführung|vorstand|ust-idnr|ust\.-id|registered in|registered office|company no|company number|rcs|siret|siren|partita iva|registro mercantil|kvk)\b`)
+
+// footerEmployer reads the employer from a company's legal footer on the first page:
+// the first part of a line that states the register entry or directors, parts joined
+// as a sender line's are, when that part is a company name ("Frankenwerk Maschinenbau
+// GmbH · Sitz Nürnberg · Amtsgericht Nürnberg HRB 28814").
+func footerEmployer(t *text) (line, string, bool) {
+	for _, l := range t.lines {
+		if len(t.lines) > 0 && l.page != t.lines[0].page {
+			break
+		}
+		if !registryLine.MatchString(l.text) {
+			continue
+		}
+		parts := senderSep.Split(strings.TrimSpace(l.text), -1)
+		if len(parts) < 2 {
+			continue
+		}
+		if name, ok := readEmployer(parts[0]); ok && !bankName.MatchString(name) {
+			return l, name, true
+		}
+	}
+	return line{}, "", false
+}

@@ -509,9 +509,15 @@ func (r *reading) employer(conf float64, period time.Time) {
 	if l, sender, ok := senderLine(t); ok {
 		if name, ok := readEmployer(sender); ok {
 			r.add("employer_name", name, t.citeLine(l), conf-0.1, period)
+			return
 		} else if _, person := readName(sender); !person && organizationCell.MatchString(sender) {
 			r.add("employer_name", sender, t.citeLine(l), letterheadOrgConfidence, period)
+			return
 		}
+	}
+	// The company's legal footer.
+	if l, name, ok := footerEmployer(t); ok {
+		r.add("employer_name", name, t.citeLine(l), letterheadOrgConfidence, period)
 	}
 }
 

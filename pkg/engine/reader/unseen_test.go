@@ -197,6 +197,21 @@ Date        Libellé                                     Débit          Crédit
 30/10       CB CARREFOUR 29/10                          112,35
             NOUVEAU SOLDE CRÉDITEUR AU 31/10/2026                      3 483,60`
 
+const footerSlip = `                                   Entgeltabrechnung Oktober 2026
+Herrn
+Jonas Weber
+Ringstraße 8
+90402 Nürnberg
+Personalnummer 4711          Steuerklasse 1        Eintritt 01.03.2020
+Bezüge                                             Betrag
+Gehalt                                           3.900,00 €
+Gesamtbrutto                                     3.900,00 €
+Lohnsteuer                                         512,41 €
+Sozialversicherung                                 798,33 €
+Nettoentgelt                                     2.589,26 €
+
+Frankenwerk Maschinenbau GmbH · Sitz Nürnberg · Amtsgericht Nürnberg HRB 28814 · Geschäftsführer: Dr. K. Raab`
+
 // readLaidOut reads a page laid out as its text stands (see withWords) as a document of
 // type typ, every citation checked.
 func readLaidOut(t *testing.T, typ, text string) []evidence.Fact {
@@ -506,4 +521,13 @@ Netto loon                      € 2.354,80`,
 		require.GreaterOrEqual(t, net.Confidence, 0.95, c.employer)
 		require.Equal(t, c.employer, factOf(t, fs, "employer_name").Value)
 	}
+}
+
+// A payslip that names its employer only in its legal footer.
+func TestUnseenEmployerInFooter(t *testing.T) {
+	t.Parallel()
+	fs := readLaidOut(t, "salary_statement", footerSlip)
+	employer := factOf(t, fs, "employer_name")
+	require.Equal(t, "Frankenwerk Maschinenbau GmbH", employer.Value)
+	require.Less(t, employer.Confidence, 0.7, "read from no label")
 }
