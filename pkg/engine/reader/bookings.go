@@ -18,7 +18,7 @@ var bookingDate = regexp.MustCompile(`^\s*(\d{1,2}[./]\d{1,2}[./](?:\d{2,4})?|\d
 var (
 	moneyInCols       = regexp.MustCompile(`(?i)money\s+in|paid\s+in`)
 	balanceHeader     = regexp.MustCompile(`(?i)(?:money out|paid out|betrag|amount).*\b(?:balance|saldo)\s*$`)
-	loneBalanceHeader = regexp.MustCompile(`(?i)^\s*(?:balance|saldo)\s*$`)
+	loneBalanceHeader = regexp.MustCompile(`(?i)^\s*(?:balance|saldo|kontostand)\s*(?:\(\s*(?:£|€|\$|eur|gbp|usd|chf)\s*\))?\s*$`)
 	signAfter         = regexp.MustCompile(`^[\d.,]+\s*(?:[-+]|S\b|H\b)`)
 	openingRe         = labelPattern(openingSpec)
 	closingRe         = labelPattern(closingSpec)
@@ -188,6 +188,22 @@ func pageAnchors(t *text, year int, loc locale, cols []column) ([]anchor, []colu
 			}
 		} else {
 			balanceColumn(t, as)
+		}
+	} else if balanceCol && len(as) > 2 && pageIsOCR(t, as[0].l.page) && !slices.ContainsFunc(as, func(a anchor) bool { return a.bal != nil }) {
+		// OCR kept most amounts on their bookings' lines but read the running-balance
+		// column as a block of its own: a run of one balance per anchor gives each
+		// booking its balance (whose change proves its side) and each balance line its
+		// figure.
+		if ms, lines, ok := reassemble(t, len(as), true); ok {
+			for i := range as {
+				m, l := ms[i], lines[i]
+				switch {
+				case as[i].kind == anchorBooking:
+					as[i].bal = &m
+				case as[i].amount == nil:
+					as[i].amount, as[i].from = &m, &l
+				}
+			}
 		}
 	}
 	for i := range as {
