@@ -99,6 +99,18 @@ func TestHeaderRowPairsColumnByColumn(t *testing.T) {
 	}
 }
 
+// A summary table labels its rows at the left, under no heading: the row's label is not
+// the first column's value.
+func TestHeaderRowSkipsRowLabel(t *testing.T) {
+	t.Parallel()
+	p := New(grid(
+		"          GROSS PAY        TOTAL DEDUCTIONS        NET PAY",
+		"CURRENT   4,788.00         1,261.73                3,526.27",
+	))
+	require.Equal(t, "4,788.00", first(t, p, `gross pay`).Text)
+	require.Equal(t, "3,526.27", first(t, p, `net pay`).Text)
+}
+
 // A form: values to the right of their labels, in the label's cell or at a tab stop.
 func TestSameLineValues(t *testing.T) {
 	t.Parallel()

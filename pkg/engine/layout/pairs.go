@@ -337,7 +337,13 @@ func (p *Page) under(l Label, how Pairing, maxLines int) ([]Candidate, bool) {
 		var ws []int
 		if how == HeaderRow {
 			for _, i := range p.Lines[li].Words {
-				if c := centreX(p.Words[i].Box); c >= left && c <= right {
+				b := p.Words[i].Box
+				// Under the first heading, a word wholly left of it is the row's own label
+				// ("CURRENT" before the row's figures), not the column's value.
+				if left == 0 && b.X1 < span.X0 && rowLabelWord(p.Words[i].Text) {
+					continue
+				}
+				if c := centreX(b); c >= left && c <= right {
 					ws = append(ws, i)
 				}
 			}
@@ -370,6 +376,11 @@ func (p *Page) under(l Label, how Pairing, maxLines int) ([]Candidate, bool) {
 		height /= 2
 	}
 	return out, len(out) > 0
+}
+
+// rowLabelWord is a word that can label a table row: letters, no digit.
+func rowLabelWord(w string) bool {
+	return strings.IndexFunc(w, unicode.IsLetter) >= 0 && !strings.ContainsAny(w, "0123456789")
 }
 
 // column is the horizontal extent of a label's column: halfway to the words before and

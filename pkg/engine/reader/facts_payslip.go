@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/doceval/doceval/pkg/engine/evidence"
@@ -191,20 +192,20 @@ func payFigureAt(t *text, loc locale, cols payColumns, h labelHit) (payFigure, b
 	if len(fs) > 0 {
 		return payFigure{}, false
 	}
-	// The value under its label (a Word table cell, a value column OCR moved).
+	// The value under its label (a Word table cell, a value column OCR moved): a line
+	// that is the amount alone, not a sentence that quotes one.
+	lone := func(s string) (parse.Money, bool) { return loneMoney(s, loc) }
 	if n, ok := t.next(h.l); ok && len(cellsOf(n.text)) == 1 {
-		if fs := loc.figures(n.text); len(fs) == 1 {
-			if m, ok := figureMoney(fs[0], loc); ok && m.Cents > 0 {
-				return payFigure{m, t.cite(h.l, n), n}, true
-			}
+		if m, ok := lone(n.text); ok {
+			return payFigure{m, t.cite(h.l, n), n}, true
 		}
 	}
-	if v, c, ok := pairedValue(t, h.l, loc.money); ok && v.Cents > 0 {
+	if v, c, ok := pairedValue(t, h.l, lone); ok {
 		return payFigure{v, c, h.l}, true
 	}
 	// The value under its label by the page's geometry: DATEV prints "Netto-Verdienst"
 	// at the right edge over its amount, beside other columns' rows.
-	if v, c, ok := geoValue(t, h, func(s string) (parse.Money, bool) { return loneMoney(s, loc) }, false); ok {
+	if v, c, ok := geoValue(t, h, lone, false); ok {
 		return payFigure{v, c, h.l}, true
 	}
 	return payFigure{}, false
@@ -220,10 +221,10 @@ func labelTail(rest string) string {
 }
 
 // loneMoney reads a cell that holds one positive amount and nothing else but its
-// currency.
+// currency: no words ("this period are $3,115.38" is a sentence, not a value).
 func loneMoney(s string, loc locale) (parse.Money, bool) {
 	fs := loc.figures(s)
-	if len(fs) != 1 || fs[0].Money.Cents <= 0 {
+	if len(fs) != 1 || fs[0].Money.Cents <= 0 || strings.ContainsFunc(s[:fs[0].Span.Start]+s[fs[0].Span.End:], unicode.IsLetter) {
 		return parse.Money{}, false
 	}
 	return figureMoney(fs[0], loc)

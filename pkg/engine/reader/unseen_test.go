@@ -531,3 +531,23 @@ func TestUnseenEmployerInFooter(t *testing.T) {
 	require.Equal(t, "Frankenwerk Maschinenbau GmbH", employer.Value)
 	require.Less(t, employer.Confidence, 0.7, "read from no label")
 }
+
+// A pay stub as OCR reads it: the labels in one block, the figures in another, and a
+// sentence that quotes an amount under "Net Pay". The sentence is no value.
+func TestPayslipSentenceIsNoValue(t *testing.T) {
+	t.Parallel()
+	const stub = `Earnings Statement
+Pay Date: 10/30/2026
+Gross Pay
+Net Pay
+Your federal taxable wages this period are $3,115.38
+this period
+$3,115.38
+$2,347.77`
+	fs := Facts(document("salary_statement", stub), []string{"salary_statement"})
+	for _, f := range fs {
+		if f.Key == "net_monthly_income" || f.Key == FactPayout {
+			require.NotEqual(t, money(311538, "USD"), f.Value, f.Key)
+		}
+	}
+}
