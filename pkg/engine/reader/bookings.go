@@ -113,7 +113,7 @@ func pageAnchors(t *text, year int, loc locale, cols []column) ([]anchor, []colu
 			loc := balanceOnRe.FindStringIndex(l.f.s)
 			restOff = l.f.orig[loc[1]]
 		default:
-			d, off, ok := bookingLine(l, year, loc, &dayHead)
+			d, off, ok := bookingLine(l, year, loc, &dayHead, !geometric)
 			if !ok {
 				continue
 			}
@@ -230,13 +230,18 @@ var anyDate = regexp.MustCompile(`\b\d{1,2}[./]\d{1,2}[./](?:\d{4}|\d{2})?\b`)
 // 02.10.2026  -64,20", a description-first table; restOff 0); or, on a statement that
 // groups its bookings by day, by the last line that is a date alone ("Thursday, 1
 // October 2026"), which dayHead keeps.
-func bookingLine(l line, year int, loc locale, dayHead *time.Time) (time.Time, int, bool) {
+func bookingLine(l line, year int, loc locale, dayHead *time.Time, ocr bool) (time.Time, int, bool) {
 	if m := bookingDate.FindStringSubmatchIndex(l.text); m != nil {
 		if d, ok := bookingDayIn(l.text[m[2]:m[3]], year, loc.order); ok {
 			if len(loc.figures(l.text[m[1]:])) == 0 && dateAlone(l.text, m[0], m[1]) {
 				*dayHead = d // a day's heading, unless OCR moved the amounts away
 			}
 			return d, m[1], true
+		}
+	}
+	if ocr {
+		if d, end, ok := garbledNamedDay(l.text, year); ok {
+			return d, end, true
 		}
 	}
 	d, sp, ok := parse.DateIn(l.text, loc.order)
@@ -495,6 +500,28 @@ func bookingDayIn(s string, year int, order parse.DateOrder) (time.Time, bool) {
 		}
 	}
 	return time.Time{}, false
+}
+
+// ocrNamedDay is a day and a month's name as OCR garbles the name's last letter ("02
+// Ocı", "20 Oc!", "03 Oc"); monthByTwo names the months two letters tell apart.
+var (
+	ocrNamedDay = regexp.MustCompile(`^\s*(\d{1,2})\.?\s+(\p{Lu}\p{Ll})[^\s\d]?(?:\s|$)`)
+	monthByTwo  = map[string]time.Month{"ja": 1, "fe": 2, "ap": 4, "au": 8, "se": 9, "oc": 10, "ok": 10, "no": 11, "de": 12}
+)
+
+// garbledNamedDay reads a booking's day whose month name OCR garbled, where its first
+// two letters name one month only; end is where the rest of the line starts.
+func garbledNamedDay(s string, year int) (time.Time, int, bool) {
+	m := ocrNamedDay.FindStringSubmatchIndex(s)
+	if m == nil {
+		return time.Time{}, 0, false
+	}
+	mon, ok := monthByTwo[strings.ToLower(s[m[4]:m[5]])]
+	if !ok {
+		return time.Time{}, 0, false
+	}
+	d, ok := validDay(year, int(mon), atoi(s[m[2]:m[3]]))
+	return d, m[1], ok
 }
 
 func validDay(y, m, d int) (time.Time, bool) {

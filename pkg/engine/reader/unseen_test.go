@@ -551,3 +551,39 @@ $2,347.77`
 		}
 	}
 }
+
+// A statement as OCR reads it: month names garbled in their last letter ("Ocı", "Oc!"),
+// the amount column a block of its own after the texts. The first two letters name the
+// month; the ledger adds up.
+func TestOCRGarbledBookingMonths(t *testing.T) {
+	t.Parallel()
+	const page = `Bank statement
+Name: Schröder, Zeynep
+Period: 1 October 2026 - 31 October 2026
+Date Description
+Opening balance 30/09/2026
+02 Ocı Standing order rent Hausverwaltung Weiß GmbH
+15 Ocl Transfer from savings account
+20 Oc! Card payment dm-drogerie markt
+25 Oc Salary KLINIKUM WUERZBURG SUED
+Closing balance 31/10/2026
+Amount EUR
+4,282.50
+-1,481.68
+1,198.88
+-37.18
+2,536.67
+6,499.19`
+	doc := document("bank_statement", page)
+	doc.Pages[0].OCR = true
+	fs := Facts(doc, []string{"bank_statement"})
+	require.True(t, factOf(t, fs, evidence.FactLedger).Value.(evidence.Ledger).Reconciled)
+	require.Equal(t, money(649919, "EUR"), factOf(t, fs, "account_balance").Value)
+	var days []int
+	for _, f := range fs {
+		if f.Key == evidence.FactBankCredit {
+			days = append(days, f.Value.(evidence.Transaction).Date.Day())
+		}
+	}
+	require.Equal(t, []int{15, 25}, days)
+}
