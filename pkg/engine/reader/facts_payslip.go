@@ -627,4 +627,23 @@ func (r *reading) iban(conf float64, period time.Time) {
 			return
 		}
 	}
+	// An IBAN whose check digits fail, after its label and as long as its country's:
+	// as printed (specimens print made-up ones), and never sure; less sure still where
+	// OCR may have misread a character.
+	for _, l := range r.t.lines {
+		if v, ok := printedIBAN(l.text); ok {
+			c := uncheckedIBANConfidence
+			if pageIsOCR(r.t, l.page) {
+				c = uncheckedIBANConfidenceOCR
+			}
+			r.add("iban", v, r.t.citeLine(l), c, period)
+			return
+		}
+	}
 }
+
+// Confidence of an IBAN read as printed although its check digits fail.
+const (
+	uncheckedIBANConfidence    = 0.5
+	uncheckedIBANConfidenceOCR = 0.3
+)

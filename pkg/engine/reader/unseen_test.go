@@ -587,3 +587,23 @@ Amount EUR
 	}
 	require.Equal(t, []int{15, 25}, days)
 }
+
+// A specimen's IBAN whose check digits fail is given as printed after its label, never
+// surely; an unlabelled or ill-sized one not at all.
+func TestPrintedIBAN(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"The Royal Bank of Scotland CHECKING ACCOUNT IBAN: GB11RBOS 1610 0011 1111 11": "GB11RBOS16100011111111",
+		"IBAN DE12 3456 7890 1234 5678 90":                                            "DE12345678901234567890",
+		"GB11RBOS 1610 0011 1111 11":                                                  "",
+		"IBAN: DE12 3456 7890 1234":                                                   "",
+	} {
+		got, ok := printedIBAN(in)
+		require.Equal(t, want != "", ok, in)
+		require.Equal(t, want, got, in)
+	}
+	fs := readLaidOut(t, "bank_statement", "Kontoauszug\nIBAN DE12 3456 7890 1234 5678 90")
+	iban := factOf(t, fs, "iban")
+	require.Equal(t, "DE12345678901234567890", iban.Value)
+	require.Less(t, iban.Confidence, 0.6)
+}

@@ -94,6 +94,29 @@ func readIBAN(s string) (string, bool) {
 	return "", false
 }
 
+// ibanLabelled is an IBAN after its label: "IBAN: GB11RBOS 1610 0011 1111 11".
+var ibanLabelled = regexp.MustCompile(`(?i)\biban\b[\s.:]*([A-Z]{2}\d{2}(?:\s?[A-Z0-9]{2,4}){2,8})`)
+
+// ibanLengths are the lengths of IBANs by country.
+var ibanLengths = map[string]int{
+	"AT": 20, "BE": 16, "CH": 21, "CZ": 24, "DE": 22, "DK": 18, "ES": 24, "FI": 18, "FR": 27, "GB": 22, "IE": 22,
+	"IT": 27, "LI": 21, "LU": 20, "NL": 18, "NO": 15, "PL": 28, "PT": 25, "SE": 24,
+}
+
+// printedIBAN reads an IBAN after its label as printed, whatever its check digits say,
+// when it is as long as its country's IBANs are.
+func printedIBAN(s string) (string, bool) {
+	m := ibanLabelled.FindStringSubmatch(s)
+	if m == nil {
+		return "", false
+	}
+	iban := strings.ToUpper(strings.ReplaceAll(m[1], " ", ""))
+	if n, ok := ibanLengths[iban[:2]]; !ok || len(iban) != n {
+		return "", false
+	}
+	return iban, true
+}
+
 func validIBAN(iban string) bool {
 	if len(iban) < 15 || len(iban) > 34 {
 		return false
