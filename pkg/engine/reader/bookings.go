@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/doceval/doceval/pkg/engine/parse"
 )
@@ -82,6 +83,10 @@ func pageAnchors(t *text, year int, loc locale, cols []column) ([]anchor, []colu
 	section := 0 // the side of the section the bookings stand in (see sectionSide)
 	var dayHead time.Time // the day a day-grouped statement's last date line names
 	for i, l := range t.lines {
+		if hs := summaryRow(t, l, loc); len(hs) > 0 {
+			as = append(as, hs...)
+			continue
+		}
 		if c, ok := columnsOf(l); ok && geometric {
 			cols = c
 			continue
@@ -218,6 +223,59 @@ func pageAnchors(t *text, year int, loc locale, cols []column) ([]anchor, []colu
 		}
 	}
 	return as, cols
+}
+
+// summaryRow reads a statement summary printed as a header row over its figures
+// ("Opening balance   Money in   Money out   Closing balance" over "£1,020.45 …"): an
+// opening and a closing anchor, each with the figure under its heading. None for any
+// other line.
+func summaryRow(t *text, l line, loc locale) []anchor {
+	if !isHeaderRow(l) {
+		return nil
+	}
+	n, ok := t.next(l)
+	if !ok {
+		return nil
+	}
+	var out []anchor
+	for _, k := range []struct {
+		re   *regexp.Regexp
+		kind int
+	}{{openingRe, anchorOpening}, {closingRe, anchorClosing}} {
+		m := k.re.FindStringIndex(l.f.s)
+		if m == nil {
+			continue
+		}
+		from := utf8.RuneCountInString(l.f.s[:m[0]])
+		to := from + utf8.RuneCountInString(l.f.s[m[0]:m[1]])
+		read := func(s string) (parse.Figure, bool) {
+			fs := loc.figures(s)
+			return firstFigure(fs)
+		}
+		f, _, ok := headerValue(t, l, from, to, read)
+		if !ok {
+			h := labelHit{l: l, start: l.f.orig[m[0]], end: l.f.orig[m[1]]}
+			if f, _, ok = geoValue(t, h, read, false); !ok {
+				continue
+			}
+		}
+		v := f.Money
+		if !f.Currency {
+			if loc.currency == "" {
+				continue
+			}
+			v.Currency = loc.currency
+		}
+		out = append(out, anchor{l: l, kind: k.kind, amount: &v, marked: f.Currency, from: &n, label: l.f.s})
+	}
+	return out
+}
+
+func firstFigure(fs []parse.Figure) (parse.Figure, bool) {
+	if len(fs) == 0 {
+		return parse.Figure{}, false
+	}
+	return fs[0], true
 }
 
 // anyDate is a numeric day with its month, and year if printed: the dates a booking

@@ -212,6 +212,19 @@ Nettoentgelt                                     2.589,26 €
 
 Frankenwerk Maschinenbau GmbH · Sitz Nürnberg · Amtsgericht Nürnberg HRB 28814 · Geschäftsführer: Dr. K. Raab`
 
+const summaryBox = `Monzo-like Bank Ltd                                   Statement 1 October - 31 October 2026
+Ms Priya Natarajan
+7 Kestrel Close
+Leeds LS6 2QT
+Account summary
+Opening balance        Money in        Money out        Closing balance
+£1,020.45              £3,410.00       £2,187.36        £2,243.09
+Date          Description                                 Amount        Balance
+03/10/2026    Tesco Stores 2231                           -45.20        975.25
+12/10/2026    Octopus Energy                             -142.16        833.09
+28/10/2026    ACME LOGISTICS LTD SALARY                  3,410.00      4,243.09
+30/10/2026    Rent - Lettings Direct                   -2,000.00      2,243.09`
+
 // readLaidOut reads a page laid out as its text stands (see withWords) as a document of
 // type typ, every citation checked.
 func readLaidOut(t *testing.T, typ, text string) []evidence.Fact {
@@ -606,4 +619,16 @@ func TestPrintedIBAN(t *testing.T) {
 	iban := factOf(t, fs, "iban")
 	require.Equal(t, "DE12345678901234567890", iban.Value)
 	require.Less(t, iban.Confidence, 0.6)
+}
+
+// A statement summary printed as a header row over its figures gives the opening and
+// closing balances; the ledger adds up.
+func TestUnseenStatementSummaryRow(t *testing.T) {
+	t.Parallel()
+	fs := readLaidOut(t, "bank_statement", summaryBox)
+	require.Equal(t, money(224309, "GBP"), factOf(t, fs, "account_balance").Value)
+	l := factOf(t, fs, evidence.FactLedger).Value.(evidence.Ledger)
+	require.True(t, l.Reconciled)
+	require.Equal(t, int64(102045), l.OpeningCents)
+	require.GreaterOrEqual(t, factOf(t, fs, evidence.FactBankCredit).Confidence, 0.9)
 }
