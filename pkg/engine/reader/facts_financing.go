@@ -12,7 +12,10 @@ const (
 	// The loan: "Darlehenssumme", "Nettodarlehensbetrag" (German broker and bank plans),
 	// "Mortgage amount" (UK), "Loan Amount" (US Loan Estimate), "Montant du prêt",
 	// "Importo del mutuo", "Importe del préstamo", "Hypotheekbedrag", "Kwota kredytu".
-	loanSpec = "nettodarlehensbetrag|gesamtdarlehen|darlehenssumme|darlehensbetrag|kreditsumme|kreditbetrag|finanzierungsbetrag|annuitätendarlehen|net loan amount|total loan amount|loan amount|mortgage amount|amount of credit|amount financed|annuity loan|montant du pret|montant emprunte|capital emprunte|importo del mutuo|importo finanziato|importe del prestamo|hypotheekbedrag|leenbedrag|kwota kredytu|darlehen"
+	loanAmountSpec = "nettodarlehensbetrag|gesamtdarlehen|darlehenssumme|darlehensbetrag|kreditsumme|kreditbetrag|finanzierungsbetrag|net loan amount|total loan amount|loan amount|mortgage amount|amount of credit|amount financed|montant du pret|montant emprunte|capital emprunte|importo del mutuo|importo finanziato|importe del prestamo|hypotheekbedrag|leenbedrag|kwota kredytu"
+	// A plan also names the loan by its kind alone ("Annuitätendarlehen", "Darlehen"),
+	// which a self-disclosure uses for loans the applicant already has.
+	loanSpec = loanAmountSpec + "|annuitätendarlehen|annuity loan|darlehen"
 	// Equity: "Eigenkapital", "Eigenmittel", "Own funds", "Down payment" (US), "Your
 	// deposit" (UK), "Apport personnel", "Capitale proprio", "Aportación", "Eigen
 	// middelen", "Wkład własny".

@@ -27,8 +27,8 @@ func (r *reading) selfDisclosure() {
 		}
 	}
 	r.moneyAfter("net_monthly_income", "nettoeinkommen|net monthly income|net income", 0.7)
-	r.moneyAfter("loan_amount", "darlehensbetrag|kreditbetrag|requested loan amount|loan amount|darlehenswunsch", 0.75)
-	r.moneyAfter("equity_amount", "eigenkapital|equity|eigenmittel", 0.75)
+	r.moneyAfter("loan_amount", "darlehenswunsch|gewünschter darlehensbetrag|requested loan amount|"+loanAmountSpec, 0.75)
+	r.moneyAfter("equity_amount", equitySpec, 0.75)
 	r.iban(0.7, time.Time{})
 }
 

@@ -632,3 +632,17 @@ func TestUnseenStatementSummaryRow(t *testing.T) {
 	require.Equal(t, int64(102045), l.OpeningCents)
 	require.GreaterOrEqual(t, factOf(t, fs, evidence.FactBankCredit).Confidence, 0.9)
 }
+
+// A self-disclosure names the loan applied for in other words than ours, and lists a
+// loan the applicant already has before it: that is no loan amount.
+func TestSelfDisclosureLoanWords(t *testing.T) {
+	t.Parallel()
+	const form = `Selbstauskunft
+Name, Vorname:            Weber, Jonas
+Bestehende Darlehen:      12.000,00 €
+Finanzierungsbetrag:      250.000,00 €
+Eigenmittel:              60.000,00 €`
+	fs := readLaidOut(t, "self_disclosure", form)
+	require.Equal(t, money(25000000, "EUR"), factOf(t, fs, "loan_amount").Value)
+	require.Equal(t, money(6000000, "EUR"), factOf(t, fs, "equity_amount").Value)
+}
