@@ -291,8 +291,10 @@ var anyDate = regexp.MustCompile(`\b\d{1,2}[./]\d{1,2}[./](?:\d{4}|\d{2})?\b`)
 func bookingLine(l line, year int, loc locale, dayHead *time.Time, ocr bool) (time.Time, int, bool) {
 	if m := bookingDate.FindStringSubmatchIndex(l.text); m != nil {
 		if d, ok := bookingDayIn(l.text[m[2]:m[3]], year, loc.order); ok {
-			if len(loc.figures(l.text[m[1]:])) == 0 && dateAlone(l.text, m[0], m[1]) {
-				*dayHead = d // a day's heading, unless OCR moved the amounts away
+			// A day's heading on a text layer; OCR reads a date column as lines of dates
+			// alone, the amounts elsewhere.
+			if !ocr && len(loc.figures(l.text[m[1]:])) == 0 && dateAlone(l.text, m[0], m[1]) {
+				*dayHead = d
 			}
 			return d, m[1], true
 		}
@@ -306,7 +308,7 @@ func bookingLine(l line, year int, loc locale, dayHead *time.Time, ocr bool) (ti
 	if ok && len(loc.figures(l.text[sp.End:])) > 0 && strings.TrimSpace(l.text[:sp.Start]) != "" {
 		return d, 0, true
 	}
-	if ok && dateAlone(l.text, sp.Start, sp.End) {
+	if ok && !ocr && dateAlone(l.text, sp.Start, sp.End) {
 		*dayHead = d
 		return time.Time{}, 0, false
 	}
@@ -469,15 +471,27 @@ func pageIsOCR(t *text, n int) bool {
 // value dates), the closing balance. Booking texts come from the text column when it
 // has one line per booking.
 func columnAnchors(t *text, as []anchor) []anchor {
+	// The booking dates are the longest run of bare dates on consecutive lines, the
+	// first of equal ones (a value-date column as long comes after it; a lone date is
+	// the statement's own).
+	bestFrom, bestLen := -1, 0
+	for k := 0; k < len(as); {
+		if !as[k].bare {
+			k++
+			continue
+		}
+		e := k + 1
+		for e < len(as) && as[e].bare && as[e].l.idx == as[e-1].l.idx+1 {
+			e++
+		}
+		if e-k > bestLen {
+			bestFrom, bestLen = k, e-k
+		}
+		k = e
+	}
 	var open, books, closing []anchor
-	bareRun, inRun, runDone, prevIdx := 0, false, false, -2
-	for _, a := range as {
-		if a.bare && inRun && a.l.idx != prevIdx+1 {
-			runDone = true // a second column of dates
-		}
-		if a.bare {
-			prevIdx = a.l.idx
-		}
+	bareRun := 0
+	for k, a := range as {
 		switch {
 		case a.kind == anchorOpening:
 			open = append(open, a)
@@ -486,21 +500,16 @@ func columnAnchors(t *text, as []anchor) []anchor {
 		case a.kind == anchorCarry:
 			continue
 		case a.bare:
-			if runDone {
-				continue // value dates
-			}
-			books, inRun = append(books, a), true
-			bareRun++
-		default:
-			if inRun {
-				runDone = true
+			if k < bestFrom || k >= bestFrom+bestLen {
+				continue // value dates, or a date of the statement's head
 			}
 			books = append(books, a)
-		}
-		if a.kind != anchorBooking && inRun {
-			runDone = true
+			bareRun++
+		default:
+			books = append(books, a)
 		}
 	}
+	books = valuePairs(t, books)
 	if len(open) == 1 && len(closing) >= 1 && bareRun > 0 {
 		var texts []line
 		for _, l := range t.lines {
@@ -597,6 +606,28 @@ func abs(c int64) int64 {
 // balanceColumn gives the bookings the running balances OCR read as a column of its
 // own under a "Balance" heading, one per booking, when the page has such a run and it
 // is as long as the bookings: the balance's changes then side the bookings.
+// valueDateHead is the heading of a statement's value-date column.
+var valueDateHead = labelPattern("valuta|wertstellung|value date|date de valeur|data valuta|fecha valor")
+
+// valuePairs keeps the booking dates of a date column that OCR read row by row, each
+// booking's date followed by its value date on a line of its own ("02.10.2026",
+// "02.10.2026", "10.10.2026", …): where the page heads a value-date column and every
+// pair of bare dates is a few days apart at most, every second one is a value date.
+func valuePairs(t *text, books []anchor) []anchor {
+	if len(books) < 2 || len(books)%2 != 0 || !slices.ContainsFunc(t.lines, func(l line) bool { return valueDateHead.MatchString(l.f.s) }) {
+		return books
+	}
+	var kept []anchor
+	for k := 0; k < len(books); k += 2 {
+		a, b := books[k], books[k+1]
+		if !a.bare || !b.bare || b.l.idx != a.l.idx+1 || b.date.Before(a.date.AddDate(0, 0, -7)) || b.date.After(a.date.AddDate(0, 0, 7)) {
+			return books
+		}
+		kept = append(kept, a)
+	}
+	return kept
+}
+
 func balanceColumn(t *text, as []anchor) {
 	var books []int
 	for i, a := range as {

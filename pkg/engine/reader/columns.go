@@ -10,7 +10,7 @@ import (
 // amountOnly matches a line that is nothing but an amount (with sign, marker or
 // currency): what OCR leaves of a statement's amount column, which it reads as a block
 // of its own after the booking texts.
-var amountOnly = regexp.MustCompile(`^\s*[-+]?\s*(?:EUR|€)?\s*[-+]?(?:\d{1,3}(?:[.,\s]\d{3})*|\d+)[.,]\d{2}\s*(?:[-+]|S|H|EUR|€)?\s*$`)
+var amountOnly = regexp.MustCompile(`^\s*[-+]?\s*(?:EUR|€)?\s*[-+]?(?:\d{1,3}(?:[.,\s]\d{3})*|\d+)[.,]\d{2}\s*(?:[-+]|S|H|EUR|Euro|€)?\s*$`)
 
 // columnRuns returns the runs of consecutive amount-only lines of the page, in order.
 func columnRuns(t *text) [][]line {
@@ -53,6 +53,23 @@ func reassemble(t *text, anchors int, balanceColumn bool) ([]parse.Money, []line
 			ms[j] = m
 		}
 		return ms, run, true
+	}
+	// OCR may part one column in runs (a balance standing apart from the amounts):
+	// all of them, in order, when they are as many as the anchors.
+	var all []line
+	for _, run := range runs {
+		all = append(all, run...)
+	}
+	if len(runs) > 1 && len(all) == anchors {
+		ms := make([]parse.Money, len(all))
+		for j, l := range all {
+			m, ok := readMoney(l.text)
+			if !ok {
+				return nil, nil, false
+			}
+			ms[j] = m
+		}
+		return ms, all, true
 	}
 	return nil, nil, false
 }

@@ -646,3 +646,72 @@ Eigenmittel:              60.000,00 €`
 	require.Equal(t, money(25000000, "EUR"), factOf(t, fs, "loan_amount").Value)
 	require.Equal(t, money(6000000, "EUR"), factOf(t, fs, "equity_amount").Value)
 }
+
+// A statement as OCR reads it column by column: the statement's own date, the booking
+// and value dates of each row on lines of their own, the opening balance apart from the
+// amounts, the closing balance after them. The booking dates are the longest run, every
+// second a value date; the balances and amounts, in order, are one per anchor.
+func TestOCRStatementColumns(t *testing.T) {
+	t.Parallel()
+	const page = `ING-DiBa AG
+Torben Meißner
+Gartenweg 55
+20095 Hamburg
+Girokonto Nummer 1312469156
+Kontoauszug Oktober 2026
+Datum
+31.10.2026
+Auszugsnummer 10
+IBAN
+DE17 5001 0517 1312 4691 56
+Eingeräumte Kontt.M-J8 kung
+Alter Saldo
+Buchung
+Valuta
+02.10.2026
+02.10.2026
+10.10.2026
+10.10.2026
+11.10.2026
+11.10.2026
+21.10.2026
+21.10.2026
+22.10.2026
+22.10.2026
+26.10.2026
+26.10.2026
+3.065,92 Euro
+Buchung / Verwendungszweck
+Dauerauftrag Miete Vonovia SE
+Oktober 2026
+Kartenzahlung REWE Markt GmbH
+Referenz 832894809419
+Kartenzahlung EDEKA Center
+Referenz 282908295425
+Lastschrift Stadtwerke Strom und Gas
+Abschlag 7231890
+Lastschrift Stadtwerke Strom und Gas
+Abschlag 1123091
+Gutschrift Lohn/Gehalt ELEKTRO KOEHLER EK
+LOHN/GEHALT 10/2026 PERS.NR. 19357
+Neuer Saldo
+Kunden-Information: Bitte beachten Sie die Hinweise zur Einlagensicherung.
+Betrag (EUR)
+-986,57
+-19,03
+-92,52
+-155,36
+-167,66
++2.912,16
+4.556,94 Euro`
+	doc := document("bank_statement", page)
+	doc.Pages[0].OCR = true
+	fs := Facts(doc, []string{"bank_statement"})
+	l := factOf(t, fs, evidence.FactLedger).Value.(evidence.Ledger)
+	require.True(t, l.Reconciled)
+	require.Equal(t, 6, l.Bookings)
+	require.Equal(t, money(455694, "EUR"), factOf(t, fs, "account_balance").Value)
+	credit := factOf(t, fs, evidence.FactBankCredit).Value.(evidence.Transaction)
+	require.Equal(t, int64(291216), credit.AmountCents)
+	require.Equal(t, day(2026, 10, 26), credit.Date)
+}
