@@ -44,15 +44,8 @@ func reassemble(t *text, anchors int, balanceColumn bool) ([]parse.Money, []line
 		if len(run) != anchors {
 			continue
 		}
-		ms := make([]parse.Money, len(run))
-		for j, l := range run {
-			m, ok := readMoney(l.text)
-			if !ok {
-				return nil, nil, false
-			}
-			ms[j] = m
-		}
-		return ms, run, true
+		ms, ok := runMoney(run)
+		return ms, run, ok
 	}
 	// OCR may part one column in runs (a balance standing apart from the amounts):
 	// all of them, in order, when they are as many as the anchors.
@@ -61,17 +54,23 @@ func reassemble(t *text, anchors int, balanceColumn bool) ([]parse.Money, []line
 		all = append(all, run...)
 	}
 	if len(runs) > 1 && len(all) == anchors {
-		ms := make([]parse.Money, len(all))
-		for j, l := range all {
-			m, ok := readMoney(l.text)
-			if !ok {
-				return nil, nil, false
-			}
-			ms[j] = m
-		}
-		return ms, all, true
+		ms, ok := runMoney(all)
+		return ms, all, ok
 	}
 	return nil, nil, false
+}
+
+// runMoney reads the amount of every line of a run.
+func runMoney(run []line) ([]parse.Money, bool) {
+	ms := make([]parse.Money, len(run))
+	for j, l := range run {
+		m, ok := readMoney(l.text)
+		if !ok {
+			return nil, false
+		}
+		ms[j] = m
+	}
+	return ms, true
 }
 
 // citeSpan quotes the page from the earlier of two lines to the later.
