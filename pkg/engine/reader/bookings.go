@@ -80,7 +80,7 @@ func pageAnchors(t *text, year int, loc locale, cols []column) ([]anchor, []colu
 	geometric := len(t.lines) > 0 && !pageIsOCR(t, t.lines[0].page)
 	var as []anchor
 	bookings := false
-	section := 0 // the side of the section the bookings stand in (see sectionSide)
+	section := 0          // the side of the section the bookings stand in (see sectionSide)
 	var dayHead time.Time // the day a day-grouped statement's last date line names
 	for i, l := range t.lines {
 		if hs := summaryRow(t, l, loc); len(hs) > 0 {

@@ -607,9 +607,9 @@ func TestPrintedIBAN(t *testing.T) {
 	t.Parallel()
 	for in, want := range map[string]string{
 		"The Royal Bank of Scotland CHECKING ACCOUNT IBAN: GB11RBOS 1610 0011 1111 11": "GB11RBOS16100011111111",
-		"IBAN DE12 3456 7890 1234 5678 90":                                            "DE12345678901234567890",
-		"GB11RBOS 1610 0011 1111 11":                                                  "",
-		"IBAN: DE12 3456 7890 1234":                                                   "",
+		"IBAN DE12 3456 7890 1234 5678 90":                                             "DE12345678901234567890",
+		"GB11RBOS 1610 0011 1111 11":                                                   "",
+		"IBAN: DE12 3456 7890 1234":                                                    "",
 	} {
 		got, ok := printedIBAN(in)
 		require.Equal(t, want != "", ok, in)
