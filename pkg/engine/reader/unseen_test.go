@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/doceval/doceval/pkg/engine/evidence"
+	"github.com/doceval/doceval/pkg/engine/parse"
 )
 
 // Layouts no reader was written for, as pdftotext lays them out: DATEV's own payslip
@@ -293,19 +294,6 @@ Netto-Verdienst                %s EUR`
 	require.Less(t, fails.Confidence, 0.9)
 }
 
-func TestUnseenLayoutUKStatement(t *testing.T) {
-	t.Parallel()
-	fs := readLaidOut(t, "bank_statement", ukStatement)
-	// The holder is the address block's name, not the society's name over "Sheet number".
-	require.Equal(t, "Jane Holloway", factOf(t, fs, "applicant_full_name").Value)
-	require.Equal(t, money(256433, "GBP"), factOf(t, fs, "account_balance").Value)
-	credit := factOf(t, fs, evidence.FactBankCredit)
-	tx := credit.Value.(evidence.Transaction)
-	require.Equal(t, int64(241277), tx.AmountCents)
-	require.Contains(t, tx.Text, "SALARY OCT")
-	require.GreaterOrEqual(t, credit.Confidence, 0.9)
-}
-
 // A US statement lists deposits and withdrawals in sections of their own, unsigned: the
 // section's heading sides them, and the ledger adds up.
 func TestUnseenLayoutUSStatementSections(t *testing.T) {
@@ -470,19 +458,6 @@ func TestUnseenLayoutRunningBalanceOnly(t *testing.T) {
 	credit := factOf(t, fs, evidence.FactBankCredit)
 	require.Equal(t, int64(221000), credit.Value.(evidence.Transaction).AmountCents)
 	require.GreaterOrEqual(t, credit.Confidence, 0.9)
-}
-
-// A French statement: amounts grouped by spaces, debit and credit columns, "Solde
-// précédent" and "Nouveau solde créditeur".
-func TestUnseenLayoutFrenchStatement(t *testing.T) {
-	t.Parallel()
-	fs := readLaidOut(t, "bank_statement", frStatement)
-	require.Equal(t, "Paul Durand", factOf(t, fs, "applicant_full_name").Value)
-	require.Equal(t, money(348360, "EUR"), factOf(t, fs, "account_balance").Value)
-	require.True(t, factOf(t, fs, evidence.FactLedger).Value.(evidence.Ledger).Reconciled)
-	tx := factOf(t, fs, evidence.FactBankCredit).Value.(evidence.Transaction)
-	require.Equal(t, int64(243015), tx.AmountCents)
-	require.Contains(t, tx.Text, "SALAIRE")
 }
 
 // Short payslips in six countries' words: the month named in the country's language,
@@ -714,4 +689,31 @@ Betrag (EUR)
 	credit := factOf(t, fs, evidence.FactBankCredit).Value.(evidence.Transaction)
 	require.Equal(t, int64(291216), credit.AmountCents)
 	require.Equal(t, day(2026, 10, 26), credit.Date)
+}
+
+// Statements with a holder, a closing balance and a salary credit: a UK building
+// society's (booking text over two lines; the holder is the address block's name, not
+// the society's over "Sheet number") and a French relevé (amounts grouped by spaces,
+// debit and credit columns, "Solde précédent", "Nouveau solde créditeur").
+func TestUnseenStatements(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		text, holder string
+		balance      parse.Money
+		credit       int64
+		words        string
+	}{
+		{ukStatement, "Jane Holloway", money(256433, "GBP"), 241277, "SALARY OCT"},
+		{frStatement, "Paul Durand", money(348360, "EUR"), 243015, "SALAIRE"},
+	} {
+		fs := readLaidOut(t, "bank_statement", c.text)
+		require.Equal(t, c.holder, factOf(t, fs, "applicant_full_name").Value)
+		require.Equal(t, c.balance, factOf(t, fs, "account_balance").Value)
+		require.True(t, factOf(t, fs, evidence.FactLedger).Value.(evidence.Ledger).Reconciled, c.holder)
+		credit := factOf(t, fs, evidence.FactBankCredit)
+		tx := credit.Value.(evidence.Transaction)
+		require.Equal(t, c.credit, tx.AmountCents)
+		require.Contains(t, tx.Text, c.words)
+		require.GreaterOrEqual(t, credit.Confidence, 0.9)
+	}
 }
