@@ -180,7 +180,17 @@ func pageAnchors(t *text, year int, loc locale, cols []column) ([]anchor, []colu
 	}
 	if missing >= 2 && missing*2 >= len(as) {
 		as = columnAnchors(t, as)
-		if ms, lines, ok := reassemble(t, len(as), balanceCol); ok {
+		ms, lines, ok := reassemble(t, len(as), balanceCol)
+		aligned := !ok && rowAligned(t, as)
+		if !ok && !aligned {
+			ms, lines, ok = concatenatedRuns(t, len(as))
+		}
+		switch {
+		case aligned:
+			if !slices.ContainsFunc(as, func(a anchor) bool { return a.bal != nil }) {
+				balanceColumn(t, as) // a balance column the rows left alone ("$" figures)
+			}
+		case ok:
 			for i := range as {
 				m, l := ms[i], lines[i]
 				as[i].from = &l
@@ -191,7 +201,7 @@ func pageAnchors(t *text, year int, loc locale, cols []column) ([]anchor, []colu
 					as[i].signed = signAfter.MatchString(strings.TrimSpace(l.text)) || strings.HasPrefix(strings.TrimSpace(l.text), "-")
 				}
 			}
-		} else {
+		default:
 			balanceColumn(t, as)
 		}
 	} else if balanceCol && len(as) > 2 && pageIsOCR(t, as[0].l.page) && !slices.ContainsFunc(as, func(a anchor) bool { return a.bal != nil }) {
@@ -471,9 +481,9 @@ func pageIsOCR(t *text, n int) bool {
 // value dates), the closing balance. Booking texts come from the text column when it
 // has one line per booking.
 func columnAnchors(t *text, as []anchor) []anchor {
-	// The booking dates are the longest run of bare dates on consecutive lines, the
-	// first of equal ones (a value-date column as long comes after it; a lone date is
-	// the statement's own).
+	// The booking dates are the longest run of bare dates on consecutive lines in date
+	// order, the first of equal ones (a value-date column as long comes after it; a
+	// lone date is the statement's own).
 	bestFrom, bestLen := -1, 0
 	for k := 0; k < len(as); {
 		if !as[k].bare {
@@ -481,7 +491,9 @@ func columnAnchors(t *text, as []anchor) []anchor {
 			continue
 		}
 		e := k + 1
-		for e < len(as) && as[e].bare && as[e].l.idx == as[e-1].l.idx+1 {
+		// A column's dates do not go back: a date before the last begins the next
+		// column (the value dates read right after the booking dates).
+		for e < len(as) && as[e].bare && as[e].l.idx == as[e-1].l.idx+1 && !as[e].date.Before(as[e-1].date) {
 			e++
 		}
 		if e-k > bestLen {

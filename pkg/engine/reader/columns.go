@@ -47,17 +47,23 @@ func reassemble(t *text, anchors int, balanceColumn bool) ([]parse.Money, []line
 		ms, ok := runMoney(run)
 		return ms, run, ok
 	}
-	// OCR may part one column in runs (a balance standing apart from the amounts):
-	// all of them, in order, when they are as many as the anchors.
+	return nil, nil, false
+}
+
+// concatenatedRuns is reassemble for a column OCR parted in runs (a balance standing
+// apart from the amounts, with no geometry to place them by): all runs, in order, when
+// they are as many as the anchors.
+func concatenatedRuns(t *text, anchors int) ([]parse.Money, []line, bool) {
+	runs := columnRuns(t)
 	var all []line
 	for _, run := range runs {
 		all = append(all, run...)
 	}
-	if len(runs) > 1 && len(all) == anchors {
-		ms, ok := runMoney(all)
-		return ms, all, ok
+	if len(runs) < 2 || len(all) != anchors {
+		return nil, nil, false
 	}
-	return nil, nil, false
+	ms, ok := runMoney(all)
+	return ms, all, ok
 }
 
 // runMoney reads the amount of every line of a run.

@@ -2,6 +2,7 @@ package reader
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -716,4 +717,52 @@ func TestUnseenStatements(t *testing.T) {
 		require.Contains(t, tx.Text, c.words)
 		require.GreaterOrEqual(t, credit.Confidence, 0.9)
 	}
+}
+
+// A statement whose debit and credit columns OCR read as blocks of their own, after the
+// booking texts: each figure goes to the booking at its height on the page, its side
+// from the heading over its block, and the ledger adds up.
+func TestOCRStatementRowsByHeight(t *testing.T) {
+	t.Parallel()
+	type cell struct {
+		text string
+		x, y float64
+	}
+	// Rows of the page: y per row; the text as OCR reads it, column by column.
+	rows := []float64{0.20, 0.23, 0.26, 0.29, 0.32}
+	cells := []cell{
+		{"Kontostand am 01.10.2026", 0.25, rows[0]},
+		{"03.10. Miete LEG Wohnen", 0.07, rows[1]},
+		{"07.10. Gutschrift Lohn Hansa Spedition GmbH", 0.07, rows[2]},
+		{"11.10. Lastschrift Stadtwerke", 0.07, rows[3]},
+		{"neuer Kontostand vom 31.10.2026", 0.25, rows[4]},
+		{"Soll EUR", 0.76, 0.17},
+		{"1.028,53", 0.76, rows[1]},
+		{"90,59", 0.77, rows[3]},
+		{"Haben EUR", 0.89, 0.17},
+		{"411,72", 0.90, rows[0]},
+		{"3.567,93", 0.89, rows[2]},
+		{"2.860,53", 0.89, rows[4]},
+	}
+	var lines []string
+	var words []evidence.Word
+	for li, c := range cells {
+		lines = append(lines, c.text)
+		x := c.x
+		for _, w := range strings.Fields(c.text) {
+			wd := 0.008 * float64(len([]rune(w)))
+			words = append(words, evidence.Word{Text: w, Conf: 0.95, Block: li, Line: li, Box: evidence.Box{X0: x, Y0: c.y, X1: x + wd, Y1: c.y + 0.012}})
+			x += wd + 0.006
+		}
+	}
+	doc := document("bank_statement", strings.Join(append([]string{"Volksbank Musterstadt eG", "Kontoauszug 10/2026"}, lines...), "\n"))
+	doc.Pages[0].OCR = true
+	doc.Pages[0].Words = words
+	fs := Facts(doc, []string{"bank_statement"})
+	l := factOf(t, fs, evidence.FactLedger).Value.(evidence.Ledger)
+	require.True(t, l.Reconciled, "%+v", l)
+	require.Equal(t, money(286053, "EUR"), factOf(t, fs, "account_balance").Value)
+	tx := factOf(t, fs, evidence.FactBankCredit).Value.(evidence.Transaction)
+	require.Equal(t, int64(356793), tx.AmountCents)
+	require.Equal(t, day(2026, 10, 7), tx.Date)
 }
