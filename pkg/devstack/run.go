@@ -144,6 +144,7 @@ func Run(ctx context.Context, o RunOptions) error {
 		}
 	}
 	apiCfg := apiserver.Config{Common: common, Tunables: tunables}
+	parent := ctx
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return apiserver.RunOn(ctx, apiCfg, log.With("service", "api"), ln) })
 	consoleSettings, err := config.Load[console.Settings]()
@@ -212,7 +213,13 @@ func Run(ctx context.Context, o RunOptions) error {
 			baseURL, client.APIKey, consoleURL, admin.Email, admin.Password, filepath.Join(o.DataDir, "dev.env"), filepath.Join(o.DataDir, "dev.env"))
 		return nil
 	})
-	return g.Wait()
+	err = g.Wait()
+	if parent.Err() != nil {
+		// Stopped by its caller (Ctrl-C, a test's cleanup): a service still starting up
+		// (waiting for its streams) gives up with the context's error, which is no fault.
+		return nil
+	}
+	return err
 }
 
 // ensureDevClient reuses the saved dev key while it still authenticates, else creates a
