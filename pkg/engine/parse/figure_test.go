@@ -105,7 +105,13 @@ func FuzzDateIn(f *testing.F) {
 		f.Add(c.in)
 	}
 	f.Add("03/04/2025")
+	f.Add("210679")
 	f.Fuzz(func(t *testing.T, s string) {
+		today := time.Date(2026, 11, 27, 0, 0, 0, 0, time.UTC)
+		if c, ok := CompactDate(s, DayFirst, today); ok {
+			require.False(t, c.After(today), "%q is after today", s)
+			require.Equal(t, c, c.Truncate(24*time.Hour), "not midnight")
+		}
 		d, sp, ok := DateIn(s, MonthFirst)
 		got := requireSpan(t, s, sp, ok)
 		DateOrderOf(s)

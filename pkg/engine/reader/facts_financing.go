@@ -73,7 +73,7 @@ func moneyFigures(t *text, loc locale, spec string, limit int) []moneyFigure {
 		if !ok || v.Cents == 0 {
 			continue
 		}
-		v.Cents = abs64(v.Cents)
+		v.Cents = abs(v.Cents)
 		if out = append(out, moneyFigure{v, c}); len(out) >= limit {
 			break
 		}
@@ -128,7 +128,7 @@ func (r *reading) loanAndEquity(loc locale) {
 func printedAmount(t *text, loc locale, want parse.Money) (evidence.Citation, bool) {
 	for _, l := range t.lines {
 		for _, f := range loc.figures(l.text) {
-			if abs64(f.Money.Cents) == want.Cents && (!f.Currency || f.Money.Currency == want.Currency) {
+			if abs(f.Money.Cents) == want.Cents && (!f.Currency || f.Money.Currency == want.Currency) {
 				return t.citeLine(l), true
 			}
 		}

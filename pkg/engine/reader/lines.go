@@ -111,15 +111,28 @@ func (t *text) geometry(n int) *layout.Page {
 	return g
 }
 
+// lineWords returns the page geometry and a line's words, found by the line's text (its
+// n-th occurrence on the page when the same text stands there more than once); nil
+// where the page has no words.
+func (t *text) lineWords(l line) (*layout.Page, []int) {
+	g := t.geometry(l.page)
+	if g == nil || l.text == "" {
+		return nil, nil
+	}
+	return g, g.LocateNth(l.text, occurrences(t.pages[l.page][:l.start], l.text))
+}
+
 // labelWords returns the page geometry and the words of the label of a hit: the line's
 // words are found by their text (its n-th occurrence on the page when the same text
 // stands there more than once), the label's among them by its position in the line.
 func (t *text) labelWords(h labelHit) (*layout.Page, []int) {
-	g := t.geometry(h.l.page)
-	if g == nil || h.end <= h.start {
+	if h.end <= h.start {
 		return nil, nil
 	}
-	ws := g.LocateNth(h.l.text, occurrences(t.pages[h.l.page][:h.l.start], h.l.text))
+	g, ws := t.lineWords(h.l)
+	if g == nil {
+		return nil, nil
+	}
 	a, b := len(layout.Squeeze(h.l.text[:h.start])), len(layout.Squeeze(h.l.text[:h.end]))
 	var out []int
 	acc := 0

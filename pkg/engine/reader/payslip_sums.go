@@ -31,7 +31,7 @@ func deductionsPrinted(t *text, loc locale, gross, net payFigure, diff int64, fr
 		for _, f := range loc.figures(t.lines[i].text) {
 			// The net pay's own figure (and a payout equal to it) stands in the row of a
 			// header row's values too: it is no deduction.
-			if c := abs64(f.Money.Cents); c > 0 && c < gross.money.Cents && c != net.money.Cents {
+			if c := abs(f.Money.Cents); c > 0 && c < gross.money.Cents && c != net.money.Cents {
 				row = append(row, c)
 			}
 		}
@@ -90,13 +90,6 @@ func subsetSums(vs []int64, want int64, k int) bool {
 		}
 	}
 	return false
-}
-
-func abs64(v int64) int64 {
-	if v < 0 {
-		return -v
-	}
-	return v
 }
 
 // payCandidates is how many labelled figures of each kind payPair weighs.

@@ -11,11 +11,7 @@ import (
 // lineBox is the box of a text line's words on its page, ok false where the page has
 // no words or they are not found.
 func (t *text) lineBox(l line) (evidence.Box, bool) {
-	g := t.geometry(l.page)
-	if g == nil || l.text == "" {
-		return evidence.Box{}, false
-	}
-	ws := g.LocateNth(l.text, occurrences(t.pages[l.page][:l.start], l.text))
+	g, ws := t.lineWords(l)
 	if len(ws) == 0 {
 		return evidence.Box{}, false
 	}

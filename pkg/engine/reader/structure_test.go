@@ -387,6 +387,7 @@ func FuzzReadOCRPage(f *testing.F) {
 	f.Add("Geburstag/Date ot brin\n12.03.1980\nP<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<\nL898902C36UTO7408122F1204159ZE184226B<<<<<10")
 	f.Add("22 Oct 2013 Faster Payment 132.30 1,671.60\n24 Oct 2013 BACS 515.22 1,156.38\nPaid In £2,180.40\nPaid Out £2,684.10\nNew Balance £300.20")
 	f.Add("Straße  Musterstraße 17\nPLZ/Ort  7000 Eisenstadt\n182 kWh/m²a\nDL I1234568 EXP 08/01/2014 LN CARDHOLDER FN IMA")
+	f.Add("Brutto  Netto  Datum\n3.000,00  1.980,12 EUR  150356\nNetto:   2 100,00 €")
 	f.Fuzz(func(t *testing.T, page string) {
 		doc := ocrDocument("", page)
 		types := Classify(doc)
@@ -394,6 +395,13 @@ func FuzzReadOCRPage(f *testing.F) {
 		all := []string{"id_card", "passport", "salary_statement", "bank_statement", "energy_certificate", "land_register_extract", "other"}
 		for _, fact := range Facts(doc, append([]string{types[0].Type}, all...)) {
 			require.True(t, doc.Verify(fact.Citation), "%s cites %q", fact.Key, fact.Citation.Excerpt)
+		}
+		// A custom field read by its label from the page's pairs cites the page too.
+		laidOut := withWords(document("", page))
+		for _, format := range []string{"", "currency", "date"} {
+			if fact, ok := LabelledValue([]*evidence.Document{laidOut}, "Netto", format); ok {
+				require.True(t, laidOut.Verify(fact.Citation), "cites %q", fact.Citation.Excerpt)
+			}
 		}
 	})
 }
