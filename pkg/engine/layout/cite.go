@@ -10,18 +10,19 @@ import (
 // Regions returns the boxes of words on page number page, one region per line they
 // stand on (a Citation's regions), top to bottom.
 func Regions(page int, words []evidence.Word) []evidence.Region {
-	return regions(page, words, upright)
+	return regions(page, words, frame{aspect2: 1})
 }
 
-// regions are the line boxes of upright words, turned back into the page's coordinates.
-func regions(page int, words []evidence.Word, t turn) []evidence.Region {
+// regions are the line boxes of upright, straight words, mapped back into the page's
+// coordinates.
+func regions(page int, words []evidence.Word, f frame) []evidence.Region {
 	if len(words) == 0 {
 		return nil
 	}
 	g := newUpright(words)
 	var out []evidence.Region
 	for _, l := range g.Lines {
-		b := t.original(l.Box)
+		b := f.original(l.Box)
 		out = append(out, evidence.Region{Page: page, X: b.X0, Y: b.Y0, Width: b.X1 - b.X0, Height: b.Y1 - b.Y0})
 	}
 	return out
@@ -77,7 +78,7 @@ func (p *Page) Cite(doc *evidence.Document, n int, label, value []int) (evidence
 		}
 	}
 	c := doc.Cite(n, excerpt)
-	c.Regions = regions(n, p.pick(label, value), p.turn)
+	c.Regions = regions(n, p.pick(label, value), p.frame)
 	return c, true
 }
 
@@ -275,5 +276,5 @@ func (p *Page) RegionsFor(n int, excerpt string) []evidence.Region {
 	if len(idx) == 0 {
 		return nil
 	}
-	return regions(n, p.pick(idx), p.turn)
+	return regions(n, p.pick(idx), p.frame)
 }

@@ -18,10 +18,10 @@ import (
 
 // Page is the geometry of one page, built by New.
 type Page struct {
-	// Words are the page's words as given, with boxes clamped into the page and turned
-	// upright when the text ran sideways (see turn).
+	// Words are the page's words as given, with boxes clamped into the page, turned
+	// upright when the text ran sideways and straightened when it stood askew (see frame).
 	Words []evidence.Word
-	turn  turn
+	frame frame
 	// Lines are the page's lines, top to bottom.
 	Lines []Line
 	// Blocks group neighbouring lines that share a column, top to bottom.
@@ -68,16 +68,35 @@ const segmentGap = 1.6
 
 // New builds the geometry of a page from its words. Words with empty text are kept in
 // Words but belong to no line.
-func New(words []evidence.Word) *Page {
+func New(words []evidence.Word) *Page { return newPage(words, 0, 0) }
+
+// FromPage builds the geometry of a page with its size known: its aspect ratio makes
+// the straightening of a page that stands askew exact.
+func FromPage(pg *evidence.Page) *Page { return newPage(pg.Words, pg.Width, pg.Height) }
+
+func newPage(words []evidence.Word, width, height float64) *Page {
 	p := &Page{Words: make([]evidence.Word, len(words)), lineOf: make([]int, len(words))}
 	for i, w := range words {
 		w.Box = clampBox(w.Box)
 		p.Words[i] = w
 		p.lineOf[i] = -1
 	}
-	p.turn = detectTurn(p.Words)
+	p.frame = frame{turn: detectTurn(p.Words), aspect2: 1}
+	if width > 0 && height > 0 {
+		a := height / width
+		if p.frame.turn != upright {
+			a = width / height
+		}
+		p.frame.aspect2 = a * a
+	}
 	for i := range p.Words {
-		p.Words[i].Box = p.turn.upright(p.Words[i].Box)
+		p.Words[i].Box = p.frame.turn.upright(p.Words[i].Box)
+	}
+	if p.frame.slope = detectSlope(p.Words); p.frame.slope != 0 {
+		straight := frame{slope: p.frame.slope, aspect2: p.frame.aspect2}
+		for i := range p.Words {
+			p.Words[i].Box = straight.upright(p.Words[i].Box)
+		}
 	}
 	return p.build()
 }
@@ -341,4 +360,34 @@ func (p *Page) BoxOf(words []int) evidence.Box {
 		b = union(b, p.Words[i].Box)
 	}
 	return b
+}
+
+// LayoutText renders the page as a text layer laid out like its print: one text line
+// per line of words, top to bottom, each cell (segment) starting at the character
+// column of its left edge, cells at least two spaces apart, and an empty line where
+// lines stand more than a line height apart. OCR gives a table's columns as blocks of
+// their own; here a row's date, text and amounts stand on one line again, each under
+// its column's heading, as a born-digital page's text reads.
+func (p *Page) LayoutText() string {
+	var b strings.Builder
+	for li, l := range p.Lines {
+		if li > 0 {
+			b.WriteByte('\n')
+			if l.Box.Y0-p.Lines[li-1].Box.Y1 > p.lineHeight {
+				b.WriteByte('\n')
+			}
+		}
+		pos := 0
+		for k, s := range l.Segments {
+			col := int(math.Round(s.Box.X0 / p.charWidth))
+			if k > 0 {
+				col = max(col, pos+2)
+			}
+			b.WriteString(strings.Repeat(" ", max(col-pos, 0)))
+			pos = max(col, pos)
+			b.WriteString(s.Text)
+			pos += utf8.RuneCountInString(s.Text)
+		}
+	}
+	return b.String()
 }

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"unicode"
@@ -428,20 +429,20 @@ func TestSidewaysPageIsTurnedUpright(t *testing.T) {
 			sideways[i] = w
 		}
 		p := New(sideways)
-		if p.turn != tc.turn {
-			t.Fatalf("%s: turn %d, want %d", tc.name, p.turn, tc.turn)
+		if p.frame.turn != tc.turn {
+			t.Fatalf("%s: turn %d, want %d", tc.name, p.frame.turn, tc.turn)
 		}
 		cands := p.Lookup(fold(`vornamen`))
 		if len(cands) == 0 || p.Text(cands[0].Words) != "JONAS" {
 			t.Fatalf("%s: %+v", tc.name, cands)
 		}
-		regs := regions(1, p.pick(cands[0].Words), p.turn)
+		regs := regions(1, p.pick(cands[0].Words), p.frame)
 		want := sideways[4].Box
 		if len(regs) != 1 || math.Abs(regs[0].X-want.X0) > 1e-9 || math.Abs(regs[0].Y-want.Y0) > 1e-9 {
 			t.Fatalf("%s: regions %+v, want the sideways box %+v", tc.name, regs, want)
 		}
 	}
-	if New(straight).turn != upright {
+	if New(straight).frame.turn != upright {
 		t.Fatal("an upright page was turned")
 	}
 }
@@ -454,4 +455,85 @@ func TestOverprintIsNoValue(t *testing.T) {
 	mark := evidence.Word{Text: "EXEMPLAR", Box: evidence.Box{X0: 0.3, Y0: 0, X1: 0.6, Y1: 0.12}, Conf: 0.3, Block: -1, Line: -1}
 	p := New(append(ws, mark))
 	require.Equal(t, "TRAVELER", first(t, p, `surname`).Text)
+}
+
+// OCR gives a statement's columns as blocks of their own, in any order: the laid-out
+// text puts each row's cells back on one line, each at its column, and an empty line
+// where the rows stand apart.
+func TestLayoutTextPutsRowsBackTogether(t *testing.T) {
+	t.Parallel()
+	rows := []string{
+		"Datum   Text                    Soll       Haben       Saldo",
+		"01.03.  Kontostand alt                              1.000,00",
+		"02.03.  Miete März            950,00                   50,00",
+		"15.03.  Gehalt ACME GmbH                3.200,00    3.250,00",
+		"",
+		"",
+		"Bitte prüfen Sie Ihren Kontoauszug.",
+	}
+	words := grid(rows...)
+	rand.New(rand.NewPCG(7, 7)).Shuffle(len(words), func(i, j int) { words[i], words[j] = words[j], words[i] })
+	got := strings.Split(New(words).LayoutText(), "\n")
+	want := []string{}
+	for _, r := range rows[:4] {
+		want = append(want, "  "+r) // the grid's left margin is two characters wide
+	}
+	want = append(want, "", "  "+rows[6])
+	require.Equal(t, want, got)
+}
+
+// A page photographed askew: its lines fall across the page, so that a value at the
+// right edge stands a line lower than its label at the left. The lines' slope is taken
+// out: each label and its value stand on one line again, and a citation's regions are
+// where the words stand on the page as given.
+func TestAskewPageIsStraightened(t *testing.T) {
+	t.Parallel()
+	rows := []string{
+		"Stadtwerke Lüneburg GmbH         Gehaltsabrechnung Oktober 2026",
+		"Lohnart                                               Betrag EUR",
+		"Gehalt                                                  7.050,00",
+		"Vermögenswirksame Leistungen                               40,00",
+		"Gesamt-Brutto                                           7.090,00",
+		"Lohnsteuer                                             -1.957,61",
+		"Krankenversicherung                                      -606,19",
+		"Netto-Verdienst                                         3.470,86",
+	}
+	straight := grid(rows...)
+	const slope, aspect2 = 0.05, 2.0 // about 1.6° on a portrait page
+	skew := frame{slope: slope, aspect2: aspect2}
+	words := make([]evidence.Word, len(straight))
+	for i, w := range straight {
+		w.Box = skew.original(w.Box) // straight words put askew
+		w.Block, w.Line = 0, int(math.Round((straight[i].Box.Y0-0.05)/0.03))
+		words[i] = w
+	}
+	// Left askew (no extractor lines to measure the slope on), the rows come apart.
+	unmeasured := slices.Clone(words)
+	for i := range unmeasured {
+		unmeasured[i].Line = -1
+	}
+	require.NotEqual(t, len(rows), len(strings.Split(New(unmeasured).LayoutText(), "\n")))
+	p := newPage(words, 1, math.Sqrt(aspect2))
+	require.InDelta(t, slope, p.frame.slope, 0.005)
+	laid := strings.Split(p.LayoutText(), "\n")
+	require.Len(t, laid, len(rows), p.LayoutText())
+	for i, r := range rows {
+		require.Equal(t, strings.Fields(r), strings.Fields(laid[i]))
+	}
+	regs := p.RegionsFor(1, "7.090,00")
+	require.Len(t, regs, 1)
+	var want evidence.Box
+	for _, w := range words {
+		if w.Text == "7.090,00" {
+			want = w.Box
+		}
+	}
+	// The region holds the word's box, and no more than the slope across it adds.
+	r := regs[0]
+	require.LessOrEqual(t, r.X, want.X0+1e-9)
+	require.LessOrEqual(t, r.Y, want.Y0+1e-9)
+	require.GreaterOrEqual(t, r.X+r.Width, want.X1-1e-9)
+	require.GreaterOrEqual(t, r.Y+r.Height, want.Y1-1e-9)
+	require.Less(t, r.Height, 2*(want.Y1-want.Y0))
+	require.Less(t, r.Width, 1.2*(want.X1-want.X0))
 }

@@ -105,7 +105,7 @@ func (t *text) geometry(n int) *layout.Page {
 	}
 	var g *layout.Page
 	if p := t.doc.Page(n); p != nil && len(p.Words) > 0 {
-		g = layout.New(p.Words)
+		g = layout.FromPage(p)
 	}
 	t.geo[n] = g
 	return g
