@@ -51,6 +51,7 @@ type anchor struct {
 	side   int          // colDebit or colCredit when the amount stands in such a column
 	col    int          // byte column of the amount in its line
 	from   *line        // the amount's own line when OCR moved the column away
+	below  *line        // the line of the row's figures under its wrapped text
 	bare   bool         // a booking line with nothing but dates: OCR's date column
 	marked bool         // the amount had its own currency marker
 	period time.Time    // the statement period its page names
@@ -129,6 +130,15 @@ func pageAnchors(t *text, year int, loc locale, cols []column) ([]anchor, []colu
 		}
 		rest := l.text[restOff:]
 		fs := loc.figures(rest)
+		figLine, figOff, figRest := l.text, restOff, rest
+		if a.kind == anchorBooking && len(fs) == 0 && strings.TrimSpace(rest) != "" {
+			// A booking text too long for its cell wraps, and the row's figures stand on
+			// its last line: a line of figures alone, straight under it.
+			if n, nfs, ok := figuresUnder(t, l, loc); ok {
+				a.below, fs = &n, nfs
+				figLine, figOff, figRest = n.text, 0, n.text
+			}
+		}
 		last := len(fs) - 1
 		pick := func(f parse.Figure) *parse.Money {
 			m := f.Money
@@ -149,12 +159,15 @@ func pageAnchors(t *text, year int, loc locale, cols []column) ([]anchor, []colu
 				a.bal = pick(fs[last])
 			}
 			if len(cols) > 0 {
-				at, a.bal = byColumn(rest, restOff, l.text, fs, cols, at, a.bal, &a.side)
+				at, a.bal = byColumn(figRest, figOff, figLine, fs, cols, at, a.bal, &a.side)
 			}
 			f := fs[at]
 			a.amount, a.marked, a.signed = pick(f), f.Currency, f.Signed
-			a.col = restOff + f.Span.Start
-			a.text = normalizeSpace(rest[:f.Span.Start])
+			a.col = figOff + f.Span.Start
+			a.text = normalizeSpace(rest)
+			if a.below == nil {
+				a.text = normalizeSpace(rest[:f.Span.Start])
+			}
 			if restOff == 0 {
 				// The date stood inside the line, or on a line of its own above: the
 				// text is the line's words but its dates.
@@ -379,6 +392,24 @@ func byColumn(rest string, restOff int, lineText string, fs []parse.Figure, cols
 	}
 	return amountAt, bal
 }
+
+// figuresUnder reads the line straight under a booking line whose text holds no
+// figure: when it is figures alone (an amount, a balance, an overdraft marker), they are
+// the booking's, its text having wrapped to a second line.
+func figuresUnder(t *text, l line, loc locale) (line, []parse.Figure, bool) {
+	n, ok := t.next(l)
+	if !ok || lineGap(t, l, n) {
+		return line{}, nil, false
+	}
+	fs := loc.figures(n.text)
+	if len(fs) == 0 || len(fs) > 3 || !figuresOnly.MatchString(n.text) {
+		return line{}, nil, false
+	}
+	return n, fs, true
+}
+
+// figuresOnly is a line of amounts and nothing else but currency and side markers.
+var figuresOnly = regexp.MustCompile(`^[\s\d.,'’+\-−()£$€]*(?:(?:EUR|GBP|USD|CHF|OD|CR|DR|S|H)[\s\d.,'’+\-−()£$€]*)*$`)
 
 // pageMarker is a page's running head or foot ("Seite 1 von 2", "Page 2 of 3").
 var pageMarker = labelPattern("re:(?:^|\\s)(?:seite|page|blatt)\\s*\\d+(?:\\s*(?:von|of|/)\\s*\\d+)?\\b")

@@ -2,6 +2,7 @@ package reader
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -41,16 +42,36 @@ func (r *reading) bankStatement() {
 	} else if name, c, ok := titledName(all, false); ok {
 		r.add("applicant_full_name", name, c, 0.5, time.Time{})
 	}
+	as := r.statementAnchors(all, year, loc, true)
+	ss, src := statements(as), all
+	if laid := laidOut(all); laid != nil && adding(ss, loc) < len(ss) {
+		// OCR read the booking table column by column and the ledger does not add up:
+		// read it again from the rows the words stand in, and take that reading when more
+		// of its statements add up (the arithmetic decides, not the order of the text).
+		if ls := statements(r.statementAnchors(laid, year, loc, false)); adding(ls, loc) > adding(ss, loc) {
+			ss, src = ls, laid
+		}
+	}
+	r.t = all
+	r.emitStatements(ss, loc, src)
+}
+
+// statementAnchors reads the balances and bookings of every page of t in order (see
+// pageAnchors), booking text that goes on over a page joined to its booking; withIBAN
+// also reads each page's IBAN.
+func (r *reading) statementAnchors(t *text, year int, loc locale, withIBAN bool) []anchor {
 	var as []anchor
 	var cols []column
-	for _, n := range all.pageNumbers() {
-		r.t = all.onPage(n)
+	for _, n := range t.pageNumbers() {
+		r.t = t.onPage(n)
 		period := r.statementPeriod(loc)
 		y := year
 		if !period.IsZero() {
 			y = period.Year()
 		}
-		r.iban(0.9, period)
+		if withIBAN {
+			r.iban(0.9, period)
+		}
 		var page []anchor
 		page, cols = pageAnchors(r.t, y, loc, cols)
 		for i := range page {
@@ -62,8 +83,45 @@ func (r *reading) bankStatement() {
 		}
 		as = append(as, page...)
 	}
-	r.t = all
-	r.emitStatements(statements(as), loc)
+	r.t = t
+	return as
+}
+
+// adding counts the statements whose bookings are proven: the ledger adds up from the
+// opening to the closing balance, or every booking's running balance follows from the
+// one before.
+func adding(ss []*statement, loc locale) int {
+	n := 0
+	for _, s := range ss {
+		if s.running || s.ledger(loc.currency).Reconciled {
+			n++
+		}
+	}
+	return n
+}
+
+// laidOut is the document with the text of each OCR page that has words replaced by the
+// page laid out from its words' boxes (layout.Page.LayoutText): a row's date, text and
+// amounts on one line, each under its column's heading, read as a born-digital page is.
+// nil when no page was read by OCR.
+func laidOut(t *text) *text {
+	doc := *t.doc
+	doc.Pages = slices.Clone(t.doc.Pages)
+	laid := false
+	for i, p := range doc.Pages {
+		if !p.OCR {
+			continue
+		}
+		if g := t.geometry(p.Number); g != nil {
+			p.Text, p.OCR = g.LayoutText(), false
+			doc.Pages[i] = p
+			laid = true
+		}
+	}
+	if !laid {
+		return nil
+	}
+	return newText(&doc)
 }
 
 var periodEndRe = regexp.MustCompile(`(?:-|–|bis|to|until)\s*(.+)$`)

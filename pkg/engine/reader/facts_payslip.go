@@ -195,6 +195,14 @@ func payFigureAt(t *text, loc locale, cols payColumns, h labelHit) (payFigure, b
 	// The value under its label (a Word table cell, a value column OCR moved): a line
 	// that is the amount alone, not a sentence that quotes one.
 	lone := func(s string) (parse.Money, bool) { return loneMoney(s, loc) }
+	// On a scan, OCR gives the figures' column as a block of its own: the figure that
+	// stands on the label's row of the page (straightened; see layout.New) is its own,
+	// before any pairing of the blocks by order, which a row without a figure shifts.
+	if pageIsOCR(t, h.l.page) {
+		if v, c, ok := geoValue(t, h, lone, true); ok {
+			return payFigure{v, c, h.l}, true
+		}
+	}
 	if n, ok := t.next(h.l); ok && len(cellsOf(n.text)) == 1 {
 		if m, ok := lone(n.text); ok {
 			return payFigure{m, t.cite(h.l, n), n}, true

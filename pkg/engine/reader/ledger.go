@@ -1,6 +1,8 @@
 package reader
 
 import (
+	"regexp"
+	"slices"
 	"time"
 
 	"github.com/doceval/doceval/pkg/engine/evidence"
@@ -216,13 +218,21 @@ const (
 
 // emitStatements records each statement's ledger, its credits and the newest closing
 // balance as the account balance.
-func (r *reading) emitStatements(ss []*statement, loc locale) {
-	t := r.t
+// The anchors were read from src: the document's text, or its laid-out text (see
+// laidOut), whose citations are made to quote the document's own text.
+func (r *reading) emitStatements(ss []*statement, loc locale, src *text) {
 	cite := func(a anchor) evidence.Citation {
-		if a.from != nil {
-			return t.doc.Cite(a.l.page, t.citeSpan(a.l, *a.from))
+		c := src.citeLine(a.l)
+		switch {
+		case a.from != nil:
+			c = src.withRegions(src.doc.Cite(a.l.page, src.citeSpan(a.l, *a.from)))
+		case a.below != nil:
+			c = src.cite(a.l, *a.below)
 		}
-		return t.citeLine(a.l)
+		if src.doc != r.t.doc {
+			c = verbatim(r.t.doc, c, a)
+		}
+		return c
 	}
 	var newest *statement
 	var newestEnd time.Time
@@ -337,3 +347,39 @@ func (r *reading) summaryContradicts(s *statement, closing parse.Money) bool {
 	want := s.opening.amount.Cents + abs(in.Cents) - abs(out.Cents)
 	return abs(want-closing.Cents) > 1 && abs(want+closing.Cents) > 1
 }
+
+// verbatim makes the citation of an anchor read off a laid-out OCR page quote the
+// page's own text, where OCR may have put the row's cells apart: the row when OCR kept
+// it together, else the cell holding the amount, else the row's last cell (a balance),
+// else its longest cell the page's text holds. The regions stay the row's words.
+func verbatim(doc *evidence.Document, c evidence.Citation, a anchor) evidence.Citation {
+	if doc.Verify(c) {
+		return c
+	}
+	cells := cellSpans.FindAllStringIndex(a.l.text, -1)
+	var order []string
+	for _, sp := range cells {
+		if a.col >= sp[0] && a.col < sp[1] {
+			order = append(order, a.l.text[sp[0]:sp[1]])
+		}
+	}
+	byLength := make([]string, 0, len(cells))
+	for _, sp := range cells {
+		byLength = append(byLength, a.l.text[sp[0]:sp[1]])
+	}
+	if len(byLength) > 0 {
+		order = append(order, byLength[len(byLength)-1])
+	}
+	slices.SortStableFunc(byLength, func(x, y string) int { return len(y) - len(x) })
+	for _, cell := range append(order, byLength...) {
+		quoted := c
+		quoted.Excerpt = evidence.Normalize(cell)
+		if doc.Verify(quoted) {
+			return quoted
+		}
+	}
+	return c
+}
+
+// cellSpans are a laid-out line's cells: text runs apart by two or more spaces.
+var cellSpans = regexp.MustCompile(`\S+(?: \S+)*`)

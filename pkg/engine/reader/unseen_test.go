@@ -2,6 +2,7 @@ package reader
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 
@@ -765,4 +766,117 @@ func TestOCRStatementRowsByHeight(t *testing.T) {
 	tx := factOf(t, fs, evidence.FactBankCredit).Value.(evidence.Transaction)
 	require.Equal(t, int64(356793), tx.AmountCents)
 	require.Equal(t, day(2026, 10, 7), tx.Date)
+}
+
+// ocrColumns gives a laid-out page the text OCR reads from it when the page's columns
+// stand well apart: each column's cells as a block of its own, top to bottom, the blocks
+// left to right (a cell belongs to the column whose left edge is nearest its own). The
+// words keep their places on the page.
+func ocrColumns(slot, laid string, edges ...int) *evidence.Document {
+	doc := withWords(document(slot, laid))
+	blocks := make([][]string, len(edges))
+	for _, l := range strings.Split(laid, "\n") {
+		rs := []rune(l)
+		for c := 0; c < len(rs); {
+			if rs[c] == ' ' {
+				c++
+				continue
+			}
+			e := c
+			for e < len(rs) && !(rs[e] == ' ' && (e+1 >= len(rs) || rs[e+1] == ' ')) {
+				e++
+			}
+			k := 0
+			for j, x := range edges {
+				if abs64i(x-c) < abs64i(edges[k]-c) || x <= c && edges[k] > c {
+					k = j
+				}
+			}
+			blocks[k] = append(blocks[k], string(rs[c:e]))
+			c = e
+		}
+	}
+	var text []string
+	for _, b := range blocks {
+		text = append(text, b...)
+	}
+	doc.Pages[0].Text = strings.Join(text, "\n")
+	doc.Pages[0].OCR = true
+	return doc
+}
+
+// A statement OCR read column by column, its Paid out and Paid in columns as blocks of
+// their own: the words' places put each row back together (date, text, amount under its
+// heading, balance) and the ledger adds up, every citation quoting the OCR text.
+func TestOCRColumnsReadFromRows(t *testing.T) {
+	t.Parallel()
+	doc := ocrColumns("bank_statement", ukStatement, 0, 12, 54, 67, 80)
+	ls, txs, fs := ledgersOf(t, doc)
+	require.Len(t, ls, 1)
+	require.True(t, ls[0].Reconciled, "%+v\n%s", ls[0], doc.Pages[0].Text)
+	require.Len(t, txs, 1)
+	require.Equal(t, int64(241277), txs[0].AmountCents)
+	require.Contains(t, txs[0].Text, "ACME WIDGETS")
+	require.Equal(t, "2564.33 GBP", balanceOf(t, fs))
+	requireCited(t, doc, fs)
+}
+
+// A booking text too long for its cell wraps, and the row's figures stand on its second
+// line: they are the booking's, and the statement adds up.
+func TestWrappedBookingKeepsItsFigures(t *testing.T) {
+	t.Parallel()
+	const page = `NatWest
+Your statement 1 Sep 2026 - 30 Sep 2026
+Date        Description                                   Money out (£)    Money in (£)    Balance (£)
+1 Sep       Balance brought forward                                                           6,083.44
+2 Sep       DD STANDING ORDER RENT HAUSVERWALTUNG NORD GMBH
+                                                               1,117.25                       4,966.19
+8 Sep       DD CARD PAYMENT ALDI                                 74.78                        4,891.41
+26 Sep      BGC SALARY HARBOURSIDE ENG LTD                                      5,503.07      10,394.48
+30 Sep      Balance carried forward                                                          10,394.48`
+	ls, txs, fs := ledgersOf(t, withWords(document("bank_statement", page)))
+	require.Len(t, ls, 1)
+	require.True(t, ls[0].Reconciled, "%+v", ls[0])
+	require.Equal(t, int64(119203), ls[0].DebitsCents)
+	require.Len(t, txs, 1)
+	require.Equal(t, int64(550307), txs[0].AmountCents)
+	require.Equal(t, "10394.48 GBP", balanceOf(t, fs))
+}
+
+// A payslip photographed askew, as OCR reads it: the labels in one block, the figures in
+// another (one row has none, so the blocks do not pair in order), each figure at the
+// right edge a line lower than its label at the left. With the page straightened each
+// figure stands beside its label: gross and net pay are the ones printed, not a
+// neighbour's.
+func TestAskewPayslipPairsByRow(t *testing.T) {
+	t.Parallel()
+	const laid = `Stadtwerke Lüneburg GmbH
+Am Sande 12
+21335 Lüneburg
+Gehaltsabrechnung Oktober 2026
+Name, Vorname              Schaefer, Guenther
+Lohnart                                                       Betrag EUR
+Gehalt                                                          7.050,00
+Vermögenswirksame Leistungen                                       40,00
+Gesamt-Brutto                                                   7.090,00
+Lohnsteuer                                                     -1.957,61
+Kirchensteuer
+Krankenversicherung                                              -606,19
+Rentenversicherung                                               -659,37
+Netto-Verdienst                                                 3.866,83
+Auszahlungsbetrag                                               3.866,83`
+	doc := ocrColumns("salary_statement", laid, 0, 27, 62)
+	const slope = 0.06 // lines fall by 6 % of the page's width across it
+	for i, w := range doc.Pages[0].Words {
+		w.Block, w.Line = 0, int(math.Round((w.Box.Y0-0.05)/0.03))
+		dy := slope * ((w.Box.X0+w.Box.X1)/2 - 0.5)
+		w.Box.Y0, w.Box.Y1 = w.Box.Y0+dy, w.Box.Y1+dy
+		doc.Pages[0].Words[i] = w
+	}
+	fs := Facts(doc, []string{"salary_statement"})
+	requireFacts(t, fs, map[string]any{
+		"gross_monthly_income": money(709000, "EUR"),
+		"net_monthly_income":   money(386683, "EUR"),
+	})
+	requireCited(t, doc, fs)
 }
