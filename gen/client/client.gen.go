@@ -1942,9 +1942,10 @@ type ReplaceTemplateDocumentRequirementsRequest struct {
 //   - `salary_credited_on_bank_statement`: a credit within ±1 % of a net pay or of a
 //     payout (net pay less deductions after it) → `fulfilled`; none → `critical` only
 //     when a bank statement's bookings reconcile with its balances (opening + credits −
-//     debits = closing), cover the end of a pay month and hold no salary credit of
-//     another amount; otherwise `open`, naming what could not be read; a document
-//     missing → `open`.
+//     debits = closing), cover the end of a pay month and hold no salary credit of a
+//     lower amount (a payout after deductions may be lower than the net pay); a salary
+//     credit above every net pay and payout in such a statement → `critical`; otherwise
+//     `open`, naming what could not be read; a document missing → `open`.
 //   - `property_data_consistency`: exposé vs purchase contract price, and living areas,
 //     within 5 % → `fulfilled`; beyond → `critical`; one source only → `open`; no
 //     property documents → `not_applicable`.

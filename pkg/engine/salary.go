@@ -19,9 +19,10 @@ var salaryText = regexp.MustCompile(`(?i)lohn|gehalt|bez(?:ü|ue)ge|entgelt|sala
 // pay or payout → fulfilled. No such credit → critical only when a bank statement's
 // ledger reconciles (opening balance + credits − debits = closing balance, so no
 // booking was lost) and covers the end of a month a salary statement is for, and no
-// salary credit of another amount stands in it (marked as salary or naming the
-// employer: the pay of another month, or a payout after deductions); otherwise open,
-// saying what could not be read. Salary statement or bank statement missing → open.
+// salary credit of a lower amount stands in it (marked as salary or naming the
+// employer: a payout after deductions, or the pay of another month); a salary credit
+// above every net pay and payout is critical too. Otherwise open, saying what could not
+// be read. Salary statement or bank statement missing → open.
 func salaryCredited(v *view) verdict {
 	var pays []evidence.Fact
 	for _, d := range v.ofType("salary_statement") {
@@ -65,8 +66,17 @@ func salaryCredited(v *view) verdict {
 				continue
 			}
 			if other, ok := salaryBookingIn(v, credits, ledger, p); ok {
-				// A salary credit of another amount: the payout may differ from the net pay
-				// (deductions after net), so this is a question, not a finding.
+				tx, _ := other.Value.(evidence.Transaction)
+				if tx.Currency == ledger.Currency && float64(tx.AmountCents) > 1.01*float64(highestPay(pays)) {
+					// More is credited as salary than any net pay or payout the salary
+					// statements print: nothing after the net pay raises what is paid out.
+					return verdict{status: Critical, confidence: math.Min(math.Min(p.Confidence, other.Confidence), l.Confidence), evidence: []evidence.Fact{p, other, l}, reason: say(v.lang,
+						"The bank statement's bookings add up to its closing balance, and its salary credit of %s is more than the net pay of %s (±1 %%): no deduction after the net pay explains it.",
+						"Die Buchungen des Kontoauszugs ergeben seinen Schlusssaldo, und seine Gehaltsgutschrift von %s übersteigt den Nettobetrag von %s (±1 %%): kein Abzug nach dem Nettobetrag erklärt das.",
+						parse.Money{Cents: tx.AmountCents, Currency: tx.Currency}, p.Value)}
+				}
+				// A salary credit of a lower amount: the payout may be less than the net
+				// pay (deductions after net), so this is a question, not a finding.
 				return verdict{status: Open, confidence: math.Min(p.Confidence, other.Confidence) * 0.8, evidence: []evidence.Fact{p, other}, reason: say(v.lang,
 					"A salary credit on the bank statement differs from the net pay of %s; the payout may differ after deductions, compare them.",
 					"Eine Gehaltsgutschrift auf dem Kontoauszug weicht vom Nettobetrag %s ab; der Auszahlungsbetrag kann nach Abzügen abweichen, bitte abgleichen.", p.Value)}
@@ -90,6 +100,17 @@ func salaryCredited(v *view) verdict {
 	return verdict{status: Open, unread: true, confidence: conf, evidence: pays, reason: say(v.lang,
 		"No credit matching the net pay (±1 %%) was found, but the bank statement's bookings could not be read completely (no opening and closing balance to reconcile them with); check the statement by eye.",
 		"Keine Gutschrift in Höhe des Nettobetrags (±1 %%) gefunden, die Buchungen des Kontoauszugs ließen sich aber nicht vollständig lesen (kein Anfangs- und Schlusssaldo zum Abgleich); bitte den Auszug sichten.")}
+}
+
+// highestPay is the largest net pay or payout in cents.
+func highestPay(pays []evidence.Fact) int64 {
+	var top int64
+	for _, p := range pays {
+		if m, ok := p.Value.(parse.Money); ok {
+			top = max(top, m.Cents)
+		}
+	}
+	return top
 }
 
 // agreement is the confidence of two facts of independent documents agreeing: each
