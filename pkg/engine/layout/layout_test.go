@@ -275,9 +275,16 @@ func FuzzNew(f *testing.F) {
 		var ws []evidence.Word
 		for range n {
 			coord := func() float64 { return rng.Float64()*1.4 - 0.2 }
-			ws = append(ws, evidence.Word{Text: texts[rng.IntN(len(texts))], Box: evidence.Box{X0: coord(), Y0: coord(), X1: coord(), Y1: coord()}, Conf: rng.Float64()})
+			ws = append(ws, evidence.Word{Text: texts[rng.IntN(len(texts))], Box: evidence.Box{X0: coord(), Y0: coord(), X1: coord(), Y1: coord()}, Conf: rng.Float64(),
+				Block: rng.IntN(3) - 1, Line: rng.IntN(4) - 1})
 		}
 		p := New(ws)
+		// Straightened with any page size (a slope measured on the extractor's lines).
+		sized := FromPage(&evidence.Page{Words: ws, Width: rng.Float64() * 3000, Height: rng.Float64() * 3000})
+		require.LessOrEqual(t, len(strings.Split(sized.LayoutText(), "\n")), 2*len(sized.Lines)+1)
+		for _, r := range sized.RegionsFor(1, "Name") {
+			require.True(t, r.X >= 0 && r.Y >= 0 && r.X+r.Width <= 1+1e-9 && r.Y+r.Height <= 1+1e-9, "%+v", r)
+		}
 		in := func(b evidence.Box) {
 			for _, v := range []float64{b.X0, b.Y0, b.X1, b.Y1} {
 				require.True(t, v >= 0 && v <= 1, "box %v out of the page", b)

@@ -396,6 +396,12 @@ func FuzzReadOCRPage(f *testing.F) {
 		for _, fact := range Facts(doc, append([]string{types[0].Type}, all...)) {
 			require.True(t, doc.Verify(fact.Citation), "%s cites %q", fact.Key, fact.Citation.Excerpt)
 		}
+		// Read from OCR's words as they stand (the statement laid out from their boxes),
+		// every value still cites the OCR text.
+		ocrWords := withWords(ocrDocument("", page))
+		for _, fact := range Facts(ocrWords, []string{"bank_statement", "salary_statement"}) {
+			require.True(t, ocrWords.Verify(fact.Citation), "%s cites %q", fact.Key, fact.Citation.Excerpt)
+		}
 		// A custom field read by its label from the page's pairs cites the page too.
 		laidOut := withWords(document("", page))
 		for _, format := range []string{"", "currency", "date"} {
