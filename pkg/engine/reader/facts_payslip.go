@@ -184,6 +184,11 @@ func (r *reading) payFigures(loc locale, cols payColumns, spec string, keep func
 func payFigureAt(t *text, loc locale, cols payColumns, h labelHit) (payFigure, bool) {
 	fs := loc.figures(h.rest)
 	if f, ok := cols.monthFigure(h.l.text, h.end, fs); ok {
+		if !f.Currency && !withCents.MatchString(h.rest[f.Span.Start:f.Span.End]) {
+			// A bare whole number after a pay label is a count, a code or a callout's
+			// number ("Net Pay  A total of all earnings …  3"), not the pay.
+			return payFigure{}, false
+		}
 		if m, ok := figureMoney(f, loc); ok && m.Cents > 0 {
 			return payFigure{m, t.citeLine(h.l), h.l}, true
 		}
@@ -219,6 +224,9 @@ func payFigureAt(t *text, loc locale, cols payColumns, h labelHit) (payFigure, b
 	return payFigure{}, false
 }
 
+// withCents is an amount printed with its cents ("2.851,80", "1,040.23", "960.50").
+var withCents = regexp.MustCompile(`\d[.,]\d{2}(?:\D|$)`)
+
 // labelTail is the text after a label up to its first digit or currency sign: the
 // rest of the label ("Gross Pay TD").
 func labelTail(rest string) string {
@@ -229,11 +237,15 @@ func labelTail(rest string) string {
 }
 
 // loneMoney reads a cell that holds one positive amount and nothing else but its
-// currency: no words ("this period are $3,115.38" is a sentence, not a value).
+// currency: no words ("this period are $3,115.38" is a sentence, not a value), and
+// printed with its cents or its currency ("3" under "Net Pay" is a callout's number).
 func loneMoney(s string, loc locale) (parse.Money, bool) {
 	fs := loc.figures(s)
 	if len(fs) != 1 || fs[0].Money.Cents <= 0 || strings.ContainsFunc(s[:fs[0].Span.Start]+s[fs[0].Span.End:], unicode.IsLetter) {
 		return parse.Money{}, false
+	}
+	if !fs[0].Currency && !withCents.MatchString(s[fs[0].Span.Start:fs[0].Span.End]) {
+		return parse.Money{}, false // a bare whole number: a count or a callout's number
 	}
 	return figureMoney(fs[0], loc)
 }

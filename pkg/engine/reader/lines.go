@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/doceval/doceval/pkg/engine/evidence"
 	"github.com/doceval/doceval/pkg/engine/layout"
@@ -282,7 +283,7 @@ func valueAfterLabel[T any](t *text, h labelHit, read func(string) (T, bool)) (T
 	if v, ok := read(h.rest); ok {
 		return v, t.citeLine(h.l), true
 	}
-	if n, ok := t.next(h.l); ok {
+	if n, ok := t.next(h.l); ok && !continuesRest(h, n) {
 		if v, ok := read(n.text); ok {
 			return v, t.cite(h.l, n), true
 		}
@@ -291,6 +292,19 @@ func valueAfterLabel[T any](t *text, h labelHit, read func(string) (T, bool)) (T
 		return v, c, true
 	}
 	return zero, evidence.Citation{}, false
+}
+
+// continuesRest reports a next line that goes on with the text after the label: the
+// label's line holds text after it, and the next line starts where that text does (a
+// description column's sentence wrapping: "Name   The employee's name as stored in the
+// Federal Personnel" over "Payroll System (FPPS)"). It is no value under the label.
+func continuesRest(h labelHit, n line) bool {
+	rest := strings.TrimLeft(h.rest, " \t:")
+	if rest == "" || strings.TrimSpace(h.l.text) == "" {
+		return false
+	}
+	col := utf8.RuneCountInString(h.l.text[:len(h.l.text)-len(rest)])
+	return abs64i(indent(n.text)-col) <= 2 && len(strings.Fields(rest)) >= 3
 }
 
 // lineValue reads a value on the rest of the label's line only.

@@ -880,3 +880,27 @@ Auszahlungsbetrag                                               3.866,83`
 	})
 	requireCited(t, doc, fs)
 }
+
+// A pay statement's guide page explains each field in a description column, numbered
+// by callouts: the sentence that wraps under a label is no value of it, and a callout's
+// bare number is no amount.
+func TestGuidePageIsNoValue(t *testing.T) {
+	t.Parallel()
+	const guide = `              How to read your earnings statement (amounts in USD)
+      Field                 What it shows
+      Pay Period            The month the statement covers, as in March 2025
+      Net Pay               All earnings of the pay period less all deductions
+  2
+      Name                  The name of the employee as the central
+                            Human Resources System (HRS) stores it
+      Gross Pay             All earnings before any deduction
+  3
+      Pay Date              The day the net pay reaches your account`
+	fs := readLaidOut(t, "salary_statement", guide)
+	for _, f := range fs {
+		switch f.Key {
+		case "applicant_full_name", "net_monthly_income", "gross_monthly_income", FactPayout:
+			t.Errorf("%s read from a guide: %v (%q)", f.Key, f.Value, f.Citation.Excerpt)
+		}
+	}
+}
