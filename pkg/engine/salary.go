@@ -65,7 +65,8 @@ func salaryCredited(v *view) verdict {
 			if !ok || !covers(l, ledger, end) {
 				continue
 			}
-			if other, ok := salaryBookingIn(v, credits, ledger, p); ok {
+			others := salaryBookingsIn(v, credits, ledger, p)
+			for _, other := range others {
 				tx, _ := other.Value.(evidence.Transaction)
 				if tx.Currency == ledger.Currency && float64(tx.AmountCents) > 1.01*float64(highestPay(pays)) {
 					// More is credited as salary than any net pay or payout the salary
@@ -75,6 +76,9 @@ func salaryCredited(v *view) verdict {
 						"Die Buchungen des Kontoauszugs ergeben seinen Schlusssaldo, und seine Gehaltsgutschrift von %s übersteigt den Nettobetrag von %s (±1 %%): kein Abzug nach dem Nettobetrag erklärt das.",
 						parse.Money{Cents: tx.AmountCents, Currency: tx.Currency}, p.Value)}
 				}
+			}
+			if len(others) > 0 {
+				other := others[0]
 				// A salary credit of a lower amount: the payout may be less than the net
 				// pay (deductions after net), so this is a question, not a finding.
 				return verdict{status: Open, confidence: math.Min(p.Confidence, other.Confidence) * 0.8, evidence: []evidence.Fact{p, other}, reason: say(v.lang,
@@ -153,10 +157,10 @@ func covers(f evidence.Fact, l evidence.Ledger, monthEnd time.Time) bool {
 	return !l.From.After(monthEnd.AddDate(0, 0, -9)) && !l.To.Before(monthEnd)
 }
 
-// salaryBookingIn finds a credit in the ledger's period, of at least half the pay,
-// whose text marks it as salary or names the employer: the salary paid, in another
+// salaryBookingsIn finds the credits in the ledger's period, of at least half the pay,
+// whose text marks them as salary or names the employer: the salary paid, in another
 // amount or for another month.
-func salaryBookingIn(v *view, credits []evidence.Fact, l evidence.Ledger, p evidence.Fact) (evidence.Fact, bool) {
+func salaryBookingsIn(v *view, credits []evidence.Fact, l evidence.Ledger, p evidence.Fact) []evidence.Fact {
 	pay, _ := p.Value.(parse.Money)
 	var employers []string
 	for _, d := range v.ofType("salary_statement") {
@@ -167,6 +171,7 @@ func salaryBookingIn(v *view, credits []evidence.Fact, l evidence.Ledger, p evid
 			}
 		}
 	}
+	var out []evidence.Fact
 	for _, c := range credits {
 		tx, _ := c.Value.(evidence.Transaction)
 		if !tx.Date.IsZero() && !l.From.IsZero() && (tx.Date.Before(l.From) || tx.Date.After(l.To)) {
@@ -177,10 +182,10 @@ func salaryBookingIn(v *view, credits []evidence.Fact, l evidence.Ledger, p evid
 		}
 		text := strings.ToLower(tx.Text)
 		if salaryText.MatchString(text) || slices.ContainsFunc(employers, func(e string) bool { return strings.Contains(text, e) }) {
-			return c, true
+			out = append(out, c)
 		}
 	}
-	return evidence.Fact{}, false
+	return out
 }
 
 // sameCurrency: a booking of no stated currency may match (its statement names none).
