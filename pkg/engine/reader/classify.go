@@ -156,7 +156,7 @@ func scorePage(t *text) pageScore {
 			}
 		}
 	}
-	structureScores(lines, ps.scores)
+	structureScores(structureLines(t), ps.scores)
 	// Structure before words: a machine-readable zone whose check digits hold says what
 	// the document is, however OCR garbled its title.
 	texts := make([]string, len(lines))

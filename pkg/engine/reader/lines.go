@@ -108,6 +108,9 @@ func (t *text) geometry(n int) *layout.Page {
 	if p := t.doc.Page(n); p != nil && len(p.Words) > 0 {
 		g = layout.FromPage(p)
 	}
+	if t.geo == nil {
+		t.geo = map[int]*layout.Page{} // a text made of some lines only
+	}
 	t.geo[n] = g
 	return g
 }

@@ -178,3 +178,37 @@ func TestClassifyPage(t *testing.T) {
 		require.Equal(t, want, ClassifyPage(doc, n+1)[0].Type, "page %d", n+1)
 	}
 }
+
+// untitledStatement is a statement page whose words name no type: only its rows say
+// what it is.
+const untitledStatement = `Harbour Mutual
+Jane Holloway
+1 Oct 2026 - 31 Oct 2026
+1 Oct     B/F                                                           1,204.18
+2 Oct     DD THAMES WATER                      38.50                    1,165.68
+5 Oct     POS TESCO STORES                     64.12                    1,101.56
+28 Oct    BACS HARBOURSIDE ENG LTD                          2,412.77    3,514.33
+30 Oct    SO RENT PAYMENT                     950.00                    2,564.33
+31 Oct    C/F                                                           2,564.33`
+
+// A statement page whose words name no type after a payslip opens a document of its
+// own: its running balances follow from row to row.
+func TestSplitStatementByItsLedger(t *testing.T) {
+	t.Parallel()
+	const payslip = `Harbourside Engineering Ltd                                   PAYSLIP
+Name: JANE HOLLOWAY                                           Employee No: 12051
+Tax Code: 1257L                                               NI Number: QQ 66 75 86 C
+Period 7                                                      Pay Date: 30/10/2026
+Basic salary          2,950.00      PAYE Tax              349.10
+Total Payments £2,950.00  Total Deductions £537.23  Net Pay £2,412.77`
+	parts := Split(document("", payslip, untitledStatement))
+	require.Equal(t, []string{"salary_statement", "bank_statement"}, partTypes(parts))
+}
+
+// The same statement as OCR reads it, its columns as blocks of their own: its rows,
+// laid out again from the words' places, are still a ledger that adds up.
+func TestOCRLedgerReadFromRows(t *testing.T) {
+	t.Parallel()
+	doc := ocrColumns("", untitledStatement, 0, 10, 47, 62, 72)
+	require.Equal(t, "bank_statement", Classify(doc)[0].Type, doc.Pages[0].Text)
+}

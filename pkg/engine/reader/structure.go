@@ -117,6 +117,42 @@ var energyFigure = regexp.MustCompile(`kwh\s*/\s*\(?\s*m[²2]\s*[·.*x/]?\s*\(?(
 // energyWeight is what energy figures add to an energy certificate's score.
 const energyWeight = 3
 
+// structureLines are the lines to read a document's structure from: an OCR page's laid
+// out from its words' boxes (see layout.Page.LayoutText), so that a ledger's row holds
+// its date, text and figures where OCR read the table's columns as blocks of their own;
+// any other page's as they are.
+func structureLines(t *text) []line {
+	var out []line
+	for _, n := range t.pageNumbers() {
+		var own []line
+		for _, l := range t.lines {
+			if l.page == n {
+				own = append(own, l)
+			}
+		}
+		// Only a whole page is laid out again: a view of some of its lines (a title
+		// line weighed alone) is read as it is.
+		printed := 0
+		for _, s := range strings.Split(t.pages[n], "\n") {
+			if strings.TrimSpace(s) != "" {
+				printed++
+			}
+		}
+		whole := len(own) == printed
+		g := t.geometry(n)
+		if g == nil || !pageIsOCR(t, n) || !whole {
+			out = append(out, own...)
+			continue
+		}
+		for _, s := range strings.Split(g.LayoutText(), "\n") {
+			if strings.TrimSpace(s) != "" {
+				out = append(out, line{page: n, idx: -1, text: s, f: fold(s), bare: bareOf(s)})
+			}
+		}
+	}
+	return out
+}
+
 // structureScores adds the structural evidence of the lines to the scores.
 func structureScores(lines []line, scores map[string]float64) {
 	if rows, adding := ledgerShape(lines); rows > 0 {
