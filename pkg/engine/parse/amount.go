@@ -120,6 +120,9 @@ var isoCodes = map[string]bool{
 	"AUD": true, "BGN": true, "CAD": true, "CHF": true, "CNY": true, "CZK": true,
 	"DKK": true, "EUR": true, "GBP": true, "HUF": true, "JPY": true, "NOK": true,
 	"PLN": true, "RON": true, "SEK": true, "TRY": true, "USD": true,
+	"SGD": true, "HKD": true, "NZD": true, "ZAR": true, "INR": true, "MXN": true,
+	"BRL": true, "ISK": true, "MYR": true, "AED": true, "SAR": true, "ILS": true,
+	"RSD": true, "UAH": true, "KRW": true, "THB": true, "IDR": true,
 }
 
 // currencyWords are recognised in any case.

@@ -77,6 +77,9 @@ func FiguresIn(s string, g Grouping) []Figure {
 		} else if open, close, ok := parenthesized(s, c.span); ok && !c.signed {
 			f.Money.Cents = -abs64(f.Money.Cents)
 			f.Span, f.Signed = Span{open, close}, true
+		} else if at, ok := detachedMinus(s, c.span.Start); ok && !c.signed {
+			f.Money.Cents = -abs64(f.Money.Cents)
+			f.Span.Start, f.Signed = at, true
 		}
 		if len(out) > 0 && f.Span.Start < out[len(out)-1].Span.End {
 			continue // a marker or parenthesis already taken by the figure before
@@ -84,6 +87,18 @@ func FiguresIn(s string, g Grouping) []Figure {
 		out = append(out, f)
 	}
 	return out
+}
+
+// detachedMinus reads a minus sign a space before the amount at s[i:] that starts its
+// cell: at the line's start or after a gap of two or more spaces ("   - 82,40 €", as
+// French banks print a debit). A dash between words ("Miete - 950,00") is no sign. It
+// returns where the sign stands.
+func detachedMinus(s string, i int) (int, bool) {
+	if i < 2 || s[i-1] != ' ' || s[i-2] != '-' {
+		return 0, false
+	}
+	before := s[:i-2]
+	return i - 2, before == "" || strings.HasSuffix(before, "  ") || strings.TrimRight(before, " ") == ""
 }
 
 // sideMarkAfter reads a side marker at s[i:], after optional spaces, that is a word of

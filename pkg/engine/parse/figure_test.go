@@ -161,6 +161,9 @@ func TestFiguresPlainSpaces(t *testing.T) {
 		{"N° SS 1 85 04 69 123 456 78", nil, nil},
 		{"Réf 12 345", nil, nil},
 		{"2 665.44", nil, nil}, // a count and an amount, or nothing
+		// A debit's minus a space before it at the start of its cell, after a value date.
+		{"PRLV SEPA EDF     04/11     - 82,40 €", []int64{-8240}, []int64{-8240}},
+		{"VIR SALAIRE     27/11     - 2 480,00 €", nil, []int64{-248000}},
 	} {
 		require.Equal(t, c.strict, cents(Figures(c.in)), "strict %q", c.in)
 		require.Equal(t, c.plain, cents(FiguresIn(c.in, PlainSpaces)), "plain %q", c.in)

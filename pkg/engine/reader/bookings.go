@@ -28,8 +28,9 @@ var (
 	// the statement prints none.
 	carryRe = labelPattern("übertrag|ubertrag|zwischensumme|zwischensaldo|subtotal|carried over|vortrag von blatt|vortrag auf blatt")
 	// balanceOnRe is a balance "on" a date, "Kontostand am 01.03.2025", "Balance on
-	// 1 March": the opening one before the bookings, the closing one after.
-	balanceOnRe = labelPattern("kontostand am|saldo am|kontostand per|saldo per|balance on|balance as of|balance at")
+	// 1 March", "Solde créditeur au 31/10/2026": the opening one before the bookings,
+	// the closing one after.
+	balanceOnRe = labelPattern("kontostand am|saldo am|kontostand per|saldo per|balance on|balance as of|balance at|solde crediteur au")
 )
 
 const (

@@ -16,16 +16,18 @@ var (
 	// (Barclays, HSBC), "New balance"/"Ending balance" (US banks), "Balance carried
 	// forward" (Lloyds; on a page's foot a carry, see statements).
 	// Other EU statements: "Nouveau solde"/"Solde final" (FR), "Saldo finale" (IT),
-	// "Saldo final" (ES, PT), "Nieuw saldo"/"Eindsaldo" (NL), "Saldo końcowe" (PL).
-	closingSpec = "kontostand neu|saldo neu|neuer kontostand|neuer saldo|endsaldo|schlusssaldo|closing balance|balance carried forward|new balance|ending balance|end balance|balance at end|nouveau solde|solde final|saldo finale|saldo final|nieuw saldo|eindsaldo|saldo koncowe"
+	// "Saldo final" (ES, PT), "Nieuw saldo"/"Eindsaldo" (NL), "Saldo końcowe" (PL);
+	// "Balance C/F" (Singapore, Malaysia), "Nieuw openstaand saldo" (Dutch cards).
+	closingSpec = "kontostand neu|saldo neu|neuer kontostand|neuer saldo|endsaldo|schlusssaldo|closing balance|balance carried forward|new balance|ending balance|end balance|balance at end|nouveau solde|solde final|saldo finale|saldo final|nieuw saldo|eindsaldo|saldo koncowe|balance c/f|nieuw openstaand saldo"
 	// Opening balances: "alter Kontostand", "Anfangssaldo", "Saldovortrag" (DKB,
 	// Volksbank), "Opening balance", "Previous balance", "Beginning balance" (US banks),
 	// "Balance brought forward" (UK; on a page's head a carry), "Start balance"
 	// (Barclays, as the table's first row; "End balance" closes it).
 	// Other EU statements: "Ancien solde"/"Solde initial"/"Solde précédent" (FR),
 	// "Saldo iniziale" (IT), "Saldo anterior"/"Saldo inicial" (ES, PT), "Vorig saldo"/
-	// "Beginsaldo" (NL), "Saldo początkowe" (PL).
-	openingSpec = "kontostand alt|saldo alt|alter kontostand|alter saldo|anfangssaldo|saldovortrag|opening balance|balance brought forward|previous balance|beginning balance|starting balance|start balance|balance at start|ancien solde|solde initial|solde precedent|saldo iniziale|saldo anterior|saldo inicial|vorig saldo|beginsaldo|saldo poczatkowe"
+	// "Beginsaldo" (NL), "Saldo początkowe" (PL); "Balance B/F" (Singapore, Malaysia),
+	// "Vorig openstaand saldo" (Dutch cards).
+	openingSpec = "kontostand alt|saldo alt|alter kontostand|alter saldo|anfangssaldo|saldovortrag|opening balance|balance brought forward|previous balance|beginning balance|starting balance|start balance|balance at start|ancien solde|solde initial|solde precedent|saldo iniziale|saldo anterior|saldo inicial|vorig saldo|beginsaldo|saldo poczatkowe|balance b/f|vorig openstaand saldo"
 )
 
 // bankStatement reads holder, IBAN, and the ledger of every statement in the file over
@@ -34,7 +36,7 @@ func (r *reading) bankStatement() {
 	all := r.t
 	loc := documentLocale(all)
 	year := statementYear(all, loc)
-	if name, c, ok := r.personName("kontoinhaber|account holder|inhaber", "re:^name\\b"); ok {
+	if name, c, ok := r.personName(holderLabels, "re:^name\\b"); ok {
 		r.add("applicant_full_name", name, c, 0.85, time.Time{})
 	} else if name, c, ok := addresseeName(all); ok {
 		// Unlabelled, so never enough on its own for a finding (see minReadConfidence).
@@ -123,6 +125,11 @@ func laidOut(t *text) *text {
 	}
 	return newText(&doc)
 }
+
+// holderLabels name a statement's account holder: "Kontoinhaber", "Account holder",
+// "In name of" (Swiss and Singapore banks), "Titulaire du compte", "Intestatario",
+// "Titular de la cuenta", "Rekeninghouder".
+const holderLabels = "kontoinhaber|account holder|inhaber|in name of|titulaire du compte|intestatario|titular de la cuenta|rekeninghouder"
 
 var periodEndRe = regexp.MustCompile(`(?:-|–|bis|to|until)\s*(.+)$`)
 

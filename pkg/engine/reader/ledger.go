@@ -45,7 +45,7 @@ func runningChain(s *statement) bool {
 // carryWords are balance labels that carry a total from one page to the next rather
 // than open or close a statement: "Balance carried forward" at a page's foot and
 // "Balance brought forward" at the next page's head.
-var carryWords = labelPattern("carried forward|brought forward|übertrag|ubertrag")
+var carryWords = labelPattern("carried forward|brought forward|übertrag|ubertrag|b/f|c/f")
 
 // statements splits a file's anchors into statements and decides every booking's
 // side. A statement ends with its closing balance; a closing balance that bookings

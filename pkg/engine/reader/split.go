@@ -137,7 +137,7 @@ func readPage(t *text, n int) pageInfo {
 			}
 		}
 	case "bank_statement":
-		if name, _, ok := r.personName("kontoinhaber|account holder|inhaber", "re:^name\\b"); ok {
+		if name, _, ok := r.personName(holderLabels, "re:^name\\b"); ok {
 			p.person = name
 		}
 		p.period = statementPeriod(t)

@@ -904,3 +904,61 @@ func TestGuidePageIsNoValue(t *testing.T) {
 		}
 	}
 }
+
+// Statements that name their balances in ways not read before: a Singapore bank's
+// "BALANCE B/F" and "BALANCE C/F" rows, and a French bank's one label for both balances
+// ("SOLDE CREDITEUR AU" a date), opening before the bookings and closing after them.
+func TestUnseenBalanceLabels(t *testing.T) {
+	t.Parallel()
+	const sg = `Straits Harbour Bank                                   Statement of Account
+In name of: TAN WEI LING
+Account No.: 012-345678-9                               As at 30 Nov 2026
+Date       Description                          Withdrawal (SGD)   Deposit (SGD)   Balance (SGD)
+01 Nov     BALANCE B/F                                                                 2,310.40
+03 Nov     NETS PURCHASE FAIRPRICE                        84.20                        2,226.20
+15 Nov     GIRO SALARY ORCHARD LOGISTICS                                 4,150.00      6,376.20
+20 Nov     FAST TRANSFER RENT                          1,800.00                        4,576.20
+30 Nov     BALANCE C/F                                                                 4,576.20`
+	fs := readLaidOut(t, "bank_statement", sg)
+	requireFacts(t, fs, map[string]any{"account_balance": money(457620, "SGD"), "applicant_full_name": "Tan Wei Ling"})
+	require.True(t, factOf(t, fs, evidence.FactLedger).Value.(evidence.Ledger).Reconciled)
+
+	const fr = `BANQUE DU LITTORAL                                         Relevé de compte
+                                                           M. JULIEN MARTIN
+                                                           8 AVENUE JEAN JAURES
+                                                           44000 NANTES
+DATE    LIBELLE                                   DATE VALEUR         MONTANT
+        SOLDE CREDITEUR AU 31/10/2026                            1 204,18 €
+04/11   PRLV SEPA EDF                             04/11           - 82,40 €
+27/11   VIR SEPA SALAIRE ATLANTIQUE SAS           27/11          2 480,00 €
+30/11   CB CARREFOUR NANTES                       30/11           - 56,10 €
+        SOLDE CREDITEUR AU 30/11/2026                            3 545,68 €`
+	fs = readLaidOut(t, "bank_statement", fr)
+	requireFacts(t, fs, map[string]any{"account_balance": money(354568, "EUR")})
+	require.True(t, factOf(t, fs, evidence.FactLedger).Value.(evidence.Ledger).Reconciled)
+}
+
+// Payslips of the Netherlands and Italy: "Totaal bruto loon" and "Totaal netto loon",
+// "TOTALE COMPETENZE" and "NETTO DEL MESE".
+func TestUnseenPayslipTotals(t *testing.T) {
+	t.Parallel()
+	const nl = `Loonstrook periode 10 2026                          Polder Techniek B.V.
+Werknemer: Sanne de Vries                           In dienst: 01-03-2021
+Omschrijving                                        Bedrag
+Salaris                                            3.850,00
+Totaal bruto loon                                  3.850,00
+Loonheffing                                          812,40
+Totaal netto loon                                  3.037,60
+Uit te betalen                                     3.037,60 EUR`
+	fs := readLaidOut(t, "salary_statement", nl)
+	requireFacts(t, fs, map[string]any{"gross_monthly_income": money(385000, "EUR"), "net_monthly_income": money(303760, "EUR")})
+
+	const it = `CEDOLINO PAGA                 PERIODO DI RETRIBUZIONE  OTTOBRE 2026
+Ditta: Officine Adriatiche S.r.l.
+Dipendente: ROSSI MARCO
+TOTALE COMPETENZE                                   2.940,00
+TOTALE TRATTENUTE                                     782,15
+NETTO DEL MESE                                      2.157,85 €`
+	fs = readLaidOut(t, "salary_statement", it)
+	requireFacts(t, fs, map[string]any{"gross_monthly_income": money(294000, "EUR"), "net_monthly_income": money(215785, "EUR")})
+}
