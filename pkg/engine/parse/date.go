@@ -125,7 +125,7 @@ func (t *text) inRun(first, last int, sep string) bool {
 }
 
 // dayFirst reads "15. März 2026", "15 Mrz. 2026", "1st March 2026", "15th of March
-// 2026" and "15-Mar-26".
+// 2026", "31 de octubre de 2026" and "15-Mar-26".
 func (t *text) dayFirst(i int) (time.Time, int, bool) {
 	j := i + 1
 	if t.is(j, "-") {
@@ -145,8 +145,8 @@ func (t *text) dayFirst(i int) (time.Time, int, bool) {
 		apart = true
 		j++
 	}
-	if t.fold(j) == "of" && t.kind(j+1) == space {
-		j += 2
+	if (t.fold(j) == "of" || t.fold(j) == "de") && t.kind(j+1) == space {
+		j += 2 // "15th of March", "31 de octubre" (ES, PT)
 	}
 	m, ok := months[t.fold(j)]
 	if !ok || !apart {
@@ -222,6 +222,9 @@ func (t *text) beforeYear(j int) (int, bool) {
 		j++
 	}
 	j = t.skipSpace(j)
+	if t.fold(j) == "de" && t.kind(j+1) == space && j > start {
+		j = t.skipSpace(j + 1) // "octubre de 2026" (ES, PT)
+	}
 	return j, j > start
 }
 

@@ -226,4 +226,17 @@ func TestMonthNamesOfOtherLanguages(t *testing.T) {
 	d, _, ok := Date("le 15 février 2026")
 	require.True(t, ok)
 	require.Equal(t, "2026-02-15", d.Format(time.DateOnly))
+	// Spanish and Portuguese put "de" between day, month and year.
+	for in, want := range map[string]string{
+		"del 1 de octubre al 31 de octubre de 2026": "2026-10-31", "Lisboa, 5 de março de 2026": "2026-03-05",
+	} {
+		d, _, ok := Date(in)
+		require.True(t, ok, in)
+		require.Equal(t, want, d.Format(time.DateOnly), in)
+	}
+	m, _, ok := Month("Nómina de octubre de 2026")
+	require.True(t, ok)
+	require.Equal(t, "2026-10-01", m.Format(time.DateOnly))
+	_, _, ok = Date("Tasa de 3 de interés")
+	require.False(t, ok, "no month")
 }

@@ -343,7 +343,10 @@ func (r *reading) payPeriod(loc locale) (time.Time, evidence.Citation, int) {
 		}
 		return monthOf(end.d), end.cite, days
 	}
-	for _, h := range t.find("abrechnung der brutto|abrechnungsmonat|abrechnungszeitraum|gehaltsabrechnung|lohnabrechnung|entgeltabrechnung|entgeltnachweis|pay period|period|salary statement for|payslip for") {
+	// The period's label: German, English, and "Période" (FR), "Periodo di retribuzione"
+	// (IT), "Periodo de liquidación" (ES), "Periode"/"Loonperiode" (NL), "Okres
+	// rozliczeniowy" (PL), "Período" (PT).
+	for _, h := range t.find("abrechnung der brutto|abrechnungsmonat|abrechnungszeitraum|gehaltsabrechnung|lohnabrechnung|entgeltabrechnung|entgeltnachweis|pay period|period|salary statement for|payslip for|periode|periodo|loonperiode|okres rozliczeniowy") {
 		if notPeriodLine.MatchString(foldString(h.rest)) && !strings.Contains(h.l.f.s, "period") {
 			continue
 		}
@@ -496,7 +499,9 @@ var addressee = labelPattern(`re:^\s*(?:herrn|herr|frau|mr\.?|mrs\.?|ms\.?)\s*$`
 // line above the address window; never from the employee's address block.
 func (r *reading) employer(conf float64, period time.Time) {
 	t := r.t
-	for _, h := range t.findExact("arbeitgeber|employer name|employer|firma|company") {
+	// "Arbeitgeber", "Employer", "Employeur" (FR), "Ditta"/"Azienda"/"Datore di lavoro"
+	// (IT), "Empresa" (ES, PT), "Werkgever" (NL), "Pracodawca" (PL), "Empregador" (PT).
+	for _, h := range t.findExact("arbeitgeber|employer name|employer|firma|company|employeur|ditta|azienda|datore di lavoro|empresa|werkgever|pracodawca|empregador") {
 		if start := h.start; start > 0 && labelBefore.MatchString(h.l.text[:start]) {
 			continue
 		}

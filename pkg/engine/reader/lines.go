@@ -249,7 +249,7 @@ func labelLoc(re *regexp.Regexp, s string) []int {
 }
 
 // findStart is find restricted to labels at the start of a line (after white space,
-// numbering like "1." and bullets).
+// numbering like "1." and bullets) or of a cell (after a gap of two or more spaces).
 func (t *text) findStart(spec string) []labelHit {
 	var out []labelHit
 	re := keyed(spec).re
@@ -258,6 +258,18 @@ func (t *text) findStart(spec string) []labelHit {
 		trimmed := strings.TrimLeft(s, " \t-•*0123456789.")
 		off := len(s) - len(trimmed)
 		loc := labelLoc(re, trimmed)
+		for loc == nil || loc[0] != 0 {
+			// Else at the start of a later cell: "Empresa: …   Trabajador: …".
+			next := strings.Index(s[off:], "  ")
+			if next < 0 {
+				break
+			}
+			off += next
+			for off < len(s) && (s[off] == ' ' || s[off] == '\t') {
+				off++
+			}
+			loc = labelLoc(re, s[off:])
+		}
 		if loc == nil || loc[0] != 0 {
 			continue
 		}

@@ -938,8 +938,10 @@ DATE    LIBELLE                                   DATE VALEUR         MONTANT
 	require.True(t, factOf(t, fs, evidence.FactLedger).Value.(evidence.Ledger).Reconciled)
 }
 
-// Payslips of the Netherlands and Italy: "Totaal bruto loon" and "Totaal netto loon",
-// "TOTALE COMPETENZE" and "NETTO DEL MESE".
+// Payslips of the Netherlands, Italy and Spain: "Totaal bruto loon" and "Totaal netto
+// loon"; "TOTALE COMPETENZE" and "NETTO DEL MESE" under "Ditta:"; "TOTAL DEVENGADO" and
+// "LÍQUIDO TOTAL A PERCIBIR" for a "Periodo de liquidación" of Spanish dates, the company
+// and the worker on one line.
 func TestUnseenPayslipTotals(t *testing.T) {
 	t.Parallel()
 	const nl = `Loonstrook periode 10 2026                          Polder Techniek B.V.
@@ -960,5 +962,16 @@ TOTALE COMPETENZE                                   2.940,00
 TOTALE TRATTENUTE                                     782,15
 NETTO DEL MESE                                      2.157,85 €`
 	fs = readLaidOut(t, "salary_statement", it)
-	requireFacts(t, fs, map[string]any{"gross_monthly_income": money(294000, "EUR"), "net_monthly_income": money(215785, "EUR")})
+	requireFacts(t, fs, map[string]any{"gross_monthly_income": money(294000, "EUR"), "net_monthly_income": money(215785, "EUR"),
+		"employer_name": "Officine Adriatiche S.r.l."})
+
+	// A Spanish nómina names the company and the worker on one line.
+	const es = `NÓMINA    Periodo de liquidación: del 1 de octubre al 31 de octubre de 2026
+Empresa: Levante Logística S.L.          Trabajador: GARCÍA LÓPEZ, LUCÍA
+A. TOTAL DEVENGADO                                  2.350,00
+B. TOTAL A DEDUCIR                                    412,70
+LÍQUIDO TOTAL A PERCIBIR (A-B)                      1.937,30 €`
+	fs = readLaidOut(t, "salary_statement", es)
+	requireFacts(t, fs, map[string]any{"gross_monthly_income": money(235000, "EUR"), "net_monthly_income": money(193730, "EUR"),
+		"employer_name": "Levante Logística S.L.", "applicant_full_name": "Lucía García López", evidence.FactPayPeriod: day(2026, 10, 1)})
 }
