@@ -290,7 +290,8 @@ func date(y int, m time.Month, d int, ok bool) (time.Time, bool) {
 // MonthFirst. Payroll systems print birth and entry dates so under a header row
 // ("Geburtsdatum" over "210679"); only a caller that knows the cell holds a date should
 // ask, as any six digits would do. s must be the digits alone, spaces around allowed.
-// A two-digit year is the latest century that does not put the date after today.
+// A two-digit year is the latest century that does not put the date after today; a
+// four-digit one after today is no such date ("01107000").
 func CompactDate(s string, o DateOrder, today time.Time) (time.Time, bool) {
 	s = strings.TrimSpace(s)
 	if len(s) != 6 && len(s) != 8 {
@@ -317,7 +318,7 @@ func CompactDate(s string, o DateOrder, today time.Time) (time.Time, bool) {
 		}
 	}
 	d := time.Date(year, time.Month(month), day, 0, 0, 0, 0, time.UTC)
-	if month < 1 || month > 12 || day < 1 || d.Day() != day || year < 1000 {
+	if month < 1 || month > 12 || day < 1 || d.Day() != day || year < 1000 || d.After(today) {
 		return time.Time{}, false
 	}
 	return d, true
