@@ -123,7 +123,9 @@ func laidOut(t *text) *text {
 	if !laid {
 		return nil
 	}
-	return newText(&doc)
+	lt := newText(&doc)
+	lt.geo = t.geo // the same words: the same geometry, built once
+	return lt
 }
 
 // holderLabels name a statement's account holder: "Kontoinhaber", "Account holder",
