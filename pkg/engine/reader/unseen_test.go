@@ -975,3 +975,24 @@ LÍQUIDO TOTAL A PERCIBIR (A-B)                      1.937,30 €`
 	requireFacts(t, fs, map[string]any{"gross_monthly_income": money(235000, "EUR"), "net_monthly_income": money(193730, "EUR"),
 		"employer_name": "Levante Logística S.L.", "applicant_full_name": "Lucía García López", evidence.FactPayPeriod: day(2026, 10, 1)})
 }
+
+// A form that prints the given names and the surname in boxes of their own, each
+// value under its label in a header row: the name is the two read together; boxes left
+// empty or holding no name give none.
+func TestFormNameInTwoBoxes(t *testing.T) {
+	t.Parallel()
+	const form = `Application for a savings account
+a  Applicant's first name and initial          Last name                  Date of birth
+   Lena M                                      Hoffmann                   04/12/1990
+b  Street address
+   12 Harbour Road`
+	fs := readLaidOut(t, "other", form)
+	require.Equal(t, "Lena M Hoffmann", factOf(t, fs, "applicant_full_name").Value)
+
+	const empty = `Application for a savings account
+a  Applicant's first name and initial          Last name                  Date of birth
+   see attached sheet                          n/a                        04/12/1990`
+	for _, f := range readLaidOut(t, "other", empty) {
+		require.NotEqual(t, "applicant_full_name", f.Key, "%v", f.Value)
+	}
+}
