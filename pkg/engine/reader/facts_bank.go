@@ -46,12 +46,15 @@ func (r *reading) bankStatement() {
 	}
 	as := r.statementAnchors(all, year, loc, true)
 	ss, src := statements(as), all
-	if laid := laidOut(all); laid != nil && adding(ss, loc) < len(ss) {
-		// OCR read the booking table column by column and the ledger does not add up:
-		// read it again from the rows the words stand in, and take that reading when more
-		// of its statements add up (the arithmetic decides, not the order of the text).
-		if ls := statements(r.statementAnchors(laid, year, loc, false)); adding(ls, loc) > adding(ss, loc) {
-			ss, src = ls, laid
+	if len(ss) == 0 || adding(ss, loc) < len(ss) {
+		// OCR may have read the booking table column by column, and no ledger was read or
+		// one does not add up: read it again from the rows the words stand in, and take
+		// that reading when more of its statements add up (the arithmetic decides, not
+		// the order of the text).
+		if laid := laidOut(all); laid != nil {
+			if ls := statements(r.statementAnchors(laid, year, loc, false)); adding(ls, loc) > adding(ss, loc) {
+				ss, src = ls, laid
+			}
 		}
 	}
 	r.t = all

@@ -184,7 +184,7 @@ func (r *reading) payFigures(loc locale, cols payColumns, spec string, keep func
 func payFigureAt(t *text, loc locale, cols payColumns, h labelHit) (payFigure, bool) {
 	fs := loc.figures(h.rest)
 	if f, ok := cols.monthFigure(h.l.text, h.end, fs); ok {
-		if !f.Currency && !withCents.MatchString(h.rest[f.Span.Start:f.Span.End]) {
+		if !f.Currency && !hasCents(h.rest[f.Span.Start:f.Span.End]) {
 			// A bare whole number after a pay label is a count, a code or a callout's
 			// number ("Net Pay  A total of all earnings …  3"), not the pay.
 			return payFigure{}, false
@@ -201,7 +201,7 @@ func payFigureAt(t *text, loc locale, cols payColumns, h labelHit) (payFigure, b
 	// that is the amount alone, not a sentence that quotes one.
 	lone := func(s string) (parse.Money, bool) { return loneMoney(s, loc) }
 	// On a scan, OCR gives the figures' column as a block of its own: the figure that
-	// stands on the label's row of the page (straightened; see layout.New) is its own,
+	// stands on the label's row of the page (straightened; see layout.FromPage) is its own,
 	// before any pairing of the blocks by order, which a row without a figure shifts.
 	if pageIsOCR(t, h.l.page) {
 		if v, c, ok := geoValue(t, h, lone, true); ok {
@@ -224,9 +224,6 @@ func payFigureAt(t *text, loc locale, cols payColumns, h labelHit) (payFigure, b
 	return payFigure{}, false
 }
 
-// withCents is an amount printed with its cents ("2.851,80", "1,040.23", "960.50").
-var withCents = regexp.MustCompile(`\d[.,]\d{2}(?:\D|$)`)
-
 // labelTail is the text after a label up to its first digit or currency sign: the
 // rest of the label ("Gross Pay TD").
 func labelTail(rest string) string {
@@ -244,7 +241,7 @@ func loneMoney(s string, loc locale) (parse.Money, bool) {
 	if len(fs) != 1 || fs[0].Money.Cents <= 0 || strings.ContainsFunc(s[:fs[0].Span.Start]+s[fs[0].Span.End:], unicode.IsLetter) {
 		return parse.Money{}, false
 	}
-	if !fs[0].Currency && !withCents.MatchString(s[fs[0].Span.Start:fs[0].Span.End]) {
+	if !fs[0].Currency && !hasCents(s[fs[0].Span.Start:fs[0].Span.End]) {
 		return parse.Money{}, false // a bare whole number: a count or a callout's number
 	}
 	return figureMoney(fs[0], loc)
