@@ -342,12 +342,16 @@ func bookingLine(l line, year int, loc locale, dayHead *time.Time, ocr bool) (ti
 	return time.Time{}, 0, false
 }
 
-// dateAlone reports a line that is a date and at most a weekday's name: s[from:to] is
-// the date.
+// dateAlone reports a line that is a date and at most a weekday's name or a booking
+// date's label ("Buchungsdatum: 02.10.2026", as Commerzbank heads its days): s[from:to]
+// is the date.
 func dateAlone(s string, from, to int) bool {
-	rest := strings.Fields(strings.NewReplacer(",", " ", ".", " ").Replace(s[:from] + " " + s[to:]))
-	return len(rest) == 0 || len(rest) == 1 && weekdays[strings.ToLower(rest[0])]
+	rest := strings.Fields(strings.NewReplacer(",", " ", ".", " ", ":", " ").Replace(s[:from] + " " + s[to:]))
+	return len(rest) == 0 || len(rest) == 1 && weekdays[strings.ToLower(rest[0])] || dayLabels[strings.ToLower(strings.Join(rest, " "))]
 }
+
+// dayLabels head a day's bookings with its date.
+var dayLabels = map[string]bool{"buchungsdatum": true, "buchungstag": true, "booking date": true, "transaction date": true}
 
 // weekdays are the days' names a day-grouped statement heads its days with.
 var weekdays = map[string]bool{

@@ -996,3 +996,58 @@ a  Applicant's first name and initial          Last name                  Date o
 		require.NotEqual(t, "applicant_full_name", f.Key, "%v", f.Value)
 	}
 }
+
+// A US statement (an activity summary's balances "on" a date, the running balance only
+// on a day's last row, debits and credits unsigned in their columns) and a German one
+// whose bookings stand under day headings ("Buchungsdatum: 02.10.2026"), their amounts
+// in "zu Ihren Lasten" with a trailing minus and "zu Ihren Gunsten": both add up.
+func TestUnseenDailyBalancesAndDayHeadings(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		page    string
+		balance parse.Money
+		credits []int64
+	}{
+		{`NORTHSTAR BANK                                                     Everyday Checking
+JOHN Q SAMPLE                                                      October 1, 2026 - October 31, 2026
+1200 PINE ST
+SPRINGFIELD IL 62701
+Activity summary
+Beginning balance on 10/1                 $2,410.55
+Deposits/Credits                           4,200.00
+Withdrawals/Debits                        - 1,932.17
+Ending balance on 10/31                   $4,678.38
+Transaction history
+                 Check                                                  Deposits/      Withdrawals/      Ending daily
+Date            Number   Description                                     Credits            Debits           balance
+10/2                     Purchase authorized on 10/01 Grocery Outlet                          82.17
+10/2                     Recurring payment Comcast                                           150.00          2,178.38
+10/15                    ACME CORP PAYROLL PPD ID: 1234567890        2,100.00                               4,278.38
+10/20           1042     Check                                                             1,700.00          2,578.38
+10/31                    ACME CORP PAYROLL PPD ID: 1234567890        2,100.00                               4,678.38
+                         Ending balance on 10/31                                                             4,678.38
+                Totals                                               $4,200.00         $1,932.17`, money(467838, "USD"), []int64{210000, 210000}},
+		{`Commerzbank AG                                              Kontoauszug vom 31.10.2026
+Herrn Jonas Becker                                          Kontonummer 1234567   BLZ 200 400 00
+Elbchaussee 12                                              IBAN DE12 2004 0000 0123 4567 00
+22763 Hamburg
+Angaben zu den Umsätzen                                     Valuta       zu Ihren Lasten   zu Ihren Gunsten
+Alter Kontostand vom 30.09.2026                                                             1.250,40
+Buchungsdatum: 02.10.2026
+Lastschrift Stadtwerke Hamburg Abschlag                    02.10                 56,87-
+Kartenzahlung EDEKA Markt                                  02.10                 43,10-
+Buchungsdatum: 27.10.2026
+Gehalt Oktober Hanse Logistik GmbH                         27.10                               3.120,00
+Neuer Kontostand vom 31.10.2026                                                             4.270,43`, money(427043, "EUR"), []int64{312000}},
+	} {
+		ls, txs, fs := ledgersOf(t, withWords(document("bank_statement", c.page)))
+		require.Len(t, ls, 1)
+		require.True(t, ls[0].Reconciled, "%+v", ls[0])
+		var got []int64
+		for _, tx := range txs {
+			got = append(got, tx.AmountCents)
+		}
+		require.Equal(t, c.credits, got)
+		require.Equal(t, c.balance, factOf(t, fs, "account_balance").Value)
+	}
+}
