@@ -99,6 +99,11 @@ func statements(as []anchor) []*statement {
 			case cur.closing != nil && !carryWords.MatchString(a.label):
 				flush()
 				cur.opening, cur.period = &as[i], a.period
+			case cur.opening == nil && cur.closing == nil && prev == nil && !carryWords.MatchString(a.label):
+				// A summary printed after the bookings ("Dein alter Kontostand" under
+				// N26's table), no running balance before it: the statement's opening.
+				cur.opening = &as[i]
+				continue
 			default:
 				// A balance brought forward within the statement: the running
 				// balance goes on from it.

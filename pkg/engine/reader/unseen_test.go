@@ -1051,3 +1051,52 @@ Neuer Kontostand vom 31.10.2026                                                 
 		require.Equal(t, c.balance, factOf(t, fs, "account_balance").Value)
 	}
 }
+
+// An N26-style statement prints its balances in a summary after the bookings ("Dein
+// alter Kontostand" under the table), and an ING-style one beside the address block,
+// each booking over two lines (booking date and value date): both add up.
+func TestUnseenSummaryAfterAndBeside(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		page    string
+		balance parse.Money
+		credit  int64
+	}{
+		{`N26 Bank AG                                              Kontoauszug 10/2026
+Lea Schubert
+Torstraße 5
+10119 Berlin
+IBAN: DE89 3704 0044 0532 0130 00
+Beschreibung                                  Verbuchungsdatum          Betrag
+Miete Oktober                                 01.10.2026             -950,00€
+Dauerauftrag • Wohnen
+Lidl sagt Danke                               02.10.2026              -23,45€
+Mastercard • Lebensmittel
+Gehalt Oktober Spree Digital GmbH             27.10.2026           +3.200,00€
+Gutschrift • Einkommen
+Übersicht
+Dein alter Kontostand                                              +1.000,00€
+Ausgehende Transaktionen                                             -973,45€
+Eingehende Transaktionen                                           +3.200,00€
+Dein neuer Kontostand                                              +3.226,55€`, money(322655, "EUR"), 320000},
+		{`ING-DiBa AG · Theodor-Heuss-Allee 2 · 60486 Frankfurt am Main
+Max Mustermann                       Eingeräumte Kontoüberziehung     0,00 Euro
+Musterstr. 12                        Alter Saldo                  1.200,00 Euro
+12345 Musterstadt                    Neuer Saldo                  2.156,01 Euro
+Girokonto Nummer 5403198012          Kontoauszug Oktober 2026
+IBAN DE89 3704 0044 0532 0130 00
+Buchung    Buchung / Verwendungszweck                                  Betrag (EUR)
+Valuta
+02.10.2026 Lastschrift Stadtwerke Musterstadt                              -43,99
+02.10.2026 Abschlag 7231890
+27.10.2026 Gutschrift Lohn/Gehalt Nordwind GmbH                          1.000,00
+27.10.2026 LOHN/GEHALT 10/2026`, money(215601, "EUR"), 100000},
+	} {
+		ls, txs, fs := ledgersOf(t, withWords(document("bank_statement", c.page)))
+		require.Len(t, ls, 1)
+		require.True(t, ls[0].Reconciled, "%+v", ls[0])
+		require.Len(t, txs, 1)
+		require.Equal(t, c.credit, txs[0].AmountCents)
+		require.Equal(t, c.balance, factOf(t, fs, "account_balance").Value)
+	}
+}
