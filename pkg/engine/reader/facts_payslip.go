@@ -82,6 +82,14 @@ func (r *reading) payslipPage() {
 	}
 	gross, net, sums := payPair(t, loc, grosses, nets)
 	grossOK, netOK := len(grosses) > 0, len(nets) > 0
+	grossAdj := sums
+	if !grossOK && netOK {
+		// The gross pay's figure garbled by OCR: the printed figure the deductions and
+		// the net pay make up, less surely than one read after its label.
+		if g, ok := garbledGross(t, loc, net); ok {
+			gross, grossOK, grossAdj = g, true, sumsFailMalus
+		}
+	}
 	payout, payoutOK := r.payFigure(loc, cols, payoutSpec, nil)
 	// Net pay above gross pay on one payslip means one of them was misread (OCR lost a
 	// digit, a label found another row's figure): both are given, but as doubtful.
@@ -89,16 +97,16 @@ func (r *reading) payslipPage() {
 	if grossOK && netOK && net.money.Currency == gross.money.Currency && net.money.Cents > gross.money.Cents {
 		doubt = 0.55
 	}
-	monthly := func(key string, f payFigure) {
+	monthly := func(key string, f payFigure, adj float64) {
 		if v, conf, ok := monthlyFigure(f.money, factor, stated, convertStatedFrequency); ok {
-			r.add(key, v, f.cite, (conf+sums)*doubt, period)
+			r.add(key, v, f.cite, (conf+adj)*doubt, period)
 		}
 	}
 	if grossOK {
-		monthly("gross_monthly_income", gross)
+		monthly("gross_monthly_income", gross, grossAdj)
 	}
 	if netOK {
-		monthly("net_monthly_income", net)
+		monthly("net_monthly_income", net, sums)
 	}
 	// The payout is the net pay less deductions after it: it follows the net pay and
 	// is no more than it. Without a net pay it is no net pay either.

@@ -1,5 +1,13 @@
 package reader
 
+import (
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/doceval/doceval/pkg/engine/parse"
+)
+
 // sumsHold reports whether a payslip's gross and net pay add up: the difference, the
 // deductions, is printed between them (from the gross pay's line to the line under
 // the net pay's) as one figure, as the sum of two or three figures (tax and social
@@ -130,4 +138,69 @@ func payPair(t *text, loc locale, grosses, nets []payFigure) (gross, net payFigu
 		return grosses[0], nets[0], sumsFailMalus
 	}
 	return grosses[0], nets[0], 0
+}
+
+// garbledDigits is a run of digits with separators on a gross pay's line that reads as
+// no amount with its cents: OCR read a separator as a digit or lost one ("5.122127.").
+var garbledDigits = regexp.MustCompile(`\d[\d.,' ]{2,}\d[.,]?`)
+
+// garbledGross repairs a gross pay whose figure OCR garbled on a scanned payslip: a
+// figure the page prints elsewhere (a sub-total of the same sum, "Steuer-Brutto
+// 5.122,27") whose digits are the garbled run's but for one, above the net pay by what
+// the printed deductions make up (see sumsHold), is the gross pay. The arithmetic
+// decides, and the value cited is one the page prints.
+func garbledGross(t *text, loc locale, net payFigure) (payFigure, bool) {
+	if !pageIsOCR(t, net.line.page) {
+		return payFigure{}, false
+	}
+	// A garbled run: digits with separators, no amount with its cents among them.
+	garbledRun := func(s string) (string, bool) {
+		if slices.ContainsFunc(loc.figures(s), func(f parse.Figure) bool { return hasCents(s[f.Span.Start:f.Span.End]) }) {
+			return "", false
+		}
+		d := digitsOf(garbledDigits.FindString(s))
+		return d, len(d) >= 4
+	}
+	for _, h := range t.findExact(grossSpec) {
+		if h.l.page != net.line.page {
+			continue
+		}
+		// On the label's line as OCR read it, else on its row of the page.
+		garbled, ok := garbledRun(h.rest)
+		if !ok {
+			if garbled, _, ok = geoValue(t, h, garbledRun, true); !ok {
+				continue
+			}
+		}
+		for _, l := range t.lines {
+			if l.page != h.l.page {
+				continue
+			}
+			for _, f := range loc.figures(l.text) {
+				printed := l.text[f.Span.Start:f.Span.End]
+				if !hasCents(printed) || f.Money.Cents <= net.money.Cents || EditDistance(digitsOf(printed), garbled) > 1 {
+					continue
+				}
+				m, ok := figureMoney(f, loc)
+				if !ok || m.Currency != net.money.Currency {
+					continue
+				}
+				cand := payFigure{money: m, cite: t.citeLine(l), line: h.l}
+				if holds, _ := sumsHold(t, loc, cand, net); holds {
+					return cand, true
+				}
+			}
+		}
+	}
+	return payFigure{}, false
+}
+
+// digitsOf is the digits of s.
+func digitsOf(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= '0' && r <= '9' {
+			return r
+		}
+		return -1
+	}, s)
 }

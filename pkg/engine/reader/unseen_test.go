@@ -1100,3 +1100,38 @@ Valuta
 		require.Equal(t, c.balance, factOf(t, fs, "account_balance").Value)
 	}
 }
+
+// A scanned DATEV payslip whose gross pay OCR garbled ("5.122127."): the figure the page
+// prints as the tax and insurance grosses, whose digits are the garbled run's but for
+// one and which the deductions and the net pay add up to, is the gross pay, less sure
+// than one read after its label. Where the deductions do not add up to it, none.
+func TestGarbledGrossRepairedBySums(t *testing.T) {
+	t.Parallel()
+	page := func(pension string) string {
+		return `Northwind Trading SE - Maximilianstraße 30 - 80331 München
+Abrechnung der Brutto/Netto-Bezüge                              Oktober 2026
+Lohnart       Bezeichnung                                             Betrag
+2000          Gehalt                                                5.050,00
+2300          Vermögenswirksame Leistungen                             40,00
+2450          Fahrtkostenzuschuss                                      32,27
+Gesamt-Brutto                                                      5.122127.
+Steuer-Brutto 5.122,27 KV-Brutto 5.122,27
+              Lohnsteuer                                            1.098,51
+              Kirchensteuer                                            98,86
+              Krankenversicherung                                     437,95
+              Rentenversicherung                                      ` + pension + `
+              Arbeitslosenversicherung                                 66,58
+Netto-Verdienst                                                     2.851,80`
+	}
+	doc := ocrColumns("salary_statement", page("568,57"), 0, 14, 60)
+	fs := Facts(doc, []string{"salary_statement"})
+	gross := factOf(t, fs, "gross_monthly_income")
+	require.Equal(t, money(512227, "EUR"), gross.Value)
+	require.Less(t, gross.Confidence, factOf(t, fs, "net_monthly_income").Confidence)
+	requireCited(t, doc, fs)
+
+	doc = ocrColumns("salary_statement", page("500,00"), 0, 14, 60)
+	for _, f := range Facts(doc, []string{"salary_statement"}) {
+		require.NotEqual(t, "gross_monthly_income", f.Key, "%v", f.Value)
+	}
+}
