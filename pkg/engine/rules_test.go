@@ -239,6 +239,11 @@ func TestCheckRules(t *testing.T) {
 	if got := salaryCredited(v); got.status != Open || !strings.Contains(got.reason, "nicht vollständig lesen") {
 		t.Errorf("salary not found on an unreconciled statement: %s (%s)", got.status, got.reason)
 	}
+	// A payout credited is named as the payout, not as the net pay.
+	v = testView(now, "personal_loan", payslip(10, 287643, fact(reader.FactPayout, eur(237643))), bank(237643, 1, "x"))
+	if got := salaryCredited(v); got.status != Fulfilled || !strings.Contains(got.reason, "payout of 2376.43 EUR") {
+		t.Errorf("payout credited: %s (%s)", got.status, got.reason)
+	}
 	// An expiry date in the past read with little confidence is no finding.
 	lowExpiry := fact("id_document_expiry_date", date(2020, 1, 1))
 	lowExpiry.Confidence = 0.4

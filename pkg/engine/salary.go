@@ -48,6 +48,11 @@ func salaryCredited(v *view) verdict {
 		for _, c := range credits {
 			tx, _ := c.Value.(evidence.Transaction)
 			if pay.Cents > 0 && sameCurrency(pay.Currency, tx.Currency) && math.Abs(float64(tx.AmountCents-pay.Cents)) <= 0.01*float64(pay.Cents) {
+				if p.Key == reader.FactPayout {
+					return verdict{status: Fulfilled, confidence: agreement(p, c), evidence: []evidence.Fact{p, c}, reason: say(v.lang,
+						"The payout of %s (the net pay less deductions after it) is credited on the bank statement.",
+						"Der Auszahlungsbetrag von %s (Nettobetrag abzüglich weiterer Abzüge) ist auf dem Kontoauszug gutgeschrieben.", pay)}
+				}
 				return verdict{status: Fulfilled, confidence: agreement(p, c), evidence: []evidence.Fact{p, c}, reason: say(v.lang,
 					"The net pay of %s is credited on the bank statement.", "Der Nettobetrag von %s ist auf dem Kontoauszug gutgeschrieben.", pay)}
 			}

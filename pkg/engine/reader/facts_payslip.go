@@ -120,7 +120,10 @@ func (r *reading) payslipPage() {
 	}
 
 	// A pay stub's attached cheque names the payee after "Pay to the order of".
-	if name, c, ok := r.personName("mitarbeiter/in|mitarbeiter|name, vorname|employee name|employee|arbeitnehmer|pay to the order of|#order of#|salarie|dipendente|trabajador|werknemer|pracownik", "re:^name\\b"); ok {
+	if name, c, ok := r.surnameFirst(); ok {
+		// "Cognome e nome: ROSSI MARCO": the label says the surname comes first.
+		r.add("applicant_full_name", name, c, 0.85, period)
+	} else if name, c, ok := r.personName("mitarbeiter/in|mitarbeiter|name, vorname|employee name|employee|arbeitnehmer|pay to the order of|#order of#|salarie|dipendente|trabajador|werknemer|pracownik", "re:^name\\b"); ok {
 		r.add("applicant_full_name", name, c, 0.85, period)
 	}
 	r.employer(0.85, period)
@@ -488,6 +491,32 @@ func (r *reading) personName(specs ...string) (string, evidence.Citation, bool) 
 	}
 	// A salutation and the name on one line over the street: "Monsieur Julien MARTIN".
 	return titledName(t, true)
+}
+
+// surnameFirstLabels say that the name after them starts with the surname: "Cognome e
+// nome" (IT), "Apellidos y nombre" (ES), "Nom Prénom" (FR), "Nachname, Vorname" (DE).
+const surnameFirstLabels = "cognome e nome|cognome nome|apellidos y nombre|apellidos, nombre|nom prenom|nom et prenom|nachname, vorname|nachname vorname|familienname, vorname"
+
+// surnameFirst reads a name after a label that puts the surname first: printed without
+// a comma ("ROSSI MARCO"), its first word is the surname and goes last; with one, the
+// comma says it already.
+func (r *reading) surnameFirst() (string, evidence.Citation, bool) {
+	for _, h := range r.t.findStart(surnameFirstLabels) {
+		read := func(s string) (string, bool) {
+			s = strings.TrimLeft(s, " \t:.-")
+			if i := strings.Index(s, "  "); i >= 0 {
+				s = s[:i]
+			}
+			if ws := strings.Fields(s); !strings.Contains(s, ",") && len(ws) >= 2 && len(ws) <= 4 {
+				s = ws[0] + ", " + strings.Join(ws[1:], " ") // readName takes "Surname, Given"
+			}
+			return readName(s)
+		}
+		if name, c, ok := valueAfter(r.t, h, read); ok {
+			return name, c, true
+		}
+	}
+	return "", evidence.Citation{}, false
 }
 
 // numberLabel starts the rest of a label that names a number: "Employee No:",

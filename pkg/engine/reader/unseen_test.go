@@ -939,7 +939,8 @@ DATE    LIBELLE                                   DATE VALEUR         MONTANT
 }
 
 // Payslips of the Netherlands, Italy and Spain: "Totaal bruto loon" and "Totaal netto
-// loon"; "TOTALE COMPETENZE" and "NETTO DEL MESE" under "Ditta:"; "TOTAL DEVENGADO" and
+// loon"; "TOTALE COMPETENZE" and "NETTO DEL MESE" under "Ditta:", the name after
+// "Cognome e nome" surname first; "TOTAL DEVENGADO" and
 // "LÍQUIDO TOTAL A PERCIBIR" for a "Periodo de liquidación" of Spanish dates, the company
 // and the worker on one line.
 func TestUnseenPayslipTotals(t *testing.T) {
@@ -957,13 +958,13 @@ Uit te betalen                                     3.037,60 EUR`
 
 	const it = `CEDOLINO PAGA                 PERIODO DI RETRIBUZIONE  OTTOBRE 2026
 Ditta: Officine Adriatiche S.r.l.
-Dipendente: ROSSI MARCO
+Cognome e nome: ROSSI MARCO
 TOTALE COMPETENZE                                   2.940,00
 TOTALE TRATTENUTE                                     782,15
 NETTO DEL MESE                                      2.157,85 €`
 	fs = readLaidOut(t, "salary_statement", it)
 	requireFacts(t, fs, map[string]any{"gross_monthly_income": money(294000, "EUR"), "net_monthly_income": money(215785, "EUR"),
-		"employer_name": "Officine Adriatiche S.r.l."})
+		"employer_name": "Officine Adriatiche S.r.l.", "applicant_full_name": "Marco Rossi"})
 
 	// A Spanish nómina names the company and the worker on one line.
 	const es = `NÓMINA    Periodo de liquidación: del 1 de octubre al 31 de octubre de 2026
