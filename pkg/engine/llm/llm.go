@@ -170,10 +170,15 @@ func New(cfg Config) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	hc := cfg.HTTPClient
-	if hc == nil {
-		hc = &http.Client{}
+	hc := &http.Client{}
+	if cfg.HTTPClient != nil {
+		c := *cfg.HTTPClient
+		hc = &c
 	}
+	// A redirect is never followed: it would carry the document text and the API key
+	// (Azure's api-key header) to wherever the endpoint points. The 3xx answer is an
+	// error like any other non-2xx one.
+	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	log := cfg.Logger
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))

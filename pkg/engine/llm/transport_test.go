@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -332,4 +333,28 @@ func TestDecodeJSON(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, StatusNotApplicable, ans.Status)
 	require.InDelta(t, 0.7, clampConfidence(ans.Confidence), 1e-9)
+}
+
+// A redirect from the endpoint is not followed: the document text and the key never
+// reach the server it points to, and the call fails.
+func TestRedirectIsNotFollowed(t *testing.T) {
+	t.Parallel()
+	var hits sync.Mutex
+	reached := false
+	elsewhere := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Lock()
+		reached = true
+		hits.Unlock()
+	}))
+	t.Cleanup(elsewhere.Close)
+	redirect := func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, elsewhere.URL+"/v1/chat/completions", http.StatusTemporaryRedirect)
+	}
+	d := document("gehalt.pdf", salaryPage1)
+	c, _ := setup(t, nil, redirect, redirect, redirect)
+	_, err := c.Check(context.Background(), secondJobCheck(d))
+	require.Error(t, err)
+	hits.Lock()
+	defer hits.Unlock()
+	require.False(t, reached, "the redirect was followed")
 }
