@@ -30,7 +30,8 @@ func Connect(ctx context.Context, url, name string, log *slog.Logger) (*nats.Con
 				log.Warn("nats disconnected", "error", err)
 			}
 		}),
-		nats.ReconnectHandler(func(c *nats.Conn) { log.Info("nats reconnected", "url", c.ConnectedUrl()) }),
+		// The URL without its user and password: a log is no place for credentials.
+		nats.ReconnectHandler(func(c *nats.Conn) { log.Info("nats reconnected", "url", c.ConnectedUrlRedacted()) }),
 	)
 	if err != nil {
 		return nil, nil, fmt.Errorf("connect to NATS: %w", err)
