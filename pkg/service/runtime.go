@@ -192,8 +192,13 @@ func (rt *Runtime) OpsHandler() http.Handler {
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain")
 		if err := rt.Ready(r.Context()); err != nil {
+			// The reason goes to the log, not to whoever asks: a database error names
+			// its host, user and database.
+			if rt.Log != nil {
+				rt.Log.Warn("not ready", "error", err)
+			}
 			w.WriteHeader(http.StatusServiceUnavailable)
-			_, _ = w.Write([]byte("not ready: " + err.Error() + "\n"))
+			_, _ = w.Write([]byte("not ready\n"))
 			return
 		}
 		_, _ = w.Write([]byte("ready\n"))

@@ -3,6 +3,8 @@ package service_test
 import (
 	"context"
 	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"testing"
 
 	"github.com/doceval/doceval/pkg/config"
@@ -28,5 +30,24 @@ func TestBlobStoreOpenedOnlyWhenUsed(t *testing.T) {
 	defer rt.Close()
 	if _, err := rt.Blobs(context.Background()); err == nil {
 		t.Fatal("opening an uncreatable blob directory succeeded")
+	}
+}
+
+// A service that cannot work answers /readyz with 503 and no reason: the reason (a
+// database error names its host, user and database) goes to the log only.
+func TestReadyzTellsNoReason(t *testing.T) {
+	t.Parallel()
+	_, dbURL := dbtest.NewWithURL(t)
+	cfg := config.Common{DatabaseURL: dbURL, NatsURL: natstest.URL(t), StreamReplicas: 1}
+	rt, err := service.Start(context.Background(), "evaluator", cfg, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	rt.NC.Close() // NATS gone: not ready
+	rec := httptest.NewRecorder()
+	rt.OpsHandler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/readyz", nil))
+	if rec.Code != http.StatusServiceUnavailable || rec.Body.String() != "not ready\n" {
+		t.Fatalf("readyz: %d %q", rec.Code, rec.Body.String())
 	}
 }
