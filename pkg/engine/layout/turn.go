@@ -87,7 +87,7 @@ func (t turn) original(b evidence.Box) evidence.Box {
 // in: upright (see turn), then straight. A photographed or scanned page stands a little
 // askew, its lines falling (or rising) across it: over the width of a form the value at
 // the right edge then stands a line lower than its label at the left, and lines and
-// columns are read wrong. New measures the slope of the lines and takes it out.
+// columns are read wrong. New and FromPage measure the slope of the lines and take it out.
 type frame struct {
 	turn turn
 	// slope is how far a line drops per unit of page width in the upright frame (page
@@ -106,7 +106,7 @@ func (f frame) upright(b evidence.Box) evidence.Box {
 		return b
 	}
 	s, a2 := f.slope, f.aspect2
-	return f.corners(b, func(x, y float64) (float64, float64) {
+	return aroundCorners(b, func(x, y float64) (float64, float64) {
 		return x + s*a2*y, y - s*x
 	})
 }
@@ -116,16 +116,16 @@ func (f frame) original(b evidence.Box) evidence.Box {
 	if f.slope != 0 {
 		s, a2 := f.slope, f.aspect2
 		det := 1 + s*s*a2
-		b = f.corners(b, func(x, y float64) (float64, float64) {
+		b = aroundCorners(b, func(x, y float64) (float64, float64) {
 			return (x - s*a2*y) / det, (y + s*x) / det
 		})
 	}
 	return f.turn.original(b)
 }
 
-// corners is the box around b's corners mapped by m, about the page's centre, kept
-// inside the page.
-func (f frame) corners(b evidence.Box, m func(x, y float64) (float64, float64)) evidence.Box {
+// aroundCorners is the box around b's corners mapped by m, about the page's centre,
+// kept inside the page.
+func aroundCorners(b evidence.Box, m func(x, y float64) (float64, float64)) evidence.Box {
 	out := evidence.Box{X0: math.Inf(1), Y0: math.Inf(1), X1: math.Inf(-1), Y1: math.Inf(-1)}
 	for _, c := range [4][2]float64{{b.X0, b.Y0}, {b.X1, b.Y0}, {b.X0, b.Y1}, {b.X1, b.Y1}} {
 		x, y := m(c[0]-0.5, c[1]-0.5)

@@ -111,6 +111,9 @@ type pageScore struct {
 	// titled are the types whose title cue stands in the page's title region: the page
 	// starts a document of that type rather than continuing one.
 	titled map[string]bool
+	// ledgerAdds: the page's rows are a ledger whose running balances follow from row
+	// to row (see ledgerShape), a statement's structure whatever its words.
+	ledgerAdds bool
 }
 
 // scorePage scores the lines of one page (or a whole document); the first titleLines
@@ -156,7 +159,7 @@ func scorePage(t *text) pageScore {
 			}
 		}
 	}
-	structureScores(structureLines(t), ps.scores)
+	structureScores(structureLines(t), &ps)
 	// Structure before words: a machine-readable zone whose check digits hold says what
 	// the document is, however OCR garbled its title.
 	texts := make([]string, len(lines))

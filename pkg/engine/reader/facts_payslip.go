@@ -503,10 +503,7 @@ const surnameFirstLabels = "cognome e nome|cognome nome|apellidos y nombre|apell
 func (r *reading) surnameFirst() (string, evidence.Citation, bool) {
 	for _, h := range r.t.findStart(surnameFirstLabels) {
 		read := func(s string) (string, bool) {
-			s = strings.TrimLeft(s, " \t:.-")
-			if i := strings.Index(s, "  "); i >= 0 {
-				s = s[:i]
-			}
+			s = leadingCell(strings.TrimLeft(s, " \t:.-"))
 			if ws := strings.Fields(s); !strings.Contains(s, ",") && len(ws) >= 2 && len(ws) <= 4 {
 				s = ws[0] + ", " + strings.Join(ws[1:], " ") // readName takes "Surname, Given"
 			}

@@ -1,7 +1,6 @@
 package reader
 
 import (
-	"regexp"
 	"slices"
 	"time"
 
@@ -361,19 +360,19 @@ func verbatim(doc *evidence.Document, c evidence.Citation, a anchor) evidence.Ci
 	if doc.Verify(c) {
 		return c
 	}
-	cells := cellSpans.FindAllStringIndex(a.l.text, -1)
+	cells := cellsOf(a.l.text)
 	var order []string
-	for _, sp := range cells {
-		if a.col >= sp[0] && a.col < sp[1] {
-			order = append(order, a.l.text[sp[0]:sp[1]])
+	for _, k := range cells {
+		if a.col >= k.start && a.col < k.start+len(k.text) {
+			order = append(order, k.text)
 		}
 	}
-	byLength := make([]string, 0, len(cells))
-	for _, sp := range cells {
-		byLength = append(byLength, a.l.text[sp[0]:sp[1]])
+	if len(cells) > 0 {
+		order = append(order, cells[len(cells)-1].text)
 	}
-	if len(byLength) > 0 {
-		order = append(order, byLength[len(byLength)-1])
+	byLength := make([]string, 0, len(cells))
+	for _, k := range cells {
+		byLength = append(byLength, k.text)
 	}
 	slices.SortStableFunc(byLength, func(x, y string) int { return len(y) - len(x) })
 	for _, cell := range append(order, byLength...) {
@@ -385,6 +384,3 @@ func verbatim(doc *evidence.Document, c evidence.Citation, a anchor) evidence.Ci
 	}
 	return c
 }
-
-// cellSpans are a laid-out line's cells: text runs apart by two or more spaces.
-var cellSpans = regexp.MustCompile(`\S+(?: \S+)*`)

@@ -83,9 +83,6 @@ type pageInfo struct {
 	period  time.Time // the pay month or statement period it states
 	person  string    // the employee or account holder it names
 	opening bool      // it states an opening balance (a statement starts here)
-	// ledger: its rows are a ledger whose running balances follow from row to row (see
-	// ledgerShape), a statement's structure whatever its words.
-	ledger bool
 }
 
 // strongPage is the score from which a page's cues alone (a title lost to OCR) say
@@ -108,8 +105,6 @@ func readPage(t *text, n int) pageInfo {
 		}
 	}
 	p.titled = p.typ != "" && p.score.titled[p.typ]
-	_, adding := ledgerShape(structureLines(t))
-	p.ledger = adding >= 3
 	for _, l := range t.lines {
 		m := pageNumbering.FindStringSubmatch(l.text)
 		if m == nil {
@@ -176,7 +171,7 @@ func startsDocument(doc []pageInfo, p pageInfo) bool {
 	// document before opens a document even when OCR lost its title.
 	// So does a statement page whose running balances add up row by row, without a word
 	// of the document before (a bank's page titled only "Your statement" after a payslip).
-	strong := (p.score.scores[p.typ] >= strongPage || p.typ == "bank_statement" && p.ledger) && (typ == "" || p.score.scores[typ] == 0)
+	strong := (p.score.scores[p.typ] >= strongPage || p.typ == "bank_statement" && p.score.ledgerAdds) && (typ == "" || p.score.scores[typ] == 0)
 	if typ == "" {
 		// The document so far said too little to be typed.
 		return p.titled || strong

@@ -153,12 +153,14 @@ func structureLines(t *text) []line {
 	return out
 }
 
-// structureScores adds the structural evidence of the lines to the scores.
-func structureScores(lines []line, scores map[string]float64) {
+// structureScores adds the structural evidence of the lines to the page's scores.
+func structureScores(lines []line, ps *pageScore) {
+	scores := ps.scores
 	if rows, adding := ledgerShape(lines); rows > 0 {
 		scores["bank_statement"] += ledgerWeight
 		if adding >= 3 {
 			scores["bank_statement"] += ledgerAddsWeight
+			ps.ledgerAdds = true
 		}
 	}
 	for _, l := range lines {
