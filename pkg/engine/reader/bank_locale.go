@@ -31,8 +31,9 @@ var nationalVocabulary = []struct {
 }{
 	// German payroll (DATEV, Lexware, SAP) and bank statements (Sparkasse, ING, DKB),
 	// and German payroll in English, as payroll software prints it for staff who read no
-	// German: the solidarity surcharge and church tax are taxes of Germany's alone.
-	{regexp.MustCompile(`(?i)lohnsteuer|kontoauszug|buchungstag|nettoverdienst|bruttolohn|gesamtbrutto|auszahlungsbetrag|kontostand|sozialversicherung|verwendungszweck|gehaltsabrechnung|lohnabrechnung|entgeltabrechnung|solidarity surcharge|church tax`), "EUR"},
+	// German: the solidarity surcharge is a tax of Germany's alone (a church tax is
+	// withheld in Denmark, Sweden and Switzerland too, so it says nothing).
+	{regexp.MustCompile(`(?i)lohnsteuer|kontoauszug|buchungstag|nettoverdienst|bruttolohn|gesamtbrutto|auszahlungsbetrag|kontostand|sozialversicherung|verwendungszweck|gehaltsabrechnung|lohnabrechnung|entgeltabrechnung|solidarity surcharge`), "EUR"},
 	// British payslips (Sage, Xero: "National Insurance", "NI Number"; Irish ones print
 	// PAYE too, but PRSI instead of National Insurance) and statements ("Sort code").
 	{regexp.MustCompile(`(?i)national insurance|\bni (?:number|no)\b|sort code`), "GBP"},

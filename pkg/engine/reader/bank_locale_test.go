@@ -18,6 +18,7 @@ func TestVocabularyCurrency(t *testing.T) {
 		{"Medicare levy 41.00\nSuperannuation 190.00\nNet Pay 2,100.00", ""},
 		{"Lohnsteuer 612,33\nNettoverdienst 2.740,97", "EUR"},
 		{"Income tax 548.82\nSolidarity surcharge 0.00\nChurch tax 49.39\nNet pay 2,919.52", "EUR"},
+		{"Income tax 4,210.00\nChurch tax 190.00\nNet pay 21,300.00", ""}, // Denmark and Sweden withhold one too
 		{"IBAN DE89 3704 0044 0532 0130 00\nSaldo 1.234,56", "EUR"},
 		{"IBAN CH93 0076 2011 6238 5295 7\nSaldo 1'234.56", "CHF"},
 		{"IBAN GB29 NWBK 6016 1331 9268 19\nLohnsteuer 612,33", ""},
