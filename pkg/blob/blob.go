@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"time"
 
 	"gocloud.dev/blob"
 	_ "gocloud.dev/blob/fileblob" // file:// URLs
@@ -100,6 +101,21 @@ func (s *Store) Exists(ctx context.Context, key string) (bool, error) {
 
 // DeletePrefix removes every object whose key starts with prefix.
 func (s *Store) DeletePrefix(ctx context.Context, prefix string) error {
+	return s.List(ctx, prefix, func(obj Object) error { return s.Delete(ctx, obj.Key) })
+}
+
+// Object is one stored object as a listing shows it.
+type Object struct {
+	Key string
+	// ModTime is when the object was last written, by the store's clock.
+	ModTime time.Time
+	Size    int64
+}
+
+// List calls each for every object whose key starts with prefix, in key order, until
+// each returns an error (which List returns). Objects written or deleted meanwhile may
+// or may not be seen.
+func (s *Store) List(ctx context.Context, prefix string, each func(Object) error) error {
 	it := s.bucket.List(&blob.ListOptions{Prefix: prefix})
 	for {
 		obj, err := it.Next(ctx)
@@ -112,7 +128,7 @@ func (s *Store) DeletePrefix(ctx context.Context, prefix string) error {
 		if obj.IsDir {
 			continue
 		}
-		if err := s.Delete(ctx, obj.Key); err != nil {
+		if err := each(Object{Key: obj.Key, ModTime: obj.ModTime, Size: obj.Size}); err != nil {
 			return err
 		}
 	}
