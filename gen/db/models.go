@@ -215,6 +215,7 @@ type Submission struct {
 	PurgeRequestedAt     *time.Time
 	CreatedAt            time.Time
 	UpdatedAt            time.Time
+	PurgeEnqueuedAt      *time.Time
 }
 
 type Template struct {

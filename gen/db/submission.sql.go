@@ -217,7 +217,7 @@ func (q *Queries) SubmissionDisplayIDTaken(ctx context.Context, arg SubmissionDi
 }
 
 const submissionGet = `-- name: SubmissionGet :one
-SELECT id, api_client_id, display_id, external_submission_id, template_id, snapshot, language, metadata, status, purge_requested_at, created_at, updated_at FROM submissions WHERE api_client_id = $1 AND id = $2
+SELECT id, api_client_id, display_id, external_submission_id, template_id, snapshot, language, metadata, status, purge_requested_at, created_at, updated_at, purge_enqueued_at FROM submissions WHERE api_client_id = $1 AND id = $2
 `
 
 type SubmissionGetParams struct {
@@ -241,12 +241,13 @@ func (q *Queries) SubmissionGet(ctx context.Context, arg SubmissionGetParams) (S
 		&i.PurgeRequestedAt,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.PurgeEnqueuedAt,
 	)
 	return i, err
 }
 
 const submissionGetAny = `-- name: SubmissionGetAny :one
-SELECT id, api_client_id, display_id, external_submission_id, template_id, snapshot, language, metadata, status, purge_requested_at, created_at, updated_at FROM submissions WHERE id = $1
+SELECT id, api_client_id, display_id, external_submission_id, template_id, snapshot, language, metadata, status, purge_requested_at, created_at, updated_at, purge_enqueued_at FROM submissions WHERE id = $1
 `
 
 // For the purge worker: the submission whatever its client.
@@ -266,12 +267,13 @@ func (q *Queries) SubmissionGetAny(ctx context.Context, id uuid.UUID) (Submissio
 		&i.PurgeRequestedAt,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.PurgeEnqueuedAt,
 	)
 	return i, err
 }
 
 const submissionGetByExternalID = `-- name: SubmissionGetByExternalID :one
-SELECT id, api_client_id, display_id, external_submission_id, template_id, snapshot, language, metadata, status, purge_requested_at, created_at, updated_at FROM submissions WHERE api_client_id = $1 AND external_submission_id = $2
+SELECT id, api_client_id, display_id, external_submission_id, template_id, snapshot, language, metadata, status, purge_requested_at, created_at, updated_at, purge_enqueued_at FROM submissions WHERE api_client_id = $1 AND external_submission_id = $2
 `
 
 type SubmissionGetByExternalIDParams struct {
@@ -295,12 +297,13 @@ func (q *Queries) SubmissionGetByExternalID(ctx context.Context, arg SubmissionG
 		&i.PurgeRequestedAt,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.PurgeEnqueuedAt,
 	)
 	return i, err
 }
 
 const submissionGetForUpdate = `-- name: SubmissionGetForUpdate :one
-SELECT id, api_client_id, display_id, external_submission_id, template_id, snapshot, language, metadata, status, purge_requested_at, created_at, updated_at FROM submissions WHERE api_client_id = $1 AND id = $2 FOR UPDATE
+SELECT id, api_client_id, display_id, external_submission_id, template_id, snapshot, language, metadata, status, purge_requested_at, created_at, updated_at, purge_enqueued_at FROM submissions WHERE api_client_id = $1 AND id = $2 FOR UPDATE
 `
 
 type SubmissionGetForUpdateParams struct {
@@ -324,6 +327,7 @@ func (q *Queries) SubmissionGetForUpdate(ctx context.Context, arg SubmissionGetF
 		&i.PurgeRequestedAt,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.PurgeEnqueuedAt,
 	)
 	return i, err
 }
@@ -442,6 +446,26 @@ func (q *Queries) SubmissionList(ctx context.Context, arg SubmissionListParams) 
 	return items, nil
 }
 
+const submissionPurgeRequeue = `-- name: SubmissionPurgeRequeue :execrows
+UPDATE submissions SET purge_enqueued_at = $1::timestamptz
+WHERE id = $2 AND purge_requested_at IS NOT NULL
+  AND coalesce(purge_enqueued_at, purge_requested_at) < $3::timestamptz
+`
+
+type SubmissionPurgeRequeueParams struct {
+	Now    time.Time
+	ID     uuid.UUID
+	Before time.Time
+}
+
+func (q *Queries) SubmissionPurgeRequeue(ctx context.Context, arg SubmissionPurgeRequeueParams) (int64, error) {
+	result, err := q.db.Exec(ctx, submissionPurgeRequeue, arg.Now, arg.ID, arg.Before)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
 const submissionRequestPurge = `-- name: SubmissionRequestPurge :exec
 UPDATE submissions SET purge_requested_at = $1::timestamptz, updated_at = $1::timestamptz WHERE id = $2 AND purge_requested_at IS NULL
 `
@@ -459,7 +483,7 @@ func (q *Queries) SubmissionRequestPurge(ctx context.Context, arg SubmissionRequ
 const submissionSetMetadata = `-- name: SubmissionSetMetadata :one
 UPDATE submissions SET metadata = $1, updated_at = $2
 WHERE api_client_id = $3 AND id = $4
-RETURNING id, api_client_id, display_id, external_submission_id, template_id, snapshot, language, metadata, status, purge_requested_at, created_at, updated_at
+RETURNING id, api_client_id, display_id, external_submission_id, template_id, snapshot, language, metadata, status, purge_requested_at, created_at, updated_at, purge_enqueued_at
 `
 
 type SubmissionSetMetadataParams struct {
@@ -490,6 +514,7 @@ func (q *Queries) SubmissionSetMetadata(ctx context.Context, arg SubmissionSetMe
 		&i.PurgeRequestedAt,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.PurgeEnqueuedAt,
 	)
 	return i, err
 }
@@ -507,4 +532,50 @@ type SubmissionSetStatusParams struct {
 func (q *Queries) SubmissionSetStatus(ctx context.Context, arg SubmissionSetStatusParams) error {
 	_, err := q.db.Exec(ctx, submissionSetStatus, arg.Status, arg.Now, arg.ID)
 	return err
+}
+
+const submissionsPurgeOrphaned = `-- name: SubmissionsPurgeOrphaned :many
+SELECT id FROM submissions
+WHERE purge_requested_at IS NOT NULL AND coalesce(purge_enqueued_at, purge_requested_at) < $1::timestamptz
+ORDER BY purge_requested_at LIMIT 200
+`
+
+// Submissions whose purge was requested (or last enqueued again) before @before and that
+// still exist: their purge job may be lost.
+func (q *Queries) SubmissionsPurgeOrphaned(ctx context.Context, before time.Time) ([]uuid.UUID, error) {
+	rows, err := q.db.Query(ctx, submissionsPurgeOrphaned, before)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []uuid.UUID{}
+	for rows.Next() {
+		var id uuid.UUID
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		items = append(items, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const submissionsPurgePending = `-- name: SubmissionsPurgePending :one
+SELECT count(*) AS pending, coalesce(min(purge_requested_at), $1::timestamptz)::timestamptz AS oldest
+FROM submissions WHERE purge_requested_at IS NOT NULL
+`
+
+type SubmissionsPurgePendingRow struct {
+	Pending int64
+	Oldest  time.Time
+}
+
+// For the purge metrics: how many purges wait, and when the oldest was requested.
+func (q *Queries) SubmissionsPurgePending(ctx context.Context, now time.Time) (SubmissionsPurgePendingRow, error) {
+	row := q.db.QueryRow(ctx, submissionsPurgePending, now)
+	var i SubmissionsPurgePendingRow
+	err := row.Scan(&i.Pending, &i.Oldest)
+	return i, err
 }

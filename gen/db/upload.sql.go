@@ -554,3 +554,47 @@ func (q *Queries) UploadsOrphaned(ctx context.Context, before *time.Time) ([]uui
 	}
 	return items, nil
 }
+
+const uploadsReferencingObjects = `-- name: UploadsReferencingObjects :many
+SELECT id, api_client_id, submission_id, blob_key FROM uploads
+WHERE blob_key = ANY($1::text[]) OR id = ANY($2::uuid[])
+`
+
+type UploadsReferencingObjectsParams struct {
+	BlobKeys []string
+	Ids      []uuid.UUID
+}
+
+type UploadsReferencingObjectsRow struct {
+	ID           uuid.UUID
+	APIClientID  uuid.UUID
+	SubmissionID uuid.UUID
+	BlobKey      string
+}
+
+// For the orphan sweep: the uploads whose stored bytes are among @blob_keys, or whose id
+// is among @ids (a rendered page lies under its upload's id).
+func (q *Queries) UploadsReferencingObjects(ctx context.Context, arg UploadsReferencingObjectsParams) ([]UploadsReferencingObjectsRow, error) {
+	rows, err := q.db.Query(ctx, uploadsReferencingObjects, arg.BlobKeys, arg.Ids)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []UploadsReferencingObjectsRow{}
+	for rows.Next() {
+		var i UploadsReferencingObjectsRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.APIClientID,
+			&i.SubmissionID,
+			&i.BlobKey,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}

@@ -80,7 +80,7 @@ func Tasks(cfg Config, log *slog.Logger) []service.Task {
 			return built{err: err}
 		}
 		log.Info("document tools confined", "network_isolation", extract.Isolation(), "max_memory_bytes", cfg.ToolMaxMemory)
-		return built{w: &Worker{Store: rt.Store, Blobs: blobs, Log: log, Cfg: cfg, Metrics: NewMetrics(rt.Registry)}}
+		return built{w: &Worker{Store: rt.Store, Blobs: blobs, Log: log, Cfg: cfg, Metrics: NewMetrics(rt.Registry, rt.Store)}}
 	})
 	task := func(run func(ctx context.Context, rt *service.Runtime, w *Worker) error) service.Task {
 		return func(ctx context.Context, rt *service.Runtime) error {
@@ -101,6 +101,7 @@ func Tasks(cfg Config, log *slog.Logger) []service.Task {
 			}, w.HandleIngest, w.Log.With("consumer", "ingest"))
 		}),
 		task(func(ctx context.Context, rt *service.Runtime, w *Worker) error { return w.Reconcile(ctx, rt.JS) }),
+		task(func(ctx context.Context, rt *service.Runtime, w *Worker) error { return w.Sweep(ctx) }),
 		task(func(ctx context.Context, rt *service.Runtime, w *Worker) error {
 			return rt.Consume(ctx, messaging.ConsumerSpec{
 				Stream: messaging.JobsStream, Durable: "purge", FilterSubject: messaging.PurgeSubject,
@@ -240,13 +241,17 @@ func (w *Worker) download(ctx context.Context, key string) (string, error) {
 // again before the reconciler looks at it: longer than a delivery can take.
 func (c Config) reconcileAfter() time.Duration { return c.ackWait() + time.Minute }
 
-// Reconcile enqueues again, through the outbox, the ingest jobs that were lost (a
-// message dropped while NATS was down or a stream was rebuilt), once a minute, so no
-// upload stays processing for want of a job. Every replica may run it.
+// Reconcile enqueues again, through the outbox, the ingest and purge jobs that were
+// lost (a message dropped while NATS was down or a stream was rebuilt), once a minute,
+// so no upload stays processing and no submission stays purging for want of a job.
+// Every replica may run it.
 func (w *Worker) Reconcile(ctx context.Context, js jetstream.JetStream) error {
 	return service.Every(ctx, time.Minute, func(ctx context.Context) {
 		if _, err := w.ReconcileOnce(ctx, js, w.Cfg.reconcileAfter()); err != nil && ctx.Err() == nil {
 			w.Log.WarnContext(ctx, "reconcile uploads", "error", err)
+		}
+		if _, err := w.ReconcilePurgesOnce(ctx, js, purgeReconcileAfter); err != nil && ctx.Err() == nil {
+			w.Log.WarnContext(ctx, "reconcile purges", "error", err)
 		}
 	})
 }

@@ -1,11 +1,13 @@
 package ingest
 
 import (
+	"context"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/doceval/doceval/pkg/extract"
+	"github.com/doceval/doceval/pkg/store"
 )
 
 // Outcomes of processing one upload, the outcome label of doceval_ingest_duration_seconds.
@@ -19,10 +21,13 @@ const (
 type Metrics struct {
 	duration *prometheus.HistogramVec
 	pages    *prometheus.CounterVec
+	orphans  prometheus.Counter
 }
 
-// NewMetrics registers the ingest metrics on reg.
-func NewMetrics(reg prometheus.Registerer) *Metrics {
+// NewMetrics registers the ingest metrics on reg; with st, also the purges waiting
+// (doceval_purges_pending, doceval_purges_pending_oldest_seconds, read at scrape time),
+// which the chart's PrometheusRule alerts on.
+func NewMetrics(reg prometheus.Registerer, st *store.Store) *Metrics {
 	m := &Metrics{
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "doceval_ingest_duration_seconds",
@@ -33,9 +38,50 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Name: "doceval_ingest_pages_total",
 			Help: "Pages extracted from ready uploads, by source: text (embedded text) or ocr.",
 		}, []string{"source"}),
+		orphans: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "doceval_orphan_objects_removed_total",
+			Help: "Stored objects no row referenced that the sweep removed (lost blob deletes, renders after a purge, uploads that never committed).",
+		}),
 	}
-	reg.MustRegister(m.duration, m.pages)
+	reg.MustRegister(m.duration, m.pages, m.orphans)
+	if st != nil {
+		reg.MustRegister(purgeCollector{store: st})
+	}
 	return m
+}
+
+// countOrphans records objects the sweep removed.
+func (m *Metrics) countOrphans(n int) {
+	if m == nil {
+		return
+	}
+	m.orphans.Add(float64(n))
+}
+
+// purgeCollector exports the purges waiting at scrape time, from the database, so every
+// replica reports the same figures and a purge nobody works on still shows.
+type purgeCollector struct{ store *store.Store }
+
+var (
+	purgesPendingDesc = prometheus.NewDesc("doceval_purges_pending", "Submissions whose purge was requested and has not finished.", nil, nil)
+	purgesOldestDesc  = prometheus.NewDesc("doceval_purges_pending_oldest_seconds", "Time since the oldest unfinished purge was requested (0 when none waits).", nil, nil)
+)
+
+func (purgeCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- purgesPendingDesc
+	ch <- purgesOldestDesc
+}
+
+func (c purgeCollector) Collect(ch chan<- prometheus.Metric) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	pending, oldest, err := c.store.PurgeStats(ctx)
+	if err != nil {
+		ch <- prometheus.NewInvalidMetric(purgesPendingDesc, err)
+		return
+	}
+	ch <- prometheus.MustNewConstMetric(purgesPendingDesc, prometheus.GaugeValue, float64(pending))
+	ch <- prometheus.MustNewConstMetric(purgesOldestDesc, prometheus.GaugeValue, oldest.Seconds())
 }
 
 // observe records one processed upload; outcome "" (nothing to do) is not recorded.

@@ -85,3 +85,40 @@ func (s *Store) OutboxWaiting(ctx context.Context, subject string) (bool, error)
 	waiting, err := s.queries().OutboxWaiting(ctx, subject)
 	return waiting, interpretError(err)
 }
+
+// OrphanedPurges lists submissions whose purge was requested, or last enqueued again,
+// more than age ago and that still exist. The caller decides whether their purge jobs
+// are still in flight.
+func (s *Store) OrphanedPurges(ctx context.Context, age time.Duration) ([]uuid.UUID, error) {
+	ids, err := s.queries().SubmissionsPurgeOrphaned(ctx, s.Now().Add(-age))
+	return ids, interpretError(err)
+}
+
+// RequeuePurge enqueues an orphaned purge's job again, through the outbox, if the
+// submission still waits for it and is still stale (another replica may have done it).
+// It reports whether it did.
+func (s *Store) RequeuePurge(ctx context.Context, id uuid.UUID, age time.Duration) (bool, error) {
+	done := false
+	err := s.InTx(ctx, func(tx *Tx) error {
+		now := s.Now()
+		n, err := tx.q.SubmissionPurgeRequeue(ctx, db.SubmissionPurgeRequeueParams{ID: id, Now: now, Before: now.Add(-age)})
+		if err != nil || n == 0 {
+			done = false
+			return interpretError(err)
+		}
+		done = true
+		return tx.Enqueue(ctx, messaging.PurgeSubject, messaging.PurgeJob{SubmissionID: id})
+	})
+	return done, err
+}
+
+// PurgeStats reports the purges requested and not finished: how many, and how long ago
+// the oldest was requested (0 when none waits).
+func (s *Store) PurgeStats(ctx context.Context) (pending int64, oldestAge time.Duration, err error) {
+	now := s.Now()
+	row, err := s.queries().SubmissionsPurgePending(ctx, now)
+	if err != nil {
+		return 0, 0, interpretError(err)
+	}
+	return row.Pending, now.Sub(row.Oldest), nil
+}

@@ -43,6 +43,23 @@ UPDATE submissions SET status = @status, updated_at = @now WHERE id = @id;
 -- name: SubmissionRequestPurge :exec
 UPDATE submissions SET purge_requested_at = @now::timestamptz, updated_at = @now::timestamptz WHERE id = @id AND purge_requested_at IS NULL;
 
+-- name: SubmissionsPurgeOrphaned :many
+-- Submissions whose purge was requested (or last enqueued again) before @before and that
+-- still exist: their purge job may be lost.
+SELECT id FROM submissions
+WHERE purge_requested_at IS NOT NULL AND coalesce(purge_enqueued_at, purge_requested_at) < @before::timestamptz
+ORDER BY purge_requested_at LIMIT 200;
+
+-- name: SubmissionPurgeRequeue :execrows
+UPDATE submissions SET purge_enqueued_at = @now::timestamptz
+WHERE id = @id AND purge_requested_at IS NOT NULL
+  AND coalesce(purge_enqueued_at, purge_requested_at) < @before::timestamptz;
+
+-- name: SubmissionsPurgePending :one
+-- For the purge metrics: how many purges wait, and when the oldest was requested.
+SELECT count(*) AS pending, coalesce(min(purge_requested_at), @now::timestamptz)::timestamptz AS oldest
+FROM submissions WHERE purge_requested_at IS NOT NULL;
+
 -- name: SubmissionGetAny :one
 -- For the purge worker: the submission whatever its client.
 SELECT * FROM submissions WHERE id = @id;

@@ -71,3 +71,9 @@ ORDER BY created_at LIMIT 200;
 -- name: UploadRequeue :execrows
 UPDATE uploads SET job_enqueued_at = @now
 WHERE id = @id AND upload_status = 'processing' AND coalesce(job_enqueued_at, created_at) < @before;
+
+-- name: UploadsReferencingObjects :many
+-- For the orphan sweep: the uploads whose stored bytes are among @blob_keys, or whose id
+-- is among @ids (a rendered page lies under its upload's id).
+SELECT id, api_client_id, submission_id, blob_key FROM uploads
+WHERE blob_key = ANY(@blob_keys::text[]) OR id = ANY(@ids::uuid[]);

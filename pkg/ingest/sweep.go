@@ -1,0 +1,76 @@
+package ingest
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/doceval/doceval/pkg/blob"
+	"github.com/doceval/doceval/pkg/service"
+)
+
+// The orphan sweep removes stored objects no row references: bytes whose upload never
+// committed (a crash between storing them and the commit), pages the console rendered
+// while their upload was being deleted or purged, and objects whose blob-delete or purge
+// job failed to remove them. It runs every sweepEvery on every replica (deletes are
+// idempotent) and spares objects younger than sweepGrace, which may belong to an upload
+// still being received or about to commit.
+const (
+	sweepEvery = time.Hour
+	sweepGrace = time.Hour
+	// sweepBatch is how many listed objects are looked up in the database at once.
+	sweepBatch = 500
+)
+
+// sweptPrefix is the part of the blob store doceval writes: every key under it is named
+// by an upload row (store.SubmissionBlobPrefix, store.RenderedPagesPrefix). Objects
+// elsewhere in a shared bucket are not ours to judge.
+const sweptPrefix = "clients/"
+
+// Sweep runs SweepOnce every sweepEvery until ctx is done.
+func (w *Worker) Sweep(ctx context.Context) error {
+	return service.Every(ctx, sweepEvery, func(ctx context.Context) {
+		n, err := w.SweepOnce(ctx, sweepGrace)
+		if err != nil && ctx.Err() == nil {
+			w.Log.WarnContext(ctx, "sweep orphaned objects", "error", err, "removed", n)
+		}
+	})
+}
+
+// SweepOnce removes the stored objects under sweptPrefix that no row references and
+// that were last written more than grace ago. It returns how many it removed.
+func (w *Worker) SweepOnce(ctx context.Context, grace time.Duration) (int, error) {
+	before := w.Store.Now().Add(-grace)
+	removed := 0
+	var batch []string
+	flush := func() error {
+		orphans, err := w.Store.UnreferencedObjects(ctx, batch)
+		batch = batch[:0]
+		if err != nil {
+			return err
+		}
+		for _, key := range orphans {
+			if err := w.Blobs.Delete(ctx, key); err != nil {
+				return fmt.Errorf("delete %s: %w", key, err)
+			}
+			removed++
+			w.Metrics.countOrphans(1)
+			w.Log.InfoContext(ctx, "orphaned object removed", "blob_key", key)
+		}
+		return nil
+	}
+	err := w.Blobs.List(ctx, sweptPrefix, func(obj blob.Object) error {
+		if !obj.ModTime.Before(before) {
+			return nil
+		}
+		batch = append(batch, obj.Key)
+		if len(batch) < sweepBatch {
+			return nil
+		}
+		return flush()
+	})
+	if err == nil && len(batch) > 0 {
+		err = flush()
+	}
+	return removed, err
+}

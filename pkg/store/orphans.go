@@ -1,0 +1,55 @@
+package store
+
+import (
+	"context"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"github.com/doceval/doceval/gen/db"
+)
+
+// UnreferencedObjects returns those of keys (blob store keys) that no row references:
+// neither an upload's stored bytes nor a page rendered from an existing upload (under
+// its RenderedPagesPrefix). Whether such an object is safe to delete is the caller's
+// judgement: bytes stored a moment ago may belong to an upload about to commit.
+func (s *Store) UnreferencedObjects(ctx context.Context, keys []string) ([]string, error) {
+	var ids []uuid.UUID
+	for _, k := range keys {
+		if id, ok := renderedUpload(k); ok {
+			ids = append(ids, id)
+		}
+	}
+	rows, err := s.queries().UploadsReferencingObjects(ctx, db.UploadsReferencingObjectsParams{BlobKeys: keys, Ids: ids})
+	if err != nil {
+		return nil, interpretError(err)
+	}
+	stored := make(map[string]bool, len(rows))
+	renders := make(map[uuid.UUID]string, len(rows))
+	for _, r := range rows {
+		stored[r.BlobKey] = true
+		renders[r.ID] = RenderedPagesPrefix(r.APIClientID, r.SubmissionID, r.ID)
+	}
+	var out []string
+	for _, k := range keys {
+		if stored[k] {
+			continue
+		}
+		if id, ok := renderedUpload(k); ok && renders[id] != "" && strings.HasPrefix(k, renders[id]) {
+			continue
+		}
+		out = append(out, k)
+	}
+	return out, nil
+}
+
+// renderedUpload is the upload a rendered page's key (RenderedPagesPrefix) names.
+func renderedUpload(key string) (uuid.UUID, bool) {
+	parts := strings.Split(key, "/")
+	// clients/{client}/submissions/{submission}/rendered/{upload}/{page}
+	if len(parts) < 7 || parts[0] != "clients" || parts[2] != "submissions" || parts[4] != "rendered" {
+		return uuid.Nil, false
+	}
+	id, err := uuid.Parse(parts[5])
+	return id, err == nil
+}
