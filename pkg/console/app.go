@@ -56,6 +56,7 @@ func New(d Deps) (http.Handler, error) {
 		return nil, err
 	}
 	a.renderer = newPageRenderer(d.Blobs, d.Settings)
+	a.renderer.st = d.Store
 	mux := http.NewServeMux()
 	if d.Ops != nil {
 		mux.Handle("GET /healthz", d.Ops)

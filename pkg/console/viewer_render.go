@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/sync/singleflight"
 
+	"github.com/doceval/doceval/pkg/apierr"
 	"github.com/doceval/doceval/pkg/blob"
 	"github.com/doceval/doceval/pkg/extract"
 	"github.com/doceval/doceval/pkg/store"
@@ -41,6 +42,9 @@ type pageRenderer struct {
 	// flights joins requests for the same page while it renders (an advisor's browser
 	// and prefetches ask together).
 	flights singleflight.Group
+	// st, when set, is asked after a page is cached whether its upload still exists
+	// (forgetIfGone).
+	st *store.Store
 }
 
 func newPageRenderer(blobs *blob.Store, settings Settings) *pageRenderer {
@@ -81,7 +85,21 @@ func (p *pageRenderer) page(ctx context.Context, v viewedPage, blobKey string) (
 	ch := p.flights.DoChan(key, func() (any, error) {
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), p.timeout)
 		defer cancel()
-		return p.render(rctx, key, blobKey, v.page)
+		r, err := p.render(rctx, key, blobKey, v.page)
+		if err != nil {
+			return r, err
+		}
+		gone, err := p.forgetIfGone(rctx, v, key)
+		if gone && err != nil {
+			return rendered{}, fmt.Errorf("%w (%w)", blob.ErrNotFound, err)
+		}
+		if gone {
+			return rendered{}, blob.ErrNotFound
+		}
+		if err != nil && r.cacheErr == nil {
+			r.cacheErr = err
+		}
+		return r, nil
 	})
 	select {
 	case res := <-ch:
@@ -93,6 +111,30 @@ func (p *pageRenderer) page(ctx context.Context, v viewedPage, blobKey string) (
 	case <-ctx.Done():
 		return nil, nil, ctx.Err()
 	}
+}
+
+// forgetIfGone deletes a page just cached when its upload has been deleted, or its
+// submission's purge requested, meanwhile, and reports whether it was gone: the purge's
+// or the blob-delete job's removal of the upload's rendered pages may have run before
+// the page was written, and nothing else would remove it. Checked after the write, a
+// delete or purge not seen here commits later, and its job then finds the page. A page
+// left by a failed check or delete is the orphan sweep's (ingest.Worker.SweepOnce).
+func (p *pageRenderer) forgetIfGone(ctx context.Context, v viewedPage, key string) (gone bool, err error) {
+	if p.st == nil {
+		return false, nil
+	}
+	_, err = p.st.Tenant(v.client).Upload(ctx, v.submission, v.upload)
+	switch {
+	case errors.Is(err, store.ErrNotFound), apierr.Is(err, apierr.PartnerDataPurgeInProgress):
+	case err != nil:
+		return false, fmt.Errorf("check the upload of a cached page: %w", err)
+	default:
+		return false, nil
+	}
+	if err := p.blobs.Delete(ctx, key); err != nil {
+		return true, fmt.Errorf("delete the cached page of a deleted upload: %w", err)
+	}
+	return true, nil
 }
 
 func (p *pageRenderer) cached(ctx context.Context, key string) ([]byte, error) {
