@@ -78,6 +78,8 @@ func newObject(apiVersion, kind string) (any, bool) {
 		return &networkingv1.Ingress{}, true
 	case "monitoring.coreos.com/v1/ServiceMonitor":
 		return &monitoringv1.ServiceMonitor{}, true
+	case "monitoring.coreos.com/v1/PrometheusRule":
+		return &monitoringv1.PrometheusRule{}, true
 	case "keda.sh/v1alpha1/ScaledObject":
 		return &scaledObject{}, true
 	}
