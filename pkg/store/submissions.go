@@ -446,9 +446,16 @@ func (t Tenant) DeleteSubmission(ctx context.Context, id uuid.UUID) error {
 }
 
 // PurgeSubmission removes a submission whose purge was requested: first the stored bytes
-// (deleteBlob, which must treat a missing object as done), then every row. Events stay.
-// It is idempotent, so a purge interrupted by a crash finishes when the job is
-// redelivered.
+// (deleteBlob, which must treat a missing object as done), then every row (slots,
+// uploads, page text, evaluations and results go with the submission's). It is
+// idempotent, so a purge interrupted by a crash finishes when the job is redelivered, or
+// enqueued again by the reconciler (OrphanedPurges, RequeuePurge) when it was lost.
+//
+// What stays, by design: the submission's events and their deliveries until event
+// retention removes them (deleteSubmission's description: they stay readable until
+// then), the audit log's entries about it (append-only), and answers stored for its
+// Idempotency-Keys until they expire. A page the console renders after the purge's
+// delete is removed by the console itself or by the orphan sweep.
 func (s *Store) PurgeSubmission(ctx context.Context, id uuid.UUID, deleteBlob, deletePrefix func(ctx context.Context, key string) error) error {
 	r, err := s.queries().SubmissionGetAny(ctx, id)
 	if errors.Is(interpretError(err), ErrNotFound) {
