@@ -3,6 +3,7 @@ package ingest
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"time"
 
 	"github.com/doceval/doceval/pkg/blob"
@@ -27,8 +28,15 @@ const (
 // elsewhere in a shared bucket are not ours to judge.
 const sweptPrefix = "clients/"
 
-// Sweep runs SweepOnce every sweepEvery until ctx is done.
+// Sweep runs SweepOnce every sweepEvery until ctx is done, the first time after a random
+// part of the interval, so replicas started together (a scale-up) do not all list the
+// store at once.
 func (w *Worker) Sweep(ctx context.Context) error {
+	select {
+	case <-ctx.Done():
+		return nil
+	case <-time.After(rand.N(sweepEvery)):
+	}
 	return service.Every(ctx, sweepEvery, func(ctx context.Context) {
 		n, err := w.SweepOnce(ctx, sweepGrace)
 		if err != nil && ctx.Err() == nil {
