@@ -8,6 +8,7 @@ import (
 
 	"github.com/doceval/doceval/pkg/blob"
 	"github.com/doceval/doceval/pkg/service"
+	"github.com/doceval/doceval/pkg/store"
 )
 
 // The orphan sweep removes stored objects no row references: bytes whose upload never
@@ -15,18 +16,15 @@ import (
 // while their upload was being deleted or purged, and objects whose blob-delete or purge
 // job failed to remove them. It runs every sweepEvery on every replica (deletes are
 // idempotent) and spares objects younger than sweepGrace, which may belong to an upload
-// still being received or about to commit.
+// still being received or about to commit (S3 dates a multipart object from the start
+// of its upload; a bounded upload takes far less than the grace). Only keys under
+// store.BlobPrefix are judged: objects elsewhere in a shared bucket are not doceval's.
 const (
 	sweepEvery = time.Hour
 	sweepGrace = time.Hour
 	// sweepBatch is how many listed objects are looked up in the database at once.
 	sweepBatch = 500
 )
-
-// sweptPrefix is the part of the blob store doceval writes: every key under it is named
-// by an upload row (store.SubmissionBlobPrefix, store.RenderedPagesPrefix). Objects
-// elsewhere in a shared bucket are not ours to judge.
-const sweptPrefix = "clients/"
 
 // Sweep runs SweepOnce every sweepEvery until ctx is done, the first time after a random
 // part of the interval, so replicas started together (a scale-up) do not all list the
@@ -45,7 +43,7 @@ func (w *Worker) Sweep(ctx context.Context) error {
 	})
 }
 
-// SweepOnce removes the stored objects under sweptPrefix that no row references and
+// SweepOnce removes the stored objects under store.BlobPrefix that no row references and
 // that were last written more than grace ago. It returns how many it removed.
 func (w *Worker) SweepOnce(ctx context.Context, grace time.Duration) (int, error) {
 	before := w.Store.Now().Add(-grace)
@@ -67,7 +65,7 @@ func (w *Worker) SweepOnce(ctx context.Context, grace time.Duration) (int, error
 		}
 		return nil
 	}
-	err := w.Blobs.List(ctx, sweptPrefix, func(obj blob.Object) error {
+	err := w.Blobs.List(ctx, store.BlobPrefix, func(obj blob.Object) error {
 		if !obj.ModTime.Before(before) {
 			return nil
 		}

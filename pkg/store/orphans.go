@@ -45,11 +45,11 @@ func (s *Store) UnreferencedObjects(ctx context.Context, keys []string) ([]strin
 
 // renderedUpload is the upload a rendered page's key (RenderedPagesPrefix) names.
 func renderedUpload(key string) (uuid.UUID, bool) {
-	parts := strings.Split(key, "/")
-	// clients/{client}/submissions/{submission}/rendered/{upload}/{page}
-	if len(parts) < 7 || parts[0] != "clients" || parts[2] != "submissions" || parts[4] != "rendered" {
+	parts := strings.Split(strings.TrimPrefix(key, BlobPrefix), "/")
+	// {client}/submissions/{submission}/rendered/{upload}/{page} (RenderedPagesPrefix)
+	if !strings.HasPrefix(key, BlobPrefix) || len(parts) < 6 || parts[1] != "submissions" || parts[3] != "rendered" {
 		return uuid.Nil, false
 	}
-	id, err := uuid.Parse(parts[5])
+	id, err := uuid.Parse(parts[4])
 	return id, err == nil
 }

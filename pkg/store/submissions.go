@@ -489,9 +489,13 @@ func (s *Store) PurgeSubmission(ctx context.Context, id uuid.UUID, deleteBlob, d
 	})
 }
 
+// BlobPrefix is where doceval stores objects: every key under it is named by an upload
+// row (its bytes) or derived from one (its rendered pages).
+const BlobPrefix = "clients/"
+
 // SubmissionBlobPrefix is where a submission's files are stored.
 func SubmissionBlobPrefix(client, submission uuid.UUID) string {
-	return fmt.Sprintf("clients/%s/submissions/%s/", client, submission)
+	return fmt.Sprintf("%s%s/submissions/%s/", BlobPrefix, client, submission)
 }
 
 // RenderedPagesPrefix is where the console caches an upload's rendered pages: under its
