@@ -124,6 +124,9 @@ func (p *pageRenderer) render(ctx context.Context, key, blobKey string, n int) (
 	}
 	defer cleanup()
 	png, err := p.parser.RenderPage(ctx, path, n, p.dpi, p.limits)
+	if errors.Is(err, extractor.ErrUnavailable) {
+		return rendered{}, fmt.Errorf("%w: %w", errRenderBusy, err) // try again shortly
+	}
 	if err != nil {
 		return rendered{}, err
 	}
