@@ -279,3 +279,17 @@ func TestRefusals(t *testing.T) {
 		t.Errorf("no URL: %T, want the local parser", p)
 	}
 }
+
+// A free slot is taken at once, even with no queue wait at all.
+func TestFreeSlotWithoutQueueWait(t *testing.T) {
+	t.Parallel()
+	b := setup(t, extractor.ServerConfig{QueueWait: time.Nanosecond})
+	path := writeFile(t, "a.pdf", []byte("%PDF-1.4"))
+	for range 50 {
+		_, err := b.client.File(context.Background(), path, extract.DOCX, extract.Options{})
+		var f *extract.Failure
+		if !errors.As(err, &f) || f.Code != extract.CodeMismatch {
+			t.Fatalf("with a free slot: %v", err)
+		}
+	}
+}

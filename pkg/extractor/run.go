@@ -51,7 +51,7 @@ func Run(ctx context.Context, cfg ServerConfig, log *slog.Logger) error {
 	// No overall read or write timeout: a document's budget is its request's (capped by
 	// MaxTimeout), and the body's read deadline is set once its slot is free.
 	g.Go(func() error {
-		return service.Serve(ctx, &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}, api, cfg.ShutdownTimeout)
+		return service.Serve(ctx, &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}, api, cfg.ShutdownTimeout)
 	})
 	g.Go(func() error {
 		return service.Serve(ctx, &http.Server{Handler: opsMux, ReadHeaderTimeout: 5 * time.Second}, ops, cfg.ShutdownTimeout)

@@ -238,6 +238,13 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, op string, paramE
 
 // acquire takes a parser slot, waiting up to the queue wait.
 func (s *Server) acquire(ctx context.Context) (release func(), ok bool) {
+	release = func() { <-s.slots; s.metrics.inFlight.Dec() }
+	select {
+	case s.slots <- struct{}{}: // a free slot wins over an expired wait
+		s.metrics.inFlight.Inc()
+		return release, true
+	default:
+	}
 	wait := time.NewTimer(s.cfg.QueueWait)
 	defer wait.Stop()
 	s.metrics.queued.Inc()
@@ -245,7 +252,7 @@ func (s *Server) acquire(ctx context.Context) (release func(), ok bool) {
 	select {
 	case s.slots <- struct{}{}:
 		s.metrics.inFlight.Inc()
-		return func() { <-s.slots; s.metrics.inFlight.Dec() }, true
+		return release, true
 	case <-wait.C:
 		return nil, false
 	case <-ctx.Done():
