@@ -19,9 +19,9 @@ import (
 
 // Rendering PDF pages for the viewer: pdftoppm, confined like every document tool (in
 // the extractor service when DOCEVAL_EXTRACTOR_URL names one), at most maxRenders at a
-// time per console process and each within renderTimeout. A
-// rendered page is kept in the blob store under its submission's prefix, so the
-// console's replicas share it and a purge of the submission deletes it.
+// time per console process and each within renderTimeout. A rendered page is kept in
+// the blob store under its submission's prefix, so the console's replicas share it and
+// a purge of the submission deletes it.
 const (
 	maxRenders      = 2
 	renderTimeout   = 45 * time.Second
