@@ -12,7 +12,7 @@ SQLC         := github.com/sqlc-dev/sqlc/cmd/sqlc@v1.31.1
 STATICCHECK  := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 SPECTRAL     := @stoplight/spectral-cli@6.16.3
 
-SERVICES := api ingest evaluator dispatcher admin console devstack
+SERVICES := api ingest evaluator dispatcher admin console extractor devstack
 # The chart's verification is a module of its own (Helm and Kubernetes stay out of the
 # main module and the images); it is vetted and linted with the others.
 MAIN_MODULES := ./... github.com/doceval/doceval/gen/client/... github.com/doceval/doceval/pkg/sdk/...

@@ -30,13 +30,17 @@ type composeFile struct {
 		StopGracePeriod string   `yaml:"stop_grace_period"`
 		Ports           []string `yaml:"ports"`
 		Tmpfs           []string `yaml:"tmpfs"`
+		Networks        []string `yaml:"networks"`
 		Healthcheck     *struct {
 			Test     []string `yaml:"test"`
 			Interval string   `yaml:"interval"`
 			Retries  int      `yaml:"retries"`
 		} `yaml:"healthcheck"`
 	} `yaml:"services"`
-	Volumes map[string]any `yaml:"volumes"`
+	Volumes  map[string]any `yaml:"volumes"`
+	Networks map[string]*struct {
+		Internal bool `yaml:"internal"`
+	} `yaml:"networks"`
 }
 
 // The single-host compose file runs every service from its own image, non-root on a
@@ -98,6 +102,36 @@ func TestCompose(t *testing.T) {
 	for _, v := range []string{"pgdata", "natsdata", "blobs"} {
 		if _, ok := c.Volumes[v]; !ok {
 			t.Errorf("no volume %s", v)
+		}
+	}
+
+	// The extractor: its own image, non-root on a read-only root, without credentials
+	// or the blob volume, on an internal network that only ingest and the console
+	// share, which send it their documents.
+	x := c.Services["extractor"]
+	if x.Build == nil || x.Build.Dockerfile != "deploy/docker/extractor.Dockerfile" || !x.ReadOnly || x.User != "65532:65532" {
+		t.Errorf("extractor: %+v", x)
+	}
+	for k := range x.Environment {
+		if k != "DOCEVAL_PARSER_ISOLATION" {
+			t.Errorf("extractor: environment %s (it gets no settings beyond the parsers' isolation)", k)
+		}
+	}
+	if len(x.Volumes) != 0 || len(x.DependsOn) != 0 {
+		t.Errorf("extractor: volumes %v, depends on %v", x.Volumes, x.DependsOn)
+	}
+	if !slices.Equal(x.Networks, []string{"parsers"}) || c.Networks["parsers"] == nil || !c.Networks["parsers"].Internal {
+		t.Errorf("extractor: networks %v, parsers %+v", x.Networks, c.Networks["parsers"])
+	}
+	for name, svc := range c.Services {
+		onParsers := slices.Contains(svc.Networks, "parsers")
+		if want := name == "ingest" || name == "console" || name == "extractor"; onParsers != want {
+			t.Errorf("%s: on the parsers' network %v, want %v", name, onParsers, want)
+		}
+		if name == "ingest" || name == "console" {
+			if svc.Environment["DOCEVAL_EXTRACTOR_URL"] != "http://extractor:8080" || !slices.Contains(svc.Networks, "default") {
+				t.Errorf("%s: DOCEVAL_EXTRACTOR_URL %q, networks %v", name, svc.Environment["DOCEVAL_EXTRACTOR_URL"], svc.Networks)
+			}
 		}
 	}
 }

@@ -11,21 +11,24 @@ import (
 )
 
 // services are the binaries that ship as images, one Dockerfile each.
-var services = []string{"api", "ingest", "evaluator", "dispatcher", "admin", "console"}
+var services = []string{"api", "ingest", "evaluator", "dispatcher", "admin", "console", "extractor"}
 
 // runtimeBases are the final-stage images we accept: distroless for static binaries,
 // Debian slim where document tools must be installed.
 var runtimeBases = map[string][]string{
-	"ingest":  {"debian:bookworm-slim"},
-	"console": {"debian:bookworm-slim"},
+	"ingest":    {"debian:bookworm-slim"},
+	"console":   {"debian:bookworm-slim"},
+	"extractor": {"debian:bookworm-slim"},
 }
 
 // imagePackages are the Debian packages an image must install: ingest's extraction
-// tools, the console's page renderer; both confine their tools with util-linux's
-// prlimit and unshare (pkg/extract/sandbox.go).
+// tools, the console's page renderer, and both for the extractor service that runs
+// them for ingest and the console where DOCEVAL_EXTRACTOR_URL is set; all confine their
+// tools with util-linux's prlimit and unshare (pkg/extract/sandbox.go).
 var imagePackages = map[string][]string{
-	"ingest":  {"poppler-utils", "tesseract-ocr-deu", "tesseract-ocr-eng", "tesseract-ocr-fra", "tesseract-ocr-spa", "tesseract-ocr-ita", "tesseract-ocr-nld", "tesseract-ocr-por", "tesseract-ocr-pol", "antiword"},
-	"console": {"poppler-utils", "util-linux"},
+	"ingest":    {"poppler-utils", "tesseract-ocr-deu", "tesseract-ocr-eng", "tesseract-ocr-fra", "tesseract-ocr-spa", "tesseract-ocr-ita", "tesseract-ocr-nld", "tesseract-ocr-por", "tesseract-ocr-pol", "antiword"},
+	"console":   {"poppler-utils", "util-linux"},
+	"extractor": {"poppler-utils", "tesseract-ocr-deu", "tesseract-ocr-eng", "tesseract-ocr-fra", "tesseract-ocr-spa", "tesseract-ocr-ita", "tesseract-ocr-nld", "tesseract-ocr-por", "tesseract-ocr-pol", "antiword", "util-linux"},
 }
 
 const distroless = "gcr.io/distroless/static-debian12:nonroot"

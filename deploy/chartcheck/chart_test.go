@@ -132,8 +132,12 @@ func TestProductionValues(t *testing.T) {
 		}
 	}
 
-	if sm := all[*monitoringv1.ServiceMonitor](r); len(sm) != len(services) {
+	if sm := all[*monitoringv1.ServiceMonitor](r); len(sm) != len(services)+1 { // and the extractor's
 		t.Errorf("ServiceMonitors: %d", len(sm))
+	}
+	if sms := component[*monitoringv1.ServiceMonitor](r, "extractor"); len(sms) != 1 || len(sms[0].Spec.Endpoints) != 1 ||
+		sms[0].Spec.Endpoints[0].Port != "metrics" || sms[0].Spec.Endpoints[0].Path != "/metrics" {
+		t.Errorf("extractor: ServiceMonitor %+v", sms)
 	}
 	for _, svc := range services {
 		sms := component[*monitoringv1.ServiceMonitor](r, svc)

@@ -41,6 +41,7 @@ var (
 		"ingest": {
 			"DOCEVAL_INGEST_MAX_PAGES", "DOCEVAL_INGEST_MAX_OCR_PAGES", "DOCEVAL_TOOL_MAX_MEMORY", "DOCEVAL_INGEST_FILE_TIMEOUT", "DOCEVAL_INGEST_CONCURRENCY", "DOCEVAL_INGEST_CLIENT_CONCURRENCY",
 			"DOCEVAL_INGEST_MAX_ATTEMPTS", "DOCEVAL_OCR_LANGUAGES", "DOCEVAL_INGEST_ACK_WAIT", "DOCEVAL_INGEST_TEMP_DIR",
+			"DOCEVAL_EXTRACTOR_URL", // extractor.Config (pkg/extractor/parser.go)
 			"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY",
 		},
 		// evaluator.Config (pkg/evaluator/evaluator.go) and engine.LLMConfig
@@ -65,9 +66,20 @@ var (
 			"DOCEVAL_CONSOLE_SESSION_IDLE", "DOCEVAL_CONSOLE_SESSION_MAX", "DOCEVAL_CONSOLE_LOGIN_MAX_FAILURES",
 			"DOCEVAL_CONSOLE_LOGIN_WINDOW", "DOCEVAL_CONSOLE_TRUSTED_PROXIES", "DOCEVAL_CONSOLE_OIDC_ISSUER", "DOCEVAL_CONSOLE_OIDC_CLIENT_ID",
 			"DOCEVAL_CONSOLE_OIDC_CLIENT_SECRET", "DOCEVAL_CONSOLE_OIDC_SCOPES", "DOCEVAL_CONSOLE_OIDC_BUTTON",
-			"DOCEVAL_CONSOLE_RENDER_DPI", "DOCEVAL_TOOL_MAX_MEMORY",
+			"DOCEVAL_CONSOLE_RENDER_DPI", "DOCEVAL_TOOL_MAX_MEMORY", "DOCEVAL_EXTRACTOR_URL",
 			"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY",
 		},
+	}
+
+	// extractor.ServerConfig (pkg/extractor/server.go): the extractor, which reads no
+	// config.Common (it connects to nothing), and pkg/extract's setting of the
+	// parsers' sandbox, which the chart sets to unconfined there: the pod is the
+	// boundary.
+	extractorEnv = []string{
+		"DOCEVAL_HTTP_ADDR", "DOCEVAL_OPS_ADDR", "DOCEVAL_LOG_LEVEL", "DOCEVAL_SHUTDOWN_TIMEOUT",
+		"DOCEVAL_EXTRACTOR_MAX_BODY_BYTES", "DOCEVAL_EXTRACTOR_CONCURRENCY", "DOCEVAL_EXTRACTOR_QUEUE_WAIT",
+		"DOCEVAL_EXTRACTOR_MAX_TIMEOUT", "DOCEVAL_TOOL_MAX_MEMORY", "DOCEVAL_EXTRACTOR_TEMP_DIR",
+		"DOCEVAL_PARSER_ISOLATION",
 	}
 
 	// OpenTelemetry (pkg/tracing, the OpenTelemetry SDK): every service, once an
@@ -224,6 +236,9 @@ func TestEnvListComplete(t *testing.T) {
 		for _, v := range wantEnv(svc) {
 			known[v] = true
 		}
+	}
+	for _, v := range extractorEnv {
+		known[v] = true
 	}
 	found := 0
 	for _, dir := range []string{"../../pkg", "../../services"} {

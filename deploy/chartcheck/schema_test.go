@@ -25,6 +25,12 @@ func TestSchemaRejectsBadValues(t *testing.T) {
 		"a public URL without scheme":  {set("console.publicURL=console.example.com"), "publicURL"},
 		"OIDC scopes without openid":   {set("console.oidc.scopes=email profile"), "scopes"},
 		"a misspelt console key":       {set("console.ingres.enabled=true"), "ingres"},
+		// The extractor takes no extra env, envFrom or volumes: nothing may hand it a
+		// credential.
+		"env for the extractor":     {map[string]any{"extractor": map[string]any{"env": []any{map[string]any{"name": "DATABASE_URL", "value": "x"}}}}, "env"},
+		"envFrom for the extractor": {map[string]any{"extractor": map[string]any{"envFrom": []any{map[string]any{"secretRef": map[string]any{"name": "doceval"}}}}}, "envFrom"},
+		"no extractor slots":        {set("extractor.config.concurrency=0"), "concurrency"},
+		"a queue wait without unit": {set("extractor.config.queueWait=30"), "queueWait"},
 	} {
 		_, err := render(t, overlay(defaults(), tc.vals))
 		if err == nil || !strings.Contains(err.Error(), "schema") || !strings.Contains(err.Error(), tc.want) {

@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/doceval/doceval/pkg/blob"
+	"github.com/doceval/doceval/pkg/extractor"
 	"github.com/doceval/doceval/pkg/store"
 )
 
@@ -57,6 +58,12 @@ func New(d Deps) (http.Handler, error) {
 	}
 	a.renderer = newPageRenderer(d.Blobs, d.Settings)
 	a.renderer.st = d.Store
+	if a.renderer.parser, err = extractor.New(d.Settings.Extractor); err != nil {
+		return nil, err
+	}
+	if d.Log != nil {
+		d.Log.Info("page renderer", "parser", a.renderer.parser.Describe())
+	}
 	mux := http.NewServeMux()
 	if d.Ops != nil {
 		mux.Handle("GET /healthz", d.Ops)

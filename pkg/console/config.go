@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/doceval/doceval/pkg/config"
+	"github.com/doceval/doceval/pkg/extractor"
 )
 
 // Config is the console service's configuration.
@@ -48,4 +49,6 @@ type Settings struct {
 	RenderDPI int `env:"DOCEVAL_CONSOLE_RENDER_DPI" envDefault:"110"`
 	// ToolMaxMemory bounds the address space of the page renderer (pdftoppm).
 	ToolMaxMemory int64 `env:"DOCEVAL_TOOL_MAX_MEMORY" envDefault:"2147483648"`
+	// Extractor is where pages are rendered: the extractor service, or this process.
+	Extractor extractor.Config
 }

@@ -14,13 +14,15 @@ import (
 	"github.com/doceval/doceval/pkg/apierr"
 	"github.com/doceval/doceval/pkg/blob"
 	"github.com/doceval/doceval/pkg/extract"
+	"github.com/doceval/doceval/pkg/extractor"
 	"github.com/doceval/doceval/pkg/store"
 )
 
-// Rendering PDF pages for the viewer: pdftoppm, confined like every document tool, at
-// most maxRenders at a time per console process and each within renderTimeout. A
-// rendered page is kept in the blob store under its submission's prefix, so the
-// console's replicas share it and a purge of the submission deletes it.
+// Rendering PDF pages for the viewer: pdftoppm, confined like every document tool (in
+// the extractor service when DOCEVAL_EXTRACTOR_URL names one), at most maxRenders at a
+// time per console process and each within renderTimeout. A rendered page is kept in
+// the blob store under its submission's prefix, so the console's replicas share it and
+// a purge of the submission deletes it.
 const (
 	maxRenders      = 2
 	renderTimeout   = 45 * time.Second
@@ -34,6 +36,7 @@ var errRenderBusy = errors.New("page renderer busy")
 // pageRenderer renders upload pages as images for the document viewer.
 type pageRenderer struct {
 	blobs  *blob.Store
+	parser extractor.Parser // where pdftoppm runs
 	dpi    int
 	limits extract.Limits
 	slots  chan struct{}
@@ -53,7 +56,7 @@ func newPageRenderer(blobs *blob.Store, settings Settings) *pageRenderer {
 		dpi = defaultViewDPI
 	}
 	return &pageRenderer{
-		blobs: blobs, dpi: min(dpi, 600), limits: extract.Limits{MaxMemory: settings.ToolMaxMemory},
+		blobs: blobs, parser: extractor.Local{}, dpi: min(dpi, 600), limits: extract.Limits{MaxMemory: settings.ToolMaxMemory},
 		slots: make(chan struct{}, maxRenders), timeout: renderTimeout,
 	}
 }
@@ -162,7 +165,10 @@ func (p *pageRenderer) render(ctx context.Context, key, blobKey string, n int) (
 		return rendered{}, err
 	}
 	defer cleanup()
-	png, err := extract.RenderPage(ctx, path, n, p.dpi, p.limits)
+	png, err := p.parser.RenderPage(ctx, path, n, p.dpi, p.limits)
+	if errors.Is(err, extractor.ErrUnavailable) {
+		return rendered{}, fmt.Errorf("%w: %w", errRenderBusy, err) // try again shortly
+	}
 	if err != nil {
 		return rendered{}, err
 	}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/doceval/doceval/pkg/blob"
 	"github.com/doceval/doceval/pkg/extract"
+	"github.com/doceval/doceval/pkg/extractor"
 	"github.com/doceval/doceval/pkg/messaging"
 	"github.com/doceval/doceval/pkg/service"
 	"github.com/doceval/doceval/pkg/store"
@@ -48,6 +49,8 @@ type Config struct {
 	// replica (a worker killed mid-file); default FileTimeout plus a minute.
 	AckWait time.Duration `env:"DOCEVAL_INGEST_ACK_WAIT"`
 	TempDir string        `env:"DOCEVAL_INGEST_TEMP_DIR"`
+	// Extractor is where documents are parsed: the extractor service, or this process.
+	Extractor extractor.Config
 }
 
 func (c Config) ackWait() time.Duration {
@@ -64,6 +67,9 @@ type Worker struct {
 	Log     *slog.Logger
 	Cfg     Config
 	Metrics *Metrics // nil: not measured
+	// Parser runs the document tools: in this process (nil, extractor.Local) or in the
+	// extractor service.
+	Parser extractor.Parser
 
 	fair messaging.ClientLimit // per-client share of the slots (Config.ClientConcurrency)
 }
@@ -79,8 +85,12 @@ func Tasks(cfg Config, log *slog.Logger) []service.Task {
 		if err != nil {
 			return built{err: err}
 		}
-		log.Info("document tools confined", "network_isolation", extract.Isolation(), "max_memory_bytes", cfg.ToolMaxMemory)
-		return built{w: &Worker{Store: rt.Store, Blobs: blobs, Log: log, Cfg: cfg, Metrics: NewMetrics(rt.Registry, rt.Store)}}
+		parser, err := extractor.New(cfg.Extractor)
+		if err != nil {
+			return built{err: err}
+		}
+		log.Info("documents parsed", "parser", parser.Describe(), "max_memory_bytes", cfg.ToolMaxMemory)
+		return built{w: &Worker{Store: rt.Store, Blobs: blobs, Log: log, Cfg: cfg, Metrics: NewMetrics(rt.Registry, rt.Store), Parser: parser}}
 	})
 	task := func(run func(ctx context.Context, rt *service.Runtime, w *Worker) error) service.Task {
 		return func(ctx context.Context, rt *service.Runtime) error {
@@ -164,6 +174,12 @@ func (w *Worker) process(ctx context.Context, job messaging.IngestJob, heartbeat
 	}
 	defer os.Remove(path)
 	heartbeat()
+	// An extractor service that is down is an outage like the database's: the delivery
+	// is retried without counting against the file.
+	parser := w.parser()
+	if err := parser.Ready(ctx); err != nil {
+		return outcomeRetry, err
+	}
 	// From here on the attempt counts: the file itself may be what kills the worker.
 	attempts, err := w.Store.BeginIngestAttempt(ctx, u.ID)
 	switch {
@@ -178,7 +194,7 @@ func (w *Worker) process(ctx context.Context, job messaging.IngestJob, heartbeat
 		}))
 	}
 
-	res, err := extract.File(ctx, path, u.ContentType, extract.Options{
+	res, err := parser.File(ctx, path, u.ContentType, extract.Options{
 		MaxPages: w.Cfg.MaxPages, MaxOCRPages: w.Cfg.MaxOCRPages, Timeout: w.Cfg.FileTimeout, Languages: w.Cfg.Languages,
 		TempDir: w.Cfg.TempDir, Limits: extract.Limits{MaxMemory: w.Cfg.ToolMaxMemory},
 	})
@@ -203,6 +219,13 @@ func (w *Worker) process(ctx context.Context, job messaging.IngestJob, heartbeat
 	}
 	w.Metrics.countPages(res.Pages)
 	return outcomeReady, nil
+}
+
+func (w *Worker) parser() extractor.Parser {
+	if w.Parser == nil {
+		return extractor.Local{}
+	}
+	return w.Parser
 }
 
 // settled is the outcome of recording an upload's end: the intended one, or retry when

@@ -129,10 +129,12 @@ else the ops port. */}}
 {{- end }}
 
 {{/* The longest unit of work a service finishes after SIGTERM before it exits: a file
-(ingest), an evaluation (evaluator), a webhook attempt (dispatcher). */}}
+(ingest, and the extractor parsing it for ingest), an evaluation (evaluator), a webhook
+attempt (dispatcher). */}}
 {{- define "doceval.workSeconds" -}}
 {{- $v := index .root.Values .svc }}
 {{- if eq .svc "ingest" }}{{ int64 $v.config.fileTimeoutSeconds }}
+{{- else if eq .svc "extractor" }}{{ int64 .root.Values.ingest.config.fileTimeoutSeconds }}
 {{- else if eq .svc "evaluator" }}{{ int64 $v.config.evaluationTimeoutSeconds }}
 {{- else if eq .svc "dispatcher" }}{{ int64 $v.config.webhookTimeoutSeconds }}
 {{- else }}0{{ end }}
@@ -244,6 +246,7 @@ DOCEVAL_OCR_LANGUAGES: {{ $c.ocrLanguages | quote }}
 DOCEVAL_INGEST_ACK_WAIT: {{ . | quote }}
 {{- end }}
 DOCEVAL_INGEST_TEMP_DIR: "/tmp"
+{{- include "doceval.extractorURL" .root }}
 {{- else if eq .svc "evaluator" }}
 DOCEVAL_EVALUATOR_CONCURRENCY: {{ int64 $c.concurrency | quote }}
 DOCEVAL_EVALUATOR_CLIENT_CONCURRENCY: {{ int64 $c.clientConcurrency | quote }}
@@ -295,6 +298,7 @@ DOCEVAL_CONSOLE_OIDC_SCOPES: {{ $v.oidc.scopes | quote }}
 DOCEVAL_CONSOLE_OIDC_BUTTON: {{ $v.oidc.button | quote }}
 DOCEVAL_CONSOLE_RENDER_DPI: {{ int64 $c.renderDPI | quote }}
 DOCEVAL_TOOL_MAX_MEMORY: {{ int64 $c.toolMaxMemoryBytes | quote }}
+{{- include "doceval.extractorURL" .root }}
 {{- end }}
 {{- with $r.otel.endpoint }}
 OTEL_EXPORTER_OTLP_ENDPOINT: {{ . | quote }}
@@ -361,6 +365,15 @@ service's extra env, which wins. */}}
 {{- end }}
 {{- with $v.env }}
 {{ toYaml . }}
+{{- end }}
+{{- end }}
+
+{{/* DOCEVAL_EXTRACTOR_URL for ingest and the console, as a ConfigMap line: the extractor's
+Service when extractor.enabled (they then parse there), else nothing (they parse in
+their own pods). */}}
+{{- define "doceval.extractorURL" -}}
+{{- if .Values.extractor.enabled }}
+DOCEVAL_EXTRACTOR_URL: {{ printf "http://%s:%d" (include "doceval.componentName" (dict "root" . "svc" "extractor")) (int64 .Values.extractor.service.port) | quote }}
 {{- end }}
 {{- end }}
 

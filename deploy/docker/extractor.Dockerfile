@@ -1,0 +1,38 @@
+# doceval-extractor: a static Go binary next to the document tools it runs for ingest
+# and the console (poppler's pdftotext/pdfinfo/pdftoppm, tesseract with the OCR
+# languages of the ingest image, antiword; util-linux's prlimit bounds them), as a
+# non-root user. It is given no credentials: the pod, fenced by its NetworkPolicy, is the
+# parsers' boundary. Build from the repository root:
+# docker build -f deploy/docker/extractor.Dockerfile --build-arg VERSION=1.0.0 .
+FROM golang:1.26-bookworm AS build
+ARG VERSION=dev
+WORKDIR /src
+# The main module requires the client and SDK modules at their release version: the
+# image builds all three from this tree, in the workspace images.work (the repository's
+# go.work also holds the chart-verification module, whose Helm and Kubernetes
+# dependencies no image needs).
+ENV GOWORK=/src/deploy/docker/images.work
+COPY go.mod go.sum ./
+COPY gen/client/go.mod gen/client/go.sum gen/client/
+COPY pkg/sdk/go.mod pkg/sdk/go.sum pkg/sdk/
+COPY deploy/docker/images.work deploy/docker/
+# In a workspace, go mod download fetches the whole build list, the dependencies' own
+# test dependencies included: only the modules the main module requires.
+RUN go mod download $(awk '/^require \(/ {r = 1; next} /^\)/ {r = 0} r && $1 !~ /doceval/ {print $1} /^require [^(]/ && $2 !~ /doceval/ {print $2}' go.mod)
+COPY . .
+RUN CGO_ENABLED=0 go build -trimpath \
+    -ldflags "-s -w -X github.com/doceval/doceval/pkg/service.Version=${VERSION}" \
+    -o /out/doceval-extractor ./services/extractor
+
+FROM debian:bookworm-slim
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends poppler-utils fonts-liberation2 tesseract-ocr tesseract-ocr-deu tesseract-ocr-eng tesseract-ocr-fra tesseract-ocr-spa tesseract-ocr-ita tesseract-ocr-nld tesseract-ocr-por tesseract-ocr-pol tesseract-ocr-osd antiword util-linux \
+ && rm -rf /var/lib/apt/lists/* \
+ && groupadd --gid 65532 doceval && useradd --uid 65532 --gid 65532 --no-create-home --shell /usr/sbin/nologin doceval
+COPY --from=build /out/doceval-extractor /usr/local/bin/doceval-extractor
+# Each request gets a private directory under /tmp: mount an emptyDir there with a
+# read-only root. One OpenMP thread per tesseract: the service parses several documents
+# at once (DOCEVAL_EXTRACTOR_CONCURRENCY).
+ENV DOCEVAL_EXTRACTOR_TEMP_DIR=/tmp OMP_THREAD_LIMIT=1
+USER 65532:65532
+ENTRYPOINT ["/usr/local/bin/doceval-extractor"]
