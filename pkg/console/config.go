@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/doceval/doceval/pkg/config"
+	"github.com/doceval/doceval/pkg/extract"
 )
 
 // Config is the console service's configuration.
@@ -48,4 +49,8 @@ type Settings struct {
 	RenderDPI int `env:"DOCEVAL_CONSOLE_RENDER_DPI" envDefault:"110"`
 	// ToolMaxMemory bounds the address space of the page renderer (pdftoppm).
 	ToolMaxMemory int64 `env:"DOCEVAL_TOOL_MAX_MEMORY" envDefault:"2147483648"`
+	// ParserIsolation is where the page renderer runs: "sandbox" (bubblewrap; the
+	// console refuses to start where it cannot be made) or "unconfined" (development,
+	// or where something else confines it). See extract.Limits.
+	ParserIsolation extract.Confinement `env:"DOCEVAL_PARSER_ISOLATION" envDefault:"sandbox"`
 }

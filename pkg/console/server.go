@@ -46,8 +46,16 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger) error {
 }
 
 // RunOn serves the console on ln, with an outbox relay for the events decisions emit,
-// and removes expired sessions every few minutes.
+// and removes expired sessions every few minutes. It refuses to start where the page
+// renderer cannot be confined as ParserIsolation says.
 func RunOn(ctx context.Context, cfg Config, log *slog.Logger, ln net.Listener) error {
+	// The document viewer renders partners' PDFs: never unconfined unless asked.
+	how, err := cfg.ParserIsolation.Check(ctx, "")
+	if err != nil {
+		ln.Close()
+		return fmt.Errorf("console: page rendering: %w", err)
+	}
+	log.Info("document tools", "confinement", how)
 	rt, err := service.Start(ctx, "console", cfg.Common, log, service.OutboxOnly())
 	if err != nil {
 		ln.Close()

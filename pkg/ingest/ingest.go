@@ -48,6 +48,21 @@ type Config struct {
 	// replica (a worker killed mid-file); default FileTimeout plus a minute.
 	AckWait time.Duration `env:"DOCEVAL_INGEST_ACK_WAIT"`
 	TempDir string        `env:"DOCEVAL_INGEST_TEMP_DIR"`
+	// ParserIsolation is where the document tools run: "sandbox" (bubblewrap; the
+	// service refuses to start where it cannot be made) or "unconfined" (development,
+	// or where something else confines the tools). See extract.Limits.
+	ParserIsolation extract.Confinement `env:"DOCEVAL_PARSER_ISOLATION" envDefault:"sandbox"`
+}
+
+// CheckParsers makes sure the document tools can run as ParserIsolation says, and
+// describes how they run; the service must not start on an error (a sandbox that
+// cannot be made where "unconfined" was not asked for).
+func (c Config) CheckParsers(ctx context.Context) (string, error) {
+	how, err := c.ParserIsolation.Check(ctx, c.TempDir)
+	if err != nil {
+		return "", fmt.Errorf("ingest: %w", err)
+	}
+	return how, nil
 }
 
 func (c Config) ackWait() time.Duration {
@@ -79,7 +94,6 @@ func Tasks(cfg Config, log *slog.Logger) []service.Task {
 		if err != nil {
 			return built{err: err}
 		}
-		log.Info("document tools confined", "network_isolation", extract.Isolation(), "max_memory_bytes", cfg.ToolMaxMemory)
 		return built{w: &Worker{Store: rt.Store, Blobs: blobs, Log: log, Cfg: cfg, Metrics: NewMetrics(rt.Registry)}}
 	})
 	task := func(run func(ctx context.Context, rt *service.Runtime, w *Worker) error) service.Task {
@@ -179,7 +193,7 @@ func (w *Worker) process(ctx context.Context, job messaging.IngestJob, heartbeat
 
 	res, err := extract.File(ctx, path, u.ContentType, extract.Options{
 		MaxPages: w.Cfg.MaxPages, MaxOCRPages: w.Cfg.MaxOCRPages, Timeout: w.Cfg.FileTimeout, Languages: w.Cfg.Languages,
-		TempDir: w.Cfg.TempDir, Limits: extract.Limits{MaxMemory: w.Cfg.ToolMaxMemory},
+		TempDir: w.Cfg.TempDir, Limits: extract.Limits{MaxMemory: w.Cfg.ToolMaxMemory, Confinement: w.Cfg.ParserIsolation},
 	})
 	var failure *extract.Failure
 	switch {
