@@ -28,6 +28,11 @@ func sandboxCredential() *syscall.Credential {
 	return &syscall.Credential{Uid: sandboxUID, Gid: sandboxUID, Groups: []uint32{}}
 }
 
+// maxSandboxTmp bounds a sandbox's /tmp, which is memory outside its address-space
+// limit: the tools write their results to standard output, and nothing large to /tmp
+// (fontconfig's cache at most).
+const maxSandboxTmp = 64 << 20
+
 // systemFiles are what the tools read besides /usr: the dynamic linker's cache,
 // fontconfig's settings and cache (without the cache every run would scan the fonts),
 // the time zone (pdfinfo's dates) and Debian's alternatives links. Missing ones are
@@ -41,7 +46,7 @@ var rootDirs = []string{"bin", "sbin", "lib", "lib32", "lib64", "libx32"}
 // bwrapArgs is bubblewrap's command line for running inner (prlimit and the tool at
 // path tool) in job j with the environment env and nothing else. The job's directory
 // appears read-only at its own path, so the paths of its files need no translation;
-// /tmp, as large as the largest file the tool may write, is the only writable place.
+// /tmp, in memory and at most maxSandboxTmp, is the only writable place.
 func bwrapArgs(j *job, lim Limits, tool string, env, inner []string) []string {
 	a := []string{
 		"--unshare-all", "--unshare-user", "--disable-userns",
@@ -73,7 +78,7 @@ func bwrapArgs(j *job, lim Limits, tool string, env, inner []string) []string {
 		a = append(a, "--ro-bind-try", td, td)
 	}
 	a = append(a, "--proc", "/proc", "--dev", "/dev",
-		"--size", strconv.FormatInt(lim.MaxFileSize, 10), "--tmpfs", "/tmp",
+		"--size", strconv.FormatInt(min(lim.MaxFileSize, maxSandboxTmp), 10), "--tmpfs", "/tmp",
 		"--ro-bind", j.dir, j.dir, "--chdir", j.dir)
 	if !inSystem(tool) {
 		// A program outside the system's directories (a static build, a test's
