@@ -43,6 +43,26 @@ var systemFiles = []string{"/etc/ld.so.cache", "/etc/fonts", "/etc/localtime", "
 // into /usr on a merged-/usr system, bound read-only where they are directories.
 var rootDirs = []string{"bin", "sbin", "lib", "lib32", "lib64", "libx32"}
 
+// sandboxArgv is the command line that runs name with args in a sandbox in job j, with
+// the environment env: bwrap, then prlimit with limits and the process limit, then the
+// tool.
+func sandboxArgv(j *job, lim Limits, env, limits []string, name string, args []string) ([]string, error) {
+	if _, err := exec.LookPath(bwrap); err != nil {
+		return nil, fmt.Errorf("%s: no sandbox: %w", name, err)
+	}
+	tool, err := toolPath(name)
+	if err != nil {
+		return nil, err
+	}
+	prlimit, err := toolPath("prlimit")
+	if err != nil {
+		return nil, err
+	}
+	inner := append([]string{prlimit}, limits...)
+	inner = append(inner, "--nproc="+strconv.Itoa(lim.MaxProcesses), "--", tool)
+	return append([]string{bwrap}, bwrapArgs(j, lim, tool, env, append(inner, args...))...), nil
+}
+
 // bwrapArgs is bubblewrap's command line for running inner (prlimit and the tool at
 // path tool) in job j with the environment env and nothing else. The job's directory
 // appears read-only at its own path, so the paths of its files need no translation;

@@ -24,16 +24,15 @@ import (
 // never DATABASE_URL, keys or cloud credentials. The tools hand back what they make
 // on standard output: one that could write to the job's directory could plant a link
 // there that this process, often root, would follow when it writes the next file.
-// Inside the sandbox prlimit(1) bounds the address space
-// (MaxMemory), CPU time (the file's timeout), the size of any file written
-// (MaxFileSize), open files, processes and threads (MaxProcesses), and turns core
-// dumps off. A sandbox that cannot be made fails the run; it never falls back.
+// Inside the sandbox prlimit(1) bounds the address space (MaxMemory), CPU time (the
+// file's timeout), the size of any file written (MaxFileSize), open files, processes
+// and threads (MaxProcesses), and turns core dumps off. A sandbox that cannot be made
+// fails the run; it never falls back.
 //
 // Under Unconfined the tools run as this process's user with the same environment
 // (HOME and TMPDIR in the job's directory) and resource limits but for the process
-// count, nothing more: for a
-// developer's machine without user namespaces, or the extractor service's pod, which
-// Kubernetes confines instead.
+// count, nothing more: for a developer's machine without user namespaces, or the
+// extractor service's pod, which Kubernetes confines instead.
 type Limits struct {
 	MaxMemory    int64 // bytes of address space (default 2 GiB)
 	MaxFileSize  int64 // bytes of any one file written (default 512 MiB)
@@ -95,7 +94,7 @@ func (c Confinement) Check(ctx context.Context, tempDir string) (string, error) 
 		}
 		return "", fmt.Errorf("document tools cannot be sandboxed on this machine: %w%s; install bubblewrap (apt-get install bubblewrap) where unprivileged user namespaces are allowed, or set DOCEVAL_PARSER_ISOLATION=unconfined where something else confines the tools (a developer's machine, the extractor's pod)", err, hint)
 	}
-	return fmt.Sprintf("bubblewrap sandbox: own user, pid, network, ipc, uts and cgroup namespaces, uid %d without capabilities, read-only system, private job directory, at most %d processes, no core dumps", sandboxUID, Limits{}.withDefaults().MaxProcesses), nil
+	return fmt.Sprintf("bubblewrap sandbox: own user, pid, network, ipc, uts and cgroup namespaces, uid %d without capabilities, read-only system and job directory, private /tmp, at most %d processes, no core dumps", sandboxUID, Limits{}.withDefaults().MaxProcesses), nil
 }
 
 func orSystemTemp(dir string) string {
@@ -159,23 +158,11 @@ func sandboxed(ctx context.Context, opt Options, name string, args ...string) (*
 	attr := &syscall.SysProcAttr{Setpgid: true} // the run is one process group, killed as a whole
 	var argv []string
 	if lim.Confinement.sandboxed() {
-		if _, err := exec.LookPath(bwrap); err != nil {
-			cleanup()
-			return nil, nil, fmt.Errorf("%s: no sandbox: %w", name, err)
-		}
-		tool, err := toolPath(name)
-		if err != nil {
+		var err error
+		if argv, err = sandboxArgv(j, lim, env, limits, name, args); err != nil {
 			cleanup()
 			return nil, nil, err
 		}
-		prlimit, err := toolPath("prlimit")
-		if err != nil {
-			cleanup()
-			return nil, nil, err
-		}
-		inner := append([]string{prlimit}, limits...)
-		inner = append(inner, "--nproc="+strconv.Itoa(lim.MaxProcesses), "--", tool)
-		argv = append([]string{bwrap}, bwrapArgs(j, lim, tool, env, append(inner, args...))...)
 		attr.Credential = sandboxCredential()
 	} else {
 		// RLIMIT_NPROC counts every process of the user, and root is exempt: outside a
@@ -183,8 +170,7 @@ func sandboxed(ctx context.Context, opt Options, name string, args ...string) (*
 		if _, err := exec.LookPath("prlimit"); err == nil {
 			argv = append(append([]string{"prlimit"}, limits...), "--")
 		}
-		argv = append(argv, name)
-		argv = append(argv, args...)
+		argv = append(append(argv, name), args...)
 	}
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Env = env
