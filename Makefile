@@ -130,12 +130,13 @@ spec-lint:
 OCR_LANGS := deu eng fra spa ita nld por pol
 
 # gcc: the race detector and sqlc's parser need cgo. poppler-utils, tesseract (with
-# OCR_LANGS) and antiword: the ingest service's text extraction; qpdf: its tests;
-# curl and chromium: the quickstart's and the console's browser tests.
+# OCR_LANGS) and antiword: the ingest service's text extraction, run in bubblewrap's
+# sandbox (bwrap; DOCEVAL_PARSER_ISOLATION); qpdf: its tests; curl and chromium: the
+# quickstart's and the console's browser tests.
 tools:
 	@command -v gcc >/dev/null || $(MAKE) --no-print-directory apt PKGS="gcc libc6-dev"
 	@missing=""; \
-	for t in pdftotext:poppler-utils pdfinfo:poppler-utils pdftoppm:poppler-utils tesseract:tesseract-ocr antiword:antiword qpdf:qpdf curl:curl \
+	for t in pdftotext:poppler-utils pdfinfo:poppler-utils pdftoppm:poppler-utils tesseract:tesseract-ocr antiword:antiword bwrap:bubblewrap qpdf:qpdf curl:curl \
 			chromium:chromium; do \
 		command -v $${t%%:*} >/dev/null || missing="$$missing $${t#*:}"; done; \
 	if command -v tesseract >/dev/null; then \

@@ -1,6 +1,6 @@
 # doceval-console: the staff web console, a static Go binary next to the page renderer it
 # runs (poppler's pdftoppm, with metric-compatible fonts for PDFs that do not embed
-# theirs) and util-linux's prlimit and unshare that confine it, as a non-root user.
+# theirs) and util-linux's prlimit that bounds it, as a non-root user.
 # Build from the repository root:
 # docker build -f deploy/docker/console.Dockerfile --build-arg VERSION=1.0.0 .
 FROM golang:1.26-bookworm AS build

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/doceval/doceval/pkg/config"
+	"github.com/doceval/doceval/pkg/extract"
 	"github.com/doceval/doceval/pkg/extractor"
 )
 
@@ -51,4 +52,8 @@ type Settings struct {
 	ToolMaxMemory int64 `env:"DOCEVAL_TOOL_MAX_MEMORY" envDefault:"2147483648"`
 	// Extractor is where pages are rendered: the extractor service, or this process.
 	Extractor extractor.Config
+	// ParserIsolation is where the page renderer runs: "sandbox" (bubblewrap; the
+	// console refuses to start where it cannot be made) or "unconfined" (development,
+	// or where something else confines it). See extract.Limits.
+	ParserIsolation extract.Confinement `env:"DOCEVAL_PARSER_ISOLATION" envDefault:"sandbox"`
 }

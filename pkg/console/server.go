@@ -18,6 +18,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/doceval/doceval/pkg/blob"
+	"github.com/doceval/doceval/pkg/extractor"
 	"github.com/doceval/doceval/pkg/service"
 	"github.com/doceval/doceval/pkg/store"
 )
@@ -46,8 +47,16 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger) error {
 }
 
 // RunOn serves the console on ln, with an outbox relay for the events decisions emit,
-// and removes expired sessions every few minutes.
+// and removes expired sessions every few minutes. It refuses to start where the page
+// renderer cannot be confined as ParserIsolation says (and renders through no extractor).
 func RunOn(ctx context.Context, cfg Config, log *slog.Logger, ln net.Listener) error {
+	// The document viewer renders partners' PDFs: never unconfined unless asked.
+	how, err := extractor.CheckConfined(ctx, cfg.Extractor, cfg.ParserIsolation, "")
+	if err != nil {
+		ln.Close()
+		return fmt.Errorf("console: page rendering: %w", err)
+	}
+	log.Info("document tools", "confinement", how)
 	rt, err := service.Start(ctx, "console", cfg.Common, log, service.OutboxOnly())
 	if err != nil {
 		ln.Close()

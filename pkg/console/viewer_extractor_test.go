@@ -27,7 +27,7 @@ func TestViewerRendersThroughExtractor(t *testing.T) {
 	needPoppler(t)
 	reg := prometheus.NewRegistry()
 	srv := httptest.NewServer(extractor.NewServer(extractor.ServerConfig{
-		MaxBodyBytes: 10 << 20, Concurrency: 1, QueueWait: time.Second, MaxTimeout: time.Minute, ToolMaxMemory: 1 << 30, TempDir: t.TempDir(),
+		MaxBodyBytes: 10 << 20, Concurrency: 1, QueueWait: time.Second, MaxTimeout: time.Minute, ToolMaxMemory: 1 << 30,
 	}, slog.New(slog.DiscardHandler), reg).Handler())
 	defer srv.Close()
 	b := setup(t, func(d *console.Deps) { d.Settings.Extractor.URL = srv.URL })

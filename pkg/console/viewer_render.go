@@ -56,7 +56,7 @@ func newPageRenderer(blobs *blob.Store, settings Settings) *pageRenderer {
 		dpi = defaultViewDPI
 	}
 	return &pageRenderer{
-		blobs: blobs, parser: extractor.Local{}, dpi: min(dpi, 600), limits: extract.Limits{MaxMemory: settings.ToolMaxMemory},
+		blobs: blobs, parser: extractor.Local{}, dpi: min(dpi, 600), limits: extract.Limits{MaxMemory: settings.ToolMaxMemory, Confinement: settings.ParserIsolation},
 		slots: make(chan struct{}, maxRenders), timeout: renderTimeout,
 	}
 }

@@ -55,6 +55,17 @@ type devClient struct {
 // Run starts the whole stack and blocks until ctx is done. State lives in DataDir, so a
 // second run reuses the database, the streams and the dev key.
 func Run(ctx context.Context, o RunOptions) error {
+	// The document tools (ingest, the console's viewer) must be confinable as
+	// DOCEVAL_PARSER_ISOLATION says before anything starts.
+	ingestCfg, err := config.Load[ingest.Config]()
+	if err != nil {
+		return err
+	}
+	how, err := ingestCfg.CheckParsers(ctx)
+	if err != nil {
+		return err
+	}
+	o.Log.Info("document tools", "confinement", how)
 	if err := os.MkdirAll(o.DataDir, 0o755); err != nil {
 		return err
 	}
@@ -160,10 +171,6 @@ func Run(ctx context.Context, o RunOptions) error {
 	g.Go(func() error {
 		return console.RunOn(ctx, console.Config{Common: consoleCommon, Settings: consoleSettings}, log.With("service", "console"), consoleLn)
 	})
-	ingestCfg, err := config.Load[ingest.Config]()
-	if err != nil {
-		return err
-	}
 	g.Go(func() error {
 		l := log.With("service", "ingest")
 		return service.RunWorker(ctx, "ingest", common, l, ingest.Tasks(ingestCfg, l)...)

@@ -114,3 +114,18 @@ func benchScan(b *testing.B, pdf []byte) {
 		}
 	})
 }
+
+// BenchmarkToolRun: what the sandbox adds to one tool run (a program that does
+// nothing), against the same run unconfined.
+func BenchmarkToolRun(b *testing.B) {
+	for _, c := range []Confinement{Unconfined, Sandbox} {
+		b.Run(string(c), func(b *testing.B) {
+			opt := Options{Limits: Limits{Confinement: c}}.withDefaults()
+			for b.Loop() {
+				if _, err := run(context.Background(), opt, 1<<10, "true"); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

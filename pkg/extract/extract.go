@@ -69,9 +69,13 @@ type Options struct {
 	Languages      string        // tesseract languages (default deu+eng)
 	MinTextChars   int           // a PDF page with fewer text characters is OCRed (default 20)
 	MaxOutputBytes int64         // cap on one tool's output (default 64 MiB)
-	TempDir        string        // for rendered pages (default the system's)
-	DPI            int           // rendering resolution for OCR (default 200)
-	Limits         Limits        // confinement of the document tools
+	// TempDir is where each file's job directory is made (default the system's); as
+	// root, the sandbox's user (uid 65534) must be able to reach it.
+	TempDir string
+	DPI     int    // rendering resolution for OCR (default 200)
+	Limits  Limits // confinement of the document tools
+
+	job *job // the file's job, set by File
 }
 
 func (o Options) withDefaults() Options {
@@ -172,6 +176,16 @@ func File(ctx context.Context, path, declared string, opt Options) (*Result, err
 	opt = opt.withDefaults()
 	ctx, cancel := context.WithTimeout(ctx, opt.Timeout)
 	defer cancel()
+	j, err := newJob(opt.TempDir, opt.Limits.withDefaults().Confinement)
+	if err != nil {
+		return nil, err
+	}
+	defer j.remove()
+	// The tools read a copy in the job's directory: they see nothing else of the host.
+	if path, err = j.copyIn(path); err != nil {
+		return nil, err
+	}
+	opt.job = j
 	res, err := file(ctx, path, declared, opt)
 	if err != nil && ctx.Err() == context.DeadlineExceeded {
 		return nil, fail(CodeTimeout, "processing took longer than %s", opt.Timeout)
@@ -226,8 +240,8 @@ func run(ctx context.Context, opt Options, maxOut int64, name string, args ...st
 		return nil, err
 	}
 	defer cleanup()
-	// The tool and anything it starts form one process group, killed as a whole.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// The tool and anything it starts form one process group (sandboxed sets it),
+	// killed as a whole; in the sandbox its PID namespace ends with bwrap.
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 2 * time.Second
 	var stderr bytes.Buffer
@@ -249,7 +263,12 @@ func run(ctx context.Context, opt Options, maxOut int64, name string, args ...st
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return nil, &exitError{tool: name, stderr: strings.TrimSpace(stderr.String()), err: err}
+		msg := strings.TrimSpace(stderr.String())
+		if cmd.Args[0] == bwrap && strings.HasPrefix(msg, bwrap+": ") {
+			// The sandbox could not be made: not the file's fault.
+			return nil, fmt.Errorf("%s: %s", name, msg)
+		}
+		return nil, &exitError{tool: name, stderr: msg, err: err}
 	}
 	if readErr != nil {
 		return nil, readErr
@@ -469,7 +488,7 @@ const maxRenderPixels = 5000
 // pdfPageOCR renders one page (size in points) and reads it through the OCR front end;
 // a low-confidence reading is rendered again at hiResDPI.
 func pdfPageOCR(ctx context.Context, path string, n int, size [2]float64, opt Options) (Page, error) {
-	dir, err := os.MkdirTemp(opt.TempDir, "doceval-ocr-")
+	dir, err := opt.scratch()
 	if err != nil {
 		return Page{}, err
 	}
@@ -539,7 +558,7 @@ func image(ctx context.Context, path string, opt Options) (*Result, error) {
 	if cfg.Width*cfg.Height > maxImagePixels {
 		return nil, fail(CodeError, "the image has %d×%d pixels; at most %d megapixels are processed", cfg.Width, cfg.Height, maxImagePixels/1_000_000)
 	}
-	dir, err := os.MkdirTemp(opt.TempDir, "doceval-ocr-")
+	dir, err := opt.scratch()
 	if err != nil {
 		return nil, err
 	}

@@ -81,3 +81,23 @@ func writeTemp(t testing.TB, name string, b []byte) string {
 	}
 	return p
 }
+
+// inJob gives a test that calls the OCR steps directly what File gives them: a job
+// (removed when the test ends) holding a copy of the file at path, and a scratch
+// directory in it.
+func inJob(t testing.TB, opt Options, path string) (_ Options, in, dir string) {
+	t.Helper()
+	j, err := newJob(opt.TempDir, opt.Limits.withDefaults().Confinement)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(j.remove)
+	opt.job = j
+	if in, err = j.copyIn(path); err != nil {
+		t.Fatal(err)
+	}
+	if dir, err = opt.scratch(); err != nil {
+		t.Fatal(err)
+	}
+	return opt, in, dir
+}

@@ -432,9 +432,9 @@ func idCardScan(t *testing.T, dir string) string {
 // a zone whose check digits hold.
 func TestMRZPass(t *testing.T) {
 	needTools(t)
-	dir := t.TempDir()
-	path := idCardScan(t, dir)
-	zone, err := readMRZ(context.Background(), dir, &pageImage{path: path}, nil, Options{}.withDefaults())
+	path := idCardScan(t, t.TempDir())
+	opt, in, dir := inJob(t, Options{}.withDefaults(), path)
+	zone, err := readMRZ(context.Background(), dir, &pageImage{path: in}, nil, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -531,9 +531,8 @@ func TestLowConfidencePageReadAgainAtHigherResolution(t *testing.T) {
 	small := samplepdf.TextLayout([][]string{{"Gehaltsabrechnung Januar 2026", "Arbeitgeber: Beispiel GmbH", "Nettobezug 3.250,00 EUR"}}, samplepdf.Layout{FontSize: 6, Width: 612, Height: 792})
 	jpegs, w, h := scanOf(t, small, 300)
 	path := writeTemp(t, "scan.pdf", imagePDF(jpegs, w, h, 300))
-	opt := Options{DPI: 100}.withDefaults()
-	dir := t.TempDir()
-	low, err := renderPage(context.Background(), path, dir, "low", 1, 792, opt.DPI, opt)
+	opt, in, dir := inJob(t, Options{DPI: 100}.withDefaults(), path)
+	low, err := renderPage(context.Background(), in, dir, "low", 1, 792, opt.DPI, opt)
 	if err != nil {
 		t.Fatal(err)
 	}

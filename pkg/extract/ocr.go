@@ -416,18 +416,21 @@ func mrzLines(r tsvPage, offset, span float64) []mrzBand {
 	return out
 }
 
-// renderPage renders page n of the PDF at path to a grayscale PNG in dir at dpi, or
-// scaled to maxRenderPixels when the page (longer side longSide points) would be larger.
+// renderPage renders page n of the PDF at path to a grayscale PNG in dir (name.png) at
+// dpi, or scaled to maxRenderPixels when the page (longer side longSide points) would
+// be larger. pdftoppm writes the image to its standard output; this process writes the
+// file (tools write nowhere, see Limits).
 func renderPage(ctx context.Context, path, dir, name string, n int, longSide float64, dpi int, opt Options) (string, error) {
-	prefix := filepath.Join(dir, name)
 	num := strconv.Itoa(n)
 	scale := []string{"-r", strconv.Itoa(dpi)}
 	if longSide <= 0 || longSide*float64(dpi)/72 > maxRenderPixels {
 		scale = []string{"-scale-to", strconv.Itoa(maxRenderPixels)}
 	}
-	args := append(scale, "-gray", "-png", "-f", num, "-l", num, "-singlefile", path, prefix)
-	if _, err := run(ctx, opt, 1<<20, "pdftoppm", args...); err != nil {
+	args := append(scale, "-gray", "-png", "-f", num, "-l", num, "-singlefile", path)
+	png, err := run(ctx, opt, maxViewPNG, "pdftoppm", args...)
+	if err != nil {
 		return "", toolFailure(err, "", fmt.Sprintf("page %d cannot be rendered", n))
 	}
-	return prefix + ".png", nil
+	out := filepath.Join(dir, name+".png")
+	return out, os.WriteFile(out, png, 0o644)
 }

@@ -18,10 +18,11 @@ var pngMagic = []byte("\x89PNG\r\n\x1a\n")
 
 // RenderPage renders page n of the PDF at pdfPath as a colour PNG at dpi, for people to
 // look at (the console's document viewer). A page that would be larger than
-// maxRenderPixels on its longer side at dpi is scaled down to that. pdftoppm runs
-// confined by limits (see Limits) and writes the image to its standard output; the
-// context bounds it. A page that cannot be rendered (no such page, an encrypted or
-// broken file) is a *Failure.
+// maxRenderPixels on its longer side at dpi is scaled down to that. pdfinfo and
+// pdftoppm run confined by limits (see Limits), in a job of their own that reads a
+// copy of the file, and pdftoppm writes the image to its standard output; the context
+// bounds them. A page that cannot be rendered (no such page, an encrypted or broken
+// file) is a *Failure.
 func RenderPage(ctx context.Context, pdfPath string, n, dpi int, limits Limits) ([]byte, error) {
 	if n < 1 || dpi < 1 {
 		return nil, fail(CodeError, "page %d at %d dpi cannot be rendered", n, dpi)
@@ -30,6 +31,15 @@ func RenderPage(ctx context.Context, pdfPath string, n, dpi int, limits Limits) 
 	if deadline, ok := ctx.Deadline(); ok {
 		opt.Timeout = max(time.Until(deadline), time.Second) // the CPU limit
 	}
+	j, err := newJob(opt.TempDir, opt.Limits.withDefaults().Confinement)
+	if err != nil {
+		return nil, err
+	}
+	defer j.remove()
+	if pdfPath, err = j.copyIn(pdfPath); err != nil {
+		return nil, err
+	}
+	opt.job = j
 	num := strconv.Itoa(n)
 	info, err := run(ctx, opt, 64<<10, "pdfinfo", "-f", num, "-l", num, pdfPath)
 	var ee *exitError

@@ -7,26 +7,38 @@ import (
 	"os/exec"
 	"strconv"
 	"sync"
+	"syscall"
 	"time"
 )
 
 // Limits confine every document tool (pdftotext, pdfinfo, pdftoppm, tesseract,
-// antiword): it parses hostile input, so it runs with the least this process can
-// give it.
+// antiword): it parses hostile input, so a compromise of it must reach nothing.
 //
-//   - Environment: PATH and the tool's own settings (TESSDATA_PREFIX,
-//     OMP_THREAD_LIMIT) only; never DATABASE_URL, keys or cloud credentials. HOME and
-//     TMPDIR point to a directory of its own, removed when it ends.
-//   - Resources, with prlimit(1): address space (MaxMemory), CPU time (the file's
-//     timeout), size of any file it writes (MaxFileSize), open files.
-//   - Network: none, in a network namespace of its own (unshare(1) --net, as root or
-//     through a user namespace) when the machine allows one; Isolation says whether
-//     it does. Where it does not (a container without user namespaces), the tools run
-//     with the network of the worker; the Helm chart's NetworkPolicy is then the
-//     fence.
+// Under Sandbox (the default) each tool run is a bubblewrap sandbox (see bwrapArgs):
+// user, PID, network, IPC, UTS and cgroup namespaces of its own, uid 65534, no
+// capabilities, a read-only view of the system's programs, libraries and fonts, its
+// own /proc and /dev, the directory of its job (one file's work, see job) read-only,
+// and as its only writable place a fresh /tmp in memory that ends with it. It sees no
+// other process, no network and no other job; its environment is PATH and the tool's
+// own settings (TESSDATA_PREFIX, OMP_THREAD_LIMIT) with HOME and TMPDIR in /tmp;
+// never DATABASE_URL, keys or cloud credentials. The tools hand back what they make
+// on standard output: one that could write to the job's directory could plant a link
+// there that this process, often root, would follow when it writes the next file.
+// Inside the sandbox prlimit(1) bounds the address space (MaxMemory), CPU time (the
+// file's timeout), the size of any file written (MaxFileSize), open files, processes
+// and threads (MaxProcesses), and turns core dumps off. A sandbox that cannot be made
+// fails the run; it never falls back.
+//
+// Under Unconfined the tools run as this process's user with the same environment
+// (HOME and TMPDIR in the job's directory) and resource limits but for the process
+// count, nothing more: for a developer's machine without user namespaces, or the
+// extractor service's pod, which Kubernetes confines instead.
 type Limits struct {
-	MaxMemory   int64 // bytes of address space (default 2 GiB)
-	MaxFileSize int64 // bytes of any one file written (default 512 MiB)
+	MaxMemory    int64 // bytes of address space (default 2 GiB)
+	MaxFileSize  int64 // bytes of any one file written (default 512 MiB)
+	MaxProcesses int   // processes and threads of one run, the sandbox's init included (default 64)
+	// Confinement is where the tools run; "" is Sandbox.
+	Confinement Confinement
 }
 
 func (l Limits) withDefaults() Limits {
@@ -36,83 +48,132 @@ func (l Limits) withDefaults() Limits {
 	if l.MaxFileSize <= 0 {
 		l.MaxFileSize = 512 << 20
 	}
+	if l.MaxProcesses <= 0 {
+		l.MaxProcesses = 64
+	}
+	if l.Confinement == "" {
+		l.Confinement = Sandbox
+	}
 	return l
 }
 
-// toolEnv is what a tool inherits from this process: nothing else.
-var toolEnv = []string{"PATH", "TESSDATA_PREFIX", "OMP_THREAD_LIMIT"}
+// Confinement is how document tools are confined: the DOCEVAL_PARSER_ISOLATION setting
+// of the ingest and console services.
+type Confinement string
 
-// Isolation reports how the tools are kept off the network on this machine:
-// "network namespace", "user and network namespace", or "none" with the reason.
+const (
+	// Sandbox runs every tool in a bubblewrap sandbox; a service refuses to start where
+	// one cannot be made.
+	Sandbox Confinement = "sandbox"
+	// Unconfined runs the tools as the service's own user: an explicit opt-out for
+	// development, or where something else confines them (the extractor's pod).
+	Unconfined Confinement = "unconfined"
+)
+
+// sandboxed reports whether tools run in the sandbox: anything but an explicit
+// Unconfined does.
+func (c Confinement) sandboxed() bool { return c != Unconfined }
+
+// Check makes sure document tools can run as c says on this machine with their jobs'
+// directories under tempDir (the system's when empty), and describes how they run,
+// for the start-up log. Under Sandbox it runs a program in the sandbox; when that
+// fails, the error says why and how to fix it. A service must not start on an error.
+func (c Confinement) Check(ctx context.Context, tempDir string) (string, error) {
+	switch c {
+	case Unconfined:
+		return "unconfined (DOCEVAL_PARSER_ISOLATION=unconfined): tools run as this process's user with a scrubbed environment, a private directory and resource limits only", nil
+	case Sandbox, "":
+	default:
+		return "", fmt.Errorf("DOCEVAL_PARSER_ISOLATION is %q: want %q or %q", c, Sandbox, Unconfined)
+	}
+	opt := Options{TempDir: tempDir, Timeout: 30 * time.Second}.withDefaults()
+	if _, err := run(ctx, opt, 1<<10, "true"); err != nil {
+		hint := ""
+		if _, lookErr := exec.LookPath(bwrap); lookErr == nil && os.Geteuid() == 0 {
+			hint = fmt.Sprintf(" (as root, the sandbox runs as uid %d, which must be able to reach the job directories in %s)", sandboxUID, orSystemTemp(tempDir))
+		}
+		return "", fmt.Errorf("document tools cannot be sandboxed on this machine: %w%s; install bubblewrap (apt-get install bubblewrap) where unprivileged user namespaces are allowed, or set DOCEVAL_PARSER_ISOLATION=unconfined where something else confines the tools (a developer's machine, the extractor's pod)", err, hint)
+	}
+	return fmt.Sprintf("bubblewrap sandbox: own user, pid, network, ipc, uts and cgroup namespaces, uid %d without capabilities, read-only system and job directory, private /tmp, at most %d processes, no core dumps", sandboxUID, Limits{}.withDefaults().MaxProcesses), nil
+}
+
+func orSystemTemp(dir string) string {
+	if dir == "" {
+		return os.TempDir()
+	}
+	return dir
+}
+
+// Isolation describes how document tools are confined on this machine by default
+// (Sandbox), or why they cannot be: "none: " and the reason.
 func Isolation() string {
-	isolationOnce.Do(probeIsolation)
-	return isolation.describe
+	isolationOnce.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		how, err := Sandbox.Check(ctx, "")
+		if err != nil {
+			how = "none: " + err.Error()
+		}
+		isolation = how
+	})
+	return isolation
 }
 
 var (
 	isolationOnce sync.Once
-	isolation     struct {
-		prefix   []string // the unshare command line before the tool
-		limits   bool     // prlimit is available
-		describe string
-	}
+	isolation     string
 )
 
-func probeIsolation() {
-	_, err := exec.LookPath("prlimit")
-	isolation.limits = err == nil
-	for _, c := range []struct {
-		prefix   []string
-		describe string
-	}{
-		{[]string{"unshare", "--net", "--"}, "network namespace"},
-		{[]string{"unshare", "--map-root-user", "--net", "--"}, "user and network namespace"},
-	} {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		err := exec.CommandContext(ctx, c.prefix[0], append(c.prefix[1:], "true")...).Run()
-		cancel()
-		if err == nil {
-			isolation.prefix, isolation.describe = c.prefix, c.describe
-			break
-		}
-	}
-	if isolation.prefix == nil {
-		isolation.describe = "none (unshare cannot create a network namespace here)"
-	}
-	if !isolation.limits {
-		isolation.describe += "; no resource limits (prlimit not found)"
-	}
-}
+// toolEnv is what a tool inherits from this process: nothing else.
+var toolEnv = []string{"PATH", "TESSDATA_PREFIX", "OMP_THREAD_LIMIT"}
 
-// sandboxed builds the confined command for one tool run: the tool behind prlimit and
-// unshare where present, a minimal environment, and a temporary directory of its own
-// (removed by the returned cleanup).
+// sandboxed builds the confined command for one tool run in opt's job (a job of its
+// own, removed by the returned cleanup, when opt has none).
 func sandboxed(ctx context.Context, opt Options, name string, args ...string) (*exec.Cmd, func(), error) {
-	isolationOnce.Do(probeIsolation)
-	home, err := os.MkdirTemp(opt.TempDir, "doceval-tool-")
-	if err != nil {
-		return nil, nil, fmt.Errorf("tool directory: %w", err)
-	}
-	cleanup := func() { _ = os.RemoveAll(home) }
 	lim := opt.Limits.withDefaults()
-	var argv []string
-	if isolation.limits {
-		cpu := max(int(opt.Timeout.Seconds()), 1)
-		argv = append(argv, "prlimit",
-			"--as="+strconv.FormatInt(lim.MaxMemory, 10),
-			"--cpu="+strconv.Itoa(cpu),
-			"--fsize="+strconv.FormatInt(lim.MaxFileSize, 10),
-			"--nofile=256", "--")
+	j, cleanup := opt.job, func() {}
+	if j == nil {
+		var err error
+		if j, err = newJob(opt.TempDir, lim.Confinement); err != nil {
+			return nil, nil, err
+		}
+		cleanup = j.remove
 	}
-	argv = append(argv, isolation.prefix...)
-	argv = append(argv, name)
-	argv = append(argv, args...)
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	cmd.Env = []string{"HOME=" + home, "TMPDIR=" + home}
+	home := j.dir
+	if lim.Confinement.sandboxed() {
+		home = "/tmp" // the sandbox's own
+	}
+	env := []string{"HOME=" + home, "TMPDIR=" + home}
 	for _, k := range toolEnv {
 		if v, ok := os.LookupEnv(k); ok {
-			cmd.Env = append(cmd.Env, k+"="+v)
+			env = append(env, k+"="+v)
 		}
 	}
+	limits := []string{
+		"--as=" + strconv.FormatInt(lim.MaxMemory, 10),
+		"--cpu=" + strconv.Itoa(max(int(opt.Timeout.Seconds()), 1)),
+		"--fsize=" + strconv.FormatInt(lim.MaxFileSize, 10),
+		"--nofile=256", "--core=0",
+	}
+	attr := &syscall.SysProcAttr{Setpgid: true} // the run is one process group, killed as a whole
+	var argv []string
+	if lim.Confinement.sandboxed() {
+		var err error
+		if argv, err = sandboxArgv(j, lim, env, limits, name, args); err != nil {
+			cleanup()
+			return nil, nil, err
+		}
+		attr.Credential = sandboxCredential()
+	} else {
+		// RLIMIT_NPROC counts every process of the user, and root is exempt: outside a
+		// sandbox it bounds nothing of one run.
+		if _, err := exec.LookPath("prlimit"); err == nil {
+			argv = append(append([]string{"prlimit"}, limits...), "--")
+		}
+		argv = append(append(argv, name), args...)
+	}
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Env = env
+	cmd.SysProcAttr = attr
 	return cmd, cleanup, nil
 }

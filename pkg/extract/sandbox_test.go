@@ -2,7 +2,7 @@ package extract
 
 import (
 	"context"
-	"net"
+	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -10,67 +10,125 @@ import (
 	"testing"
 )
 
-// A document tool inherits none of the worker's secrets, works in a directory of its
-// own that is gone afterwards, and runs under the resource limits.
+// openTempDir is a directory for jobs that the sandbox's user can reach, as the
+// system's temporary directory is (t.TempDir's parent is private to this process's
+// user).
+func openTempDir(t testing.TB) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "doceval-extract-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// needSandbox fails the test where the sandbox cannot be made: the tools must never run
+// unconfined by default, so extraction's tests need it (make tools installs
+// bubblewrap).
+func needSandbox(t testing.TB) {
+	t.Helper()
+	if how := Isolation(); strings.HasPrefix(how, "none") {
+		t.Fatal(how)
+	}
+}
+
+// A sandboxed tool inherits none of the worker's secrets, runs as the sandbox's user
+// without capabilities, works in a /tmp of its own with its job's directory read-only,
+// leaves nothing behind, and runs under the resource limits.
 func TestToolsRunWithoutSecretsAndWithLimits(t *testing.T) {
+	needSandbox(t)
 	t.Setenv("DATABASE_URL", "postgres://doceval:secret@db/doceval")
 	t.Setenv("AWS_SECRET_ACCESS_KEY", "do-not-leak")
 	t.Setenv("DOCEVAL_SECRET_KEY", "do-not-leak-either")
-	opt := Options{TempDir: t.TempDir(), Limits: Limits{MaxMemory: 1 << 30, MaxFileSize: 8 << 20}}.withDefaults()
-	out, err := run(context.Background(), opt, 1<<20, "bash", "-c", `env; echo "as=$(ulimit -v) fsize=$(ulimit -f) cpu=$(ulimit -t)"`)
+	dir := openTempDir(t)
+	opt := Options{TempDir: dir, Limits: Limits{MaxMemory: 1 << 30, MaxFileSize: 8 << 20, MaxProcesses: 40}}.withDefaults()
+	script := `env; echo "as=$(ulimit -v) fsize=$(ulimit -f) cpu=$(ulimit -t) nproc=$(ulimit -u) core=$(ulimit -c)"
+		echo "uid=$(id -u) pwd=$(pwd)"; grep CapEff /proc/self/status
+		touch "$(pwd)/x" 2>/dev/null && echo job-writable; touch /tmp/x && echo tmp-writable`
+	out, err := run(context.Background(), opt, 1<<20, "bash", "-c", script)
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := string(out)
+	t.Log(got)
 	for _, secret := range []string{"DATABASE_URL", "AWS_SECRET_ACCESS_KEY", "DOCEVAL_SECRET_KEY", "secret@db", "do-not-leak"} {
 		if strings.Contains(got, secret) {
-			t.Errorf("the tool sees %s:\n%s", secret, got)
+			t.Errorf("the tool sees %s", secret)
 		}
 	}
-	var home, tmpdir string
+	var pwd string
 	for line := range strings.Lines(got) {
-		line = strings.TrimSpace(line)
-		if v, ok := strings.CutPrefix(line, "HOME="); ok {
-			home = v
-		}
-		if v, ok := strings.CutPrefix(line, "TMPDIR="); ok {
-			tmpdir = v
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "uid=65534 pwd="); ok {
+			pwd = v
 		}
 	}
-	if tmpdir == "" || home != tmpdir || filepath.Dir(tmpdir) != opt.TempDir {
-		t.Errorf("tool directory: TMPDIR %q, HOME %q, want one directory under %s", tmpdir, home, opt.TempDir)
+	if pwd == "" || filepath.Dir(pwd) != dir {
+		t.Errorf("want uid 65534 in a job directory under %s", dir)
 	}
-	if _, err := os.Stat(tmpdir); !os.IsNotExist(err) {
-		t.Errorf("the tool's directory %s outlives it: %v", tmpdir, err)
+	for _, want := range []string{"HOME=/tmp\n", "TMPDIR=/tmp\n", "CapEff:\t0000000000000000", "tmp-writable"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("want %q", want)
+		}
 	}
-	if !isolation.limits {
-		t.Skip("prlimit is not installed: no resource limits to check")
+	if strings.Contains(got, "job-writable") {
+		t.Error("the tool can write to its job's directory")
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("the run left %v behind", entries)
 	}
 	cpu := strconv.Itoa(int(opt.Timeout.Seconds()))
-	want := "as=" + strconv.Itoa(1<<20) + " fsize=" + strconv.Itoa(8<<20/1024) + " cpu=" + cpu
+	want := "as=" + strconv.Itoa(1<<20) + " fsize=" + strconv.Itoa(8<<20/1024) + " cpu=" + cpu + " nproc=40 core=0"
 	if !strings.Contains(got, want) {
-		t.Errorf("limits: want %q in\n%s", want, got)
+		t.Errorf("limits: want %q", want)
 	}
 }
 
-// Where the machine allows a network namespace, a tool cannot reach even the worker's
-// loopback.
-func TestToolsHaveNoNetwork(t *testing.T) {
-	if strings.HasPrefix(Isolation(), "none") {
-		t.Skip("no network isolation on this machine: " + Isolation())
+// Where the sandbox cannot be made, nothing runs unconfined unless asked: Check
+// refuses with the fix and the setting that opts out, a tool run fails as the
+// worker's problem (not the file's), and Unconfined runs the tool with its limits.
+func TestNoSandboxNoToolUnlessUnconfined(t *testing.T) {
+	noBwrap := t.TempDir()
+	for _, tool := range []string{"true", "prlimit", "bash", "env"} {
+		p, err := toolPath(tool)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(p, filepath.Join(noBwrap, tool)); err != nil {
+			t.Fatal(err)
+		}
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	t.Setenv("PATH", noBwrap)
+	t.Setenv("DATABASE_URL", "postgres://doceval:secret@db/doceval")
+	ctx := context.Background()
+
+	_, err := Sandbox.Check(ctx, "")
+	if err == nil || !strings.Contains(err.Error(), "DOCEVAL_PARSER_ISOLATION=unconfined") || !strings.Contains(err.Error(), "bubblewrap") {
+		t.Errorf("Check without bwrap: %v", err)
+	}
+	t.Log(err)
+	_, err = run(ctx, Options{}.withDefaults(), 1<<10, "true")
+	var f *Failure
+	if err == nil || errors.As(err, &f) {
+		t.Errorf("a run without a sandbox: %v, want an error that is not the file's", err)
+	}
+	if _, err := Confinement("none").Check(ctx, ""); err == nil {
+		t.Error("an unknown DOCEVAL_PARSER_ISOLATION is accepted")
+	}
+
+	how, err := Unconfined.Check(ctx, "")
+	if err != nil || !strings.HasPrefix(how, "unconfined") {
+		t.Fatalf("Unconfined: %q, %v", how, err)
+	}
+	opt := Options{Limits: Limits{MaxFileSize: 8 << 20, Confinement: Unconfined}}.withDefaults()
+	out, err := run(ctx, opt, 1<<20, "bash", "-c", `env; echo "fsize=$(ulimit -f) core=$(ulimit -c)"`)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
-	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
-	opt := Options{TempDir: t.TempDir()}.withDefaults()
-	out, err := run(context.Background(), opt, 1<<10, "bash", "-c", "(echo > /dev/tcp/127.0.0.1/"+port+") 2>/dev/null && echo reached || echo isolated")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if strings.TrimSpace(string(out)) != "isolated" {
-		t.Errorf("a tool reached a port on the worker's loopback (%s): %s", Isolation(), out)
+	if got := string(out); strings.Contains(got, "secret@db") || !strings.Contains(got, "fsize=8192 core=0") {
+		t.Errorf("unconfined run:\n%s", got)
 	}
 }

@@ -43,7 +43,7 @@ func setup(t *testing.T, cfg extractor.ServerConfig) *testBundle {
 	if cfg.QueueWait == 0 {
 		cfg.QueueWait = 5 * time.Second
 	}
-	cfg.MaxTimeout, cfg.ToolMaxMemory, cfg.TempDir = time.Minute, 2<<30, t.TempDir()
+	cfg.MaxTimeout, cfg.ToolMaxMemory, cfg.TempDir = time.Minute, 2<<30, sandboxReachable(t)
 	// Every request's private directory is gone once the server has stopped (Close
 	// waits for the requests in work).
 	t.Cleanup(func() {
@@ -292,4 +292,14 @@ func TestFreeSlotWithoutQueueWait(t *testing.T) {
 			t.Fatalf("with a free slot: %v", err)
 		}
 	}
+}
+
+// sandboxReachable is a temporary directory the sandbox's user can reach (the tools run
+// as another user when the tests run as root; t.TempDir's parent is private).
+func sandboxReachable(t *testing.T) string {
+	dir := t.TempDir()
+	if err := os.Chmod(filepath.Dir(dir), 0o711); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }

@@ -39,6 +39,17 @@ type Config struct {
 	URL string `env:"DOCEVAL_EXTRACTOR_URL"`
 }
 
+// CheckConfined makes sure this process may parse documents: with an extractor
+// configured it runs no document tool itself (nothing to check); otherwise the tools
+// must be confinable as c says (extract.Confinement.Check). It describes how documents
+// are parsed; the service must not start on an error.
+func CheckConfined(ctx context.Context, cfg Config, c extract.Confinement, tempDir string) (string, error) {
+	if cfg.URL != "" {
+		return "by the extractor service", nil
+	}
+	return c.Check(ctx, tempDir)
+}
+
 // New returns the remote Client when cfg names an extractor, else Local.
 func New(cfg Config) (Parser, error) {
 	if cfg.URL == "" {

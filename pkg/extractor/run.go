@@ -13,7 +13,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"golang.org/x/sync/errgroup"
 
-	"github.com/doceval/doceval/pkg/extract"
 	"github.com/doceval/doceval/pkg/service"
 )
 
@@ -27,7 +26,11 @@ func Run(ctx context.Context, cfg ServerConfig, log *slog.Logger) error {
 	if err := srv.Ready(); err != nil {
 		log.Warn("document tools missing: not ready", "error", err)
 	}
-	log.Info("document tools confined", "isolation", extract.Isolation(), "max_memory_bytes", cfg.ToolMaxMemory,
+	how, err := cfg.ParserIsolation.Check(ctx, cfg.TempDir)
+	if err != nil {
+		return fmt.Errorf("extractor: %w", err)
+	}
+	log.Info("document tools confined", "confinement", how, "max_memory_bytes", cfg.ToolMaxMemory,
 		"concurrency", cfg.Concurrency, "max_body_bytes", cfg.MaxBodyBytes)
 
 	api, err := net.Listen("tcp", cfg.HTTPAddr)

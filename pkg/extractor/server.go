@@ -42,6 +42,10 @@ type ServerConfig struct {
 	// TempDir holds each request's private directory (the document, the tools' own
 	// directories, pages rendered for OCR), removed when the request ends.
 	TempDir string `env:"DOCEVAL_EXTRACTOR_TEMP_DIR"`
+	// ParserIsolation is how the tools are confined within the extractor: "sandbox"
+	// (bubblewrap) or "unconfined" where the pod itself is the boundary (Kubernetes
+	// usually forbids the sandbox's namespaces; the chart sets it).
+	ParserIsolation extract.Confinement `env:"DOCEVAL_PARSER_ISOLATION" envDefault:"sandbox"`
 }
 
 // Level is the configured log level (for service.Main).
@@ -105,8 +109,10 @@ func (s *Server) handleExtract(w http.ResponseWriter, r *http.Request) {
 			opt.Timeout, opt.Limits, err = s.budget(q.Get(paramTimeout), q.Get(paramMaxMemory), 0)
 		}
 	}
-	s.serve(w, r, "extract", err, func(ctx context.Context, dir, path string) (func(http.ResponseWriter), error) {
-		opt.TempDir = dir
+	s.serve(w, r, "extract", err, func(ctx context.Context, _, path string) (func(http.ResponseWriter), error) {
+		// The tools' job directory (extract's own, made reachable for the sandbox's
+		// user) is made beside this request's, not in it: that one is this process's.
+		opt.TempDir = s.cfg.TempDir
 		res, err := extract.File(ctx, path, q.Get(paramDeclared), opt)
 		if err != nil {
 			return nil, err
@@ -170,7 +176,7 @@ func (s *Server) budget(timeout, memory string, fallback time.Duration) (time.Du
 	if mem == 0 || (s.cfg.ToolMaxMemory > 0 && mem > s.cfg.ToolMaxMemory) {
 		mem = s.cfg.ToolMaxMemory
 	}
-	return t, extract.Limits{MaxMemory: mem}, nil
+	return t, extract.Limits{MaxMemory: mem, Confinement: s.cfg.ParserIsolation}, nil
 }
 
 // serve runs one request: a parameter error is a 400; then a slot (503 when none comes

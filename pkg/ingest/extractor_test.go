@@ -27,7 +27,7 @@ func TestIngestThroughExtractor(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	server := extractor.NewServer(extractor.ServerConfig{
 		MaxBodyBytes: 10 << 20, Concurrency: 2, QueueWait: 5 * time.Second, MaxTimeout: time.Minute,
-		ToolMaxMemory: 2 << 30, TempDir: t.TempDir(),
+		ToolMaxMemory: 2 << 30,
 	}, slog.New(slog.DiscardHandler), reg).Handler()
 	var down atomic.Bool
 	down.Store(true)

@@ -51,6 +51,22 @@ type Config struct {
 	TempDir string        `env:"DOCEVAL_INGEST_TEMP_DIR"`
 	// Extractor is where documents are parsed: the extractor service, or this process.
 	Extractor extractor.Config
+	// ParserIsolation is where the document tools run: "sandbox" (bubblewrap; the
+	// service refuses to start where it cannot be made) or "unconfined" (development,
+	// or where something else confines the tools). See extract.Limits.
+	ParserIsolation extract.Confinement `env:"DOCEVAL_PARSER_ISOLATION" envDefault:"sandbox"`
+}
+
+// CheckParsers makes sure the document tools can run as ParserIsolation says (unless
+// the extractor service parses the documents), and describes how they run; the
+// service must not start on an error (a sandbox that cannot be made where
+// "unconfined" was not asked for).
+func (c Config) CheckParsers(ctx context.Context) (string, error) {
+	how, err := extractor.CheckConfined(ctx, c.Extractor, c.ParserIsolation, c.TempDir)
+	if err != nil {
+		return "", fmt.Errorf("ingest: %w", err)
+	}
+	return how, nil
 }
 
 func (c Config) ackWait() time.Duration {
@@ -196,7 +212,7 @@ func (w *Worker) process(ctx context.Context, job messaging.IngestJob, heartbeat
 
 	res, err := parser.File(ctx, path, u.ContentType, extract.Options{
 		MaxPages: w.Cfg.MaxPages, MaxOCRPages: w.Cfg.MaxOCRPages, Timeout: w.Cfg.FileTimeout, Languages: w.Cfg.Languages,
-		TempDir: w.Cfg.TempDir, Limits: extract.Limits{MaxMemory: w.Cfg.ToolMaxMemory},
+		TempDir: w.Cfg.TempDir, Limits: extract.Limits{MaxMemory: w.Cfg.ToolMaxMemory, Confinement: w.Cfg.ParserIsolation},
 	})
 	var failure *extract.Failure
 	switch {

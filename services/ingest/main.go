@@ -19,6 +19,11 @@ type settings struct {
 
 func main() {
 	service.Main("ingest", func(ctx context.Context, cfg settings, log *slog.Logger) error {
+		how, err := cfg.CheckParsers(ctx)
+		if err != nil {
+			return err
+		}
+		log.Info("document tools", "confinement", how, "max_memory_bytes", cfg.ToolMaxMemory)
 		return service.RunWorker(ctx, "ingest", cfg.Common, log, ingest.Tasks(cfg.Config, log)...)
 	})
 }

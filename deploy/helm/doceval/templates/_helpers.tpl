@@ -237,6 +237,7 @@ DOCEVAL_SECRET_ROTATION_GRACE: {{ $c.secretRotationGrace | quote }}
 DOCEVAL_INGEST_MAX_PAGES: {{ int64 $c.maxPages | quote }}
 DOCEVAL_INGEST_MAX_OCR_PAGES: {{ int64 $c.maxOCRPages | quote }}
 DOCEVAL_TOOL_MAX_MEMORY: {{ int64 $c.toolMaxMemoryBytes | quote }}
+DOCEVAL_PARSER_ISOLATION: {{ $c.parserIsolation | quote }}
 DOCEVAL_INGEST_FILE_TIMEOUT: {{ printf "%ds" (int64 $c.fileTimeoutSeconds) | quote }}
 DOCEVAL_INGEST_CONCURRENCY: {{ int64 $c.concurrency | quote }}
 DOCEVAL_INGEST_CLIENT_CONCURRENCY: {{ int64 $c.clientConcurrency | quote }}
@@ -299,6 +300,7 @@ DOCEVAL_CONSOLE_OIDC_BUTTON: {{ $v.oidc.button | quote }}
 DOCEVAL_CONSOLE_RENDER_DPI: {{ int64 $c.renderDPI | quote }}
 DOCEVAL_TOOL_MAX_MEMORY: {{ int64 $c.toolMaxMemoryBytes | quote }}
 {{- include "doceval.extractorURL" .root }}
+DOCEVAL_PARSER_ISOLATION: {{ $c.parserIsolation | quote }}
 {{- end }}
 {{- with $r.otel.endpoint }}
 OTEL_EXPORTER_OTLP_ENDPOINT: {{ . | quote }}
