@@ -112,8 +112,8 @@ func (q *Queries) SessionDeleteOfOperator(ctx context.Context, operatorID uuid.U
 }
 
 const sessionInsert = `-- name: SessionInsert :exec
-INSERT INTO console_sessions (token_hash, operator_id, csrf_token, created_at, last_seen_at, expires_at, ip, user_agent)
-VALUES ($1, $2, $3, $4, $4, $5, $6, $7)
+INSERT INTO console_sessions (token_hash, operator_id, csrf_token, created_at, last_seen_at, expires_at, ip, user_agent, mfa_pending)
+VALUES ($1, $2, $3, $4, $4, $5, $6, $7, $8)
 `
 
 type SessionInsertParams struct {
@@ -124,6 +124,7 @@ type SessionInsertParams struct {
 	ExpiresAt  time.Time
 	Ip         string
 	UserAgent  string
+	MfaPending bool
 }
 
 func (q *Queries) SessionInsert(ctx context.Context, arg SessionInsertParams) error {
@@ -135,8 +136,46 @@ func (q *Queries) SessionInsert(ctx context.Context, arg SessionInsertParams) er
 		arg.ExpiresAt,
 		arg.Ip,
 		arg.UserAgent,
+		arg.MfaPending,
 	)
 	return err
+}
+
+const sessionPendingGet = `-- name: SessionPendingGet :one
+SELECT s.token_hash, s.operator_id, s.csrf_token, s.created_at, s.expires_at
+FROM console_sessions s
+JOIN operators o ON o.id = s.operator_id
+WHERE s.token_hash = $1
+  AND s.mfa_pending
+  AND s.expires_at > $2::timestamptz
+  AND o.disabled_at IS NULL
+`
+
+type SessionPendingGetParams struct {
+	TokenHash []byte
+	Now       time.Time
+}
+
+type SessionPendingGetRow struct {
+	TokenHash  []byte
+	OperatorID uuid.UUID
+	CsrfToken  string
+	CreatedAt  time.Time
+	ExpiresAt  time.Time
+}
+
+// A session waiting for its second factor, unexpired, of an enabled operator.
+func (q *Queries) SessionPendingGet(ctx context.Context, arg SessionPendingGetParams) (SessionPendingGetRow, error) {
+	row := q.db.QueryRow(ctx, sessionPendingGet, arg.TokenHash, arg.Now)
+	var i SessionPendingGetRow
+	err := row.Scan(
+		&i.TokenHash,
+		&i.OperatorID,
+		&i.CsrfToken,
+		&i.CreatedAt,
+		&i.ExpiresAt,
+	)
+	return i, err
 }
 
 const sessionTouch = `-- name: SessionTouch :one
@@ -147,6 +186,7 @@ WITH found AS (
     WHERE s.token_hash = $1
       AND s.expires_at > $2::timestamptz
       AND s.last_seen_at > $3::timestamptz
+      AND NOT s.mfa_pending
       AND o.disabled_at IS NULL
 ), touched AS (
     UPDATE console_sessions u SET last_seen_at = $2::timestamptz

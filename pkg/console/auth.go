@@ -197,7 +197,8 @@ func (a *app) renderLogin(w http.ResponseWriter, r *http.Request, status int, em
 // e-mail and per address before its password is checked (and forgotten when it proves
 // right), so attempts sent at once cannot all pass the count. Past LoginMaxFailures for
 // the e-mail (or four times that from one address) within LoginWindow, sign-in is
-// refused until the window has passed, whether the password is right or not.
+// refused until the window has passed, whether the password is right or not. An
+// account with a second factor gets the code form next (startMFA).
 func (a *app) login(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
 	email := cleanText(strings.TrimSpace(r.PostFormValue("email")), 254)
@@ -248,10 +249,45 @@ func (a *app) login(w http.ResponseWriter, r *http.Request) {
 		a.renderLogin(w, r, http.StatusUnauthorized, email, next, "login.failed")
 		return
 	}
-	if err := a.st.ClearLoginFailures(ctx, email); err != nil {
+	if op.TOTPEnabledAt != nil {
+		a.startMFA(w, r, op, next)
+		return
+	}
+	a.forgetFailures(r, email)
+	a.startSession(w, r, op, "password", next)
+}
+
+// forgetFailures forgets the e-mail's failures once a sign-in completed.
+func (a *app) forgetFailures(r *http.Request, email string) {
+	if err := a.st.ClearLoginFailures(r.Context(), email); err != nil {
 		a.log.Warn("forget sign-in attempts", "error", err)
 	}
-	a.startSession(w, r, op, "password", next)
+}
+
+// admit counts a second-factor code for the e-mail as a failure before it is checked,
+// then refuses it with 429 past the same limits as passwords (login).
+func (a *app) admit(w http.ResponseWriter, r *http.Request, method, email, next string) (int64, bool) {
+	ctx, ip := r.Context(), a.clientIP(r)
+	if err := a.st.RecordLoginFailure(ctx, email, ip); err != nil {
+		a.fail(w, r, err, http.StatusServiceUnavailable, "error.unavailable")
+		return 0, false
+	}
+	byEmail, byIP, err := a.st.LoginFailures(ctx, email, ip, a.cfg.LoginWindow)
+	if err != nil {
+		a.fail(w, r, err, http.StatusServiceUnavailable, "error.unavailable")
+		return 0, false
+	}
+	limit := int64(a.cfg.LoginMaxFailures)
+	if byEmail <= limit && byIP <= 4*limit {
+		return 0, true
+	}
+	if byEmail == limit+1 || byIP == 4*limit+1 {
+		a.recordAttempt(r, a.anonymous(r, email), "signin.throttled", "", nil)
+	}
+	a.signins.WithLabelValues(method, "throttled").Inc()
+	w.Header().Set("Retry-After", strconv.Itoa(int(a.cfg.LoginWindow/time.Second)))
+	a.renderLogin(w, r, http.StatusTooManyRequests, email, next, "login.throttled")
+	return 0, false
 }
 
 // recordAttempt records an attempt that changes nothing else (a refused sign-in); a failure to

@@ -34,6 +34,15 @@ type Settings struct {
 	// within LoginWindow lock further attempts until the window has passed.
 	LoginMaxFailures int           `env:"DOCEVAL_CONSOLE_LOGIN_MAX_FAILURES" envDefault:"5"`
 	LoginWindow      time.Duration `env:"DOCEVAL_CONSOLE_LOGIN_WINDOW" envDefault:"15m"`
+	// SecretKey is the key ring that seals the staff's TOTP secrets at rest (secretbox:
+	// the api's DOCEVAL_SECRET_KEY, rotated with `doceval-admin secrets reencrypt`).
+	SecretKey string `env:"DOCEVAL_SECRET_KEY"`
+	// RequireMFA makes every password account without a second factor enrol one (TOTP)
+	// right after signing in, before it reaches any other page. Accounts bound to single
+	// sign-on are exempt: they sign in through the provider only, whose factors apply.
+	RequireMFA bool `env:"DOCEVAL_CONSOLE_REQUIRE_MFA" envDefault:"false"`
+	// MFAIssuer names the console in authenticator apps.
+	MFAIssuer string `env:"DOCEVAL_CONSOLE_MFA_ISSUER" envDefault:"doceval"`
 	// Single sign-on through any OpenID Connect provider; off unless OIDCIssuer is set.
 	// A staff account must exist (doceval-admin operators create) with the e-mail the
 	// provider asserts as verified; the identity is bound to it at the first sign-in.

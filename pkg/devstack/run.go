@@ -154,6 +154,9 @@ func Run(ctx context.Context, o RunOptions) error {
 	if !strings.HasPrefix(consoleSettings.PublicURL, "https://") {
 		consoleSettings.InsecureCookies = true // plain http on this machine
 	}
+	if consoleSettings.SecretKey == "" {
+		consoleSettings.SecretKey = tunables.SecretKey // seals staff TOTP secrets, as the api's webhook secrets
+	}
 	// The api's relay publishes what the console writes to the outbox.
 	consoleCommon := common
 	consoleCommon.OutboxRelay = false

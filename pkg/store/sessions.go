@@ -30,8 +30,12 @@ type NewSession struct {
 	MaxAge     time.Duration // absolute lifetime
 	IP         string
 	UserAgent  string
-	// Method is how the operator signed in (password, oidc), for the audit log.
+	// Method is how the operator signed in (password, password+totp, oidc), for the
+	// audit log.
 	Method string
+	// MFAPending: the password was right and the second factor is still to come; the
+	// session opens only the code form (PendingSession), and is not audited as a sign-in.
+	MFAPending bool
 }
 
 // CreateSession opens a session; acting for someone (As), it records the sign-in in
@@ -41,10 +45,13 @@ func (s *Store) CreateSession(ctx context.Context, in NewSession) (ConsoleSessio
 	err := s.InTx(ctx, func(tx *Tx) error {
 		err := tx.q.SessionInsert(ctx, db.SessionInsertParams{
 			TokenHash: in.TokenHash, OperatorID: in.OperatorID, CsrfToken: in.CSRFToken, Now: now,
-			ExpiresAt: now.Add(in.MaxAge), Ip: in.IP, UserAgent: in.UserAgent,
+			ExpiresAt: now.Add(in.MaxAge), Ip: in.IP, UserAgent: in.UserAgent, MfaPending: in.MFAPending,
 		})
 		if err != nil {
 			return interpretError(err)
+		}
+		if in.MFAPending {
+			return nil
 		}
 		return tx.audit(ctx, "signin", "operator", in.OperatorID.String(), map[string]any{"method": in.Method})
 	})
@@ -61,6 +68,16 @@ func (s *Store) Session(ctx context.Context, tokenHash []byte, idle time.Duratio
 	r, err := s.queries().SessionTouch(ctx, db.SessionTouchParams{
 		TokenHash: tokenHash, Now: now, IdleBefore: now.Add(-idle), StaleBefore: now.Add(-sessionTouchResolution),
 	})
+	if err != nil {
+		return ConsoleSession{}, interpretError(err)
+	}
+	return ConsoleSession{TokenHash: r.TokenHash, OperatorID: r.OperatorID, CSRFToken: r.CsrfToken, CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt}, nil
+}
+
+// PendingSession resolves the token of a session waiting for its second factor.
+// ErrNotFound: unknown, expired, a full session, or its operator disabled.
+func (s *Store) PendingSession(ctx context.Context, tokenHash []byte) (ConsoleSession, error) {
+	r, err := s.queries().SessionPendingGet(ctx, db.SessionPendingGetParams{TokenHash: tokenHash, Now: s.Now()})
 	if err != nil {
 		return ConsoleSession{}, interpretError(err)
 	}

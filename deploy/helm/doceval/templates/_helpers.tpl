@@ -193,7 +193,7 @@ DOCEVAL_CONSOLE_OIDC_CLIENT_SECRET: {{ .oidc.clientSecret | b64enc | quote }}
 {{- end }}
 
 {{- define "doceval.requiredSecretKey" -}}
-{{- required "secretKey.value or secretKey.existingSecret.name is required: DOCEVAL_SECRET_KEY, 32 random bytes in base64 (openssl rand -base64 32), encrypts webhook signing secrets at rest" .Values.secretKey.value }}
+{{- required "secretKey.value or secretKey.existingSecret.name is required: DOCEVAL_SECRET_KEY, 32 random bytes in base64 (openssl rand -base64 32), encrypts webhook signing secrets and staff TOTP secrets at rest" .Values.secretKey.value }}
 {{- end }}
 
 {{/* An env entry read from a Secret: (dict "name" ENV "existing" EXISTINGSECRET "key" KEYFIELD "root" $ "optional" BOOL).
@@ -287,6 +287,8 @@ DOCEVAL_CONSOLE_SESSION_MAX: {{ $c.sessionMax | quote }}
 DOCEVAL_CONSOLE_LOGIN_MAX_FAILURES: {{ int64 $c.loginMaxFailures | quote }}
 DOCEVAL_CONSOLE_LOGIN_WINDOW: {{ $c.loginWindow | quote }}
 DOCEVAL_CONSOLE_TRUSTED_PROXIES: {{ $c.trustedProxies | quote }}
+DOCEVAL_CONSOLE_REQUIRE_MFA: {{ $c.requireMFA | toString | quote }}
+DOCEVAL_CONSOLE_MFA_ISSUER: {{ $c.mfaIssuer | quote }}
 {{- with $v.oidc.issuer }}
 DOCEVAL_CONSOLE_OIDC_ISSUER: {{ . | quote }}
 DOCEVAL_CONSOLE_OIDC_CLIENT_ID: {{ $v.oidc.clientId | quote }}
@@ -322,7 +324,7 @@ service's extra env, which wins. */}}
 {{- end }}
 {{ include "doceval.secretEnv" (dict "root" .root "name" "DATABASE_URL" "existing" $r.database.existingSecret "key" "key") }}
 {{ include "doceval.secretEnv" (dict "root" .root "name" "NATS_URL" "existing" $r.nats.existingSecret "key" "key") }}
-{{- if has .svc (list "api" "dispatcher") }}
+{{- if has .svc (list "api" "dispatcher" "console") }}
 {{- if not $r.secretKey.existingSecret.name }}{{ $_ := include "doceval.requiredSecretKey" .root }}{{ end }}
 {{ include "doceval.secretEnv" (dict "root" .root "name" "DOCEVAL_SECRET_KEY" "existing" $r.secretKey.existingSecret "key" "key") }}
 {{- end }}
