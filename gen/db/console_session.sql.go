@@ -13,37 +13,55 @@ import (
 )
 
 const loginFailureClear = `-- name: LoginFailureClear :exec
-DELETE FROM console_login_failures WHERE email = lower($1::text)
+DELETE FROM console_login_failures WHERE email = lower($1::text) AND ip = $2::text
 `
 
-func (q *Queries) LoginFailureClear(ctx context.Context, email string) error {
-	_, err := q.db.Exec(ctx, loginFailureClear, email)
+type LoginFailureClearParams struct {
+	Email string
+	Ip    string
+}
+
+// Forgets the failures of an e-mail from one address (after a sign-in from there):
+// a sign-in elsewhere leaves a guesser's count where it is.
+func (q *Queries) LoginFailureClear(ctx context.Context, arg LoginFailureClearParams) error {
+	_, err := q.db.Exec(ctx, loginFailureClear, arg.Email, arg.Ip)
 	return err
 }
 
 const loginFailureCount = `-- name: LoginFailureCount :one
 SELECT
-    (SELECT count(*) FROM console_login_failures f WHERE f.email = lower($1::text) AND f.at > $2::timestamptz)::bigint AS by_email,
-    (SELECT count(*) FROM console_login_failures f WHERE f.ip = $3::text AND f.at > $2::timestamptz)::bigint AS by_ip
+    (SELECT count(*) FROM console_login_failures f
+     WHERE f.email = lower($1::text) AND f.ip = $2::text AND f.at > $3::timestamptz)::bigint AS by_account_source,
+    (SELECT count(*) FROM console_login_failures f WHERE f.ip = $2::text AND f.at > $3::timestamptz)::bigint AS by_source
 `
 
 type LoginFailureCountParams struct {
 	Email string
-	Since time.Time
 	Ip    string
+	Since time.Time
 }
 
 type LoginFailureCountRow struct {
-	ByEmail int64
-	ByIp    int64
+	ByAccountSource int64
+	BySource        int64
 }
 
-// Failures for this e-mail, and failures from this address, since @since.
+// Failures for this e-mail from this address, and failures from this address for any
+// e-mail, since @since.
 func (q *Queries) LoginFailureCount(ctx context.Context, arg LoginFailureCountParams) (LoginFailureCountRow, error) {
-	row := q.db.QueryRow(ctx, loginFailureCount, arg.Email, arg.Since, arg.Ip)
+	row := q.db.QueryRow(ctx, loginFailureCount, arg.Email, arg.Ip, arg.Since)
 	var i LoginFailureCountRow
-	err := row.Scan(&i.ByEmail, &i.ByIp)
+	err := row.Scan(&i.ByAccountSource, &i.BySource)
 	return i, err
+}
+
+const loginFailureDelete = `-- name: LoginFailureDelete :exec
+DELETE FROM console_login_failures WHERE id = $1
+`
+
+func (q *Queries) LoginFailureDelete(ctx context.Context, id int64) error {
+	_, err := q.db.Exec(ctx, loginFailureDelete, id)
+	return err
 }
 
 const loginFailureDeleteBefore = `-- name: LoginFailureDeleteBefore :execrows
@@ -58,8 +76,9 @@ func (q *Queries) LoginFailureDeleteBefore(ctx context.Context, before time.Time
 	return result.RowsAffected(), nil
 }
 
-const loginFailureInsert = `-- name: LoginFailureInsert :exec
+const loginFailureInsert = `-- name: LoginFailureInsert :one
 INSERT INTO console_login_failures (email, ip, at) VALUES (lower($1::text), $2, $3)
+RETURNING id
 `
 
 type LoginFailureInsertParams struct {
@@ -68,9 +87,11 @@ type LoginFailureInsertParams struct {
 	Now   time.Time
 }
 
-func (q *Queries) LoginFailureInsert(ctx context.Context, arg LoginFailureInsertParams) error {
-	_, err := q.db.Exec(ctx, loginFailureInsert, arg.Email, arg.Ip, arg.Now)
-	return err
+func (q *Queries) LoginFailureInsert(ctx context.Context, arg LoginFailureInsertParams) (int64, error) {
+	row := q.db.QueryRow(ctx, loginFailureInsert, arg.Email, arg.Ip, arg.Now)
+	var id int64
+	err := row.Scan(&id)
+	return id, err
 }
 
 const sessionDelete = `-- name: SessionDelete :exec

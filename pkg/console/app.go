@@ -13,6 +13,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/doceval/doceval/pkg/auth"
 	"github.com/doceval/doceval/pkg/blob"
 	"github.com/doceval/doceval/pkg/secretbox"
 	"github.com/doceval/doceval/pkg/store"
@@ -33,6 +34,8 @@ type app struct {
 	proxies  []netip.Prefix // whose X-Forwarded-For is believed
 	// box seals and opens TOTP secrets (DOCEVAL_SECRET_KEY).
 	box *secretbox.Box
+	// passwords bounds the argon2id checks running at once.
+	passwords *auth.PasswordChecker
 }
 
 // New builds the console's handler.
@@ -44,7 +47,7 @@ func New(d Deps) (http.Handler, error) {
 	a := &app{st: d.Store, blobs: d.Blobs, log: d.Log, cfg: d.Settings, oidc: d.OIDC, msgs: msgs}
 	a.signins = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "doceval_console_signins_total",
-		Help: "Console sign-ins by method (password, totp, oidc) and result (ok, failed, throttled).",
+		Help: "Console sign-ins by method (password, totp, oidc) and result (ok, failed, throttled, busy, sso_only).",
 	}, []string{"method", "result"})
 	if d.Registry != nil {
 		if err := d.Registry.Register(a.signins); err != nil {
@@ -62,6 +65,7 @@ func New(d Deps) (http.Handler, error) {
 	if a.box, err = secretbox.NewRing(keys); err != nil {
 		return nil, err
 	}
+	a.passwords = auth.NewPasswordChecker(d.Settings.HashConcurrency, d.Settings.HashWait)
 	if a.proxies, err = parseProxies(d.Settings.TrustedProxies); err != nil {
 		return nil, err
 	}

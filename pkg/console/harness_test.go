@@ -36,7 +36,7 @@ func defaultSettings() console.Settings {
 	return console.Settings{
 		InsecureCookies: true, SessionIdle: 30 * time.Minute, SessionMax: 12 * time.Hour,
 		LoginMaxFailures: 5, LoginWindow: 15 * time.Minute, RenderDPI: 60, OIDCButton: "SSO",
-		SecretKey: secretbox.NewKey(), MFAIssuer: "doceval test",
+		SecretKey: secretbox.NewKey(), HashConcurrency: 4, HashWait: 2 * time.Second, MFAIssuer: "doceval test",
 	}
 }
 

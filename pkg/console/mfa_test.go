@@ -176,3 +176,29 @@ func TestRequireMFA(t *testing.T) {
 		t.Fatalf("/queue after enrolling: %d", p.status)
 	}
 }
+
+// A password account bound to single sign-on is refused on the password form with the
+// answer of a wrong password, even with its right password; the refusal is audited.
+func TestSSOBoundAccountRefusedOnPasswordForm(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	pw := b.operator("bound@example.com", store.RoleAdmin, nil)
+	op, err := b.st.OperatorByEmail(context.Background(), "bound@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.st.BindOIDCSubject(context.Background(), op.ID, "https://idp.example.com 1234"); err != nil {
+		t.Fatal(err)
+	}
+	br := b.browser()
+	p := br.password("bound@example.com", pw)
+	if p.status != http.StatusUnauthorized || !strings.Contains(p.body, "E-mail or password is wrong") {
+		t.Fatalf("right password of an SSO-bound account: %d %.300s", p.status, p.body)
+	}
+	if p := br.get("/queue"); p.status != http.StatusSeeOther {
+		t.Fatalf("signed in after all: %d", p.status)
+	}
+	if counts := auditCounts(t, b.st, "bound@example.com"); counts["signin.sso_only"] != 1 || counts["signin"] != 0 {
+		t.Fatalf("audit: %v", counts)
+	}
+}

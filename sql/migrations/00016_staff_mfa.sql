@@ -1,5 +1,5 @@
--- Staff sign-in a bank accepts: a TOTP second factor for password accounts and a
--- session that waits for that code.
+-- Staff sign-in a bank accepts: a TOTP second factor for password accounts, a session
+-- that waits for that code, and sign-in failures counted per account and source.
 
 -- +goose Up
 -- The TOTP secret is sealed with the key ring (DOCEVAL_SECRET_KEY, secretbox) bound to
@@ -18,7 +18,13 @@ ALTER TABLE operators
 -- opens nothing but the code form (SessionTouch never finds it).
 ALTER TABLE console_sessions ADD COLUMN mfa_pending boolean NOT NULL DEFAULT false;
 
+-- Failures are counted per (e-mail, address) and per address.
+DROP INDEX console_login_failures_email_idx;
+CREATE INDEX console_login_failures_email_ip_idx ON console_login_failures (email, ip, at);
+
 -- +goose Down
+DROP INDEX console_login_failures_email_ip_idx;
+CREATE INDEX console_login_failures_email_idx ON console_login_failures (email, at);
 ALTER TABLE console_sessions DROP COLUMN mfa_pending;
 ALTER TABLE operators
     DROP CONSTRAINT operators_totp_enabled,

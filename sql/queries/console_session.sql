@@ -41,17 +41,25 @@ DELETE FROM console_sessions WHERE operator_id = @operator_id;
 -- name: SessionDeleteExpired :execrows
 DELETE FROM console_sessions WHERE expires_at <= @now::timestamptz OR last_seen_at <= @idle_before::timestamptz;
 
--- name: LoginFailureInsert :exec
-INSERT INTO console_login_failures (email, ip, at) VALUES (lower(@email::text), @ip, @now);
+-- name: LoginFailureInsert :one
+INSERT INTO console_login_failures (email, ip, at) VALUES (lower(@email::text), @ip, @now)
+RETURNING id;
+
+-- name: LoginFailureDelete :exec
+DELETE FROM console_login_failures WHERE id = @id;
 
 -- name: LoginFailureCount :one
--- Failures for this e-mail, and failures from this address, since @since.
+-- Failures for this e-mail from this address, and failures from this address for any
+-- e-mail, since @since.
 SELECT
-    (SELECT count(*) FROM console_login_failures f WHERE f.email = lower(@email::text) AND f.at > @since::timestamptz)::bigint AS by_email,
-    (SELECT count(*) FROM console_login_failures f WHERE f.ip = @ip::text AND f.at > @since::timestamptz)::bigint AS by_ip;
+    (SELECT count(*) FROM console_login_failures f
+     WHERE f.email = lower(@email::text) AND f.ip = @ip::text AND f.at > @since::timestamptz)::bigint AS by_account_source,
+    (SELECT count(*) FROM console_login_failures f WHERE f.ip = @ip::text AND f.at > @since::timestamptz)::bigint AS by_source;
 
 -- name: LoginFailureClear :exec
-DELETE FROM console_login_failures WHERE email = lower(@email::text);
+-- Forgets the failures of an e-mail from one address (after a sign-in from there):
+-- a sign-in elsewhere leaves a guesser's count where it is.
+DELETE FROM console_login_failures WHERE email = lower(@email::text) AND ip = @ip::text;
 
 -- name: LoginFailureDeleteBefore :execrows
 DELETE FROM console_login_failures WHERE at < @before::timestamptz;

@@ -287,6 +287,8 @@ DOCEVAL_CONSOLE_SESSION_MAX: {{ $c.sessionMax | quote }}
 DOCEVAL_CONSOLE_LOGIN_MAX_FAILURES: {{ int64 $c.loginMaxFailures | quote }}
 DOCEVAL_CONSOLE_LOGIN_WINDOW: {{ $c.loginWindow | quote }}
 DOCEVAL_CONSOLE_TRUSTED_PROXIES: {{ $c.trustedProxies | quote }}
+DOCEVAL_CONSOLE_HASH_CONCURRENCY: {{ int64 $c.hashConcurrency | quote }}
+DOCEVAL_CONSOLE_HASH_WAIT: {{ $c.hashWait | quote }}
 DOCEVAL_CONSOLE_REQUIRE_MFA: {{ $c.requireMFA | toString | quote }}
 DOCEVAL_CONSOLE_MFA_ISSUER: {{ $c.mfaIssuer | quote }}
 {{- with $v.oidc.issuer }}
