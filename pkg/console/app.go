@@ -36,6 +36,8 @@ type app struct {
 	box *secretbox.Box
 	// passwords bounds the argon2id checks running at once.
 	passwords *auth.PasswordChecker
+	// views keeps document.view audit entries to one per viewer page load.
+	views viewAudit
 }
 
 // New builds the console's handler.
