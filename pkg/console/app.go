@@ -76,10 +76,8 @@ func New(d Deps) (http.Handler, error) {
 	}
 	a.renderer = newPageRenderer(d.Blobs, d.Settings)
 	mux := http.NewServeMux()
-	if d.Ops != nil {
-		mux.Handle("GET /healthz", d.Ops)
-		mux.Handle("GET /readyz", d.Ops)
-		mux.Handle("GET /metrics", d.Ops)
+	if d.Health != nil {
+		mux.Handle("GET /healthz", d.Health)
 	}
 	mux.Handle("GET /static/", staticHandler())
 	mux.HandleFunc("GET /lang/{lang}", a.setLanguage)

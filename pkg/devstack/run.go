@@ -201,7 +201,9 @@ func Run(ctx context.Context, o RunOptions) error {
 		if err := waitReady(ctx, baseURL+"/readyz"); err != nil {
 			return err
 		}
-		if err := waitReady(ctx, consoleURL+"/readyz"); err != nil {
+		// The console's /readyz is on its internal ops port; /healthz answers on the
+		// public one once it serves, which is after it reached the database.
+		if err := waitReady(ctx, consoleURL+"/healthz"); err != nil {
 			return err
 		}
 		env := map[string]string{

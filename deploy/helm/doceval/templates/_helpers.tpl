@@ -83,10 +83,17 @@ app.kubernetes.io/component: {{ .svc }}
 {{- end }}
 {{- end }}
 
-{{/* The workers, which serve /healthz, /readyz and /metrics on DOCEVAL_OPS_ADDR. The
-api and the console serve them on their HTTP listener (DOCEVAL_HTTP_ADDR). */}}
+{{/* The workers, which take no requests and serve only /healthz, /readyz and /metrics,
+on DOCEVAL_OPS_ADDR. */}}
 {{- define "doceval.isWorker" -}}
 {{- if not (has .svc (list "api" "console")) }}true{{ end }}
+{{- end }}
+
+{{/* The services with an internal ops port (DOCEVAL_OPS_ADDR, container port
+"metrics") for /healthz, /readyz and /metrics: the workers and the console, whose HTTP
+port is public. The api serves them on its HTTP listener. */}}
+{{- define "doceval.hasOpsPort" -}}
+{{- if ne .svc "api" }}true{{ end }}
 {{- end }}
 
 {{/* The services that read or write blobs: the api (uploads), ingest (extraction and
@@ -116,10 +123,10 @@ pkg/evaluator, pkg/dispatch), for the KEDA scaler. */}}
 {{- if or $v.autoscaling.enabled (include "doceval.kedaEnabled" .) }}true{{ end }}
 {{- end }}
 
-{{/* The container port with the ops endpoints: the HTTP port of the api and the console,
-else the ops port. */}}
+{{/* The container port with the ops endpoints: the ops port where there is one, else
+(the api) the HTTP port. */}}
 {{- define "doceval.opsPortName" -}}
-{{- if include "doceval.isWorker" . }}metrics{{ else }}http{{ end }}
+{{- if include "doceval.hasOpsPort" . }}metrics{{ else }}http{{ end }}
 {{- end }}
 
 {{- define "doceval.preStopSleep" -}}
@@ -317,10 +324,11 @@ service's extra env, which wins. */}}
 # The migration hook Job migrates; services never do.
 - name: DOCEVAL_MIGRATE
   value: "false"
-{{- if include "doceval.isWorker" . }}
+{{- if include "doceval.hasOpsPort" . }}
 - name: DOCEVAL_OPS_ADDR
   value: {{ printf ":%d" (int64 $v.opsPort) | quote }}
-{{- else }}
+{{- end }}
+{{- if not (include "doceval.isWorker" .) }}
 - name: DOCEVAL_HTTP_ADDR
   value: {{ printf ":%d" (int64 $v.port) | quote }}
 {{- end }}
