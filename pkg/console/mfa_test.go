@@ -202,3 +202,22 @@ func TestSSOBoundAccountRefusedOnPasswordForm(t *testing.T) {
 		t.Fatalf("audit: %v", counts)
 	}
 }
+
+// An account that signs in through single sign-on is not held on the enrolment page
+// by DOCEVAL_CONSOLE_REQUIRE_MFA (the provider's factors apply), and once bound to its
+// identity its password no longer opens the console.
+func TestRequireMFAExemptsSSO(t *testing.T) {
+	t.Parallel()
+	p := newTestProvider(t)
+	b := setup(t, withSSO(p), func(d *console.Deps) { d.Settings.RequireMFA = true })
+	pw := b.operator("advisor@example.com", store.RoleAdvisor, nil)
+	p.signsIn("user-1", "advisor@example.com", true)
+	br := b.browser()
+	br.ssoSignIn("", "/") // reaches /queue
+	if pg := br.get("/account/mfa"); !strings.Contains(pg.body, `id="mfa-sso"`) {
+		t.Fatalf("the enrolment page of an SSO account: %.300s", pg.body)
+	}
+	if pg := b.browser().password("advisor@example.com", pw); pg.status != http.StatusUnauthorized {
+		t.Fatalf("the password of the now SSO-bound account: %d", pg.status)
+	}
+}
