@@ -142,7 +142,7 @@ func TestProductionValues(t *testing.T) {
 	for _, svc := range services {
 		sms := component[*monitoringv1.ServiceMonitor](r, svc)
 		if len(sms) != 1 || len(sms[0].Spec.Endpoints) != 1 || sms[0].Spec.Endpoints[0].Path != "/metrics" ||
-			sms[0].Spec.Endpoints[0].Port != map[bool]string{true: "http", false: "metrics"}[slices.Contains(httpServices, svc)] {
+			sms[0].Spec.Endpoints[0].Port != map[bool]string{true: "http", false: "metrics"}[slices.Contains(opsOnHTTP, svc)] {
 			t.Errorf("%s: ServiceMonitor %+v", svc, sms)
 		}
 	}
@@ -259,7 +259,7 @@ func checkDeployment(t *testing.T, r *rendered, svc string) {
 	}
 	c := pod.Containers[0]
 	http := slices.Contains(httpServices, svc)
-	wantPort := map[bool]int32{true: 8080, false: 9090}[http]
+	wantPort := map[bool]int32{true: 8080, false: 9090}[slices.Contains(opsOnHTTP, svc)]
 
 	for name, p := range map[string]*corev1.Probe{"liveness": c.LivenessProbe, "readiness": c.ReadinessProbe, "startup": c.StartupProbe} {
 		want := map[string]string{"liveness": "/healthz", "readiness": "/readyz", "startup": "/healthz"}[name]
@@ -271,9 +271,17 @@ func checkDeployment(t *testing.T, r *rendered, svc string) {
 			t.Errorf("%s: %s probe %s on %s, want %s on %d", svc, name, p.HTTPGet.Path, p.HTTPGet.Port.String(), want, wantPort)
 		}
 	}
-	addr := map[bool]string{true: "DOCEVAL_HTTP_ADDR", false: "DOCEVAL_OPS_ADDR"}[http]
-	if v := envVar(d, addr); v == nil || v.Value != ":"+itoa(wantPort) {
-		t.Errorf("%s: %s = %+v, want :%d", svc, addr, v, wantPort)
+	addrs := map[string]int32{}
+	if http {
+		addrs["DOCEVAL_HTTP_ADDR"] = 8080
+	}
+	if !slices.Contains(opsOnHTTP, svc) {
+		addrs["DOCEVAL_OPS_ADDR"] = 9090
+	}
+	for addr, port := range addrs {
+		if v := envVar(d, addr); v == nil || v.Value != ":"+itoa(port) || portNumber(c, map[bool]string{true: "http", false: "metrics"}[addr == "DOCEVAL_HTTP_ADDR"]) != port {
+			t.Errorf("%s: %s = %+v, want :%d on its container port", svc, addr, v, port)
+		}
 	}
 
 	for _, res := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory} {
@@ -382,6 +390,14 @@ func checkService(t *testing.T, r *rendered, svc string) {
 	}
 	if p != want || p.TargetPort.String() != want.Name {
 		t.Errorf("%s: Service port %+v, want %s %d → %s", svc, p, want.Name, want.Port, want.Name)
+	}
+	// An HTTP service with an internal ops port has it on a Service of its own.
+	if slices.Contains(httpServices, svc) && !slices.Contains(opsOnHTTP, svc) {
+		m := named[*corev1.Service](r, "doceval-"+svc+"-metrics")
+		if m == nil || m.Spec.Type != corev1.ServiceTypeClusterIP || len(m.Spec.Ports) != 1 || m.Spec.Ports[0].Name != "metrics" ||
+			m.Spec.Ports[0].Port != 9090 || m.Spec.Ports[0].TargetPort.String() != "metrics" || !matches(m.Spec.Selector, deployment(t, r, svc).Spec.Template.Labels) {
+			t.Errorf("%s: metrics Service %+v", svc, m)
+		}
 	}
 }
 

@@ -208,3 +208,49 @@ func TestConsoleProduction(t *testing.T) {
 		t.Error("an s3:// blob URL with a blob volume in the console")
 	}
 }
+
+// The console's /readyz and /metrics are on its internal ops port: the probes and the
+// ServiceMonitor use it, and neither its public Service (even a LoadBalancer) nor its
+// Ingress carries it.
+func TestConsoleOpsPortInternal(t *testing.T) {
+	t.Parallel()
+	r := mustRender(t, overlay(defaults(), overlay(set("console.ingress.enabled=true", "console.service.type=LoadBalancer", "serviceMonitor.enabled=true"),
+		map[string]any{"console": map[string]any{"ingress": map[string]any{"hosts": []any{map[string]any{"host": "c.example.com"}}}}})))
+	c := deployment(t, r, "console").Spec.Template.Spec.Containers[0]
+	if portNumber(c, "http") != 8080 || portNumber(c, "metrics") != 9090 {
+		t.Fatalf("console container ports %+v", c.Ports)
+	}
+	for name, p := range map[string]*corev1.Probe{"liveness": c.LivenessProbe, "readiness": c.ReadinessProbe, "startup": c.StartupProbe} {
+		if p.HTTPGet.Port.String() != "metrics" {
+			t.Errorf("%s probe on %s", name, p.HTTPGet.Port.String())
+		}
+	}
+	if v := envVar(deployment(t, r, "console"), "DOCEVAL_OPS_ADDR"); v == nil || v.Value != ":9090" {
+		t.Errorf("DOCEVAL_OPS_ADDR = %+v", v)
+	}
+	public := named[*corev1.Service](r, "doceval-console")
+	if public == nil || public.Spec.Type != corev1.ServiceTypeLoadBalancer {
+		t.Fatalf("public Service %+v", public)
+	}
+	for _, p := range public.Spec.Ports {
+		if p.TargetPort.String() != "http" {
+			t.Errorf("the public Service carries %s", p.TargetPort.String())
+		}
+	}
+	if m := named[*corev1.Service](r, "doceval-console-metrics"); m == nil || m.Spec.Type != corev1.ServiceTypeClusterIP {
+		t.Errorf("metrics Service %+v", m)
+	}
+	for _, ing := range component[*networkingv1.Ingress](r, "console") {
+		for _, rule := range ing.Spec.Rules {
+			for _, p := range rule.HTTP.Paths {
+				if p.Backend.Service.Name != "doceval-console" || p.Backend.Service.Port.Name != "http" {
+					t.Errorf("the Ingress routes %s to %+v", p.Path, p.Backend.Service)
+				}
+			}
+		}
+	}
+	sms := component[*monitoringv1.ServiceMonitor](r, "console")
+	if len(sms) != 1 || sms[0].Spec.Endpoints[0].Port != "metrics" {
+		t.Errorf("ServiceMonitor %+v", sms)
+	}
+}

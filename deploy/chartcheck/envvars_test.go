@@ -23,10 +23,10 @@ var (
 		"DATABASE_URL", "NATS_URL", "DOCEVAL_LOG_LEVEL", "DOCEVAL_MIGRATE", "DOCEVAL_STREAM_REPLICAS",
 		"DOCEVAL_SHUTDOWN_TIMEOUT", "DOCEVAL_BLOB_URL", "DOCEVAL_OUTBOX_RELAY",
 	}
-	// DOCEVAL_OPS_ADDR is in config.Common too, but only the workers listen on it
-	// (pkg/service/worker.go); the api and the console serve the ops endpoints on
-	// DOCEVAL_HTTP_ADDR.
-	workerEnv = []string{"DOCEVAL_OPS_ADDR"}
+	// DOCEVAL_OPS_ADDR is in config.Common too, but only the workers
+	// (pkg/service/worker.go) and the console (pkg/console/server.go) listen on it; the
+	// api serves the ops endpoints on DOCEVAL_HTTP_ADDR.
+	opsEnv = []string{"DOCEVAL_OPS_ADDR"}
 
 	serviceEnv = map[string][]string{
 		// apiserver.Tunables (pkg/apiserver/server.go).
@@ -67,6 +67,8 @@ var (
 			"DOCEVAL_CONSOLE_LOGIN_WINDOW", "DOCEVAL_CONSOLE_TRUSTED_PROXIES", "DOCEVAL_CONSOLE_OIDC_ISSUER", "DOCEVAL_CONSOLE_OIDC_CLIENT_ID",
 			"DOCEVAL_CONSOLE_OIDC_CLIENT_SECRET", "DOCEVAL_CONSOLE_OIDC_SCOPES", "DOCEVAL_CONSOLE_OIDC_BUTTON",
 			"DOCEVAL_CONSOLE_RENDER_DPI", "DOCEVAL_TOOL_MAX_MEMORY", "DOCEVAL_EXTRACTOR_URL", "DOCEVAL_PARSER_ISOLATION",
+			"DOCEVAL_CONSOLE_HASH_CONCURRENCY", "DOCEVAL_CONSOLE_HASH_WAIT", "DOCEVAL_SECRET_KEY",
+			"DOCEVAL_CONSOLE_REQUIRE_MFA", "DOCEVAL_CONSOLE_MFA_ISSUER",
 			"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY",
 		},
 	}
@@ -104,8 +106,8 @@ var optionalUnlessSet = []string{
 // wantEnv is the list for one service.
 func wantEnv(svc string) []string {
 	want := slices.Concat(commonEnv, serviceEnv[svc], otelEnv)
-	if !slices.Contains(httpServices, svc) {
-		want = append(want, workerEnv...)
+	if !slices.Contains(opsOnHTTP, svc) {
+		want = append(want, opsEnv...)
 	}
 	return want
 }

@@ -38,9 +38,14 @@ const kubeVersion = "v1.33.0"
 // services are the chart's Deployments (the console's with console.enabled, the default).
 var services = []string{"api", "ingest", "evaluator", "dispatcher", "console"}
 
-// httpServices serve HTTP (and /healthz, /readyz, /metrics) on DOCEVAL_HTTP_ADDR behind a
-// Service on port 80; the others are workers with an ops port.
+// httpServices serve HTTP on DOCEVAL_HTTP_ADDR behind a Service on port 80; the others
+// are workers with an ops port.
 var httpServices = []string{"api", "console"}
+
+// opsOnHTTP serve /healthz, /readyz and /metrics on their HTTP listener; every other
+// service (the workers, the console) serves them on an internal ops port
+// (DOCEVAL_OPS_ADDR, the container port "metrics", 9090).
+var opsOnHTTP = []string{"api"}
 
 // blobServices read or write the blob store: they mount a file:// store's volume and get
 // the S3 credentials.

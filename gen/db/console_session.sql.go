@@ -13,37 +13,55 @@ import (
 )
 
 const loginFailureClear = `-- name: LoginFailureClear :exec
-DELETE FROM console_login_failures WHERE email = lower($1::text)
+DELETE FROM console_login_failures WHERE email = lower($1::text) AND ip = $2::text
 `
 
-func (q *Queries) LoginFailureClear(ctx context.Context, email string) error {
-	_, err := q.db.Exec(ctx, loginFailureClear, email)
+type LoginFailureClearParams struct {
+	Email string
+	Ip    string
+}
+
+// Forgets the failures of an e-mail from one address (after a sign-in from there):
+// a sign-in elsewhere leaves a guesser's count where it is.
+func (q *Queries) LoginFailureClear(ctx context.Context, arg LoginFailureClearParams) error {
+	_, err := q.db.Exec(ctx, loginFailureClear, arg.Email, arg.Ip)
 	return err
 }
 
 const loginFailureCount = `-- name: LoginFailureCount :one
 SELECT
-    (SELECT count(*) FROM console_login_failures f WHERE f.email = lower($1::text) AND f.at > $2::timestamptz)::bigint AS by_email,
-    (SELECT count(*) FROM console_login_failures f WHERE f.ip = $3::text AND f.at > $2::timestamptz)::bigint AS by_ip
+    (SELECT count(*) FROM console_login_failures f
+     WHERE f.email = lower($1::text) AND f.ip = $2::text AND f.at > $3::timestamptz)::bigint AS by_account_source,
+    (SELECT count(*) FROM console_login_failures f WHERE f.ip = $2::text AND f.at > $3::timestamptz)::bigint AS by_source
 `
 
 type LoginFailureCountParams struct {
 	Email string
-	Since time.Time
 	Ip    string
+	Since time.Time
 }
 
 type LoginFailureCountRow struct {
-	ByEmail int64
-	ByIp    int64
+	ByAccountSource int64
+	BySource        int64
 }
 
-// Failures for this e-mail, and failures from this address, since @since.
+// Failures for this e-mail from this address, and failures from this address for any
+// e-mail, since @since.
 func (q *Queries) LoginFailureCount(ctx context.Context, arg LoginFailureCountParams) (LoginFailureCountRow, error) {
-	row := q.db.QueryRow(ctx, loginFailureCount, arg.Email, arg.Since, arg.Ip)
+	row := q.db.QueryRow(ctx, loginFailureCount, arg.Email, arg.Ip, arg.Since)
 	var i LoginFailureCountRow
-	err := row.Scan(&i.ByEmail, &i.ByIp)
+	err := row.Scan(&i.ByAccountSource, &i.BySource)
 	return i, err
+}
+
+const loginFailureDelete = `-- name: LoginFailureDelete :exec
+DELETE FROM console_login_failures WHERE id = $1
+`
+
+func (q *Queries) LoginFailureDelete(ctx context.Context, id int64) error {
+	_, err := q.db.Exec(ctx, loginFailureDelete, id)
+	return err
 }
 
 const loginFailureDeleteBefore = `-- name: LoginFailureDeleteBefore :execrows
@@ -58,8 +76,9 @@ func (q *Queries) LoginFailureDeleteBefore(ctx context.Context, before time.Time
 	return result.RowsAffected(), nil
 }
 
-const loginFailureInsert = `-- name: LoginFailureInsert :exec
+const loginFailureInsert = `-- name: LoginFailureInsert :one
 INSERT INTO console_login_failures (email, ip, at) VALUES (lower($1::text), $2, $3)
+RETURNING id
 `
 
 type LoginFailureInsertParams struct {
@@ -68,9 +87,11 @@ type LoginFailureInsertParams struct {
 	Now   time.Time
 }
 
-func (q *Queries) LoginFailureInsert(ctx context.Context, arg LoginFailureInsertParams) error {
-	_, err := q.db.Exec(ctx, loginFailureInsert, arg.Email, arg.Ip, arg.Now)
-	return err
+func (q *Queries) LoginFailureInsert(ctx context.Context, arg LoginFailureInsertParams) (int64, error) {
+	row := q.db.QueryRow(ctx, loginFailureInsert, arg.Email, arg.Ip, arg.Now)
+	var id int64
+	err := row.Scan(&id)
+	return id, err
 }
 
 const sessionDelete = `-- name: SessionDelete :exec
@@ -112,8 +133,8 @@ func (q *Queries) SessionDeleteOfOperator(ctx context.Context, operatorID uuid.U
 }
 
 const sessionInsert = `-- name: SessionInsert :exec
-INSERT INTO console_sessions (token_hash, operator_id, csrf_token, created_at, last_seen_at, expires_at, ip, user_agent)
-VALUES ($1, $2, $3, $4, $4, $5, $6, $7)
+INSERT INTO console_sessions (token_hash, operator_id, csrf_token, created_at, last_seen_at, expires_at, ip, user_agent, mfa_pending)
+VALUES ($1, $2, $3, $4, $4, $5, $6, $7, $8)
 `
 
 type SessionInsertParams struct {
@@ -124,6 +145,7 @@ type SessionInsertParams struct {
 	ExpiresAt  time.Time
 	Ip         string
 	UserAgent  string
+	MfaPending bool
 }
 
 func (q *Queries) SessionInsert(ctx context.Context, arg SessionInsertParams) error {
@@ -135,8 +157,46 @@ func (q *Queries) SessionInsert(ctx context.Context, arg SessionInsertParams) er
 		arg.ExpiresAt,
 		arg.Ip,
 		arg.UserAgent,
+		arg.MfaPending,
 	)
 	return err
+}
+
+const sessionPendingGet = `-- name: SessionPendingGet :one
+SELECT s.token_hash, s.operator_id, s.csrf_token, s.created_at, s.expires_at
+FROM console_sessions s
+JOIN operators o ON o.id = s.operator_id
+WHERE s.token_hash = $1
+  AND s.mfa_pending
+  AND s.expires_at > $2::timestamptz
+  AND o.disabled_at IS NULL
+`
+
+type SessionPendingGetParams struct {
+	TokenHash []byte
+	Now       time.Time
+}
+
+type SessionPendingGetRow struct {
+	TokenHash  []byte
+	OperatorID uuid.UUID
+	CsrfToken  string
+	CreatedAt  time.Time
+	ExpiresAt  time.Time
+}
+
+// A session waiting for its second factor, unexpired, of an enabled operator.
+func (q *Queries) SessionPendingGet(ctx context.Context, arg SessionPendingGetParams) (SessionPendingGetRow, error) {
+	row := q.db.QueryRow(ctx, sessionPendingGet, arg.TokenHash, arg.Now)
+	var i SessionPendingGetRow
+	err := row.Scan(
+		&i.TokenHash,
+		&i.OperatorID,
+		&i.CsrfToken,
+		&i.CreatedAt,
+		&i.ExpiresAt,
+	)
+	return i, err
 }
 
 const sessionTouch = `-- name: SessionTouch :one
@@ -147,6 +207,7 @@ WITH found AS (
     WHERE s.token_hash = $1
       AND s.expires_at > $2::timestamptz
       AND s.last_seen_at > $3::timestamptz
+      AND NOT s.mfa_pending
       AND o.disabled_at IS NULL
 ), touched AS (
     UPDATE console_sessions u SET last_seen_at = $2::timestamptz

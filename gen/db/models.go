@@ -82,6 +82,7 @@ type ConsoleSession struct {
 	ExpiresAt  time.Time
 	Ip         string
 	UserAgent  string
+	MfaPending bool
 }
 
 type Delivery struct {
@@ -177,15 +178,19 @@ type IdempotencyKey struct {
 }
 
 type Operator struct {
-	ID           uuid.UUID
-	Email        string
-	Role         string
-	PasswordHash *string
-	OidcSubject  *string
-	AllClients   bool
-	DisabledAt   *time.Time
-	CreatedAt    time.Time
-	UpdatedAt    time.Time
+	ID                uuid.UUID
+	Email             string
+	Role              string
+	PasswordHash      *string
+	OidcSubject       *string
+	AllClients        bool
+	DisabledAt        *time.Time
+	CreatedAt         time.Time
+	UpdatedAt         time.Time
+	TotpSecret        []byte
+	TotpPendingSecret []byte
+	TotpEnabledAt     *time.Time
+	TotpLastStep      *int64
 }
 
 type OperatorClient struct {

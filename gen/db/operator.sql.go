@@ -60,8 +60,37 @@ func (q *Queries) OperatorClientsOf(ctx context.Context, operatorID uuid.UUID) (
 	return items, nil
 }
 
+const operatorEnableTOTP = `-- name: OperatorEnableTOTP :execrows
+UPDATE operators
+SET totp_secret = totp_pending_secret, totp_pending_secret = NULL, totp_enabled_at = $1::timestamptz,
+    totp_last_step = $2::bigint, updated_at = $1::timestamptz
+WHERE id = $3 AND totp_secret IS NULL AND totp_pending_secret = $4
+`
+
+type OperatorEnableTOTPParams struct {
+	Now     time.Time
+	Step    int64
+	ID      uuid.UUID
+	Pending []byte
+}
+
+// Makes the pending secret the account's second factor, if it is still the one the code
+// was checked against; @step (the code's) counts as used.
+func (q *Queries) OperatorEnableTOTP(ctx context.Context, arg OperatorEnableTOTPParams) (int64, error) {
+	result, err := q.db.Exec(ctx, operatorEnableTOTP,
+		arg.Now,
+		arg.Step,
+		arg.ID,
+		arg.Pending,
+	)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
 const operatorGetByEmail = `-- name: OperatorGetByEmail :one
-SELECT id, email, role, password_hash, oidc_subject, all_clients, disabled_at, created_at, updated_at FROM operators WHERE lower(email) = lower($1::text)
+SELECT id, email, role, password_hash, oidc_subject, all_clients, disabled_at, created_at, updated_at, totp_secret, totp_pending_secret, totp_enabled_at, totp_last_step FROM operators WHERE lower(email) = lower($1::text)
 `
 
 func (q *Queries) OperatorGetByEmail(ctx context.Context, email string) (Operator, error) {
@@ -77,12 +106,16 @@ func (q *Queries) OperatorGetByEmail(ctx context.Context, email string) (Operato
 		&i.DisabledAt,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.TotpSecret,
+		&i.TotpPendingSecret,
+		&i.TotpEnabledAt,
+		&i.TotpLastStep,
 	)
 	return i, err
 }
 
 const operatorGetByID = `-- name: OperatorGetByID :one
-SELECT id, email, role, password_hash, oidc_subject, all_clients, disabled_at, created_at, updated_at FROM operators WHERE id = $1
+SELECT id, email, role, password_hash, oidc_subject, all_clients, disabled_at, created_at, updated_at, totp_secret, totp_pending_secret, totp_enabled_at, totp_last_step FROM operators WHERE id = $1
 `
 
 func (q *Queries) OperatorGetByID(ctx context.Context, id uuid.UUID) (Operator, error) {
@@ -98,12 +131,16 @@ func (q *Queries) OperatorGetByID(ctx context.Context, id uuid.UUID) (Operator, 
 		&i.DisabledAt,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.TotpSecret,
+		&i.TotpPendingSecret,
+		&i.TotpEnabledAt,
+		&i.TotpLastStep,
 	)
 	return i, err
 }
 
 const operatorGetByOIDCSubject = `-- name: OperatorGetByOIDCSubject :one
-SELECT id, email, role, password_hash, oidc_subject, all_clients, disabled_at, created_at, updated_at FROM operators WHERE oidc_subject = $1
+SELECT id, email, role, password_hash, oidc_subject, all_clients, disabled_at, created_at, updated_at, totp_secret, totp_pending_secret, totp_enabled_at, totp_last_step FROM operators WHERE oidc_subject = $1
 `
 
 func (q *Queries) OperatorGetByOIDCSubject(ctx context.Context, oidcSubject *string) (Operator, error) {
@@ -119,6 +156,10 @@ func (q *Queries) OperatorGetByOIDCSubject(ctx context.Context, oidcSubject *str
 		&i.DisabledAt,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.TotpSecret,
+		&i.TotpPendingSecret,
+		&i.TotpEnabledAt,
+		&i.TotpLastStep,
 	)
 	return i, err
 }
@@ -126,7 +167,7 @@ func (q *Queries) OperatorGetByOIDCSubject(ctx context.Context, oidcSubject *str
 const operatorInsert = `-- name: OperatorInsert :one
 INSERT INTO operators (id, email, role, password_hash, all_clients, created_at, updated_at)
 VALUES ($1, $2, $3, $4, $5, $6, $6)
-RETURNING id, email, role, password_hash, oidc_subject, all_clients, disabled_at, created_at, updated_at
+RETURNING id, email, role, password_hash, oidc_subject, all_clients, disabled_at, created_at, updated_at, totp_secret, totp_pending_secret, totp_enabled_at, totp_last_step
 `
 
 type OperatorInsertParams struct {
@@ -158,12 +199,16 @@ func (q *Queries) OperatorInsert(ctx context.Context, arg OperatorInsertParams) 
 		&i.DisabledAt,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.TotpSecret,
+		&i.TotpPendingSecret,
+		&i.TotpEnabledAt,
+		&i.TotpLastStep,
 	)
 	return i, err
 }
 
 const operatorList = `-- name: OperatorList :many
-SELECT id, email, role, password_hash, oidc_subject, all_clients, disabled_at, created_at, updated_at FROM operators ORDER BY lower(email), id
+SELECT id, email, role, password_hash, oidc_subject, all_clients, disabled_at, created_at, updated_at, totp_secret, totp_pending_secret, totp_enabled_at, totp_last_step FROM operators ORDER BY lower(email), id
 `
 
 func (q *Queries) OperatorList(ctx context.Context) ([]Operator, error) {
@@ -185,6 +230,10 @@ func (q *Queries) OperatorList(ctx context.Context) ([]Operator, error) {
 			&i.DisabledAt,
 			&i.CreatedAt,
 			&i.UpdatedAt,
+			&i.TotpSecret,
+			&i.TotpPendingSecret,
+			&i.TotpEnabledAt,
+			&i.TotpLastStep,
 		); err != nil {
 			return nil, err
 		}
@@ -194,6 +243,25 @@ func (q *Queries) OperatorList(ctx context.Context) ([]Operator, error) {
 		return nil, err
 	}
 	return items, nil
+}
+
+const operatorResetTOTP = `-- name: OperatorResetTOTP :execrows
+UPDATE operators
+SET totp_secret = NULL, totp_pending_secret = NULL, totp_enabled_at = NULL, totp_last_step = NULL, updated_at = $1
+WHERE id = $2
+`
+
+type OperatorResetTOTPParams struct {
+	Now time.Time
+	ID  uuid.UUID
+}
+
+func (q *Queries) OperatorResetTOTP(ctx context.Context, arg OperatorResetTOTPParams) (int64, error) {
+	result, err := q.db.Exec(ctx, operatorResetTOTP, arg.Now, arg.ID)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
 }
 
 const operatorSetDisabled = `-- name: OperatorSetDisabled :execrows
@@ -269,4 +337,98 @@ func (q *Queries) OperatorSetRole(ctx context.Context, arg OperatorSetRoleParams
 		arg.ID,
 	)
 	return err
+}
+
+const operatorSetTOTPPending = `-- name: OperatorSetTOTPPending :execrows
+UPDATE operators SET totp_pending_secret = $1, updated_at = $2
+WHERE id = $3 AND totp_secret IS NULL
+`
+
+type OperatorSetTOTPPendingParams struct {
+	Secret []byte
+	Now    time.Time
+	ID     uuid.UUID
+}
+
+// Starts (or restarts) an enrolment of an account that has no second factor yet.
+func (q *Queries) OperatorSetTOTPPending(ctx context.Context, arg OperatorSetTOTPPendingParams) (int64, error) {
+	result, err := q.db.Exec(ctx, operatorSetTOTPPending, arg.Secret, arg.Now, arg.ID)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
+const operatorTOTPSecretsPage = `-- name: OperatorTOTPSecretsPage :many
+SELECT id, totp_secret, totp_pending_secret FROM operators
+WHERE id > $1 AND (totp_secret IS NOT NULL OR totp_pending_secret IS NOT NULL)
+ORDER BY id
+LIMIT $2
+`
+
+type OperatorTOTPSecretsPageParams struct {
+	After    uuid.UUID
+	PageSize int32
+}
+
+type OperatorTOTPSecretsPageRow struct {
+	ID                uuid.UUID
+	TotpSecret        []byte
+	TotpPendingSecret []byte
+}
+
+// Accounts with a sealed TOTP secret (enabled or pending), by id after @after.
+func (q *Queries) OperatorTOTPSecretsPage(ctx context.Context, arg OperatorTOTPSecretsPageParams) ([]OperatorTOTPSecretsPageRow, error) {
+	rows, err := q.db.Query(ctx, operatorTOTPSecretsPage, arg.After, arg.PageSize)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []OperatorTOTPSecretsPageRow{}
+	for rows.Next() {
+		var i OperatorTOTPSecretsPageRow
+		if err := rows.Scan(&i.ID, &i.TotpSecret, &i.TotpPendingSecret); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const operatorTOTPSecretsSet = `-- name: OperatorTOTPSecretsSet :exec
+UPDATE operators SET totp_secret = $1, totp_pending_secret = $2 WHERE id = $3
+`
+
+type OperatorTOTPSecretsSetParams struct {
+	Secret        []byte
+	PendingSecret []byte
+	ID            uuid.UUID
+}
+
+func (q *Queries) OperatorTOTPSecretsSet(ctx context.Context, arg OperatorTOTPSecretsSetParams) error {
+	_, err := q.db.Exec(ctx, operatorTOTPSecretsSet, arg.Secret, arg.PendingSecret, arg.ID)
+	return err
+}
+
+const operatorUseTOTPStep = `-- name: OperatorUseTOTPStep :execrows
+UPDATE operators SET totp_last_step = $1::bigint
+WHERE id = $2 AND totp_secret IS NOT NULL AND (totp_last_step IS NULL OR totp_last_step < $1::bigint)
+`
+
+type OperatorUseTOTPStepParams struct {
+	Step int64
+	ID   uuid.UUID
+}
+
+// Marks a code's time step used: 0 rows when a code of this step (or a later one)
+// was accepted already, so a code signs in once.
+func (q *Queries) OperatorUseTOTPStep(ctx context.Context, arg OperatorUseTOTPStepParams) (int64, error) {
+	result, err := q.db.Exec(ctx, operatorUseTOTPStep, arg.Step, arg.ID)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
 }

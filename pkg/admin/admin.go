@@ -32,8 +32,9 @@ const Usage = `usage: doceval-admin COMMAND (reads DATABASE_URL)
   keys create --client ID                        issue another key for a client
   keys list --client ID                          a client's keys: id, prefix, created, last used, revoked
   keys revoke KEY_ID                             revoke a key at once (401 invalid_api_key)
-  secrets reencrypt                              seal every webhook signing secret with the first
-                                                 key of DOCEVAL_SECRET_KEY (after a key rotation)
+  secrets reencrypt                              seal every webhook signing secret and staff TOTP
+                                                 secret with the first key of DOCEVAL_SECRET_KEY
+                                                 (after a key rotation)
   operators create --email E --role admin|advisor [--clients ID,ID] [--sso-only]
                                                  a console account; its password is printed once
                                                  (--clients: an advisor sees only these clients)
@@ -42,6 +43,8 @@ const Usage = `usage: doceval-admin COMMAND (reads DATABASE_URL)
   operators set-access ID --role R [--clients ID,ID]
                                                  change role and visible clients
   operators disable ID | operators enable ID     disabling ends the account's sessions at once
+  operators reset-totp ID                        remove the account's second factor (a lost device);
+                                                 ends its sessions
 
 permissions: ` + "templates:read templates:write catalog:read catalog:write submissions:read submissions:write files:read files:write evaluations:read evaluations:write events:read events:write webhooks:read webhooks:write" + `
 `
@@ -145,6 +148,7 @@ var commands = map[string]command{
 	"operators set-access":    operatorsSetAccess,
 	"operators disable":       operatorsSetDisabled(true),
 	"operators enable":        operatorsSetDisabled(false),
+	"operators reset-totp":    operatorsResetTOTP,
 }
 
 func clientsCreate(ctx context.Context, st *store.Store, args []string) (any, error) {
@@ -227,7 +231,7 @@ func keysList(ctx context.Context, st *store.Store, args []string) (any, error) 
 	return map[string]any{"data": keys}, nil
 }
 
-// secretsReencrypt moves every stored webhook secret to the newest key of the ring in
+// secretsReencrypt moves every stored webhook and TOTP secret to the newest key of the ring in
 // DOCEVAL_SECRET_KEY (secretbox): run it after putting a new key first, before
 // dropping the old ones.
 func secretsReencrypt(ctx context.Context, st *store.Store, args []string) (any, error) {
@@ -246,7 +250,11 @@ func secretsReencrypt(ctx context.Context, st *store.Store, args []string) (any,
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"resealed": n, "keys_in_ring": len(keys)}, nil
+	totp, err := st.ResealTOTPSecrets(ctx, box.Reseal)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"resealed": n + totp, "totp_resealed": totp, "keys_in_ring": len(keys)}, nil
 }
 
 func keysCreate(ctx context.Context, st *store.Store, args []string) (any, error) {

@@ -138,3 +138,16 @@ func parseClientIDs(s string) ([]uuid.UUID, error) {
 	}
 	return ids, nil
 }
+
+// operatorsResetTOTP removes an account's second factor and ends its sessions; the
+// operator enrols anew from the console (at once, when DOCEVAL_CONSOLE_REQUIRE_MFA).
+func operatorsResetTOTP(ctx context.Context, st *store.Store, args []string) (any, error) {
+	id, err := oneID(args, 1)
+	if err != nil {
+		return nil, err
+	}
+	if err := st.ResetTOTP(ctx, id); err != nil {
+		return nil, err
+	}
+	return st.OperatorByID(ctx, id)
+}

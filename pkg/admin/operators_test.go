@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/doceval/doceval/pkg/auth"
+	"github.com/doceval/doceval/pkg/secretbox"
 	"github.com/doceval/doceval/pkg/store"
 )
 
@@ -73,4 +74,55 @@ func TestOperatorAccounts(t *testing.T) {
 		actions = append(actions, e.Action)
 	}
 	require.Equal(t, []string{"operator.disable", "operator.access", "operator.create", "operator.password", "operator.create"}, actions)
+}
+
+// Staff TOTP secrets (enabled and pending) move to the new key with secrets reencrypt,
+// like webhook secrets; operators reset-totp removes a second factor.
+func TestTOTPSecretsReencryptAndReset(t *testing.T) {
+	run, b := setup(t)
+	ctx := context.Background()
+	oldKey, newKey := secretbox.NewKey(), secretbox.NewKey()
+	oldBytes, _ := secretbox.ParseKey(oldKey)
+	newBytes, _ := secretbox.ParseKey(newKey)
+	oldBox, err := secretbox.New(oldBytes)
+	require.NoError(t, err)
+	var ids []uuid.UUID
+	for _, email := range []string{"enabled@example.com", "pending@example.com"} {
+		op, err := b.store.CreateOperator(ctx, store.NewOperator{Email: email, Role: store.RoleAdvisor})
+		require.NoError(t, err)
+		require.NoError(t, b.store.SetTOTPPending(ctx, op.ID, oldBox.Seal([]byte("SECRET"+email), store.TOTPOwner(op.ID))))
+		ids = append(ids, op.ID)
+	}
+	enabled, err := b.store.OperatorByID(ctx, ids[0])
+	require.NoError(t, err)
+	require.NoError(t, b.store.EnableTOTP(ctx, ids[0], enabled.SealedTOTPPending, 1))
+
+	t.Setenv("DOCEVAL_SECRET_KEY", newKey+","+oldKey)
+	out, stderr, code := run("secrets", "reencrypt")
+	require.Equal(t, 0, code, stderr)
+	require.EqualValues(t, 2, out["totp_resealed"])
+	out, _, code = run("secrets", "reencrypt")
+	require.Equal(t, 0, code)
+	require.EqualValues(t, 0, out["resealed"])
+
+	newOnly, err := secretbox.New(newBytes)
+	require.NoError(t, err)
+	for i, email := range []string{"enabled@example.com", "pending@example.com"} {
+		op, err := b.store.OperatorByID(ctx, ids[i])
+		require.NoError(t, err)
+		sealed := op.SealedTOTPPending
+		if i == 0 {
+			sealed = op.SealedTOTP
+		}
+		plain, err := newOnly.Open(sealed, store.TOTPOwner(op.ID))
+		require.NoError(t, err, email)
+		require.Equal(t, "SECRET"+email, string(plain))
+	}
+
+	_, stderr, code = run("operators", "reset-totp", ids[0].String())
+	require.Equal(t, 0, code, stderr)
+	op, err := b.store.OperatorByID(ctx, ids[0])
+	require.NoError(t, err)
+	require.Nil(t, op.TOTPEnabledAt)
+	require.Nil(t, op.SealedTOTP)
 }

@@ -1,12 +1,15 @@
 package auth
 
 import (
+	"context"
 	"crypto/rand"
 	"errors"
 	"sync"
+	"time"
 	"unicode/utf8"
 
 	"github.com/alexedwards/argon2id"
+	"golang.org/x/sync/semaphore"
 )
 
 // Staff passwords (console operators) are hashed with argon2id (RFC 9106's second
@@ -51,6 +54,41 @@ func CheckPassword(hash *string, password string) bool {
 	}
 	ok, err := argon2id.ComparePasswordAndHash(password, h)
 	return ok && err == nil && hash != nil
+}
+
+// ErrBusy: every password-checking slot stayed taken for the whole wait.
+var ErrBusy = errors.New("too many password checks at once: try again")
+
+// PasswordChecker runs CheckPassword at most n at a time, so that a burst of sign-ins
+// costs at most n × 64 MiB instead of memory without bound; a check that finds no slot
+// free within wait fails with ErrBusy.
+type PasswordChecker struct {
+	slots *semaphore.Weighted
+	wait  time.Duration
+}
+
+// NewPasswordChecker returns a checker with n slots (at least one).
+func NewPasswordChecker(n int, wait time.Duration) *PasswordChecker {
+	return &PasswordChecker{slots: semaphore.NewWeighted(int64(max(n, 1))), wait: wait}
+}
+
+// Check is CheckPassword in a slot; ErrBusy when none came free in time (or ctx ended).
+func (c *PasswordChecker) Check(ctx context.Context, hash *string, password string) (bool, error) {
+	release, err := c.acquire(ctx)
+	if err != nil {
+		return false, err
+	}
+	defer release()
+	return CheckPassword(hash, password), nil
+}
+
+func (c *PasswordChecker) acquire(ctx context.Context) (release func(), err error) {
+	ctx, cancel := context.WithTimeout(ctx, c.wait)
+	defer cancel()
+	if err := c.slots.Acquire(ctx, 1); err != nil {
+		return nil, ErrBusy
+	}
+	return func() { c.slots.Release(1) }, nil
 }
 
 // NewPasswordHash returns a new random password of n characters (NewPassword) and its

@@ -13,8 +13,10 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/doceval/doceval/pkg/auth"
 	"github.com/doceval/doceval/pkg/blob"
 	"github.com/doceval/doceval/pkg/extractor"
+	"github.com/doceval/doceval/pkg/secretbox"
 	"github.com/doceval/doceval/pkg/store"
 )
 
@@ -31,6 +33,12 @@ type app struct {
 	renderer *pageRenderer
 	signins  *prometheus.CounterVec
 	proxies  []netip.Prefix // whose X-Forwarded-For is believed
+	// box seals and opens TOTP secrets (DOCEVAL_SECRET_KEY).
+	box *secretbox.Box
+	// passwords bounds the argon2id checks running at once.
+	passwords *auth.PasswordChecker
+	// views keeps document.view audit entries to one per viewer page load.
+	views viewAudit
 }
 
 // New builds the console's handler.
@@ -42,7 +50,7 @@ func New(d Deps) (http.Handler, error) {
 	a := &app{st: d.Store, blobs: d.Blobs, log: d.Log, cfg: d.Settings, oidc: d.OIDC, msgs: msgs}
 	a.signins = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "doceval_console_signins_total",
-		Help: "Console sign-ins by method (password, oidc) and result (ok, failed, throttled).",
+		Help: "Console sign-ins by method (password, totp, oidc) and result (ok, failed, throttled, busy, sso_only).",
 	}, []string{"method", "result"})
 	if d.Registry != nil {
 		if err := d.Registry.Register(a.signins); err != nil {
@@ -50,6 +58,17 @@ func New(d Deps) (http.Handler, error) {
 		}
 	}
 	a.secure = !d.Settings.InsecureCookies
+	if d.Settings.SecretKey == "" {
+		return nil, errors.New("DOCEVAL_SECRET_KEY is required: it seals the staff's TOTP secrets (the api's key ring)")
+	}
+	keys, err := secretbox.ParseKeys(d.Settings.SecretKey)
+	if err != nil {
+		return nil, err
+	}
+	if a.box, err = secretbox.NewRing(keys); err != nil {
+		return nil, err
+	}
+	a.passwords = auth.NewPasswordChecker(d.Settings.HashConcurrency, d.Settings.HashWait)
 	if a.proxies, err = parseProxies(d.Settings.TrustedProxies); err != nil {
 		return nil, err
 	}
@@ -65,20 +84,22 @@ func New(d Deps) (http.Handler, error) {
 		d.Log.Info("page renderer", "parser", a.renderer.parser.Describe())
 	}
 	mux := http.NewServeMux()
-	if d.Ops != nil {
-		mux.Handle("GET /healthz", d.Ops)
-		mux.Handle("GET /readyz", d.Ops)
-		mux.Handle("GET /metrics", d.Ops)
+	if d.Health != nil {
+		mux.Handle("GET /healthz", d.Health)
 	}
 	mux.Handle("GET /static/", staticHandler())
 	mux.HandleFunc("GET /lang/{lang}", a.setLanguage)
 	mux.HandleFunc("GET /login", a.loginPage)
 	mux.HandleFunc("POST /login", a.login)
+	mux.HandleFunc("GET /login/code", a.loginCodePage)
+	mux.HandleFunc("POST /login/code", a.loginCode)
 	mux.HandleFunc("GET /login/sso", a.ssoStart)
 	mux.HandleFunc("GET /login/sso/callback", a.ssoCallback)
 	mux.Handle("POST /logout", a.signedIn("", a.logout))
 	mux.Handle("POST /logout/everywhere", a.signedIn("", a.logoutEverywhere))
 	mux.Handle("GET /{$}", a.signedIn("", a.home))
+	mux.Handle("GET /account/mfa", a.signedIn("", a.mfaPage))
+	mux.Handle("POST /account/mfa", a.signedIn("", a.mfaConfirm))
 
 	// Advisors (and admins): the work queue, submissions, documents, decisions.
 	mux.Handle("GET /queue", a.signedIn("", a.queue))
@@ -187,6 +208,14 @@ func (a *app) signedIn(role string, h handler) http.Handler {
 		r = r.WithContext(context.WithValue(r.Context(), ctxKey{}, rs))
 		if r.Method == http.MethodPost && !validCSRF(r, sess.CSRFToken) {
 			a.fail(w, r, nil, http.StatusForbidden, "error.csrf")
+			return
+		}
+		if a.mustEnrol(r, op) {
+			if r.Method == http.MethodGet {
+				http.Redirect(w, r, "/account/mfa", http.StatusSeeOther)
+				return
+			}
+			a.fail(w, r, nil, http.StatusForbidden, "mfa.required")
 			return
 		}
 		if role != "" && op.Role != role && op.Role != store.RoleAdmin {

@@ -1,6 +1,7 @@
 package console
 
 import (
+	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
@@ -17,7 +18,6 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/doceval/doceval/pkg/auth"
 	"github.com/doceval/doceval/pkg/store"
 )
 
@@ -194,10 +194,16 @@ func (a *app) renderLogin(w http.ResponseWriter, r *http.Request, status int, em
 }
 
 // login signs in with e-mail and password. Every attempt is counted as a failure per
-// e-mail and per address before its password is checked (and forgotten when it proves
-// right), so attempts sent at once cannot all pass the count. Past LoginMaxFailures for
-// the e-mail (or four times that from one address) within LoginWindow, sign-in is
-// refused until the window has passed, whether the password is right or not.
+// (e-mail, source) before its password is checked (and forgotten when the sign-in
+// completes), so attempts sent at once cannot all pass the count (admit). The password
+// is checked in one of a bounded number of slots (auth.PasswordChecker); without a free
+// slot the answer is 429 "try again" and the attempt is not counted.
+//
+// An account bound to single sign-on is refused here with the same answer as a wrong
+// password, after the same work: the form tells nobody which accounts exist or how they
+// sign in, and the identity provider's second factor and offboarding cannot be bypassed
+// with a password the account may still have. The refusal is in the audit log as
+// signin.sso_only. An account with a second factor gets the code form next (startMFA).
 func (a *app) login(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
 	email := cleanText(strings.TrimSpace(r.PostFormValue("email")), 254)
@@ -208,25 +214,9 @@ func (a *app) login(w http.ResponseWriter, r *http.Request) {
 		a.renderLogin(w, r, http.StatusForbidden, email, next, "error.csrf")
 		return
 	}
-	ctx, ip := r.Context(), a.clientIP(r)
-	if err := a.st.RecordLoginFailure(ctx, email, ip); err != nil {
-		a.fail(w, r, err, http.StatusServiceUnavailable, "error.unavailable")
-		return
-	}
-	byEmail, byIP, err := a.st.LoginFailures(ctx, email, ip, a.cfg.LoginWindow)
-	if err != nil {
-		a.fail(w, r, err, http.StatusServiceUnavailable, "error.unavailable")
-		return
-	}
-	limit := int64(a.cfg.LoginMaxFailures)
-	if byEmail > limit || byIP > 4*limit {
-		// One entry when the lock begins, not one per refused attempt.
-		if byEmail == limit+1 || byIP == 4*limit+1 {
-			a.recordAttempt(r, a.anonymous(r, email), "signin.throttled", "", nil)
-		}
-		a.signins.WithLabelValues("password", "throttled").Inc()
-		w.Header().Set("Retry-After", strconv.Itoa(int(a.cfg.LoginWindow/time.Second)))
-		a.renderLogin(w, r, http.StatusTooManyRequests, email, next, "login.throttled")
+	ctx := r.Context()
+	failure, ok := a.admit(w, r, "password", email, next)
+	if !ok {
 		return
 	}
 	op, err := a.st.OperatorByEmail(ctx, email)
@@ -238,20 +228,93 @@ func (a *app) login(w http.ResponseWriter, r *http.Request) {
 	if err == nil && !op.Disabled {
 		hash = op.PasswordHash
 	}
-	if !auth.CheckPassword(hash, password) {
-		a.signins.WithLabelValues("password", "failed").Inc()
-		target := "" // no such account
-		if op.ID != uuid.Nil {
-			target = op.ID.String()
+	right, err := a.passwords.Check(ctx, hash, password)
+	if err != nil {
+		// Not checked, so not counted: a burst of others' sign-ins must not lock anyone out.
+		if err := a.st.ForgetLoginFailure(context.WithoutCancel(ctx), failure); err != nil {
+			a.log.Warn("forget an unchecked sign-in attempt", "error", err)
 		}
+		a.signins.WithLabelValues("password", "busy").Inc()
+		w.Header().Set("Retry-After", "1")
+		a.renderLogin(w, r, http.StatusTooManyRequests, email, next, "login.busy")
+		return
+	}
+	target := "" // no such account
+	if op.ID != uuid.Nil {
+		target = op.ID.String()
+	}
+	if right && op.SSOBound() {
+		a.signins.WithLabelValues("password", "sso_only").Inc()
+		a.recordAttempt(r, a.anonymous(r, email), "signin.sso_only", target, nil)
+		a.renderLogin(w, r, http.StatusUnauthorized, email, next, "login.failed")
+		return
+	}
+	if !right {
+		a.signins.WithLabelValues("password", "failed").Inc()
 		a.recordAttempt(r, a.anonymous(r, email), "signin.failed", target, nil)
 		a.renderLogin(w, r, http.StatusUnauthorized, email, next, "login.failed")
 		return
 	}
-	if err := a.st.ClearLoginFailures(ctx, email); err != nil {
+	if op.TOTPEnabledAt != nil {
+		a.startMFA(w, r, op, next)
+		return
+	}
+	a.forgetFailures(r, op.Email)
+	a.startSession(w, r, op, "password", next)
+}
+
+// admit counts an attempt (a password or a second-factor code) for the e-mail from the
+// request's source as a failure, then refuses it with 429 when the source has failed
+// more than LoginMaxFailures times for that e-mail, or 4× as often for any e-mails,
+// within LoginWindow. It returns the counted failure's id.
+func (a *app) admit(w http.ResponseWriter, r *http.Request, method, email, next string) (int64, bool) {
+	ctx, source := r.Context(), a.throttleSource(r)
+	id, err := a.st.RecordLoginFailure(ctx, email, source)
+	if err != nil {
+		a.fail(w, r, err, http.StatusServiceUnavailable, "error.unavailable")
+		return 0, false
+	}
+	byAccount, bySource, err := a.st.LoginFailures(ctx, email, source, a.cfg.LoginWindow)
+	if err != nil {
+		a.fail(w, r, err, http.StatusServiceUnavailable, "error.unavailable")
+		return 0, false
+	}
+	limit := int64(a.cfg.LoginMaxFailures)
+	if byAccount <= limit && bySource <= 4*limit {
+		return id, true
+	}
+	// One entry when the lock begins, not one per refused attempt.
+	if byAccount == limit+1 || bySource == 4*limit+1 {
+		a.recordAttempt(r, a.anonymous(r, email), "signin.throttled", "", map[string]any{"source": source})
+	}
+	a.signins.WithLabelValues(method, "throttled").Inc()
+	w.Header().Set("Retry-After", strconv.Itoa(int(a.cfg.LoginWindow/time.Second)))
+	a.renderLogin(w, r, http.StatusTooManyRequests, email, next, "login.throttled")
+	return 0, false
+}
+
+// forgetFailures forgets the e-mail's failures from the request's source once a
+// sign-in from there completed.
+func (a *app) forgetFailures(r *http.Request, email string) {
+	if err := a.st.ClearLoginFailures(r.Context(), email, a.throttleSource(r)); err != nil {
 		a.log.Warn("forget sign-in attempts", "error", err)
 	}
-	a.startSession(w, r, op, "password", next)
+}
+
+// throttleSource is the source sign-in failures are counted against: the client's
+// address (clientIP), an IPv6 one cut to its /64, which one subscriber usually holds
+// whole.
+func (a *app) throttleSource(r *http.Request) string {
+	ip := a.clientIP(r)
+	addr, err := netip.ParseAddr(ip)
+	if err != nil || addr.Unmap().Is4() {
+		return ip
+	}
+	p, err := addr.Prefix(64)
+	if err != nil {
+		return ip
+	}
+	return p.String()
 }
 
 // recordAttempt records an attempt that changes nothing else (a refused sign-in); a failure to

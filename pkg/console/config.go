@@ -32,10 +32,27 @@ type Settings struct {
 	// long after sign-in.
 	SessionIdle time.Duration `env:"DOCEVAL_CONSOLE_SESSION_IDLE" envDefault:"30m"`
 	SessionMax  time.Duration `env:"DOCEVAL_CONSOLE_SESSION_MAX" envDefault:"12h"`
-	// LoginMaxFailures failed sign-ins for one e-mail (or 4× as many from one address)
-	// within LoginWindow lock further attempts until the window has passed.
+	// LoginMaxFailures failed sign-ins (wrong passwords or second-factor codes) for one
+	// e-mail from one source address within LoginWindow lock further attempts for that
+	// e-mail from that source until the window has passed; 4× as many from one source
+	// for any e-mails (password spraying) lock that source out. Another source is not
+	// locked: a stranger cannot lock an operator out. An IPv6 source counts as its /64.
 	LoginMaxFailures int           `env:"DOCEVAL_CONSOLE_LOGIN_MAX_FAILURES" envDefault:"5"`
 	LoginWindow      time.Duration `env:"DOCEVAL_CONSOLE_LOGIN_WINDOW" envDefault:"15m"`
+	// HashConcurrency bounds the password checks running at once (argon2id takes 64 MiB
+	// each); a sign-in that finds no free slot within HashWait is answered 429 "try
+	// again".
+	HashConcurrency int           `env:"DOCEVAL_CONSOLE_HASH_CONCURRENCY" envDefault:"4"`
+	HashWait        time.Duration `env:"DOCEVAL_CONSOLE_HASH_WAIT" envDefault:"2s"`
+	// SecretKey is the key ring that seals the staff's TOTP secrets at rest (secretbox:
+	// the api's DOCEVAL_SECRET_KEY, rotated with `doceval-admin secrets reencrypt`).
+	SecretKey string `env:"DOCEVAL_SECRET_KEY"`
+	// RequireMFA makes every password account without a second factor enrol one (TOTP)
+	// right after signing in, before it reaches any other page. Accounts bound to single
+	// sign-on are exempt: they sign in through the provider only, whose factors apply.
+	RequireMFA bool `env:"DOCEVAL_CONSOLE_REQUIRE_MFA" envDefault:"false"`
+	// MFAIssuer names the console in authenticator apps.
+	MFAIssuer string `env:"DOCEVAL_CONSOLE_MFA_ISSUER" envDefault:"doceval"`
 	// Single sign-on through any OpenID Connect provider; off unless OIDCIssuer is set.
 	// A staff account must exist (doceval-admin operators create) with the e-mail the
 	// provider asserts as verified; the identity is bound to it at the first sign-in.

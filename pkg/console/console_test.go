@@ -9,9 +9,11 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 
+	"github.com/doceval/doceval/pkg/console"
 	"github.com/doceval/doceval/pkg/store"
 )
 
@@ -361,4 +363,106 @@ func mustURL(s string) *url.URL {
 		panic(err)
 	}
 	return u
+}
+
+// Failures count per (e-mail, source) and per source: six wrong guesses from one source
+// lock that source out of the account, not the owner signing in from another; a
+// source that tries many accounts (password spraying) is locked out of all of them.
+// The source is the client a trusted proxy names in X-Forwarded-For.
+func TestLoginThrottleBySource(t *testing.T) {
+	t.Parallel()
+	b := setup(t, func(d *console.Deps) { d.Settings.TrustedProxies = "127.0.0.1,::1" })
+	pw := b.operator("owner@example.com", store.RoleAdvisor, nil)
+	stranger := b.browser()
+	stranger.forwardedFor = "203.0.113.7"
+	for i := 1; i <= 6; i++ {
+		p := stranger.password("owner@example.com", "a wrong guess")
+		want := http.StatusUnauthorized
+		if i == 6 {
+			want = http.StatusTooManyRequests
+		}
+		if p.status != want {
+			t.Fatalf("guess %d from the stranger: %d, want %d", i, p.status, want)
+		}
+	}
+	if p := stranger.password("owner@example.com", pw); p.status != http.StatusTooManyRequests {
+		t.Fatalf("the right password from the locked source: %d", p.status)
+	}
+	owner := b.browser()
+	owner.forwardedFor = "198.51.100.20"
+	owner.signIn("owner@example.com", pw)
+	// The owner's sign-in forgets only the owner's source: the stranger stays locked.
+	if p := stranger.password("owner@example.com", pw); p.status != http.StatusTooManyRequests {
+		t.Fatalf("the stranger after the owner signed in: %d", p.status)
+	}
+
+	// Spraying: 20 failures from one source over many accounts lock that source out,
+	// even of an account it never tried, with the right password.
+	sprayer := b.browser()
+	sprayer.forwardedFor = "192.0.2.50"
+	for i := range 20 {
+		if p := sprayer.password("user"+strconv.Itoa(i)+"@example.com", "Winter2026!!"); p.status != http.StatusUnauthorized {
+			t.Fatalf("spray %d: %d", i, p.status)
+		}
+	}
+	if p := sprayer.password("owner@example.com", pw); p.status != http.StatusTooManyRequests {
+		t.Fatalf("the sprayer's 21st attempt: %d", p.status)
+	}
+	// An IPv6 source counts as its /64.
+	v6 := b.browser()
+	for i := range 6 {
+		v6.forwardedFor = "2001:db8:1:2::" + strconv.Itoa(i+1)
+		v6.password("owner@example.com", "a wrong guess")
+	}
+	v6.forwardedFor = "2001:db8:1:2:ffff::1"
+	if p := v6.password("owner@example.com", pw); p.status != http.StatusTooManyRequests {
+		t.Fatalf("another address of the same /64: %d", p.status)
+	}
+	other := b.browser()
+	other.forwardedFor = "2001:db8:1:3::1"
+	other.signIn("owner@example.com", pw)
+}
+
+// At most HashConcurrency password checks run at once; a sign-in that finds no free slot
+// within HashWait is answered 429 "try again" and not counted as a failure.
+func TestPasswordHashingCapped(t *testing.T) {
+	t.Parallel()
+	b := setup(t, func(d *console.Deps) {
+		d.Settings.HashConcurrency, d.Settings.HashWait = 1, time.Millisecond
+		d.Settings.TrustedProxies = "127.0.0.1,::1"
+	})
+	pw := b.operator("busy@example.com", store.RoleAdvisor, nil)
+	const n = 8
+	browsers := make([]*browser, n)
+	tokens := make([]string, n)
+	for i := range browsers {
+		browsers[i] = b.browser()
+		browsers[i].forwardedFor = "198.51.100." + strconv.Itoa(i+1)
+		tokens[i] = browsers[i].csrf("/login")
+	}
+	pages := make([]page, n)
+	var wg sync.WaitGroup
+	for i, br := range browsers {
+		wg.Go(func() {
+			pages[i] = br.post("/login", url.Values{"email": {"busy@example.com"}, "password": {pw}}, tokens[i])
+		})
+	}
+	wg.Wait()
+	busy := 0
+	for i, p := range pages {
+		switch {
+		case p.status == http.StatusSeeOther:
+		case p.status == http.StatusTooManyRequests && strings.Contains(p.body, "checking many sign-ins"):
+			busy++
+			failures, _, err := b.st.LoginFailures(context.Background(), "busy@example.com", browsers[i].forwardedFor, time.Hour)
+			if err != nil || failures != 0 {
+				t.Errorf("a sign-in answered busy counts %d failures (%v)", failures, err)
+			}
+		default:
+			t.Fatalf("sign-in %d: %d %.200s", i, p.status, p.body)
+		}
+	}
+	if busy == 0 {
+		t.Fatalf("%d sign-ins at once with one slot and 1 ms to wait: none was turned away", n)
+	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/doceval/doceval/pkg/blob"
 	"github.com/doceval/doceval/pkg/console"
 	"github.com/doceval/doceval/pkg/dbtest"
+	"github.com/doceval/doceval/pkg/secretbox"
 	"github.com/doceval/doceval/pkg/store"
 )
 
@@ -35,6 +36,7 @@ func defaultSettings() console.Settings {
 	return console.Settings{
 		InsecureCookies: true, SessionIdle: 30 * time.Minute, SessionMax: 12 * time.Hour,
 		LoginMaxFailures: 5, LoginWindow: 15 * time.Minute, RenderDPI: 60, OIDCButton: "SSO",
+		SecretKey: secretbox.NewKey(), HashConcurrency: 4, HashWait: 2 * time.Second, MFAIssuer: "doceval test",
 	}
 }
 
@@ -121,6 +123,8 @@ type browser struct {
 	base string
 	c    *http.Client
 	lang string
+	// forwardedFor is sent as X-Forwarded-For (believed only from a trusted proxy).
+	forwardedFor string
 }
 
 func (b *testBundle) browser() *browser {
@@ -150,6 +154,9 @@ func (br *browser) do(method, path string, form url.Values) page {
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	}
 	req.Header.Set("Accept-Language", br.lang)
+	if br.forwardedFor != "" {
+		req.Header.Set("X-Forwarded-For", br.forwardedFor)
+	}
 	res, err := br.c.Do(req)
 	if err != nil {
 		br.t.Fatal(err)

@@ -29,8 +29,9 @@ type Deps struct {
 	Blobs    *blob.Store
 	Log      *slog.Logger
 	Settings Settings
-	// Ops serves /healthz, /readyz and /metrics (nil: not served).
-	Ops http.Handler
+	// Health answers /healthz on the public listener (nil: not served); /readyz and
+	// /metrics are served on the internal listener only (RunOnListeners).
+	Health http.Handler
 	// OIDC is the single sign-on provider (nil: passwords only).
 	OIDC *OIDC
 	// Registry takes the console's own metrics (nil: not exported).
@@ -46,42 +47,63 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger) error {
 	return RunOn(ctx, cfg, log, ln)
 }
 
-// RunOn serves the console on ln, with an outbox relay for the events decisions emit,
-// and removes expired sessions every few minutes. It refuses to start where the page
-// renderer cannot be confined as ParserIsolation says (and renders through no extractor).
+// RunOn serves the console on ln and its ops endpoints on cfg.OpsAddr (RunOnListeners).
 func RunOn(ctx context.Context, cfg Config, log *slog.Logger, ln net.Listener) error {
+	ops, err := net.Listen("tcp", cfg.OpsAddr)
+	if err != nil {
+		ln.Close()
+		return fmt.Errorf("ops listener %s: %w", cfg.OpsAddr, err)
+	}
+	return RunOnListeners(ctx, cfg, log, ln, ops)
+}
+
+// RunOnListeners serves the console on ln, with an outbox relay for the events
+// decisions emit, and removes expired sessions every few minutes. /readyz and /metrics
+// are served on ops alone, the internal port (DOCEVAL_OPS_ADDR, as the workers'), never
+// on the public listener, which staff reach through the ingress; /healthz on both.
+//
+// It refuses to start where the page renderer cannot be confined as ParserIsolation
+// says (and renders through no extractor).
+func RunOnListeners(ctx context.Context, cfg Config, log *slog.Logger, ln, ops net.Listener) error {
+	closeAll := func() {
+		ln.Close()
+		ops.Close()
+	}
 	// The document viewer renders partners' PDFs: never unconfined unless asked.
 	how, err := extractor.CheckConfined(ctx, cfg.Extractor, cfg.ParserIsolation, "")
 	if err != nil {
-		ln.Close()
+		closeAll()
 		return fmt.Errorf("console: page rendering: %w", err)
 	}
 	log.Info("document tools", "confinement", how)
 	rt, err := service.Start(ctx, "console", cfg.Common, log, service.OutboxOnly())
 	if err != nil {
-		ln.Close()
+		closeAll()
 		return err
 	}
 	defer rt.Close()
 	blobs, err := rt.Blobs(ctx)
 	if err != nil {
-		ln.Close()
+		closeAll()
 		return err
 	}
 	oidc, err := NewOIDC(ctx, cfg.Settings)
 	if err != nil {
-		ln.Close()
+		closeAll()
 		return err
 	}
-	h, err := New(Deps{Store: rt.Store, Blobs: blobs, Log: log, Settings: cfg.Settings, Ops: rt.OpsHandler(), OIDC: oidc, Registry: rt.Registry})
+	opsHandler := rt.OpsHandler()
+	h, err := New(Deps{Store: rt.Store, Blobs: blobs, Log: log, Settings: cfg.Settings, Health: opsHandler, OIDC: oidc, Registry: rt.Registry})
 	if err != nil {
-		ln.Close()
+		closeAll()
 		return err
 	}
-	log.Info("started", "addr", ln.Addr().String(), "sso", oidc != nil)
+	log.Info("started", "addr", ln.Addr().String(), "ops_addr", ops.Addr().String(), "sso", oidc != nil)
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+	opsSrv := &http.Server{Handler: opsHandler, ReadHeaderTimeout: 5 * time.Second}
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return service.Serve(ctx, srv, ln, cfg.ShutdownTimeout) })
+	g.Go(func() error { return service.Serve(ctx, opsSrv, ops, cfg.ShutdownTimeout) })
 	g.Go(func() error { return rt.RunRelay(ctx) })
 	g.Go(func() error {
 		return service.Every(ctx, 5*time.Minute, func(ctx context.Context) {

@@ -148,6 +148,9 @@ func (a *app) viewer(w http.ResponseWriter, r *http.Request, rs *reqState) error
 	if data.Cite != nil && data.ImageURL == "" {
 		data.Cite.Highlights, data.Cite.Located = nil, data.Text.Mark != ""
 	}
+	if err := a.recordView(r, rs, v, "page"); err != nil {
+		return err
+	}
 	a.render(w, r, http.StatusOK, "viewer", data)
 	return nil
 }
@@ -228,6 +231,9 @@ func (a *app) pageImage(w http.ResponseWriter, r *http.Request, rs *reqState) er
 	}
 	if v.page > pageCount(u) || !previewable(u.ContentType) {
 		return store.ErrNotFound
+	}
+	if err := a.recordView(r, rs, v, "image"); err != nil {
+		return err
 	}
 	if u.ContentType != extract.PDF {
 		return a.serveUploadedImage(w, r, u)

@@ -165,6 +165,9 @@ func Run(ctx context.Context, o RunOptions) error {
 	if !strings.HasPrefix(consoleSettings.PublicURL, "https://") {
 		consoleSettings.InsecureCookies = true // plain http on this machine
 	}
+	if consoleSettings.SecretKey == "" {
+		consoleSettings.SecretKey = tunables.SecretKey // seals staff TOTP secrets, as the api's webhook secrets
+	}
 	// The api's relay publishes what the console writes to the outbox.
 	consoleCommon := common
 	consoleCommon.OutboxRelay = false
@@ -205,7 +208,9 @@ func Run(ctx context.Context, o RunOptions) error {
 		if err := waitReady(ctx, baseURL+"/readyz"); err != nil {
 			return err
 		}
-		if err := waitReady(ctx, consoleURL+"/readyz"); err != nil {
+		// The console's /readyz is on its internal ops port; /healthz answers on the
+		// public one once it serves, which is after it reached the database.
+		if err := waitReady(ctx, consoleURL+"/healthz"); err != nil {
 			return err
 		}
 		env := map[string]string{

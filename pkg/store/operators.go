@@ -31,6 +31,22 @@ type Operator struct {
 	ClientIDs  []uuid.UUID `json:"api_client_ids,omitempty"`
 	Disabled   bool        `json:"disabled"`
 	CreatedAt  time.Time   `json:"created_at"`
+	// TOTPEnabledAt is when the account's second factor was confirmed (nil: none).
+	TOTPEnabledAt *time.Time `json:"totp_enabled_at,omitempty"`
+	// SealedTOTP and SealedTOTPPending are the TOTP secret and an enrolment not yet
+	// confirmed, sealed with the key ring bound to TOTPOwner(ID).
+	SealedTOTP        []byte `json:"-"`
+	SealedTOTPPending []byte `json:"-"`
+}
+
+// SSOBound says whether the account is bound to a single sign-on identity: it signs
+// in through the identity provider only, whose second factor and offboarding apply.
+func (o Operator) SSOBound() bool { return o.OIDCSubject != nil }
+
+// NeedsTOTP says whether the account signs in with a password and has no second
+// factor yet.
+func (o Operator) NeedsTOTP() bool {
+	return !o.SSOBound() && o.PasswordHash != nil && o.TOTPEnabledAt == nil
 }
 
 // Sees reports whether the operator may see the API client's data.
@@ -50,6 +66,7 @@ func operatorFromRow(r db.Operator, clients []uuid.UUID) Operator {
 	return Operator{
 		ID: r.ID, Email: r.Email, Role: r.Role, PasswordHash: r.PasswordHash, OIDCSubject: r.OidcSubject,
 		AllClients: r.AllClients, ClientIDs: clients, Disabled: r.DisabledAt != nil, CreatedAt: r.CreatedAt,
+		TOTPEnabledAt: r.TotpEnabledAt, SealedTOTP: r.TotpSecret, SealedTOTPPending: r.TotpPendingSecret,
 	}
 }
 

@@ -30,8 +30,12 @@ type NewSession struct {
 	MaxAge     time.Duration // absolute lifetime
 	IP         string
 	UserAgent  string
-	// Method is how the operator signed in (password, oidc), for the audit log.
+	// Method is how the operator signed in (password, password+totp, oidc), for the
+	// audit log.
 	Method string
+	// MFAPending: the password was right and the second factor is still to come; the
+	// session opens only the code form (PendingSession), and is not audited as a sign-in.
+	MFAPending bool
 }
 
 // CreateSession opens a session; acting for someone (As), it records the sign-in in
@@ -41,10 +45,13 @@ func (s *Store) CreateSession(ctx context.Context, in NewSession) (ConsoleSessio
 	err := s.InTx(ctx, func(tx *Tx) error {
 		err := tx.q.SessionInsert(ctx, db.SessionInsertParams{
 			TokenHash: in.TokenHash, OperatorID: in.OperatorID, CsrfToken: in.CSRFToken, Now: now,
-			ExpiresAt: now.Add(in.MaxAge), Ip: in.IP, UserAgent: in.UserAgent,
+			ExpiresAt: now.Add(in.MaxAge), Ip: in.IP, UserAgent: in.UserAgent, MfaPending: in.MFAPending,
 		})
 		if err != nil {
 			return interpretError(err)
+		}
+		if in.MFAPending {
+			return nil
 		}
 		return tx.audit(ctx, "signin", "operator", in.OperatorID.String(), map[string]any{"method": in.Method})
 	})
@@ -61,6 +68,16 @@ func (s *Store) Session(ctx context.Context, tokenHash []byte, idle time.Duratio
 	r, err := s.queries().SessionTouch(ctx, db.SessionTouchParams{
 		TokenHash: tokenHash, Now: now, IdleBefore: now.Add(-idle), StaleBefore: now.Add(-sessionTouchResolution),
 	})
+	if err != nil {
+		return ConsoleSession{}, interpretError(err)
+	}
+	return ConsoleSession{TokenHash: r.TokenHash, OperatorID: r.OperatorID, CSRFToken: r.CsrfToken, CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt}, nil
+}
+
+// PendingSession resolves the token of a session waiting for its second factor.
+// ErrNotFound: unknown, expired, a full session, or its operator disabled.
+func (s *Store) PendingSession(ctx context.Context, tokenHash []byte) (ConsoleSession, error) {
+	r, err := s.queries().SessionPendingGet(ctx, db.SessionPendingGetParams{TokenHash: tokenHash, Now: s.Now()})
 	if err != nil {
 		return ConsoleSession{}, interpretError(err)
 	}
@@ -90,21 +107,31 @@ func (s *Store) DeleteExpiredSessions(ctx context.Context, idle, keepFailures ti
 	return n, interpretError(err)
 }
 
-// RecordLoginFailure counts a failed sign-in against the e-mail and the address.
-func (s *Store) RecordLoginFailure(ctx context.Context, email, ip string) error {
-	return interpretError(s.queries().LoginFailureInsert(ctx, db.LoginFailureInsertParams{Email: email, Ip: ip, Now: s.Now()}))
+// RecordLoginFailure counts a failed sign-in (a password or a second-factor code)
+// against the e-mail and the source address; the id is for ForgetLoginFailure.
+func (s *Store) RecordLoginFailure(ctx context.Context, email, source string) (int64, error) {
+	id, err := s.queries().LoginFailureInsert(ctx, db.LoginFailureInsertParams{Email: email, Ip: source, Now: s.Now()})
+	return id, interpretError(err)
 }
 
-// LoginFailures counts failed sign-ins for the e-mail and from the address within window.
-func (s *Store) LoginFailures(ctx context.Context, email, ip string, window time.Duration) (byEmail, byIP int64, err error) {
-	r, err := s.queries().LoginFailureCount(ctx, db.LoginFailureCountParams{Email: email, Ip: ip, Since: s.Now().Add(-window)})
+// ForgetLoginFailure takes back one counted failure (an attempt that was never
+// checked, for want of a free password-checking slot).
+func (s *Store) ForgetLoginFailure(ctx context.Context, id int64) error {
+	return interpretError(s.queries().LoginFailureDelete(ctx, id))
+}
+
+// LoginFailures counts failed sign-ins within window for the e-mail from the source,
+// and from the source for any e-mail.
+func (s *Store) LoginFailures(ctx context.Context, email, source string, window time.Duration) (byAccountSource, bySource int64, err error) {
+	r, err := s.queries().LoginFailureCount(ctx, db.LoginFailureCountParams{Email: email, Ip: source, Since: s.Now().Add(-window)})
 	if err != nil {
 		return 0, 0, interpretError(err)
 	}
-	return r.ByEmail, r.ByIp, nil
+	return r.ByAccountSource, r.BySource, nil
 }
 
-// ClearLoginFailures forgets an e-mail's failures after a successful sign-in.
-func (s *Store) ClearLoginFailures(ctx context.Context, email string) error {
-	return interpretError(s.queries().LoginFailureClear(ctx, email))
+// ClearLoginFailures forgets an e-mail's failures from one source after a sign-in from
+// there; failures from other sources stay counted.
+func (s *Store) ClearLoginFailures(ctx context.Context, email, source string) error {
+	return interpretError(s.queries().LoginFailureClear(ctx, db.LoginFailureClearParams{Email: email, Ip: source}))
 }

@@ -83,10 +83,17 @@ app.kubernetes.io/component: {{ .svc }}
 {{- end }}
 {{- end }}
 
-{{/* The workers, which serve /healthz, /readyz and /metrics on DOCEVAL_OPS_ADDR. The
-api and the console serve them on their HTTP listener (DOCEVAL_HTTP_ADDR). */}}
+{{/* The workers, which take no requests and serve only /healthz, /readyz and /metrics,
+on DOCEVAL_OPS_ADDR. */}}
 {{- define "doceval.isWorker" -}}
 {{- if not (has .svc (list "api" "console")) }}true{{ end }}
+{{- end }}
+
+{{/* The services with an internal ops port (DOCEVAL_OPS_ADDR, container port
+"metrics") for /healthz, /readyz and /metrics: the workers and the console, whose HTTP
+port is public. The api serves them on its HTTP listener. */}}
+{{- define "doceval.hasOpsPort" -}}
+{{- if ne .svc "api" }}true{{ end }}
 {{- end }}
 
 {{/* The services that read or write blobs: the api (uploads), ingest (extraction and
@@ -116,10 +123,10 @@ pkg/evaluator, pkg/dispatch), for the KEDA scaler. */}}
 {{- if or $v.autoscaling.enabled (include "doceval.kedaEnabled" .) }}true{{ end }}
 {{- end }}
 
-{{/* The container port with the ops endpoints: the HTTP port of the api and the console,
-else the ops port. */}}
+{{/* The container port with the ops endpoints: the ops port where there is one, else
+(the api) the HTTP port. */}}
 {{- define "doceval.opsPortName" -}}
-{{- if include "doceval.isWorker" . }}metrics{{ else }}http{{ end }}
+{{- if include "doceval.hasOpsPort" . }}metrics{{ else }}http{{ end }}
 {{- end }}
 
 {{- define "doceval.preStopSleep" -}}
@@ -195,7 +202,7 @@ DOCEVAL_CONSOLE_OIDC_CLIENT_SECRET: {{ .oidc.clientSecret | b64enc | quote }}
 {{- end }}
 
 {{- define "doceval.requiredSecretKey" -}}
-{{- required "secretKey.value or secretKey.existingSecret.name is required: DOCEVAL_SECRET_KEY, 32 random bytes in base64 (openssl rand -base64 32), encrypts webhook signing secrets at rest" .Values.secretKey.value }}
+{{- required "secretKey.value or secretKey.existingSecret.name is required: DOCEVAL_SECRET_KEY, 32 random bytes in base64 (openssl rand -base64 32), encrypts webhook signing secrets and staff TOTP secrets at rest" .Values.secretKey.value }}
 {{- end }}
 
 {{/* An env entry read from a Secret: (dict "name" ENV "existing" EXISTINGSECRET "key" KEYFIELD "root" $ "optional" BOOL).
@@ -291,6 +298,10 @@ DOCEVAL_CONSOLE_SESSION_MAX: {{ $c.sessionMax | quote }}
 DOCEVAL_CONSOLE_LOGIN_MAX_FAILURES: {{ int64 $c.loginMaxFailures | quote }}
 DOCEVAL_CONSOLE_LOGIN_WINDOW: {{ $c.loginWindow | quote }}
 DOCEVAL_CONSOLE_TRUSTED_PROXIES: {{ $c.trustedProxies | quote }}
+DOCEVAL_CONSOLE_HASH_CONCURRENCY: {{ int64 $c.hashConcurrency | quote }}
+DOCEVAL_CONSOLE_HASH_WAIT: {{ $c.hashWait | quote }}
+DOCEVAL_CONSOLE_REQUIRE_MFA: {{ $c.requireMFA | toString | quote }}
+DOCEVAL_CONSOLE_MFA_ISSUER: {{ $c.mfaIssuer | quote }}
 {{- with $v.oidc.issuer }}
 DOCEVAL_CONSOLE_OIDC_ISSUER: {{ . | quote }}
 DOCEVAL_CONSOLE_OIDC_CLIENT_ID: {{ $v.oidc.clientId | quote }}
@@ -319,16 +330,17 @@ service's extra env, which wins. */}}
 # The migration hook Job migrates; services never do.
 - name: DOCEVAL_MIGRATE
   value: "false"
-{{- if include "doceval.isWorker" . }}
+{{- if include "doceval.hasOpsPort" . }}
 - name: DOCEVAL_OPS_ADDR
   value: {{ printf ":%d" (int64 $v.opsPort) | quote }}
-{{- else }}
+{{- end }}
+{{- if not (include "doceval.isWorker" .) }}
 - name: DOCEVAL_HTTP_ADDR
   value: {{ printf ":%d" (int64 $v.port) | quote }}
 {{- end }}
 {{ include "doceval.secretEnv" (dict "root" .root "name" "DATABASE_URL" "existing" $r.database.existingSecret "key" "key") }}
 {{ include "doceval.secretEnv" (dict "root" .root "name" "NATS_URL" "existing" $r.nats.existingSecret "key" "key") }}
-{{- if has .svc (list "api" "dispatcher") }}
+{{- if has .svc (list "api" "dispatcher" "console") }}
 {{- if not $r.secretKey.existingSecret.name }}{{ $_ := include "doceval.requiredSecretKey" .root }}{{ end }}
 {{ include "doceval.secretEnv" (dict "root" .root "name" "DOCEVAL_SECRET_KEY" "existing" $r.secretKey.existingSecret "key" "key") }}
 {{- end }}
