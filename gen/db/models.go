@@ -174,6 +174,7 @@ type IdempotencyKey struct {
 	CreatedAt           time.Time
 	ExpiresAt           time.Time
 	Owner               *uuid.UUID
+	ResponseSealed      []byte
 }
 
 type Operator struct {

@@ -32,8 +32,9 @@ const Usage = `usage: doceval-admin COMMAND (reads DATABASE_URL)
   keys create --client ID                        issue another key for a client
   keys list --client ID                          a client's keys: id, prefix, created, last used, revoked
   keys revoke KEY_ID                             revoke a key at once (401 invalid_api_key)
-  secrets reencrypt                              seal every webhook signing secret with the first
-                                                 key of DOCEVAL_SECRET_KEY (after a key rotation)
+  secrets reencrypt                              seal every webhook signing secret and every
+                                                 response kept for Idempotency-Key replay with the
+                                                 first key of DOCEVAL_SECRET_KEY (after a rotation)
   operators create --email E --role admin|advisor [--clients ID,ID] [--sso-only]
                                                  a console account; its password is printed once
                                                  (--clients: an advisor sees only these clients)
@@ -227,9 +228,11 @@ func keysList(ctx context.Context, st *store.Store, args []string) (any, error) 
 	return map[string]any{"data": keys}, nil
 }
 
-// secretsReencrypt moves every stored webhook secret to the newest key of the ring in
-// DOCEVAL_SECRET_KEY (secretbox): run it after putting a new key first, before
-// dropping the old ones.
+// secretsReencrypt moves every stored webhook secret and every response kept for
+// Idempotency-Key replay (which may carry a signing_secret) to the newest key of the
+// ring in DOCEVAL_SECRET_KEY (secretbox): run it after putting a new key first, before
+// dropping the old ones. A response kept in clear before responses were sealed is
+// sealed too.
 func secretsReencrypt(ctx context.Context, st *store.Store, args []string) (any, error) {
 	if len(args) != 0 {
 		return nil, errUsage
@@ -242,11 +245,17 @@ func secretsReencrypt(ctx context.Context, st *store.Store, args []string) (any,
 	if err != nil {
 		return nil, err
 	}
-	n, err := st.ResealWebhookSecrets(ctx, box.Reseal)
+	secrets, err := st.ResealWebhookSecrets(ctx, box.Reseal)
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"resealed": n, "keys_in_ring": len(keys)}, nil
+	responses, err := st.ResealIdempotencyResponses(ctx, box.Reseal, box.Seal)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{
+		"resealed": secrets + responses, "webhook_secrets": secrets, "idempotency_responses": responses, "keys_in_ring": len(keys),
+	}, nil
 }
 
 func keysCreate(ctx context.Context, st *store.Store, args []string) (any, error) {
