@@ -150,6 +150,7 @@ type Evaluation struct {
 	FinishedAt        *time.Time
 	UpdatedAt         time.Time
 	JobEnqueuedAt     *time.Time
+	HeldAt            *time.Time
 }
 
 type Event struct {
@@ -263,6 +264,7 @@ type Upload struct {
 	UpdatedAt      time.Time
 	IngestAttempts int32
 	JobEnqueuedAt  *time.Time
+	HeldAt         *time.Time
 }
 
 type UploadPage struct {

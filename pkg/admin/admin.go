@@ -27,7 +27,8 @@ const Usage = `usage: doceval-admin COMMAND (reads DATABASE_URL)
   clients create --name NAME [--permissions all|p1,p2]
                                                  create an API client and its first key
   clients list                                   list API clients
-  clients disable ID | clients enable ID         disable (403 api_client_disabled) or enable
+  clients disable ID | clients enable ID         disable (403 api_client_disabled; deliveries and
+                                                 jobs held) or enable (held ones resume)
   clients set-permissions ID p1,p2               replace a client's permissions ("all" for all)
   keys create --client ID                        issue another key for a client
   keys list --client ID                          a client's keys: id, prefix, created, last used, revoked
