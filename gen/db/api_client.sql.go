@@ -12,6 +12,17 @@ import (
 	"github.com/google/uuid"
 )
 
+const clientDisabled = `-- name: ClientDisabled :one
+SELECT (disabled_at IS NOT NULL)::boolean AS disabled FROM api_clients WHERE id = $1
+`
+
+func (q *Queries) ClientDisabled(ctx context.Context, id uuid.UUID) (bool, error) {
+	row := q.db.QueryRow(ctx, clientDisabled, id)
+	var disabled bool
+	err := row.Scan(&disabled)
+	return disabled, err
+}
+
 const clientGetByID = `-- name: ClientGetByID :one
 SELECT id, name, permissions, disabled_at, created_at, updated_at FROM api_clients WHERE id = $1
 `
@@ -28,6 +39,28 @@ func (q *Queries) ClientGetByID(ctx context.Context, id uuid.UUID) (APIClient, e
 		&i.UpdatedAt,
 	)
 	return i, err
+}
+
+const clientHoldLock = `-- name: ClientHoldLock :exec
+SELECT pg_advisory_xact_lock(hashtextextended('doceval.api_client_hold:' || ($1::uuid)::text, 0))
+`
+
+func (q *Queries) ClientHoldLock(ctx context.Context, id uuid.UUID) error {
+	_, err := q.db.Exec(ctx, clientHoldLock, id)
+	return err
+}
+
+const clientHoldLockShared = `-- name: ClientHoldLockShared :exec
+SELECT pg_advisory_xact_lock_shared(hashtextextended('doceval.api_client_hold:' || ($1::uuid)::text, 0))
+`
+
+// Taken by a worker before it reads whether the client is disabled (in a statement of
+// its own, so the read sees what committed before the lock was granted) and sets a job
+// aside; ClientHoldLock, taken by disabling and enabling, waits for it. An advisory
+// lock, so the workers' roles need no write right on api_clients.
+func (q *Queries) ClientHoldLockShared(ctx context.Context, id uuid.UUID) error {
+	_, err := q.db.Exec(ctx, clientHoldLockShared, id)
+	return err
 }
 
 const clientInsert = `-- name: ClientInsert :one

@@ -167,7 +167,8 @@ WHERE d.id IN (
             LIMIT greatest(0, $3::bigint - (
                 SELECT count(*) FROM deliveries l WHERE l.endpoint_id = w.id AND l.lease_until >= $2::timestamptz))
         ) due
-        WHERE w.status = 'active' OR w.deleted_at IS NOT NULL
+        WHERE (w.status = 'active' OR w.deleted_at IS NOT NULL)
+          AND NOT EXISTS (SELECT 1 FROM api_clients ac WHERE ac.id = w.api_client_id AND ac.disabled_at IS NOT NULL)
         ORDER BY due.next_retry_at
         LIMIT $4)
     FOR UPDATE OF c SKIP LOCKED)
@@ -183,7 +184,9 @@ type DeliveryClaimParams struct {
 
 // Due deliveries of active (or deleted) endpoints, leased to this dispatcher with a
 // fresh token: per endpoint only the oldest, and no more than per_endpoint leased at
-// once across all dispatchers, so a slow endpoint cannot crowd out the others.
+// once across all dispatchers, so a slow endpoint cannot crowd out the others. The
+// deliveries of a disabled API client are held (neither sent nor failed) until it is
+// enabled again.
 func (q *Queries) DeliveryClaim(ctx context.Context, arg DeliveryClaimParams) ([]Delivery, error) {
 	rows, err := q.db.Query(ctx, deliveryClaim,
 		arg.LeaseUntil,
@@ -413,10 +416,12 @@ func (q *Queries) DeliverySettleAttempt(ctx context.Context, arg DeliverySettleA
 }
 
 const deliveryTarget = `-- name: DeliveryTarget :one
-SELECT e.envelope, w.url, w.secret, w.previous_secret, w.previous_secret_expires_at, (w.deleted_at IS NOT NULL)::boolean AS endpoint_deleted
+SELECT e.envelope, w.url, w.secret, w.previous_secret, w.previous_secret_expires_at, (w.deleted_at IS NOT NULL)::boolean AS endpoint_deleted,
+       (c.disabled_at IS NOT NULL)::boolean AS client_disabled
 FROM deliveries d
 JOIN events e ON e.id = d.event_id
 JOIN webhook_endpoints w ON w.id = d.endpoint_id
+JOIN api_clients c ON c.id = d.api_client_id
 WHERE d.id = $1
 `
 
@@ -427,6 +432,7 @@ type DeliveryTargetRow struct {
 	PreviousSecret          []byte
 	PreviousSecretExpiresAt *time.Time
 	EndpointDeleted         bool
+	ClientDisabled          bool
 }
 
 func (q *Queries) DeliveryTarget(ctx context.Context, id uuid.UUID) (DeliveryTargetRow, error) {
@@ -439,6 +445,7 @@ func (q *Queries) DeliveryTarget(ctx context.Context, id uuid.UUID) (DeliveryTar
 		&i.PreviousSecret,
 		&i.PreviousSecretExpiresAt,
 		&i.EndpointDeleted,
+		&i.ClientDisabled,
 	)
 	return i, err
 }

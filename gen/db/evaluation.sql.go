@@ -17,7 +17,7 @@ UPDATE evaluations
 SET status = 'running', started_at = coalesce(started_at, $1::timestamptz), attempts = attempts + 1,
     stage_label = $2, updated_at = $1::timestamptz
 WHERE id = $3 AND status IN ('queued', 'running')
-RETURNING id, seq, submission_id, api_client_id, kind, status, stage_label, progress_percent, input_upload_ids, input_file_ids, failure_code, failure_message, result, attempts, progress_emitted_at, created_at, started_at, finished_at, updated_at, job_enqueued_at
+RETURNING id, seq, submission_id, api_client_id, kind, status, stage_label, progress_percent, input_upload_ids, input_file_ids, failure_code, failure_message, result, attempts, progress_emitted_at, created_at, started_at, finished_at, updated_at, job_enqueued_at, held_at
 `
 
 type EvaluationBeginParams struct {
@@ -50,6 +50,7 @@ func (q *Queries) EvaluationBegin(ctx context.Context, arg EvaluationBeginParams
 		&i.FinishedAt,
 		&i.UpdatedAt,
 		&i.JobEnqueuedAt,
+		&i.HeldAt,
 	)
 	return i, err
 }
@@ -58,7 +59,7 @@ const evaluationCancel = `-- name: EvaluationCancel :one
 UPDATE evaluations
 SET status = 'canceled', stage_label = $1, finished_at = $2::timestamptz, updated_at = $2::timestamptz
 WHERE id = $3 AND status IN ('queued', 'running')
-RETURNING id, seq, submission_id, api_client_id, kind, status, stage_label, progress_percent, input_upload_ids, input_file_ids, failure_code, failure_message, result, attempts, progress_emitted_at, created_at, started_at, finished_at, updated_at, job_enqueued_at
+RETURNING id, seq, submission_id, api_client_id, kind, status, stage_label, progress_percent, input_upload_ids, input_file_ids, failure_code, failure_message, result, attempts, progress_emitted_at, created_at, started_at, finished_at, updated_at, job_enqueued_at, held_at
 `
 
 type EvaluationCancelParams struct {
@@ -91,6 +92,7 @@ func (q *Queries) EvaluationCancel(ctx context.Context, arg EvaluationCancelPara
 		&i.FinishedAt,
 		&i.UpdatedAt,
 		&i.JobEnqueuedAt,
+		&i.HeldAt,
 	)
 	return i, err
 }
@@ -100,7 +102,7 @@ UPDATE evaluations
 SET status = 'completed', result = $1, stage_label = $2, progress_percent = 100,
     finished_at = $3::timestamptz, updated_at = $3::timestamptz
 WHERE id = $4 AND status = 'running'
-RETURNING id, seq, submission_id, api_client_id, kind, status, stage_label, progress_percent, input_upload_ids, input_file_ids, failure_code, failure_message, result, attempts, progress_emitted_at, created_at, started_at, finished_at, updated_at, job_enqueued_at
+RETURNING id, seq, submission_id, api_client_id, kind, status, stage_label, progress_percent, input_upload_ids, input_file_ids, failure_code, failure_message, result, attempts, progress_emitted_at, created_at, started_at, finished_at, updated_at, job_enqueued_at, held_at
 `
 
 type EvaluationCompleteParams struct {
@@ -139,6 +141,7 @@ func (q *Queries) EvaluationComplete(ctx context.Context, arg EvaluationComplete
 		&i.FinishedAt,
 		&i.UpdatedAt,
 		&i.JobEnqueuedAt,
+		&i.HeldAt,
 	)
 	return i, err
 }
@@ -148,7 +151,7 @@ UPDATE evaluations
 SET status = 'failed', failure_code = $1, failure_message = $2, stage_label = $3,
     finished_at = $4::timestamptz, updated_at = $4::timestamptz
 WHERE id = $5 AND status IN ('queued', 'running')
-RETURNING id, seq, submission_id, api_client_id, kind, status, stage_label, progress_percent, input_upload_ids, input_file_ids, failure_code, failure_message, result, attempts, progress_emitted_at, created_at, started_at, finished_at, updated_at, job_enqueued_at
+RETURNING id, seq, submission_id, api_client_id, kind, status, stage_label, progress_percent, input_upload_ids, input_file_ids, failure_code, failure_message, result, attempts, progress_emitted_at, created_at, started_at, finished_at, updated_at, job_enqueued_at, held_at
 `
 
 type EvaluationFailParams struct {
@@ -189,12 +192,13 @@ func (q *Queries) EvaluationFail(ctx context.Context, arg EvaluationFailParams) 
 		&i.FinishedAt,
 		&i.UpdatedAt,
 		&i.JobEnqueuedAt,
+		&i.HeldAt,
 	)
 	return i, err
 }
 
 const evaluationGet = `-- name: EvaluationGet :one
-SELECT id, seq, submission_id, api_client_id, kind, status, stage_label, progress_percent, input_upload_ids, input_file_ids, failure_code, failure_message, result, attempts, progress_emitted_at, created_at, started_at, finished_at, updated_at, job_enqueued_at FROM evaluations WHERE submission_id = $1 AND id = $2
+SELECT id, seq, submission_id, api_client_id, kind, status, stage_label, progress_percent, input_upload_ids, input_file_ids, failure_code, failure_message, result, attempts, progress_emitted_at, created_at, started_at, finished_at, updated_at, job_enqueued_at, held_at FROM evaluations WHERE submission_id = $1 AND id = $2
 `
 
 type EvaluationGetParams struct {
@@ -226,12 +230,13 @@ func (q *Queries) EvaluationGet(ctx context.Context, arg EvaluationGetParams) (E
 		&i.FinishedAt,
 		&i.UpdatedAt,
 		&i.JobEnqueuedAt,
+		&i.HeldAt,
 	)
 	return i, err
 }
 
 const evaluationGetForUpdate = `-- name: EvaluationGetForUpdate :one
-SELECT id, seq, submission_id, api_client_id, kind, status, stage_label, progress_percent, input_upload_ids, input_file_ids, failure_code, failure_message, result, attempts, progress_emitted_at, created_at, started_at, finished_at, updated_at, job_enqueued_at FROM evaluations WHERE id = $1 FOR UPDATE
+SELECT id, seq, submission_id, api_client_id, kind, status, stage_label, progress_percent, input_upload_ids, input_file_ids, failure_code, failure_message, result, attempts, progress_emitted_at, created_at, started_at, finished_at, updated_at, job_enqueued_at, held_at FROM evaluations WHERE id = $1 FOR UPDATE
 `
 
 func (q *Queries) EvaluationGetForUpdate(ctx context.Context, id uuid.UUID) (Evaluation, error) {
@@ -258,8 +263,27 @@ func (q *Queries) EvaluationGetForUpdate(ctx context.Context, id uuid.UUID) (Eva
 		&i.FinishedAt,
 		&i.UpdatedAt,
 		&i.JobEnqueuedAt,
+		&i.HeldAt,
 	)
 	return i, err
+}
+
+const evaluationHold = `-- name: EvaluationHold :exec
+UPDATE evaluations SET held_at = $1::timestamptz, attempts = greatest(attempts - $2::int, 0)
+WHERE id = $3 AND status IN ('queued', 'running')
+`
+
+type EvaluationHoldParams struct {
+	Now      time.Time
+	GiveBack int32
+	ID       uuid.UUID
+}
+
+// Sets an active evaluation's job aside while its client is disabled, giving back the
+// attempt its run counted (@give_back 1 when a run was stopped, 0 before it began).
+func (q *Queries) EvaluationHold(ctx context.Context, arg EvaluationHoldParams) error {
+	_, err := q.db.Exec(ctx, evaluationHold, arg.Now, arg.GiveBack, arg.ID)
+	return err
 }
 
 const evaluationInsert = `-- name: EvaluationInsert :one
@@ -267,7 +291,7 @@ INSERT INTO evaluations (id, submission_id, api_client_id, kind, status, stage_l
                          input_upload_ids, input_file_ids, created_at, updated_at)
 VALUES ($1, $2, $3, $4, 'queued', $5, 0,
         $6::uuid[], $7::uuid[], $8::timestamptz, $8::timestamptz)
-RETURNING id, seq, submission_id, api_client_id, kind, status, stage_label, progress_percent, input_upload_ids, input_file_ids, failure_code, failure_message, result, attempts, progress_emitted_at, created_at, started_at, finished_at, updated_at, job_enqueued_at
+RETURNING id, seq, submission_id, api_client_id, kind, status, stage_label, progress_percent, input_upload_ids, input_file_ids, failure_code, failure_message, result, attempts, progress_emitted_at, created_at, started_at, finished_at, updated_at, job_enqueued_at, held_at
 `
 
 type EvaluationInsertParams struct {
@@ -315,12 +339,13 @@ func (q *Queries) EvaluationInsert(ctx context.Context, arg EvaluationInsertPara
 		&i.FinishedAt,
 		&i.UpdatedAt,
 		&i.JobEnqueuedAt,
+		&i.HeldAt,
 	)
 	return i, err
 }
 
 const evaluationLatest = `-- name: EvaluationLatest :one
-SELECT id, seq, submission_id, api_client_id, kind, status, stage_label, progress_percent, input_upload_ids, input_file_ids, failure_code, failure_message, result, attempts, progress_emitted_at, created_at, started_at, finished_at, updated_at, job_enqueued_at FROM evaluations WHERE submission_id = $1 ORDER BY seq DESC LIMIT 1
+SELECT id, seq, submission_id, api_client_id, kind, status, stage_label, progress_percent, input_upload_ids, input_file_ids, failure_code, failure_message, result, attempts, progress_emitted_at, created_at, started_at, finished_at, updated_at, job_enqueued_at, held_at FROM evaluations WHERE submission_id = $1 ORDER BY seq DESC LIMIT 1
 `
 
 func (q *Queries) EvaluationLatest(ctx context.Context, submissionID uuid.UUID) (Evaluation, error) {
@@ -347,6 +372,7 @@ func (q *Queries) EvaluationLatest(ctx context.Context, submissionID uuid.UUID) 
 		&i.FinishedAt,
 		&i.UpdatedAt,
 		&i.JobEnqueuedAt,
+		&i.HeldAt,
 	)
 	return i, err
 }
@@ -370,7 +396,7 @@ func (q *Queries) EvaluationOwner(ctx context.Context, id uuid.UUID) (Evaluation
 
 const evaluationRequeue = `-- name: EvaluationRequeue :execrows
 UPDATE evaluations SET job_enqueued_at = $1::timestamptz
-WHERE id = $2 AND status IN ('queued', 'running')
+WHERE id = $2 AND status IN ('queued', 'running') AND held_at IS NULL
   AND greatest(updated_at, coalesce(job_enqueued_at, created_at)) < $3::timestamptz
 `
 
@@ -393,7 +419,7 @@ UPDATE evaluations
 SET stage_label = $1, progress_percent = $2, updated_at = $3::timestamptz,
     progress_emitted_at = CASE WHEN $4::boolean THEN $3::timestamptz ELSE progress_emitted_at END
 WHERE id = $5 AND status = 'running'
-RETURNING id, seq, submission_id, api_client_id, kind, status, stage_label, progress_percent, input_upload_ids, input_file_ids, failure_code, failure_message, result, attempts, progress_emitted_at, created_at, started_at, finished_at, updated_at, job_enqueued_at
+RETURNING id, seq, submission_id, api_client_id, kind, status, stage_label, progress_percent, input_upload_ids, input_file_ids, failure_code, failure_message, result, attempts, progress_emitted_at, created_at, started_at, finished_at, updated_at, job_enqueued_at, held_at
 `
 
 type EvaluationSetProgressParams struct {
@@ -434,12 +460,13 @@ func (q *Queries) EvaluationSetProgress(ctx context.Context, arg EvaluationSetPr
 		&i.FinishedAt,
 		&i.UpdatedAt,
 		&i.JobEnqueuedAt,
+		&i.HeldAt,
 	)
 	return i, err
 }
 
 const evaluationsActiveOfSubmission = `-- name: EvaluationsActiveOfSubmission :many
-SELECT id, seq, submission_id, api_client_id, kind, status, stage_label, progress_percent, input_upload_ids, input_file_ids, failure_code, failure_message, result, attempts, progress_emitted_at, created_at, started_at, finished_at, updated_at, job_enqueued_at FROM evaluations WHERE submission_id = $1 AND status IN ('queued', 'running') FOR UPDATE
+SELECT id, seq, submission_id, api_client_id, kind, status, stage_label, progress_percent, input_upload_ids, input_file_ids, failure_code, failure_message, result, attempts, progress_emitted_at, created_at, started_at, finished_at, updated_at, job_enqueued_at, held_at FROM evaluations WHERE submission_id = $1 AND status IN ('queued', 'running') FOR UPDATE
 `
 
 func (q *Queries) EvaluationsActiveOfSubmission(ctx context.Context, submissionID uuid.UUID) ([]Evaluation, error) {
@@ -472,6 +499,7 @@ func (q *Queries) EvaluationsActiveOfSubmission(ctx context.Context, submissionI
 			&i.FinishedAt,
 			&i.UpdatedAt,
 			&i.JobEnqueuedAt,
+			&i.HeldAt,
 		); err != nil {
 			return nil, err
 		}
@@ -485,8 +513,9 @@ func (q *Queries) EvaluationsActiveOfSubmission(ctx context.Context, submissionI
 
 const evaluationsOrphaned = `-- name: EvaluationsOrphaned :many
 SELECT id FROM evaluations
-WHERE (status = 'queued' AND greatest(updated_at, coalesce(job_enqueued_at, created_at)) < $1::timestamptz)
-   OR (status = 'running' AND greatest(updated_at, coalesce(job_enqueued_at, created_at)) < $2::timestamptz)
+WHERE ((status = 'queued' AND greatest(updated_at, coalesce(job_enqueued_at, created_at)) < $1::timestamptz)
+    OR (status = 'running' AND greatest(updated_at, coalesce(job_enqueued_at, created_at)) < $2::timestamptz))
+  AND held_at IS NULL
 ORDER BY created_at LIMIT 200
 `
 
@@ -497,6 +526,7 @@ type EvaluationsOrphanedParams struct {
 
 // Active evaluations untouched since before their window: queued ones by @queued_before,
 // running ones by @running_before (a live run touches its row within its timeout).
+// Held ones have no job by design: enabling their client enqueues it.
 func (q *Queries) EvaluationsOrphaned(ctx context.Context, arg EvaluationsOrphanedParams) ([]uuid.UUID, error) {
 	rows, err := q.db.Query(ctx, evaluationsOrphaned, arg.QueuedBefore, arg.RunningBefore)
 	if err != nil {
@@ -517,10 +547,53 @@ func (q *Queries) EvaluationsOrphaned(ctx context.Context, arg EvaluationsOrphan
 	return items, nil
 }
 
+const evaluationsResume = `-- name: EvaluationsResume :many
+UPDATE evaluations
+SET held_at = NULL,
+    job_enqueued_at = CASE WHEN status IN ('queued', 'running') THEN $1::timestamptz ELSE job_enqueued_at END,
+    updated_at = CASE WHEN status IN ('queued', 'running') THEN $1::timestamptz ELSE updated_at END
+WHERE api_client_id = $2 AND held_at IS NOT NULL
+RETURNING id, (status IN ('queued', 'running'))::boolean AS active
+`
+
+type EvaluationsResumeParams struct {
+	Now         time.Time
+	APIClientID uuid.UUID
+}
+
+type EvaluationsResumeRow struct {
+	ID     uuid.UUID
+	Active bool
+}
+
+// The client's held evaluations, released when it is enabled: the active ones get a job
+// again (the caller enqueues it) and their clocks restart, so neither the sweeper nor
+// the reconciler takes the wait for a lost job.
+func (q *Queries) EvaluationsResume(ctx context.Context, arg EvaluationsResumeParams) ([]EvaluationsResumeRow, error) {
+	rows, err := q.db.Query(ctx, evaluationsResume, arg.Now, arg.APIClientID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []EvaluationsResumeRow{}
+	for rows.Next() {
+		var i EvaluationsResumeRow
+		if err := rows.Scan(&i.ID, &i.Active); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const evaluationsStale = `-- name: EvaluationsStale :many
 SELECT id FROM evaluations
-WHERE (status = 'running' AND updated_at < $1::timestamptz)
-   OR (status = 'queued' AND updated_at < $2::timestamptz)
+WHERE ((status = 'running' AND updated_at < $1::timestamptz)
+    OR (status = 'queued' AND updated_at < $2::timestamptz))
+  AND held_at IS NULL
 ORDER BY updated_at LIMIT 1000
 `
 
@@ -530,6 +603,7 @@ type EvaluationsStaleParams struct {
 }
 
 // Active evaluations nothing has touched for too long: their job is lost or keeps dying.
+// Held ones (their client is disabled) wait for the client, not for a job.
 func (q *Queries) EvaluationsStale(ctx context.Context, arg EvaluationsStaleParams) ([]uuid.UUID, error) {
 	rows, err := q.db.Query(ctx, evaluationsStale, arg.RunningBefore, arg.QueuedBefore)
 	if err != nil {

@@ -17,7 +17,7 @@ INSERT INTO idempotency_keys (api_client_id, key, state, created_at, expires_at,
 VALUES ($1, $2, 'running', $3, $4, $5)
 ON CONFLICT (api_client_id, key) DO UPDATE
 SET state = 'running', request_hash = NULL, response_status = NULL, response_content_type = NULL,
-    response_body = NULL, created_at = $3, expires_at = $4, owner = $5
+    response_body = NULL, response_sealed = NULL, created_at = $3, expires_at = $4, owner = $5
 WHERE idempotency_keys.expires_at <= $3
    OR (idempotency_keys.state = 'running' AND idempotency_keys.created_at < $6::timestamptz)
 RETURNING key
@@ -64,7 +64,7 @@ func (q *Queries) IdempotencyDeleteExpired(ctx context.Context, now time.Time) (
 const idempotencyFinish = `-- name: IdempotencyFinish :exec
 UPDATE idempotency_keys
 SET state = 'done', request_hash = $1, response_status = $2,
-    response_content_type = $3, response_body = $4
+    response_content_type = $3, response_sealed = $4, response_body = NULL
 WHERE api_client_id = $5 AND key = $6 AND state = 'running' AND owner = $7
 `
 
@@ -72,18 +72,20 @@ type IdempotencyFinishParams struct {
 	RequestHash         []byte
 	ResponseStatus      *int32
 	ResponseContentType *string
-	ResponseBody        []byte
+	ResponseSealed      []byte
 	APIClientID         uuid.UUID
 	Key                 string
 	Owner               *uuid.UUID
 }
 
+// The body is kept sealed (response_sealed); response_body is only read, on rows kept
+// before responses were sealed.
 func (q *Queries) IdempotencyFinish(ctx context.Context, arg IdempotencyFinishParams) error {
 	_, err := q.db.Exec(ctx, idempotencyFinish,
 		arg.RequestHash,
 		arg.ResponseStatus,
 		arg.ResponseContentType,
-		arg.ResponseBody,
+		arg.ResponseSealed,
 		arg.APIClientID,
 		arg.Key,
 		arg.Owner,
@@ -92,7 +94,7 @@ func (q *Queries) IdempotencyFinish(ctx context.Context, arg IdempotencyFinishPa
 }
 
 const idempotencyGet = `-- name: IdempotencyGet :one
-SELECT api_client_id, key, state, request_hash, response_status, response_content_type, response_body, created_at, expires_at, owner FROM idempotency_keys WHERE api_client_id = $1 AND key = $2
+SELECT api_client_id, key, state, request_hash, response_status, response_content_type, response_body, created_at, expires_at, owner, response_sealed FROM idempotency_keys WHERE api_client_id = $1 AND key = $2
 `
 
 type IdempotencyGetParams struct {
@@ -114,6 +116,7 @@ func (q *Queries) IdempotencyGet(ctx context.Context, arg IdempotencyGetParams) 
 		&i.CreatedAt,
 		&i.ExpiresAt,
 		&i.Owner,
+		&i.ResponseSealed,
 	)
 	return i, err
 }
@@ -132,4 +135,68 @@ type IdempotencyReleaseParams struct {
 func (q *Queries) IdempotencyRelease(ctx context.Context, arg IdempotencyReleaseParams) error {
 	_, err := q.db.Exec(ctx, idempotencyRelease, arg.APIClientID, arg.Key, arg.Owner)
 	return err
+}
+
+const idempotencyResponseSeal = `-- name: IdempotencyResponseSeal :exec
+UPDATE idempotency_keys SET response_sealed = $1, response_body = NULL
+WHERE api_client_id = $2 AND key = $3 AND state = 'done'
+`
+
+type IdempotencyResponseSealParams struct {
+	ResponseSealed []byte
+	APIClientID    uuid.UUID
+	Key            string
+}
+
+func (q *Queries) IdempotencyResponseSeal(ctx context.Context, arg IdempotencyResponseSealParams) error {
+	_, err := q.db.Exec(ctx, idempotencyResponseSeal, arg.ResponseSealed, arg.APIClientID, arg.Key)
+	return err
+}
+
+const idempotencyResponsesPage = `-- name: IdempotencyResponsesPage :many
+SELECT api_client_id, key, response_body, response_sealed FROM idempotency_keys
+WHERE (api_client_id, key) > ($1::uuid, $2::text) AND state = 'done'
+ORDER BY api_client_id, key
+LIMIT $3
+FOR UPDATE
+`
+
+type IdempotencyResponsesPageParams struct {
+	AfterClient uuid.UUID
+	AfterKey    string
+	PageSize    int32
+}
+
+type IdempotencyResponsesPageRow struct {
+	APIClientID    uuid.UUID
+	Key            string
+	ResponseBody   []byte
+	ResponseSealed []byte
+}
+
+// The kept responses after (@after_client, @after_key), locked until the transaction
+// ends so a key claimed again meanwhile is not overwritten with its old response.
+func (q *Queries) IdempotencyResponsesPage(ctx context.Context, arg IdempotencyResponsesPageParams) ([]IdempotencyResponsesPageRow, error) {
+	rows, err := q.db.Query(ctx, idempotencyResponsesPage, arg.AfterClient, arg.AfterKey, arg.PageSize)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []IdempotencyResponsesPageRow{}
+	for rows.Next() {
+		var i IdempotencyResponsesPageRow
+		if err := rows.Scan(
+			&i.APIClientID,
+			&i.Key,
+			&i.ResponseBody,
+			&i.ResponseSealed,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }

@@ -151,6 +151,7 @@ type Evaluation struct {
 	FinishedAt        *time.Time
 	UpdatedAt         time.Time
 	JobEnqueuedAt     *time.Time
+	HeldAt            *time.Time
 }
 
 type Event struct {
@@ -175,6 +176,7 @@ type IdempotencyKey struct {
 	CreatedAt           time.Time
 	ExpiresAt           time.Time
 	Owner               *uuid.UUID
+	ResponseSealed      []byte
 }
 
 type Operator struct {
@@ -268,6 +270,7 @@ type Upload struct {
 	UpdatedAt      time.Time
 	IngestAttempts int32
 	JobEnqueuedAt  *time.Time
+	HeldAt         *time.Time
 }
 
 type UploadPage struct {

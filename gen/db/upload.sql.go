@@ -52,7 +52,7 @@ func (q *Queries) UploadDelete(ctx context.Context, id uuid.UUID) error {
 }
 
 const uploadGet = `-- name: UploadGet :one
-SELECT id, submission_id, api_client_id, external_file_id, file_id, document_slot_id, filename, content_type, size_bytes, sha256, blob_key, upload_status, failure_code, failure_message, page_count, metadata, created_at, updated_at, ingest_attempts, job_enqueued_at FROM uploads WHERE submission_id = $1 AND id = $2
+SELECT id, submission_id, api_client_id, external_file_id, file_id, document_slot_id, filename, content_type, size_bytes, sha256, blob_key, upload_status, failure_code, failure_message, page_count, metadata, created_at, updated_at, ingest_attempts, job_enqueued_at, held_at FROM uploads WHERE submission_id = $1 AND id = $2
 `
 
 type UploadGetParams struct {
@@ -84,12 +84,13 @@ func (q *Queries) UploadGet(ctx context.Context, arg UploadGetParams) (Upload, e
 		&i.UpdatedAt,
 		&i.IngestAttempts,
 		&i.JobEnqueuedAt,
+		&i.HeldAt,
 	)
 	return i, err
 }
 
 const uploadGetAny = `-- name: UploadGetAny :one
-SELECT id, submission_id, api_client_id, external_file_id, file_id, document_slot_id, filename, content_type, size_bytes, sha256, blob_key, upload_status, failure_code, failure_message, page_count, metadata, created_at, updated_at, ingest_attempts, job_enqueued_at FROM uploads WHERE id = $1
+SELECT id, submission_id, api_client_id, external_file_id, file_id, document_slot_id, filename, content_type, size_bytes, sha256, blob_key, upload_status, failure_code, failure_message, page_count, metadata, created_at, updated_at, ingest_attempts, job_enqueued_at, held_at FROM uploads WHERE id = $1
 `
 
 func (q *Queries) UploadGetAny(ctx context.Context, id uuid.UUID) (Upload, error) {
@@ -116,12 +117,13 @@ func (q *Queries) UploadGetAny(ctx context.Context, id uuid.UUID) (Upload, error
 		&i.UpdatedAt,
 		&i.IngestAttempts,
 		&i.JobEnqueuedAt,
+		&i.HeldAt,
 	)
 	return i, err
 }
 
 const uploadGetByExternalID = `-- name: UploadGetByExternalID :one
-SELECT id, submission_id, api_client_id, external_file_id, file_id, document_slot_id, filename, content_type, size_bytes, sha256, blob_key, upload_status, failure_code, failure_message, page_count, metadata, created_at, updated_at, ingest_attempts, job_enqueued_at FROM uploads WHERE submission_id = $1 AND external_file_id = $2
+SELECT id, submission_id, api_client_id, external_file_id, file_id, document_slot_id, filename, content_type, size_bytes, sha256, blob_key, upload_status, failure_code, failure_message, page_count, metadata, created_at, updated_at, ingest_attempts, job_enqueued_at, held_at FROM uploads WHERE submission_id = $1 AND external_file_id = $2
 `
 
 type UploadGetByExternalIDParams struct {
@@ -153,8 +155,24 @@ func (q *Queries) UploadGetByExternalID(ctx context.Context, arg UploadGetByExte
 		&i.UpdatedAt,
 		&i.IngestAttempts,
 		&i.JobEnqueuedAt,
+		&i.HeldAt,
 	)
 	return i, err
+}
+
+const uploadHold = `-- name: UploadHold :exec
+UPDATE uploads SET held_at = $1::timestamptz WHERE id = $2 AND upload_status = 'processing'
+`
+
+type UploadHoldParams struct {
+	Now time.Time
+	ID  uuid.UUID
+}
+
+// Sets a processing upload's ingest job aside while its client is disabled.
+func (q *Queries) UploadHold(ctx context.Context, arg UploadHoldParams) error {
+	_, err := q.db.Exec(ctx, uploadHold, arg.Now, arg.ID)
+	return err
 }
 
 const uploadInsert = `-- name: UploadInsert :execrows
@@ -203,7 +221,7 @@ func (q *Queries) UploadInsert(ctx context.Context, arg UploadInsertParams) (int
 }
 
 const uploadList = `-- name: UploadList :many
-SELECT id, submission_id, api_client_id, external_file_id, file_id, document_slot_id, filename, content_type, size_bytes, sha256, blob_key, upload_status, failure_code, failure_message, page_count, metadata, created_at, updated_at, ingest_attempts, job_enqueued_at FROM uploads
+SELECT id, submission_id, api_client_id, external_file_id, file_id, document_slot_id, filename, content_type, size_bytes, sha256, blob_key, upload_status, failure_code, failure_message, page_count, metadata, created_at, updated_at, ingest_attempts, job_enqueued_at, held_at FROM uploads
 WHERE submission_id = $1
   AND ($2::timestamptz IS NULL
        OR (created_at, id) < ($2::timestamptz, $3::uuid))
@@ -253,6 +271,7 @@ func (q *Queries) UploadList(ctx context.Context, arg UploadListParams) ([]Uploa
 			&i.UpdatedAt,
 			&i.IngestAttempts,
 			&i.JobEnqueuedAt,
+			&i.HeldAt,
 		); err != nil {
 			return nil, err
 		}
@@ -267,7 +286,7 @@ func (q *Queries) UploadList(ctx context.Context, arg UploadListParams) ([]Uploa
 const uploadMarkFailed = `-- name: UploadMarkFailed :one
 UPDATE uploads SET upload_status = 'failed', failure_code = $1, failure_message = $2, updated_at = $3
 WHERE id = $4 AND upload_status = 'processing'
-RETURNING id, submission_id, api_client_id, external_file_id, file_id, document_slot_id, filename, content_type, size_bytes, sha256, blob_key, upload_status, failure_code, failure_message, page_count, metadata, created_at, updated_at, ingest_attempts, job_enqueued_at
+RETURNING id, submission_id, api_client_id, external_file_id, file_id, document_slot_id, filename, content_type, size_bytes, sha256, blob_key, upload_status, failure_code, failure_message, page_count, metadata, created_at, updated_at, ingest_attempts, job_enqueued_at, held_at
 `
 
 type UploadMarkFailedParams struct {
@@ -306,6 +325,7 @@ func (q *Queries) UploadMarkFailed(ctx context.Context, arg UploadMarkFailedPara
 		&i.UpdatedAt,
 		&i.IngestAttempts,
 		&i.JobEnqueuedAt,
+		&i.HeldAt,
 	)
 	return i, err
 }
@@ -313,7 +333,7 @@ func (q *Queries) UploadMarkFailed(ctx context.Context, arg UploadMarkFailedPara
 const uploadMarkReady = `-- name: UploadMarkReady :one
 UPDATE uploads SET upload_status = 'ready', page_count = $1, metadata = $2, failure_code = NULL, failure_message = NULL, updated_at = $3
 WHERE id = $4 AND upload_status = 'processing'
-RETURNING id, submission_id, api_client_id, external_file_id, file_id, document_slot_id, filename, content_type, size_bytes, sha256, blob_key, upload_status, failure_code, failure_message, page_count, metadata, created_at, updated_at, ingest_attempts, job_enqueued_at
+RETURNING id, submission_id, api_client_id, external_file_id, file_id, document_slot_id, filename, content_type, size_bytes, sha256, blob_key, upload_status, failure_code, failure_message, page_count, metadata, created_at, updated_at, ingest_attempts, job_enqueued_at, held_at
 `
 
 type UploadMarkReadyParams struct {
@@ -352,6 +372,7 @@ func (q *Queries) UploadMarkReady(ctx context.Context, arg UploadMarkReadyParams
 		&i.UpdatedAt,
 		&i.IngestAttempts,
 		&i.JobEnqueuedAt,
+		&i.HeldAt,
 	)
 	return i, err
 }
@@ -426,7 +447,7 @@ func (q *Queries) UploadPages(ctx context.Context, uploadID uuid.UUID) ([]Upload
 
 const uploadRequeue = `-- name: UploadRequeue :execrows
 UPDATE uploads SET job_enqueued_at = $1
-WHERE id = $2 AND upload_status = 'processing' AND coalesce(job_enqueued_at, created_at) < $3
+WHERE id = $2 AND upload_status = 'processing' AND coalesce(job_enqueued_at, created_at) < $3 AND held_at IS NULL
 `
 
 type UploadRequeueParams struct {
@@ -446,7 +467,7 @@ func (q *Queries) UploadRequeue(ctx context.Context, arg UploadRequeueParams) (i
 const uploadSetSlot = `-- name: UploadSetSlot :one
 UPDATE uploads SET document_slot_id = $1, updated_at = $2
 WHERE id = $3
-RETURNING id, submission_id, api_client_id, external_file_id, file_id, document_slot_id, filename, content_type, size_bytes, sha256, blob_key, upload_status, failure_code, failure_message, page_count, metadata, created_at, updated_at, ingest_attempts, job_enqueued_at
+RETURNING id, submission_id, api_client_id, external_file_id, file_id, document_slot_id, filename, content_type, size_bytes, sha256, blob_key, upload_status, failure_code, failure_message, page_count, metadata, created_at, updated_at, ingest_attempts, job_enqueued_at, held_at
 `
 
 type UploadSetSlotParams struct {
@@ -479,12 +500,13 @@ func (q *Queries) UploadSetSlot(ctx context.Context, arg UploadSetSlotParams) (U
 		&i.UpdatedAt,
 		&i.IngestAttempts,
 		&i.JobEnqueuedAt,
+		&i.HeldAt,
 	)
 	return i, err
 }
 
 const uploadsOfSubmission = `-- name: UploadsOfSubmission :many
-SELECT id, submission_id, api_client_id, external_file_id, file_id, document_slot_id, filename, content_type, size_bytes, sha256, blob_key, upload_status, failure_code, failure_message, page_count, metadata, created_at, updated_at, ingest_attempts, job_enqueued_at FROM uploads WHERE submission_id = $1 ORDER BY created_at DESC, id DESC
+SELECT id, submission_id, api_client_id, external_file_id, file_id, document_slot_id, filename, content_type, size_bytes, sha256, blob_key, upload_status, failure_code, failure_message, page_count, metadata, created_at, updated_at, ingest_attempts, job_enqueued_at, held_at FROM uploads WHERE submission_id = $1 ORDER BY created_at DESC, id DESC
 `
 
 func (q *Queries) UploadsOfSubmission(ctx context.Context, submissionID uuid.UUID) ([]Upload, error) {
@@ -517,6 +539,7 @@ func (q *Queries) UploadsOfSubmission(ctx context.Context, submissionID uuid.UUI
 			&i.UpdatedAt,
 			&i.IngestAttempts,
 			&i.JobEnqueuedAt,
+			&i.HeldAt,
 		); err != nil {
 			return nil, err
 		}
@@ -530,11 +553,12 @@ func (q *Queries) UploadsOfSubmission(ctx context.Context, submissionID uuid.UUI
 
 const uploadsOrphaned = `-- name: UploadsOrphaned :many
 SELECT id FROM uploads
-WHERE upload_status = 'processing' AND coalesce(job_enqueued_at, created_at) < $1
+WHERE upload_status = 'processing' AND coalesce(job_enqueued_at, created_at) < $1 AND held_at IS NULL
 ORDER BY created_at LIMIT 200
 `
 
-// Processing uploads whose job was enqueued before @before and that still wait.
+// Processing uploads whose job was enqueued before @before and that still wait (held
+// ones have no job by design: enabling their client enqueues it).
 func (q *Queries) UploadsOrphaned(ctx context.Context, before *time.Time) ([]uuid.UUID, error) {
 	rows, err := q.db.Query(ctx, uploadsOrphaned, before)
 	if err != nil {
@@ -589,6 +613,46 @@ func (q *Queries) UploadsReferencingObjects(ctx context.Context, arg UploadsRefe
 			&i.SubmissionID,
 			&i.BlobKey,
 		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const uploadsResume = `-- name: UploadsResume :many
+UPDATE uploads
+SET held_at = NULL,
+    job_enqueued_at = CASE WHEN upload_status = 'processing' THEN $1::timestamptz ELSE job_enqueued_at END
+WHERE api_client_id = $2 AND held_at IS NOT NULL
+RETURNING id, (upload_status = 'processing')::boolean AS processing
+`
+
+type UploadsResumeParams struct {
+	Now         time.Time
+	APIClientID uuid.UUID
+}
+
+type UploadsResumeRow struct {
+	ID         uuid.UUID
+	Processing bool
+}
+
+// The client's held uploads, released when it is enabled: the processing ones get a job
+// again (the caller enqueues it).
+func (q *Queries) UploadsResume(ctx context.Context, arg UploadsResumeParams) ([]UploadsResumeRow, error) {
+	rows, err := q.db.Query(ctx, uploadsResume, arg.Now, arg.APIClientID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []UploadsResumeRow{}
+	for rows.Next() {
+		var i UploadsResumeRow
+		if err := rows.Scan(&i.ID, &i.Processing); err != nil {
 			return nil, err
 		}
 		items = append(items, i)

@@ -27,13 +27,15 @@ const Usage = `usage: doceval-admin COMMAND (reads DATABASE_URL)
   clients create --name NAME [--permissions all|p1,p2]
                                                  create an API client and its first key
   clients list                                   list API clients
-  clients disable ID | clients enable ID         disable (403 api_client_disabled) or enable
+  clients disable ID | clients enable ID         disable (403 api_client_disabled; deliveries and
+                                                 jobs held) or enable (held ones resume)
   clients set-permissions ID p1,p2               replace a client's permissions ("all" for all)
   keys create --client ID                        issue another key for a client
   keys list --client ID                          a client's keys: id, prefix, created, last used, revoked
   keys revoke KEY_ID                             revoke a key at once (401 invalid_api_key)
-  secrets reencrypt                              seal every webhook signing secret and staff TOTP
-                                                 secret with the first key of DOCEVAL_SECRET_KEY
+  secrets reencrypt                              seal every webhook signing secret, staff TOTP
+                                                 secret and response kept for Idempotency-Key
+                                                 replay with the first key of DOCEVAL_SECRET_KEY
                                                  (after a key rotation)
   operators create --email E --role admin|advisor [--clients ID,ID] [--sso-only]
                                                  a console account; its password is printed once
@@ -231,9 +233,11 @@ func keysList(ctx context.Context, st *store.Store, args []string) (any, error) 
 	return map[string]any{"data": keys}, nil
 }
 
-// secretsReencrypt moves every stored webhook and TOTP secret to the newest key of the ring in
-// DOCEVAL_SECRET_KEY (secretbox): run it after putting a new key first, before
-// dropping the old ones.
+// secretsReencrypt moves every stored webhook secret, staff TOTP secret and response
+// kept for Idempotency-Key replay (which may carry a signing_secret) to the newest key
+// of the ring in DOCEVAL_SECRET_KEY (secretbox): run it after putting a new key first,
+// before dropping the old ones. A response kept in clear before responses were sealed
+// is sealed too.
 func secretsReencrypt(ctx context.Context, st *store.Store, args []string) (any, error) {
 	if len(args) != 0 {
 		return nil, errUsage
@@ -246,7 +250,7 @@ func secretsReencrypt(ctx context.Context, st *store.Store, args []string) (any,
 	if err != nil {
 		return nil, err
 	}
-	n, err := st.ResealWebhookSecrets(ctx, box.Reseal)
+	secrets, err := st.ResealWebhookSecrets(ctx, box.Reseal)
 	if err != nil {
 		return nil, err
 	}
@@ -254,7 +258,14 @@ func secretsReencrypt(ctx context.Context, st *store.Store, args []string) (any,
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"resealed": n + totp, "totp_resealed": totp, "keys_in_ring": len(keys)}, nil
+	responses, err := st.ResealIdempotencyResponses(ctx, box.Reseal, box.Seal)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{
+		"resealed": secrets + totp + responses, "webhook_secrets": secrets, "totp_resealed": totp,
+		"idempotency_responses": responses, "keys_in_ring": len(keys),
+	}, nil
 }
 
 func keysCreate(ctx context.Context, st *store.Store, args []string) (any, error) {

@@ -171,10 +171,29 @@ func TestSecretsReencrypt(t *testing.T) {
 	_, err = tenant.RotateWebhookSecret(ctx, endpoints[1], 24*time.Hour, func(id uuid.UUID) []byte { return oldBox.Seal([]byte("whsec_rotated"), id[:]) })
 	require.NoError(t, err)
 
+	// Responses kept for Idempotency-Key replay: two sealed with the old key, one kept in
+	// clear by a version from before responses were sealed.
+	kept := map[string]string{
+		"create-1": `{"signing_secret":"whsec_0"}`, "rotate-1": `{"signing_secret":"whsec_rotated"}`, "legacy-1": `{"signing_secret":"whsec_legacy"}`,
+	}
+	for k, body := range kept {
+		owner := uuid.New()
+		claimed, _, err := b.store.ClaimIdempotencyKey(ctx, c.ID, k, owner)
+		require.True(t, claimed)
+		require.NoError(t, err)
+		require.NoError(t, b.store.FinishIdempotencyKey(ctx, c.ID, k, owner, []byte("h"), store.StoredResponse{
+			Status: 201, ContentType: "application/json", SealedBody: oldBox.Seal([]byte(body), store.IdempotencyOwner(c.ID, k)),
+		}))
+	}
+	_, err = b.store.Pool().Exec(ctx, `UPDATE idempotency_keys SET response_body = $2, response_sealed = NULL WHERE key = $1`, "legacy-1", kept["legacy-1"])
+	require.NoError(t, err)
+
 	t.Setenv("DOCEVAL_SECRET_KEY", newKey+","+oldKey)
 	out, stderr, code := run("secrets", "reencrypt")
 	require.Equal(t, 0, code, stderr)
-	require.EqualValues(t, 4, out["resealed"])
+	require.EqualValues(t, 4, out["webhook_secrets"])
+	require.EqualValues(t, 3, out["idempotency_responses"])
+	require.EqualValues(t, 7, out["resealed"])
 	out, _, code = run("secrets", "reencrypt")
 	require.Equal(t, 0, code)
 	require.EqualValues(t, 0, out["resealed"], "a second run finds nothing sealed with an old key")
@@ -194,6 +213,18 @@ func TestSecretsReencrypt(t *testing.T) {
 			require.Equal(t, "whsec_1", string(prev))
 		}
 		require.Equal(t, want, string(plain))
+	}
+	for k, body := range kept {
+		var clear, sealed []byte
+		require.NoError(t, b.store.Pool().QueryRow(ctx, "SELECT response_body, response_sealed FROM idempotency_keys WHERE api_client_id = $1 AND key = $2", c.ID, k).Scan(&clear, &sealed))
+		require.Nil(t, clear, "key %s: a body left in clear", k)
+		plain, err := newOnly.Open(sealed, store.IdempotencyOwner(c.ID, k))
+		require.NoError(t, err, "key %s", k)
+		require.Equal(t, body, string(plain))
+		claimed, rec, err := b.store.ClaimIdempotencyKey(ctx, c.ID, k, uuid.New())
+		require.NoError(t, err)
+		require.False(t, claimed)
+		require.Equal(t, sealed, rec.Response.SealedBody, "key %s: the replay reads what was sealed", k)
 	}
 	t.Setenv("DOCEVAL_SECRET_KEY", "not-a-key")
 	_, _, code = run("secrets", "reencrypt")

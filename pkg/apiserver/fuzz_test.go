@@ -39,7 +39,7 @@ func FuzzCatalogWrites(f *testing.F) {
 		f.Fatal(err)
 	}
 	e, err := apiserver.New(apiserver.Deps{
-		Store: st, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Registry: prometheus.NewRegistry(),
+		Store: st, Secrets: newSecrets(f), Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Registry: prometheus.NewRegistry(),
 		RateLimiter: httpx.NewRateLimiter(0, 1, nil),
 	})
 	if err != nil {

@@ -67,6 +67,20 @@ func newFaultyEnv(t *testing.T, opts ...envOption) (*testEnv, *dbtest.Faults) {
 	return newEnvOn(t, store.New(pool), opts...), faults
 }
 
+// newSecrets is a key ring of one fresh key.
+func newSecrets(t testing.TB) *secretbox.Box {
+	t.Helper()
+	key, err := secretbox.ParseKey(secretbox.NewKey())
+	if err != nil {
+		t.Fatal(err)
+	}
+	box, err := secretbox.New(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return box
+}
+
 func newEnvOn(t *testing.T, st *store.Store, opts ...envOption) *testEnv {
 	t.Helper()
 	blobRoot := t.TempDir()
@@ -75,11 +89,7 @@ func newEnvOn(t *testing.T, st *store.Store, opts ...envOption) *testEnv {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { blobs.Close() })
-	key, _ := secretbox.ParseKey(secretbox.NewKey())
-	box, err := secretbox.New(key)
-	if err != nil {
-		t.Fatal(err)
-	}
+	box := newSecrets(t)
 	deps := apiserver.Deps{
 		Secrets: box, Store: st, Blobs: blobs, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Registry: prometheus.NewRegistry(),
 		RateLimiter:    httpx.NewRateLimiter(0, 1, nil), // off unless a test turns it on

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"hash"
 	"io"
 	"log/slog"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/doceval/doceval/pkg/apierr"
 	"github.com/doceval/doceval/pkg/httpx"
+	"github.com/doceval/doceval/pkg/secretbox"
 	"github.com/doceval/doceval/pkg/store"
 )
 
@@ -33,10 +35,14 @@ const maxStoredResponse = 4 << 20
 // the first still runs is 409 idempotency_key_in_use. Answers that did nothing (5xx,
 // 429) are not kept: the key is released so a retry runs again.
 //
+// A kept body rests sealed with the key ring (secrets, as webhook signing secrets are):
+// the answers of createWebhookEndpoint and rotateWebhookSecret carry signing_secret. A
+// replay opens it and answers the same bytes.
+//
 // The body is fingerprinted as it streams to the handler (uploads are not buffered);
 // a multipart body's boundary is left out, since a client re-encoding the same parts
 // for a retry picks a new one.
-func idempotency(st *store.Store, log *slog.Logger) echo.MiddlewareFunc {
+func idempotency(st *store.Store, secrets *secretbox.Box, log *slog.Logger) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			r := c.Request()
@@ -76,8 +82,11 @@ func idempotency(st *store.Store, log *slog.Logger) echo.MiddlewareFunc {
 					e.Param = "Idempotency-Key"
 					return e
 				}
+				body, err := keptBody(secrets, rec.Response, store.IdempotencyOwner(p.ClientID, key))
+				if err != nil {
+					return err
+				}
 				c.Response().Header().Set("Idempotent-Replayed", "true")
-				body := rec.Response.Body
 				if rec.Response.Status >= 400 {
 					body = withRequestID(body, httpx.RequestIDFromContext(r.Context()))
 				}
@@ -96,7 +105,10 @@ func idempotency(st *store.Store, log *slog.Logger) echo.MiddlewareFunc {
 				settle(ctx, log, "release idempotency key", release)
 				return nil
 			}
-			resp := store.StoredResponse{Status: status, ContentType: c.Response().Header().Get(echo.HeaderContentType), Body: bytes.Clone(w.body.Bytes())}
+			resp := store.StoredResponse{
+				Status: status, ContentType: c.Response().Header().Get(echo.HeaderContentType),
+				SealedBody: secrets.Seal(w.body.Bytes(), store.IdempotencyOwner(p.ClientID, key)),
+			}
 			hash := fp.sum()
 			settle(ctx, log, "keep idempotent response", func(ctx context.Context) error {
 				return st.FinishIdempotencyKey(ctx, p.ClientID, key, owner, hash, resp)
@@ -104,6 +116,20 @@ func idempotency(st *store.Store, log *slog.Logger) echo.MiddlewareFunc {
 			return nil
 		}
 	}
+}
+
+// keptBody is the body of a kept response in clear: opened when sealed, as stored when
+// it was kept before bodies were sealed. A body no key of the ring opens is a
+// configuration fault (DOCEVAL_SECRET_KEY lost a key still in use), answered 500.
+func keptBody(secrets *secretbox.Box, resp store.StoredResponse, owner []byte) ([]byte, error) {
+	if resp.SealedBody == nil {
+		return resp.Body, nil
+	}
+	body, err := secrets.Open(resp.SealedBody, owner)
+	if err != nil {
+		return nil, fmt.Errorf("open the response kept for an Idempotency-Key: %w", err)
+	}
+	return body, nil
 }
 
 // withRequestID gives a replayed error envelope this request's id, which its

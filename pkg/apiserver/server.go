@@ -5,6 +5,7 @@ package apiserver
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -67,8 +68,9 @@ type Deps struct {
 	Blobs *blob.Store
 	// MaxUploadBytes bounds one uploaded file (DOCEVAL_MAX_UPLOAD_BYTES).
 	MaxUploadBytes int64
-	// Secrets seals webhook signing secrets; RotationGrace is the rotated-out secret's
-	// validity (default 24h).
+	// Secrets seals webhook signing secrets and the responses kept for Idempotency-Key
+	// replay (required); RotationGrace is the rotated-out secret's validity (default
+	// 24h).
 	Secrets       *secretbox.Box
 	RotationGrace time.Duration
 	// TracerProvider traces /v1 requests (nil: not traced).
@@ -84,6 +86,9 @@ type Deps struct {
 func New(d Deps) (*echo.Echo, error) {
 	if d.Log == nil {
 		d.Log = slog.New(slog.DiscardHandler)
+	}
+	if d.Secrets == nil {
+		return nil, errors.New("apiserver: Deps.Secrets is required (responses kept for Idempotency-Key replay are sealed with it)")
 	}
 	doc, err := api.GetSpec()
 	if err != nil {
@@ -117,7 +122,7 @@ func New(d Deps) (*echo.Echo, error) {
 		httpx.Authenticate(d.Store),
 		d.RateLimiter.Middleware(),
 		contract.Middleware(),
-		idempotency(d.Store, d.Log),
+		idempotency(d.Store, d.Secrets, d.Log),
 	))
 	handlers := d.Handlers
 	if handlers == nil {

@@ -35,7 +35,7 @@ func TestDatabaseOutageIs503(t *testing.T) {
 	}
 	defer pool.Close()
 	e, err := apiserver.New(apiserver.Deps{
-		Store: store.New(pool), Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Registry: prometheus.NewRegistry(),
+		Store: store.New(pool), Secrets: newSecrets(t), Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Registry: prometheus.NewRegistry(),
 		RateLimiter: httpx.NewRateLimiter(0, 1, nil),
 	})
 	if err != nil {

@@ -119,7 +119,7 @@ func BenchmarkUpload(b *testing.B) {
 			b.Fatal(err)
 		}
 		e, err := apiserver.New(apiserver.Deps{
-			Store: st, Blobs: blobs, Log: slog.New(slog.DiscardHandler), Registry: prometheus.NewRegistry(),
+			Store: st, Blobs: blobs, Secrets: newSecrets(b), Log: slog.New(slog.DiscardHandler), Registry: prometheus.NewRegistry(),
 			RateLimiter: httpx.NewRateLimiter(0, 1, nil), MaxUploadBytes: 2 * benchUploadSize,
 		})
 		if err != nil {

@@ -50,7 +50,8 @@ const (
 
 // Dispatcher sends webhook deliveries: it leases due deliveries from PostgreSQL, POSTs
 // each event's exact envelope bytes signed with the endpoint's secrets, records every
-// attempt, and schedules retries.
+// attempt, and schedules retries. A disabled API client's deliveries are held: not
+// claimed, not tried, no attempt counted, until the client is enabled again.
 type Dispatcher struct {
 	Store        *store.Store
 	Secrets      *secretbox.Box
@@ -256,6 +257,12 @@ func (d *Dispatcher) deliver(ctx context.Context, del store.Delivery) {
 	if err != nil {
 		d.Log.WarnContext(ctx, "delivery target", "delivery_id", del.ID, "error", err)
 		d.release(ctx, del, 5*time.Second)
+		return
+	}
+	if target.ClientDisabled {
+		// Disabled since the claim: held, not tried and not counted. Due at once, it is
+		// claimed again as soon as the client is enabled (never while it is disabled).
+		d.release(ctx, del, 0)
 		return
 	}
 	if target.EndpointDeleted {

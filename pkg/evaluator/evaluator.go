@@ -2,7 +2,8 @@
 // the engine over the submission's input documents and records the outcome with the
 // evaluation.* events. Every step is idempotent: JetStream delivers at least once, and a
 // worker killed mid-run sees the job again after AckWait; an evaluation never stays
-// running forever.
+// running forever, unless its API client is disabled: then its job is held (not run,
+// no attempt counted) until the client is enabled again.
 package evaluator
 
 import (
@@ -127,6 +128,9 @@ func (w *Worker) run(ctx context.Context, id uuid.UUID, heartbeat func()) (outco
 	switch {
 	case errors.Is(err, store.ErrEvaluationOver), errors.Is(err, store.ErrNotFound):
 		return "", nil // finished, canceled, or purged: nothing to do
+	case errors.Is(err, store.ErrClientDisabled):
+		w.Log.InfoContext(ctx, "evaluation held: its API client is disabled", "evaluation_id", id)
+		return "", nil // set aside: enabling the client enqueues it again
 	case err != nil:
 		return "", err
 	}
@@ -143,6 +147,9 @@ func (w *Worker) run(ctx context.Context, id uuid.UUID, heartbeat func()) (outco
 	case errors.Is(err, store.ErrEvaluationOver), errors.Is(err, store.ErrNotFound):
 		log.InfoContext(ctx, "evaluation canceled (or its submission purged) while running")
 		return outcomeCanceled, nil
+	case errors.Is(err, store.ErrClientDisabled):
+		log.InfoContext(ctx, "evaluation held while running: its API client was disabled")
+		return outcomeHeld, nil
 	case ctx.Err() != nil:
 		return outcomeRetry, ctx.Err() // shutting down: another delivery takes over
 	case errors.Is(err, context.DeadlineExceeded):

@@ -12,6 +12,7 @@ const (
 	outcomeFailed    = "failed"   // the engine failed: processing_error
 	outcomeTimeout   = "timeout"  // failed as evaluation_timeout
 	outcomeCanceled  = "canceled" // canceled, or its submission purged, while running
+	outcomeHeld      = "held"     // its API client was disabled while running: it runs again when enabled
 	outcomeRetry     = "retry"    // an infrastructure error or a shutdown: the job is redelivered
 )
 
@@ -24,7 +25,7 @@ type Metrics struct {
 func NewMetrics(reg prometheus.Registerer) *Metrics {
 	m := &Metrics{duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 		Name:    "doceval_evaluation_duration_seconds",
-		Help:    "Time from the start to the end of one evaluation run, by outcome: completed, failed, timeout, canceled or retry.",
+		Help:    "Time from the start to the end of one evaluation run, by outcome: completed, failed, timeout, canceled, held or retry.",
 		Buckets: []float64{.05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1200},
 	}, []string{"outcome"})}
 	reg.MustRegister(m.duration)

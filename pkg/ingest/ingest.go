@@ -175,6 +175,15 @@ func (w *Worker) process(ctx context.Context, job messaging.IngestJob, heartbeat
 	if u.Status != store.UploadProcessing {
 		return "", nil // done by an earlier delivery
 	}
+	// A disabled client's files are not parsed: the job is set aside until it is enabled.
+	held, err := w.Store.HoldIngest(ctx, u)
+	switch {
+	case err != nil:
+		return outcomeRetry, err
+	case held:
+		w.Log.InfoContext(ctx, "ingest held: the upload's API client is disabled", "upload_id", u.ID)
+		return "", nil
+	}
 	start := time.Now()
 	path, err := w.download(ctx, u.BlobKey)
 	if errors.Is(err, blob.ErrNotFound) {

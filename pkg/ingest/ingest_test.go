@@ -665,3 +665,46 @@ func TestIngestIsFairAcrossClients(t *testing.T) {
 	}
 	t.Logf("when the other client's upload was ready, %d of %d flood uploads were still processing", waiting, flood)
 }
+
+// A disabled client's files are not parsed: the job is set aside (no attempt counted),
+// the reconciler leaves it alone as no lost job, and enabling the client enqueues it
+// again, after which the upload ends ready.
+func TestIngestHeldWhileClientDisabled(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	if _, err := e.st.SetClientDisabled(ctx, e.sub.ClientID, true); err != nil {
+		t.Fatal(err)
+	}
+	id := e.upload("payslip", extract.PDF, textPDF("Gehaltsabrechnung", "Nettobezug 2.000,00 EUR"))
+	e.worker(cfg)
+	deadline := time.Now().Add(30 * time.Second)
+	for e.count("SELECT count(*) FROM uploads WHERE id = $1 AND held_at IS NOT NULL", id) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the job of a disabled client was not set aside")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if n := e.count("SELECT ingest_attempts FROM uploads WHERE id = $1", id); n != 0 {
+		t.Errorf("%d ingest attempts counted while held", n)
+	}
+	if u := e.waitStatusNow(id); u.Status != store.UploadProcessing {
+		t.Errorf("held upload %s, want processing", u.Status)
+	}
+	nc, err := nats.Connect(e.common.NatsURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, _ := jetstream.New(nc)
+	w := &ingest.Worker{Store: e.st, Blobs: e.blobs, Log: slog.New(slog.DiscardHandler), Cfg: cfg}
+	if n, err := w.ReconcileOnce(ctx, js, 0); err != nil || n != 0 {
+		t.Errorf("reconciled %d (%v): a held job is not lost", n, err)
+	}
+
+	if _, err := e.st.SetClientDisabled(ctx, e.sub.ClientID, false); err != nil {
+		t.Fatal(err)
+	}
+	if u := e.waitStatus(id, 60*time.Second); u.Status != store.UploadReady {
+		t.Fatalf("after the enable: %s %+v", u.Status, u.Failure)
+	}
+}

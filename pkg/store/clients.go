@@ -151,7 +151,9 @@ func (s *Store) ListClients(ctx context.Context) ([]Client, error) {
 	return out, nil
 }
 
-// SetClientDisabled disables (403 api_client_disabled on every request) or enables a client.
+// SetClientDisabled disables (403 api_client_disabled on every request; its deliveries
+// and jobs held, see ErrClientDisabled) or enables a client (its held jobs enqueued
+// again, its held deliveries sent).
 func (s *Store) SetClientDisabled(ctx context.Context, id uuid.UUID, disabled bool) (Client, error) {
 	now := s.Now()
 	var at *time.Time
@@ -160,16 +162,22 @@ func (s *Store) SetClientDisabled(ctx context.Context, id uuid.UUID, disabled bo
 	}
 	var client Client
 	err := s.InTx(ctx, func(tx *Tx) error {
+		if err := tx.q.ClientHoldLock(ctx, id); err != nil { // see ErrClientDisabled
+			return interpretError(err)
+		}
 		row, err := tx.q.ClientSetDisabled(ctx, db.ClientSetDisabledParams{ID: id, DisabledAt: at, Now: now})
 		if err != nil {
 			return interpretError(err)
 		}
 		client = clientFromRow(row)
-		action := "client.enable"
 		if disabled {
-			action = "client.disable"
+			return tx.audit(ctx, "client.disable", "api_client", id.String(), map[string]any{"name": client.Name})
 		}
-		return tx.audit(ctx, action, "api_client", id.String(), map[string]any{"name": client.Name})
+		resumed, err := tx.resumeHeldJobs(ctx, id)
+		if err != nil {
+			return err
+		}
+		return tx.audit(ctx, "client.enable", "api_client", id.String(), map[string]any{"name": client.Name, "resumed": resumed})
 	})
 	return client, err
 }

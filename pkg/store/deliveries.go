@@ -56,7 +56,8 @@ func (s *Store) FanOut(ctx context.Context, eventID uuid.UUID) (int64, error) {
 
 // ClaimDeliveries leases up to max due deliveries for lease, at most perEndpoint leased
 // per endpoint across all dispatchers: other dispatchers skip them, and a dispatcher
-// killed mid-delivery leaves them due again when the lease ends.
+// killed mid-delivery leaves them due again when the lease ends. A disabled client's
+// deliveries are not claimed: they wait, as they are, until it is enabled.
 func (s *Store) ClaimDeliveries(ctx context.Context, max, perEndpoint int, lease time.Duration) ([]Delivery, error) {
 	now := s.Now()
 	rows, err := s.queries().DeliveryClaim(ctx, db.DeliveryClaimParams{Now: now, LeaseUntil: now.Add(lease), MaxRows: int32(max), PerEndpoint: int64(perEndpoint)})
@@ -78,11 +79,14 @@ func (s *Store) ClaimDeliveries(ctx context.Context, max, perEndpoint int, lease
 
 // DeliveryTarget is what sending a delivery needs: the exact envelope bytes and the
 // endpoint's URL and sealed secrets (the previous one while its window lasts).
+// ClientDisabled: the API client was disabled since the delivery was claimed; it is
+// not sent.
 type DeliveryTarget struct {
 	Envelope        []byte
 	URL             string
 	SealedSecrets   [][]byte
 	EndpointDeleted bool
+	ClientDisabled  bool
 }
 
 // Target reads a delivery's target.
@@ -91,7 +95,7 @@ func (s *Store) Target(ctx context.Context, id uuid.UUID) (DeliveryTarget, error
 	if err != nil {
 		return DeliveryTarget{}, interpretError(err)
 	}
-	t := DeliveryTarget{Envelope: r.Envelope, URL: r.URL, SealedSecrets: [][]byte{r.Secret}, EndpointDeleted: r.EndpointDeleted}
+	t := DeliveryTarget{Envelope: r.Envelope, URL: r.URL, SealedSecrets: [][]byte{r.Secret}, EndpointDeleted: r.EndpointDeleted, ClientDisabled: r.ClientDisabled}
 	if r.PreviousSecret != nil && r.PreviousSecretExpiresAt != nil && r.PreviousSecretExpiresAt.After(s.Now()) {
 		t.SealedSecrets = append(t.SealedSecrets, r.PreviousSecret)
 	}

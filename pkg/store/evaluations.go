@@ -229,18 +229,27 @@ var ErrEvaluationOver = errors.New("evaluation is no longer running")
 // a running one whose worker died, and loads its inputs. A job delivered more than
 // maxAttempts times ends the evaluation as failed (evaluation_crashed) instead, so a
 // document that kills the worker cannot keep it running forever. ErrEvaluationOver: the
-// evaluation is not active any more; ErrNotFound: it is gone.
+// evaluation is not active any more; ErrNotFound: it is gone; ErrClientDisabled: its
+// client is disabled, and the evaluation was set aside, no attempt counted.
 func (s *Store) BeginEvaluation(ctx context.Context, id uuid.UUID, maxAttempts int) (EvaluationRun, error) {
 	var run EvaluationRun
-	ended := false
+	ended, held := false, false
 	err := s.InTx(ctx, func(tx *Tx) error {
-		run, ended = EvaluationRun{}, false
+		run, ended, held = EvaluationRun{}, false, false
+		disabled, err := tx.evaluationClientDisabled(ctx, id)
+		if err != nil {
+			return err
+		}
 		sub, cur, err := tx.lockEvaluation(ctx, id)
 		if err != nil {
 			return err
 		}
 		if !cur.Active() {
 			return ErrEvaluationOver
+		}
+		if disabled {
+			held = true
+			return interpretError(tx.q.EvaluationHold(ctx, db.EvaluationHoldParams{ID: id, GiveBack: 0, Now: s.Now()}))
 		}
 		if maxAttempts > 0 && cur.Attempts >= maxAttempts {
 			ended = true
@@ -260,8 +269,11 @@ func (s *Store) BeginEvaluation(ctx context.Context, id uuid.UUID, maxAttempts i
 		run.Slots, run.Documents, err = tx.evaluationDocuments(ctx, sub, run.Evaluation.InputUploadIDs)
 		return err
 	})
-	if err == nil && ended {
+	switch {
+	case err == nil && ended:
 		return EvaluationRun{}, ErrEvaluationOver
+	case err == nil && held:
+		return EvaluationRun{}, ErrClientDisabled
 	}
 	return run, err
 }
@@ -338,9 +350,18 @@ func (tx *Tx) evaluationDocuments(ctx context.Context, sub Submission, uploadIDs
 
 // EvaluationProgress records the stage and percentage of a running evaluation and
 // emits evaluation.progress unless one was emitted less than throttle ago.
-// ErrEvaluationOver: it was canceled meanwhile; the evaluator stops.
+// ErrEvaluationOver: it was canceled meanwhile; the evaluator stops. ErrClientDisabled:
+// its client was disabled meanwhile; the evaluator stops and the evaluation is set
+// aside, the attempt its run counted given back, to run again when the client is
+// enabled.
 func (s *Store) EvaluationProgress(ctx context.Context, id uuid.UUID, stage string, percent int, throttle time.Duration) error {
-	return s.InTx(ctx, func(tx *Tx) error {
+	held := false
+	err := s.InTx(ctx, func(tx *Tx) error {
+		held = false
+		disabled, err := tx.evaluationClientDisabled(ctx, id)
+		if err != nil {
+			return err
+		}
 		sub, cur, err := tx.lockEvaluation(ctx, id)
 		if err != nil {
 			return err
@@ -349,6 +370,10 @@ func (s *Store) EvaluationProgress(ctx context.Context, id uuid.UUID, stage stri
 			return ErrEvaluationOver
 		}
 		now := s.Now()
+		if disabled {
+			held = true
+			return interpretError(tx.q.EvaluationHold(ctx, db.EvaluationHoldParams{ID: id, GiveBack: 1, Now: now}))
+		}
 		emit := cur.progressEmittedAt == nil || now.Sub(*cur.progressEmittedAt) >= throttle
 		r, err := tx.q.EvaluationSetProgress(ctx, db.EvaluationSetProgressParams{
 			ID: id, StageLabel: stage, ProgressPercent: int32(min(max(percent, 0), 99)), Emitted: emit, Now: now,
@@ -361,6 +386,10 @@ func (s *Store) EvaluationProgress(ctx context.Context, id uuid.UUID, stage stri
 		}
 		return tx.emitEvaluation(ctx, events.EvaluationProgress, evaluationFromRow(r, sub.ExternalID))
 	})
+	if err == nil && held {
+		return ErrClientDisabled
+	}
+	return err
 }
 
 // CompleteEvaluation stores the result of a running evaluation, emits

@@ -1,6 +1,10 @@
 package store
 
-import "context"
+import (
+	"context"
+
+	"github.com/google/uuid"
+)
 
 // MaxTxAttempts exposes the retry bound to the tests.
 const MaxTxAttempts = maxTxAttempts
@@ -10,4 +14,10 @@ const MaxTxAttempts = maxTxAttempts
 func (tx *Tx) Exec(ctx context.Context, sql string, args ...any) error {
 	_, err := tx.tx.Exec(ctx, sql, args...)
 	return err
+}
+
+// ClientDisabled is the workers' read of whether a client is disabled (under its hold
+// lock), for tests that pause between it and setting a job aside.
+func (tx *Tx) ClientDisabled(ctx context.Context, client uuid.UUID) (bool, error) {
+	return tx.clientDisabled(ctx, client)
 }

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/google/uuid"
@@ -19,11 +20,24 @@ const IdempotencyTTL = 24 * time.Hour
 // external_file_id, so it cannot store the file twice.
 const idempotencyStale = 2 * time.Minute
 
-// StoredResponse is the first response to an Idempotency-Key.
+// StoredResponse is the first response to an Idempotency-Key. Its body rests sealed
+// (SealedBody: secretbox, bound to IdempotencyOwner): a createWebhookEndpoint or
+// rotateWebhookSecret answer carries signing_secret. Body is set instead only on a row
+// kept in clear before bodies were sealed (until it expires or is sealed by
+// ResealIdempotencyResponses).
 type StoredResponse struct {
 	Status      int
 	ContentType string
+	SealedBody  []byte
 	Body        []byte
+}
+
+// IdempotencyOwner is what a kept response's body is sealed to (the additional data of
+// secretbox): its client and key, so a sealed body copied onto another key's row does
+// not open.
+func IdempotencyOwner(client uuid.UUID, key string) []byte {
+	owner := make([]byte, 0, len(client)+len(key))
+	return append(append(owner, client[:]...), key...)
 }
 
 // KeyRecord is what an Idempotency-Key already holds: a request still running, or the
@@ -58,18 +72,22 @@ func (s *Store) ClaimIdempotencyKey(ctx context.Context, client uuid.UUID, key s
 	}
 	rec = KeyRecord{Running: r.State == "running", RequestHash: r.RequestHash}
 	if r.ResponseStatus != nil {
-		rec.Response = StoredResponse{Status: int(*r.ResponseStatus), ContentType: deref(r.ResponseContentType, ""), Body: r.ResponseBody}
+		rec.Response = StoredResponse{Status: int(*r.ResponseStatus), ContentType: deref(r.ResponseContentType, ""), SealedBody: r.ResponseSealed, Body: r.ResponseBody}
 	}
 	return false, rec, nil
 }
 
 // FinishIdempotencyKey keeps the first response to a key owner claimed with the
-// request's fingerprint.
+// request's fingerprint. Its body must be sealed (resp.SealedBody): a body in clear is
+// refused.
 func (s *Store) FinishIdempotencyKey(ctx context.Context, client uuid.UUID, key string, owner uuid.UUID, requestHash []byte, resp StoredResponse) error {
+	if resp.SealedBody == nil || resp.Body != nil {
+		return errors.New("an idempotent response is kept sealed only")
+	}
 	status := int32(resp.Status)
 	return interpretError(s.queries().IdempotencyFinish(ctx, db.IdempotencyFinishParams{
 		APIClientID: client, Key: key, Owner: &owner, RequestHash: requestHash, ResponseStatus: &status,
-		ResponseContentType: &resp.ContentType, ResponseBody: resp.Body,
+		ResponseContentType: &resp.ContentType, ResponseSealed: resp.SealedBody,
 	}))
 }
 
@@ -84,4 +102,57 @@ func (s *Store) ReleaseIdempotencyKey(ctx context.Context, client uuid.UUID, key
 func (s *Store) DeleteExpiredIdempotencyKeys(ctx context.Context) (int64, error) {
 	n, err := s.queries().IdempotencyDeleteExpired(ctx, s.Now())
 	return n, interpretError(err)
+}
+
+// ResealIdempotencyResponses moves every kept response body to the newest key of the
+// ring, a page of keys per transaction: a sealed one goes through reseal (secretbox
+// Box.Reseal) and is stored when it says the value changed; one kept in clear (before
+// bodies were sealed) is sealed with seal. The owner is IdempotencyOwner. It returns
+// how many bodies were sealed anew.
+func (s *Store) ResealIdempotencyResponses(ctx context.Context, reseal func(sealed, owner []byte) ([]byte, bool, error), seal func(plain, owner []byte) []byte) (int, error) {
+	const pageSize = 200
+	changed := 0
+	afterClient, afterKey := uuid.Nil, ""
+	for {
+		var n, pageChanged int
+		lastClient, lastKey := afterClient, afterKey
+		err := s.InTx(ctx, func(tx *Tx) error {
+			n, pageChanged, lastClient, lastKey = 0, 0, afterClient, afterKey
+			rows, err := tx.q.IdempotencyResponsesPage(ctx, db.IdempotencyResponsesPageParams{AfterClient: afterClient, AfterKey: afterKey, PageSize: pageSize})
+			if err != nil {
+				return interpretError(err)
+			}
+			for _, r := range rows {
+				n++
+				lastClient, lastKey = r.APIClientID, r.Key
+				owner := IdempotencyOwner(r.APIClientID, r.Key)
+				var sealed []byte
+				change := true
+				if r.ResponseSealed != nil {
+					if sealed, change, err = reseal(r.ResponseSealed, owner); err != nil {
+						return fmt.Errorf("idempotency key %q of client %s: %w", r.Key, r.APIClientID, err)
+					}
+				} else { // kept in clear before bodies were sealed (an empty body too)
+					sealed = seal(r.ResponseBody, owner)
+				}
+				if !change {
+					continue
+				}
+				if err := tx.q.IdempotencyResponseSeal(ctx, db.IdempotencyResponseSealParams{APIClientID: r.APIClientID, Key: r.Key, ResponseSealed: sealed}); err != nil {
+					return interpretError(err)
+				}
+				pageChanged++
+			}
+			return nil
+		})
+		if err != nil {
+			return changed, err
+		}
+		changed, afterClient, afterKey = changed+pageChanged, lastClient, lastKey
+		if n < pageSize {
+			return changed, s.InTx(ctx, func(tx *Tx) error {
+				return tx.audit(ctx, "secrets.reencrypt", "idempotency_responses", "", map[string]any{"resealed": changed})
+			})
+		}
+	}
 }

@@ -28,7 +28,7 @@ func TestIdempotencyKeyBelongsToItsClaim(t *testing.T) {
 	if err := st.ReleaseIdempotencyKey(ctx, c.ID, "k", other); err != nil {
 		t.Fatal(err)
 	}
-	if err := st.FinishIdempotencyKey(ctx, c.ID, "k", other, []byte("h"), store.StoredResponse{Status: 201, ContentType: "application/json", Body: []byte("{}")}); err != nil {
+	if err := st.FinishIdempotencyKey(ctx, c.ID, "k", other, []byte("h"), store.StoredResponse{Status: 201, ContentType: "application/json", SealedBody: []byte("sealed")}); err != nil {
 		t.Fatal(err)
 	}
 	claimed, rec, err := st.ClaimIdempotencyKey(ctx, c.ID, "k", other)

@@ -20,3 +20,16 @@ UPDATE api_clients
 SET permissions = @permissions::text[], updated_at = @now
 WHERE id = @id
 RETURNING *;
+
+-- name: ClientHoldLockShared :exec
+-- Taken by a worker before it reads whether the client is disabled (in a statement of
+-- its own, so the read sees what committed before the lock was granted) and sets a job
+-- aside; ClientHoldLock, taken by disabling and enabling, waits for it. An advisory
+-- lock, so the workers' roles need no write right on api_clients.
+SELECT pg_advisory_xact_lock_shared(hashtextextended('doceval.api_client_hold:' || (@id::uuid)::text, 0));
+
+-- name: ClientHoldLock :exec
+SELECT pg_advisory_xact_lock(hashtextextended('doceval.api_client_hold:' || (@id::uuid)::text, 0));
+
+-- name: ClientDisabled :one
+SELECT (disabled_at IS NOT NULL)::boolean AS disabled FROM api_clients WHERE id = @id;

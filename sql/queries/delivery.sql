@@ -23,7 +23,9 @@ RETURNING id;
 -- name: DeliveryClaim :many
 -- Due deliveries of active (or deleted) endpoints, leased to this dispatcher with a
 -- fresh token: per endpoint only the oldest, and no more than per_endpoint leased at
--- once across all dispatchers, so a slow endpoint cannot crowd out the others.
+-- once across all dispatchers, so a slow endpoint cannot crowd out the others. The
+-- deliveries of a disabled API client are held (neither sent nor failed) until it is
+-- enabled again.
 UPDATE deliveries d SET lease_until = @lease_until::timestamptz, lease_token = gen_random_uuid()
 WHERE d.id IN (
     SELECT c.id FROM deliveries c
@@ -39,17 +41,20 @@ WHERE d.id IN (
             LIMIT greatest(0, sqlc.arg(per_endpoint)::bigint - (
                 SELECT count(*) FROM deliveries l WHERE l.endpoint_id = w.id AND l.lease_until >= @now::timestamptz))
         ) due
-        WHERE w.status = 'active' OR w.deleted_at IS NOT NULL
+        WHERE (w.status = 'active' OR w.deleted_at IS NOT NULL)
+          AND NOT EXISTS (SELECT 1 FROM api_clients ac WHERE ac.id = w.api_client_id AND ac.disabled_at IS NOT NULL)
         ORDER BY due.next_retry_at
         LIMIT @max_rows)
     FOR UPDATE OF c SKIP LOCKED)
 RETURNING d.*;
 
 -- name: DeliveryTarget :one
-SELECT e.envelope, w.url, w.secret, w.previous_secret, w.previous_secret_expires_at, (w.deleted_at IS NOT NULL)::boolean AS endpoint_deleted
+SELECT e.envelope, w.url, w.secret, w.previous_secret, w.previous_secret_expires_at, (w.deleted_at IS NOT NULL)::boolean AS endpoint_deleted,
+       (c.disabled_at IS NOT NULL)::boolean AS client_disabled
 FROM deliveries d
 JOIN events e ON e.id = d.event_id
 JOIN webhook_endpoints w ON w.id = d.endpoint_id
+JOIN api_clients c ON c.id = d.api_client_id
 WHERE d.id = @id;
 
 -- name: DeliveryAttemptInsert :exec

@@ -58,20 +58,41 @@ RETURNING *;
 
 -- name: EvaluationsStale :many
 -- Active evaluations nothing has touched for too long: their job is lost or keeps dying.
+-- Held ones (their client is disabled) wait for the client, not for a job.
 SELECT id FROM evaluations
-WHERE (status = 'running' AND updated_at < @running_before::timestamptz)
-   OR (status = 'queued' AND updated_at < @queued_before::timestamptz)
+WHERE ((status = 'running' AND updated_at < @running_before::timestamptz)
+    OR (status = 'queued' AND updated_at < @queued_before::timestamptz))
+  AND held_at IS NULL
 ORDER BY updated_at LIMIT 1000;
 
 -- name: EvaluationsOrphaned :many
 -- Active evaluations untouched since before their window: queued ones by @queued_before,
 -- running ones by @running_before (a live run touches its row within its timeout).
+-- Held ones have no job by design: enabling their client enqueues it.
 SELECT id FROM evaluations
-WHERE (status = 'queued' AND greatest(updated_at, coalesce(job_enqueued_at, created_at)) < @queued_before::timestamptz)
-   OR (status = 'running' AND greatest(updated_at, coalesce(job_enqueued_at, created_at)) < @running_before::timestamptz)
+WHERE ((status = 'queued' AND greatest(updated_at, coalesce(job_enqueued_at, created_at)) < @queued_before::timestamptz)
+    OR (status = 'running' AND greatest(updated_at, coalesce(job_enqueued_at, created_at)) < @running_before::timestamptz))
+  AND held_at IS NULL
 ORDER BY created_at LIMIT 200;
 
 -- name: EvaluationRequeue :execrows
 UPDATE evaluations SET job_enqueued_at = @now::timestamptz
-WHERE id = @id AND status IN ('queued', 'running')
+WHERE id = @id AND status IN ('queued', 'running') AND held_at IS NULL
   AND greatest(updated_at, coalesce(job_enqueued_at, created_at)) < @before::timestamptz;
+
+-- name: EvaluationHold :exec
+-- Sets an active evaluation's job aside while its client is disabled, giving back the
+-- attempt its run counted (@give_back 1 when a run was stopped, 0 before it began).
+UPDATE evaluations SET held_at = @now::timestamptz, attempts = greatest(attempts - @give_back::int, 0)
+WHERE id = @id AND status IN ('queued', 'running');
+
+-- name: EvaluationsResume :many
+-- The client's held evaluations, released when it is enabled: the active ones get a job
+-- again (the caller enqueues it) and their clocks restart, so neither the sweeper nor
+-- the reconciler takes the wait for a lost job.
+UPDATE evaluations
+SET held_at = NULL,
+    job_enqueued_at = CASE WHEN status IN ('queued', 'running') THEN @now::timestamptz ELSE job_enqueued_at END,
+    updated_at = CASE WHEN status IN ('queued', 'running') THEN @now::timestamptz ELSE updated_at END
+WHERE api_client_id = @api_client_id AND held_at IS NOT NULL
+RETURNING id, (status IN ('queued', 'running'))::boolean AS active;

@@ -6,7 +6,7 @@ INSERT INTO idempotency_keys (api_client_id, key, state, created_at, expires_at,
 VALUES (@api_client_id, @key, 'running', @now, @expires_at, @owner)
 ON CONFLICT (api_client_id, key) DO UPDATE
 SET state = 'running', request_hash = NULL, response_status = NULL, response_content_type = NULL,
-    response_body = NULL, created_at = @now, expires_at = @expires_at, owner = @owner
+    response_body = NULL, response_sealed = NULL, created_at = @now, expires_at = @expires_at, owner = @owner
 WHERE idempotency_keys.expires_at <= @now
    OR (idempotency_keys.state = 'running' AND idempotency_keys.created_at < @stale_before::timestamptz)
 RETURNING key;
@@ -15,9 +15,11 @@ RETURNING key;
 SELECT * FROM idempotency_keys WHERE api_client_id = @api_client_id AND key = @key;
 
 -- name: IdempotencyFinish :exec
+-- The body is kept sealed (response_sealed); response_body is only read, on rows kept
+-- before responses were sealed.
 UPDATE idempotency_keys
 SET state = 'done', request_hash = @request_hash, response_status = @response_status,
-    response_content_type = @response_content_type, response_body = @response_body
+    response_content_type = @response_content_type, response_sealed = @response_sealed, response_body = NULL
 WHERE api_client_id = @api_client_id AND key = @key AND state = 'running' AND owner = @owner;
 
 -- name: IdempotencyRelease :exec
@@ -26,3 +28,16 @@ WHERE api_client_id = @api_client_id AND key = @key AND state = 'running' AND ow
 
 -- name: IdempotencyDeleteExpired :execrows
 DELETE FROM idempotency_keys WHERE expires_at <= @now;
+
+-- name: IdempotencyResponsesPage :many
+-- The kept responses after (@after_client, @after_key), locked until the transaction
+-- ends so a key claimed again meanwhile is not overwritten with its old response.
+SELECT api_client_id, key, response_body, response_sealed FROM idempotency_keys
+WHERE (api_client_id, key) > (@after_client::uuid, @after_key::text) AND state = 'done'
+ORDER BY api_client_id, key
+LIMIT @page_size
+FOR UPDATE;
+
+-- name: IdempotencyResponseSeal :exec
+UPDATE idempotency_keys SET response_sealed = @response_sealed, response_body = NULL
+WHERE api_client_id = @api_client_id AND key = @key AND state = 'done';

@@ -63,14 +63,28 @@ WHERE id = @id AND upload_status = 'processing'
 RETURNING ingest_attempts;
 
 -- name: UploadsOrphaned :many
--- Processing uploads whose job was enqueued before @before and that still wait.
+-- Processing uploads whose job was enqueued before @before and that still wait (held
+-- ones have no job by design: enabling their client enqueues it).
 SELECT id FROM uploads
-WHERE upload_status = 'processing' AND coalesce(job_enqueued_at, created_at) < @before
+WHERE upload_status = 'processing' AND coalesce(job_enqueued_at, created_at) < @before AND held_at IS NULL
 ORDER BY created_at LIMIT 200;
 
 -- name: UploadRequeue :execrows
 UPDATE uploads SET job_enqueued_at = @now
-WHERE id = @id AND upload_status = 'processing' AND coalesce(job_enqueued_at, created_at) < @before;
+WHERE id = @id AND upload_status = 'processing' AND coalesce(job_enqueued_at, created_at) < @before AND held_at IS NULL;
+
+-- name: UploadHold :exec
+-- Sets a processing upload's ingest job aside while its client is disabled.
+UPDATE uploads SET held_at = @now::timestamptz WHERE id = @id AND upload_status = 'processing';
+
+-- name: UploadsResume :many
+-- The client's held uploads, released when it is enabled: the processing ones get a job
+-- again (the caller enqueues it).
+UPDATE uploads
+SET held_at = NULL,
+    job_enqueued_at = CASE WHEN upload_status = 'processing' THEN @now::timestamptz ELSE job_enqueued_at END
+WHERE api_client_id = @api_client_id AND held_at IS NOT NULL
+RETURNING id, (upload_status = 'processing')::boolean AS processing;
 
 -- name: UploadsReferencingObjects :many
 -- For the orphan sweep: the uploads whose stored bytes are among @blob_keys, or whose id
