@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/doceval/doceval/pkg/dbtest"
+	"github.com/doceval/doceval/pkg/store"
 )
 
 // insufficientPrivilege is SQLSTATE 42501, PostgreSQL's "permission denied".
@@ -212,4 +214,16 @@ func roleNames() []string {
 		names[i] = fmt.Sprintf("doceval_%s", s)
 	}
 	return names
+}
+
+// A service started with DOCEVAL_MIGRATE on its own role is told that migrations need
+// the owner, instead of a bare "permission denied".
+func TestMigrateAsServiceRoleNamesTheOwner(t *testing.T) {
+	t.Parallel()
+	_, dbURL := dbtest.NewWithURL(t)
+	err := store.Migrate(context.Background(), dbtest.RolePool(t, dbURL, "api"))
+	var pgErr *pgconn.PgError
+	if !errors.As(err, &pgErr) || pgErr.Code != insufficientPrivilege || !strings.Contains(err.Error(), "DOCEVAL_MIGRATE=false") {
+		t.Fatalf("migrate as the api's role: %v", err)
+	}
 }
