@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -101,7 +102,13 @@ func TestChaos(t *testing.T) {
 	var apiURL string
 	for i, svc := range services {
 		addr := "127.0.0.1:" + strconv.Itoa(ports[i])
-		penv := append(env, "DOCEVAL_OPS_ADDR="+addr)
+		// Each service as its own database role (migration 00018), through the proxy.
+		roleDB, err := url.Parse(dbtest.RoleURL(t, dbURL, svc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		roleDB.Host = pg.Listen
+		penv := slices.Concat(env, []string{"DATABASE_URL=" + roleDB.String(), "DOCEVAL_OPS_ADDR=" + addr})
 		if svc == "api" {
 			penv = append(penv, "DOCEVAL_HTTP_ADDR="+addr)
 			apiURL = "http://" + addr

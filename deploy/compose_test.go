@@ -92,6 +92,13 @@ func TestCompose(t *testing.T) {
 				t.Errorf("%s: no %s", s, k)
 			}
 		}
+		// Each service as its own login user (made by db-users), never the owner.
+		if !strings.HasPrefix(svc.Environment["DATABASE_URL"], "postgres://doceval_"+s+"_login:") {
+			t.Errorf("%s: connects as %s, not its own login user", s, svc.Environment["DATABASE_URL"])
+		}
+		if svc.DependsOn["db-users"].Condition != "service_completed_successfully" {
+			t.Errorf("%s: starts before its login user exists", s)
+		}
 		if svc.DependsOn["migrate"].Condition != "service_completed_successfully" || svc.DependsOn["nats"].Condition != "service_healthy" {
 			t.Errorf("%s: depends_on %+v", s, svc.DependsOn)
 		}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -84,7 +85,8 @@ func TestMultiReplicaKill(t *testing.T) {
 	for i, svc := range services {
 		for r := range 2 {
 			addr := "127.0.0.1:" + strconv.Itoa(ports[2*i+r])
-			penv := append(env, "DOCEVAL_OPS_ADDR="+addr, "OTEL_SERVICE_NAME=doceval-"+svc)
+			// Each service as its own database role (migration 00018), as in production.
+			penv := slices.Concat(env, []string{"DATABASE_URL=" + dbtest.RoleURL(t, dbURL, svc), "DOCEVAL_OPS_ADDR=" + addr, "OTEL_SERVICE_NAME=doceval-" + svc})
 			if svc == "api" {
 				penv = append(penv, "DOCEVAL_HTTP_ADDR="+addr)
 				apiURLs = append(apiURLs, "http://"+addr)

@@ -35,9 +35,13 @@ func TestReadmeSiteValues(t *testing.T) {
 		if cm := configMap(t, r, svc); cm.Data["DOCEVAL_BLOB_URL"] != "s3://doceval-uploads?region=eu-central-1" {
 			t.Errorf("%s: blob URL %q", svc, cm.Data["DOCEVAL_BLOB_URL"])
 		}
-		if ref := secretRef(envVar(d, "DATABASE_URL")); ref == nil || ref.Name != "doceval-db-app" || ref.Key != "uri" {
-			t.Errorf("%s: DATABASE_URL from %+v, want doceval-db-app/uri", svc, ref)
+		// Each service as its own login user; the owner's connection is the migration's.
+		if ref := secretRef(envVar(d, "DATABASE_URL")); ref == nil || ref.Name != "doceval-db-"+svc || ref.Key != "uri" {
+			t.Errorf("%s: DATABASE_URL from %+v, want doceval-db-%s/uri", svc, ref, svc)
 		}
+	}
+	if ref := migrationDatabaseRef(t, r); ref.Name != "doceval-db-app" || ref.Key != "uri" {
+		t.Errorf("migration: DATABASE_URL from %+v, want doceval-db-app/uri", ref)
 	}
 }
 

@@ -24,8 +24,17 @@ type testBundle struct {
 
 func setup(t *testing.T) (func(args ...string) (map[string]any, string, int), *testBundle) {
 	t.Helper()
-	st := store.New(dbtest.New(t))
-	open := func(context.Context, bool) (*store.Store, func(), error) { return st, func() {}, nil }
+	pool, url := dbtest.NewWithURL(t)
+	st := store.New(pool)
+	// The commands run as the admin CLI's database role (migration 00018), migrate as
+	// the owner; the test's own checks use the owner.
+	asAdmin := store.New(dbtest.RolePool(t, url, "admin"))
+	open := func(_ context.Context, migrate bool) (*store.Store, func(), error) {
+		if migrate {
+			return st, func() {}, nil
+		}
+		return asAdmin, func() {}, nil
+	}
 	run := func(args ...string) (map[string]any, string, int) {
 		var stdout, stderr bytes.Buffer
 		code := admin.Run(context.Background(), args, open, &stdout, &stderr)

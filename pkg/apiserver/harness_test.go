@@ -54,17 +54,20 @@ func withHandlers(wrap func(real api.StrictServerInterface) api.StrictServerInte
 	return func(d *apiserver.Deps) { d.Handlers = wrap(apiserver.NewServer(*d)) }
 }
 
+// The server connects as the api's database role (migration 00018), so a query the api
+// is not granted fails its test; the test's own fixtures and checks use the owner.
 func newEnv(t *testing.T, opts ...envOption) *testEnv {
 	t.Helper()
-	return newEnvOn(t, store.New(dbtest.New(t)), opts...)
+	pool, url := dbtest.NewWithURL(t)
+	return newEnvOn(t, store.New(pool), store.New(dbtest.RolePool(t, url, "api")), opts...)
 }
 
-// newFaultyEnv is newEnv on a database whose connections the returned Faults break.
+// newFaultyEnv is newEnv with the server on connections the returned Faults break.
 func newFaultyEnv(t *testing.T, opts ...envOption) (*testEnv, *dbtest.Faults) {
 	t.Helper()
-	_, url := dbtest.NewWithURL(t)
-	pool, faults := dbtest.FaultyPool(t, url)
-	return newEnvOn(t, store.New(pool), opts...), faults
+	owner, url := dbtest.NewWithURL(t)
+	pool, faults := dbtest.FaultyPool(t, dbtest.RoleURL(t, url, "api"))
+	return newEnvOn(t, store.New(owner), store.New(pool), opts...), faults
 }
 
 // newSecrets is a key ring of one fresh key.
@@ -81,7 +84,8 @@ func newSecrets(t testing.TB) *secretbox.Box {
 	return box
 }
 
-func newEnvOn(t *testing.T, st *store.Store, opts ...envOption) *testEnv {
+// newEnvOn serves the API on served; st is the test's own store.
+func newEnvOn(t *testing.T, st, served *store.Store, opts ...envOption) *testEnv {
 	t.Helper()
 	blobRoot := t.TempDir()
 	blobs, err := blob.Open(context.Background(), blob.FileURL(blobRoot))
@@ -91,7 +95,7 @@ func newEnvOn(t *testing.T, st *store.Store, opts ...envOption) *testEnv {
 	t.Cleanup(func() { blobs.Close() })
 	box := newSecrets(t)
 	deps := apiserver.Deps{
-		Secrets: box, Store: st, Blobs: blobs, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Registry: prometheus.NewRegistry(),
+		Secrets: box, Store: served, Blobs: blobs, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Registry: prometheus.NewRegistry(),
 		RateLimiter:    httpx.NewRateLimiter(0, 1, nil), // off unless a test turns it on
 		MaxUploadBytes: 1 << 20,
 	}

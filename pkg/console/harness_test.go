@@ -42,13 +42,15 @@ func defaultSettings() console.Settings {
 
 func setup(t testing.TB, opts ...func(*console.Deps)) *testBundle {
 	t.Helper()
-	st := store.New(dbtest.New(t))
+	pool, url := dbtest.NewWithURL(t)
 	blobs, err := blob.Open(context.Background(), blob.FileURL(t.TempDir()))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { blobs.Close() })
-	d := console.Deps{Store: st, Blobs: blobs, Log: slog.New(slog.NewTextHandler(testLog{t}, nil)), Settings: defaultSettings()}
+	// The console connects as its database role (migration 00018): a query it is not
+	// granted fails the test. The test's own fixtures and checks use the owner.
+	d := console.Deps{Store: store.New(dbtest.RolePool(t, url, "console")), Blobs: blobs, Log: slog.New(slog.NewTextHandler(testLog{t}, nil)), Settings: defaultSettings()}
 	for _, o := range opts {
 		o(&d)
 	}
@@ -58,7 +60,7 @@ func setup(t testing.TB, opts ...func(*console.Deps)) *testBundle {
 	}
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	return &testBundle{t: t, st: d.Store, blobs: blobs, srv: srv}
+	return &testBundle{t: t, st: store.New(pool), blobs: blobs, srv: srv}
 }
 
 // operator creates a staff account and returns its password.

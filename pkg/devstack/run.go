@@ -85,9 +85,15 @@ func Run(ctx context.Context, o RunOptions) error {
 		o.NatsURL = ""
 	}
 
+	// dbURL is the owner's: migrations and the dev client and admin. Each service
+	// connects with serviceURL: as its own role (migration 00018) on the private
+	// cluster; with an external DATABASE_URL, every service uses that one URL (a
+	// development fallback: the roles are not confined then).
 	dbURL := o.DatabaseURL
+	serviceURL := func(string) string { return dbURL }
+	var cluster *pgcluster.Cluster
 	if dbURL == "" {
-		cluster, err := pgcluster.Start(ctx, pgcluster.Options{Dir: filepath.Join(dataDir, "postgres"), Log: os.Stderr})
+		cluster, err = pgcluster.Start(ctx, pgcluster.Options{Dir: filepath.Join(dataDir, "postgres"), Log: os.Stderr})
 		if err != nil {
 			return fmt.Errorf("start PostgreSQL: %w", err)
 		}
@@ -96,6 +102,7 @@ func Run(ctx context.Context, o RunOptions) error {
 			return err
 		}
 		dbURL = cluster.URL("doceval")
+		serviceURL = func(service string) string { return cluster.URLAs(devLogin(service), "doceval") }
 	}
 	natsURL := o.NatsURL
 	if natsURL == "" {
@@ -114,6 +121,13 @@ func Run(ctx context.Context, o RunOptions) error {
 	defer pool.Close()
 	if err := catalog.Prepare(ctx, pool); err != nil {
 		return err
+	}
+	if cluster != nil {
+		for _, service := range []string{"api", "ingest", "evaluator", "dispatcher", "console", "admin"} {
+			if err := cluster.EnsureLogin(ctx, devLogin(service), "doceval_"+service); err != nil {
+				return fmt.Errorf("database role of %s: %w", service, err)
+			}
+		}
 	}
 	client, err := ensureDevClient(ctx, store.New(pool), filepath.Join(dataDir, "dev-client.json"))
 	if err != nil {
@@ -140,10 +154,15 @@ func Run(ctx context.Context, o RunOptions) error {
 	}
 	consoleURL := "http://" + consoleLn.Addr().String()
 
+	// Migrated above, as the owner: the services' roles could not.
 	common := config.Common{
-		DatabaseURL: dbURL, NatsURL: natsURL, LogLevel: slog.LevelInfo, Migrate: true,
+		NatsURL: natsURL, LogLevel: slog.LevelInfo, Migrate: false,
 		StreamReplicas: 1, OpsAddr: "127.0.0.1:0", ShutdownTimeout: 10 * time.Second, OutboxRelay: true,
 		BlobURL: blob.FileURL(filepath.Join(dataDir, "blobs")),
+	}
+	as := func(c config.Common, service string) config.Common {
+		c.DatabaseURL = serviceURL(service)
+		return c
 	}
 	tunables, err := config.Load[apiserver.Tunables]() // the API's own settings from the environment
 	if err != nil {
@@ -154,7 +173,7 @@ func Run(ctx context.Context, o RunOptions) error {
 			return err
 		}
 	}
-	apiCfg := apiserver.Config{Common: common, Tunables: tunables}
+	apiCfg := apiserver.Config{Common: as(common, "api"), Tunables: tunables}
 	parent := ctx
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return apiserver.RunOn(ctx, apiCfg, log.With("service", "api"), ln) })
@@ -169,14 +188,14 @@ func Run(ctx context.Context, o RunOptions) error {
 		consoleSettings.SecretKey = tunables.SecretKey // seals staff TOTP secrets, as the api's webhook secrets
 	}
 	// The api's relay publishes what the console writes to the outbox.
-	consoleCommon := common
+	consoleCommon := as(common, "console")
 	consoleCommon.OutboxRelay = false
 	g.Go(func() error {
 		return console.RunOn(ctx, console.Config{Common: consoleCommon, Settings: consoleSettings}, log.With("service", "console"), consoleLn)
 	})
 	g.Go(func() error {
 		l := log.With("service", "ingest")
-		return service.RunWorker(ctx, "ingest", common, l, ingest.Tasks(ingestCfg, l)...)
+		return service.RunWorker(ctx, "ingest", as(common, "ingest"), l, ingest.Tasks(ingestCfg, l)...)
 	})
 	dispatchCfg, err := config.Load[dispatch.Config]()
 	if err != nil {
@@ -191,7 +210,7 @@ func Run(ctx context.Context, o RunOptions) error {
 		return err
 	}
 	g.Go(func() error {
-		return service.RunWorker(ctx, "dispatcher", common, log.With("service", "dispatcher"), dispatchTasks...)
+		return service.RunWorker(ctx, "dispatcher", as(common, "dispatcher"), log.With("service", "dispatcher"), dispatchTasks...)
 	})
 	evaluatorCfg, err := config.Load[evaluator.Config]()
 	if err != nil {
@@ -202,7 +221,7 @@ func Run(ctx context.Context, o RunOptions) error {
 		return err
 	}
 	g.Go(func() error {
-		return service.RunWorker(ctx, "evaluator", common, log.With("service", "evaluator"), evaluatorTasks...)
+		return service.RunWorker(ctx, "evaluator", as(common, "evaluator"), log.With("service", "evaluator"), evaluatorTasks...)
 	})
 	g.Go(func() error {
 		if err := waitReady(ctx, baseURL+"/readyz"); err != nil {
@@ -233,6 +252,9 @@ func Run(ctx context.Context, o RunOptions) error {
 	}
 	return err
 }
+
+// devLogin is the login user of a service's database role on the private cluster.
+func devLogin(service string) string { return "doceval_" + service + "_login" }
 
 // ensureDevClient reuses the saved dev key while it still authenticates, else creates a
 // dev client with every permission.

@@ -68,7 +68,11 @@ type fixture struct {
 func newFixture(t *testing.T, schedule ...time.Duration) *fixture {
 	ctx := context.Background()
 	fake := clock.NewFake(time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC))
-	st := store.New(dbtest.New(t), store.WithClock(fake))
+	pool, url := dbtest.NewWithURL(t)
+	st := store.New(pool, store.WithClock(fake))
+	// The dispatcher connects as its database role (migration 00018): a query it is not
+	// granted fails the test. The test's own fixtures use the owner (st).
+	dispatcherStore := store.New(dbtest.RolePool(t, url, "dispatcher"), store.WithClock(fake))
 	key, _ := secretbox.ParseKey(secretbox.NewKey())
 	box, _ := secretbox.New(key)
 	c, _, _, err := st.CreateClient(ctx, "hooks", auth.AllPermissions)
@@ -77,7 +81,7 @@ func newFixture(t *testing.T, schedule ...time.Duration) *fixture {
 	}
 	return &fixture{t: t, ctx: ctx, clock: fake, st: st, box: box, tenant: st.Tenant(c.ID), client: c.ID,
 		// The receivers are httptest servers on loopback: allowed as in the dev stack.
-		d: &dispatch.Dispatcher{Store: st, Secrets: box, Log: slog.New(slog.DiscardHandler), Schedule: schedule, Timeout: 5 * time.Second, AllowPrivate: true}}
+		d: &dispatch.Dispatcher{Store: dispatcherStore, Secrets: box, Log: slog.New(slog.DiscardHandler), Schedule: schedule, Timeout: 5 * time.Second, AllowPrivate: true}}
 }
 
 func (f *fixture) endpoint(url, secret string, events []string) uuid.UUID {
@@ -103,7 +107,7 @@ func (f *fixture) emit(typ events.Type) uuid.UUID {
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	if _, err := f.st.FanOut(f.ctx, id); err != nil {
+	if _, err := f.d.Store.FanOut(f.ctx, id); err != nil {
 		f.t.Fatal(err)
 	}
 	return id
@@ -437,7 +441,7 @@ func TestDispatcherProcessKilled(t *testing.T) {
 	natsURL := natstest.URL(t)
 	start := func() *exec.Cmd {
 		cmd := exec.Command(os.Args[0], "-test.run=^$")
-		cmd.Env = append(os.Environ(), dispatcherProcessEnv+"=1", "DATABASE_URL="+dbURL, "NATS_URL="+natsURL,
+		cmd.Env = append(os.Environ(), dispatcherProcessEnv+"=1", "DATABASE_URL="+dbtest.RoleURL(t, dbURL, "dispatcher"), "DOCEVAL_MIGRATE=false", "NATS_URL="+natsURL,
 			"DOCEVAL_SECRET_KEY="+key, "DOCEVAL_OPS_ADDR=127.0.0.1:0", "DOCEVAL_WEBHOOK_TIMEOUT=2s", "DOCEVAL_WEBHOOK_ALLOW_PRIVATE=true",
 			"DOCEVAL_FANOUT_ACK_WAIT=2s", "DOCEVAL_BLOB_URL="+blob.FileURL(t.TempDir()), "DOCEVAL_LOG_LEVEL=warn")
 		cmd.Stderr = os.Stderr
@@ -594,7 +598,7 @@ func TestFanOutUsesStateAtEventTime(t *testing.T) {
 	}
 	f.clock.Advance(time.Hour)
 	f.endpoint("https://late.example/hook", "whsec_l", nil) // created after the event
-	if _, err := f.st.FanOut(f.ctx, id); err != nil {
+	if _, err := f.d.Store.FanOut(f.ctx, id); err != nil {
 		t.Fatal(err)
 	}
 	if ds := f.deliveries(id); len(ds) != 0 {

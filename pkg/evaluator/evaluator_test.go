@@ -54,8 +54,10 @@ func newEnv(t testing.TB) *env {
 	registry := prometheus.NewRegistry()
 	return &env{t: t, st: st, tenant: st.Tenant(c.ID), log: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 		registry: registry, metrics: evaluator.NewMetrics(registry),
+		// The worker connects as the evaluator's database role (migration 00018): a query
+		// it is not granted fails the test. The test's own fixtures use the owner (st).
 		common: config.Common{
-			DatabaseURL: dbURL, NatsURL: natstest.URL(t), LogLevel: slog.LevelInfo, StreamReplicas: 1,
+			DatabaseURL: dbtest.RoleURL(t, dbURL, "evaluator"), NatsURL: natstest.URL(t), LogLevel: slog.LevelInfo, StreamReplicas: 1,
 			OpsAddr: "127.0.0.1:0", ShutdownTimeout: 5 * time.Second, OutboxRelay: true, BlobURL: blob.FileURL(t.TempDir()),
 		}}
 }

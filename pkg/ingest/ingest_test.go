@@ -68,8 +68,10 @@ func newEnv(t *testing.T) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The worker connects as ingest's database role (migration 00018): a query it is not
+	// granted fails the test. The test's own fixtures use the owner (st).
 	return &env{t: t, st: st, blobs: blobs, tenant: tenant, sub: sub, blobDir: blobDir, common: config.Common{
-		DatabaseURL: dbURL, NatsURL: natstest.URL(t), LogLevel: slog.LevelInfo, Migrate: false, StreamReplicas: 1,
+		DatabaseURL: dbtest.RoleURL(t, dbURL, "ingest"), NatsURL: natstest.URL(t), LogLevel: slog.LevelInfo, Migrate: false, StreamReplicas: 1,
 		OpsAddr: "127.0.0.1:0", ShutdownTimeout: 5 * time.Second, OutboxRelay: true, BlobURL: blobURL,
 	}}
 }

@@ -140,6 +140,34 @@ func (c *Cluster) URL(db string) string {
 	return fmt.Sprintf("postgres://%s@127.0.0.1:%d/%s?sslmode=disable", superuser, c.Port, db)
 }
 
+// URLAs is a connection URL for database db as user (trust authentication: no
+// password).
+func (c *Cluster) URLAs(user, db string) string {
+	return fmt.Sprintf("postgres://%s@127.0.0.1:%d/%s?sslmode=disable", user, c.Port, db)
+}
+
+// EnsureLogin makes login a login role that is a member of group (which must exist),
+// unless it is already.
+func (c *Cluster) EnsureLogin(ctx context.Context, login, group string) error {
+	conn, err := pgx.Connect(ctx, c.URL("postgres"))
+	if err != nil {
+		return err
+	}
+	defer conn.Close(ctx)
+	var exists bool
+	if err := conn.QueryRow(ctx, "SELECT EXISTS (SELECT FROM pg_roles WHERE rolname = $1)", login).Scan(&exists); err != nil {
+		return err
+	}
+	id := pgx.Identifier{login}.Sanitize()
+	if !exists {
+		if _, err := conn.Exec(ctx, "CREATE ROLE "+id+" LOGIN"); err != nil {
+			return err
+		}
+	}
+	_, err = conn.Exec(ctx, "GRANT "+pgx.Identifier{group}.Sanitize()+" TO "+id)
+	return err
+}
+
 // CreateDatabase creates db unless it exists.
 func (c *Cluster) CreateDatabase(ctx context.Context, db string) error {
 	conn, err := pgx.Connect(ctx, c.URL("postgres"))

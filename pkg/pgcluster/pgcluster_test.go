@@ -36,6 +36,18 @@ func TestStartStopReuse(t *testing.T) {
 		}
 	}
 	exec(t, c.URL("doceval"), "CREATE TABLE kept (v int); INSERT INTO kept VALUES (42)")
+
+	// A login member of a group role gets the group's rights, and only those.
+	exec(t, c.URL("doceval"), "CREATE ROLE readers NOLOGIN; GRANT SELECT ON kept TO readers")
+	for range 2 {
+		if err := c.EnsureLogin(ctx, "reader_login", "readers"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	exec(t, c.URLAs("reader_login", "doceval"), "SELECT v FROM kept")
+	if err := execErr(c.URLAs("reader_login", "doceval"), "DELETE FROM kept"); err == nil {
+		t.Fatal("the reader deleted rows")
+	}
 	if err := c.Stop(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -72,6 +84,16 @@ func exec(t *testing.T, url, sql string) {
 	if _, err := conn.Exec(context.Background(), sql); err != nil {
 		t.Fatal(err)
 	}
+}
+
+func execErr(url, sql string) error {
+	conn, err := pgx.Connect(context.Background(), url)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.Background())
+	_, err = conn.Exec(context.Background(), sql)
+	return err
 }
 
 type testWriter struct{ t *testing.T }

@@ -3,11 +3,13 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"io/fs"
 	"log/slog"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/pressly/goose/v3"
@@ -76,6 +78,11 @@ func migrateDB(ctx context.Context, sqlDB *sql.DB) error {
 		return fmt.Errorf("migrations: %w", err)
 	}
 	if _, err := provider.Up(ctx); err != nil {
+		var pgErr *pgconn.PgError
+		if errors.As(err, &pgErr) && pgErr.Code == "42501" {
+			// A service's own role (migration 00018) may not touch the schema.
+			return fmt.Errorf("apply migrations: %w (migrations run as the owner of the tables: run doceval-admin migrate with the owner's DATABASE_URL and start the service with DOCEVAL_MIGRATE=false)", err)
+		}
 		return fmt.Errorf("apply migrations: %w", err)
 	}
 	return nil

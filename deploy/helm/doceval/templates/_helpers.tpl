@@ -177,6 +177,11 @@ the preStop sleep plus the shutdown timeout. */}}
 {{- if not $v.database.existingSecret.name }}
 DATABASE_URL: {{ required "database.url or database.existingSecret.name is required" $v.database.url | b64enc | quote }}
 {{- end }}
+{{- range $svc, $own := $v.database.services }}
+{{- if and $own.url (not $own.existingSecret.name) }}
+{{ include "doceval.serviceDatabaseKey" $svc }}: {{ $own.url | b64enc | quote }}
+{{- end }}
+{{- end }}
 {{- if not $v.nats.existingSecret.name }}
 NATS_URL: {{ required "nats.url or nats.existingSecret.name is required" $v.nats.url | b64enc | quote }}
 {{- end }}
@@ -221,6 +226,34 @@ An existing Secret's key name comes from existing[key]; the chart's Secret uses 
       {{- if .optional }}
       optional: true
       {{- end }}
+{{- end }}
+
+{{/* A service's DATABASE_URL: its own connection (database.services.<svc>, a login
+user in the service's role) when given, else the owner's (database.*), unless
+database.requireServiceRoles forbids that fallback. */}}
+{{- define "doceval.databaseEnv" -}}
+{{- $db := .root.Values.database }}
+{{- $own := index ($db.services | default dict) .svc | default dict }}
+{{- $ownSecret := $own.existingSecret | default dict }}
+{{- if $ownSecret.name }}
+{{- include "doceval.secretEnv" (dict "root" .root "name" "DATABASE_URL" "existing" $ownSecret "key" "key") }}
+{{- else if $own.url }}
+- name: DATABASE_URL
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "doceval.secretName" .root }}
+      key: {{ include "doceval.serviceDatabaseKey" .svc }}
+{{- else }}
+{{- if $db.requireServiceRoles }}
+{{- fail (printf "database.services.%s.url or .existingSecret.name is required (database.requireServiceRoles): the %s connects as a login user in role doceval_%s" .svc .svc .svc) }}
+{{- end }}
+{{- include "doceval.secretEnv" (dict "root" .root "name" "DATABASE_URL" "existing" $db.existingSecret "key" "key") }}
+{{- end }}
+{{- end }}
+
+{{/* The chart Secret's key of a service's own inline DATABASE_URL. */}}
+{{- define "doceval.serviceDatabaseKey" -}}
+DATABASE_URL_{{ upper . }}
 {{- end }}
 
 {{/* The non-secret settings of one service, as ConfigMap data (env names → strings).
@@ -338,7 +371,7 @@ service's extra env, which wins. */}}
 - name: DOCEVAL_HTTP_ADDR
   value: {{ printf ":%d" (int64 $v.port) | quote }}
 {{- end }}
-{{ include "doceval.secretEnv" (dict "root" .root "name" "DATABASE_URL" "existing" $r.database.existingSecret "key" "key") }}
+{{ include "doceval.databaseEnv" . }}
 {{ include "doceval.secretEnv" (dict "root" .root "name" "NATS_URL" "existing" $r.nats.existingSecret "key" "key") }}
 {{- if has .svc (list "api" "dispatcher" "console") }}
 {{- if not $r.secretKey.existingSecret.name }}{{ $_ := include "doceval.requiredSecretKey" .root }}{{ end }}
