@@ -115,7 +115,8 @@ func TestDisabledClientIsStopped(t *testing.T) {
 		t.Fatal(err)
 	}
 	model := &blockingModel{asked: make(chan struct{}, 1), release: make(chan struct{})}
-	e.worker(testConfig(), engine.NewWithModel(model, e.log), dispatcher...)
+	e.worker(testConfig(), engine.NewWithModel(model, e.log))
+	e.serviceAs("dispatcher", dispatcher...)
 	select {
 	case <-model.asked:
 	case <-time.After(30 * time.Second):

@@ -37,6 +37,7 @@ type env struct {
 	t      testing.TB
 	st     *store.Store
 	common config.Common
+	dbURL  string // the owner's, for other services' roles (dbtest.RoleURL)
 	tenant store.Tenant
 	log    *slog.Logger
 	// registry holds metrics, the evaluator metrics of the workers a test builds itself.
@@ -53,7 +54,7 @@ func newEnv(t testing.TB) *env {
 	}
 	registry := prometheus.NewRegistry()
 	return &env{t: t, st: st, tenant: st.Tenant(c.ID), log: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
-		registry: registry, metrics: evaluator.NewMetrics(registry),
+		registry: registry, metrics: evaluator.NewMetrics(registry), dbURL: dbURL,
 		// The worker connects as the evaluator's database role (migration 00018): a query
 		// it is not granted fails the test. The test's own fixtures use the owner (st).
 		common: config.Common{
@@ -109,10 +110,22 @@ func (e *env) submissionFrom(externalID, template string, pages map[string][]str
 // worker runs doceval-evaluator with eng (and extra tasks) until the test ends or stop
 // is called.
 func (e *env) worker(cfg evaluator.Config, eng *engine.Engine, extra ...service.Task) (stop func()) {
+	return e.service("evaluator", e.common, append(evaluator.TasksWith(cfg, eng, e.log), extra...)...)
+}
+
+// serviceAs runs another service's tasks beside the evaluator's, connected as its own
+// database role.
+func (e *env) serviceAs(name string, tasks ...service.Task) (stop func()) {
+	common := e.common
+	common.DatabaseURL = dbtest.RoleURL(e.t, e.dbURL, name)
+	common.OpsAddr = "127.0.0.1:0"
+	return e.service(name, common, tasks...)
+}
+
+func (e *env) service(name string, common config.Common, tasks ...service.Task) (stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	tasks := append(evaluator.TasksWith(cfg, eng, e.log), extra...)
-	go func() { done <- service.RunWorker(ctx, "evaluator", e.common, e.log, tasks...) }()
+	go func() { done <- service.RunWorker(ctx, name, common, e.log, tasks...) }()
 	var once sync.Once
 	stop = func() {
 		once.Do(func() {
@@ -120,10 +133,10 @@ func (e *env) worker(cfg evaluator.Config, eng *engine.Engine, extra ...service.
 			select {
 			case err := <-done:
 				if err != nil {
-					e.t.Errorf("worker: %v", err)
+					e.t.Errorf("%s: %v", name, err)
 				}
 			case <-time.After(30 * time.Second):
-				e.t.Error("worker did not stop")
+				e.t.Errorf("%s did not stop", name)
 			}
 		})
 	}

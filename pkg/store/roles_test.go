@@ -76,21 +76,27 @@ func TestServiceRolesConfined(t *testing.T) {
 				"SELECT * FROM operators", "SELECT * FROM idempotency_keys", "SELECT * FROM events",
 				"SELECT * FROM evaluations", "DELETE FROM uploads",
 			},
-			[]string{"SELECT * FROM uploads", "UPDATE uploads SET updated_at = now()", "SELECT * FROM upload_pages", "DELETE FROM submissions"}},
+			[]string{
+				"SELECT * FROM uploads", "UPDATE uploads SET updated_at = now()", "SELECT * FROM upload_pages", "DELETE FROM submissions",
+				"SELECT id, disabled_at FROM api_clients",
+			}},
 		{"evaluator",
 			[]string{
 				"SELECT * FROM api_keys", "SELECT * FROM webhook_endpoints", "SELECT * FROM operators",
 				"UPDATE uploads SET updated_at = now()", "INSERT INTO upload_pages (upload_id, page, text, chars, ocr) VALUES (gen_random_uuid(), 1, '', 0, false)",
 				"DELETE FROM submissions",
 			},
-			[]string{"SELECT * FROM upload_pages", "UPDATE evaluations SET updated_at = now()"}},
+			[]string{"SELECT * FROM upload_pages", "UPDATE evaluations SET updated_at = now()", "SELECT id, disabled_at FROM api_clients"}},
 		{"dispatcher",
 			[]string{
 				"SELECT * FROM operators", "SELECT * FROM console_sessions", "SELECT * FROM api_keys",
-				"SELECT * FROM submissions", "SELECT * FROM upload_pages", "UPDATE webhook_endpoints SET url = 'https://evil.example'",
+				"SELECT * FROM api_clients", "SELECT * FROM submissions", "SELECT * FROM upload_pages", "UPDATE webhook_endpoints SET url = 'https://evil.example'",
 				"INSERT INTO outbox (id, subject, payload, created_at) VALUES (gen_random_uuid(), 'x', '', now())",
 			},
-			[]string{"SELECT * FROM webhook_endpoints", "UPDATE deliveries SET lease_until = NULL", "DELETE FROM events"}},
+			[]string{
+				"SELECT * FROM webhook_endpoints", "UPDATE deliveries SET lease_until = NULL", "DELETE FROM events",
+				"SELECT id, disabled_at FROM api_clients",
+			}},
 		{"console",
 			[]string{
 				"SELECT * FROM idempotency_keys", "UPDATE webhook_endpoints SET url = 'https://evil.example'",
@@ -102,10 +108,13 @@ func TestServiceRolesConfined(t *testing.T) {
 			[]string{"SELECT * FROM operators", "SELECT * FROM audit_log", "DELETE FROM console_sessions", "UPDATE document_slots SET review_reason = NULL"}},
 		{"admin",
 			[]string{
-				"SELECT * FROM submissions", "SELECT * FROM upload_pages", "SELECT * FROM idempotency_keys",
+				"SELECT * FROM submissions", "SELECT * FROM upload_pages", "DELETE FROM idempotency_keys",
 				"SELECT * FROM events", "SELECT * FROM audit_log",
 			},
-			[]string{"SELECT * FROM operators", "UPDATE webhook_endpoints SET secret = secret", "DELETE FROM console_sessions"}},
+			[]string{
+				"SELECT * FROM operators", "UPDATE webhook_endpoints SET secret = secret", "DELETE FROM console_sessions",
+				"UPDATE idempotency_keys SET response_sealed = response_sealed",
+			}},
 	} {
 		t.Run(c.service, func(t *testing.T) {
 			conn := roleConn(t, dbURL, c.service)

@@ -72,13 +72,13 @@ GRANT SELECT, UPDATE, DELETE ON submissions TO doceval_ingest;
 GRANT SELECT, UPDATE ON document_slots, uploads TO doceval_ingest;
 GRANT SELECT, INSERT, UPDATE ON upload_pages TO doceval_ingest;
 GRANT INSERT ON events, outbox TO doceval_ingest;
-GRANT SELECT ON api_clients TO doceval_ingest; -- a disabled client's ingest jobs are held
+GRANT SELECT (id, disabled_at) ON api_clients TO doceval_ingest; -- a disabled client's ingest jobs are held
 
 -- evaluator: runs evaluations on the uploads' text.
 GRANT SELECT, UPDATE ON submissions, evaluations TO doceval_evaluator;
 GRANT SELECT ON document_slots, uploads, upload_pages TO doceval_evaluator;
 GRANT INSERT ON events, outbox TO doceval_evaluator;
-GRANT SELECT ON api_clients TO doceval_evaluator; -- a disabled client's evaluations are held
+GRANT SELECT (id, disabled_at) ON api_clients TO doceval_evaluator; -- a disabled client's evaluations are held
 
 -- dispatcher: fans events out to webhook endpoints, delivers them, and deletes events
 -- past retention (their deliveries go by ON DELETE CASCADE). It writes no outbox row.
@@ -86,7 +86,7 @@ GRANT SELECT, DELETE ON events TO doceval_dispatcher;
 GRANT SELECT ON webhook_endpoints TO doceval_dispatcher;
 GRANT SELECT, INSERT, UPDATE ON deliveries TO doceval_dispatcher;
 GRANT INSERT ON delivery_attempts TO doceval_dispatcher;
-GRANT SELECT ON api_clients TO doceval_dispatcher; -- a disabled client's deliveries are held
+GRANT SELECT (id, disabled_at) ON api_clients TO doceval_dispatcher; -- a disabled client's deliveries are held
 
 -- console: the staff web console. Operators sign in (sessions, failed sign-ins), admins
 -- manage API clients and keys, advisors read submissions and decide on slots; every
