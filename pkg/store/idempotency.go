@@ -109,50 +109,35 @@ func (s *Store) DeleteExpiredIdempotencyKeys(ctx context.Context) (int64, error)
 // Box.Reseal) and is stored when it says the value changed; one kept in clear (before
 // bodies were sealed) is sealed with seal. The owner is IdempotencyOwner. It returns
 // how many bodies were sealed anew.
-func (s *Store) ResealIdempotencyResponses(ctx context.Context, reseal func(sealed, owner []byte) ([]byte, bool, error), seal func(plain, owner []byte) []byte) (int, error) {
-	const pageSize = 200
-	changed := 0
-	afterClient, afterKey := uuid.Nil, ""
-	for {
-		var n, pageChanged int
-		lastClient, lastKey := afterClient, afterKey
-		err := s.InTx(ctx, func(tx *Tx) error {
-			n, pageChanged, lastClient, lastKey = 0, 0, afterClient, afterKey
-			rows, err := tx.q.IdempotencyResponsesPage(ctx, db.IdempotencyResponsesPageParams{AfterClient: afterClient, AfterKey: afterKey, PageSize: pageSize})
-			if err != nil {
-				return interpretError(err)
-			}
-			for _, r := range rows {
-				n++
-				lastClient, lastKey = r.APIClientID, r.Key
-				owner := IdempotencyOwner(r.APIClientID, r.Key)
-				var sealed []byte
-				change := true
-				if r.ResponseSealed != nil {
-					if sealed, change, err = reseal(r.ResponseSealed, owner); err != nil {
-						return fmt.Errorf("idempotency key %q of client %s: %w", r.Key, r.APIClientID, err)
-					}
-				} else { // kept in clear before bodies were sealed (an empty body too)
-					sealed = seal(r.ResponseBody, owner)
-				}
-				if !change {
-					continue
-				}
-				if err := tx.q.IdempotencyResponseSeal(ctx, db.IdempotencyResponseSealParams{APIClientID: r.APIClientID, Key: r.Key, ResponseSealed: sealed}); err != nil {
-					return interpretError(err)
-				}
-				pageChanged++
-			}
-			return nil
-		})
-		if err != nil {
-			return changed, err
-		}
-		changed, afterClient, afterKey = changed+pageChanged, lastClient, lastKey
-		if n < pageSize {
-			return changed, s.InTx(ctx, func(tx *Tx) error {
-				return tx.audit(ctx, "secrets.reencrypt", "idempotency_responses", "", map[string]any{"resealed": changed})
-			})
-		}
+func (s *Store) ResealIdempotencyResponses(ctx context.Context, reseal Resealer, seal func(plain, owner []byte) []byte) (int, error) {
+	type cursor struct {
+		client uuid.UUID
+		key    string
 	}
+	return resealPages(ctx, s, "idempotency_responses", func(ctx context.Context, tx *Tx, after cursor) (int, cursor, int, error) {
+		rows, err := tx.q.IdempotencyResponsesPage(ctx, db.IdempotencyResponsesPageParams{AfterClient: after.client, AfterKey: after.key, PageSize: resealPageSize})
+		if err != nil {
+			return 0, after, 0, interpretError(err)
+		}
+		changed := 0
+		for _, r := range rows {
+			owner := IdempotencyOwner(r.APIClientID, r.Key)
+			sealed, change := []byte(nil), true
+			if r.ResponseSealed != nil {
+				if sealed, change, err = reseal(r.ResponseSealed, owner); err != nil {
+					return 0, after, 0, fmt.Errorf("idempotency key %q of client %s: %w", r.Key, r.APIClientID, err)
+				}
+			} else { // kept in clear before bodies were sealed (an empty body too)
+				sealed = seal(r.ResponseBody, owner)
+			}
+			if !change {
+				continue
+			}
+			if err := tx.q.IdempotencyResponseSeal(ctx, db.IdempotencyResponseSealParams{APIClientID: r.APIClientID, Key: r.Key, ResponseSealed: sealed}); err != nil {
+				return 0, after, 0, interpretError(err)
+			}
+			changed++
+		}
+		return len(rows), lastOf(rows, after, func(r db.IdempotencyResponsesPageRow) cursor { return cursor{r.APIClientID, r.Key} }), changed, nil
+	})
 }

@@ -80,55 +80,30 @@ func (s *Store) ResetTOTP(ctx context.Context, id uuid.UUID) error {
 // reseal and stores what it returns when it says the value changed, a page of accounts
 // per transaction. It returns how many values were sealed anew. reseal is
 // secretbox.Box.Reseal; the owner is TOTPOwner(id).
-func (s *Store) ResealTOTPSecrets(ctx context.Context, reseal func(sealed, owner []byte) ([]byte, bool, error)) (int, error) {
-	const pageSize = 200
-	changed := 0
-	after := uuid.Nil
-	for {
-		var n, pageChanged int
-		last := after
-		err := s.InTx(ctx, func(tx *Tx) error {
-			n, pageChanged, last = 0, 0, after
-			rows, err := tx.q.OperatorTOTPSecretsPage(ctx, db.OperatorTOTPSecretsPageParams{After: after, PageSize: pageSize})
-			if err != nil {
-				return interpretError(err)
-			}
-			for _, r := range rows {
-				n++
-				last = r.ID
-				secret, c1, err := resealOptional(reseal, r.TotpSecret, TOTPOwner(r.ID))
-				if err != nil {
-					return fmt.Errorf("operator %s, TOTP secret: %w", r.ID, err)
-				}
-				pending, c2, err := resealOptional(reseal, r.TotpPendingSecret, TOTPOwner(r.ID))
-				if err != nil {
-					return fmt.Errorf("operator %s, pending TOTP secret: %w", r.ID, err)
-				}
-				if !c1 && !c2 {
-					continue
-				}
-				if err := tx.q.OperatorTOTPSecretsSet(ctx, db.OperatorTOTPSecretsSetParams{ID: r.ID, Secret: secret, PendingSecret: pending}); err != nil {
-					return interpretError(err)
-				}
-				pageChanged += btoi(c1) + btoi(c2)
-			}
-			return nil
-		})
+func (s *Store) ResealTOTPSecrets(ctx context.Context, reseal Resealer) (int, error) {
+	return resealPages(ctx, s, "totp_secrets", func(ctx context.Context, tx *Tx, after uuid.UUID) (int, uuid.UUID, int, error) {
+		rows, err := tx.q.OperatorTOTPSecretsPage(ctx, db.OperatorTOTPSecretsPageParams{After: after, PageSize: resealPageSize})
 		if err != nil {
-			return changed, err
+			return 0, after, 0, interpretError(err)
 		}
-		changed, after = changed+pageChanged, last
-		if n < pageSize {
-			return changed, s.InTx(ctx, func(tx *Tx) error {
-				return tx.audit(ctx, "secrets.reencrypt", "totp_secrets", "", map[string]any{"resealed": changed})
-			})
+		changed := 0
+		for _, r := range rows {
+			secret, c1, err := resealOptional(reseal, r.TotpSecret, TOTPOwner(r.ID))
+			if err != nil {
+				return 0, after, 0, fmt.Errorf("operator %s, TOTP secret: %w", r.ID, err)
+			}
+			pending, c2, err := resealOptional(reseal, r.TotpPendingSecret, TOTPOwner(r.ID))
+			if err != nil {
+				return 0, after, 0, fmt.Errorf("operator %s, pending TOTP secret: %w", r.ID, err)
+			}
+			if !c1 && !c2 {
+				continue
+			}
+			if err := tx.q.OperatorTOTPSecretsSet(ctx, db.OperatorTOTPSecretsSetParams{ID: r.ID, Secret: secret, PendingSecret: pending}); err != nil {
+				return 0, after, 0, interpretError(err)
+			}
+			changed += btoi(c1) + btoi(c2)
 		}
-	}
-}
-
-func resealOptional(reseal func(sealed, owner []byte) ([]byte, bool, error), sealed, owner []byte) ([]byte, bool, error) {
-	if sealed == nil {
-		return nil, false, nil
-	}
-	return reseal(sealed, owner)
+		return len(rows), lastOf(rows, after, func(r db.OperatorTOTPSecretsPageRow) uuid.UUID { return r.ID }), changed, nil
+	})
 }

@@ -172,52 +172,32 @@ func (t Tenant) RotateWebhookSecret(ctx context.Context, id uuid.UUID, grace tim
 // deleted endpoints too) through reseal and stores what it returns when it says the
 // value changed, a page of endpoints per transaction. It returns how many values were
 // sealed anew. reseal is secretbox.Box.Reseal: the owner is the endpoint's id.
-func (s *Store) ResealWebhookSecrets(ctx context.Context, reseal func(sealed, owner []byte) ([]byte, bool, error)) (int, error) {
-	const pageSize = 200
-	changed := 0
-	after := uuid.Nil
-	for {
-		var n, pageChanged int
-		last := after
-		err := s.InTx(ctx, func(tx *Tx) error {
-			n, pageChanged, last = 0, 0, after
-			rows, err := tx.q.WebhookSecretsPage(ctx, db.WebhookSecretsPageParams{After: after, PageSize: pageSize})
-			if err != nil {
-				return interpretError(err)
-			}
-			for _, r := range rows {
-				n++
-				last = r.ID
-				secret, c1, err := reseal(r.Secret, r.ID[:])
-				if err != nil {
-					return fmt.Errorf("endpoint %s: %w", r.ID, err)
-				}
-				previous, c2 := r.PreviousSecret, false
-				if previous != nil {
-					if previous, c2, err = reseal(previous, r.ID[:]); err != nil {
-						return fmt.Errorf("endpoint %s, previous secret: %w", r.ID, err)
-					}
-				}
-				if !c1 && !c2 {
-					continue
-				}
-				if err := tx.q.WebhookSecretsSet(ctx, db.WebhookSecretsSetParams{ID: r.ID, Secret: secret, PreviousSecret: previous}); err != nil {
-					return interpretError(err)
-				}
-				pageChanged += btoi(c1) + btoi(c2)
-			}
-			return nil
-		})
+func (s *Store) ResealWebhookSecrets(ctx context.Context, reseal Resealer) (int, error) {
+	return resealPages(ctx, s, "webhook_secrets", func(ctx context.Context, tx *Tx, after uuid.UUID) (int, uuid.UUID, int, error) {
+		rows, err := tx.q.WebhookSecretsPage(ctx, db.WebhookSecretsPageParams{After: after, PageSize: resealPageSize})
 		if err != nil {
-			return changed, err
+			return 0, after, 0, interpretError(err)
 		}
-		changed, after = changed+pageChanged, last
-		if n < pageSize {
-			return changed, s.InTx(ctx, func(tx *Tx) error {
-				return tx.audit(ctx, "secrets.reencrypt", "webhook_secrets", "", map[string]any{"resealed": changed})
-			})
+		changed := 0
+		for _, r := range rows {
+			secret, c1, err := reseal(r.Secret, r.ID[:])
+			if err != nil {
+				return 0, after, 0, fmt.Errorf("endpoint %s: %w", r.ID, err)
+			}
+			previous, c2, err := resealOptional(reseal, r.PreviousSecret, r.ID[:])
+			if err != nil {
+				return 0, after, 0, fmt.Errorf("endpoint %s, previous secret: %w", r.ID, err)
+			}
+			if !c1 && !c2 {
+				continue
+			}
+			if err := tx.q.WebhookSecretsSet(ctx, db.WebhookSecretsSetParams{ID: r.ID, Secret: secret, PreviousSecret: previous}); err != nil {
+				return 0, after, 0, interpretError(err)
+			}
+			changed += btoi(c1) + btoi(c2)
 		}
-	}
+		return len(rows), lastOf(rows, after, func(r db.WebhookSecretsPageRow) uuid.UUID { return r.ID }), changed, nil
+	})
 }
 
 func btoi(b bool) int {
