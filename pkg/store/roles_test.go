@@ -104,16 +104,22 @@ func TestServiceRolesConfined(t *testing.T) {
 				"DELETE FROM operators",
 				"INSERT INTO operator_clients VALUES (gen_random_uuid(), gen_random_uuid())",
 				"DELETE FROM submissions", "UPDATE upload_pages SET text = ''",
+				"UPDATE operators SET role = 'admin'", "UPDATE operators SET password_hash = NULL",
+				"UPDATE uploads SET upload_status = 'ready'", "UPDATE evaluations SET status = 'succeeded'",
 			},
-			[]string{"SELECT * FROM operators", "SELECT * FROM audit_log", "DELETE FROM console_sessions", "UPDATE document_slots SET review_reason = NULL"}},
+			[]string{
+				"SELECT * FROM operators", "SELECT * FROM audit_log", "DELETE FROM console_sessions", "UPDATE document_slots SET review_reason = NULL",
+				"UPDATE operators SET totp_last_step = totp_last_step", "UPDATE uploads SET held_at = NULL", "UPDATE evaluations SET held_at = NULL",
+			}},
 		{"admin",
 			[]string{
 				"SELECT * FROM submissions", "SELECT * FROM upload_pages", "DELETE FROM idempotency_keys",
+				"UPDATE uploads SET upload_status = 'ready'",
 				"SELECT * FROM events", "SELECT * FROM audit_log",
 			},
 			[]string{
 				"SELECT * FROM operators", "UPDATE webhook_endpoints SET secret = secret", "DELETE FROM console_sessions",
-				"UPDATE idempotency_keys SET response_sealed = response_sealed",
+				"UPDATE idempotency_keys SET response_sealed = response_sealed", "UPDATE uploads SET held_at = NULL",
 			}},
 	} {
 		t.Run(c.service, func(t *testing.T) {

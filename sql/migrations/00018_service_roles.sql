@@ -91,7 +91,10 @@ GRANT SELECT (id, disabled_at) ON api_clients TO doceval_dispatcher; -- a disabl
 -- console: the staff web console. Operators sign in (sessions, failed sign-ins), admins
 -- manage API clients and keys, advisors read submissions and decide on slots; every
 -- staff action is written to the audit log.
-GRANT SELECT, UPDATE ON operators TO doceval_console;
+-- The console binds an SSO identity and keeps a second factor; an account's password,
+-- role and access are the admin CLI's.
+GRANT SELECT, UPDATE (oidc_subject, totp_pending_secret, totp_secret, totp_enabled_at,
+    totp_last_step, updated_at) ON operators TO doceval_console;
 GRANT SELECT ON operator_clients TO doceval_console;
 GRANT SELECT, INSERT, UPDATE, DELETE ON console_sessions TO doceval_console;
 GRANT SELECT, INSERT, DELETE ON console_login_failures TO doceval_console;
@@ -99,8 +102,9 @@ GRANT SELECT, INSERT ON audit_log TO doceval_console;
 GRANT SELECT, INSERT, UPDATE ON api_clients, api_keys TO doceval_console;
 GRANT SELECT, UPDATE ON submissions, document_slots TO doceval_console;
 GRANT SELECT ON upload_pages, webhook_endpoints, deliveries, delivery_attempts TO doceval_console;
--- Enabling a client releases its held evaluations and uploads (held_at, job_enqueued_at).
-GRANT SELECT, UPDATE ON uploads, evaluations TO doceval_console;
+-- Enabling a client releases its held evaluations and uploads.
+GRANT SELECT, UPDATE (held_at, job_enqueued_at) ON uploads TO doceval_console;
+GRANT SELECT, UPDATE (held_at, job_enqueued_at, updated_at) ON evaluations TO doceval_console;
 GRANT SELECT, INSERT ON events TO doceval_console;
 GRANT INSERT ON outbox TO doceval_console;
 
@@ -114,7 +118,8 @@ GRANT SELECT, UPDATE ON webhook_endpoints TO doceval_admin;
 -- secrets reencrypt reseals the responses kept for Idempotency-Key replay.
 GRANT SELECT, UPDATE ON idempotency_keys TO doceval_admin;
 -- Enabling a client releases its held evaluations and uploads and enqueues their jobs.
-GRANT SELECT, UPDATE ON uploads, evaluations TO doceval_admin;
+GRANT SELECT, UPDATE (held_at, job_enqueued_at) ON uploads TO doceval_admin;
+GRANT SELECT, UPDATE (held_at, job_enqueued_at, updated_at) ON evaluations TO doceval_admin;
 GRANT INSERT ON outbox TO doceval_admin;
 
 -- +goose Down
