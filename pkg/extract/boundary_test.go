@@ -39,7 +39,7 @@ func TestACompromisedToolReachesNothing(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(other.dir, "secret.txt"), []byte("another tenant's payslip"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Chown(filepath.Join(other.dir, "secret.txt"), other.uid, other.gid); err != nil {
+	if err := os.Chown(filepath.Join(other.dir, "secret.txt"), -1, other.gid); err != nil {
 		t.Fatal(err)
 	}
 

@@ -40,6 +40,15 @@ const (
 	CodeError       = "processing_error"
 )
 
+// KnownCode reports whether code is one of the failure codes above.
+func KnownCode(code string) bool {
+	switch code {
+	case CodeUnsupported, CodeMismatch, CodeCorrupt, CodeEncrypted, CodeEmpty, CodeTooMany, CodeTimeout, CodeError:
+		return true
+	}
+	return false
+}
+
 // Content types.
 const (
 	PDF  = "application/pdf"
@@ -253,6 +262,9 @@ func run(ctx context.Context, opt Options, maxOut int64, name string, args ...st
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err) // missing tool: not the file's fault
 	}
+	// Whatever the tool left running in its group (a child that closed its output and
+	// lived on, where no PID namespace ends with it) is killed when the run ends.
+	defer func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }()
 	out, readErr := io.ReadAll(io.LimitReader(stdout, maxOut+1))
 	if int64(len(out)) > maxOut {
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)

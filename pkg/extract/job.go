@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"syscall"
 )
 
 // A job is the work on one file (File, RenderPage): a fresh directory of its own, mode
@@ -14,10 +15,12 @@ import (
 // only to read; no other job's directory is visible.
 type job struct {
 	dir string
-	// uid and gid own the directory and what this process makes in it: the sandbox's
-	// user when this process is root (the tools run as that user), else -1 (this
-	// process's user, which the sandbox maps to its own).
-	uid, gid int
+	// gid is the group of the directory and what this process makes in it: the
+	// sandbox's when this process is root (the tools run as that user and read through
+	// the group; nothing there is theirs to write, so no process of that user can plant
+	// a link this root process would follow), else -1 (this process's user, which the
+	// sandbox maps to its own).
+	gid int
 }
 
 // newJob makes a job's directory in tempDir (the system's when empty).
@@ -26,7 +29,7 @@ func newJob(tempDir string, c Confinement) (*job, error) {
 	if err != nil {
 		return nil, fmt.Errorf("job directory: %w", err)
 	}
-	j := &job{dir: dir, uid: -1, gid: -1}
+	j := &job{dir: dir, gid: -1}
 	// The sandbox binds the directory at its own path: an absolute one, without links.
 	if abs, err := filepath.Abs(dir); err == nil {
 		if real, err := filepath.EvalSymlinks(abs); err == nil {
@@ -34,9 +37,9 @@ func newJob(tempDir string, c Confinement) (*job, error) {
 		}
 	}
 	if c.sandboxed() && os.Geteuid() == 0 {
-		j.uid, j.gid = sandboxUID, sandboxUID
+		j.gid = sandboxUID
 	}
-	if err := os.Chown(j.dir, j.uid, j.gid); err != nil {
+	if err := j.share(j.dir); err != nil {
 		j.remove()
 		return nil, fmt.Errorf("job directory: %w", err)
 	}
@@ -49,7 +52,35 @@ func (j *job) mkdir(pattern string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return dir, os.Chown(dir, j.uid, j.gid)
+	return dir, j.share(dir)
+}
+
+// share lets the job's tools read and traverse dir (this process made it, mode 0700):
+// group gid, mode 0750.
+func (j *job) share(dir string) error {
+	if j.gid < 0 {
+		return nil
+	}
+	if err := os.Chown(dir, -1, j.gid); err != nil {
+		return err
+	}
+	return os.Chmod(dir, 0o750)
+}
+
+// create makes a new file in the job's directory that its tools can read (mode 0640,
+// group gid, set through the open file); an existing name or link is refused.
+func (j *job) create(name string) (*os.File, error) {
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o640)
+	if err != nil {
+		return nil, err
+	}
+	if j.gid >= 0 {
+		if err := f.Chown(-1, j.gid); err != nil {
+			f.Close()
+			return nil, err
+		}
+	}
+	return f, nil
 }
 
 // copyIn copies the file at src into the job's directory, for its tools to read; the
@@ -61,12 +92,12 @@ func (j *job) copyIn(src string) (string, error) {
 	}
 	defer in.Close()
 	dst := filepath.Join(j.dir, "input")
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	out, err := j.create(dst)
 	if err != nil {
 		return "", err
 	}
 	_, err = io.Copy(out, in)
-	err = errors.Join(err, out.Close(), os.Chown(dst, j.uid, j.gid))
+	err = errors.Join(err, out.Close())
 	if err != nil {
 		return "", fmt.Errorf("copy into the job directory: %w", err)
 	}

@@ -81,6 +81,9 @@ func (c Confinement) sandboxed() bool { return c != Unconfined }
 func (c Confinement) Check(ctx context.Context, tempDir string) (string, error) {
 	switch c {
 	case Unconfined:
+		if _, err := exec.LookPath("prlimit"); err != nil {
+			return "", fmt.Errorf("DOCEVAL_PARSER_ISOLATION=unconfined needs prlimit (util-linux) for the tools' resource limits: %w", err)
+		}
 		return "unconfined (DOCEVAL_PARSER_ISOLATION=unconfined): tools run as this process's user with a scrubbed environment, a private directory and resource limits only", nil
 	case Sandbox, "":
 	default:
@@ -155,7 +158,8 @@ func sandboxed(ctx context.Context, opt Options, name string, args ...string) (*
 		"--fsize=" + strconv.FormatInt(lim.MaxFileSize, 10),
 		"--nofile=256", "--core=0",
 	}
-	attr := &syscall.SysProcAttr{Setpgid: true} // the run is one process group, killed as a whole
+	// The run is one process group, killed as a whole, and dies with this process.
+	attr := &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	var argv []string
 	if lim.Confinement.sandboxed() {
 		var err error

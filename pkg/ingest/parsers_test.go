@@ -2,6 +2,9 @@ package ingest_test
 
 import (
 	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -18,7 +21,15 @@ func TestIngestChecksItsParsersAreConfined(t *testing.T) {
 	if err != nil || !strings.HasPrefix(how, "bubblewrap sandbox") {
 		t.Errorf("with bwrap: %q, %v", how, err)
 	}
-	t.Setenv("PATH", t.TempDir())
+	prlimit, err := exec.LookPath("prlimit")
+	if err != nil {
+		t.Fatal(err)
+	}
+	noBwrap := t.TempDir() // prlimit alone, which unconfined tools still run under
+	if err := os.Symlink(prlimit, filepath.Join(noBwrap, "prlimit")); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", noBwrap)
 	_, err = ingest.Config{ParserIsolation: extract.Sandbox}.CheckParsers(ctx)
 	if err == nil || !strings.Contains(err.Error(), "DOCEVAL_PARSER_ISOLATION=unconfined") {
 		t.Errorf("without bwrap: %v", err)
