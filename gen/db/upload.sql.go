@@ -160,6 +160,17 @@ func (q *Queries) UploadGetByExternalID(ctx context.Context, arg UploadGetByExte
 	return i, err
 }
 
+const uploadGiveBackAttempt = `-- name: UploadGiveBackAttempt :exec
+UPDATE uploads SET ingest_attempts = greatest(ingest_attempts - 1, 0)
+WHERE id = $1 AND upload_status = 'processing'
+`
+
+// Takes back an attempt that never reached the file (the extractor was busy or away).
+func (q *Queries) UploadGiveBackAttempt(ctx context.Context, id uuid.UUID) error {
+	_, err := q.db.Exec(ctx, uploadGiveBackAttempt, id)
+	return err
+}
+
 const uploadHold = `-- name: UploadHold :exec
 UPDATE uploads SET held_at = $1::timestamptz WHERE id = $2 AND upload_status = 'processing'
 `

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/doceval/doceval/pkg/extract"
 )
@@ -92,6 +93,9 @@ func (c *Client) File(ctx context.Context, path, declared string, opt extract.Op
 	dec := json.NewDecoder(io.LimitReader(resp.Body, maxResultBytes))
 	if err := dec.Decode(&res); err != nil {
 		return nil, fmt.Errorf("extractor: reading the result: %w", err)
+	}
+	if opt.MaxPages > 0 && (len(res.Pages) > opt.MaxPages || res.PageCount > opt.MaxPages) {
+		return nil, fmt.Errorf("extractor: %d pages in a result of at most %d", max(len(res.Pages), res.PageCount), opt.MaxPages)
 	}
 	return &res, nil
 }
@@ -180,12 +184,31 @@ func (c *Client) post(ctx context.Context, op string, q url.Values, path string)
 		if err := json.Unmarshal(body, &f); err != nil || f.Code == "" {
 			return nil, fmt.Errorf("extractor: a refusal without a code: %q", body)
 		}
-		return nil, &extract.Failure{Code: f.Code, Message: f.Message}
+		// The answer goes to the partner as the upload's failure: only a code of the
+		// contract, and a message of bounded length, whatever the extractor says.
+		if !extract.KnownCode(f.Code) {
+			return nil, fmt.Errorf("extractor: a refusal with an unknown code %q", cut(f.Code, 64))
+		}
+		return nil, &extract.Failure{Code: f.Code, Message: cut(f.Message, maxFailureMessage)}
 	case http.StatusServiceUnavailable:
 		return nil, fmt.Errorf("%w: %s", ErrUnavailable, errorText(body))
 	default:
 		return nil, fmt.Errorf("extractor: %s: %s", resp.Status, errorText(body))
 	}
+}
+
+// maxFailureMessage bounds the message of a refusal passed on to the partner.
+const maxFailureMessage = 500
+
+// cut shortens s to at most n bytes, at a rune boundary.
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 func errorText(body []byte) string {

@@ -29,11 +29,17 @@ func TestIngestThroughExtractor(t *testing.T) {
 		MaxBodyBytes: 10 << 20, Concurrency: 2, QueueWait: 5 * time.Second, MaxTimeout: time.Minute,
 		ToolMaxMemory: 2 << 30,
 	}, slog.New(slog.DiscardHandler), reg).Handler()
-	var down atomic.Bool
-	down.Store(true)
+	// The extractor is down (every answer 503, its readiness too), then ready but busy
+	// (its readiness answers, every document waits past its queue: 503), then up.
+	const (
+		down = iota
+		busy
+		up
+	)
+	var state atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if down.Load() {
-			http.Error(w, "down", http.StatusServiceUnavailable)
+		if s := state.Load(); s == down || s == busy && r.URL.Path != "/readyz" {
+			http.Error(w, `{"error":"every parser slot is busy"}`, http.StatusServiceUnavailable)
 			return
 		}
 		server.ServeHTTP(w, r)
@@ -53,17 +59,20 @@ func TestIngestThroughExtractor(t *testing.T) {
 	remote.MaxAttempts = 2
 	remote.Extractor.URL = srv.URL
 	e.worker(remote)
-	time.Sleep(5 * time.Second) // deliveries at about 0, 1 and 3 s meet the outage
-	for _, id := range []uuid.UUID{pdf, doc, corrupt} {
-		if u := e.waitStatusNow(id); u.Status != store.UploadProcessing {
-			t.Fatalf("%s during the extractor's outage: %s %+v", u.ExternalFileID, u.Status, u.Failure)
-		}
-		if n := e.count("SELECT ingest_attempts FROM uploads WHERE id = $1", id); n != 0 {
-			t.Errorf("%d attempts counted during the extractor's outage", n)
+	for _, phase := range []int32{down, busy} {
+		state.Store(phase)
+		time.Sleep(5 * time.Second) // deliveries at about 0, 1 and 3 s meet the outage
+		for _, id := range []uuid.UUID{pdf, doc, corrupt} {
+			if u := e.waitStatusNow(id); u.Status != store.UploadProcessing {
+				t.Fatalf("%s while the extractor is %d: %s %+v", u.ExternalFileID, phase, u.Status, u.Failure)
+			}
+			if n := e.count("SELECT ingest_attempts FROM uploads WHERE id = $1", id); n != 0 {
+				t.Errorf("%d attempts counted while the extractor is %d", n, phase)
+			}
 		}
 	}
 
-	down.Store(false)
+	state.Store(up)
 	for id, want := range map[uuid.UUID]string{pdf: "", doc: "", corrupt: extract.CodeCorrupt} {
 		u := e.waitStatus(id, 90*time.Second)
 		switch {

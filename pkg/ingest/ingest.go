@@ -13,6 +13,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -88,6 +89,9 @@ type Worker struct {
 	Parser extractor.Parser
 
 	fair messaging.ClientLimit // per-client share of the slots (Config.ClientConcurrency)
+	// suspects are the objects the last sweep found unreferenced (SweepOnce).
+	suspects   map[string]bool
+	suspectsMu sync.Mutex
 }
 
 // Tasks are the ingest service's consumers, for service.RunWorker.
@@ -225,6 +229,13 @@ func (w *Worker) process(ctx context.Context, job messaging.IngestJob, heartbeat
 	})
 	var failure *extract.Failure
 	switch {
+	case errors.Is(err, extractor.ErrUnavailable):
+		// The extractor was busy or could not be reached: the file was never parsed, so
+		// the attempt is not the file's.
+		if err := w.Store.GiveBackIngestAttempt(context.WithoutCancel(ctx), u.ID); err != nil {
+			w.Log.WarnContext(ctx, "give back an ingest attempt", "upload_id", u.ID, "error", err)
+		}
+		return outcomeRetry, err
 	case errors.As(err, &failure):
 		w.Log.InfoContext(ctx, "upload failed", "upload_id", u.ID, "code", failure.Code, "duration_ms", time.Since(start).Milliseconds())
 		return settled(outcomeFailed, w.Store.FinishIngest(ctx, u.ID, nil, nil, &store.UploadFailure{Code: failure.Code, Message: failure.Message}))

@@ -43,11 +43,17 @@ func (w *Worker) Sweep(ctx context.Context) error {
 	})
 }
 
-// SweepOnce removes the stored objects under store.BlobPrefix that no row references and
-// that were last written more than grace ago. It returns how many it removed.
+// SweepOnce removes the stored objects under store.BlobPrefix that were last written
+// more than grace ago and that no row referenced on this sweep nor on the previous one
+// of this worker: an object found unreferenced is only a suspect until the next sweep,
+// so bytes whose upload was received for longer than the grace and commits right after
+// the listing are not lost. It returns how many it removed.
 func (w *Worker) SweepOnce(ctx context.Context, grace time.Duration) (int, error) {
+	w.suspectsMu.Lock()
+	defer w.suspectsMu.Unlock()
 	before := w.Store.Now().Add(-grace)
 	removed := 0
+	suspects := map[string]bool{}
 	var batch []string
 	flush := func() error {
 		orphans, err := w.Store.UnreferencedObjects(ctx, batch)
@@ -56,6 +62,10 @@ func (w *Worker) SweepOnce(ctx context.Context, grace time.Duration) (int, error
 			return err
 		}
 		for _, key := range orphans {
+			if !w.suspects[key] {
+				suspects[key] = true
+				continue
+			}
 			if err := w.Blobs.Delete(ctx, key); err != nil {
 				return fmt.Errorf("delete %s: %w", key, err)
 			}
@@ -77,6 +87,9 @@ func (w *Worker) SweepOnce(ctx context.Context, grace time.Duration) (int, error
 	})
 	if err == nil && len(batch) > 0 {
 		err = flush()
+	}
+	if err == nil {
+		w.suspects = suspects
 	}
 	return removed, err
 }

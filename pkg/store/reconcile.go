@@ -19,6 +19,12 @@ func (s *Store) BeginIngestAttempt(ctx context.Context, id uuid.UUID) (int, erro
 	return int(n), interpretError(err)
 }
 
+// GiveBackIngestAttempt takes back an attempt BeginIngestAttempt counted whose file was
+// never parsed (the extractor service was busy or could not be reached).
+func (s *Store) GiveBackIngestAttempt(ctx context.Context, id uuid.UUID) error {
+	return interpretError(s.queries().UploadGiveBackAttempt(ctx, id))
+}
+
 // OrphanedUploads lists processing uploads whose job was last enqueued more than age
 // ago. The caller decides whether their jobs are still in flight.
 func (s *Store) OrphanedUploads(ctx context.Context, age time.Duration) ([]uuid.UUID, error) {

@@ -56,6 +56,11 @@ ON CONFLICT (upload_id, page) DO UPDATE SET text = excluded.text, chars = exclud
 -- name: UploadPages :many
 SELECT * FROM upload_pages WHERE upload_id = @upload_id ORDER BY page;
 
+-- name: UploadGiveBackAttempt :exec
+-- Takes back an attempt that never reached the file (the extractor was busy or away).
+UPDATE uploads SET ingest_attempts = greatest(ingest_attempts - 1, 0)
+WHERE id = @id AND upload_status = 'processing';
+
 -- name: UploadBeginAttempt :one
 -- Counts an attempt that reached the file; NULL row when the upload is not processing.
 UPDATE uploads SET ingest_attempts = ingest_attempts + 1
