@@ -73,6 +73,20 @@ func TestPurgeStalledAlert(t *testing.T) {
 			if alert.For == nil || alert.Labels["severity"] == "" || alert.Annotations["summary"] == "" {
 				t.Errorf("alert %+v: want a for, a severity and a summary", alert)
 			}
+			// The stalled-purge alert cannot fire where the figure is missing: another
+			// one does, on the same series.
+			want := "absent(" + metric + `{namespace="` + namespace + `", job="` + job + `"})`
+			found := false
+			for _, g := range rules[0].Spec.Groups {
+				for _, rule := range g.Rules {
+					if rule.Alert == "DocevalPurgeUnmeasured" {
+						found = rule.Expr.String() == want && rule.For != nil
+					}
+				}
+			}
+			if !found {
+				t.Errorf("no DocevalPurgeUnmeasured alert on %s with a for", want)
+			}
 		})
 	}
 
