@@ -21,6 +21,9 @@ type composeFile struct {
 		Command     []string          `yaml:"command"`
 		User        string            `yaml:"user"`
 		ReadOnly    bool              `yaml:"read_only"`
+		CapDrop     []string          `yaml:"cap_drop"`
+		SecurityOpt []string          `yaml:"security_opt"`
+		PidsLimit   int               `yaml:"pids_limit"`
 		Environment map[string]string `yaml:"environment"`
 		DependsOn   map[string]struct {
 			Condition string `yaml:"condition"`
@@ -118,6 +121,11 @@ func TestCompose(t *testing.T) {
 	x := c.Services["extractor"]
 	if x.Build == nil || x.Build.Dockerfile != "deploy/docker/extractor.Dockerfile" || !x.ReadOnly || x.User != "65532:65532" {
 		t.Errorf("extractor: %+v", x)
+	}
+	// No capabilities, no setuid way up (the image has su and mount), a bounded process
+	// count: the container is the tools' only boundary.
+	if !slices.Equal(x.CapDrop, []string{"ALL"}) || !slices.Contains(x.SecurityOpt, "no-new-privileges:true") || x.PidsLimit <= 0 {
+		t.Errorf("extractor: cap_drop %v, security_opt %v, pids_limit %d", x.CapDrop, x.SecurityOpt, x.PidsLimit)
 	}
 	for k := range x.Environment {
 		if k != "DOCEVAL_PARSER_ISOLATION" {
