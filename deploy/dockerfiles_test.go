@@ -23,8 +23,8 @@ var runtimeBases = map[string][]string{
 
 // imagePackages are the Debian packages an image must install: ingest's extraction
 // tools, the console's page renderer, and both for the extractor service that runs
-// them for ingest and the console where DOCEVAL_EXTRACTOR_URL is set; all confine their
-// tools with util-linux's prlimit and unshare (pkg/extract/sandbox.go).
+// them for ingest and the console where DOCEVAL_EXTRACTOR_URL is set; all limit their
+// tools' resources with util-linux's prlimit (pkg/extract/sandbox.go).
 var imagePackages = map[string][]string{
 	"ingest":    {"poppler-utils", "tesseract-ocr-deu", "tesseract-ocr-eng", "tesseract-ocr-fra", "tesseract-ocr-spa", "tesseract-ocr-ita", "tesseract-ocr-nld", "tesseract-ocr-por", "tesseract-ocr-pol", "antiword"},
 	"console":   {"poppler-utils", "util-linux"},
