@@ -303,3 +303,47 @@ func sandboxReachable(t *testing.T) string {
 	}
 	return dir
 }
+
+// The extractor may be the compromised side: what its answers put into an upload (the
+// failure the partner reads, the pages stored) is held to the contract and the limits.
+func TestClientDistrustsTheExtractor(t *testing.T) {
+	var answer func(w http.ResponseWriter)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		answer(w)
+	}))
+	defer srv.Close()
+	c, err := extractor.NewClient(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := writeFile(t, "doc.pdf", []byte("%PDF-1.4\n"))
+	file := func() error {
+		_, err := c.File(context.Background(), doc, extract.PDF, extract.Options{MaxPages: 2})
+		return err
+	}
+	refuse := func(code, message string) func(w http.ResponseWriter) {
+		return func(w http.ResponseWriter) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusUnprocessableEntity)
+			_, _ = io.WriteString(w, `{"code":"`+code+`","message":"`+message+`"}`)
+		}
+	}
+
+	var f *extract.Failure
+	answer = refuse("you_have_been_pwned", "see https://evil.example")
+	if err := file(); err == nil || errors.As(err, &f) {
+		t.Errorf("an unknown failure code: %v, want an error that is no document failure", err)
+	}
+	answer = refuse(extract.CodeCorrupt, strings.Repeat("é", 4000))
+	if err := file(); !errors.As(err, &f) || f.Code != extract.CodeCorrupt || len(f.Message) > 500 || !strings.HasPrefix(f.Message, "éé") {
+		t.Errorf("a long message: %v, want file_corrupt with at most 500 bytes of message", err)
+	}
+	answer = func(w http.ResponseWriter) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"page_count":3,"pages":[{"number":1},{"number":2},{"number":3}]}`)
+	}
+	if err := file(); err == nil || errors.As(err, &f) {
+		t.Errorf("3 pages where at most 2 were asked for: %v", err)
+	}
+}
