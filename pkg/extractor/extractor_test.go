@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -260,7 +261,8 @@ func TestUnreachable(t *testing.T) {
 func TestRefusals(t *testing.T) {
 	t.Parallel()
 	b := setup(t, extractor.ServerConfig{})
-	for _, q := range []string{"/v1/render?page=0&dpi=100", "/v1/render?page=1&dpi=5000", "/v1/extract?timeout=-1s", "/v1/extract?max_pages=x"} {
+	for _, q := range []string{"/v1/render?page=0&dpi=100", "/v1/render?page=1&dpi=5000", "/v1/extract?timeout=-1s", "/v1/extract?max_pages=x",
+		"/v1/extract?languages=deu%20-c%20x", "/v1/extract?languages=../../etc"} {
 		resp, err := http.Post(b.url+q, "application/octet-stream", strings.NewReader("%PDF-1.4"))
 		if err != nil {
 			t.Fatal(err)
@@ -345,5 +347,28 @@ func TestClientDistrustsTheExtractor(t *testing.T) {
 	}
 	if err := file(); err == nil || errors.As(err, &f) {
 		t.Errorf("3 pages where at most 2 were asked for: %v", err)
+	}
+}
+
+// The client never follows a redirect: the document would go wherever it points.
+func TestClientRefusesRedirects(t *testing.T) {
+	var elsewhere atomic.Int32
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		elsewhere.Add(1)
+	}))
+	defer other.Close()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.URL+r.URL.Path, http.StatusTemporaryRedirect)
+	}))
+	defer srv.Close()
+	c, err := extractor.NewClient(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.File(context.Background(), writeFile(t, "doc.pdf", []byte("%PDF-1.4\n")), extract.PDF, extract.Options{}); err == nil {
+		t.Error("a redirect answered the document")
+	}
+	if n := elsewhere.Load(); n != 0 {
+		t.Errorf("the redirect was followed %d times", n)
 	}
 }

@@ -78,4 +78,6 @@ func (Local) RenderPage(ctx context.Context, pdfPath string, n, dpi int, limits 
 // Ready is always nil: a missing tool is reported by the extraction itself.
 func (Local) Ready(context.Context) error { return nil }
 
-func (Local) Describe() string { return "in process (" + extract.Isolation() + ")" }
+// Describe says only where: how the tools are confined is what the service's start-up
+// check (CheckConfined) found for its own setting.
+func (Local) Describe() string { return "in this process" }

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"time"
 
@@ -59,6 +60,10 @@ const (
 	maxRenderDPI         = 1200
 )
 
+// languagesPattern is what the languages parameter may be: tesseract's language codes
+// joined by "+" (deu+eng), or nothing (the extraction's default).
+var languagesPattern = regexp.MustCompile(`^([a-z_]{2,16}(\+[a-z_]{2,16}){0,15})?$`)
+
 // Server answers extraction and rendering requests (see wire.go).
 type Server struct {
 	cfg     ServerConfig
@@ -104,7 +109,9 @@ func (s *Server) handleExtract(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	opt := extract.Options{Languages: q.Get(paramLanguages)}
 	var err error
-	if opt.MaxPages, err = intParam(q.Get(paramMaxPages), 0); err == nil {
+	if !languagesPattern.MatchString(opt.Languages) {
+		err = fmt.Errorf("%s %q is no list of tesseract languages", paramLanguages, opt.Languages)
+	} else if opt.MaxPages, err = intParam(q.Get(paramMaxPages), 0); err == nil {
 		if opt.MaxOCRPages, err = intParam(q.Get(paramMaxOCRPages), 0); err == nil {
 			opt.Timeout, opt.Limits, err = s.budget(q.Get(paramTimeout), q.Get(paramMaxMemory), 0)
 		}
