@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
-	"sync"
 	"syscall"
 	"time"
 )
@@ -106,26 +105,6 @@ func orSystemTemp(dir string) string {
 	}
 	return dir
 }
-
-// Isolation describes how document tools are confined on this machine by default
-// (Sandbox), or why they cannot be: "none: " and the reason.
-func Isolation() string {
-	isolationOnce.Do(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		how, err := Sandbox.Check(ctx, "")
-		if err != nil {
-			how = "none: " + err.Error()
-		}
-		isolation = how
-	})
-	return isolation
-}
-
-var (
-	isolationOnce sync.Once
-	isolation     string
-)
 
 // toolEnv is what a tool inherits from this process: nothing else.
 var toolEnv = []string{"PATH", "TESSDATA_PREFIX", "OMP_THREAD_LIMIT"}

@@ -7,7 +7,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 )
 
 // openTempDir is a directory for jobs that the sandbox's user can reach, as the
@@ -31,7 +33,7 @@ func openTempDir(t testing.TB) string {
 // bubblewrap).
 func needSandbox(t testing.TB) {
 	t.Helper()
-	if how := Isolation(); strings.HasPrefix(how, "none") {
+	if how := isolation(); strings.HasPrefix(how, "none") {
 		t.Fatal(how)
 	}
 }
@@ -132,3 +134,23 @@ func TestNoSandboxNoToolUnlessUnconfined(t *testing.T) {
 		t.Errorf("unconfined run:\n%s", got)
 	}
 }
+
+// isolation describes how document tools are confined on this machine by default
+// (Sandbox), or why they cannot be: "none: " and the reason (probed once per test binary).
+func isolation() string {
+	probeOnce.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		how, err := Sandbox.Check(ctx, "")
+		if err != nil {
+			how = "none: " + err.Error()
+		}
+		probed = how
+	})
+	return probed
+}
+
+var (
+	probeOnce sync.Once
+	probed    string
+)
