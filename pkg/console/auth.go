@@ -256,6 +256,11 @@ func (a *app) login(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if op.TOTPEnabledAt != nil {
+		// The password was right: not a failure, whether or not a code follows. Left
+		// counted, code forms left unanswered would lock the owner out of this source.
+		if err := a.st.ForgetLoginFailure(ctx, failure); err != nil {
+			a.log.Warn("forget a right password's attempt", "error", err)
+		}
 		a.startMFA(w, r, op, next)
 		return
 	}

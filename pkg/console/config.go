@@ -39,7 +39,8 @@ type Settings struct {
 	// locked: a stranger cannot lock an operator out. An IPv6 source counts as its /64.
 	// Wrong second-factor codes are also counted per account from all sources: past
 	// 2×LoginMaxFailures of them within LoginWindow, codes for it are refused (only
-	// someone with the password gets to enter one).
+	// someone with the password gets to enter one). A right password followed by a
+	// code is not a failure, whether the code comes or not.
 	LoginMaxFailures int           `env:"DOCEVAL_CONSOLE_LOGIN_MAX_FAILURES" envDefault:"5"`
 	LoginWindow      time.Duration `env:"DOCEVAL_CONSOLE_LOGIN_WINDOW" envDefault:"15m"`
 	// HashConcurrency bounds the password checks running at once (argon2id takes 64 MiB

@@ -223,6 +223,30 @@ func TestRequireMFAExemptsSSO(t *testing.T) {
 	}
 }
 
+// A right password on an account with a second factor is not a failure, even when
+// its code form is left unanswered: the owner who abandons it more often than
+// LoginMaxFailures is still let in from the same source.
+func TestAbandonedCodeFormsDoNotLockTheOwnerOut(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	pw := b.operator("leaves@example.com", store.RoleAdmin, nil)
+	first := b.browser()
+	first.signIn("leaves@example.com", pw)
+	secret := first.enrol()
+	for i := 1; i <= 7; i++ {
+		if p := b.browser().password("leaves@example.com", pw); p.status != http.StatusSeeOther || p.location != "/login/code" {
+			t.Fatalf("right password %d, its code form then left: %d %s", i, p.status, p.location)
+		}
+	}
+	br := b.browser()
+	if p := br.password("leaves@example.com", pw); p.status != http.StatusSeeOther || p.location != "/login/code" {
+		t.Fatalf("right password after abandoned code forms: %d %s", p.status, p.location)
+	}
+	if p := br.code(totpCode(t, secret, time.Now().Add(auth.TOTPPeriod))); p.status != http.StatusSeeOther || p.location != "/" {
+		t.Fatalf("right code: %d %s", p.status, p.location)
+	}
+}
+
 // Wrong codes are also counted per account across all sources: someone holding the
 // password cannot guess codes from many addresses at LoginMaxFailures each. Past
 // 2×LoginMaxFailures wrong codes within the window a code, even the right one, is
