@@ -26,8 +26,11 @@ type Settings struct {
 	InsecureCookies bool `env:"DOCEVAL_CONSOLE_INSECURE_COOKIES" envDefault:"false"`
 	// TrustedProxies are the reverse proxies (CIDRs or addresses, comma-separated) whose
 	// X-Forwarded-For is believed: sign-in throttling and the audit log then see the
-	// client's address instead of the proxy's. Empty: the peer address is the client's.
-	TrustedProxies string `env:"DOCEVAL_CONSOLE_TRUSTED_PROXIES"`
+	// client's address instead of the proxy's. Empty (the default): the peer address is
+	// the client's. Name only the proxies themselves: a client whose own address is
+	// trusted can put any address in X-Forwarded-For and be counted as a new source on
+	// every attempt, escaping the sign-in throttling.
+	TrustedProxies string `env:"DOCEVAL_CONSOLE_TRUSTED_PROXIES" envDefault:""`
 	// SessionIdle ends a session unused for this long; SessionMax ends any session this
 	// long after sign-in.
 	SessionIdle time.Duration `env:"DOCEVAL_CONSOLE_SESSION_IDLE" envDefault:"30m"`
