@@ -51,9 +51,11 @@ type Settings struct {
 	// again".
 	HashConcurrency int           `env:"DOCEVAL_CONSOLE_HASH_CONCURRENCY" envDefault:"4"`
 	HashWait        time.Duration `env:"DOCEVAL_CONSOLE_HASH_WAIT" envDefault:"2s"`
-	// SecretKey is the key ring that seals the staff's TOTP secrets at rest (secretbox:
-	// the api's DOCEVAL_SECRET_KEY, rotated with `doceval-admin secrets reencrypt`).
-	SecretKey string `env:"DOCEVAL_SECRET_KEY"`
+	// SecretKey is the key ring that seals the staff's TOTP secrets at rest (secretbox,
+	// NEW,OLD during a rotation, then `doceval-admin secrets reencrypt`). It is the
+	// console's own, never the api's DOCEVAL_SECRET_KEY: the console reads
+	// webhook_endpoints, whose signing secrets that ring seals.
+	SecretKey string `env:"DOCEVAL_CONSOLE_SECRET_KEY"`
 	// RequireMFA makes every password account without a second factor enrol one (TOTP)
 	// right after signing in, before it reaches any other page. Accounts bound to single
 	// sign-on are exempt: they sign in through the provider only, whose factors apply.
