@@ -2,9 +2,10 @@
 -- that waits for that code, and sign-in failures counted per account and source.
 
 -- +goose Up
--- The TOTP secret is sealed with the key ring (DOCEVAL_SECRET_KEY, secretbox) bound to
--- the operator's id, like webhook signing secrets; `doceval-admin secrets reencrypt`
--- reseals it. totp_pending_secret is an enrolment not yet confirmed with a code.
+-- The TOTP secret is sealed with the console's own key ring (DOCEVAL_CONSOLE_SECRET_KEY,
+-- secretbox; not the webhook secrets' DOCEVAL_SECRET_KEY) bound to the operator's id;
+-- `doceval-admin secrets reencrypt` reseals it. totp_pending_secret is an enrolment
+-- not yet confirmed with a code.
 -- totp_last_step is the time step of the last code accepted: a code of that step or
 -- an earlier one is refused, so each code signs in once.
 ALTER TABLE operators
