@@ -195,6 +195,11 @@ func TestConsoleProduction(t *testing.T) {
 	if b := ing.Spec.Rules[0].HTTP.Paths[0].Backend.Service; b.Name != "doceval-console" || b.Port.Name != "http" {
 		t.Errorf("console ingress backend %+v", b)
 	}
+	// A second factor from the start: enrolment trusts whoever first signs in with the
+	// password once it is required.
+	if got := configMap(t, r, "console").Data["DOCEVAL_CONSOLE_REQUIRE_MFA"]; got != "true" {
+		t.Errorf("production DOCEVAL_CONSOLE_REQUIRE_MFA = %q", got)
+	}
 	if got := configMap(t, r, "console").Data["DOCEVAL_CONSOLE_PUBLIC_URL"]; got != "https://"+ing.Spec.Rules[0].Host {
 		t.Errorf("DOCEVAL_CONSOLE_PUBLIC_URL = %q with host %s", got, ing.Spec.Rules[0].Host)
 	}
