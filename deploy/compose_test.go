@@ -90,9 +90,16 @@ func TestCompose(t *testing.T) {
 		if !svc.ReadOnly || svc.User != "65532:65532" {
 			t.Errorf("%s: read_only %v, user %q", s, svc.ReadOnly, svc.User)
 		}
-		for _, k := range []string{"DATABASE_URL", "NATS_URL", "DOCEVAL_BLOB_URL", "DOCEVAL_SECRET_KEY"} {
+		for _, k := range []string{"DATABASE_URL", "NATS_URL", "DOCEVAL_BLOB_URL"} {
 			if svc.Environment[k] == "" {
 				t.Errorf("%s: no %s", s, k)
+			}
+		}
+		// Each key ring only where it is read: the console seals TOTP secrets with its
+		// own and never gets the api's, which opens the webhook secrets it can read.
+		for k, readers := range map[string][]string{"DOCEVAL_SECRET_KEY": {"api", "dispatcher"}, "DOCEVAL_CONSOLE_SECRET_KEY": {"console"}} {
+			if got, want := svc.Environment[k] != "", slices.Contains(readers, s); got != want {
+				t.Errorf("%s: has %s %v, want %v", s, k, got, want)
 			}
 		}
 		// Each service as its own login user (made by db-users), never the owner.

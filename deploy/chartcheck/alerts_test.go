@@ -29,8 +29,8 @@ func TestPurgeStalledAlert(t *testing.T) {
 		vals      map[string]any
 		threshold int
 	}{
-		{"defaults", set("secretKey.value="+testSecretKey, "serviceMonitor.enabled=true", "serviceMonitor.labels.release=kps"), 3600},
-		{"threshold", set("secretKey.value="+testSecretKey, "serviceMonitor.enabled=true", "serviceMonitor.labels.release=kps", "serviceMonitor.alerts.purgeStalledSeconds=1800"), 1800},
+		{"defaults", set("secretKey.value="+testSecretKey, "console.secretKey.value="+testConsoleSecretKey, "serviceMonitor.enabled=true", "serviceMonitor.labels.release=kps"), 3600},
+		{"threshold", set("secretKey.value="+testSecretKey, "console.secretKey.value="+testConsoleSecretKey, "serviceMonitor.enabled=true", "serviceMonitor.labels.release=kps", "serviceMonitor.alerts.purgeStalledSeconds=1800"), 1800},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -90,7 +90,7 @@ func TestPurgeStalledAlert(t *testing.T) {
 		})
 	}
 
-	r := mustRender(t, set("secretKey.value="+testSecretKey, "serviceMonitor.enabled=true", "serviceMonitor.alerts.enabled=false"))
+	r := mustRender(t, set("secretKey.value="+testSecretKey, "console.secretKey.value="+testConsoleSecretKey, "serviceMonitor.enabled=true", "serviceMonitor.alerts.enabled=false"))
 	if n := len(all[*monitoringv1.PrometheusRule](r)); n != 0 {
 		t.Errorf("PrometheusRules with alerts.enabled=false: %d", n)
 	}

@@ -17,8 +17,10 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 )
 
-// defaults are the chart's default values plus the one required value.
-func defaults() map[string]any { return set("secretKey.value=" + testSecretKey) }
+// defaults are the chart's default values plus the two required values.
+func defaults() map[string]any {
+	return set("secretKey.value="+testSecretKey, "console.secretKey.value="+testConsoleSecretKey)
+}
 
 // production are values-production.yaml as they are (every secret from an existing
 // Secret, so nothing else is needed).
@@ -216,7 +218,7 @@ func TestSecretKeyRequired(t *testing.T) {
 		t.Fatalf("render without a secret key: %v", err)
 	}
 	// An existing Secret is enough; the chart then renders no key of its own.
-	r := mustRender(t, set("secretKey.existingSecret.name=mine"))
+	r := mustRender(t, set("secretKey.existingSecret.name=mine", "console.secretKey.value="+testConsoleSecretKey))
 	if s := named[*corev1.Secret](r, "doceval"); s == nil || s.Data["DOCEVAL_SECRET_KEY"] != nil {
 		t.Errorf("chart Secret with an existing key Secret: %+v", s)
 	}
@@ -225,6 +227,59 @@ func TestSecretKeyRequired(t *testing.T) {
 			t.Errorf("%s: DOCEVAL_SECRET_KEY from %+v", svc, ref)
 		}
 	}
+}
+
+// The console gets a key ring of its own, DOCEVAL_CONSOLE_SECRET_KEY, for staff TOTP
+// secrets, and never DOCEVAL_SECRET_KEY: it may read webhook_endpoints, whose signing
+// secrets that key opens. Without its key the chart refuses to render, and a console
+// key that is the api's is refused.
+func TestConsoleSecretKey(t *testing.T) {
+	t.Parallel()
+	for name, vals := range map[string]map[string]any{"defaults": defaults(), "production": production(t)} {
+		r := mustRender(t, vals)
+		d := deployment(t, r, "console")
+		if envVar(d, "DOCEVAL_SECRET_KEY") != nil {
+			t.Errorf("%s: the console gets DOCEVAL_SECRET_KEY", name)
+		}
+		for _, c := range d.Spec.Template.Spec.Containers {
+			for _, from := range c.EnvFrom {
+				if from.SecretRef != nil {
+					t.Errorf("%s: the console takes a whole Secret (%s), DOCEVAL_SECRET_KEY perhaps", name, from.SecretRef.Name)
+				}
+			}
+		}
+		ref := secretRef(envVar(d, "DOCEVAL_CONSOLE_SECRET_KEY"))
+		switch {
+		case ref == nil:
+			t.Errorf("%s: the console gets no DOCEVAL_CONSOLE_SECRET_KEY", name)
+		case name == "defaults" && (ref.Name != "doceval" || ref.Key != "DOCEVAL_CONSOLE_SECRET_KEY"):
+			t.Errorf("defaults: DOCEVAL_CONSOLE_SECRET_KEY from %+v", ref)
+		case name == "production" && (ref.Name != "doceval-console-secret-key" || ref.Key != "DOCEVAL_CONSOLE_SECRET_KEY"):
+			t.Errorf("production: DOCEVAL_CONSOLE_SECRET_KEY from %+v", ref)
+		}
+		for _, svc := range services {
+			if svc != "console" && envVar(deployment(t, r, svc), "DOCEVAL_CONSOLE_SECRET_KEY") != nil {
+				t.Errorf("%s: %s gets DOCEVAL_CONSOLE_SECRET_KEY", name, svc)
+			}
+		}
+	}
+	if s := named[*corev1.Secret](mustRender(t, defaults()), "doceval"); s == nil || string(s.Data["DOCEVAL_CONSOLE_SECRET_KEY"]) != testConsoleSecretKey {
+		t.Errorf("the chart's Secret lacks the console key: %+v", s)
+	}
+	for name, tc := range map[string]struct {
+		vals map[string]any
+		want string
+	}{
+		"no console key":       {set("secretKey.value=" + testSecretKey), "console.secretKey.value or console.secretKey.existingSecret.name is required"},
+		"the api's key":        {set("secretKey.value="+testSecretKey, "console.secretKey.value="+testSecretKey), "the console's key must be its own"},
+		"the api's Secret key": {set("secretKey.existingSecret.name=keys", "console.secretKey.existingSecret.name=keys", "console.secretKey.existingSecret.key=DOCEVAL_SECRET_KEY"), "the console's key must be its own"},
+	} {
+		if _, err := render(t, tc.vals); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want an error with %q", name, err, tc.want)
+		}
+	}
+	// Without the console, no console key is needed.
+	mustRender(t, set("secretKey.value="+testSecretKey, "console.enabled=false"))
 }
 
 // Other configurations the chart refuses with a message instead of rendering pods that

@@ -1,6 +1,7 @@
 package chartcheck
 
 import (
+	"net/netip"
 	"os"
 	"regexp"
 	"slices"
@@ -194,6 +195,11 @@ func TestConsoleProduction(t *testing.T) {
 	if b := ing.Spec.Rules[0].HTTP.Paths[0].Backend.Service; b.Name != "doceval-console" || b.Port.Name != "http" {
 		t.Errorf("console ingress backend %+v", b)
 	}
+	// A second factor from the start: enrolment trusts whoever first signs in with the
+	// password once it is required.
+	if got := configMap(t, r, "console").Data["DOCEVAL_CONSOLE_REQUIRE_MFA"]; got != "true" {
+		t.Errorf("production DOCEVAL_CONSOLE_REQUIRE_MFA = %q", got)
+	}
 	if got := configMap(t, r, "console").Data["DOCEVAL_CONSOLE_PUBLIC_URL"]; got != "https://"+ing.Spec.Rules[0].Host {
 		t.Errorf("DOCEVAL_CONSOLE_PUBLIC_URL = %q with host %s", got, ing.Spec.Rules[0].Host)
 	}
@@ -252,5 +258,35 @@ func TestConsoleOpsPortInternal(t *testing.T) {
 	sms := component[*monitoringv1.ServiceMonitor](r, "console")
 	if len(sms) != 1 || sms[0].Spec.Endpoints[0].Port != "metrics" {
 		t.Errorf("ServiceMonitor %+v", sms)
+	}
+}
+
+// The console trusts no proxy's X-Forwarded-For unless told which (the default, like
+// the code's, is empty), and the production overlay's placeholder trusts no real
+// address: trusting a whole private range lets a client inside it (a VPN user,
+// another pod) forge X-Forwarded-For and escape the sign-in throttling.
+func TestConsoleTrustedProxies(t *testing.T) {
+	t.Parallel()
+	if got, ok := configMap(t, mustRender(t, defaults()), "console").Data["DOCEVAL_CONSOLE_TRUSTED_PROXIES"]; !ok || got != "" {
+		t.Errorf("DOCEVAL_CONSOLE_TRUSTED_PROXIES = %q by default, want empty", got)
+	}
+	got := configMap(t, mustRender(t, production(t)), "console").Data["DOCEVAL_CONSOLE_TRUSTED_PROXIES"]
+	if got == "" {
+		t.Fatal("the production overlay has no trustedProxies placeholder to replace")
+	}
+	private := []netip.Prefix{
+		netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("172.16.0.0/12"), netip.MustParsePrefix("192.168.0.0/16"),
+		netip.MustParsePrefix("100.64.0.0/10"), netip.MustParsePrefix("fc00::/7"),
+	}
+	for _, part := range strings.Split(got, ",") {
+		p, err := netip.ParsePrefix(strings.TrimSpace(part))
+		if err != nil {
+			t.Fatalf("production trustedProxies %q: %v", got, err)
+		}
+		for _, r := range private {
+			if p.Overlaps(r) {
+				t.Errorf("production trustedProxies %q trusts part of %s", got, r)
+			}
+		}
 	}
 }

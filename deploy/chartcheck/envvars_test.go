@@ -67,7 +67,7 @@ var (
 			"DOCEVAL_CONSOLE_LOGIN_WINDOW", "DOCEVAL_CONSOLE_TRUSTED_PROXIES", "DOCEVAL_CONSOLE_OIDC_ISSUER", "DOCEVAL_CONSOLE_OIDC_CLIENT_ID",
 			"DOCEVAL_CONSOLE_OIDC_CLIENT_SECRET", "DOCEVAL_CONSOLE_OIDC_SCOPES", "DOCEVAL_CONSOLE_OIDC_BUTTON",
 			"DOCEVAL_CONSOLE_RENDER_DPI", "DOCEVAL_TOOL_MAX_MEMORY", "DOCEVAL_EXTRACTOR_URL", "DOCEVAL_PARSER_ISOLATION",
-			"DOCEVAL_CONSOLE_HASH_CONCURRENCY", "DOCEVAL_CONSOLE_HASH_WAIT", "DOCEVAL_SECRET_KEY",
+			"DOCEVAL_CONSOLE_HASH_CONCURRENCY", "DOCEVAL_CONSOLE_HASH_WAIT", "DOCEVAL_CONSOLE_SECRET_KEY",
 			"DOCEVAL_CONSOLE_REQUIRE_MFA", "DOCEVAL_CONSOLE_MFA_ISSUER",
 			"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY",
 		},
@@ -168,7 +168,7 @@ func containerEnv(t *testing.T, r *rendered, c corev1.Container) map[string]bool
 func TestEnvWiring(t *testing.T) {
 	t.Parallel()
 	all := set(
-		"secretKey.value="+testSecretKey,
+		"secretKey.value="+testSecretKey, "console.secretKey.value="+testConsoleSecretKey,
 		"ingest.config.ackWait=6m", "evaluator.config.ackWait=2m",
 		"llm.baseUrl=https://llm.example/v1", "llm.model=m", "llm.apiKey=k",
 		"blob.url=s3://bucket?region=eu-central-1", "blob.persistence.enabled=false",
@@ -218,7 +218,7 @@ func TestEnvWiring(t *testing.T) {
 	r := mustRender(t, all)
 	for _, svc := range services {
 		d := deployment(t, r, svc)
-		for _, secret := range []string{"DOCEVAL_SECRET_KEY", "DOCEVAL_LLM_API_KEY", "AWS_SECRET_ACCESS_KEY", "DOCEVAL_CONSOLE_OIDC_CLIENT_SECRET"} {
+		for _, secret := range []string{"DOCEVAL_SECRET_KEY", "DOCEVAL_CONSOLE_SECRET_KEY", "DOCEVAL_LLM_API_KEY", "AWS_SECRET_ACCESS_KEY", "DOCEVAL_CONSOLE_OIDC_CLIENT_SECRET"} {
 			if envVar(d, secret) != nil && !slices.Contains(serviceEnv[svc], secret) {
 				t.Errorf("%s gets %s, which it does not read", svc, secret)
 			}

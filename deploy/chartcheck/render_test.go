@@ -51,8 +51,12 @@ var opsOnHTTP = []string{"api"}
 // the S3 credentials.
 var blobServices = []string{"api", "ingest", "console"}
 
-// testSecretKey is a syntactically valid DOCEVAL_SECRET_KEY (32 bytes in base64).
-const testSecretKey = "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY="
+// testSecretKey is a syntactically valid DOCEVAL_SECRET_KEY (32 bytes in base64);
+// testConsoleSecretKey another, for DOCEVAL_CONSOLE_SECRET_KEY.
+const (
+	testSecretKey        = "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY="
+	testConsoleSecretKey = "Y29uc29sZS1rZXktMDEyMzQ1Njc4OWFiY2RlZjAxMjM="
+)
 
 // newObject returns an empty object of the API type of apiVersion/kind. Every kind the
 // chart may render is listed; an unknown one fails the test, so a new template comes

@@ -32,7 +32,9 @@ const loginFailureCount = `-- name: LoginFailureCount :one
 SELECT
     (SELECT count(*) FROM console_login_failures f
      WHERE f.email = lower($1::text) AND f.ip = $2::text AND f.at > $3::timestamptz)::bigint AS by_account_source,
-    (SELECT count(*) FROM console_login_failures f WHERE f.ip = $2::text AND f.at > $3::timestamptz)::bigint AS by_source
+    (SELECT count(*) FROM console_login_failures f WHERE f.ip = $2::text AND f.at > $3::timestamptz)::bigint AS by_source,
+    (SELECT count(*) FROM console_login_failures f
+     WHERE f.email = lower($1::text) AND f.kind = 'code' AND f.at > $3::timestamptz)::bigint AS codes_by_account
 `
 
 type LoginFailureCountParams struct {
@@ -44,14 +46,15 @@ type LoginFailureCountParams struct {
 type LoginFailureCountRow struct {
 	ByAccountSource int64
 	BySource        int64
+	CodesByAccount  int64
 }
 
-// Failures for this e-mail from this address, and failures from this address for any
-// e-mail, since @since.
+// Failures for this e-mail from this address, failures from this address for any
+// e-mail, and wrong codes for this e-mail from any address, since @since.
 func (q *Queries) LoginFailureCount(ctx context.Context, arg LoginFailureCountParams) (LoginFailureCountRow, error) {
 	row := q.db.QueryRow(ctx, loginFailureCount, arg.Email, arg.Ip, arg.Since)
 	var i LoginFailureCountRow
-	err := row.Scan(&i.ByAccountSource, &i.BySource)
+	err := row.Scan(&i.ByAccountSource, &i.BySource, &i.CodesByAccount)
 	return i, err
 }
 
@@ -77,18 +80,24 @@ func (q *Queries) LoginFailureDeleteBefore(ctx context.Context, before time.Time
 }
 
 const loginFailureInsert = `-- name: LoginFailureInsert :one
-INSERT INTO console_login_failures (email, ip, at) VALUES (lower($1::text), $2, $3)
+INSERT INTO console_login_failures (email, ip, kind, at) VALUES (lower($1::text), $2, $3, $4)
 RETURNING id
 `
 
 type LoginFailureInsertParams struct {
 	Email string
 	Ip    string
+	Kind  string
 	Now   time.Time
 }
 
 func (q *Queries) LoginFailureInsert(ctx context.Context, arg LoginFailureInsertParams) (int64, error) {
-	row := q.db.QueryRow(ctx, loginFailureInsert, arg.Email, arg.Ip, arg.Now)
+	row := q.db.QueryRow(ctx, loginFailureInsert,
+		arg.Email,
+		arg.Ip,
+		arg.Kind,
+		arg.Now,
+	)
 	var id int64
 	err := row.Scan(&id)
 	return id, err

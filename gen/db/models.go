@@ -71,6 +71,7 @@ type ConsoleLoginFailure struct {
 	Email string
 	Ip    string
 	At    time.Time
+	Kind  string
 }
 
 type ConsoleSession struct {

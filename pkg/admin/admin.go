@@ -4,6 +4,7 @@
 package admin
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/google/uuid"
@@ -33,10 +35,11 @@ const Usage = `usage: doceval-admin COMMAND (reads DATABASE_URL)
   keys create --client ID                        issue another key for a client
   keys list --client ID                          a client's keys: id, prefix, created, last used, revoked
   keys revoke KEY_ID                             revoke a key at once (401 invalid_api_key)
-  secrets reencrypt                              seal every webhook signing secret, staff TOTP
+  secrets reencrypt                              after a key rotation: seal every webhook signing
                                                  secret and response kept for Idempotency-Key
-                                                 replay with the first key of DOCEVAL_SECRET_KEY
-                                                 (after a key rotation)
+                                                 replay with the first key of DOCEVAL_SECRET_KEY,
+                                                 and every staff TOTP secret with the first key
+                                                 of DOCEVAL_CONSOLE_SECRET_KEY (each when set)
   operators create --email E --role admin|advisor [--clients ID,ID] [--sso-only]
                                                  a console account; its password is printed once
                                                  (--clients: an advisor sees only these clients)
@@ -233,39 +236,78 @@ func keysList(ctx context.Context, st *store.Store, args []string) (any, error) 
 	return map[string]any{"data": keys}, nil
 }
 
-// secretsReencrypt moves every stored webhook secret, staff TOTP secret and response
-// kept for Idempotency-Key replay (which may carry a signing_secret) to the newest key
-// of the ring in DOCEVAL_SECRET_KEY (secretbox): run it after putting a new key first,
-// before dropping the old ones. A response kept in clear before responses were sealed
-// is sealed too.
+// secretsReencrypt moves sealed secrets to the newest key of their ring (secretbox): run
+// it after putting a new key first, before dropping the old ones. Each ring given is
+// done: DOCEVAL_SECRET_KEY for webhook signing secrets and responses kept for
+// Idempotency-Key replay (which may carry a signing_secret; one kept in clear before
+// responses were sealed is sealed too), DOCEVAL_CONSOLE_SECRET_KEY for staff TOTP
+// secrets. The two rings must not share a key: the console holds its own ring and
+// reads webhook_endpoints, so with a key of the api's it could open every signing
+// secret.
 func secretsReencrypt(ctx context.Context, st *store.Store, args []string) (any, error) {
 	if len(args) != 0 {
 		return nil, errUsage
 	}
-	keys, err := secretbox.ParseKeys(os.Getenv("DOCEVAL_SECRET_KEY"))
+	apiEnv, consoleEnv := os.Getenv("DOCEVAL_SECRET_KEY"), os.Getenv("DOCEVAL_CONSOLE_SECRET_KEY")
+	if apiEnv == "" && consoleEnv == "" {
+		return nil, errors.New("set DOCEVAL_SECRET_KEY (webhook signing secrets, replayed responses), DOCEVAL_CONSOLE_SECRET_KEY (staff TOTP secrets), or both")
+	}
+	apiKeys, err := parseRing("DOCEVAL_SECRET_KEY", apiEnv)
 	if err != nil {
 		return nil, err
 	}
-	box, err := secretbox.NewRing(keys)
+	consoleKeys, err := parseRing("DOCEVAL_CONSOLE_SECRET_KEY", consoleEnv)
 	if err != nil {
 		return nil, err
 	}
-	secrets, err := st.ResealWebhookSecrets(ctx, box.Reseal)
-	if err != nil {
-		return nil, err
+	for _, k := range consoleKeys {
+		if slices.ContainsFunc(apiKeys, func(a []byte) bool { return bytes.Equal(a, k) }) {
+			return nil, errors.New("DOCEVAL_CONSOLE_SECRET_KEY shares a key with DOCEVAL_SECRET_KEY: the console's ring must be its own, or it could open every webhook signing secret")
+		}
 	}
-	totp, err := st.ResealTOTPSecrets(ctx, box.Reseal)
-	if err != nil {
-		return nil, err
+	out, total := map[string]any{}, 0
+	if len(apiKeys) > 0 {
+		box, err := secretbox.NewRing(apiKeys)
+		if err != nil {
+			return nil, err
+		}
+		secrets, err := st.ResealWebhookSecrets(ctx, box.Reseal)
+		if err != nil {
+			return nil, err
+		}
+		responses, err := st.ResealIdempotencyResponses(ctx, box.Reseal, box.Seal)
+		if err != nil {
+			return nil, err
+		}
+		total += secrets + responses
+		out["webhook_secrets"], out["idempotency_responses"], out["keys_in_ring"] = secrets, responses, len(apiKeys)
 	}
-	responses, err := st.ResealIdempotencyResponses(ctx, box.Reseal, box.Seal)
-	if err != nil {
-		return nil, err
+	if len(consoleKeys) > 0 {
+		box, err := secretbox.NewRing(consoleKeys)
+		if err != nil {
+			return nil, err
+		}
+		totp, err := st.ResealTOTPSecrets(ctx, box.Reseal)
+		if err != nil {
+			return nil, err
+		}
+		total += totp
+		out["totp_resealed"], out["console_keys_in_ring"] = totp, len(consoleKeys)
 	}
-	return map[string]any{
-		"resealed": secrets + totp + responses, "webhook_secrets": secrets, "totp_resealed": totp,
-		"idempotency_responses": responses, "keys_in_ring": len(keys),
-	}, nil
+	out["resealed"] = total
+	return out, nil
+}
+
+// parseRing reads a key ring (NEW,OLD,...) from the variable name; none when empty.
+func parseRing(name, value string) ([][]byte, error) {
+	if value == "" {
+		return nil, nil
+	}
+	keys, err := secretbox.ParseKeys(value)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return keys, nil
 }
 
 func keysCreate(ctx context.Context, st *store.Store, args []string) (any, error) {

@@ -198,6 +198,7 @@ func TestSecretsReencrypt(t *testing.T) {
 	require.NoError(t, err)
 
 	t.Setenv("DOCEVAL_SECRET_KEY", newKey+","+oldKey)
+	t.Setenv("DOCEVAL_CONSOLE_SECRET_KEY", "")
 	out, stderr, code := run("secrets", "reencrypt")
 	require.Equal(t, 0, code, stderr)
 	require.EqualValues(t, 4, out["webhook_secrets"])
@@ -238,4 +239,8 @@ func TestSecretsReencrypt(t *testing.T) {
 	t.Setenv("DOCEVAL_SECRET_KEY", "not-a-key")
 	_, _, code = run("secrets", "reencrypt")
 	require.NotEqual(t, 0, code)
+	t.Setenv("DOCEVAL_SECRET_KEY", "")
+	_, stderr, code = run("secrets", "reencrypt")
+	require.NotEqual(t, 0, code, "no key ring at all")
+	require.Contains(t, stderr, "DOCEVAL_CONSOLE_SECRET_KEY")
 }

@@ -76,8 +76,10 @@ func TestOperatorAccounts(t *testing.T) {
 	require.Equal(t, []string{"operator.disable", "operator.access", "operator.create", "operator.password", "operator.create"}, actions)
 }
 
-// Staff TOTP secrets (enabled and pending) move to the new key with secrets reencrypt,
-// like webhook secrets; operators reset-totp removes a second factor.
+// Staff TOTP secrets (enabled and pending) move to the new key of the console's own
+// ring (DOCEVAL_CONSOLE_SECRET_KEY) with secrets reencrypt, never to the api's
+// (DOCEVAL_SECRET_KEY), and a console ring sharing a key with the api's is refused;
+// operators reset-totp removes a second factor.
 func TestTOTPSecretsReencryptAndReset(t *testing.T) {
 	run, b := setup(t)
 	ctx := context.Background()
@@ -97,10 +99,36 @@ func TestTOTPSecretsReencryptAndReset(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, b.store.EnableTOTP(ctx, ids[0], enabled.SealedTOTPPending, 1))
 
-	t.Setenv("DOCEVAL_SECRET_KEY", newKey+","+oldKey)
+	// The api's ring alone leaves them as they are.
+	apiKey := secretbox.NewKey()
+	t.Setenv("DOCEVAL_SECRET_KEY", apiKey+","+oldKey)
+	t.Setenv("DOCEVAL_CONSOLE_SECRET_KEY", "")
 	out, stderr, code := run("secrets", "reencrypt")
 	require.Equal(t, 0, code, stderr)
+	require.Nil(t, out["totp_resealed"])
+	require.EqualValues(t, 0, out["resealed"])
+	for i, id := range ids {
+		op, err := b.store.OperatorByID(ctx, id)
+		require.NoError(t, err)
+		sealed := op.SealedTOTPPending
+		if i == 0 {
+			sealed = op.SealedTOTP
+		}
+		_, err = oldBox.Open(sealed, store.TOTPOwner(id))
+		require.NoError(t, err, "a TOTP secret resealed with DOCEVAL_SECRET_KEY")
+	}
+	// A console ring with a key of the api's is refused, and changes nothing.
+	t.Setenv("DOCEVAL_CONSOLE_SECRET_KEY", newKey+","+apiKey)
+	_, stderr, code = run("secrets", "reencrypt")
+	require.NotEqual(t, 0, code)
+	require.Contains(t, stderr, "shares a key")
+
+	t.Setenv("DOCEVAL_SECRET_KEY", "")
+	t.Setenv("DOCEVAL_CONSOLE_SECRET_KEY", newKey+","+oldKey)
+	out, stderr, code = run("secrets", "reencrypt")
+	require.Equal(t, 0, code, stderr)
 	require.EqualValues(t, 2, out["totp_resealed"])
+	require.Nil(t, out["webhook_secrets"], "webhook secrets touched without DOCEVAL_SECRET_KEY")
 	out, _, code = run("secrets", "reencrypt")
 	require.Equal(t, 0, code)
 	require.EqualValues(t, 0, out["resealed"])

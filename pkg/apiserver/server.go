@@ -146,7 +146,7 @@ func RunOn(ctx context.Context, cfg Config, log *slog.Logger, ln net.Listener) e
 	key, err := secretbox.ParseKeys(cfg.SecretKey)
 	if err != nil {
 		ln.Close()
-		return err
+		return fmt.Errorf("DOCEVAL_SECRET_KEY: %w", err)
 	}
 	secrets, err := secretbox.NewRing(key)
 	if err != nil {

@@ -3,6 +3,7 @@ package console
 import (
 	"context"
 	"errors"
+	"fmt"
 	"html/template"
 	"log/slog"
 	"net/http"
@@ -33,7 +34,7 @@ type app struct {
 	renderer *pageRenderer
 	signins  *prometheus.CounterVec
 	proxies  []netip.Prefix // whose X-Forwarded-For is believed
-	// box seals and opens TOTP secrets (DOCEVAL_SECRET_KEY).
+	// box seals and opens TOTP secrets (DOCEVAL_CONSOLE_SECRET_KEY).
 	box *secretbox.Box
 	// passwords bounds the argon2id checks running at once.
 	passwords *auth.PasswordChecker
@@ -59,11 +60,11 @@ func New(d Deps) (http.Handler, error) {
 	}
 	a.secure = !d.Settings.InsecureCookies
 	if d.Settings.SecretKey == "" {
-		return nil, errors.New("DOCEVAL_SECRET_KEY is required: it seals the staff's TOTP secrets (the api's key ring)")
+		return nil, errors.New("DOCEVAL_CONSOLE_SECRET_KEY is required: it seals the staff's TOTP secrets (a key ring of the console's own, not the api's DOCEVAL_SECRET_KEY)")
 	}
 	keys, err := secretbox.ParseKeys(d.Settings.SecretKey)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("DOCEVAL_CONSOLE_SECRET_KEY: %w", err)
 	}
 	if a.box, err = secretbox.NewRing(keys); err != nil {
 		return nil, err

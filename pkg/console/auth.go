@@ -215,7 +215,7 @@ func (a *app) login(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx := r.Context()
-	failure, ok := a.admit(w, r, "password", email, next)
+	failure, ok := a.admit(w, r, store.FailedPassword, email, next)
 	if !ok {
 		return
 	}
@@ -256,6 +256,11 @@ func (a *app) login(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if op.TOTPEnabledAt != nil {
+		// The password was right: not a failure, whether or not a code follows. Left
+		// counted, code forms left unanswered would lock the owner out of this source.
+		if err := a.st.ForgetLoginFailure(ctx, failure); err != nil {
+			a.log.Warn("forget a right password's attempt", "error", err)
+		}
 		a.startMFA(w, r, op, next)
 		return
 	}
@@ -266,32 +271,49 @@ func (a *app) login(w http.ResponseWriter, r *http.Request) {
 // admit counts an attempt (a password or a second-factor code) for the e-mail from the
 // request's source as a failure, then refuses it with 429 when the source has failed
 // more than LoginMaxFailures times for that e-mail, or 4× as often for any e-mails,
-// within LoginWindow. It returns the counted failure's id.
-func (a *app) admit(w http.ResponseWriter, r *http.Request, method, email, next string) (int64, bool) {
+// within LoginWindow; a code also when the account has had more than
+// 2×LoginMaxFailures wrong codes from any sources (codeLimit). It returns the counted
+// failure's id.
+func (a *app) admit(w http.ResponseWriter, r *http.Request, kind store.LoginFailureKind, email, next string) (int64, bool) {
 	ctx, source := r.Context(), a.throttleSource(r)
-	id, err := a.st.RecordLoginFailure(ctx, email, source)
+	id, err := a.st.RecordLoginFailure(ctx, email, source, kind)
 	if err != nil {
 		a.fail(w, r, err, http.StatusServiceUnavailable, "error.unavailable")
 		return 0, false
 	}
-	byAccount, bySource, err := a.st.LoginFailures(ctx, email, source, a.cfg.LoginWindow)
+	n, err := a.st.LoginFailures(ctx, email, source, a.cfg.LoginWindow)
 	if err != nil {
 		a.fail(w, r, err, http.StatusServiceUnavailable, "error.unavailable")
 		return 0, false
 	}
-	limit := int64(a.cfg.LoginMaxFailures)
-	if byAccount <= limit && bySource <= 4*limit {
+	limit, codes := int64(a.cfg.LoginMaxFailures), a.codeLimit()
+	codesLocked := kind == store.FailedCode && n.CodesByAccount > codes
+	if n.ByAccountSource <= limit && n.BySource <= 4*limit && !codesLocked {
 		return id, true
 	}
-	// One entry when the lock begins, not one per refused attempt.
-	if byAccount == limit+1 || bySource == 4*limit+1 {
+	// One entry when a lock begins, not one per refused attempt.
+	switch {
+	case n.ByAccountSource == limit+1 || n.BySource == 4*limit+1:
 		a.recordAttempt(r, a.anonymous(r, email), "signin.throttled", "", map[string]any{"source": source})
+	case codesLocked && n.CodesByAccount == codes+1:
+		a.recordAttempt(r, a.anonymous(r, email), "signin.throttled", "", map[string]any{"source": source, "codes": n.CodesByAccount})
+	}
+	method := "password"
+	if kind == store.FailedCode {
+		method = "totp"
 	}
 	a.signins.WithLabelValues(method, "throttled").Inc()
 	w.Header().Set("Retry-After", strconv.Itoa(int(a.cfg.LoginWindow/time.Second)))
 	a.renderLogin(w, r, http.StatusTooManyRequests, email, next, "login.throttled")
 	return 0, false
 }
+
+// codeLimit is how many wrong second-factor codes an account may have within
+// LoginWindow from all sources together before further codes are refused: codes are
+// few (10⁶), and someone holding the password could otherwise guess them from many
+// addresses at LoginMaxFailures each. Only someone with the right password reaches
+// the code form, so a stranger cannot use this limit to lock the owner out.
+func (a *app) codeLimit() int64 { return 2 * int64(a.cfg.LoginMaxFailures) }
 
 // forgetFailures forgets the e-mail's failures from the request's source once a
 // sign-in from there completed.

@@ -26,8 +26,11 @@ type Settings struct {
 	InsecureCookies bool `env:"DOCEVAL_CONSOLE_INSECURE_COOKIES" envDefault:"false"`
 	// TrustedProxies are the reverse proxies (CIDRs or addresses, comma-separated) whose
 	// X-Forwarded-For is believed: sign-in throttling and the audit log then see the
-	// client's address instead of the proxy's. Empty: the peer address is the client's.
-	TrustedProxies string `env:"DOCEVAL_CONSOLE_TRUSTED_PROXIES"`
+	// client's address instead of the proxy's. Empty (the default): the peer address is
+	// the client's. Name only the proxies themselves: a client whose own address is
+	// trusted can put any address in X-Forwarded-For and be counted as a new source on
+	// every attempt, escaping the sign-in throttling.
+	TrustedProxies string `env:"DOCEVAL_CONSOLE_TRUSTED_PROXIES" envDefault:""`
 	// SessionIdle ends a session unused for this long; SessionMax ends any session this
 	// long after sign-in.
 	SessionIdle time.Duration `env:"DOCEVAL_CONSOLE_SESSION_IDLE" envDefault:"30m"`
@@ -37,6 +40,10 @@ type Settings struct {
 	// e-mail from that source until the window has passed; 4× as many from one source
 	// for any e-mails (password spraying) lock that source out. Another source is not
 	// locked: a stranger cannot lock an operator out. An IPv6 source counts as its /64.
+	// Wrong second-factor codes are also counted per account from all sources: past
+	// 2×LoginMaxFailures of them within LoginWindow, codes for it are refused (only
+	// someone with the password gets to enter one). A right password followed by a
+	// code is not a failure, whether the code comes or not.
 	LoginMaxFailures int           `env:"DOCEVAL_CONSOLE_LOGIN_MAX_FAILURES" envDefault:"5"`
 	LoginWindow      time.Duration `env:"DOCEVAL_CONSOLE_LOGIN_WINDOW" envDefault:"15m"`
 	// HashConcurrency bounds the password checks running at once (argon2id takes 64 MiB
@@ -44,9 +51,11 @@ type Settings struct {
 	// again".
 	HashConcurrency int           `env:"DOCEVAL_CONSOLE_HASH_CONCURRENCY" envDefault:"4"`
 	HashWait        time.Duration `env:"DOCEVAL_CONSOLE_HASH_WAIT" envDefault:"2s"`
-	// SecretKey is the key ring that seals the staff's TOTP secrets at rest (secretbox:
-	// the api's DOCEVAL_SECRET_KEY, rotated with `doceval-admin secrets reencrypt`).
-	SecretKey string `env:"DOCEVAL_SECRET_KEY"`
+	// SecretKey is the key ring that seals the staff's TOTP secrets at rest (secretbox,
+	// NEW,OLD during a rotation, then `doceval-admin secrets reencrypt`). It is the
+	// console's own, never the api's DOCEVAL_SECRET_KEY: the console reads
+	// webhook_endpoints, whose signing secrets that ring seals.
+	SecretKey string `env:"DOCEVAL_CONSOLE_SECRET_KEY"`
 	// RequireMFA makes every password account without a second factor enrol one (TOTP)
 	// right after signing in, before it reaches any other page. Accounts bound to single
 	// sign-on are exempt: they sign in through the provider only, whose factors apply.

@@ -18,7 +18,9 @@ import (
 // password. Between the two, the browser holds a pending session (its own cookie, a
 // few minutes long) that opens only the code form; the full session is a new one, made
 // when the code is right. Each code signs in once (store.UseTOTPStep), and wrong codes
-// count against the same (e-mail, source) limit as wrong passwords.
+// count against the same (e-mail, source) limit as wrong passwords and, across all
+// sources, against the account's own limit (codeLimit), whose tripping also ends the
+// pending session.
 
 // mfaPendingAge is how long the code form waits after a right password.
 const mfaPendingAge = 5 * time.Minute
@@ -107,7 +109,7 @@ func (a *app) loginCode(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx := r.Context()
-	if _, ok := a.admit(w, r, "totp", op.Email, next); !ok {
+	if _, ok := a.admit(w, r, store.FailedCode, op.Email, next); !ok {
 		if err := a.st.DeleteSession(ctx, sess.TokenHash); err != nil {
 			a.log.Warn("end a pending session", "error", err)
 		}

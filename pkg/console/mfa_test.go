@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -219,5 +220,70 @@ func TestRequireMFAExemptsSSO(t *testing.T) {
 	}
 	if pg := b.browser().password("advisor@example.com", pw); pg.status != http.StatusUnauthorized {
 		t.Fatalf("the password of the now SSO-bound account: %d", pg.status)
+	}
+}
+
+// A right password on an account with a second factor is not a failure, even when
+// its code form is left unanswered: the owner who abandons it more often than
+// LoginMaxFailures is still let in from the same source.
+func TestAbandonedCodeFormsDoNotLockTheOwnerOut(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	pw := b.operator("leaves@example.com", store.RoleAdmin, nil)
+	first := b.browser()
+	first.signIn("leaves@example.com", pw)
+	secret := first.enrol()
+	for i := 1; i <= 7; i++ {
+		if p := b.browser().password("leaves@example.com", pw); p.status != http.StatusSeeOther || p.location != "/login/code" {
+			t.Fatalf("right password %d, its code form then left: %d %s", i, p.status, p.location)
+		}
+	}
+	br := b.browser()
+	if p := br.password("leaves@example.com", pw); p.status != http.StatusSeeOther || p.location != "/login/code" {
+		t.Fatalf("right password after abandoned code forms: %d %s", p.status, p.location)
+	}
+	if p := br.code(totpCode(t, secret, time.Now().Add(auth.TOTPPeriod))); p.status != http.StatusSeeOther || p.location != "/" {
+		t.Fatalf("right code: %d %s", p.status, p.location)
+	}
+}
+
+// Wrong codes are also counted per account across all sources: someone holding the
+// password cannot guess codes from many addresses at LoginMaxFailures each. Past
+// 2×LoginMaxFailures wrong codes within the window a code, even the right one, is
+// refused with 429, the pending sign-in ends, and the lock is audited once.
+func TestCodeGuessesLimitedPerAccountAcrossSources(t *testing.T) {
+	t.Parallel()
+	b := setup(t, func(d *console.Deps) { d.Settings.TrustedProxies = "127.0.0.1,::1" })
+	pw := b.operator("guessed@example.com", store.RoleAdmin, nil)
+	owner := b.browser()
+	owner.forwardedFor = "198.51.100.1"
+	owner.signIn("guessed@example.com", pw)
+	secret := owner.enrol()
+	source := func(i int) *browser {
+		br := b.browser()
+		br.forwardedFor = "203.0.113." + strconv.Itoa(i)
+		if p := br.password("guessed@example.com", pw); p.status != http.StatusSeeOther || p.location != "/login/code" {
+			t.Fatalf("right password from source %d: %d %s", i, p.status, p.location)
+		}
+		return br
+	}
+	for i := 1; i <= 10; i++ { // one wrong code from each of ten sources
+		if p := source(i).code("123456"); p.status != http.StatusUnauthorized {
+			t.Fatalf("wrong code from source %d: %d", i, p.status)
+		}
+	}
+	br := source(11)
+	p := br.code(totpCode(t, secret, time.Now().Add(auth.TOTPPeriod)))
+	if p.status != http.StatusTooManyRequests || !strings.Contains(p.body, "Too many failed sign-ins") {
+		t.Fatalf("a code after ten wrong ones from other sources: %d %.300s", p.status, p.body)
+	}
+	if p := br.get("/login/code"); p.status != http.StatusSeeOther || p.location != "/login" {
+		t.Fatalf("the pending sign-in after the lock: %d %s", p.status, p.location)
+	}
+	if p := source(12).code("123456"); p.status != http.StatusTooManyRequests {
+		t.Fatalf("another source after the lock: %d", p.status)
+	}
+	if counts := auditCounts(t, b.st, "guessed@example.com"); counts["signin.throttled"] != 1 || counts["signin.totp_failed"] != 10 {
+		t.Fatalf("audit: %v", counts)
 	}
 }

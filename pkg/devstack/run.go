@@ -185,7 +185,11 @@ func Run(ctx context.Context, o RunOptions) error {
 		consoleSettings.InsecureCookies = true // plain http on this machine
 	}
 	if consoleSettings.SecretKey == "" {
-		consoleSettings.SecretKey = tunables.SecretKey // seals staff TOTP secrets, as the api's webhook secrets
+		// The console's own ring for staff TOTP secrets: never the api's, which opens
+		// the webhook signing secrets the console can read.
+		if consoleSettings.SecretKey, err = devSecretKey(filepath.Join(dataDir, "console-secret.key")); err != nil {
+			return err
+		}
 	}
 	// The api's relay publishes what the console writes to the outbox.
 	consoleCommon := as(common, "console")
@@ -338,8 +342,9 @@ func listenConsole(addr string) (net.Listener, error) {
 // DefaultConsoleAddr is where make run serves the console unless DOCEVAL_CONSOLE_ADDR says otherwise.
 const DefaultConsoleAddr = "127.0.0.1:8081"
 
-// devSecretKey is the dev stack's key for webhook secrets at rest, kept in .data so
-// the secrets stay readable across restarts.
+// devSecretKey is a key of the dev stack's (webhook secrets and replayed responses in
+// secret.key, staff TOTP secrets in console-secret.key), kept in .data so what it
+// sealed stays readable across restarts.
 func devSecretKey(path string) (string, error) {
 	if b, err := os.ReadFile(path); err == nil {
 		return strings.TrimSpace(string(b)), nil

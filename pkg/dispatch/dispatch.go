@@ -5,6 +5,7 @@ package dispatch
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"time"
 
@@ -41,7 +42,7 @@ type Config struct {
 func Tasks(cfg Config, log *slog.Logger) ([]service.Task, error) {
 	key, err := secretbox.ParseKeys(cfg.SecretKey)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("DOCEVAL_SECRET_KEY: %w", err)
 	}
 	box, err := secretbox.NewRing(key)
 	if err != nil {

@@ -1,10 +1,11 @@
-// Package secretbox encrypts secrets at rest (webhook signing secrets) with AES-256-GCM
-// from the standard library. The keys come from configuration (DOCEVAL_SECRET_KEY: 32
-// bytes in base64, or a key ring of several separated by commas, newest first); each
+// Package secretbox encrypts secrets at rest with AES-256-GCM from the standard library.
+// The keys come from configuration (DOCEVAL_SECRET_KEY for webhook signing secrets and
+// replayed responses, DOCEVAL_CONSOLE_SECRET_KEY for staff TOTP secrets: 32 bytes in
+// base64, or a key ring of several separated by commas, newest first); each
 // value is bound to its owner's id as additional data, so a ciphertext copied onto
 // another row does not open.
 //
-// Rotating the key: put a new key first in DOCEVAL_SECRET_KEY and keep the old ones
+// Rotating a key: put a new key first in its variable and keep the old ones
 // after it (the box seals with the first and opens with any), roll the services, run
 // `doceval-admin secrets reencrypt` to move every stored secret to the first key, then
 // drop the old keys.
@@ -30,16 +31,17 @@ func ParseKey(s string) ([]byte, error) {
 			return k, nil
 		}
 	}
-	return nil, errors.New("DOCEVAL_SECRET_KEY must be 32 bytes in base64 (e.g. openssl rand -base64 32)")
+	return nil, errors.New("a key must be 32 bytes in base64 (e.g. openssl rand -base64 32)")
 }
 
-// ParseKeys reads a key ring: base64 keys separated by commas, newest first.
+// ParseKeys reads a key ring: base64 keys separated by commas, newest first. Its
+// errors do not name the variable the ring came from; the caller adds it.
 func ParseKeys(s string) ([][]byte, error) {
 	var keys [][]byte
 	for part := range strings.SplitSeq(s, ",") {
 		k, err := ParseKey(strings.TrimSpace(part))
 		if err != nil {
-			return nil, fmt.Errorf("key %d of DOCEVAL_SECRET_KEY: %w", len(keys)+1, err)
+			return nil, fmt.Errorf("key %d: %w", len(keys)+1, err)
 		}
 		keys = append(keys, k)
 	}
@@ -114,5 +116,5 @@ func (b *Box) open(sealed, owner []byte) ([]byte, int, error) {
 			return plain, i, nil
 		}
 	}
-	return nil, 0, errors.New("no key of the ring opens the value (wrong DOCEVAL_SECRET_KEY?)")
+	return nil, 0, errors.New("no key of the ring opens the value (a wrong key ring?)")
 }

@@ -107,27 +107,46 @@ func (s *Store) DeleteExpiredSessions(ctx context.Context, idle, keepFailures ti
 	return n, interpretError(err)
 }
 
+// LoginFailureKind says what a failed sign-in got wrong.
+type LoginFailureKind string
+
+const (
+	FailedPassword LoginFailureKind = "password"
+	// FailedCode is a wrong second-factor code, after a right password.
+	FailedCode LoginFailureKind = "code"
+)
+
 // RecordLoginFailure counts a failed sign-in (a password or a second-factor code)
 // against the e-mail and the source address; the id is for ForgetLoginFailure.
-func (s *Store) RecordLoginFailure(ctx context.Context, email, source string) (int64, error) {
-	id, err := s.queries().LoginFailureInsert(ctx, db.LoginFailureInsertParams{Email: email, Ip: source, Now: s.Now()})
+func (s *Store) RecordLoginFailure(ctx context.Context, email, source string, kind LoginFailureKind) (int64, error) {
+	id, err := s.queries().LoginFailureInsert(ctx, db.LoginFailureInsertParams{Email: email, Ip: source, Kind: string(kind), Now: s.Now()})
 	return id, interpretError(err)
 }
 
-// ForgetLoginFailure takes back one counted failure (an attempt that was never
-// checked, for want of a free password-checking slot).
+// ForgetLoginFailure takes back one counted failure: an attempt that was never
+// checked (no free password-checking slot), or a right password whose code is still
+// to come.
 func (s *Store) ForgetLoginFailure(ctx context.Context, id int64) error {
 	return interpretError(s.queries().LoginFailureDelete(ctx, id))
 }
 
-// LoginFailures counts failed sign-ins within window for the e-mail from the source,
-// and from the source for any e-mail.
-func (s *Store) LoginFailures(ctx context.Context, email, source string, window time.Duration) (byAccountSource, bySource int64, err error) {
+// LoginFailureCounts are the failed sign-ins within a window that throttling looks at.
+type LoginFailureCounts struct {
+	// ByAccountSource: for the e-mail from the source, passwords and codes.
+	ByAccountSource int64
+	// BySource: from the source for any e-mail.
+	BySource int64
+	// CodesByAccount: wrong second-factor codes for the e-mail from any source.
+	CodesByAccount int64
+}
+
+// LoginFailures counts failed sign-ins within window for the e-mail and the source.
+func (s *Store) LoginFailures(ctx context.Context, email, source string, window time.Duration) (LoginFailureCounts, error) {
 	r, err := s.queries().LoginFailureCount(ctx, db.LoginFailureCountParams{Email: email, Ip: source, Since: s.Now().Add(-window)})
 	if err != nil {
-		return 0, 0, interpretError(err)
+		return LoginFailureCounts{}, interpretError(err)
 	}
-	return r.ByAccountSource, r.BySource, nil
+	return LoginFailureCounts{ByAccountSource: r.ByAccountSource, BySource: r.BySource, CodesByAccount: r.CodesByAccount}, nil
 }
 
 // ClearLoginFailures forgets an e-mail's failures from one source after a sign-in from

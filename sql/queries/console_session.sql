@@ -42,19 +42,21 @@ DELETE FROM console_sessions WHERE operator_id = @operator_id;
 DELETE FROM console_sessions WHERE expires_at <= @now::timestamptz OR last_seen_at <= @idle_before::timestamptz;
 
 -- name: LoginFailureInsert :one
-INSERT INTO console_login_failures (email, ip, at) VALUES (lower(@email::text), @ip, @now)
+INSERT INTO console_login_failures (email, ip, kind, at) VALUES (lower(@email::text), @ip, @kind, @now)
 RETURNING id;
 
 -- name: LoginFailureDelete :exec
 DELETE FROM console_login_failures WHERE id = @id;
 
 -- name: LoginFailureCount :one
--- Failures for this e-mail from this address, and failures from this address for any
--- e-mail, since @since.
+-- Failures for this e-mail from this address, failures from this address for any
+-- e-mail, and wrong codes for this e-mail from any address, since @since.
 SELECT
     (SELECT count(*) FROM console_login_failures f
      WHERE f.email = lower(@email::text) AND f.ip = @ip::text AND f.at > @since::timestamptz)::bigint AS by_account_source,
-    (SELECT count(*) FROM console_login_failures f WHERE f.ip = @ip::text AND f.at > @since::timestamptz)::bigint AS by_source;
+    (SELECT count(*) FROM console_login_failures f WHERE f.ip = @ip::text AND f.at > @since::timestamptz)::bigint AS by_source,
+    (SELECT count(*) FROM console_login_failures f
+     WHERE f.email = lower(@email::text) AND f.kind = 'code' AND f.at > @since::timestamptz)::bigint AS codes_by_account;
 
 -- name: LoginFailureClear :exec
 -- Forgets the failures of an e-mail from one address (after a sign-in from there):

@@ -200,6 +200,9 @@ AWS_SECRET_ACCESS_KEY: {{ . | b64enc | quote }}
 {{- end }}
 {{- end }}
 {{- with $v.console }}
+{{- if and .enabled (not .secretKey.existingSecret.name) }}
+DOCEVAL_CONSOLE_SECRET_KEY: {{ include "doceval.requiredConsoleSecretKey" $ | b64enc | quote }}
+{{- end }}
 {{- if and .enabled .oidc.clientSecret (not .oidc.existingSecret.name) }}
 DOCEVAL_CONSOLE_OIDC_CLIENT_SECRET: {{ .oidc.clientSecret | b64enc | quote }}
 {{- end }}
@@ -207,7 +210,18 @@ DOCEVAL_CONSOLE_OIDC_CLIENT_SECRET: {{ .oidc.clientSecret | b64enc | quote }}
 {{- end }}
 
 {{- define "doceval.requiredSecretKey" -}}
-{{- required "secretKey.value or secretKey.existingSecret.name is required: DOCEVAL_SECRET_KEY, 32 random bytes in base64 (openssl rand -base64 32), encrypts webhook signing secrets and staff TOTP secrets at rest" .Values.secretKey.value }}
+{{- required "secretKey.value or secretKey.existingSecret.name is required: DOCEVAL_SECRET_KEY, 32 random bytes in base64 (openssl rand -base64 32), encrypts webhook signing secrets and kept Idempotency-Key responses at rest" .Values.secretKey.value }}
+{{- end }}
+
+{{/* The console's own key ring for staff TOTP secrets; never secretKey's, which seals
+the webhook signing secrets the console may read. */}}
+{{- define "doceval.requiredConsoleSecretKey" -}}
+{{- $c := .Values.console.secretKey }}
+{{- $key := required "console.secretKey.value or console.secretKey.existingSecret.name is required: DOCEVAL_CONSOLE_SECRET_KEY, 32 random bytes in base64 (openssl rand -base64 32), another key than secretKey, seals staff TOTP secrets at rest" $c.value }}
+{{- if eq $key (toString .Values.secretKey.value) }}
+{{- fail "console.secretKey.value is secretKey.value: the console's key must be its own, or it could open every webhook signing secret" }}
+{{- end }}
+{{- $key }}
 {{- end }}
 
 {{/* An env entry read from a Secret: (dict "name" ENV "existing" EXISTINGSECRET "key" KEYFIELD "root" $ "optional" BOOL).
@@ -373,9 +387,13 @@ service's extra env, which wins. */}}
 {{- end }}
 {{ include "doceval.databaseEnv" . }}
 {{ include "doceval.secretEnv" (dict "root" .root "name" "NATS_URL" "existing" $r.nats.existingSecret "key" "key") }}
-{{- if has .svc (list "api" "dispatcher" "console") }}
+{{- if has .svc (list "api" "dispatcher") }}
 {{- if not $r.secretKey.existingSecret.name }}{{ $_ := include "doceval.requiredSecretKey" .root }}{{ end }}
 {{ include "doceval.secretEnv" (dict "root" .root "name" "DOCEVAL_SECRET_KEY" "existing" $r.secretKey.existingSecret "key" "key") }}
+{{- end }}
+{{- if eq .svc "console" }}
+{{- if not $v.secretKey.existingSecret.name }}{{ $_ := include "doceval.requiredConsoleSecretKey" .root }}{{ end }}
+{{ include "doceval.secretEnv" (dict "root" .root "name" "DOCEVAL_CONSOLE_SECRET_KEY" "existing" $v.secretKey.existingSecret "key" "key") }}
 {{- end }}
 {{- if and (eq .svc "evaluator") (or $r.llm.apiKey $r.llm.existingSecret.name) }}
 {{ include "doceval.secretEnv" (dict "root" .root "name" "DOCEVAL_LLM_API_KEY" "existing" $r.llm.existingSecret "key" "key") }}
@@ -478,6 +496,16 @@ empty `ports` any port. */}}
 {{- end }}
 {{- if not .Values.secretKey.existingSecret.name }}
 {{- $_ := include "doceval.requiredSecretKey" . }}
+{{- end }}
+{{- with .Values.console }}
+{{- if and .enabled (not .secretKey.existingSecret.name) }}
+{{- $_ := include "doceval.requiredConsoleSecretKey" $ }}
+{{- end }}
+{{- $own := .secretKey.existingSecret }}
+{{- $api := $.Values.secretKey.existingSecret }}
+{{- if and .enabled $own.name (eq $own.name $api.name) (eq $own.key $api.key) }}
+{{- fail "console.secretKey.existingSecret names the same Secret key as secretKey.existingSecret: the console's key must be its own, or it could open every webhook signing secret" }}
+{{- end }}
 {{- end }}
 {{- end }}
 
