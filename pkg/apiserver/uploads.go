@@ -19,6 +19,7 @@ import (
 
 	"github.com/doceval/doceval/gen/api"
 	"github.com/doceval/doceval/pkg/apierr"
+	"github.com/doceval/doceval/pkg/blobkey"
 	"github.com/doceval/doceval/pkg/page"
 	"github.com/doceval/doceval/pkg/store"
 )
@@ -96,7 +97,7 @@ func (s *Server) storeFile(ctx context.Context, client, submission uuid.UUID, pa
 	}
 
 	f := &storedFile{fileID: uuid.Must(uuid.NewV7()), filename: SanitizeFilename(part.FileName()), contentType: declared}
-	f.key = store.SubmissionBlobPrefix(client, submission) + "files/" + f.fileID.String()
+	f.key = blobkey.UploadFile(client, submission, f.fileID)
 	writeCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	w, err := s.blobs.Writer(writeCtx, f.key, declared)

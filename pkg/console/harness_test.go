@@ -17,6 +17,7 @@ import (
 
 	"github.com/doceval/doceval/pkg/auth"
 	"github.com/doceval/doceval/pkg/blob"
+	"github.com/doceval/doceval/pkg/blobkey"
 	"github.com/doceval/doceval/pkg/console"
 	"github.com/doceval/doceval/pkg/dbtest"
 	"github.com/doceval/doceval/pkg/secretbox"
@@ -103,7 +104,7 @@ func (b *testBundle) submission(client uuid.UUID, external, filename, metadata s
 	slot := d.Slots[0].ID
 	u, _, err := tenant.CreateUpload(ctx, store.NewUpload{
 		SubmissionID: sub.ID, SlotID: &slot, ExternalFileID: "f1", FileID: uuid.New(), Filename: filename,
-		ContentType: "application/pdf", Size: 1, SHA256: []byte{1}, BlobKey: store.SubmissionBlobPrefix(client, sub.ID) + "f1",
+		ContentType: "application/pdf", Size: 1, SHA256: []byte{1}, BlobKey: blobkey.Submission(client, sub.ID) + "f1",
 	})
 	if err != nil {
 		b.t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/doceval/doceval/pkg/apierr"
 	"github.com/doceval/doceval/pkg/blob"
+	"github.com/doceval/doceval/pkg/blobkey"
 	"github.com/doceval/doceval/pkg/extract"
 	"github.com/doceval/doceval/pkg/extractor"
 	"github.com/doceval/doceval/pkg/store"
@@ -63,7 +64,7 @@ func newPageRenderer(blobs *blob.Store, settings Settings) *pageRenderer {
 
 // renderedKey is where page n of an upload, rendered at dpi, is cached.
 func renderedKey(v viewedPage, dpi int) string {
-	return fmt.Sprintf("%s%d-%d.png", store.RenderedPagesPrefix(v.client, v.submission, v.upload), v.page, dpi)
+	return blobkey.RenderedPage(v.client, v.submission, v.upload, v.page, dpi)
 }
 
 // rendered is a page's PNG and, when it could not be cached, why.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/doceval/doceval/pkg/auth"
 	"github.com/doceval/doceval/pkg/blob"
+	"github.com/doceval/doceval/pkg/blobkey"
 	"github.com/doceval/doceval/pkg/dbtest"
 	"github.com/doceval/doceval/pkg/samplepdf"
 	"github.com/doceval/doceval/pkg/store"
@@ -55,7 +56,7 @@ func TestRenderRacingAPurgeLeavesNothing(t *testing.T) {
 			t.Fatal(err)
 		}
 		fileID := uuid.New()
-		key := store.SubmissionBlobPrefix(c.ID, sub.ID) + "files/" + fileID.String()
+		key := blobkey.UploadFile(c.ID, sub.ID, fileID)
 		put(key)
 		u, _, err := tenant.CreateUpload(ctx, store.NewUpload{
 			SubmissionID: sub.ID, ExternalFileID: "f1", FileID: fileID, Filename: "konto.pdf",
@@ -71,7 +72,7 @@ func TestRenderRacingAPurgeLeavesNothing(t *testing.T) {
 	stored := func(v viewedPage) []string {
 		t.Helper()
 		var keys []string
-		if err := blobs.List(ctx, store.SubmissionBlobPrefix(c.ID, v.submission), func(o blob.Object) error {
+		if err := blobs.List(ctx, blobkey.Submission(c.ID, v.submission), func(o blob.Object) error {
 			keys = append(keys, o.Key)
 			return nil
 		}); err != nil {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/doceval/doceval/pkg/blobkey"
 	"github.com/doceval/doceval/pkg/engine"
 	"github.com/doceval/doceval/pkg/engine/evidence"
 	"github.com/doceval/doceval/pkg/extract"
@@ -46,7 +47,7 @@ func (b *testBundle) viewerUpload(client uuid.UUID, filename, contentType string
 	}
 	slot := d.Slots[0].ID
 	fileID := uuid.New()
-	key := store.SubmissionBlobPrefix(client, sub.ID) + "files/" + fileID.String()
+	key := blobkey.UploadFile(client, sub.ID, fileID)
 	b.putBlob(key, content)
 	u, _, err := tenant.CreateUpload(ctx, store.NewUpload{
 		SubmissionID: sub.ID, SlotID: &slot, ExternalFileID: fileID.String(), FileID: fileID, Filename: filename,
@@ -185,7 +186,7 @@ func TestViewerRendersPDFPages(t *testing.T) {
 	}
 	// The rendered page is cached next to the upload (at the test's 60 dpi) and served
 	// from there.
-	key := fmt.Sprintf("%srendered/%s/2-60.png", store.SubmissionBlobPrefix(c.ID, v.submission), v.upload.ID)
+	key := fmt.Sprintf("%srendered/%s/2-60.png", blobkey.Submission(c.ID, v.submission), v.upload.ID)
 	if !b.blobExists(key) {
 		t.Fatalf("no cached page at %s", key)
 	}

@@ -23,6 +23,7 @@ import (
 
 	"github.com/doceval/doceval/pkg/auth"
 	"github.com/doceval/doceval/pkg/blob"
+	"github.com/doceval/doceval/pkg/blobkey"
 	"github.com/doceval/doceval/pkg/config"
 	"github.com/doceval/doceval/pkg/dbtest"
 	"github.com/doceval/doceval/pkg/extract"
@@ -81,7 +82,7 @@ func (e *env) upload(externalID, contentType string, body []byte) uuid.UUID {
 	e.t.Helper()
 	ctx := context.Background()
 	fileID := uuid.New()
-	key := store.SubmissionBlobPrefix(e.sub.ClientID, e.sub.ID) + "files/" + fileID.String()
+	key := blobkey.UploadFile(e.sub.ClientID, e.sub.ID, fileID)
 	w, err := e.blobs.Writer(ctx, key, contentType)
 	if err != nil {
 		e.t.Fatal(err)
@@ -302,7 +303,7 @@ func TestPurge(t *testing.T) {
 	e.worker(cfg)
 	e.waitStatus(id, 60*time.Second)
 	// An orphan under the submission's prefix (bytes whose row was never written).
-	w, _ := e.blobs.Writer(context.Background(), store.SubmissionBlobPrefix(e.sub.ClientID, e.sub.ID)+"orphan", "application/pdf")
+	w, _ := e.blobs.Writer(context.Background(), blobkey.Submission(e.sub.ClientID, e.sub.ID)+"orphan", "application/pdf")
 	w.Write([]byte("%PDF-"))
 	w.Close()
 	if err := e.tenant.DeleteSubmission(context.Background(), e.sub.ID); err != nil {
@@ -321,7 +322,7 @@ func TestPurge(t *testing.T) {
 	if n := e.count("SELECT count(*) FROM events WHERE submission_id = $1", e.sub.ID); n == 0 {
 		t.Error("events were purged too")
 	}
-	stray := store.SubmissionBlobPrefix(e.sub.ClientID, e.sub.ID) + "orphan"
+	stray := blobkey.Submission(e.sub.ClientID, e.sub.ID) + "orphan"
 	if ok, _ := e.blobs.Exists(context.Background(), stray); ok {
 		t.Error("an orphan outlived the purge")
 	}
@@ -340,7 +341,7 @@ func TestDeletedUploadBytesAreRemoved(t *testing.T) {
 	}
 	path := filepath.Join(e.blobDir, filepath.FromSlash(u.BlobKey))
 	// A page the console rendered and cached goes with the upload.
-	rendered := store.RenderedPagesPrefix(e.sub.ClientID, e.sub.ID, id) + "1-110.png"
+	rendered := blobkey.RenderedPages(e.sub.ClientID, e.sub.ID, id) + "1-110.png"
 	w, err := e.blobs.Writer(ctx, rendered, "image/png")
 	if err != nil {
 		t.Fatal(err)

@@ -15,11 +15,11 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/doceval/doceval/pkg/blob"
+	"github.com/doceval/doceval/pkg/blobkey"
 	"github.com/doceval/doceval/pkg/extract"
 	"github.com/doceval/doceval/pkg/ingest"
 	"github.com/doceval/doceval/pkg/messaging"
 	"github.com/doceval/doceval/pkg/metricstest"
-	"github.com/doceval/doceval/pkg/store"
 )
 
 // put stores an object.
@@ -63,8 +63,8 @@ func TestLostPurgeIsReconciled(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	id := e.upload("payslip", extract.PDF, textPDF("Gehaltsabrechnung", "Nettobezug 2.000,00 EUR"))
-	prefix := store.SubmissionBlobPrefix(e.sub.ClientID, e.sub.ID)
-	e.put(store.RenderedPagesPrefix(e.sub.ClientID, e.sub.ID, id)+"1-110.png", []byte("png"))
+	prefix := blobkey.Submission(e.sub.ClientID, e.sub.ID)
+	e.put(blobkey.RenderedPages(e.sub.ClientID, e.sub.ID, id)+"1-110.png", []byte("png"))
 	if err := e.tenant.DeleteSubmission(ctx, e.sub.ID); err != nil {
 		t.Fatal(err)
 	}
@@ -128,13 +128,13 @@ func TestSweepRemovesOrphans(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	const grace = time.Hour
-	prefix := store.SubmissionBlobPrefix(e.sub.ClientID, e.sub.ID)
+	prefix := blobkey.Submission(e.sub.ClientID, e.sub.ID)
 	live := e.upload("payslip", extract.PDF, textPDF("Gehaltsabrechnung"))
 	u, err := e.tenant.Upload(ctx, e.sub.ID, live)
 	if err != nil {
 		t.Fatal(err)
 	}
-	livePage := store.RenderedPagesPrefix(e.sub.ClientID, e.sub.ID, live) + "1-110.png"
+	livePage := blobkey.RenderedPages(e.sub.ClientID, e.sub.ID, live) + "1-110.png"
 	e.put(livePage, []byte("png"))
 
 	deleted := e.upload("statement", extract.PDF, textPDF("Kontoauszug"))
@@ -148,13 +148,13 @@ func TestSweepRemovesOrphans(t *testing.T) {
 	if _, err := e.st.Pool().Exec(ctx, "DELETE FROM outbox WHERE subject = $1", messaging.BlobDeleteSubject); err != nil {
 		t.Fatal(err) // the blob-delete message is lost
 	}
-	deletedPage := store.RenderedPagesPrefix(e.sub.ClientID, e.sub.ID, deleted) + "1-110.png"
+	deletedPage := blobkey.RenderedPages(e.sub.ClientID, e.sub.ID, deleted) + "1-110.png"
 	e.put(deletedPage, []byte("png")) // rendered after the delete
 	uncommitted := prefix + "files/" + uuid.NewString()
 	e.put(uncommitted, []byte("%PDF-"))
 	young := prefix + "files/" + uuid.NewString()
 	e.put(young, []byte("%PDF-"))
-	purged := store.SubmissionBlobPrefix(e.sub.ClientID, uuid.New()) + "rendered/" + uuid.NewString() + "/1-110.png"
+	purged := blobkey.Submission(e.sub.ClientID, uuid.New()) + "rendered/" + uuid.NewString() + "/1-110.png"
 	e.put(purged, []byte("png")) // rendered after its submission's purge
 	foreign := "backups/2026-01-01.tar"
 	e.put(foreign, []byte("tar"))

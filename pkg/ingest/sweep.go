@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/doceval/doceval/pkg/blob"
+	"github.com/doceval/doceval/pkg/blobkey"
 	"github.com/doceval/doceval/pkg/service"
-	"github.com/doceval/doceval/pkg/store"
 )
 
 // The orphan sweep removes stored objects no row references: bytes whose upload never
@@ -18,7 +18,7 @@ import (
 // idempotent) and spares objects younger than sweepGrace, which may belong to an upload
 // still being received or about to commit (S3 dates a multipart object from the start
 // of its upload; a bounded upload takes far less than the grace). Only keys under
-// store.BlobPrefix are judged: objects elsewhere in a shared bucket are not doceval's.
+// blobkey.Root are judged: objects elsewhere in a shared bucket are not doceval's.
 const (
 	sweepEvery = time.Hour
 	sweepGrace = time.Hour
@@ -43,7 +43,7 @@ func (w *Worker) Sweep(ctx context.Context) error {
 	})
 }
 
-// SweepOnce removes the stored objects under store.BlobPrefix that were last written
+// SweepOnce removes the stored objects under blobkey.Root that were last written
 // more than grace ago and that no row referenced on this sweep nor on the previous one
 // of this worker: an object found unreferenced is only a suspect until the next sweep,
 // so bytes whose upload was received for longer than the grace and commits right after
@@ -75,7 +75,7 @@ func (w *Worker) SweepOnce(ctx context.Context, grace time.Duration) (int, error
 		}
 		return nil
 	}
-	err := w.Blobs.List(ctx, store.BlobPrefix, func(obj blob.Object) error {
+	err := w.Blobs.List(ctx, blobkey.Root, func(obj blob.Object) error {
 		if !obj.ModTime.Before(before) {
 			return nil
 		}

@@ -7,16 +7,17 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/doceval/doceval/gen/db"
+	"github.com/doceval/doceval/pkg/blobkey"
 )
 
 // UnreferencedObjects returns those of keys (blob store keys) that no row references:
 // neither an upload's stored bytes nor a page rendered from an existing upload (under
-// its RenderedPagesPrefix). Whether such an object is safe to delete is the caller's
+// its blobkey.RenderedPages). Whether such an object is safe to delete is the caller's
 // judgement: bytes stored a moment ago may belong to an upload about to commit.
 func (s *Store) UnreferencedObjects(ctx context.Context, keys []string) ([]string, error) {
 	var ids []uuid.UUID
 	for _, k := range keys {
-		if id, ok := renderedUpload(k); ok {
+		if id, ok := blobkey.RenderedUpload(k); ok {
 			ids = append(ids, id)
 		}
 	}
@@ -28,28 +29,17 @@ func (s *Store) UnreferencedObjects(ctx context.Context, keys []string) ([]strin
 	renders := make(map[uuid.UUID]string, len(rows))
 	for _, r := range rows {
 		stored[r.BlobKey] = true
-		renders[r.ID] = RenderedPagesPrefix(r.APIClientID, r.SubmissionID, r.ID)
+		renders[r.ID] = blobkey.RenderedPages(r.APIClientID, r.SubmissionID, r.ID)
 	}
 	var out []string
 	for _, k := range keys {
 		if stored[k] {
 			continue
 		}
-		if id, ok := renderedUpload(k); ok && renders[id] != "" && strings.HasPrefix(k, renders[id]) {
+		if id, ok := blobkey.RenderedUpload(k); ok && renders[id] != "" && strings.HasPrefix(k, renders[id]) {
 			continue
 		}
 		out = append(out, k)
 	}
 	return out, nil
-}
-
-// renderedUpload is the upload a rendered page's key (RenderedPagesPrefix) names.
-func renderedUpload(key string) (uuid.UUID, bool) {
-	parts := strings.Split(strings.TrimPrefix(key, BlobPrefix), "/")
-	// {client}/submissions/{submission}/rendered/{upload}/{page} (RenderedPagesPrefix)
-	if !strings.HasPrefix(key, BlobPrefix) || len(parts) < 6 || parts[1] != "submissions" || parts[3] != "rendered" {
-		return uuid.Nil, false
-	}
-	id, err := uuid.Parse(parts[4])
-	return id, err == nil
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/doceval/doceval/pkg/auth"
+	"github.com/doceval/doceval/pkg/blobkey"
 	"github.com/doceval/doceval/pkg/clock"
 	"github.com/doceval/doceval/pkg/dbtest"
 	"github.com/doceval/doceval/pkg/messaging"
@@ -35,7 +36,7 @@ func purgeFixture(t *testing.T) (*store.Store, *clock.Fake, store.Tenant, store.
 	fileID := uuid.New()
 	u, _, err := tenant.CreateUpload(ctx, store.NewUpload{
 		SubmissionID: sub.ID, ExternalFileID: "f", FileID: fileID, Filename: "f.pdf", ContentType: "application/pdf",
-		Size: 1, SHA256: []byte{1}, BlobKey: store.SubmissionBlobPrefix(c.ID, sub.ID) + "files/" + fileID.String(),
+		Size: 1, SHA256: []byte{1}, BlobKey: blobkey.UploadFile(c.ID, sub.ID, fileID),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -132,21 +133,21 @@ func countTrue(bs []bool) int {
 func noDelete(context.Context, string) error { return nil }
 
 // An object is referenced by the upload whose bytes it holds, or as a rendered page
-// under an existing upload's RenderedPagesPrefix; everything else is unreferenced.
+// under an existing upload's blobkey.RenderedPages; everything else is unreferenced.
 func TestUnreferencedObjects(t *testing.T) {
 	t.Parallel()
 	st, _, tenant, sub, u := purgeFixture(t)
 	ctx := context.Background()
-	rendered := store.RenderedPagesPrefix(sub.ClientID, sub.ID, u.ID)
-	prefix := store.SubmissionBlobPrefix(sub.ClientID, sub.ID)
+	rendered := blobkey.RenderedPages(sub.ClientID, sub.ID, u.ID)
+	prefix := blobkey.Submission(sub.ClientID, sub.ID)
 	other := uuid.New()
 	keys := []string{
 		u.BlobKey,
 		rendered + "1-110.png",
 		prefix + "files/" + uuid.NewString(), // bytes whose upload never committed
-		prefix + "rendered/" + other.String() + "/1-110.png",                                              // a deleted upload's page
-		store.RenderedPagesPrefix(uuid.New(), sub.ID, u.ID) + "1-110.png",                                 // the upload's id under another client
-		store.SubmissionBlobPrefix(sub.ClientID, uuid.New()) + "rendered/" + u.ID.String() + "/1-110.png", // under another submission
+		prefix + "rendered/" + other.String() + "/1-110.png",                                      // a deleted upload's page
+		blobkey.RenderedPages(uuid.New(), sub.ID, u.ID) + "1-110.png",                             // the upload's id under another client
+		blobkey.Submission(sub.ClientID, uuid.New()) + "rendered/" + u.ID.String() + "/1-110.png", // under another submission
 		prefix + "stray",
 	}
 	got, err := st.UnreferencedObjects(ctx, keys)

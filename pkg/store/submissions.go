@@ -12,6 +12,7 @@ import (
 
 	"github.com/doceval/doceval/gen/db"
 	"github.com/doceval/doceval/pkg/apierr"
+	"github.com/doceval/doceval/pkg/blobkey"
 	"github.com/doceval/doceval/pkg/events"
 	"github.com/doceval/doceval/pkg/messaging"
 	"github.com/doceval/doceval/pkg/page"
@@ -478,7 +479,7 @@ func (s *Store) PurgeSubmission(ctx context.Context, id uuid.UUID, deleteBlob, d
 	}
 	// And whatever else lies under the submission's prefix (bytes of an upload whose
 	// row was never written or whose delete failed).
-	if err := deletePrefix(ctx, SubmissionBlobPrefix(r.APIClientID, id)); err != nil {
+	if err := deletePrefix(ctx, blobkey.Submission(r.APIClientID, id)); err != nil {
 		return fmt.Errorf("delete submission files: %w", err)
 	}
 	return s.InTx(ctx, func(tx *Tx) error {
@@ -487,21 +488,6 @@ func (s *Store) PurgeSubmission(ctx context.Context, id uuid.UUID, deleteBlob, d
 		}
 		return interpretError(tx.q.SubmissionDelete(ctx, id))
 	})
-}
-
-// BlobPrefix is where doceval stores objects: every key under it is named by an upload
-// row (its bytes) or derived from one (its rendered pages).
-const BlobPrefix = "clients/"
-
-// SubmissionBlobPrefix is where a submission's files are stored.
-func SubmissionBlobPrefix(client, submission uuid.UUID) string {
-	return fmt.Sprintf("%s%s/submissions/%s/", BlobPrefix, client, submission)
-}
-
-// RenderedPagesPrefix is where the console caches an upload's rendered pages: under its
-// submission's prefix, so a purge removes them, and deleted with the upload.
-func RenderedPagesPrefix(client, submission, upload uuid.UUID) string {
-	return fmt.Sprintf("%srendered/%s/", SubmissionBlobPrefix(client, submission), upload)
 }
 
 // emitSlotUpdate announces a slot's status change.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/doceval/doceval/gen/db"
 	"github.com/doceval/doceval/pkg/apierr"
+	"github.com/doceval/doceval/pkg/blobkey"
 	"github.com/doceval/doceval/pkg/engine/evidence"
 	"github.com/doceval/doceval/pkg/events"
 	"github.com/doceval/doceval/pkg/messaging"
@@ -349,7 +350,7 @@ func (t Tenant) DeleteUpload(ctx context.Context, submission, id uuid.UUID) erro
 				return err
 			}
 		}
-		job := messaging.BlobDeleteJob{Key: r.BlobKey, Prefix: RenderedPagesPrefix(t.clientID, s.ID, id)}
+		job := messaging.BlobDeleteJob{Key: r.BlobKey, Prefix: blobkey.RenderedPages(t.clientID, s.ID, id)}
 		if err := tx.Enqueue(ctx, messaging.BlobDeleteSubject, job); err != nil {
 			return err
 		}
