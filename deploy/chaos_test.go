@@ -35,7 +35,7 @@ import (
 
 const chaosSubmissions = 200
 
-// TestChaos runs the four services with Toxiproxy between them and PostgreSQL and NATS,
+// TestChaos runs the api and the three workers with Toxiproxy between them and PostgreSQL and NATS,
 // drives 200 submissions (uploads, evaluations, a signed webhook endpoint; some
 // canceled and some deleted while their evaluation runs), and meanwhile adds latency,
 // resets connections, cuts PostgreSQL for 30 s and NATS for 30 s. Every upload must end

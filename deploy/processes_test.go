@@ -14,7 +14,7 @@ import (
 	"time"
 )
 
-// binaries builds the four services and nats-server (from the module's own dependency)
+// binaries builds the api, the three workers and nats-server (from the module's own dependency)
 // the way an image does: static, without the race detector.
 func binaries(t *testing.T) string {
 	t.Helper()

@@ -1,6 +1,6 @@
 // Package apiserver is the doceval-api service: the Echo strict server generated from
 // openapi/openapi.yaml, wired with the cross-cutting middleware of pkg/httpx, and the
-// handlers, one folder per resource under handlers/.
+// handlers, a file per resource in this package (submissions.go, uploads.go, …).
 package apiserver
 
 import (

@@ -1,6 +1,6 @@
 // Package devstack is what make run and make test stand on: a private PostgreSQL
-// cluster, an embedded NATS JetStream and, for make run, all four services in one
-// process with a dev API client.
+// cluster, an embedded NATS JetStream and, for make run, the api, the workers (ingest,
+// evaluator, dispatcher) and the console in one process with a dev API client.
 package devstack
 
 import (

@@ -31,13 +31,6 @@ const (
 	WebhookEndpointTest Type = "webhook_endpoint.test"
 )
 
-// AllTypes lists every type this version emits.
-var AllTypes = []Type{
-	FileReady, FileFailed,
-	EvaluationStarted, EvaluationProgress, EvaluationCompleted, EvaluationFailed, EvaluationCanceled,
-	DocumentSlotUpdated, WebhookEndpointTest,
-}
-
 // IDPrefix starts every public event id.
 const IDPrefix = "evt_"
 

@@ -1,4 +1,4 @@
-// Package service is what the four services share at run time: connecting to
+// Package service is what the services share at run time: connecting to
 // PostgreSQL and JetStream, migrations, the outbox relay, the ops endpoints
 // (/healthz, /readyz, /metrics) and graceful shutdown.
 package service

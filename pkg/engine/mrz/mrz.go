@@ -1,7 +1,7 @@
 // Package mrz checks the machine-readable zone of identity documents (ICAO 9303): the
 // check digits of TD1 (ID cards, 3 lines of 30) and TD3 (passports, 2 lines of 44).
-// The reader uses it to repair OCR's misreadings, the engine to judge a document, the
-// corpus to write valid and spoiled zones.
+// The reader uses it to repair OCR's misreadings, the engine to judge a document, and
+// extraction to find the zone on a scan.
 package mrz
 
 import "strings"
