@@ -4,13 +4,8 @@
 package page
 
 import (
-	"encoding/base64"
-	"encoding/json"
-	"time"
-
-	"github.com/google/uuid"
-
 	"github.com/doceval/doceval/pkg/apierr"
+	"github.com/doceval/doceval/pkg/keyset"
 )
 
 const (
@@ -34,18 +29,9 @@ func Limit(requested *int) (int, error) {
 	return *requested, nil
 }
 
-// Cursor is the keyset position after which the next page starts: lists are ordered
-// newest first by (created_at, id).
-type Cursor struct {
-	CreatedAt time.Time `json:"t"`
-	ID        uuid.UUID `json:"i"`
-}
-
-// Encode renders a cursor as an opaque string.
-func (c Cursor) Encode() string {
-	b, _ := json.Marshal(c) // a struct of a time and a uuid always marshals
-	return base64.RawURLEncoding.EncodeToString(b)
-}
+// Cursor is the keyset position after which the next page starts (keyset.Position):
+// lists are ordered newest first by (created_at, id).
+type Cursor = keyset.Position
 
 // Decode reads a cursor; nil or empty means the first page. A cursor that does not
 // decode is 422 invalid_field with param cursor.
@@ -53,14 +39,9 @@ func Decode(s *string) (*Cursor, error) {
 	if s == nil || *s == "" {
 		return nil, nil
 	}
-	invalid := apierr.Field("cursor", "cursor is not a value returned as next_cursor by this list")
-	b, err := base64.RawURLEncoding.DecodeString(*s)
-	if err != nil {
-		return nil, invalid
-	}
-	var c Cursor
-	if err := json.Unmarshal(b, &c); err != nil || c.CreatedAt.IsZero() || c.ID == uuid.Nil {
-		return nil, invalid
+	c, ok := keyset.Parse(*s)
+	if !ok {
+		return nil, apierr.Field("cursor", "cursor is not a value returned as next_cursor by this list")
 	}
 	return &c, nil
 }

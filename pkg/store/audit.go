@@ -8,7 +8,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/doceval/doceval/gen/db"
-	"github.com/doceval/doceval/pkg/page"
+	"github.com/doceval/doceval/pkg/keyset"
 )
 
 // Actor is who a change is recorded for in the audit log: a console operator, or the
@@ -43,7 +43,7 @@ type AuditEntry struct {
 }
 
 // Cursor is the entry's position in the newest-first log.
-func (e AuditEntry) Cursor() page.Cursor { return page.Cursor{CreatedAt: e.At, ID: e.ID} }
+func (e AuditEntry) Cursor() keyset.Position { return keyset.Position{CreatedAt: e.At, ID: e.ID} }
 
 // audit records a staff action in this transaction when the store acts for someone
 // (As); plain partner and worker writes record nothing.
@@ -77,7 +77,7 @@ func (s *Store) RecordAudit(ctx context.Context, a Actor, action, targetType, ta
 // AuditFilter selects audit entries: one action or all, a page after a cursor.
 type AuditFilter struct {
 	Action *string
-	After  *page.Cursor
+	After  *keyset.Position
 	Limit  int
 }
 

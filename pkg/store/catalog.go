@@ -9,7 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/doceval/doceval/gen/db"
-	"github.com/doceval/doceval/pkg/page"
+	"github.com/doceval/doceval/pkg/keyset"
 	"github.com/doceval/doceval/pkg/slug"
 )
 
@@ -69,7 +69,9 @@ func (e CatalogEntry) Builtin() bool { return e.ClientID == nil }
 func (e CatalogEntry) PublicID() string { return publicID(e.ClientID, e.Key, e.ID) }
 
 // Cursor is the entry's position in its list.
-func (e CatalogEntry) Cursor() page.Cursor { return page.Cursor{CreatedAt: e.CreatedAt, ID: e.ID} }
+func (e CatalogEntry) Cursor() keyset.Position {
+	return keyset.Position{CreatedAt: e.CreatedAt, ID: e.ID}
+}
 
 func publicID(client *uuid.UUID, key string, id uuid.UUID) string {
 	if client == nil {
@@ -115,7 +117,7 @@ func (t Tenant) CatalogEntry(ctx context.Context, family Family, ref string) (Ca
 // CatalogEntries lists builtin and the tenant's custom entries of family, archived ones
 // left out, oldest first (builtins in catalog order, then custom ones by creation).
 // It returns up to limit+1 rows for page.Trim.
-func (t Tenant) CatalogEntries(ctx context.Context, family Family, after *page.Cursor, limit int) ([]CatalogEntry, error) {
+func (t Tenant) CatalogEntries(ctx context.Context, family Family, after *keyset.Position, limit int) ([]CatalogEntry, error) {
 	p := db.CatalogEntryListParams{Family: string(family), APIClientID: &t.clientID, MaxRows: int32(limit + 1)}
 	if after != nil {
 		p.CursorCreatedAt, p.CursorID = &after.CreatedAt, &after.ID

@@ -7,7 +7,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/doceval/doceval/gen/db"
-	"github.com/doceval/doceval/pkg/page"
+	"github.com/doceval/doceval/pkg/keyset"
 )
 
 // Reads of the console across API clients. The console decides what an operator may
@@ -26,7 +26,7 @@ type QueueFilter struct {
 	CreatedBefore  *time.Time
 	CreatedAfter   *time.Time
 	OldestFirst    bool
-	After          *page.Cursor
+	After          *keyset.Position
 	Limit          int
 }
 
@@ -51,7 +51,7 @@ type QueueItem struct {
 }
 
 // Cursor is the item's position in the queue.
-func (q QueueItem) Cursor() page.Cursor { return page.Cursor{CreatedAt: q.CreatedAt, ID: q.ID} }
+func (q QueueItem) Cursor() keyset.Position { return keyset.Position{CreatedAt: q.CreatedAt, ID: q.ID} }
 
 // Queue lists submissions for review.
 func (s *Store) Queue(ctx context.Context, f QueueFilter) ([]QueueItem, error) {

@@ -14,8 +14,8 @@ import (
 	"github.com/doceval/doceval/pkg/apierr"
 	"github.com/doceval/doceval/pkg/blobkey"
 	"github.com/doceval/doceval/pkg/events"
+	"github.com/doceval/doceval/pkg/keyset"
 	"github.com/doceval/doceval/pkg/messaging"
-	"github.com/doceval/doceval/pkg/page"
 )
 
 // Submission statuses (SubmissionStatus, DocumentSlotStatus).
@@ -59,7 +59,9 @@ type Submission struct {
 }
 
 // Cursor is the submission's position in the newest-first list.
-func (s Submission) Cursor() page.Cursor { return page.Cursor{CreatedAt: s.CreatedAt, ID: s.ID} }
+func (s Submission) Cursor() keyset.Position {
+	return keyset.Position{CreatedAt: s.CreatedAt, ID: s.ID}
+}
 
 func submissionFromRow(r db.Submission) (Submission, error) {
 	s := Submission{
@@ -311,7 +313,7 @@ type SubmissionFilter struct {
 	TemplateID   *string
 	CreatedAtGTE *time.Time
 	CreatedAtLT  *time.Time
-	After        *page.Cursor
+	After        *keyset.Position
 	Limit        int
 }
 

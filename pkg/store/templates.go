@@ -9,7 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/doceval/doceval/gen/db"
-	"github.com/doceval/doceval/pkg/page"
+	"github.com/doceval/doceval/pkg/keyset"
 	"github.com/doceval/doceval/pkg/slug"
 )
 
@@ -74,7 +74,7 @@ func (t Template) Builtin() bool { return t.ClientID == nil }
 func (t Template) PublicID() string { return publicID(t.ClientID, t.Key, t.ID) }
 
 // Cursor is the template's position in the list.
-func (t Template) Cursor() page.Cursor { return page.Cursor{CreatedAt: t.CreatedAt, ID: t.ID} }
+func (t Template) Cursor() keyset.Position { return keyset.Position{CreatedAt: t.CreatedAt, ID: t.ID} }
 
 // TemplateItem is one item of a template with its entry at the entry's current version.
 type TemplateItem struct {
@@ -204,7 +204,7 @@ func (t Tenant) Template(ctx context.Context, ref string) (TemplateDetail, error
 }
 
 // Templates lists builtin and the tenant's live templates, oldest first, up to limit+1.
-func (t Tenant) Templates(ctx context.Context, after *page.Cursor, limit int) ([]Template, error) {
+func (t Tenant) Templates(ctx context.Context, after *keyset.Position, limit int) ([]Template, error) {
 	q := t.s.queries()
 	p := db.TemplateListParams{APIClientID: &t.clientID, MaxRows: int32(limit + 1)}
 	if after != nil {

@@ -7,7 +7,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/doceval/doceval/gen/db"
-	"github.com/doceval/doceval/pkg/page"
+	"github.com/doceval/doceval/pkg/keyset"
 )
 
 // Tenant is the store seen by one API client. Every read and write a request makes goes
@@ -34,13 +34,15 @@ type StoredEvent struct {
 }
 
 // Cursor is the keyset position of the event in a newest-first list.
-func (e StoredEvent) Cursor() page.Cursor { return page.Cursor{CreatedAt: e.CreatedAt, ID: e.ID} }
+func (e StoredEvent) Cursor() keyset.Position {
+	return keyset.Position{CreatedAt: e.CreatedAt, ID: e.ID}
+}
 
 // EventFilter selects events: optional type and submission, the page's start and size.
 type EventFilter struct {
 	Type         *string
 	SubmissionID *uuid.UUID
-	After        *page.Cursor
+	After        *keyset.Position
 	// Limit is the page size; Events returns up to Limit+1 rows so page.Trim can tell
 	// whether a next page exists.
 	Limit int

@@ -16,8 +16,8 @@ import (
 	"github.com/doceval/doceval/pkg/blobkey"
 	"github.com/doceval/doceval/pkg/engine/evidence"
 	"github.com/doceval/doceval/pkg/events"
+	"github.com/doceval/doceval/pkg/keyset"
 	"github.com/doceval/doceval/pkg/messaging"
-	"github.com/doceval/doceval/pkg/page"
 )
 
 // Upload statuses.
@@ -57,7 +57,7 @@ type UploadFailure struct {
 }
 
 // Cursor is the upload's position in the newest-first list.
-func (u Upload) Cursor() page.Cursor { return page.Cursor{CreatedAt: u.CreatedAt, ID: u.ID} }
+func (u Upload) Cursor() keyset.Position { return keyset.Position{CreatedAt: u.CreatedAt, ID: u.ID} }
 
 func uploadFromRow(r db.Upload, externalSubmissionID string) Upload {
 	u := Upload{
@@ -265,7 +265,7 @@ func (t Tenant) Upload(ctx context.Context, submission, id uuid.UUID) (Upload, e
 }
 
 // Uploads lists a submission's uploads newest first, up to limit+1.
-func (t Tenant) Uploads(ctx context.Context, submission uuid.UUID, after *page.Cursor, limit int) ([]Upload, error) {
+func (t Tenant) Uploads(ctx context.Context, submission uuid.UUID, after *keyset.Position, limit int) ([]Upload, error) {
 	var out []Upload
 	err := t.s.InTx(ctx, func(tx *Tx) error {
 		s, err := tx.readable(ctx, t.clientID, submission)

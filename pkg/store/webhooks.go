@@ -11,7 +11,7 @@ import (
 	"github.com/doceval/doceval/gen/db"
 	"github.com/doceval/doceval/pkg/apierr"
 	"github.com/doceval/doceval/pkg/events"
-	"github.com/doceval/doceval/pkg/page"
+	"github.com/doceval/doceval/pkg/keyset"
 )
 
 // MaxActiveWebhookEndpoints is the limit of active endpoints per API client (createWebhookEndpoint).
@@ -33,7 +33,9 @@ type WebhookEndpoint struct {
 }
 
 // Cursor is the endpoint's position in the newest-first list.
-func (w WebhookEndpoint) Cursor() page.Cursor { return page.Cursor{CreatedAt: w.CreatedAt, ID: w.ID} }
+func (w WebhookEndpoint) Cursor() keyset.Position {
+	return keyset.Position{CreatedAt: w.CreatedAt, ID: w.ID}
+}
 
 func endpointFromRow(r db.WebhookEndpoint) WebhookEndpoint {
 	return WebhookEndpoint{
@@ -90,7 +92,7 @@ func (t Tenant) WebhookEndpoint(ctx context.Context, id uuid.UUID) (WebhookEndpo
 }
 
 // WebhookEndpoints lists the tenant's endpoints newest first, up to limit+1.
-func (t Tenant) WebhookEndpoints(ctx context.Context, after *page.Cursor, limit int) ([]WebhookEndpoint, error) {
+func (t Tenant) WebhookEndpoints(ctx context.Context, after *keyset.Position, limit int) ([]WebhookEndpoint, error) {
 	p := db.WebhookEndpointListParams{APIClientID: t.clientID, MaxRows: int32(limit + 1)}
 	if after != nil {
 		p.CursorCreatedAt, p.CursorID = &after.CreatedAt, &after.ID
