@@ -493,28 +493,11 @@ func TestLostIngestJobIsReconciled(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.worker(cfg)
-	nc, err := nats.Connect(e.common.NatsURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
-	js, _ := jetstream.New(nc)
-	w := &ingest.Worker{Store: e.st, Blobs: e.blobs, Log: slog.New(slog.DiscardHandler), Cfg: cfg}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		n, err := w.ReconcileOnce(ctx, js, 0)
-		if err == nil && n == 1 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the lost job was not enqueued again: %d, %v", n, err)
-		}
-		time.Sleep(200 * time.Millisecond) // the worker's consumer is being created
-	}
+	again := e.reconcileOne("ingest", (*ingest.Worker).ReconcileOnce)
 	if u := e.waitStatus(id, 60*time.Second); u.Status != store.UploadReady {
 		t.Fatalf("after reconciling: %s %+v", u.Status, u.Failure)
 	}
-	if n, _ := w.ReconcileOnce(ctx, js, 0); n != 0 {
+	if n := again(); n != 0 {
 		t.Errorf("a ready upload was enqueued again (%d)", n)
 	}
 }
@@ -709,5 +692,35 @@ func TestIngestHeldWhileClientDisabled(t *testing.T) {
 	}
 	if u := e.waitStatus(id, 60*time.Second); u.Status != store.UploadReady {
 		t.Fatalf("after the enable: %s %+v", u.Status, u.Failure)
+	}
+}
+
+// reconcileOne runs a reconciler (its age 0) until it enqueues exactly one lost job
+// again, while the running worker's consumer is being created (until then the
+// reconciler cannot tell whether the job is in flight). again runs it once more and
+// says how many it enqueued.
+func (e *env) reconcileOne(what string, once func(*ingest.Worker, context.Context, jetstream.JetStream, time.Duration) (int, error)) (again func() int) {
+	e.t.Helper()
+	nc, err := nats.Connect(e.common.NatsURL)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.t.Cleanup(nc.Close)
+	js, _ := jetstream.New(nc)
+	w := &ingest.Worker{Store: e.st, Blobs: e.blobs, Log: slog.New(slog.DiscardHandler), Cfg: cfg}
+	again = func() int {
+		n, _ := once(w, context.Background(), js, 0)
+		return n
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		n, err := once(w, context.Background(), js, 0)
+		if err == nil && n == 1 {
+			return again
+		}
+		if time.Now().After(deadline) {
+			e.t.Fatalf("the lost %s job was not enqueued again: %d, %v", what, n, err)
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
 }

@@ -10,8 +10,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/doceval/doceval/pkg/blob"
@@ -81,24 +79,8 @@ func TestLostPurgeIsReconciled(t *testing.T) {
 	}
 
 	e.worker(cfg) // its own reconciler waits for purges older than ten minutes
-	nc, err := nats.Connect(e.common.NatsURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
-	js, _ := jetstream.New(nc)
-	w := &ingest.Worker{Store: e.st, Blobs: e.blobs, Log: slog.New(slog.DiscardHandler), Cfg: cfg}
+	again := e.reconcileOne("purge", (*ingest.Worker).ReconcilePurgesOnce)
 	deadline := time.Now().Add(30 * time.Second)
-	for {
-		n, err := w.ReconcilePurgesOnce(ctx, js, 0)
-		if err == nil && n == 1 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the lost purge was not enqueued again: %d, %v", n, err)
-		}
-		time.Sleep(200 * time.Millisecond) // the worker's consumer is being created
-	}
 	for e.count("SELECT count(*) FROM submissions WHERE id = $1", e.sub.ID) != 0 {
 		if time.Now().After(deadline) {
 			t.Fatal("submission not purged after reconciling")
@@ -114,7 +96,7 @@ func TestLostPurgeIsReconciled(t *testing.T) {
 	if n, _ := metricstest.Value(t, reg, "doceval_purges_pending"); n != 0 {
 		t.Errorf("doceval_purges_pending %v after the purge", n)
 	}
-	if n, _ := w.ReconcilePurgesOnce(ctx, js, 0); n != 0 {
+	if n := again(); n != 0 {
 		t.Errorf("a finished purge was enqueued again (%d)", n)
 	}
 }
