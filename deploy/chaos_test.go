@@ -25,12 +25,12 @@ import (
 
 	"github.com/doceval/doceval/gen/client"
 	"github.com/doceval/doceval/pkg/auth"
-	"github.com/doceval/doceval/pkg/dbtest"
 	"github.com/doceval/doceval/pkg/extract"
-	"github.com/doceval/doceval/pkg/natstest"
 	"github.com/doceval/doceval/pkg/sdk"
 	"github.com/doceval/doceval/pkg/secretbox"
 	"github.com/doceval/doceval/pkg/store"
+	"github.com/doceval/doceval/pkg/testkit/dbtest"
+	"github.com/doceval/doceval/pkg/testkit/natstest"
 )
 
 const chaosSubmissions = 200

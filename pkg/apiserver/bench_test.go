@@ -21,9 +21,9 @@ import (
 	"github.com/doceval/doceval/gen/api"
 	"github.com/doceval/doceval/pkg/apiserver"
 	"github.com/doceval/doceval/pkg/auth"
-	"github.com/doceval/doceval/pkg/dbtest"
 	"github.com/doceval/doceval/pkg/httpx"
 	"github.com/doceval/doceval/pkg/store"
+	"github.com/doceval/doceval/pkg/testkit/dbtest"
 )
 
 // benchSchema is the shape of a submission write until the submissions issue lands its

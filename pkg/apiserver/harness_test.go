@@ -23,11 +23,11 @@ import (
 	"github.com/doceval/doceval/pkg/apiserver"
 	"github.com/doceval/doceval/pkg/auth"
 	"github.com/doceval/doceval/pkg/blob"
-	"github.com/doceval/doceval/pkg/dbtest"
 	"github.com/doceval/doceval/pkg/events"
 	"github.com/doceval/doceval/pkg/httpx"
 	"github.com/doceval/doceval/pkg/secretbox"
 	"github.com/doceval/doceval/pkg/store"
+	"github.com/doceval/doceval/pkg/testkit/dbtest"
 )
 
 // testEnv is the API on a real, freshly migrated database behind an httptest server.

@@ -16,12 +16,12 @@ import (
 	"github.com/doceval/doceval/pkg/auth"
 	"github.com/doceval/doceval/pkg/blob"
 	"github.com/doceval/doceval/pkg/config"
-	"github.com/doceval/doceval/pkg/dbtest"
-	"github.com/doceval/doceval/pkg/natsembed"
-	"github.com/doceval/doceval/pkg/natstest"
+	"github.com/doceval/doceval/pkg/devtools/natsembed"
 	"github.com/doceval/doceval/pkg/secretbox"
 	"github.com/doceval/doceval/pkg/service"
 	"github.com/doceval/doceval/pkg/store"
+	"github.com/doceval/doceval/pkg/testkit/dbtest"
+	"github.com/doceval/doceval/pkg/testkit/natstest"
 )
 
 func common(t *testing.T) config.Common {

@@ -20,8 +20,8 @@ import (
 	"github.com/doceval/doceval/pkg/engine"
 	"github.com/doceval/doceval/pkg/evaluator"
 	"github.com/doceval/doceval/pkg/messaging"
-	"github.com/doceval/doceval/pkg/natstest"
 	"github.com/doceval/doceval/pkg/outbox"
+	"github.com/doceval/doceval/pkg/testkit/natstest"
 )
 
 func withTracerProvider(tp trace.TracerProvider) envOption {

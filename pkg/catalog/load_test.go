@@ -8,8 +8,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/doceval/doceval/pkg/catalog"
-	"github.com/doceval/doceval/pkg/dbtest"
 	"github.com/doceval/doceval/pkg/store"
+	"github.com/doceval/doceval/pkg/testkit/dbtest"
 )
 
 func counts(t *testing.T, st *store.Store) (entries, versions, templates, revisions int) {

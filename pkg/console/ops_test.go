@@ -13,8 +13,8 @@ import (
 	"github.com/doceval/doceval/pkg/blob"
 	"github.com/doceval/doceval/pkg/config"
 	"github.com/doceval/doceval/pkg/console"
-	"github.com/doceval/doceval/pkg/dbtest"
-	"github.com/doceval/doceval/pkg/natstest"
+	"github.com/doceval/doceval/pkg/testkit/dbtest"
+	"github.com/doceval/doceval/pkg/testkit/natstest"
 )
 
 // /metrics and /readyz are served on the internal ops listener only, not on the public

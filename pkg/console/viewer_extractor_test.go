@@ -14,9 +14,9 @@ import (
 	"github.com/doceval/doceval/pkg/console"
 	"github.com/doceval/doceval/pkg/extract"
 	"github.com/doceval/doceval/pkg/extractor"
-	"github.com/doceval/doceval/pkg/metricstest"
-	"github.com/doceval/doceval/pkg/samplepdf"
 	"github.com/doceval/doceval/pkg/store"
+	"github.com/doceval/doceval/pkg/testkit/metricstest"
+	"github.com/doceval/doceval/pkg/testkit/samplepdf"
 )
 
 // With DOCEVAL_EXTRACTOR_URL set, the viewer's pages are rendered by the extractor

@@ -11,9 +11,9 @@ import (
 	"github.com/doceval/doceval/pkg/auth"
 	"github.com/doceval/doceval/pkg/blob"
 	"github.com/doceval/doceval/pkg/blobkey"
-	"github.com/doceval/doceval/pkg/dbtest"
-	"github.com/doceval/doceval/pkg/samplepdf"
 	"github.com/doceval/doceval/pkg/store"
+	"github.com/doceval/doceval/pkg/testkit/dbtest"
+	"github.com/doceval/doceval/pkg/testkit/samplepdf"
 )
 
 // A page whose render ends after its submission was purged, or its upload deleted, is

@@ -21,8 +21,8 @@ import (
 	"github.com/doceval/doceval/pkg/engine"
 	"github.com/doceval/doceval/pkg/engine/evidence"
 	"github.com/doceval/doceval/pkg/extract"
-	"github.com/doceval/doceval/pkg/samplepdf"
 	"github.com/doceval/doceval/pkg/store"
+	"github.com/doceval/doceval/pkg/testkit/samplepdf"
 )
 
 // viewerUpload is an upload of a fresh submission of the client's, its bytes in the blob

@@ -8,10 +8,10 @@ import (
 
 	"github.com/doceval/doceval/pkg/auth"
 	"github.com/doceval/doceval/pkg/clock"
-	"github.com/doceval/doceval/pkg/dbtest"
 	"github.com/doceval/doceval/pkg/dispatch"
 	"github.com/doceval/doceval/pkg/events"
 	"github.com/doceval/doceval/pkg/store"
+	"github.com/doceval/doceval/pkg/testkit/dbtest"
 )
 
 // Events older than the retention disappear; younger ones stay readable.

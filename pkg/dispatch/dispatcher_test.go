@@ -23,12 +23,12 @@ import (
 	"github.com/doceval/doceval/pkg/auth"
 	"github.com/doceval/doceval/pkg/blob"
 	"github.com/doceval/doceval/pkg/clock"
-	"github.com/doceval/doceval/pkg/dbtest"
 	"github.com/doceval/doceval/pkg/dispatch"
 	"github.com/doceval/doceval/pkg/events"
-	"github.com/doceval/doceval/pkg/natstest"
 	"github.com/doceval/doceval/pkg/secretbox"
 	"github.com/doceval/doceval/pkg/store"
+	"github.com/doceval/doceval/pkg/testkit/dbtest"
+	"github.com/doceval/doceval/pkg/testkit/natstest"
 )
 
 // receiver records deliveries and answers with status.

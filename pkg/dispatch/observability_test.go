@@ -15,8 +15,8 @@ import (
 
 	"github.com/doceval/doceval/pkg/dispatch"
 	"github.com/doceval/doceval/pkg/events"
-	"github.com/doceval/doceval/pkg/metricstest"
 	"github.com/doceval/doceval/pkg/store"
+	"github.com/doceval/doceval/pkg/testkit/metricstest"
 )
 
 // Every settled delivery is counted by outcome and every HTTP attempt timed by its

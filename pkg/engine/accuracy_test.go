@@ -20,7 +20,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
-	"github.com/doceval/doceval/pkg/corpus"
+	"github.com/doceval/doceval/pkg/devtools/corpus"
 	"github.com/doceval/doceval/pkg/engine/evidence"
 	"github.com/doceval/doceval/pkg/extract"
 )

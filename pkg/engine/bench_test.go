@@ -8,7 +8,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/doceval/doceval/pkg/corpus"
+	"github.com/doceval/doceval/pkg/devtools/corpus"
 	"github.com/doceval/doceval/pkg/engine/evidence"
 )
 

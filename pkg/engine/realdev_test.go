@@ -21,7 +21,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/doceval/doceval/pkg/corpus"
+	"github.com/doceval/doceval/pkg/devtools/corpus"
 	"github.com/doceval/doceval/pkg/engine/evidence"
 	"github.com/doceval/doceval/pkg/engine/reader"
 	"github.com/doceval/doceval/pkg/extract"

@@ -10,11 +10,11 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/doceval/doceval/pkg/corpus"
+	"github.com/doceval/doceval/pkg/devtools/corpus"
 	"github.com/doceval/doceval/pkg/engine"
 	"github.com/doceval/doceval/pkg/extract"
-	"github.com/doceval/doceval/pkg/samplepdf"
 	"github.com/doceval/doceval/pkg/store"
+	"github.com/doceval/doceval/pkg/testkit/samplepdf"
 )
 
 // BenchmarkEvaluation measures a submission of 10 text documents (about 30 pages) from

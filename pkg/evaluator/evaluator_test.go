@@ -20,17 +20,17 @@ import (
 	"github.com/doceval/doceval/pkg/auth"
 	"github.com/doceval/doceval/pkg/blob"
 	"github.com/doceval/doceval/pkg/config"
-	"github.com/doceval/doceval/pkg/dbtest"
 	"github.com/doceval/doceval/pkg/engine"
 	"github.com/doceval/doceval/pkg/engine/evidence"
 	"github.com/doceval/doceval/pkg/engine/llm"
 	"github.com/doceval/doceval/pkg/evaluator"
 	"github.com/doceval/doceval/pkg/events"
 	"github.com/doceval/doceval/pkg/messaging"
-	"github.com/doceval/doceval/pkg/metricstest"
-	"github.com/doceval/doceval/pkg/natstest"
 	"github.com/doceval/doceval/pkg/service"
 	"github.com/doceval/doceval/pkg/store"
+	"github.com/doceval/doceval/pkg/testkit/dbtest"
+	"github.com/doceval/doceval/pkg/testkit/metricstest"
+	"github.com/doceval/doceval/pkg/testkit/natstest"
 )
 
 type env struct {

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/doceval/doceval/pkg/engine/evidence"
-	"github.com/doceval/doceval/pkg/samplepdf"
+	"github.com/doceval/doceval/pkg/testkit/samplepdf"
 )
 
 func needTools(t testing.TB) {

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/doceval/doceval/pkg/samplepdf"
+	"github.com/doceval/doceval/pkg/testkit/samplepdf"
 )
 
 func makePDF(pages [][]string) []byte { return samplepdf.Text(pages) }

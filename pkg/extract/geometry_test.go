@@ -28,7 +28,7 @@ import (
 
 	"github.com/doceval/doceval/pkg/engine/evidence"
 	"github.com/doceval/doceval/pkg/engine/mrz"
-	"github.com/doceval/doceval/pkg/samplepdf"
+	"github.com/doceval/doceval/pkg/testkit/samplepdf"
 )
 
 // checkGeometry asserts what every reader of Page.Words relies on: each word's text

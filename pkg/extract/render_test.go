@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/doceval/doceval/pkg/samplepdf"
+	"github.com/doceval/doceval/pkg/testkit/samplepdf"
 )
 
 // A page renders to a colour PNG of the page's size at the asked resolution.

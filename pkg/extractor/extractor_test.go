@@ -22,8 +22,8 @@ import (
 
 	"github.com/doceval/doceval/pkg/extract"
 	"github.com/doceval/doceval/pkg/extractor"
-	"github.com/doceval/doceval/pkg/metricstest"
-	"github.com/doceval/doceval/pkg/samplepdf"
+	"github.com/doceval/doceval/pkg/testkit/metricstest"
+	"github.com/doceval/doceval/pkg/testkit/samplepdf"
 )
 
 // testBundle is an extractor service on a loopback port and a client of it.

@@ -15,8 +15,8 @@ import (
 
 	"github.com/doceval/doceval/pkg/extract"
 	"github.com/doceval/doceval/pkg/extractor"
-	"github.com/doceval/doceval/pkg/metricstest"
 	"github.com/doceval/doceval/pkg/store"
+	"github.com/doceval/doceval/pkg/testkit/metricstest"
 )
 
 // With DOCEVAL_EXTRACTOR_URL set, ingest parses in the extractor service and records

@@ -25,15 +25,15 @@ import (
 	"github.com/doceval/doceval/pkg/blob"
 	"github.com/doceval/doceval/pkg/blobkey"
 	"github.com/doceval/doceval/pkg/config"
-	"github.com/doceval/doceval/pkg/dbtest"
 	"github.com/doceval/doceval/pkg/extract"
 	"github.com/doceval/doceval/pkg/ingest"
 	"github.com/doceval/doceval/pkg/messaging"
-	"github.com/doceval/doceval/pkg/metricstest"
-	"github.com/doceval/doceval/pkg/natstest"
-	"github.com/doceval/doceval/pkg/samplepdf"
 	"github.com/doceval/doceval/pkg/service"
 	"github.com/doceval/doceval/pkg/store"
+	"github.com/doceval/doceval/pkg/testkit/dbtest"
+	"github.com/doceval/doceval/pkg/testkit/metricstest"
+	"github.com/doceval/doceval/pkg/testkit/natstest"
+	"github.com/doceval/doceval/pkg/testkit/samplepdf"
 )
 
 type env struct {

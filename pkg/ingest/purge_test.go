@@ -17,7 +17,7 @@ import (
 	"github.com/doceval/doceval/pkg/extract"
 	"github.com/doceval/doceval/pkg/ingest"
 	"github.com/doceval/doceval/pkg/messaging"
-	"github.com/doceval/doceval/pkg/metricstest"
+	"github.com/doceval/doceval/pkg/testkit/metricstest"
 )
 
 // put stores an object.

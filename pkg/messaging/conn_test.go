@@ -17,7 +17,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/doceval/doceval/pkg/messaging"
-	"github.com/doceval/doceval/pkg/natstest"
+	"github.com/doceval/doceval/pkg/testkit/natstest"
 )
 
 // A publish nobody acknowledges (here a plain subscriber that never answers; in

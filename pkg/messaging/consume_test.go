@@ -18,8 +18,8 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/doceval/doceval/pkg/messaging"
-	"github.com/doceval/doceval/pkg/metricstest"
-	"github.com/doceval/doceval/pkg/natstest"
+	"github.com/doceval/doceval/pkg/testkit/metricstest"
+	"github.com/doceval/doceval/pkg/testkit/natstest"
 	"github.com/doceval/doceval/pkg/tracing"
 )
 

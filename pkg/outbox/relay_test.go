@@ -18,12 +18,12 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/doceval/doceval/pkg/dbtest"
 	"github.com/doceval/doceval/pkg/events"
 	"github.com/doceval/doceval/pkg/messaging"
-	"github.com/doceval/doceval/pkg/natstest"
 	"github.com/doceval/doceval/pkg/outbox"
 	"github.com/doceval/doceval/pkg/store"
+	"github.com/doceval/doceval/pkg/testkit/dbtest"
+	"github.com/doceval/doceval/pkg/testkit/natstest"
 	"github.com/doceval/doceval/pkg/tracing"
 )
 

@@ -14,8 +14,8 @@ import (
 
 	"github.com/doceval/doceval/gen/client"
 	"github.com/doceval/doceval/pkg/partnercli"
-	"github.com/doceval/doceval/pkg/samplepdf"
 	"github.com/doceval/doceval/pkg/store"
+	"github.com/doceval/doceval/pkg/testkit/samplepdf"
 )
 
 // The remaining submission commands, table and JSON.

@@ -14,9 +14,9 @@ import (
 
 	"github.com/doceval/doceval/gen/client"
 	"github.com/doceval/doceval/pkg/partnercli"
-	"github.com/doceval/doceval/pkg/samplepdf"
 	"github.com/doceval/doceval/pkg/sdk"
 	"github.com/doceval/doceval/pkg/store"
+	"github.com/doceval/doceval/pkg/testkit/samplepdf"
 )
 
 // The partner's main path: create a submission, upload a PDF (twice: the second run

@@ -8,9 +8,9 @@ import (
 	"testing"
 
 	"github.com/doceval/doceval/pkg/config"
-	"github.com/doceval/doceval/pkg/dbtest"
-	"github.com/doceval/doceval/pkg/natstest"
 	"github.com/doceval/doceval/pkg/service"
+	"github.com/doceval/doceval/pkg/testkit/dbtest"
+	"github.com/doceval/doceval/pkg/testkit/natstest"
 )
 
 // A service that keeps no files starts whatever DOCEVAL_BLOB_URL says (on Kubernetes the

@@ -10,8 +10,8 @@ import (
 
 	"github.com/doceval/doceval/pkg/auth"
 	"github.com/doceval/doceval/pkg/clock"
-	"github.com/doceval/doceval/pkg/dbtest"
 	"github.com/doceval/doceval/pkg/store"
+	"github.com/doceval/doceval/pkg/testkit/dbtest"
 )
 
 // slotFixture makes a client's submission with one ready upload in its first slot.

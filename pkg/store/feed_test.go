@@ -9,8 +9,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/doceval/doceval/pkg/auth"
-	"github.com/doceval/doceval/pkg/dbtest"
 	"github.com/doceval/doceval/pkg/store"
+	"github.com/doceval/doceval/pkg/testkit/dbtest"
 )
 
 // The feed orders by transaction id as a number: across a power of ten (999 → 1000,

@@ -7,8 +7,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/doceval/doceval/pkg/auth"
-	"github.com/doceval/doceval/pkg/dbtest"
 	"github.com/doceval/doceval/pkg/store"
+	"github.com/doceval/doceval/pkg/testkit/dbtest"
 )
 
 // A key is released or finished only by the request that claimed it: a request whose

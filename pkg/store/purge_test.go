@@ -12,9 +12,9 @@ import (
 	"github.com/doceval/doceval/pkg/auth"
 	"github.com/doceval/doceval/pkg/blobkey"
 	"github.com/doceval/doceval/pkg/clock"
-	"github.com/doceval/doceval/pkg/dbtest"
 	"github.com/doceval/doceval/pkg/messaging"
 	"github.com/doceval/doceval/pkg/store"
+	"github.com/doceval/doceval/pkg/testkit/dbtest"
 )
 
 // purgeFixture is a client's submission with one upload, on a store whose clock the

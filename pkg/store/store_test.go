@@ -10,9 +10,9 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/doceval/doceval/pkg/auth"
-	"github.com/doceval/doceval/pkg/dbtest"
 	"github.com/doceval/doceval/pkg/events"
 	"github.com/doceval/doceval/pkg/store"
+	"github.com/doceval/doceval/pkg/testkit/dbtest"
 	migrations "github.com/doceval/doceval/sql"
 )
 

@@ -13,7 +13,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/doceval/doceval/pkg/devstack"
+	"github.com/doceval/doceval/pkg/devtools/devstack"
 	"github.com/doceval/doceval/pkg/httpx"
 	"github.com/doceval/doceval/pkg/logging"
 )

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/doceval/doceval/pkg/corpus"
+	"github.com/doceval/doceval/pkg/devtools/corpus"
 )
 
 // TestDumpCorpusDocument prints the extracted text and facts of the corpus uploads

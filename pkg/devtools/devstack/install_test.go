@@ -40,7 +40,7 @@ func TestInstallOutsideWorkspace(t *testing.T) {
 		t.Skip("needs the go command")
 	}
 	t.Parallel()
-	repo, err := filepath.Abs("../..")
+	repo, err := filepath.Abs("../../..")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +146,7 @@ func TestInstallOutsideWorkspace(t *testing.T) {
 // carries the LICENSE that pkg.go.dev needs to show its documentation.
 func TestReleasedModules(t *testing.T) {
 	t.Parallel()
-	repo, err := filepath.Abs("../..")
+	repo, err := filepath.Abs("../../..")
 	if err != nil {
 		t.Fatal(err)
 	}

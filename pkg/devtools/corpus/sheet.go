@@ -3,7 +3,7 @@ package corpus
 import (
 	"math/rand/v2"
 
-	"github.com/doceval/doceval/pkg/samplepdf"
+	"github.com/doceval/doceval/pkg/testkit/samplepdf"
 )
 
 // sheet collects the lines of a document, page by page.

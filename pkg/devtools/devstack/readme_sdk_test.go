@@ -23,7 +23,7 @@ func TestReadmeSDKProgram(t *testing.T) {
 	if err := os.WriteFile(main, []byte(program), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	repo, err := filepath.Abs("../..")
+	repo, err := filepath.Abs("../../..")
 	if err != nil {
 		t.Fatal(err)
 	}

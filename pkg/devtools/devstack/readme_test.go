@@ -12,10 +12,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/doceval/doceval/pkg/dbtest"
-	"github.com/doceval/doceval/pkg/devstack"
+	"github.com/doceval/doceval/pkg/devtools/devstack"
 	"github.com/doceval/doceval/pkg/extract"
-	"github.com/doceval/doceval/pkg/natstest"
+	"github.com/doceval/doceval/pkg/testkit/dbtest"
+	"github.com/doceval/doceval/pkg/testkit/natstest"
 )
 
 // readmeBlock returns the first sh code block after the heading.
@@ -27,7 +27,7 @@ func readmeBlock(t *testing.T, heading string) string {
 // readmeBlockOf returns the first code block opened by fence after the heading.
 func readmeBlockOf(t *testing.T, heading, fence string) string {
 	t.Helper()
-	f, err := os.Open("../../README.md")
+	f, err := os.Open("../../../README.md")
 	if err != nil {
 		t.Fatal(err)
 	}

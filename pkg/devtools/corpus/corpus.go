@@ -3,7 +3,7 @@
 // PDFs, Word documents and scans, German and English, in varied layouts and wordings,
 // together with the document types, the data field values they state and the check
 // verdicts that follow. Tests of the evaluation engine measure themselves against it;
-// cmd/doceval-corpus writes it to disk for people to look at.
+// services/corpus (doceval-corpus) writes it to disk for people to look at.
 package corpus
 
 import (

@@ -7,7 +7,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/doceval/doceval/pkg/natsembed"
+	"github.com/doceval/doceval/pkg/devtools/natsembed"
 )
 
 // URL starts a JetStream server with its store in a temporary directory and returns its

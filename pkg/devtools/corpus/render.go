@@ -18,7 +18,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/doceval/doceval/pkg/samplepdf"
+	"github.com/doceval/doceval/pkg/testkit/samplepdf"
 )
 
 // Content types of the formats.

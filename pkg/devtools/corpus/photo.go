@@ -7,7 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"github.com/doceval/doceval/pkg/samplepdf"
+	"github.com/doceval/doceval/pkg/testkit/samplepdf"
 )
 
 // photograph renders a page as a phone camera sees it on a desk: turned by a few

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/doceval/doceval/pkg/samplepdf"
+	"github.com/doceval/doceval/pkg/testkit/samplepdf"
 )
 
 // templateSlots are the document types each template has slots for.

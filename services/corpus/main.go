@@ -1,8 +1,8 @@
 // Command doceval-corpus writes a synthetic corpus of credit submissions, one folder per
 // case with its uploads and a truth.json, so people can look at the documents.
 //
-//	go run ./pkg/corpus/cmd/doceval-corpus -out /tmp/corpus -n 20 -now 2026-11-23
-//	go run ./pkg/corpus/cmd/doceval-corpus -out /tmp/payslips -n 40 -only salary_statement/
+//	go run ./services/corpus -out /tmp/corpus -n 20 -now 2026-11-23
+//	go run ./services/corpus -out /tmp/payslips -n 40 -only salary_statement/
 //
 // -only keeps the uploads whose layout family contains the text (see the layouts list
 // it prints), and the cases that have one.
@@ -16,7 +16,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/doceval/doceval/pkg/corpus"
+	"github.com/doceval/doceval/pkg/devtools/corpus"
 )
 
 func main() {

@@ -18,7 +18,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/doceval/doceval/pkg/samplepdf"
+	"github.com/doceval/doceval/pkg/testkit/samplepdf"
 )
 
 // chromiumPath finds a Chromium for browser tests: DOCEVAL_CHROMIUM, else the first of

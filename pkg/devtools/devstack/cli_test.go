@@ -29,7 +29,7 @@ func TestCLIAgainstDevStack(t *testing.T) {
 	t.Parallel()
 	dir, env := startDevStack(t)
 	bin := filepath.Join(t.TempDir(), "doceval")
-	if out, err := exec.Command("go", "build", "-o", bin, "../../services/doceval").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "build", "-o", bin, "../../../services/doceval").CombinedOutput(); err != nil {
 		t.Fatalf("build the CLI: %v\n%s", err, out)
 	}
 	environ := append(os.Environ(), "DOCEVAL_BASE_URL="+env["DOCEVAL_BASE_URL"], "DOCEVAL_API_KEY="+env["DOCEVAL_API_KEY"])

@@ -7,7 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/doceval/doceval/pkg/pgcluster"
+	"github.com/doceval/doceval/pkg/devtools/internal/pgcluster"
 )
 
 // A cluster starts on a free port, serves queries, creates databases idempotently,

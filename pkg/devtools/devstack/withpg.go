@@ -11,7 +11,7 @@ import (
 	"os"
 	"os/exec"
 
-	"github.com/doceval/doceval/pkg/pgcluster"
+	"github.com/doceval/doceval/pkg/devtools/internal/pgcluster"
 )
 
 // WithPostgres runs command with TEST_DATABASE_URL pointing at a private, throw-away

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/doceval/doceval/pkg/samplepdf"
+	"github.com/doceval/doceval/pkg/testkit/samplepdf"
 )
 
 // world is everything true about one submission, from which its documents are

@@ -22,15 +22,15 @@ import (
 	"github.com/doceval/doceval/pkg/catalog"
 	"github.com/doceval/doceval/pkg/config"
 	"github.com/doceval/doceval/pkg/console"
+	"github.com/doceval/doceval/pkg/devtools/internal/pgcluster"
+	"github.com/doceval/doceval/pkg/devtools/natsembed"
 	"github.com/doceval/doceval/pkg/dispatch"
 	"github.com/doceval/doceval/pkg/evaluator"
 	"github.com/doceval/doceval/pkg/ingest"
-	"github.com/doceval/doceval/pkg/natsembed"
-	"github.com/doceval/doceval/pkg/pgcluster"
-	"github.com/doceval/doceval/pkg/samplepdf"
 	"github.com/doceval/doceval/pkg/secretbox"
 	"github.com/doceval/doceval/pkg/service"
 	"github.com/doceval/doceval/pkg/store"
+	"github.com/doceval/doceval/pkg/testkit/samplepdf"
 )
 
 // RunOptions configure make run.
