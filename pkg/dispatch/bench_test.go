@@ -131,13 +131,13 @@ func BenchmarkDeliveryLatency(b *testing.B) {
 	common := config.Common{DatabaseURL: dbURL, NatsURL: natstest.URL(b), LogLevel: slog.LevelWarn, StreamReplicas: 1,
 		OpsAddr: "127.0.0.1:0", ShutdownTimeout: 5 * time.Second, OutboxRelay: true, BlobURL: blob.FileURL(b.TempDir())}
 	log := slog.New(slog.DiscardHandler)
-	tasks, err := dispatch.Tasks(dispatch.Config{SecretKey: key, Timeout: 5 * time.Second, Concurrency: 32, EventRetention: 720 * time.Hour, AllowPrivate: true}, log)
+	worker, err := dispatch.Build(dispatch.Config{SecretKey: key, Timeout: 5 * time.Second, Concurrency: 32, EventRetention: 720 * time.Hour, AllowPrivate: true}, log)
 	if err != nil {
 		b.Fatal(err)
 	}
 	runCtx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
-	go func() { done <- service.RunWorker(runCtx, "dispatcher", common, log, tasks...) }()
+	go func() { done <- service.RunWorker(runCtx, "dispatcher", common, log, worker) }()
 	defer func() { cancel(); <-done }()
 	time.Sleep(500 * time.Millisecond) // streams and consumers up
 

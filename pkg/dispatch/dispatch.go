@@ -37,9 +37,11 @@ type Config struct {
 	Concurrency int `env:"DOCEVAL_WEBHOOK_CONCURRENCY" envDefault:"32"`
 }
 
-// Tasks are the dispatcher's background tasks, for service.RunWorker: retention, the
-// fan-out consumer of published events, and the sender.
-func Tasks(cfg Config, log *slog.Logger) ([]service.Task, error) {
+// Build is the dispatcher for service.RunWorker, its signing-secret key ring opened
+// first (a bad DOCEVAL_SECRET_KEY stops the service before it connects to anything).
+// Built once from the runtime, it runs the retention, the fan-out consumer of
+// published events, and the sender.
+func Build(cfg Config, log *slog.Logger) (service.Build, error) {
 	key, err := secretbox.ParseKeys(cfg.SecretKey)
 	if err != nil {
 		return nil, fmt.Errorf("DOCEVAL_SECRET_KEY: %w", err)
@@ -48,23 +50,21 @@ func Tasks(cfg Config, log *slog.Logger) ([]service.Task, error) {
 	if err != nil {
 		return nil, err
 	}
-	dispatcher := service.Shared(func(rt *service.Runtime) *Dispatcher {
-		return &Dispatcher{
+	return func(_ context.Context, rt *service.Runtime) ([]service.Loop, error) {
+		d := &Dispatcher{
 			Store: rt.Store, Secrets: box, Log: log, Schedule: cfg.RetrySchedule, Timeout: cfg.Timeout,
 			AllowPrivate: cfg.AllowPrivate, Concurrency: cfg.Concurrency, Metrics: NewMetrics(rt.Registry), Tracer: rt.Tracer,
 		}
-	})
-	return []service.Task{
-		func(ctx context.Context, rt *service.Runtime) error {
-			return Retention(ctx, rt.Store, clock.System{}, cfg, log)
-		},
-		func(ctx context.Context, rt *service.Runtime) error {
-			return rt.Consume(ctx, messaging.ConsumerSpec{
-				Stream: messaging.EventsStream, Durable: "dispatcher", FilterSubject: messaging.EventSubjectPrefix + ">",
-				AckWait: cfg.FanOutAckWait, MaxDeliver: -1, Concurrency: 4,
-			}, dispatcher(rt).HandleEvent, log.With("consumer", "fan-out"))
-		},
-		func(ctx context.Context, rt *service.Runtime) error { return dispatcher(rt).Run(ctx) },
+		return []service.Loop{
+			func(ctx context.Context) error { return Retention(ctx, rt.Store, clock.System{}, cfg, log) },
+			func(ctx context.Context) error {
+				return rt.Consume(ctx, messaging.ConsumerSpec{
+					Stream: messaging.EventsStream, Durable: "dispatcher", FilterSubject: messaging.EventSubjectPrefix + ">",
+					AckWait: cfg.FanOutAckWait, MaxDeliver: -1, Concurrency: 4,
+				}, d.HandleEvent, log.With("consumer", "fan-out"))
+			},
+			d.Run,
+		}, nil
 	}, nil
 }
 

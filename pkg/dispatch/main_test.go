@@ -38,12 +38,12 @@ func runDispatcherProcess() int {
 		return 2
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	tasks, err := dispatch.Tasks(cfg.Config, log)
+	worker, err := dispatch.Build(cfg.Config, log)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
 	}
-	if err := service.RunWorker(ctx, "dispatcher", cfg.Common, log, tasks...); err != nil {
+	if err := service.RunWorker(ctx, "dispatcher", cfg.Common, log, worker); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}

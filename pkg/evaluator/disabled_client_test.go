@@ -101,7 +101,7 @@ func TestDisabledClientIsStopped(t *testing.T) {
 		t.Fatal(err)
 	}
 	const retryAfter = 3 * time.Second
-	dispatcher, err := dispatch.Tasks(dispatch.Config{
+	dispatcher, err := dispatch.Build(dispatch.Config{
 		EventRetention: time.Hour, RetentionEvery: time.Hour, RetrySchedule: []time.Duration{retryAfter, retryAfter, retryAfter, retryAfter},
 		Timeout: 5 * time.Second, AllowPrivate: true, SecretKey: secretKey, FanOutAckWait: 5 * time.Second, Concurrency: 4,
 	}, e.log)
@@ -116,7 +116,7 @@ func TestDisabledClientIsStopped(t *testing.T) {
 	}
 	model := &blockingModel{asked: make(chan struct{}, 1), release: make(chan struct{})}
 	e.worker(testConfig(), engine.NewWithModel(model, e.log))
-	e.serviceAs("dispatcher", dispatcher...)
+	e.serviceAs("dispatcher", dispatcher)
 	select {
 	case <-model.asked:
 	case <-time.After(30 * time.Second):

@@ -70,32 +70,33 @@ type Worker struct {
 	fair messaging.ClientLimit // per-client share of the slots (Config.ClientConcurrency)
 }
 
-// Tasks are the evaluator's consumers, for service.RunWorker.
-func Tasks(cfg Config, log *slog.Logger) ([]service.Task, error) {
+// Build is the evaluator for service.RunWorker, its engine made first (a bad language
+// model configuration stops the service before it connects to anything).
+func Build(cfg Config, log *slog.Logger) (service.Build, error) {
 	eng, err := engine.New(cfg.LLM, log)
 	if err != nil {
 		return nil, err
 	}
-	return TasksWith(cfg, eng, log), nil
+	return BuildWith(cfg, eng, log), nil
 }
 
-// TasksWith are the evaluator's consumers around a given engine.
-func TasksWith(cfg Config, eng *engine.Engine, log *slog.Logger) []service.Task {
-	worker := service.Shared(func(rt *service.Runtime) *Worker {
-		return &Worker{Store: rt.Store, Engine: eng, Log: log, Cfg: cfg, Metrics: NewMetrics(rt.Registry)}
-	})
-	return []service.Task{
-		func(ctx context.Context, rt *service.Runtime) error {
-			w := worker(rt)
-			return rt.Consume(ctx, messaging.ConsumerSpec{
-				Stream: messaging.JobsStream, Durable: "evaluator", FilterSubject: messaging.EvaluateSubject,
-				// Unlimited deliveries: an outage must not use up the job; the attempt
-				// budget is counted in the database when a run begins (BeginEvaluation).
-				AckWait: cfg.ackWait(), MaxDeliver: -1, Concurrency: cfg.Concurrency, MaxAckPending: messaging.FairBacklog,
-			}, w.HandleEvaluate, log.With("consumer", "evaluator"))
-		},
-		func(ctx context.Context, rt *service.Runtime) error { return worker(rt).SweepStale(ctx) },
-		func(ctx context.Context, rt *service.Runtime) error { return worker(rt).Reconcile(ctx, rt.JS) },
+// BuildWith is the evaluator around a given engine: built once from the runtime, it runs
+// the evaluation consumer, the sweep of stale runs and the reconciler of lost jobs.
+func BuildWith(cfg Config, eng *engine.Engine, log *slog.Logger) service.Build {
+	return func(_ context.Context, rt *service.Runtime) ([]service.Loop, error) {
+		w := &Worker{Store: rt.Store, Engine: eng, Log: log, Cfg: cfg, Metrics: NewMetrics(rt.Registry)}
+		return []service.Loop{
+			func(ctx context.Context) error {
+				return rt.Consume(ctx, messaging.ConsumerSpec{
+					Stream: messaging.JobsStream, Durable: "evaluator", FilterSubject: messaging.EvaluateSubject,
+					// Unlimited deliveries: an outage must not use up the job; the attempt
+					// budget is counted in the database when a run begins (BeginEvaluation).
+					AckWait: cfg.ackWait(), MaxDeliver: -1, Concurrency: cfg.Concurrency, MaxAckPending: messaging.FairBacklog,
+				}, w.HandleEvaluate, log.With("consumer", "evaluator"))
+			},
+			w.SweepStale,
+			func(ctx context.Context) error { return w.Reconcile(ctx, rt.JS) },
+		}, nil
 	}
 }
 

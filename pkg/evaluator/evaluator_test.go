@@ -107,25 +107,25 @@ func (e *env) submissionFrom(externalID, template string, pages map[string][]str
 	return sub
 }
 
-// worker runs doceval-evaluator with eng (and extra tasks) until the test ends or stop
+// worker runs doceval-evaluator with eng (and extra builds) until the test ends or stop
 // is called.
-func (e *env) worker(cfg evaluator.Config, eng *engine.Engine, extra ...service.Task) (stop func()) {
-	return e.service("evaluator", e.common, append(evaluator.TasksWith(cfg, eng, e.log), extra...)...)
+func (e *env) worker(cfg evaluator.Config, eng *engine.Engine, extra ...service.Build) (stop func()) {
+	return e.service("evaluator", e.common, append([]service.Build{evaluator.BuildWith(cfg, eng, e.log)}, extra...)...)
 }
 
-// serviceAs runs another service's tasks beside the evaluator's, connected as its own
+// serviceAs runs another service's workers beside the evaluator's, connected as its own
 // database role.
-func (e *env) serviceAs(name string, tasks ...service.Task) (stop func()) {
+func (e *env) serviceAs(name string, builds ...service.Build) (stop func()) {
 	common := e.common
 	common.DatabaseURL = dbtest.RoleURL(e.t, e.dbURL, name)
 	common.OpsAddr = "127.0.0.1:0"
-	return e.service(name, common, tasks...)
+	return e.service(name, common, builds...)
 }
 
-func (e *env) service(name string, common config.Common, tasks ...service.Task) (stop func()) {
+func (e *env) service(name string, common config.Common, builds ...service.Build) (stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- service.RunWorker(ctx, name, common, e.log, tasks...) }()
+	go func() { done <- service.RunWorker(ctx, name, common, e.log, builds...) }()
 	var once sync.Once
 	stop = func() {
 		once.Do(func() {
@@ -195,7 +195,7 @@ func TestEvaluationRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	runtimes := make(chan *service.Runtime, 1)
-	e.worker(testConfig(), engine.NewWithModel(nil, e.log), func(_ context.Context, rt *service.Runtime) error { runtimes <- rt; return nil })
+	e.worker(testConfig(), engine.NewWithModel(nil, e.log), func(_ context.Context, rt *service.Runtime) ([]service.Loop, error) { runtimes <- rt; return nil, nil })
 	done := e.waitStatus(sub.ID, ev.ID, store.EvaluationCompleted, 30*time.Second)
 	metrics := (<-runtimes).Registry
 	metricstest.WaitFor(t, metrics, 1, "doceval_evaluation_duration_seconds", "outcome", "completed")

@@ -94,56 +94,45 @@ type Worker struct {
 	suspectsMu sync.Mutex
 }
 
-// Tasks are the ingest service's consumers, for service.RunWorker.
-func Tasks(cfg Config, log *slog.Logger) []service.Task {
-	type built struct {
-		w   *Worker
-		err error
-	}
-	worker := service.Shared(func(rt *service.Runtime) built {
-		blobs, err := rt.Blobs(context.Background())
+// Build is the ingest worker for service.RunWorker: built once from the runtime, it
+// runs the ingest, purge and blob-delete consumers, the reconciler of lost jobs and the
+// sweep of unreferenced objects.
+func Build(cfg Config, log *slog.Logger) service.Build {
+	return func(ctx context.Context, rt *service.Runtime) ([]service.Loop, error) {
+		blobs, err := rt.Blobs(ctx)
 		if err != nil {
-			return built{err: err}
+			return nil, err
 		}
 		parser, err := extractor.New(cfg.Extractor)
 		if err != nil {
-			return built{err: err}
+			return nil, err
 		}
 		log.Info("documents parsed", "parser", parser.Describe(), "max_memory_bytes", cfg.ToolMaxMemory)
-		return built{w: &Worker{Store: rt.Store, Blobs: blobs, Log: log, Cfg: cfg, Metrics: NewMetrics(rt.Registry, rt.Store), Parser: parser}}
-	})
-	task := func(run func(ctx context.Context, rt *service.Runtime, w *Worker) error) service.Task {
-		return func(ctx context.Context, rt *service.Runtime) error {
-			b := worker(rt)
-			if b.err != nil {
-				return b.err
-			}
-			return run(ctx, rt, b.w)
-		}
-	}
-	return []service.Task{
-		task(func(ctx context.Context, rt *service.Runtime, w *Worker) error {
-			return rt.Consume(ctx, messaging.ConsumerSpec{
-				Stream: messaging.JobsStream, Durable: "ingest", FilterSubject: messaging.IngestSubject,
-				// Unlimited deliveries: an outage must not use up the job; the attempt
-				// budget is counted in the database (BeginIngestAttempt).
-				AckWait: w.Cfg.ackWait(), MaxDeliver: -1, Concurrency: w.Cfg.Concurrency, MaxAckPending: messaging.FairBacklog,
-			}, w.HandleIngest, w.Log.With("consumer", "ingest"))
-		}),
-		task(func(ctx context.Context, rt *service.Runtime, w *Worker) error { return w.Reconcile(ctx, rt.JS) }),
-		task(func(ctx context.Context, rt *service.Runtime, w *Worker) error { return w.Sweep(ctx) }),
-		task(func(ctx context.Context, rt *service.Runtime, w *Worker) error {
-			return rt.Consume(ctx, messaging.ConsumerSpec{
-				Stream: messaging.JobsStream, Durable: "purge", FilterSubject: messaging.PurgeSubject,
-				AckWait: 5 * time.Minute, MaxDeliver: -1, Concurrency: 1,
-			}, w.HandlePurge, w.Log.With("consumer", "purge"))
-		}),
-		task(func(ctx context.Context, rt *service.Runtime, w *Worker) error {
-			return rt.Consume(ctx, messaging.ConsumerSpec{
-				Stream: messaging.JobsStream, Durable: "blob-delete", FilterSubject: messaging.BlobDeleteSubject,
-				AckWait: time.Minute, MaxDeliver: -1, Concurrency: 2,
-			}, w.HandleBlobDelete, w.Log.With("consumer", "blob-delete"))
-		}),
+		w := &Worker{Store: rt.Store, Blobs: blobs, Log: log, Cfg: cfg, Metrics: NewMetrics(rt.Registry, rt.Store), Parser: parser}
+		return []service.Loop{
+			func(ctx context.Context) error {
+				return rt.Consume(ctx, messaging.ConsumerSpec{
+					Stream: messaging.JobsStream, Durable: "ingest", FilterSubject: messaging.IngestSubject,
+					// Unlimited deliveries: an outage must not use up the job; the attempt
+					// budget is counted in the database (BeginIngestAttempt).
+					AckWait: cfg.ackWait(), MaxDeliver: -1, Concurrency: cfg.Concurrency, MaxAckPending: messaging.FairBacklog,
+				}, w.HandleIngest, log.With("consumer", "ingest"))
+			},
+			func(ctx context.Context) error { return w.Reconcile(ctx, rt.JS) },
+			w.Sweep,
+			func(ctx context.Context) error {
+				return rt.Consume(ctx, messaging.ConsumerSpec{
+					Stream: messaging.JobsStream, Durable: "purge", FilterSubject: messaging.PurgeSubject,
+					AckWait: 5 * time.Minute, MaxDeliver: -1, Concurrency: 1,
+				}, w.HandlePurge, log.With("consumer", "purge"))
+			},
+			func(ctx context.Context) error {
+				return rt.Consume(ctx, messaging.ConsumerSpec{
+					Stream: messaging.JobsStream, Durable: "blob-delete", FilterSubject: messaging.BlobDeleteSubject,
+					AckWait: time.Minute, MaxDeliver: -1, Concurrency: 2,
+				}, w.HandleBlobDelete, log.With("consumer", "blob-delete"))
+			},
+		}, nil
 	}
 }
 

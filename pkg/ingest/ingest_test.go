@@ -101,19 +101,19 @@ func (e *env) upload(externalID, contentType string, body []byte) uuid.UUID {
 	return u.ID
 }
 
-// worker runs doceval-ingest (relay, consumers, and extra tasks) until the test ends or
+// worker runs doceval-ingest (relay, consumers, and extra builds) until the test ends or
 // stop is called.
-func (e *env) worker(cfg ingest.Config, extra ...service.Task) (stop func()) {
+func (e *env) worker(cfg ingest.Config, extra ...service.Build) (stop func()) {
 	return e.workerWith(e.common, cfg, extra...)
 }
 
 // workerWith is worker with its own common settings (another database URL).
-func (e *env) workerWith(common config.Common, cfg ingest.Config, extra ...service.Task) (stop func()) {
+func (e *env) workerWith(common config.Common, cfg ingest.Config, extra ...service.Build) (stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	tasks := append(ingest.Tasks(cfg, log), extra...)
-	go func() { done <- service.RunWorker(ctx, "ingest", common, log, tasks...) }()
+	builds := append([]service.Build{ingest.Build(cfg, log)}, extra...)
+	go func() { done <- service.RunWorker(ctx, "ingest", common, log, builds...) }()
 	stopped := false
 	stop = func() {
 		if stopped {
@@ -183,7 +183,7 @@ func TestIngestEndToEnd(t *testing.T) {
 	}
 	legacy := e.upload("legacy", extract.DOC, word97)
 	runtimes := make(chan *service.Runtime, 1)
-	e.worker(cfg, func(_ context.Context, rt *service.Runtime) error { runtimes <- rt; return nil })
+	e.worker(cfg, func(_ context.Context, rt *service.Runtime) ([]service.Loop, error) { runtimes <- rt; return nil, nil })
 	metrics := (<-runtimes).Registry
 
 	for id, want := range map[uuid.UUID]string{good: "", corrupt: extract.CodeCorrupt, bomb: extract.CodeCorrupt, after: "", legacy: ""} {

@@ -19,10 +19,10 @@ type settings struct {
 
 func main() {
 	service.Main("dispatcher", func(ctx context.Context, cfg settings, log *slog.Logger) error {
-		tasks, err := dispatch.Tasks(cfg.Config, log)
+		worker, err := dispatch.Build(cfg.Config, log)
 		if err != nil {
 			return err
 		}
-		return service.RunWorker(ctx, "dispatcher", cfg.Common, log, tasks...)
+		return service.RunWorker(ctx, "dispatcher", cfg.Common, log, worker)
 	})
 }

@@ -19,10 +19,10 @@ type settings struct {
 
 func main() {
 	service.Main("evaluator", func(ctx context.Context, cfg settings, log *slog.Logger) error {
-		tasks, err := evaluator.Tasks(cfg.Config, log)
+		worker, err := evaluator.Build(cfg.Config, log)
 		if err != nil {
 			return err
 		}
-		return service.RunWorker(ctx, "evaluator", cfg.Common, log, tasks...)
+		return service.RunWorker(ctx, "evaluator", cfg.Common, log, worker)
 	})
 }

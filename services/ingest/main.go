@@ -24,6 +24,6 @@ func main() {
 			return err
 		}
 		log.Info("document tools", "confinement", how, "max_memory_bytes", cfg.ToolMaxMemory)
-		return service.RunWorker(ctx, "ingest", cfg.Common, log, ingest.Tasks(cfg.Config, log)...)
+		return service.RunWorker(ctx, "ingest", cfg.Common, log, ingest.Build(cfg.Config, log))
 	})
 }

@@ -199,7 +199,7 @@ func Run(ctx context.Context, o RunOptions) error {
 	})
 	g.Go(func() error {
 		l := log.With("service", "ingest")
-		return service.RunWorker(ctx, "ingest", as(common, "ingest"), l, ingest.Tasks(ingestCfg, l)...)
+		return service.RunWorker(ctx, "ingest", as(common, "ingest"), l, ingest.Build(ingestCfg, l))
 	})
 	dispatchCfg, err := config.Load[dispatch.Config]()
 	if err != nil {
@@ -209,23 +209,23 @@ func Run(ctx context.Context, o RunOptions) error {
 	if _, set := os.LookupEnv("DOCEVAL_WEBHOOK_ALLOW_PRIVATE"); !set {
 		dispatchCfg.AllowPrivate = true // webhook receivers of a dev machine listen on loopback
 	}
-	dispatchTasks, err := dispatch.Tasks(dispatchCfg, log.With("service", "dispatcher"))
+	dispatcher, err := dispatch.Build(dispatchCfg, log.With("service", "dispatcher"))
 	if err != nil {
 		return err
 	}
 	g.Go(func() error {
-		return service.RunWorker(ctx, "dispatcher", as(common, "dispatcher"), log.With("service", "dispatcher"), dispatchTasks...)
+		return service.RunWorker(ctx, "dispatcher", as(common, "dispatcher"), log.With("service", "dispatcher"), dispatcher)
 	})
 	evaluatorCfg, err := config.Load[evaluator.Config]()
 	if err != nil {
 		return err
 	}
-	evaluatorTasks, err := evaluator.Tasks(evaluatorCfg, log.With("service", "evaluator"))
+	evaluatorWorker, err := evaluator.Build(evaluatorCfg, log.With("service", "evaluator"))
 	if err != nil {
 		return err
 	}
 	g.Go(func() error {
-		return service.RunWorker(ctx, "evaluator", as(common, "evaluator"), log.With("service", "evaluator"), evaluatorTasks...)
+		return service.RunWorker(ctx, "evaluator", as(common, "evaluator"), log.With("service", "evaluator"), evaluatorWorker)
 	})
 	g.Go(func() error {
 		if err := waitReady(ctx, baseURL+"/readyz"); err != nil {
