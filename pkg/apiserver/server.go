@@ -16,7 +16,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"go.opentelemetry.io/otel/trace"
 	"go.opentelemetry.io/otel/trace/noop"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/doceval/doceval/gen/api"
 	"github.com/doceval/doceval/pkg/blob"
@@ -141,7 +140,8 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger) error {
 	return RunOn(ctx, cfg, log, ln)
 }
 
-// RunOn serves the API on ln, with the outbox relay, until ctx is done.
+// RunOn serves the API on ln, with the outbox relay, until ctx is done. The ops
+// endpoints are routes of the API's own listener (Deps.Ops).
 func RunOn(ctx context.Context, cfg Config, log *slog.Logger, ln net.Listener) error {
 	key, err := secretbox.ParseKeys(cfg.SecretKey)
 	if err != nil {
@@ -153,41 +153,28 @@ func RunOn(ctx context.Context, cfg Config, log *slog.Logger, ln net.Listener) e
 		ln.Close()
 		return err
 	}
-	rt, err := service.Start(ctx, "api", cfg.Common, log, service.OutboxOnly())
-	if err != nil {
-		ln.Close()
-		return err
-	}
-	defer rt.Close()
-	blobs, err := rt.Blobs(ctx)
-	if err != nil {
-		ln.Close()
-		return err
-	}
-	e, err := New(Deps{
-		Store: rt.Store, Blobs: blobs, Log: log, Registry: rt.Registry, TracerProvider: rt.Tracer, Ops: rt.OpsHandler(),
-		RateLimiter: httpx.NewRateLimiter(cfg.RateLimit, cfg.RateLimitBurst, nil), MaxUploadBytes: cfg.MaxUploadBytes,
-		Secrets: secrets, RotationGrace: cfg.SecretRotationGrace,
-	})
-	if err != nil {
-		ln.Close()
-		return err
-	}
-	log.Info("started", "addr", ln.Addr().String())
-	srv := &http.Server{Handler: e, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
-	g, ctx := errgroup.WithContext(ctx)
-	g.Go(func() error { return service.Serve(ctx, srv, ln, cfg.ShutdownTimeout) })
-	g.Go(func() error { return rt.RunRelay(ctx) })
-	g.Go(func() error {
-		return service.Every(ctx, 10*time.Minute, func(ctx context.Context) {
-			if _, err := rt.Store.DeleteExpiredIdempotencyKeys(ctx); err != nil && ctx.Err() == nil {
-				log.Warn("delete expired idempotency keys", "error", err)
-			}
+	return service.RunServer(ctx, "api", cfg.Common, log, ln, nil, func(ctx context.Context, rt *service.Runtime) (service.Server, error) {
+		blobs, err := rt.Blobs(ctx)
+		if err != nil {
+			return service.Server{}, err
+		}
+		e, err := New(Deps{
+			Store: rt.Store, Blobs: blobs, Log: log, Registry: rt.Registry, TracerProvider: rt.Tracer, Ops: rt.OpsHandler(),
+			RateLimiter: httpx.NewRateLimiter(cfg.RateLimit, cfg.RateLimitBurst, nil), MaxUploadBytes: cfg.MaxUploadBytes,
+			Secrets: secrets, RotationGrace: cfg.SecretRotationGrace,
 		})
+		if err != nil {
+			return service.Server{}, err
+		}
+		expiredKeys := func(ctx context.Context) error {
+			return service.Every(ctx, 10*time.Minute, func(ctx context.Context) {
+				if _, err := rt.Store.DeleteExpiredIdempotencyKeys(ctx); err != nil && ctx.Err() == nil {
+					log.Warn("delete expired idempotency keys", "error", err)
+				}
+			})
+		}
+		return service.Server{Handler: e, Loops: []service.Loop{expiredKeys}}, nil
 	})
-	err = g.Wait()
-	log.Info("stopped", "error", err)
-	return err
 }
 
 // Server implements the generated strict server interface.

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/doceval/doceval/pkg/blob"
 	"github.com/doceval/doceval/pkg/extractor"
@@ -65,55 +64,35 @@ func RunOn(ctx context.Context, cfg Config, log *slog.Logger, ln net.Listener) e
 // It refuses to start where the page renderer cannot be confined as ParserIsolation
 // says (and renders through no extractor).
 func RunOnListeners(ctx context.Context, cfg Config, log *slog.Logger, ln, ops net.Listener) error {
-	closeAll := func() {
-		ln.Close()
-		ops.Close()
-	}
 	// The document viewer renders partners' PDFs: never unconfined unless asked.
 	how, err := extractor.CheckConfined(ctx, cfg.Extractor, cfg.ParserIsolation, "")
 	if err != nil {
-		closeAll()
+		ln.Close()
+		ops.Close()
 		return fmt.Errorf("console: page rendering: %w", err)
 	}
 	log.Info("document tools", "confinement", how)
-	rt, err := service.Start(ctx, "console", cfg.Common, log, service.OutboxOnly())
-	if err != nil {
-		closeAll()
-		return err
-	}
-	defer rt.Close()
-	blobs, err := rt.Blobs(ctx)
-	if err != nil {
-		closeAll()
-		return err
-	}
-	oidc, err := NewOIDC(ctx, cfg.Settings)
-	if err != nil {
-		closeAll()
-		return err
-	}
-	opsHandler := rt.OpsHandler()
-	h, err := New(Deps{Store: rt.Store, Blobs: blobs, Log: log, Settings: cfg.Settings, Health: opsHandler, OIDC: oidc, Registry: rt.Registry})
-	if err != nil {
-		closeAll()
-		return err
-	}
-	log.Info("started", "addr", ln.Addr().String(), "ops_addr", ops.Addr().String(), "sso", oidc != nil)
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
-	opsSrv := &http.Server{Handler: opsHandler, ReadHeaderTimeout: 5 * time.Second}
-	g, ctx := errgroup.WithContext(ctx)
-	g.Go(func() error { return service.Serve(ctx, srv, ln, cfg.ShutdownTimeout) })
-	g.Go(func() error { return service.Serve(ctx, opsSrv, ops, cfg.ShutdownTimeout) })
-	g.Go(func() error { return rt.RunRelay(ctx) })
-	g.Go(func() error {
-		return service.Every(ctx, 5*time.Minute, func(ctx context.Context) {
-			// Sign-in failures are kept for a day, or for the throttling window if longer.
-			if _, err := rt.Store.DeleteExpiredSessions(ctx, cfg.SessionIdle, max(cfg.LoginWindow, 24*time.Hour)); err != nil && ctx.Err() == nil {
-				log.Warn("delete expired sessions", "error", err)
-			}
-		})
+	return service.RunServer(ctx, "console", cfg.Common, log, ln, ops, func(ctx context.Context, rt *service.Runtime) (service.Server, error) {
+		blobs, err := rt.Blobs(ctx)
+		if err != nil {
+			return service.Server{}, err
+		}
+		oidc, err := NewOIDC(ctx, cfg.Settings)
+		if err != nil {
+			return service.Server{}, err
+		}
+		h, err := New(Deps{Store: rt.Store, Blobs: blobs, Log: log, Settings: cfg.Settings, Health: rt.OpsHandler(), OIDC: oidc, Registry: rt.Registry})
+		if err != nil {
+			return service.Server{}, err
+		}
+		expiredSessions := func(ctx context.Context) error {
+			return service.Every(ctx, 5*time.Minute, func(ctx context.Context) {
+				// Sign-in failures are kept for a day, or for the throttling window if longer.
+				if _, err := rt.Store.DeleteExpiredSessions(ctx, cfg.SessionIdle, max(cfg.LoginWindow, 24*time.Hour)); err != nil && ctx.Err() == nil {
+					log.Warn("delete expired sessions", "error", err)
+				}
+			})
+		}
+		return service.Server{Handler: h, Loops: []service.Loop{expiredSessions}, Started: []any{"sso", oidc != nil}}, nil
 	})
-	err = g.Wait()
-	log.Info("stopped", "error", err)
-	return err
 }

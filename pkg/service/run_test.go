@@ -2,7 +2,9 @@ package service_test
 
 import (
 	"context"
+	"errors"
 	"log/slog"
+	"net"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -52,5 +54,30 @@ func TestRunWorkerBuildsEachWorkerOnce(t *testing.T) {
 	}
 	if n := builds.Load(); n != 2 {
 		t.Fatalf("%d builds, want one per worker", n)
+	}
+}
+
+// A server that cannot be built stops the service with the build's error, and its
+// listeners are closed, not left accepting.
+func TestRunServerClosesListenersWhenBuildFails(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ops, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused := errors.New("refused")
+	err = service.RunServer(context.Background(), "server", testCommon(t), slog.New(slog.DiscardHandler), ln, ops,
+		func(context.Context, *service.Runtime) (service.Server, error) { return service.Server{}, refused })
+	if !errors.Is(err, refused) {
+		t.Fatalf("run: %v, want the build's error", err)
+	}
+	for _, l := range []net.Listener{ln, ops} {
+		if _, err := l.Accept(); !errors.Is(err, net.ErrClosed) {
+			t.Errorf("%s: accept %v, want closed", l.Addr(), err)
+		}
 	}
 }
