@@ -1,6 +1,7 @@
 // Package service is what the services share at run time: connecting to
 // PostgreSQL and JetStream, migrations, the outbox relay, the ops endpoints
-// (/healthz, /readyz, /metrics) and graceful shutdown.
+// (/healthz, /readyz, /metrics) and graceful shutdown. RunWorker (ingest, evaluator,
+// dispatcher) and RunServer (api, console) run a service built once from its Runtime.
 package service
 
 import (
