@@ -139,7 +139,7 @@ func corpusInput(c corpus.Case, docs []*evidence.Document) Input {
 	for _, k := range keys {
 		in.Checks = append(in.Checks, CheckSpec{ID: k, Key: k, Title: k, Builtin: true})
 	}
-	for _, k := range corpus.FieldKeys {
+	for _, k := range corpus.FieldKeys() {
 		in.Fields = append(in.Fields, FieldSpec{ID: k, Key: k, Label: k, Builtin: true, Threshold: 0.8})
 	}
 	return in

@@ -6,9 +6,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/uuid"
+
+	"github.com/doceval/doceval/pkg/catalog/builtin"
 	"github.com/doceval/doceval/pkg/engine/evidence"
 	"github.com/doceval/doceval/pkg/engine/llm"
-	"github.com/google/uuid"
 )
 
 // Model assistance for builtin items. The rules stay the authority: the model is asked
@@ -146,18 +148,21 @@ func sameShapedValue(a, b any) bool {
 }
 
 // builtinFieldRequest is the question for a builtin field: the catalog's name, an
-// instruction that says what the value is on documents of any layout, and its format.
+// instruction that says what the value is on documents of any layout (the catalog's
+// prompt), and its format. A FieldSpec that arrives without a format takes the
+// catalog's: a currency read as free text would not have the contract's shape.
 func builtinFieldRequest(f FieldSpec, docs AssistDocs) llm.FieldRequest {
+	def, _ := builtin.MustLoad().DataField(f.Key)
 	prompt := f.Prompt
 	if prompt == "" {
-		prompt = builtinFieldPrompts[f.Key]
+		prompt = def.Prompt
 	}
 	if prompt == "" {
 		prompt = "Read the " + strings.ReplaceAll(f.Key, "_", " ") + " of the applicant from the documents."
 	}
 	format := f.ValueFormat
 	if format == "" {
-		format = builtinFieldFormats[f.Key]
+		format = def.ValueFormat
 	}
 	label := f.Label
 	if label == "" {
@@ -167,41 +172,6 @@ func builtinFieldRequest(f FieldSpec, docs AssistDocs) llm.FieldRequest {
 		Key: f.Key, DisplayName: label, Prompt: prompt, ValueFormat: format, Language: docs.Language,
 		Documents: docs.Documents, Types: docs.Types,
 	}
-}
-
-// builtinFieldFormats repeats the catalog's value_format of the builtin fields, for a
-// FieldSpec that arrives without one: a currency read as free text would not have the
-// contract's shape.
-var builtinFieldFormats = map[string]string{
-	"applicant_date_of_birth": llm.FormatDate, "id_document_expiry_date": llm.FormatDate,
-	"gross_monthly_income": llm.FormatCurrency, "net_monthly_income": llm.FormatCurrency,
-	"employment_start_date": llm.FormatDate, "account_balance": llm.FormatCurrency,
-	"purchase_price": llm.FormatCurrency, "living_area": llm.FormatSquareMeters,
-	"loan_amount": llm.FormatCurrency, "equity_amount": llm.FormatCurrency,
-	"loan_to_value": llm.FormatPercent, "fixed_interest_period": llm.FormatYears,
-}
-
-// builtinFieldPrompts say what each builtin field is, in terms that hold for any
-// issuer's layout.
-var builtinFieldPrompts = map[string]string{
-	"applicant_full_name":     "The applicant's full name (given names and surname) as printed on an identity document, or else on a salary statement or bank statement addressed to the applicant.",
-	"applicant_date_of_birth": "The applicant's date of birth, as printed on an identity document (passport or ID card) or another document that states it.",
-	"id_document_number":      "The document number of the applicant's passport or identity card (not a personal or tax number).",
-	"id_document_expiry_date": "The expiry date (date of expiry, gültig bis) of the applicant's passport or identity card.",
-	"employer_name":           "The name of the applicant's employer: the company that issues the applicant's salary statement or employment contract.",
-	"gross_monthly_income":    "The applicant's gross pay for one month (total gross, Gesamtbrutto) on the most recent salary statement, not a year-to-date total.",
-	"net_monthly_income":      "The applicant's net pay for one month (net pay, Nettoverdienst or the amount paid out, Auszahlungsbetrag) on the most recent salary statement, not a year-to-date total.",
-	"employment_start_date":   "The date the applicant's current employment began (entry date, Eintrittsdatum), as stated on a salary statement or employment contract.",
-	"iban":                    "The IBAN of the applicant's bank account, as printed on a bank statement.",
-	"account_balance":         "The closing balance (new balance, neuer Kontostand) of the applicant's most recent bank statement.",
-	"property_address":        "The address of the property to be financed (street, number, postcode, town), as stated in the property documents such as the exposé, purchase contract or land register extract.",
-	"purchase_price":          "The purchase price of the property, as stated in the purchase contract or exposé.",
-	"living_area":             "The living area (Wohnfläche) of the property in square meters, as stated in the property documents.",
-	"year_of_construction":    "The year the property was built (Baujahr), as stated in the property documents or energy certificate.",
-	"loan_amount":             "The loan amount requested or offered (Darlehensbetrag), as stated in the financing documents.",
-	"equity_amount":           "The applicant's own funds put into the financing (equity, Eigenkapital), as stated in the financing documents.",
-	"loan_to_value":           "The loan-to-value ratio (Beleihungsauslauf) as a percentage, as stated in the financing documents.",
-	"fixed_interest_period":   "The fixed interest period (Zinsbindung) in years, as stated in the financing documents.",
 }
 
 // CheckNeedsAssist reports whether a builtin check as the rules left it is worth
@@ -342,9 +312,11 @@ func mergeCitations(a, b []evidence.Citation) []evidence.Citation {
 }
 
 // builtinCheckRequest is the question for a builtin check: its title, its catalog
-// description and an instruction that names the verdicts.
+// description and an instruction that names the verdicts (the catalog's prompt, for
+// the checks whose rules depend on reading values; else the description).
 func builtinCheckRequest(c CheckSpec, docs AssistDocs) llm.CheckRequest {
-	prompt := builtinCheckPrompts[c.Key]
+	def, _ := builtin.MustLoad().Check(c.Key)
+	prompt := def.Prompt
 	if prompt == "" {
 		prompt = c.Description
 	}
@@ -356,18 +328,6 @@ func builtinCheckRequest(c CheckSpec, docs AssistDocs) llm.CheckRequest {
 		Key: c.Key, Title: c.Title, Description: c.Description, Prompt: prompt, Language: docs.Language,
 		Documents: docs.Documents, Types: docs.Types,
 	}
-}
-
-// builtinCheckPrompts phrase the builtin checks whose rules depend on reading values
-// as reviewer instructions; the others fall back to the catalog description.
-var builtinCheckPrompts = map[string]string{
-	"id_document_valid":                 "Is the applicant's passport or identity card valid on the evaluation date? Fulfilled when its printed expiry date is on or after the evaluation date; critical when it is before; open when no expiry date is printed legibly.",
-	"name_consistency":                  "Do the applicant's identity document, salary statements and bank statements name the same person? Ignore case, umlaut spellings and transliteration, name order, titles and middle names. Fulfilled when at least two of them name the applicant and the names denote one person; critical when they name different people; open when fewer than two names can be read.",
-	"income_documents_recent":           "Is the newest pay period of the applicant's salary statements at most two months before the month of the evaluation date? Fulfilled when it is; open when it is older or no pay period can be read.",
-	"salary_statements_complete":        "Do the applicant's salary statements cover three consecutive monthly pay periods? Fulfilled when they do; open otherwise, naming the months that are there.",
-	"salary_credited_on_bank_statement": "Is the net pay of a salary statement credited on the applicant's bank statements? Fulfilled when a credit within 1 % of a net pay is listed; otherwise open, saying what is missing (a missing credit is for the rules to judge, not for you).",
-	"property_data_consistency":         "Do the exposé and the purchase contract agree on the purchase price and the living area, each within 5 %? Fulfilled when they agree; critical when they differ by more; open when only one source states them.",
-	"loan_to_value_within_limit":        "What is the loan-to-value ratio: the stated one, else the loan amount divided by the purchase price? Fulfilled at or below 80 %, open above 80 % up to 100 %, critical above 100 %; open when it cannot be determined.",
 }
 
 // askFields asks the model, in batches when it can.

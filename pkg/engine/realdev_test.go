@@ -147,7 +147,7 @@ func realDevInput(doc *evidence.Document) Input {
 	for _, k := range builtinCheckKeys {
 		in.Checks = append(in.Checks, CheckSpec{ID: k, Key: k, Title: k, Builtin: true})
 	}
-	for _, k := range corpus.FieldKeys {
+	for _, k := range corpus.FieldKeys() {
 		in.Fields = append(in.Fields, FieldSpec{ID: k, Key: k, Label: k, Builtin: true, Threshold: 0.8})
 	}
 	return in
@@ -246,7 +246,7 @@ func (r *realDevReport) add(e realDevEntry, res Result) {
 	for _, f := range res.Fields {
 		byKey[f.Key] = f
 	}
-	for _, k := range corpus.FieldKeys {
+	for _, k := range corpus.FieldKeys() {
 		want, assessed := e.Fields[k]
 		if !assessed {
 			continue

@@ -167,7 +167,7 @@ func (v *view) docOf(f evidence.Fact) *docView {
 }
 
 // typesOf are the types of the logical document a fact was read from: the document
-// types a data field's priority (evidence.FieldPriority) is judged by.
+// types a data field's read_from (package builtin) is judged by.
 func (v *view) typesOf(f evidence.Fact) []string {
 	d := v.docOf(f)
 	if d.doc == nil {

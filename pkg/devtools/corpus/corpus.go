@@ -44,9 +44,9 @@ type Case struct {
 	Scenarios []string  `json:"scenarios"` // the variations applied (see scenario.go)
 	Docs      []Doc     `json:"docs"`
 	// Fields is the value of every builtin data field that the documents print, picked
-	// by the product rule written down in truth.go (fieldSources). Go types: Money,
-	// time.Time (UTC midnight), float64, string. A field not in the map has no truth:
-	// nothing in the submission prints it.
+	// by the catalog's product rule (the data fields' read_from, see pickFields). Go
+	// types: Money, time.Time (UTC midnight), float64, string. A field not in the map
+	// has no truth: nothing in the submission prints it.
 	Fields map[string]any `json:"fields"`
 	// FieldSources names, per field, the document (Doc.Name) the value comes from.
 	FieldSources map[string]string `json:"field_sources"`

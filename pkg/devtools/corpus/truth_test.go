@@ -81,11 +81,17 @@ func printed(text string, v any) bool {
 }
 
 // Every truth value is printed on the document it is attributed to: the truth is what
-// the generator printed, not what a reader is expected to make of it.
+// the generator printed, not what a reader is expected to make of it. Every builtin
+// data field of the catalog has a truth in some case: a new field needs documents that
+// print it.
 func TestTruthIsPrinted(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC)
+	withTruth := map[string]bool{}
 	for _, c := range generate(11, now, 60, false) {
+		for k := range c.Fields {
+			withTruth[k] = true
+		}
 		for _, d := range c.Docs {
 			if !d.Readable {
 				continue
@@ -116,6 +122,9 @@ func TestTruthIsPrinted(t *testing.T) {
 		for k, src := range c.FieldSources {
 			require.True(t, slices.ContainsFunc(c.Docs, func(d Doc) bool { return d.Name == src && d.Readable }), "%s field %s from %s", c.ID, k, src)
 		}
+	}
+	for _, k := range FieldKeys() {
+		require.True(t, withTruth[k], "no case prints builtin data field %s", k)
 	}
 }
 

@@ -44,7 +44,7 @@ func (c Case) truthJSON() any {
 	}
 	// The builtin fields nothing prints, spelled out: a value for one is invented.
 	none := []string{}
-	for _, k := range FieldKeys {
+	for _, k := range FieldKeys() {
 		if _, ok := c.Fields[k]; !ok {
 			none = append(none, k)
 		}

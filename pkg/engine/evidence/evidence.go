@@ -196,29 +196,3 @@ type Transaction struct {
 	Currency    string    // ISO 4217
 	Text        string    // booking text as printed
 }
-
-// FieldPriority is the product rule for which document a builtin data field is taken
-// from: per field, the document types whose statement of it
-// counts, best first; within a type the newest statement (Fact.Period) wins, then the
-// more confident one. A fact of a document of no listed type is used only when no
-// listed one states the field.
-var FieldPriority = map[string][]string{
-	"applicant_full_name":     {"id_card", "passport", "self_disclosure", "salary_statement", "employment_contract", "bank_statement", "tax_assessment", "pension_statement", "purchase_contract"},
-	"applicant_date_of_birth": {"id_card", "passport", "self_disclosure", "salary_statement", "employment_contract", "pension_statement", "purchase_contract"},
-	"id_document_number":      {"id_card", "passport"},
-	"id_document_expiry_date": {"id_card", "passport"},
-	"employer_name":           {"salary_statement", "employment_contract", "self_disclosure"},
-	"gross_monthly_income":    {"salary_statement", "employment_contract", "self_disclosure"},
-	"net_monthly_income":      {"salary_statement", "self_disclosure"},
-	"employment_start_date":   {"salary_statement", "employment_contract", "self_disclosure"},
-	"iban":                    {"bank_statement", "salary_statement", "self_disclosure"},
-	"account_balance":         {"bank_statement"},
-	"property_address":        {"purchase_contract", "property_expose", "land_register_extract", "living_area_calculation", "energy_certificate", "other"},
-	"purchase_price":          {"purchase_contract", "property_expose", "other", "self_disclosure"},
-	"living_area":             {"living_area_calculation", "purchase_contract", "property_expose"},
-	"year_of_construction":    {"property_expose", "energy_certificate"},
-	"loan_amount":             {"other", "self_disclosure"},
-	"equity_amount":           {"other", "self_disclosure"},
-	"loan_to_value":           {"other", "self_disclosure"},
-	"fixed_interest_period":   {"other", "self_disclosure"},
-}

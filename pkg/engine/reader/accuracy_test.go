@@ -252,7 +252,7 @@ func measure(cases []corpus.Case, docs []extracted) measurement {
 			layoutOf[e.d.Name] = e.d.LayoutFamily()
 			uploadName[e.doc.UploadID] = e.d
 		}
-		for _, key := range corpus.FieldKeys {
+		for _, key := range corpus.FieldKeys() {
 			if _, stated := c.Fields[key]; stated {
 				continue
 			}

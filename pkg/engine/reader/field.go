@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/doceval/doceval/pkg/catalog/builtin"
 	"github.com/doceval/doceval/pkg/engine/evidence"
 	"github.com/doceval/doceval/pkg/engine/parse"
 )
@@ -23,7 +24,7 @@ func Field(key string, facts []evidence.Fact, types map[uuid.UUID][]string) (bes
 // FieldBy is Field with the types of the logical document each fact was read from
 // (an upload may hold several, see Split).
 func FieldBy(key string, facts []evidence.Fact, typesOf func(evidence.Fact) []string) (best evidence.Fact, support []evidence.Fact, ok bool) {
-	order := evidence.FieldPriority[key]
+	order := readFrom(key)
 	rank := func(f evidence.Fact) int {
 		r := len(order)
 		for _, typ := range typesOf(f) {
@@ -95,6 +96,16 @@ func FieldBy(key string, facts []evidence.Fact, typesOf func(evidence.Fact) []st
 	best.Confidence = round2(min(0.99, conf))
 	support[0] = best
 	return best, support, true
+}
+
+// readFrom is the product rule for which document a builtin data field is taken from
+// (the catalog's read_from): the document types whose statement of it counts, best
+// first; within a type the newest statement (Fact.Period) wins, then the more
+// confident one. A fact of a document of no listed type is used only when no listed
+// one states the field. Nil for a key that is no builtin field.
+func readFrom(key string) []string {
+	f, _ := builtin.MustLoad().DataField(key)
+	return f.ReadFrom
 }
 
 // A fact of another upload that disagrees lowers the chosen one's confidence by this
