@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/doceval/doceval/pkg/domain"
+	"github.com/doceval/doceval/pkg/domain/catalog"
 )
 
 // refusal is a row of the one table choosing the status and code of a domain refusal;
@@ -16,7 +17,9 @@ type refusal struct {
 }
 
 // refusals lists the aggregates' sentinel refusals that are not field errors.
-var refusals = []refusal{}
+var refusals = []refusal{
+	{catalog.ErrRevisionMismatch, http.StatusConflict, RevisionMismatch},
+}
 
 // FromDomain is the error a domain refusal in err's chain answers with, for the API's
 // error envelope and the console's pages alike: a field refusal is 422 invalid_field on

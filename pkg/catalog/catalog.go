@@ -17,6 +17,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"go.yaml.in/yaml/v3"
 
+	domaincatalog "github.com/doceval/doceval/pkg/domain/catalog"
 	"github.com/doceval/doceval/pkg/store"
 )
 
@@ -106,8 +107,8 @@ func Parse() (Builtins, error) {
 			return Builtins{}, err
 		}
 	}
-	keys := map[store.Family][]string{}
-	add := func(f store.Family, key string, c store.Content, category []string) error {
+	keys := map[domaincatalog.Family][]string{}
+	add := func(f domaincatalog.Family, key string, c domaincatalog.Content, category []string) error {
 		switch {
 		case !keyPattern.MatchString(key) || c.Name == "":
 			return fmt.Errorf("builtin %s %q: a key of a-z, 0-9 and _ and a name are required", f, key)
@@ -131,21 +132,21 @@ func Parse() (Builtins, error) {
 		return nil
 	}
 	for _, d := range docs {
-		if err := add(store.FamilyDocumentType, d.Key, store.Content{Name: d.DisplayName, Description: d.Description, Category: d.Category}, documentCategories); err != nil {
+		if err := add(domaincatalog.FamilyDocumentType, d.Key, domaincatalog.Content{Name: d.DisplayName, Description: d.Description, Category: d.Category}, documentCategories); err != nil {
 			return Builtins{}, err
 		}
 	}
 	for _, f := range fields {
-		if err := add(store.FamilyDataField, f.Key, store.Content{Name: f.DisplayName, Category: f.Category, ValueFormat: f.ValueFormat}, fieldCategories); err != nil {
+		if err := add(domaincatalog.FamilyDataField, f.Key, domaincatalog.Content{Name: f.DisplayName, Category: f.Category, ValueFormat: f.ValueFormat}, fieldCategories); err != nil {
 			return Builtins{}, err
 		}
 	}
 	for _, c := range checks {
-		if err := add(store.FamilyCheck, c.Key, store.Content{Name: c.Title, Description: c.Description, Category: c.Category, ProductTypes: c.ProductTypes}, checkCategories); err != nil {
+		if err := add(domaincatalog.FamilyCheck, c.Key, domaincatalog.Content{Name: c.Title, Description: c.Description, Category: c.Category, ProductTypes: c.ProductTypes}, checkCategories); err != nil {
 			return Builtins{}, err
 		}
 	}
-	ref := func(f store.Family, tpl, key string) error {
+	ref := func(f domaincatalog.Family, tpl, key string) error {
 		if !slices.Contains(keys[f], key) {
 			return fmt.Errorf("builtin template %q: no builtin %s %q", tpl, f, key)
 		}
@@ -162,27 +163,27 @@ func Parse() (Builtins, error) {
 		tplKeys = append(tplKeys, t.Key)
 		bt := store.BuiltinTemplate{Key: t.Key, DisplayName: t.DisplayName}
 		for _, r := range t.DocumentRequirements {
-			if err := ref(store.FamilyDocumentType, t.Key, r.DocumentType); err != nil {
+			if err := ref(domaincatalog.FamilyDocumentType, t.Key, r.DocumentType); err != nil {
 				return Builtins{}, err
 			}
-			bt.DocumentRequirements = append(bt.DocumentRequirements, store.ItemInput{
+			bt.DocumentRequirements = append(bt.DocumentRequirements, domaincatalog.ItemInput{
 				Ref: r.DocumentType, Required: r.Required, AllowMultipleFiles: r.AllowMultipleFiles, Label: r.Label, Description: r.Description,
 			})
 		}
 		for _, c := range t.CheckItems {
-			if err := ref(store.FamilyCheck, t.Key, c); err != nil {
+			if err := ref(domaincatalog.FamilyCheck, t.Key, c); err != nil {
 				return Builtins{}, err
 			}
-			bt.Checks = append(bt.Checks, store.ItemInput{Ref: c})
+			bt.Checks = append(bt.Checks, domaincatalog.ItemInput{Ref: c})
 		}
 		for _, f := range t.DataFieldItems {
-			if err := ref(store.FamilyDataField, t.Key, f.DataField); err != nil {
+			if err := ref(domaincatalog.FamilyDataField, t.Key, f.DataField); err != nil {
 				return Builtins{}, err
 			}
 			if c := f.ConfidenceThreshold; c != nil && (*c < 0 || *c > 1) {
 				return Builtins{}, fmt.Errorf("builtin template %q: confidence_threshold %v of %s outside 0..1", t.Key, *c, f.DataField)
 			}
-			bt.DataFields = append(bt.DataFields, store.ItemInput{Ref: f.DataField, Required: f.Required, ConfidenceThreshold: f.ConfidenceThreshold})
+			bt.DataFields = append(bt.DataFields, domaincatalog.ItemInput{Ref: f.DataField, Required: f.Required, ConfidenceThreshold: f.ConfidenceThreshold})
 		}
 		out.Templates = append(out.Templates, bt)
 	}

@@ -3,6 +3,7 @@ package catalog
 import (
 	"testing"
 
+	domaincatalog "github.com/doceval/doceval/pkg/domain/catalog"
 	"github.com/doceval/doceval/pkg/store"
 )
 
@@ -12,23 +13,23 @@ func TestParse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	count := map[store.Family]int{}
+	count := map[domaincatalog.Family]int{}
 	for _, e := range b.Entries {
 		count[e.Family]++
 		if e.Prompt != nil {
 			t.Errorf("builtin %s %s carries a prompt", e.Family, e.Key)
 		}
-		if e.Family != store.FamilyDataField && e.Description == "" {
+		if e.Family != domaincatalog.FamilyDataField && e.Description == "" {
 			t.Errorf("builtin %s %s has no description", e.Family, e.Key)
 		}
 	}
-	if count[store.FamilyDocumentType] != 15 || count[store.FamilyDataField] != 18 || count[store.FamilyCheck] != 10 {
+	if count[domaincatalog.FamilyDocumentType] != 15 || count[domaincatalog.FamilyDataField] != 18 || count[domaincatalog.FamilyCheck] != 10 {
 		t.Errorf("entries per family: %v, want 15 document types, 18 data fields, 10 checks", count)
 	}
 	if len(b.Templates) != 2 || b.Templates[0].Key != store.BuiltinDefaultTemplate || b.Templates[1].Key != "personal_loan" {
 		t.Fatalf("templates: %+v", b.Templates)
 	}
-	required := func(items []store.ItemInput) (out []string) {
+	required := func(items []domaincatalog.ItemInput) (out []string) {
 		for _, it := range items {
 			if *it.Required {
 				out = append(out, it.Ref)

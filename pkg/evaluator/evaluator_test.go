@@ -20,6 +20,7 @@ import (
 	"github.com/doceval/doceval/pkg/auth"
 	"github.com/doceval/doceval/pkg/blob"
 	"github.com/doceval/doceval/pkg/config"
+	"github.com/doceval/doceval/pkg/domain/catalog"
 	"github.com/doceval/doceval/pkg/engine"
 	"github.com/doceval/doceval/pkg/engine/evidence"
 	"github.com/doceval/doceval/pkg/engine/llm"
@@ -292,15 +293,15 @@ func (e *env) customCheckSubmission(externalID string) store.Submission {
 	e.t.Helper()
 	ctx := context.Background()
 	prompt := "Does the applicant have a second job? If yes, open."
-	chk, err := e.tenant.CreateCatalogEntry(ctx, store.FamilyCheck, store.Content{
+	chk, err := e.tenant.CreateCatalogEntry(ctx, catalog.FamilyCheck, catalog.Content{
 		Name: "Second job", Description: "Second employment", Prompt: &prompt, Category: "other", ProductTypes: []string{"personal_loan"},
 	})
 	if err != nil {
 		e.t.Fatal(err)
 	}
 	tpl, err := e.tenant.CreateTemplate(ctx, "With custom check", store.Bundle{
-		DocumentRequirements: []store.ItemInput{{Ref: "id_card"}},
-		Checks:               []store.ItemInput{{Ref: "documents_readable"}, {Ref: chk.PublicID()}},
+		DocumentRequirements: []catalog.ItemInput{{Ref: "id_card"}},
+		Checks:               []catalog.ItemInput{{Ref: "documents_readable"}, {Ref: chk.PublicID()}},
 	})
 	if err != nil {
 		e.t.Fatal(err)

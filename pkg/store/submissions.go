@@ -13,6 +13,7 @@ import (
 	"github.com/doceval/doceval/gen/db"
 	"github.com/doceval/doceval/pkg/apierr"
 	"github.com/doceval/doceval/pkg/blobkey"
+	"github.com/doceval/doceval/pkg/domain/catalog"
 	"github.com/doceval/doceval/pkg/events"
 	"github.com/doceval/doceval/pkg/keyset"
 	"github.com/doceval/doceval/pkg/messaging"
@@ -133,7 +134,7 @@ type NewSubmission struct {
 	TemplateRef string
 	Metadata    json.RawMessage
 	Language    string
-	Extra       []ItemInput
+	Extra       []catalog.ItemInput
 }
 
 // displayAlphabet is Crockford's base32: no I, L, O, U, so ids read aloud unambiguously.
@@ -171,7 +172,7 @@ func (t Tenant) CreateSubmission(ctx context.Context, in NewSubmission) (Submiss
 		switch {
 		case errors.Is(err, ErrNotFound):
 			return apierr.Field("template_id", fmt.Sprintf("no template %q", in.TemplateRef))
-		case errors.Is(err, ErrArchived):
+		case errors.Is(err, catalog.ErrArchived):
 			return apierr.Field("template_id", "the template is archived and can no longer create submissions")
 		case err != nil:
 			return err
@@ -223,7 +224,7 @@ func (t Tenant) CreateSubmission(ctx context.Context, in NewSubmission) (Submiss
 
 // slotsFor lists a new submission's slots: the snapshot's requirements, then the extra
 // ones (each a document type the template does not already ask for).
-func (tx *Tx) slotsFor(ctx context.Context, client uuid.UUID, snap Snapshot, extra []ItemInput) ([]db.SlotInsertParams, error) {
+func (tx *Tx) slotsFor(ctx context.Context, client uuid.UUID, snap Snapshot, extra []catalog.ItemInput) ([]db.SlotInsertParams, error) {
 	var out []db.SlotInsertParams
 	seen := map[string]bool{}
 	for _, r := range snap.DocumentRequirements {
@@ -235,7 +236,7 @@ func (tx *Tx) slotsFor(ctx context.Context, client uuid.UUID, snap Snapshot, ext
 	}
 	for i, it := range extra {
 		param := fmt.Sprintf("extra_document_requirements[%d].document_type_id", i)
-		e, err := lookupEntry(ctx, tx.q, client, FamilyDocumentType, it.Ref)
+		e, err := lookupEntry(ctx, tx.q, client, catalog.FamilyDocumentType, it.Ref)
 		switch {
 		case errors.Is(err, ErrNotFound):
 			return nil, apierr.Field(param, fmt.Sprintf("no document type %q", it.Ref))
