@@ -57,3 +57,26 @@ func TestStoreImportsOnlyWhatItMay(t *testing.T) {
 		}
 	}
 }
+
+// The domain (pkg/domain and its aggregates) is plain Go: the rules and refusals of
+// submissions, evaluations, webhooks and the catalog know nothing of HTTP, the database
+// or the queue, so the store, the API, the console and the workers all share them.
+func TestDomainImportsNoEdge(t *testing.T) {
+	t.Parallel()
+	forbidden := []string{
+		"pkg/apierr", "pkg/httpx", "pkg/store", "pkg/messaging", "gen/db", "gen/api",
+		"github.com/labstack/echo/v4", "github.com/jackc/pgx/v5", "github.com/nats-io/nats.go", "net/http",
+	}
+	out, err := exec.Command("go", "list", "-deps", "../pkg/domain/...").Output()
+	if err != nil {
+		t.Fatalf("go list -deps ../pkg/domain/...: %v", err)
+	}
+	for _, p := range strings.Fields(string(out)) {
+		own := strings.TrimPrefix(p, "github.com/doceval/doceval/")
+		for _, f := range forbidden {
+			if own == f || strings.HasPrefix(own, f+"/") || p == f || strings.HasPrefix(p, f+"/") {
+				t.Errorf("pkg/domain is built from %s", p)
+			}
+		}
+	}
+}

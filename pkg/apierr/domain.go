@@ -6,6 +6,7 @@ import (
 
 	"github.com/doceval/doceval/pkg/domain"
 	"github.com/doceval/doceval/pkg/domain/catalog"
+	"github.com/doceval/doceval/pkg/domain/submission"
 )
 
 // refusal is a row of the one table choosing the status and code of a domain refusal;
@@ -19,6 +20,10 @@ type refusal struct {
 // refusals lists the aggregates' sentinel refusals that are not field errors.
 var refusals = []refusal{
 	{catalog.ErrRevisionMismatch, http.StatusConflict, RevisionMismatch},
+	{submission.ErrPurging, http.StatusConflict, PartnerDataPurgeInProgress},
+	{submission.ErrCanceled, http.StatusConflict, SubmissionCanceled},
+	{submission.ErrNotCancelable, http.StatusConflict, SubmissionNotCancelable},
+	{submission.ErrUploadsLocked, http.StatusConflict, EvaluationInProgress},
 }
 
 // FromDomain is the error a domain refusal in err's chain answers with, for the API's

@@ -21,6 +21,7 @@ import (
 	"github.com/doceval/doceval/pkg/blob"
 	"github.com/doceval/doceval/pkg/config"
 	"github.com/doceval/doceval/pkg/domain/catalog"
+	"github.com/doceval/doceval/pkg/domain/submission"
 	"github.com/doceval/doceval/pkg/engine"
 	"github.com/doceval/doceval/pkg/engine/evidence"
 	"github.com/doceval/doceval/pkg/engine/llm"
@@ -255,7 +256,7 @@ func TestEvaluationRuns(t *testing.T) {
 		t.Errorf("summary %+v", res.Summary)
 	}
 	got, err := e.tenant.Submission(ctx, sub.ID)
-	if err != nil || got.Status != store.StatusCompleted {
+	if err != nil || got.Status != submission.StatusCompleted {
 		t.Errorf("submission %s %v", got.Status, err)
 	}
 	types := e.eventTypes(sub.ID)
@@ -543,7 +544,7 @@ func TestEvaluationFailures(t *testing.T) {
 		if got.Failure == nil || got.Failure.Code != tc.code || got.Result != nil {
 			t.Errorf("%s: failure %+v", tc.name, got.Failure)
 		}
-		if s, _ := e.tenant.Submission(ctx, sub.ID); s.Status != store.StatusFailed {
+		if s, _ := e.tenant.Submission(ctx, sub.ID); s.Status != submission.StatusFailed {
 			t.Errorf("%s: submission %s", tc.name, s.Status)
 		}
 		if n := count(e.eventTypes(sub.ID), events.EvaluationFailed); n != 1 {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/doceval/doceval/gen/db"
 	"github.com/doceval/doceval/pkg/apierr"
+	"github.com/doceval/doceval/pkg/domain/submission"
 	"github.com/doceval/doceval/pkg/engine/evidence"
 	"github.com/doceval/doceval/pkg/events"
 	"github.com/doceval/doceval/pkg/messaging"
@@ -101,16 +102,16 @@ func (e Evaluation) Active() bool {
 // StartEvaluation queues an evaluation over the submission's ready uploads and moves
 // the submission to evaluating. The unique index on active evaluations refuses a second
 // one even if two requests pass the status read at once.
-func (t Tenant) StartEvaluation(ctx context.Context, submission uuid.UUID) (Evaluation, error) {
+func (t Tenant) StartEvaluation(ctx context.Context, submissionID uuid.UUID) (Evaluation, error) {
 	var out Evaluation
 	err := t.s.InTx(ctx, func(tx *Tx) error {
-		s, err := tx.live(ctx, t.clientID, submission)
+		s, err := tx.live(ctx, t.clientID, submissionID)
 		switch {
 		case err != nil:
 			return err
-		case s.Status == StatusCanceled:
-			return errCanceled
-		case s.Status == StatusEvaluating:
+		case s.Status == submission.StatusCanceled:
+			return submission.ErrCanceled
+		case s.Status == submission.StatusEvaluating:
 			return errAlreadyEvaluating
 		}
 		uploads, err := tx.q.UploadsOfSubmission(ctx, s.ID)
@@ -119,7 +120,7 @@ func (t Tenant) StartEvaluation(ctx context.Context, submission uuid.UUID) (Eval
 		}
 		var uploadIDs, fileIDs []uuid.UUID
 		for i := len(uploads) - 1; i >= 0; i-- { // oldest first: the order partners uploaded in
-			if u := uploads[i]; u.UploadStatus == UploadReady {
+			if u := uploads[i]; u.UploadStatus == submission.UploadReady {
 				uploadIDs, fileIDs = append(uploadIDs, u.ID), append(fileIDs, u.FileID)
 			}
 		}
@@ -136,7 +137,7 @@ func (t Tenant) StartEvaluation(ctx context.Context, submission uuid.UUID) (Eval
 		} else if err != nil {
 			return err
 		}
-		if err := tx.q.SubmissionSetStatus(ctx, db.SubmissionSetStatusParams{ID: s.ID, Status: StatusEvaluating, Now: now}); err != nil {
+		if err := tx.q.SubmissionSetStatus(ctx, db.SubmissionSetStatusParams{ID: s.ID, Status: submission.StatusEvaluating, Now: now}); err != nil {
 			return interpretError(err)
 		}
 		out = evaluationFromRow(r, s.ExternalID)
@@ -409,7 +410,7 @@ func (s *Store) CompleteEvaluation(ctx context.Context, id uuid.UUID, result jso
 		if err != nil {
 			return interpretError(err)
 		}
-		if err := tx.finishSubmission(ctx, sub, StatusCompleted); err != nil {
+		if err := tx.finishSubmission(ctx, sub, submission.StatusCompleted); err != nil {
 			return err
 		}
 		return tx.emitEvaluation(ctx, events.EvaluationCompleted, evaluationFromRow(r, sub.ExternalID))
@@ -438,7 +439,7 @@ func (tx *Tx) failEvaluation(ctx context.Context, sub Submission, id uuid.UUID, 
 	if err != nil {
 		return interpretError(err)
 	}
-	if err := tx.finishSubmission(ctx, sub, StatusFailed); err != nil {
+	if err := tx.finishSubmission(ctx, sub, submission.StatusFailed); err != nil {
 		return err
 	}
 	return tx.emitEvaluation(ctx, events.EvaluationFailed, evaluationFromRow(r, sub.ExternalID))
@@ -446,7 +447,7 @@ func (tx *Tx) failEvaluation(ctx context.Context, sub Submission, id uuid.UUID, 
 
 // finishSubmission moves an evaluating submission to the outcome of its evaluation.
 func (tx *Tx) finishSubmission(ctx context.Context, sub Submission, status string) error {
-	if sub.Status != StatusEvaluating {
+	if sub.Status != submission.StatusEvaluating {
 		return nil
 	}
 	return interpretError(tx.q.SubmissionSetStatus(ctx, db.SubmissionSetStatusParams{ID: sub.ID, Status: status, Now: tx.s.Now()}))
