@@ -6,6 +6,7 @@ import (
 
 	"github.com/doceval/doceval/pkg/domain"
 	"github.com/doceval/doceval/pkg/domain/catalog"
+	"github.com/doceval/doceval/pkg/domain/evaluation"
 	"github.com/doceval/doceval/pkg/domain/submission"
 )
 
@@ -24,6 +25,9 @@ var refusals = []refusal{
 	{submission.ErrCanceled, http.StatusConflict, SubmissionCanceled},
 	{submission.ErrNotCancelable, http.StatusConflict, SubmissionNotCancelable},
 	{submission.ErrUploadsLocked, http.StatusConflict, EvaluationInProgress},
+	{evaluation.ErrNoReadyUpload, http.StatusUnprocessableEntity, InvalidRequest},
+	{evaluation.ErrInProgress, http.StatusConflict, EvaluationInProgress},
+	{evaluation.ErrOutdated, http.StatusConflict, AnalysisOutdated},
 }
 
 // FromDomain is the error a domain refusal in err's chain answers with, for the API's

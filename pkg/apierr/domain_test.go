@@ -11,6 +11,7 @@ import (
 	"github.com/doceval/doceval/pkg/apierr"
 	"github.com/doceval/doceval/pkg/domain"
 	"github.com/doceval/doceval/pkg/domain/catalog"
+	"github.com/doceval/doceval/pkg/domain/evaluation"
 	"github.com/doceval/doceval/pkg/domain/submission"
 	"github.com/doceval/doceval/pkg/domain/webhook"
 )
@@ -28,6 +29,9 @@ func TestFromDomain(t *testing.T) {
 		{submission.ErrCanceled, http.StatusConflict, apierr.SubmissionCanceled, "", "the submission is canceled: it accepts no new uploads or evaluations"},
 		{submission.ErrNotCancelable, http.StatusConflict, apierr.SubmissionNotCancelable, "", "the submission is completed and cannot be canceled (it can still be deleted)"},
 		{submission.ErrUploadsLocked, http.StatusConflict, apierr.EvaluationInProgress, "", "an evaluation is queued or running; move or delete uploads after it ends"},
+		{evaluation.ErrNoReadyUpload, http.StatusUnprocessableEntity, apierr.InvalidRequest, "", "the submission has no upload in status ready; upload a document and wait for file.ready"},
+		{evaluation.ErrInProgress, http.StatusConflict, apierr.EvaluationInProgress, "", "an evaluation of this submission is queued or running; wait for it to end"},
+		{evaluation.ErrOutdated, http.StatusConflict, apierr.AnalysisOutdated, "", "a newer evaluation superseded this one; read the submission's latest_evaluation"},
 		{catalog.ErrRevisionMismatch, http.StatusConflict, apierr.RevisionMismatch, "", "expected_revision is not the template's current revision; re-read the template, reapply the change and retry"},
 		{domain.OnField("url", webhook.ErrTooManyActive), http.StatusUnprocessableEntity, apierr.InvalidField, "url", "at most 20 webhook endpoints can be active; disable or delete one first"},
 		{domain.OnField("template_id", catalog.ErrReadOnly), http.StatusUnprocessableEntity, apierr.InvalidField, "template_id", "builtin entries are read-only; duplicate a builtin template to customize it"},
