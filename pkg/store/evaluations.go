@@ -118,7 +118,7 @@ func (t Tenant) StartEvaluation(ctx context.Context, submissionID uuid.UUID) (Ev
 }
 
 // Evaluation reads one of the submission's evaluations. One that a newer evaluation
-// superseded answers 409 analysis_outdated; a submission being purged, 409 as well.
+// superseded is refused (evaluation.ErrOutdated), as is a submission being purged.
 func (t Tenant) Evaluation(ctx context.Context, submission, id uuid.UUID) (Evaluation, error) {
 	var out Evaluation
 	err := t.s.InTx(ctx, func(tx *Tx) error {

@@ -251,32 +251,41 @@ func (tx *Tx) submission(ctx context.Context, client, id uuid.UUID, lock bool) (
 	return submissionFromRow(r)
 }
 
-// readable reads a submission for a read: a submission being purged answers 409.
+// readable reads a submission for a read: one being purged is refused (submission.ErrPurging).
 func (tx *Tx) readable(ctx context.Context, client, id uuid.UUID) (Submission, error) {
 	s, err := tx.submission(ctx, client, id, false)
+	if err == nil {
+		err = submission.CheckLive(s.Purging)
+	}
 	if err != nil {
 		return Submission{}, err
 	}
-	return s, submission.CheckLive(s.Purging)
+	return s, nil
 }
 
 // live reads a submission for a write: locked, and not being purged.
 func (tx *Tx) live(ctx context.Context, client, id uuid.UUID) (Submission, error) {
 	s, err := tx.submission(ctx, client, id, true)
+	if err == nil {
+		err = submission.CheckLive(s.Purging)
+	}
 	if err != nil {
 		return Submission{}, err
 	}
-	return s, submission.CheckLive(s.Purging)
+	return s, nil
 }
 
 // uploadsChangeable reads a submission whose uploads are to be moved or deleted: live,
-// and with no evaluation queued or running (409 evaluation_in_progress).
+// and with no evaluation queued or running (submission.ErrUploadsLocked).
 func (tx *Tx) uploadsChangeable(ctx context.Context, client, id uuid.UUID) (Submission, error) {
 	s, err := tx.live(ctx, client, id)
+	if err == nil {
+		err = submission.CheckUploadsChangeable(s.Status)
+	}
 	if err != nil {
 		return Submission{}, err
 	}
-	return s, submission.CheckUploadsChangeable(s.Status)
+	return s, nil
 }
 
 // SubmissionFilter selects submissions for the list.
@@ -314,7 +323,7 @@ func (t Tenant) Submissions(ctx context.Context, f SubmissionFilter) ([]Submissi
 }
 
 // Submission reads a submission with its slots and uploads. A submission being purged
-// answers 409 partner_data_purge_in_progress.
+// is refused (submission.ErrPurging).
 func (t Tenant) Submission(ctx context.Context, id uuid.UUID) (SubmissionDetail, error) {
 	var d SubmissionDetail
 	err := t.s.InTx(ctx, func(tx *Tx) error {
