@@ -6,7 +6,8 @@ import (
 	"fmt"
 
 	"github.com/doceval/doceval/gen/api"
-	"github.com/doceval/doceval/pkg/apierr"
+	"github.com/doceval/doceval/pkg/domain"
+	"github.com/doceval/doceval/pkg/domain/catalog"
 	"github.com/doceval/doceval/pkg/page"
 	"github.com/doceval/doceval/pkg/store"
 )
@@ -14,38 +15,33 @@ import (
 // defaultCategory is the category of a custom entry created without one.
 const defaultCategory = "other"
 
-// catalogError maps the store's refusals of catalog and template writes to the
-// envelope: builtin or archived targets are 422 on the path id, stale revisions 409,
-// bad items 422 on the item's indexed field (items[2].check_id).
+// catalogError names the request field a refusal of a catalog or template write is
+// about: builtin or archived targets refuse the path id, bad items the item's indexed
+// field (items[2].check_id). apierr.FromDomain chooses the status (422, or 409 for a
+// stale revision).
 func catalogError(err error, idParam, itemsParam string) error {
-	var itemErr *store.ItemError
+	var itemErr *catalog.ItemError
 	switch {
-	case err == nil:
-		return nil
-	case errors.Is(err, store.ErrReadOnly):
-		return apierr.Field(idParam, "builtin entries are read-only; duplicate a builtin template to customize it")
-	case errors.Is(err, store.ErrArchived):
-		return apierr.Field(idParam, "this entry is archived; archived entries can be read but not changed or used")
-	case errors.Is(err, store.ErrRevisionMismatch):
-		return apierr.Conflict(apierr.RevisionMismatch, "expected_revision is not the template's current revision; re-read the template, reapply the change and retry")
+	case errors.Is(err, catalog.ErrReadOnly), errors.Is(err, catalog.ErrArchived):
+		return domain.OnField(idParam, err)
 	case errors.As(err, &itemErr):
 		prefix := itemsParam
 		if prefix == "" {
 			prefix = bundleField[itemErr.Kind]
 		}
-		return apierr.Field(fmt.Sprintf("%s[%d].%s", prefix, itemErr.Index, refField[itemErr.Kind]), itemErr.Reason)
+		return domain.Fieldf(fmt.Sprintf("%s[%d].%s", prefix, itemErr.Index, refField[itemErr.Kind]), "%s", itemErr.Reason)
 	}
 	return err
 }
 
 // bundleField and refField name a kind's list in POST /v1/templates and its reference.
 var (
-	bundleField = map[store.ItemKind]string{store.KindDocumentRequirement: "document_requirements", store.KindCheck: "check_items", store.KindDataField: "data_field_items"}
-	refField    = map[store.ItemKind]string{store.KindDocumentRequirement: "document_type_id", store.KindCheck: "check_id", store.KindDataField: "data_field_id"}
+	bundleField = map[catalog.ItemKind]string{catalog.KindDocumentRequirement: "document_requirements", catalog.KindCheck: "check_items", catalog.KindDataField: "data_field_items"}
+	refField    = map[catalog.ItemKind]string{catalog.KindDocumentRequirement: "document_type_id", catalog.KindCheck: "check_id", catalog.KindDataField: "data_field_id"}
 )
 
 // listEntries is the list operation shared by the three families.
-func listEntries[T any](ctx context.Context, s *Server, family store.Family, limitParam *int, cursor *string, toAPI func(store.CatalogEntry) T) ([]T, *string, error) {
+func listEntries[T any](ctx context.Context, s *Server, family catalog.Family, limitParam *int, cursor *string, toAPI func(store.CatalogEntry) T) ([]T, *string, error) {
 	t, limit, after, err := s.listStart(ctx, limitParam, cursor)
 	if err != nil {
 		return nil, nil, err
@@ -62,7 +58,7 @@ func listEntries[T any](ctx context.Context, s *Server, family store.Family, lim
 	return out, next, nil
 }
 
-func (s *Server) getEntry(ctx context.Context, family store.Family, ref string) (store.CatalogEntry, error) {
+func (s *Server) getEntry(ctx context.Context, family catalog.Family, ref string) (store.CatalogEntry, error) {
 	t, err := s.tenant(ctx)
 	if err != nil {
 		return store.CatalogEntry{}, err
@@ -70,7 +66,7 @@ func (s *Server) getEntry(ctx context.Context, family store.Family, ref string) 
 	return t.CatalogEntry(ctx, family, ref)
 }
 
-func (s *Server) createEntry(ctx context.Context, family store.Family, c store.Content) (store.CatalogEntry, error) {
+func (s *Server) createEntry(ctx context.Context, family catalog.Family, c catalog.Content) (store.CatalogEntry, error) {
 	t, err := s.tenant(ctx)
 	if err != nil {
 		return store.CatalogEntry{}, err
@@ -78,7 +74,7 @@ func (s *Server) createEntry(ctx context.Context, family store.Family, c store.C
 	return t.CreateCatalogEntry(ctx, family, c)
 }
 
-func (s *Server) updateEntry(ctx context.Context, family store.Family, ref, idParam string, edit func(*store.Content)) (store.CatalogEntry, error) {
+func (s *Server) updateEntry(ctx context.Context, family catalog.Family, ref, idParam string, edit func(*catalog.Content)) (store.CatalogEntry, error) {
 	t, err := s.tenant(ctx)
 	if err != nil {
 		return store.CatalogEntry{}, err
@@ -87,7 +83,7 @@ func (s *Server) updateEntry(ctx context.Context, family store.Family, ref, idPa
 	return e, catalogError(err, idParam, "")
 }
 
-func (s *Server) archiveEntry(ctx context.Context, family store.Family, ref, idParam string) error {
+func (s *Server) archiveEntry(ctx context.Context, family catalog.Family, ref, idParam string) error {
 	t, err := s.tenant(ctx)
 	if err != nil {
 		return err
@@ -136,7 +132,7 @@ func checkToAPI(e store.CatalogEntry) api.Check {
 
 // ListChecks lists builtin and custom checks (listChecks).
 func (s *Server) ListChecks(ctx context.Context, req api.ListChecksRequestObject) (api.ListChecksResponseObject, error) {
-	data, next, err := listEntries(ctx, s, store.FamilyCheck, (*int)(req.Params.Limit), (*string)(req.Params.Cursor), checkToAPI)
+	data, next, err := listEntries(ctx, s, catalog.FamilyCheck, (*int)(req.Params.Limit), (*string)(req.Params.Cursor), checkToAPI)
 	if err != nil {
 		return nil, err
 	}
@@ -146,12 +142,12 @@ func (s *Server) ListChecks(ctx context.Context, req api.ListChecksRequestObject
 // CreateCheck creates a custom check.
 func (s *Server) CreateCheck(ctx context.Context, req api.CreateCheckRequestObject) (api.CreateCheckResponseObject, error) {
 	b := req.Body
-	c := store.Content{Name: b.Title, Prompt: &b.Prompt, Category: strOr(b.Category, defaultCategory), ProductTypes: []string{}}
+	c := catalog.Content{Name: b.Title, Prompt: &b.Prompt, Category: strOr(b.Category, defaultCategory), ProductTypes: []string{}}
 	set(&c.Description, b.Description)
 	if b.ProductTypes != nil {
 		c.ProductTypes = strs(*b.ProductTypes)
 	}
-	e, err := s.createEntry(ctx, store.FamilyCheck, c)
+	e, err := s.createEntry(ctx, catalog.FamilyCheck, c)
 	if err != nil {
 		return nil, err
 	}
@@ -160,7 +156,7 @@ func (s *Server) CreateCheck(ctx context.Context, req api.CreateCheckRequestObje
 
 // GetCheck reads a check by builtin key or UUID.
 func (s *Server) GetCheck(ctx context.Context, req api.GetCheckRequestObject) (api.GetCheckResponseObject, error) {
-	e, err := s.getEntry(ctx, store.FamilyCheck, req.CheckId)
+	e, err := s.getEntry(ctx, catalog.FamilyCheck, req.CheckId)
 	if err != nil {
 		return nil, err
 	}
@@ -170,7 +166,7 @@ func (s *Server) GetCheck(ctx context.Context, req api.GetCheckRequestObject) (a
 // UpdateCheck edits a custom check; omitted fields stay unchanged.
 func (s *Server) UpdateCheck(ctx context.Context, req api.UpdateCheckRequestObject) (api.UpdateCheckResponseObject, error) {
 	b := req.Body
-	e, err := s.updateEntry(ctx, store.FamilyCheck, req.CheckId, "check_id", func(c *store.Content) {
+	e, err := s.updateEntry(ctx, catalog.FamilyCheck, req.CheckId, "check_id", func(c *catalog.Content) {
 		set(&c.Name, b.Title)
 		set(&c.Description, b.Description)
 		if b.Prompt != nil {
@@ -191,7 +187,7 @@ func (s *Server) UpdateCheck(ctx context.Context, req api.UpdateCheckRequestObje
 
 // DeleteCheck archives a custom check.
 func (s *Server) DeleteCheck(ctx context.Context, req api.DeleteCheckRequestObject) (api.DeleteCheckResponseObject, error) {
-	if err := s.archiveEntry(ctx, store.FamilyCheck, req.CheckId, "check_id"); err != nil {
+	if err := s.archiveEntry(ctx, catalog.FamilyCheck, req.CheckId, "check_id"); err != nil {
 		return nil, err
 	}
 	return api.DeleteCheck204Response{}, nil
@@ -209,7 +205,7 @@ func dataFieldToAPI(e store.CatalogEntry) api.DataField {
 
 // ListDataFields lists builtin and custom data fields.
 func (s *Server) ListDataFields(ctx context.Context, req api.ListDataFieldsRequestObject) (api.ListDataFieldsResponseObject, error) {
-	data, next, err := listEntries(ctx, s, store.FamilyDataField, (*int)(req.Params.Limit), (*string)(req.Params.Cursor), dataFieldToAPI)
+	data, next, err := listEntries(ctx, s, catalog.FamilyDataField, (*int)(req.Params.Limit), (*string)(req.Params.Cursor), dataFieldToAPI)
 	if err != nil {
 		return nil, err
 	}
@@ -219,11 +215,11 @@ func (s *Server) ListDataFields(ctx context.Context, req api.ListDataFieldsReque
 // CreateDataField creates a custom data field.
 func (s *Server) CreateDataField(ctx context.Context, req api.CreateDataFieldRequestObject) (api.CreateDataFieldResponseObject, error) {
 	b := req.Body
-	c := store.Content{Name: b.DisplayName, Prompt: &b.Prompt, Category: strOr(b.Category, defaultCategory), ProductTypes: []string{}}
+	c := catalog.Content{Name: b.DisplayName, Prompt: &b.Prompt, Category: strOr(b.Category, defaultCategory), ProductTypes: []string{}}
 	if b.ValueFormat != nil {
 		c.ValueFormat = new(string(*b.ValueFormat))
 	}
-	e, err := s.createEntry(ctx, store.FamilyDataField, c)
+	e, err := s.createEntry(ctx, catalog.FamilyDataField, c)
 	if err != nil {
 		return nil, err
 	}
@@ -232,7 +228,7 @@ func (s *Server) CreateDataField(ctx context.Context, req api.CreateDataFieldReq
 
 // GetDataField reads a data field by builtin key or UUID.
 func (s *Server) GetDataField(ctx context.Context, req api.GetDataFieldRequestObject) (api.GetDataFieldResponseObject, error) {
-	e, err := s.getEntry(ctx, store.FamilyDataField, req.DataFieldId)
+	e, err := s.getEntry(ctx, catalog.FamilyDataField, req.DataFieldId)
 	if err != nil {
 		return nil, err
 	}
@@ -242,7 +238,7 @@ func (s *Server) GetDataField(ctx context.Context, req api.GetDataFieldRequestOb
 // UpdateDataField edits a custom data field; value_format null resets it to free text.
 func (s *Server) UpdateDataField(ctx context.Context, req api.UpdateDataFieldRequestObject) (api.UpdateDataFieldResponseObject, error) {
 	b := req.Body
-	e, err := s.updateEntry(ctx, store.FamilyDataField, req.DataFieldId, "data_field_id", func(c *store.Content) {
+	e, err := s.updateEntry(ctx, catalog.FamilyDataField, req.DataFieldId, "data_field_id", func(c *catalog.Content) {
 		set(&c.Name, b.DisplayName)
 		if b.Prompt != nil {
 			c.Prompt = b.Prompt
@@ -265,7 +261,7 @@ func (s *Server) UpdateDataField(ctx context.Context, req api.UpdateDataFieldReq
 
 // DeleteDataField archives a custom data field.
 func (s *Server) DeleteDataField(ctx context.Context, req api.DeleteDataFieldRequestObject) (api.DeleteDataFieldResponseObject, error) {
-	if err := s.archiveEntry(ctx, store.FamilyDataField, req.DataFieldId, "data_field_id"); err != nil {
+	if err := s.archiveEntry(ctx, catalog.FamilyDataField, req.DataFieldId, "data_field_id"); err != nil {
 		return nil, err
 	}
 	return api.DeleteDataField204Response{}, nil
@@ -282,7 +278,7 @@ func documentTypeToAPI(e store.CatalogEntry) api.DocumentType {
 
 // ListDocumentTypes lists builtin and custom document types.
 func (s *Server) ListDocumentTypes(ctx context.Context, req api.ListDocumentTypesRequestObject) (api.ListDocumentTypesResponseObject, error) {
-	data, next, err := listEntries(ctx, s, store.FamilyDocumentType, (*int)(req.Params.Limit), (*string)(req.Params.Cursor), documentTypeToAPI)
+	data, next, err := listEntries(ctx, s, catalog.FamilyDocumentType, (*int)(req.Params.Limit), (*string)(req.Params.Cursor), documentTypeToAPI)
 	if err != nil {
 		return nil, err
 	}
@@ -292,9 +288,9 @@ func (s *Server) ListDocumentTypes(ctx context.Context, req api.ListDocumentType
 // CreateDocumentType creates a custom document type.
 func (s *Server) CreateDocumentType(ctx context.Context, req api.CreateDocumentTypeRequestObject) (api.CreateDocumentTypeResponseObject, error) {
 	b := req.Body
-	c := store.Content{Name: b.DisplayName, Category: strOr(b.Category, defaultCategory), ProductTypes: []string{}}
+	c := catalog.Content{Name: b.DisplayName, Category: strOr(b.Category, defaultCategory), ProductTypes: []string{}}
 	set(&c.Description, b.Description)
-	e, err := s.createEntry(ctx, store.FamilyDocumentType, c)
+	e, err := s.createEntry(ctx, catalog.FamilyDocumentType, c)
 	if err != nil {
 		return nil, err
 	}
@@ -303,7 +299,7 @@ func (s *Server) CreateDocumentType(ctx context.Context, req api.CreateDocumentT
 
 // GetDocumentType reads a document type by builtin key or UUID.
 func (s *Server) GetDocumentType(ctx context.Context, req api.GetDocumentTypeRequestObject) (api.GetDocumentTypeResponseObject, error) {
-	e, err := s.getEntry(ctx, store.FamilyDocumentType, req.DocumentTypeId)
+	e, err := s.getEntry(ctx, catalog.FamilyDocumentType, req.DocumentTypeId)
 	if err != nil {
 		return nil, err
 	}
@@ -313,7 +309,7 @@ func (s *Server) GetDocumentType(ctx context.Context, req api.GetDocumentTypeReq
 // UpdateDocumentType edits a custom document type.
 func (s *Server) UpdateDocumentType(ctx context.Context, req api.UpdateDocumentTypeRequestObject) (api.UpdateDocumentTypeResponseObject, error) {
 	b := req.Body
-	e, err := s.updateEntry(ctx, store.FamilyDocumentType, req.DocumentTypeId, "document_type_id", func(c *store.Content) {
+	e, err := s.updateEntry(ctx, catalog.FamilyDocumentType, req.DocumentTypeId, "document_type_id", func(c *catalog.Content) {
 		set(&c.Name, b.DisplayName)
 		set(&c.Description, b.Description)
 		if b.Category != nil {
@@ -328,7 +324,7 @@ func (s *Server) UpdateDocumentType(ctx context.Context, req api.UpdateDocumentT
 
 // DeleteDocumentType archives a custom document type.
 func (s *Server) DeleteDocumentType(ctx context.Context, req api.DeleteDocumentTypeRequestObject) (api.DeleteDocumentTypeResponseObject, error) {
-	if err := s.archiveEntry(ctx, store.FamilyDocumentType, req.DocumentTypeId, "document_type_id"); err != nil {
+	if err := s.archiveEntry(ctx, catalog.FamilyDocumentType, req.DocumentTypeId, "document_type_id"); err != nil {
 		return nil, err
 	}
 	return api.DeleteDocumentType204Response{}, nil

@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/doceval/doceval/gen/client"
+	"github.com/doceval/doceval/pkg/domain/evaluation"
 	"github.com/doceval/doceval/pkg/store"
 )
 
@@ -198,7 +199,7 @@ func TestEvaluationLifecycle(t *testing.T) {
 	if err := e.store.CompleteEvaluation(ctx, first, json.RawMessage(result)); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.store.CompleteEvaluation(ctx, first, json.RawMessage(result)); !errors.Is(err, store.ErrEvaluationOver) {
+	if err := e.store.CompleteEvaluation(ctx, first, json.RawMessage(result)); !errors.Is(err, evaluation.ErrOver) {
 		t.Errorf("completing twice: %v", err)
 	}
 	got, err = c.GetEvaluationWithResponse(ctx, sub.Id, first)
@@ -258,7 +259,7 @@ func TestEvaluationRepeatedCrashes(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := e.store.BeginEvaluation(ctx, id, 2); !errors.Is(err, store.ErrEvaluationOver) {
+	if _, err := e.store.BeginEvaluation(ctx, id, 2); !errors.Is(err, evaluation.ErrOver) {
 		t.Fatalf("third begin with 2 attempts allowed: %v", err)
 	}
 	got, err := c.GetEvaluationWithResponse(ctx, sub.Id, id)
@@ -296,10 +297,10 @@ func TestEvaluationCanceledWithSubmission(t *testing.T) {
 		if len(canceled) != 1 || canceled[0].Evaluation.ID != id || canceled[0].Evaluation.Status != "canceled" {
 			t.Errorf("%s: evaluation.canceled events %+v", how, canceled)
 		}
-		if err := e.store.EvaluationProgress(ctx, id, "Checks", 80, 0); !errors.Is(err, store.ErrEvaluationOver) {
+		if err := e.store.EvaluationProgress(ctx, id, "Checks", 80, 0); !errors.Is(err, evaluation.ErrOver) {
 			t.Errorf("%s: progress after cancel: %v", how, err)
 		}
-		if err := e.store.CompleteEvaluation(ctx, id, json.RawMessage(`{}`)); !errors.Is(err, store.ErrEvaluationOver) {
+		if err := e.store.CompleteEvaluation(ctx, id, json.RawMessage(`{}`)); !errors.Is(err, evaluation.ErrOver) {
 			t.Errorf("%s: completion after cancel: %v", how, err)
 		}
 		var status string

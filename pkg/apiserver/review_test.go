@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/doceval/doceval/gen/client"
+	"github.com/doceval/doceval/pkg/domain/submission"
 	"github.com/doceval/doceval/pkg/store"
 )
 
@@ -29,7 +30,7 @@ func TestSlotReviewVisibleToPartner(t *testing.T) {
 		t.Fatal(err)
 	}
 	advisor := e.store.As(store.Actor{Name: "advisor@lender.example"})
-	if _, err := advisor.DecideSlot(ctx, store.Decision{ClientID: clientID, SubmissionID: sub.Id, SlotID: slot.Id, Decision: store.DecisionNeedsReview, Reason: "Page 2 missing"}); err != nil {
+	if _, err := advisor.DecideSlot(ctx, store.Decision{ClientID: clientID, SubmissionID: sub.Id, SlotID: slot.Id, Decision: submission.DecisionNeedsReview, Reason: "Page 2 missing"}); err != nil {
 		t.Fatal(err)
 	}
 	d, err := c.GetSubmissionWithResponse(ctx, sub.Id)

@@ -44,37 +44,25 @@ func submissionToAPI(s store.Submission) api.Submission {
 	}
 }
 
-func uploadToAPI(u store.Upload) api.Upload {
-	out := api.Upload{
-		Id: u.ID, ExternalFileId: u.ExternalFileID, UploadStatus: api.UploadStatus(u.Status), FileId: u.FileID,
-		DocumentSlotId: u.SlotID, Filename: u.Filename, ContentType: u.ContentType, CreatedAt: u.CreatedAt,
-		SubmissionId: &u.SubmissionID,
-	}
-	if u.Failure != nil {
-		out.Failure = &api.UploadFailure{Code: api.UploadFailureCode(u.Failure.Code), Message: u.Failure.Message}
-	}
-	return out
-}
-
-func uploadsToAPI(us []store.Upload) []api.Upload {
-	out := make([]api.Upload, len(us))
-	for i, u := range us {
-		out[i] = uploadToAPI(u)
-	}
-	return out
-}
-
 func detailToAPI(d store.SubmissionDetail) (api.SubmissionDetail, error) {
 	s := submissionToAPI(d.Submission)
+	unassigned, err := uploadsToAPI(d.Unassigned)
+	if err != nil {
+		return api.SubmissionDetail{}, err
+	}
 	out := api.SubmissionDetail{
 		Id: s.Id, DisplayId: s.DisplayId, TemplateId: s.TemplateId, ExternalSubmissionId: s.ExternalSubmissionId,
 		Status: s.Status, Metadata: s.Metadata, CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt,
-		DocumentSlots: make([]api.DocumentSlot, len(d.Slots)), UnassignedUploads: uploadsToAPI(d.Unassigned),
+		DocumentSlots: make([]api.DocumentSlot, len(d.Slots)), UnassignedUploads: unassigned,
 	}
 	for i, sl := range d.Slots {
+		uploads, err := uploadsToAPI(sl.Uploads)
+		if err != nil {
+			return api.SubmissionDetail{}, err
+		}
 		out.DocumentSlots[i] = api.DocumentSlot{
 			Id: sl.ID, Key: sl.Key, Label: sl.Label, Required: sl.Required,
-			Status: api.DocumentSlotStatus(sl.Status), Uploads: uploadsToAPI(sl.Uploads),
+			Status: api.DocumentSlotStatus(sl.Status), Uploads: uploads,
 		}
 		if r := sl.Review; r != nil {
 			out.DocumentSlots[i].Review = &api.SlotReview{Decision: api.SlotReviewDecision(r.Decision), Reason: r.Reason, DecidedAt: r.DecidedAt}

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/doceval/doceval/gen/api"
+	"github.com/doceval/doceval/pkg/domain/catalog"
 	"github.com/doceval/doceval/pkg/page"
 	"github.com/doceval/doceval/pkg/store"
 )
@@ -44,26 +45,26 @@ func templateDetailToAPI(d store.TemplateDetail) api.TemplateDetail {
 	return out
 }
 
-func requirementInputs(in []api.DocumentRequirementInput) []store.ItemInput {
-	out := make([]store.ItemInput, len(in))
+func requirementInputs(in []api.DocumentRequirementInput) []catalog.ItemInput {
+	out := make([]catalog.ItemInput, len(in))
 	for i, r := range in {
-		out[i] = store.ItemInput{Ref: r.DocumentTypeId, Required: r.Required, AllowMultipleFiles: r.AllowMultipleFiles, Label: r.Label, Description: r.Description}
+		out[i] = catalog.ItemInput{Ref: r.DocumentTypeId, Required: r.Required, AllowMultipleFiles: r.AllowMultipleFiles, Label: r.Label, Description: r.Description}
 	}
 	return out
 }
 
-func checkInputs(in []api.CheckItemInput) []store.ItemInput {
-	out := make([]store.ItemInput, len(in))
+func checkInputs(in []api.CheckItemInput) []catalog.ItemInput {
+	out := make([]catalog.ItemInput, len(in))
 	for i, c := range in {
-		out[i] = store.ItemInput{Ref: c.CheckId}
+		out[i] = catalog.ItemInput{Ref: c.CheckId}
 	}
 	return out
 }
 
-func dataFieldInputs(in []api.DataFieldItemInput) []store.ItemInput {
-	out := make([]store.ItemInput, len(in))
+func dataFieldInputs(in []api.DataFieldItemInput) []catalog.ItemInput {
+	out := make([]catalog.ItemInput, len(in))
 	for i, f := range in {
-		out[i] = store.ItemInput{Ref: f.DataFieldId, Required: f.Required, ConfidenceThreshold: f.ConfidenceThreshold}
+		out[i] = catalog.ItemInput{Ref: f.DataFieldId, Required: f.Required, ConfidenceThreshold: f.ConfidenceThreshold}
 	}
 	return out
 }
@@ -167,7 +168,7 @@ func (s *Server) DuplicateTemplate(ctx context.Context, req api.DuplicateTemplat
 	return api.DuplicateTemplate201JSONResponse{Body: templateDetailToAPI(d)}, nil
 }
 
-func (s *Server) replaceItems(ctx context.Context, ref string, kind store.ItemKind, expected int, items []store.ItemInput) (api.TemplateDetail, error) {
+func (s *Server) replaceItems(ctx context.Context, ref string, kind catalog.ItemKind, expected int, items []catalog.ItemInput) (api.TemplateDetail, error) {
 	t, err := s.tenant(ctx)
 	if err != nil {
 		return api.TemplateDetail{}, err
@@ -181,7 +182,7 @@ func (s *Server) replaceItems(ctx context.Context, ref string, kind store.ItemKi
 
 // ReplaceTemplateDocumentRequirements replaces the whole requirement list.
 func (s *Server) ReplaceTemplateDocumentRequirements(ctx context.Context, req api.ReplaceTemplateDocumentRequirementsRequestObject) (api.ReplaceTemplateDocumentRequirementsResponseObject, error) {
-	d, err := s.replaceItems(ctx, req.TemplateId, store.KindDocumentRequirement, req.Body.ExpectedRevision, requirementInputs(req.Body.Items))
+	d, err := s.replaceItems(ctx, req.TemplateId, catalog.KindDocumentRequirement, req.Body.ExpectedRevision, requirementInputs(req.Body.Items))
 	if err != nil {
 		return nil, err
 	}
@@ -190,7 +191,7 @@ func (s *Server) ReplaceTemplateDocumentRequirements(ctx context.Context, req ap
 
 // ReplaceTemplateCheckItems replaces the whole check list.
 func (s *Server) ReplaceTemplateCheckItems(ctx context.Context, req api.ReplaceTemplateCheckItemsRequestObject) (api.ReplaceTemplateCheckItemsResponseObject, error) {
-	d, err := s.replaceItems(ctx, req.TemplateId, store.KindCheck, req.Body.ExpectedRevision, checkInputs(req.Body.Items))
+	d, err := s.replaceItems(ctx, req.TemplateId, catalog.KindCheck, req.Body.ExpectedRevision, checkInputs(req.Body.Items))
 	if err != nil {
 		return nil, err
 	}
@@ -199,7 +200,7 @@ func (s *Server) ReplaceTemplateCheckItems(ctx context.Context, req api.ReplaceT
 
 // ReplaceTemplateDataFieldItems replaces the whole data-field list.
 func (s *Server) ReplaceTemplateDataFieldItems(ctx context.Context, req api.ReplaceTemplateDataFieldItemsRequestObject) (api.ReplaceTemplateDataFieldItemsResponseObject, error) {
-	d, err := s.replaceItems(ctx, req.TemplateId, store.KindDataField, req.Body.ExpectedRevision, dataFieldInputs(req.Body.Items))
+	d, err := s.replaceItems(ctx, req.TemplateId, catalog.KindDataField, req.Body.ExpectedRevision, dataFieldInputs(req.Body.Items))
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/doceval/doceval/gen/client"
 	"github.com/doceval/doceval/pkg/catalog/builtin"
+	"github.com/doceval/doceval/pkg/domain/catalog"
 	"github.com/doceval/doceval/pkg/store"
 )
 
@@ -298,7 +299,7 @@ func TestTemplateDefault(t *testing.T) {
 	if d, _ := isDefault("personal_real_estate_financing"); !d || snapshotOf() != "personal_real_estate_financing" {
 		t.Error("builtin not default after archiving the custom default")
 	}
-	if _, err := e.store.Tenant(id).TemplateSnapshot(ctx, b.Id); !errors.Is(err, store.ErrArchived) {
+	if _, err := e.store.Tenant(id).TemplateSnapshot(ctx, b.Id); !errors.Is(err, catalog.ErrArchived) {
 		t.Errorf("snapshot of an archived template: %v, want ErrArchived", err)
 	}
 	// is_default false clears it.

@@ -160,13 +160,13 @@ func (s storageWriter) Write(p []byte) (int, error) {
 // receiveUpload reads the multipart body: external_file_id and file, other parts
 // ignored. An external id already used in the submission answers with its upload
 // (created false) and stores nothing.
-func (s *Server) receiveUpload(ctx context.Context, submission uuid.UUID, slot *uuid.UUID, mr *multipart.Reader) (api.Upload, bool, error) {
+func (s *Server) receiveUpload(ctx context.Context, submission uuid.UUID, slot *uuid.UUID, mr *multipart.Reader) (store.Upload, bool, error) {
 	t, err := s.tenant(ctx)
 	if err != nil {
-		return api.Upload{}, false, err
+		return store.Upload{}, false, err
 	}
 	if err := t.UploadTarget(ctx, submission, slot); err != nil {
-		return api.Upload{}, false, err
+		return store.Upload{}, false, err
 	}
 	var (
 		externalID string
@@ -184,47 +184,47 @@ func (s *Server) receiveUpload(ctx context.Context, submission uuid.UUID, slot *
 		}
 		if err != nil {
 			discard()
-			return api.Upload{}, false, bodyError(err)
+			return store.Upload{}, false, bodyError(err)
 		}
 		switch part.FormName() {
 		case "external_file_id":
 			b, err := io.ReadAll(io.LimitReader(part, 1024))
 			if err != nil {
 				discard()
-				return api.Upload{}, false, bodyError(err)
+				return store.Upload{}, false, bodyError(err)
 			}
 			externalID = string(b)
 			if n := utf8.RuneCountInString(externalID); n < 1 || n > 255 || !utf8.ValidString(externalID) || strings.ContainsRune(externalID, 0) {
 				discard()
-				return api.Upload{}, false, apierr.Field("external_file_id", "external_file_id must be 1 to 255 characters of text")
+				return store.Upload{}, false, apierr.Field("external_file_id", "external_file_id must be 1 to 255 characters of text")
 			}
 			if file == nil { // id first (as curl -F sends it): a known id stores nothing
 				if u, found, err := t.ExistingUpload(ctx, submission, externalID); err != nil || found {
-					return uploadToAPI(u), false, err
+					return u, false, err
 				}
 			}
 		case "file":
 			if file != nil {
 				discard()
-				return api.Upload{}, false, apierr.Field("file", "send one file part per request")
+				return store.Upload{}, false, apierr.Field("file", "send one file part per request")
 			}
 			if file, err = s.storeFile(ctx, t.ClientID(), submission, part); err != nil {
-				return api.Upload{}, false, err
+				return store.Upload{}, false, err
 			}
 		default:
 			// Unknown parts are ignored (open for additions), but still read within the body limit.
 			if _, err := io.Copy(io.Discard, part); err != nil {
 				discard()
-				return api.Upload{}, false, bodyError(err)
+				return store.Upload{}, false, bodyError(err)
 			}
 		}
 	}
 	switch {
 	case externalID == "":
 		discard()
-		return api.Upload{}, false, apierr.Field("external_file_id", "the external_file_id part is required")
+		return store.Upload{}, false, apierr.Field("external_file_id", "the external_file_id part is required")
 	case file == nil:
-		return api.Upload{}, false, apierr.Field("file", "the file part is required")
+		return store.Upload{}, false, apierr.Field("file", "the file part is required")
 	}
 	u, created, err := t.CreateUpload(ctx, store.NewUpload{
 		SubmissionID: submission, SlotID: slot, ExternalFileID: externalID, FileID: file.fileID,
@@ -238,7 +238,7 @@ func (s *Server) receiveUpload(ctx context.Context, submission uuid.UUID, slot *
 	case err != nil || !created:
 		discard() // refused, or a concurrent duplicate won: its bytes are the ones kept
 	}
-	return uploadToAPI(u), created, err
+	return u, created, err
 }
 
 // CreateUpload uploads a file to a submission, unassigned (createUpload).
@@ -247,10 +247,14 @@ func (s *Server) CreateUpload(ctx context.Context, req api.CreateUploadRequestOb
 	if err != nil {
 		return nil, err
 	}
-	if !created {
-		return api.CreateUpload200JSONResponse{Body: u}, nil
+	body, err := uploadToAPI(u)
+	if err != nil {
+		return nil, err
 	}
-	return api.CreateUpload202JSONResponse{Body: u}, nil
+	if !created {
+		return api.CreateUpload200JSONResponse{Body: body}, nil
+	}
+	return api.CreateUpload202JSONResponse{Body: body}, nil
 }
 
 // CreateSlotUpload uploads a file into a document slot.
@@ -259,10 +263,14 @@ func (s *Server) CreateSlotUpload(ctx context.Context, req api.CreateSlotUploadR
 	if err != nil {
 		return nil, err
 	}
-	if !created {
-		return api.CreateSlotUpload200JSONResponse{Body: u}, nil
+	body, err := uploadToAPI(u)
+	if err != nil {
+		return nil, err
 	}
-	return api.CreateSlotUpload202JSONResponse{Body: u}, nil
+	if !created {
+		return api.CreateSlotUpload200JSONResponse{Body: body}, nil
+	}
+	return api.CreateSlotUpload202JSONResponse{Body: body}, nil
 }
 
 // ListUploads lists a submission's uploads newest first.
@@ -276,7 +284,11 @@ func (s *Server) ListUploads(ctx context.Context, req api.ListUploadsRequestObje
 		return nil, err
 	}
 	rows, next := page.Trim(rows, limit, store.Upload.Cursor)
-	return api.ListUploads200JSONResponse{Body: api.UploadList{Data: uploadsToAPI(rows), NextCursor: next}}, nil
+	data, err := uploadsToAPI(rows)
+	if err != nil {
+		return nil, err
+	}
+	return api.ListUploads200JSONResponse{Body: api.UploadList{Data: data, NextCursor: next}}, nil
 }
 
 // GetUpload reads one upload.
@@ -289,7 +301,11 @@ func (s *Server) GetUpload(ctx context.Context, req api.GetUploadRequestObject) 
 	if err != nil {
 		return nil, err
 	}
-	return api.GetUpload200JSONResponse{Body: uploadToAPI(u)}, nil
+	body, err := uploadToAPI(u)
+	if err != nil {
+		return nil, err
+	}
+	return api.GetUpload200JSONResponse{Body: body}, nil
 }
 
 // UpdateUpload moves an upload to a slot, or unassigns it.
@@ -302,7 +318,11 @@ func (s *Server) UpdateUpload(ctx context.Context, req api.UpdateUploadRequestOb
 	if err != nil {
 		return nil, err
 	}
-	return api.UpdateUpload200JSONResponse{Body: uploadToAPI(u)}, nil
+	body, err := uploadToAPI(u)
+	if err != nil {
+		return nil, err
+	}
+	return api.UpdateUpload200JSONResponse{Body: body}, nil
 }
 
 // DeleteUpload removes an upload; its stored bytes are removed by a job the same

@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/doceval/doceval/pkg/catalog/builtin"
+	domaincatalog "github.com/doceval/doceval/pkg/domain/catalog"
 	"github.com/doceval/doceval/pkg/store"
 )
 
@@ -28,37 +29,37 @@ func Parse() (Builtins, error) {
 		return Builtins{}, err
 	}
 	var out Builtins
-	add := func(f store.Family, key string, content store.Content) {
+	add := func(f domaincatalog.Family, key string, content domaincatalog.Content) {
 		if content.ProductTypes == nil {
 			content.ProductTypes = []string{}
 		}
 		out.Entries = append(out.Entries, store.BuiltinEntry{Family: f, Key: key, Content: content})
 	}
 	for _, d := range c.DocumentTypes {
-		add(store.FamilyDocumentType, d.Key, store.Content{Name: d.DisplayName, Description: d.Description, Category: d.Category})
+		add(domaincatalog.FamilyDocumentType, d.Key, domaincatalog.Content{Name: d.DisplayName, Description: d.Description, Category: d.Category})
 	}
 	for _, f := range c.DataFields {
 		var format *string
 		if f.ValueFormat != "" {
 			format = &f.ValueFormat
 		}
-		add(store.FamilyDataField, f.Key, store.Content{Name: f.DisplayName, Category: f.Category, ValueFormat: format})
+		add(domaincatalog.FamilyDataField, f.Key, domaincatalog.Content{Name: f.DisplayName, Category: f.Category, ValueFormat: format})
 	}
 	for _, ch := range c.Checks {
-		add(store.FamilyCheck, ch.Key, store.Content{Name: ch.Title, Description: ch.Description, Category: ch.Category, ProductTypes: slices.Clone(ch.ProductTypes)})
+		add(domaincatalog.FamilyCheck, ch.Key, domaincatalog.Content{Name: ch.Title, Description: ch.Description, Category: ch.Category, ProductTypes: slices.Clone(ch.ProductTypes)})
 	}
 	for _, t := range c.Templates {
 		bt := store.BuiltinTemplate{Key: t.Key, DisplayName: t.DisplayName}
 		for _, r := range t.DocumentRequirements {
-			bt.DocumentRequirements = append(bt.DocumentRequirements, store.ItemInput{
+			bt.DocumentRequirements = append(bt.DocumentRequirements, domaincatalog.ItemInput{
 				Ref: r.DocumentType, Required: r.Required, AllowMultipleFiles: r.AllowMultipleFiles, Label: r.Label, Description: r.Description,
 			})
 		}
 		for _, ch := range t.CheckItems {
-			bt.Checks = append(bt.Checks, store.ItemInput{Ref: ch})
+			bt.Checks = append(bt.Checks, domaincatalog.ItemInput{Ref: ch})
 		}
 		for _, f := range t.DataFieldItems {
-			bt.DataFields = append(bt.DataFields, store.ItemInput{Ref: f.DataField, Required: f.Required, ConfidenceThreshold: f.ConfidenceThreshold})
+			bt.DataFields = append(bt.DataFields, domaincatalog.ItemInput{Ref: f.DataField, Required: f.Required, ConfidenceThreshold: f.ConfidenceThreshold})
 		}
 		out.Templates = append(out.Templates, bt)
 	}

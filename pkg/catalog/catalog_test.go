@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/doceval/doceval/pkg/catalog/builtin"
+	domaincatalog "github.com/doceval/doceval/pkg/domain/catalog"
 	"github.com/doceval/doceval/pkg/store"
 )
 
@@ -13,24 +14,24 @@ func TestParse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	count := map[store.Family]int{}
+	count := map[domaincatalog.Family]int{}
 	for _, e := range b.Entries {
 		count[e.Family]++
 		if e.Prompt != nil {
 			t.Errorf("builtin %s %s carries a prompt", e.Family, e.Key)
 		}
-		if e.Family != store.FamilyDataField && e.Description == "" {
+		if e.Family != domaincatalog.FamilyDataField && e.Description == "" {
 			t.Errorf("builtin %s %s has no description", e.Family, e.Key)
 		}
 	}
 	c := builtin.MustLoad()
-	if count[store.FamilyDocumentType] != len(c.DocumentTypes) || count[store.FamilyDataField] != len(c.DataFields) || count[store.FamilyCheck] != len(c.Checks) {
+	if count[domaincatalog.FamilyDocumentType] != len(c.DocumentTypes) || count[domaincatalog.FamilyDataField] != len(c.DataFields) || count[domaincatalog.FamilyCheck] != len(c.Checks) {
 		t.Errorf("entries per family: %v, want those of the data files", count)
 	}
 	if len(b.Templates) != 2 || b.Templates[0].Key != store.BuiltinDefaultTemplate || b.Templates[1].Key != "personal_loan" {
 		t.Fatalf("templates: %+v", b.Templates)
 	}
-	required := func(items []store.ItemInput) (out []string) {
+	required := func(items []domaincatalog.ItemInput) (out []string) {
 		for _, it := range items {
 			if *it.Required {
 				out = append(out, it.Ref)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/doceval/doceval/pkg/catalog"
 	"github.com/doceval/doceval/pkg/catalog/builtin"
+	domaincatalog "github.com/doceval/doceval/pkg/domain/catalog"
 	"github.com/doceval/doceval/pkg/store"
 	"github.com/doceval/doceval/pkg/testkit/dbtest"
 )
@@ -67,7 +68,7 @@ func TestLoadAppliesDataChanges(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, e := range b.Entries {
-		if e.Family == store.FamilyDocumentType && e.Key == "id_card" {
+		if e.Family == domaincatalog.FamilyDocumentType && e.Key == "id_card" {
 			b.Entries[i].Description = "A national identity card."
 		}
 	}
@@ -77,14 +78,14 @@ func TestLoadAppliesDataChanges(t *testing.T) {
 		t.Fatal(err)
 	}
 	tenant := st.Tenant(uuid.New())
-	idCard, err := tenant.CatalogEntry(ctx, store.FamilyDocumentType, "id_card")
+	idCard, err := tenant.CatalogEntry(ctx, domaincatalog.FamilyDocumentType, "id_card")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if idCard.Version != 2 || idCard.Description != "A national identity card." {
 		t.Errorf("id_card: version %d, description %q", idCard.Version, idCard.Description)
 	}
-	passport, err := tenant.CatalogEntry(ctx, store.FamilyDocumentType, "passport")
+	passport, err := tenant.CatalogEntry(ctx, domaincatalog.FamilyDocumentType, "passport")
 	if err != nil || passport.Version != 1 {
 		t.Errorf("passport: %v, version %d", err, passport.Version)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/doceval/doceval/pkg/apierr"
 	"github.com/doceval/doceval/pkg/auth"
 	"github.com/doceval/doceval/pkg/blob"
 	"github.com/doceval/doceval/pkg/extractor"
@@ -182,8 +183,14 @@ type handler func(w http.ResponseWriter, r *http.Request, rs *reqState) error
 var (
 	errForbidden = errors.New("forbidden")
 	errBadInput  = errors.New("bad input")
-	errPurging   = errors.New("the submission is being deleted")
 )
+
+// refusalMessages are the messages of the domain's refusals a page shows, by the error
+// code apierr.FromDomain gives them; that table also chooses the page's status.
+var refusalMessages = map[apierr.Code]string{
+	apierr.PartnerDataPurgeInProgress: "decision.purging",
+	apierr.SubmissionCanceled:         "decision.canceled",
+}
 
 // signedIn runs h for a signed-in operator of the role (admin passes every check; ""
 // admits every role). Without a valid session a page redirects to the sign-in page; a
@@ -237,11 +244,17 @@ func (a *app) handleError(w http.ResponseWriter, r *http.Request, err error) {
 		a.fail(w, r, nil, http.StatusForbidden, "error.forbidden")
 	case errors.Is(err, errBadInput):
 		a.fail(w, r, nil, http.StatusBadRequest, "error.bad_input")
-	case errors.Is(err, errPurging), errors.Is(err, store.ErrSubmissionPurging):
-		a.fail(w, r, nil, http.StatusConflict, "decision.purging")
 	case store.Unavailable(err):
 		a.fail(w, r, err, http.StatusServiceUnavailable, "error.unavailable")
 	default:
+		if e, ok := apierr.FromDomain(err); ok {
+			msg, known := refusalMessages[e.Code]
+			if !known {
+				msg = "error.bad_input"
+			}
+			a.fail(w, r, nil, e.Status, msg)
+			return
+		}
 		a.fail(w, r, err, http.StatusInternalServerError, "error.internal")
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/doceval/doceval/pkg/console"
+	"github.com/doceval/doceval/pkg/domain/submission"
 	"github.com/doceval/doceval/pkg/store"
 )
 
@@ -279,7 +280,7 @@ func TestDecisions(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := d.Slots[0]
-	if got.Status != store.DecisionRejected || got.Review == nil || got.Review.Decision != "rejected" || *got.Review.Reason != "Payslip older than 3 months" {
+	if got.Status != submission.DecisionRejected || got.Review == nil || got.Review.Decision != "rejected" || *got.Review.Reason != "Payslip older than 3 months" {
 		t.Fatalf("slot after rejection: %+v %+v", got, got.Review)
 	}
 	// The partner is told, with the decision and no staff name.

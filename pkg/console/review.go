@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/doceval/doceval/pkg/domain/submission"
 	"github.com/doceval/doceval/pkg/engine"
 	"github.com/doceval/doceval/pkg/engine/evidence"
 	"github.com/doceval/doceval/pkg/page"
@@ -148,7 +149,7 @@ func (a *app) visibleClients(r *http.Request, op store.Operator) ([]store.Client
 
 // visibleSubmission reads a submission the operator may see. Another client's
 // submission is not found, the same answer as one that does not exist; one being
-// deleted is errPurging (the page says so).
+// deleted is submission.ErrPurging (the page says so).
 func (a *app) visibleSubmission(r *http.Request, op store.Operator, id uuid.UUID) (store.SubmissionDetail, error) {
 	client, purging, err := a.st.SubmissionOwner(r.Context(), id)
 	switch {
@@ -157,7 +158,7 @@ func (a *app) visibleSubmission(r *http.Request, op store.Operator, id uuid.UUID
 	case !op.Sees(client):
 		return store.SubmissionDetail{}, store.ErrNotFound
 	case purging:
-		return store.SubmissionDetail{}, errPurging
+		return store.SubmissionDetail{}, submission.ErrPurging
 	}
 	return a.st.Tenant(client).Submission(r.Context(), id)
 }
@@ -264,7 +265,7 @@ func (a *app) renderSubmission(w http.ResponseWriter, r *http.Request, status in
 	}
 	a.render(w, r, status, "submission", map[string]any{
 		"S": d, "Client": client, "Result": result, "Checks": checks, "Fields": fields,
-		"Form": form, "Decidable": d.Status != store.StatusCanceled && !d.Purging,
+		"Form": form, "Decidable": d.Status != submission.StatusCanceled && !d.Purging,
 	})
 	return nil
 }
@@ -311,15 +312,15 @@ func (a *app) decide(w http.ResponseWriter, r *http.Request, rs *reqState) error
 	case err == nil:
 		http.Redirect(w, r, fmt.Sprintf("/submissions/%s#slot-%s", id, slotID), http.StatusSeeOther)
 		return nil
-	case errors.Is(err, store.ErrReasonRequired):
+	case errors.Is(err, submission.ErrReasonRequired):
 		msg = "decision.reason_required"
-	case errors.Is(err, store.ErrReasonTooLong):
+	case errors.Is(err, submission.ErrReasonTooLong):
 		msg = "decision.reason_too_long"
-	case errors.Is(err, store.ErrDecisionUnknown):
+	case errors.Is(err, submission.ErrDecisionUnknown):
 		msg = "decision.unknown"
-	case errors.Is(err, store.ErrSubmissionCanceled):
+	case errors.Is(err, submission.ErrCanceled):
 		msg = "decision.canceled"
-	case errors.Is(err, store.ErrSubmissionPurging):
+	case errors.Is(err, submission.ErrPurging):
 		msg = "decision.purging"
 	default:
 		return err

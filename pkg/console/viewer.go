@@ -12,8 +12,8 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/doceval/doceval/pkg/apierr"
 	"github.com/doceval/doceval/pkg/blob"
+	"github.com/doceval/doceval/pkg/domain/submission"
 	"github.com/doceval/doceval/pkg/extract"
 	"github.com/doceval/doceval/pkg/store"
 )
@@ -53,7 +53,7 @@ func (a *app) viewedPage(r *http.Request, op store.Operator) (viewedPage, error)
 // unlessPurging turns the 409 of a submission being purged into not found: to staff, its
 // documents are gone.
 func unlessPurging(err error) error {
-	if apierr.Is(err, apierr.PartnerDataPurgeInProgress) {
+	if errors.Is(err, submission.ErrPurging) {
 		return store.ErrNotFound
 	}
 	return err
@@ -159,7 +159,7 @@ func (a *app) viewer(w http.ResponseWriter, r *http.Request, rs *reqState) error
 // key that says why.
 func pageImageOf(u store.Upload, n int) (src, notice string) {
 	switch {
-	case u.Status == store.UploadFailed:
+	case u.Status == submission.UploadFailed:
 		return "", "viewer.failed"
 	case pageCount(u) == 0:
 		return "", "viewer.processing"

@@ -14,7 +14,7 @@ import (
 	"github.com/google/uuid"
 	"golang.org/x/text/unicode/norm"
 
-	"github.com/doceval/doceval/pkg/apierr"
+	"github.com/doceval/doceval/pkg/domain/evaluation"
 	"github.com/doceval/doceval/pkg/engine"
 	"github.com/doceval/doceval/pkg/engine/evidence"
 	"github.com/doceval/doceval/pkg/engine/layout"
@@ -71,7 +71,7 @@ func (a *app) citation(r *http.Request, tenant store.Tenant, d store.SubmissionD
 	} else {
 		got, err := tenant.Evaluation(r.Context(), d.ID, evaluationID)
 		switch {
-		case apierr.Is(err, apierr.AnalysisOutdated):
+		case errors.Is(err, evaluation.ErrOutdated):
 			return nil, "viewer.cite.outdated", nil
 		case errors.Is(err, store.ErrNotFound):
 			return nil, "viewer.cite.missing", nil

@@ -11,9 +11,9 @@ import (
 
 	"golang.org/x/sync/singleflight"
 
-	"github.com/doceval/doceval/pkg/apierr"
 	"github.com/doceval/doceval/pkg/blob"
 	"github.com/doceval/doceval/pkg/blobkey"
+	"github.com/doceval/doceval/pkg/domain/submission"
 	"github.com/doceval/doceval/pkg/extract"
 	"github.com/doceval/doceval/pkg/extractor"
 	"github.com/doceval/doceval/pkg/store"
@@ -129,7 +129,7 @@ func (p *pageRenderer) forgetIfGone(ctx context.Context, v viewedPage, key strin
 	}
 	_, err = p.st.Tenant(v.client).Upload(ctx, v.submission, v.upload)
 	switch {
-	case errors.Is(err, store.ErrNotFound), apierr.Is(err, apierr.PartnerDataPurgeInProgress):
+	case errors.Is(err, store.ErrNotFound), errors.Is(err, submission.ErrPurging):
 	case err != nil:
 		return false, fmt.Errorf("check the upload of a cached page: %w", err)
 	default:

@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/doceval/doceval/pkg/devtools/corpus"
+	"github.com/doceval/doceval/pkg/domain/evaluation"
 	"github.com/doceval/doceval/pkg/engine"
 	"github.com/doceval/doceval/pkg/extract"
 	"github.com/doceval/doceval/pkg/store"
@@ -69,7 +70,7 @@ func BenchmarkEvaluation(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		e.waitStatus(sub.ID, ev.ID, store.EvaluationCompleted, time.Minute)
+		e.waitStatus(sub.ID, ev.ID, evaluation.StatusCompleted, time.Minute)
 	}
 	b.StopTimer()
 	perEval := b.Elapsed() / time.Duration(b.N)

@@ -16,6 +16,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/doceval/doceval/pkg/dispatch"
+	"github.com/doceval/doceval/pkg/domain/evaluation"
 	"github.com/doceval/doceval/pkg/engine"
 	"github.com/doceval/doceval/pkg/evaluator"
 	"github.com/doceval/doceval/pkg/events"
@@ -167,7 +168,7 @@ func TestDisabledClientIsStopped(t *testing.T) {
 	if n := e.rows("SELECT count(*) FROM deliveries WHERE api_client_id = $1 AND status NOT IN ('pending', 'failed_retryable')", clientID); n != 0 {
 		t.Errorf("%d deliveries settled while the client was disabled, want all held", n)
 	}
-	held := e.waitStatus(sub.ID, ev.ID, store.EvaluationRunning, time.Second)
+	held := e.waitStatus(sub.ID, ev.ID, evaluation.StatusRunning, time.Second)
 	if held.Attempts != 0 || held.Result != nil {
 		t.Errorf("held evaluation: %d attempts counted, result %s; want the run given back", held.Attempts, held.Result)
 	}
@@ -175,7 +176,7 @@ func TestDisabledClientIsStopped(t *testing.T) {
 	if _, err := e.st.SetClientDisabled(ctx, clientID, false); err != nil {
 		t.Fatal(err)
 	}
-	done := e.waitStatus(sub.ID, ev.ID, store.EvaluationCompleted, 30*time.Second)
+	done := e.waitStatus(sub.ID, ev.ID, evaluation.StatusCompleted, 30*time.Second)
 	if done.Attempts != 1 {
 		t.Errorf("%d attempts, want 1: the run the disable stopped is not counted", done.Attempts)
 	}
@@ -223,7 +224,7 @@ func TestHeldEvaluationWaitsForItsClient(t *testing.T) {
 	if _, err := e.st.BeginEvaluation(ctx, ev.ID, 3); !errors.Is(err, store.ErrClientDisabled) {
 		t.Fatalf("begin while disabled: %v, want ErrClientDisabled", err)
 	}
-	got := e.waitStatus(sub.ID, ev.ID, store.EvaluationQueued, time.Second)
+	got := e.waitStatus(sub.ID, ev.ID, evaluation.StatusQueued, time.Second)
 	if got.Attempts != 0 {
 		t.Errorf("%d attempts counted while held", got.Attempts)
 	}
@@ -259,7 +260,7 @@ func TestHeldEvaluationWaitsForItsClient(t *testing.T) {
 	if err := w.Run(ctx, ev.ID, func() {}); err != nil {
 		t.Fatal(err)
 	}
-	if done := e.waitStatus(sub.ID, ev.ID, store.EvaluationCompleted, time.Second); done.Attempts != 1 {
+	if done := e.waitStatus(sub.ID, ev.ID, evaluation.StatusCompleted, time.Second); done.Attempts != 1 {
 		t.Errorf("%d attempts, want 1", done.Attempts)
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/doceval/doceval/pkg/domain/evaluation"
 	"github.com/doceval/doceval/pkg/engine"
 	"github.com/doceval/doceval/pkg/messaging"
 	"github.com/doceval/doceval/pkg/service"
@@ -127,7 +128,7 @@ func (w *Worker) Run(ctx context.Context, id uuid.UUID, heartbeat func()) error 
 func (w *Worker) run(ctx context.Context, id uuid.UUID, heartbeat func()) (outcome string, err error) {
 	run, err := w.Store.BeginEvaluation(ctx, id, w.Cfg.MaxAttempts)
 	switch {
-	case errors.Is(err, store.ErrEvaluationOver), errors.Is(err, store.ErrNotFound):
+	case errors.Is(err, evaluation.ErrOver), errors.Is(err, store.ErrNotFound):
 		return "", nil // finished, canceled, or purged: nothing to do
 	case errors.Is(err, store.ErrClientDisabled):
 		w.Log.InfoContext(ctx, "evaluation held: its API client is disabled", "evaluation_id", id)
@@ -145,7 +146,7 @@ func (w *Worker) run(ctx context.Context, id uuid.UUID, heartbeat func()) (outco
 	}
 	result, err := w.Engine.Evaluate(runCtx, Input(run), progress)
 	switch {
-	case errors.Is(err, store.ErrEvaluationOver), errors.Is(err, store.ErrNotFound):
+	case errors.Is(err, evaluation.ErrOver), errors.Is(err, store.ErrNotFound):
 		log.InfoContext(ctx, "evaluation canceled (or its submission purged) while running")
 		return outcomeCanceled, nil
 	case errors.Is(err, store.ErrClientDisabled):
@@ -168,7 +169,7 @@ func (w *Worker) run(ctx context.Context, id uuid.UUID, heartbeat func()) (outco
 	}
 	err = w.Store.CompleteEvaluation(ctx, id, raw)
 	switch {
-	case errors.Is(err, store.ErrEvaluationOver) || errors.Is(err, store.ErrNotFound):
+	case errors.Is(err, evaluation.ErrOver) || errors.Is(err, store.ErrNotFound):
 		log.InfoContext(ctx, "evaluation canceled before its result was stored")
 		return outcomeCanceled, nil
 	case err != nil:
@@ -195,7 +196,7 @@ func beat(ctx context.Context, interval time.Duration, heartbeat func()) {
 
 func (w *Worker) fail(ctx context.Context, id uuid.UUID, code, message string) error {
 	err := w.Store.FailEvaluation(ctx, id, code, message)
-	if errors.Is(err, store.ErrEvaluationOver) || errors.Is(err, store.ErrNotFound) {
+	if errors.Is(err, evaluation.ErrOver) || errors.Is(err, store.ErrNotFound) {
 		return nil
 	}
 	return err

@@ -20,6 +20,9 @@ import (
 	"github.com/doceval/doceval/pkg/auth"
 	"github.com/doceval/doceval/pkg/blob"
 	"github.com/doceval/doceval/pkg/config"
+	"github.com/doceval/doceval/pkg/domain/catalog"
+	"github.com/doceval/doceval/pkg/domain/evaluation"
+	"github.com/doceval/doceval/pkg/domain/submission"
 	"github.com/doceval/doceval/pkg/engine"
 	"github.com/doceval/doceval/pkg/engine/evidence"
 	"github.com/doceval/doceval/pkg/engine/llm"
@@ -196,7 +199,7 @@ func TestEvaluationRuns(t *testing.T) {
 	}
 	runtimes := make(chan *service.Runtime, 1)
 	e.worker(testConfig(), engine.NewWithModel(nil, e.log), func(_ context.Context, rt *service.Runtime) ([]service.Loop, error) { runtimes <- rt; return nil, nil })
-	done := e.waitStatus(sub.ID, ev.ID, store.EvaluationCompleted, 30*time.Second)
+	done := e.waitStatus(sub.ID, ev.ID, evaluation.StatusCompleted, 30*time.Second)
 	metrics := (<-runtimes).Registry
 	metricstest.WaitFor(t, metrics, 1, "doceval_evaluation_duration_seconds", "outcome", "completed")
 	metricstest.WaitFor(t, metrics, 1, "doceval_jetstream_messages_total", "consumer", "evaluator", "outcome", "ack")
@@ -210,7 +213,7 @@ func TestEvaluationRuns(t *testing.T) {
 		t.Fatalf("result sizes: %d documents, %d checks, %d fields", len(res.Documents), len(res.Checks), len(res.Fields))
 	}
 	run, err := e.st.BeginEvaluation(ctx, ev.ID, 0) // over: only to check the error
-	if !errors.Is(err, store.ErrEvaluationOver) {
+	if !errors.Is(err, evaluation.ErrOver) {
 		t.Fatalf("begin after completion: %+v %v", run, err)
 	}
 	docs := map[uuid.UUID]*evidence.Document{}
@@ -254,7 +257,7 @@ func TestEvaluationRuns(t *testing.T) {
 		t.Errorf("summary %+v", res.Summary)
 	}
 	got, err := e.tenant.Submission(ctx, sub.ID)
-	if err != nil || got.Status != store.StatusCompleted {
+	if err != nil || got.Status != submission.StatusCompleted {
 		t.Errorf("submission %s %v", got.Status, err)
 	}
 	types := e.eventTypes(sub.ID)
@@ -292,15 +295,15 @@ func (e *env) customCheckSubmission(externalID string) store.Submission {
 	e.t.Helper()
 	ctx := context.Background()
 	prompt := "Does the applicant have a second job? If yes, open."
-	chk, err := e.tenant.CreateCatalogEntry(ctx, store.FamilyCheck, store.Content{
+	chk, err := e.tenant.CreateCatalogEntry(ctx, catalog.FamilyCheck, catalog.Content{
 		Name: "Second job", Description: "Second employment", Prompt: &prompt, Category: "other", ProductTypes: []string{"personal_loan"},
 	})
 	if err != nil {
 		e.t.Fatal(err)
 	}
 	tpl, err := e.tenant.CreateTemplate(ctx, "With custom check", store.Bundle{
-		DocumentRequirements: []store.ItemInput{{Ref: "id_card"}},
-		Checks:               []store.ItemInput{{Ref: "documents_readable"}, {Ref: chk.PublicID()}},
+		DocumentRequirements: []catalog.ItemInput{{Ref: "id_card"}},
+		Checks:               []catalog.ItemInput{{Ref: "documents_readable"}, {Ref: chk.PublicID()}},
 	})
 	if err != nil {
 		e.t.Fatal(err)
@@ -345,7 +348,7 @@ func TestEvaluationCanceledWhileRunning(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatalf("run: %v", err)
 	}
-	got := e.waitStatus(sub.ID, ev.ID, store.EvaluationCanceled, time.Second)
+	got := e.waitStatus(sub.ID, ev.ID, evaluation.StatusCanceled, time.Second)
 	if got.Result != nil {
 		t.Errorf("a canceled evaluation has a result")
 	}
@@ -372,7 +375,7 @@ func TestCustomCheckWithoutModel(t *testing.T) {
 	if err := w.Run(ctx, ev.ID, func() {}); err != nil {
 		t.Fatal(err)
 	}
-	done := e.waitStatus(sub.ID, ev.ID, store.EvaluationCompleted, time.Second)
+	done := e.waitStatus(sub.ID, ev.ID, evaluation.StatusCompleted, time.Second)
 	var res engine.Result
 	if err := json.Unmarshal(done.Result, &res); err != nil {
 		t.Fatal(err)
@@ -396,9 +399,9 @@ func TestEvaluationSurvivesWorkerDeath(t *testing.T) {
 	}
 	cfg := testConfig()
 	e.killedWorker(cfg)
-	e.waitStatus(sub.ID, ev.ID, store.EvaluationRunning, time.Second)
+	e.waitStatus(sub.ID, ev.ID, evaluation.StatusRunning, time.Second)
 	e.worker(cfg, engine.NewWithModel(nil, e.log))
-	done := e.waitStatus(sub.ID, ev.ID, store.EvaluationCompleted, 30*time.Second)
+	done := e.waitStatus(sub.ID, ev.ID, evaluation.StatusCompleted, 30*time.Second)
 	if done.Attempts < 2 {
 		t.Errorf("attempts %d: the second worker did not take over", done.Attempts)
 	}
@@ -490,7 +493,7 @@ func TestSweepStaleEvaluations(t *testing.T) {
 	sweepCtx, cancel := context.WithCancel(ctx)
 	w := &evaluator.Worker{Store: e.st, Engine: engine.NewWithModel(nil, e.log), Log: e.log, Cfg: testConfig()}
 	go w.SweepStale(sweepCtx)
-	got := e.waitStatus(sub.ID, ev.ID, store.EvaluationFailed, 10*time.Second)
+	got := e.waitStatus(sub.ID, ev.ID, evaluation.StatusFailed, 10*time.Second)
 	cancel()
 	if got.Failure == nil || got.Failure.Code != "evaluation_stalled" {
 		t.Errorf("failure %+v", got.Failure)
@@ -538,11 +541,11 @@ func TestEvaluationFailures(t *testing.T) {
 		if n, _ := metricstest.Value(t, e.registry, "doceval_evaluation_duration_seconds", "outcome", tc.outcome); n != 1 {
 			t.Errorf("%s: %v runs measured as %s, want 1", tc.name, n, tc.outcome)
 		}
-		got := e.waitStatus(sub.ID, ev.ID, store.EvaluationFailed, time.Second)
+		got := e.waitStatus(sub.ID, ev.ID, evaluation.StatusFailed, time.Second)
 		if got.Failure == nil || got.Failure.Code != tc.code || got.Result != nil {
 			t.Errorf("%s: failure %+v", tc.name, got.Failure)
 		}
-		if s, _ := e.tenant.Submission(ctx, sub.ID); s.Status != store.StatusFailed {
+		if s, _ := e.tenant.Submission(ctx, sub.ID); s.Status != submission.StatusFailed {
 			t.Errorf("%s: submission %s", tc.name, s.Status)
 		}
 		if n := count(e.eventTypes(sub.ID), events.EvaluationFailed); n != 1 {
@@ -610,7 +613,7 @@ func TestLostEvaluationJobIsReconciled(t *testing.T) {
 		}
 		time.Sleep(200 * time.Millisecond) // the worker's consumer is being created
 	}
-	done := e.waitStatus(sub.ID, ev.ID, store.EvaluationCompleted, 30*time.Second)
+	done := e.waitStatus(sub.ID, ev.ID, evaluation.StatusCompleted, 30*time.Second)
 	if done.Attempts != 1 {
 		t.Errorf("%d attempts, want 1", done.Attempts)
 	}

@@ -28,10 +28,10 @@ type envelopeError struct {
 	RequestID string      `json:"request_id"`
 }
 
-// ErrorHandler is the one place every error becomes the error envelope: domain errors
-// (*apierr.Error), Echo's own 404/405/413, validator errors (already *apierr.Error),
-// body-size errors and anything unexpected, which is logged and answered as 500
-// internal_error without detail.
+// ErrorHandler is the one place every error becomes the error envelope: the edge's own
+// errors (*apierr.Error), the domain's refusals (apierr.FromDomain), Echo's own
+// 404/405/413, validator errors (already *apierr.Error), body-size errors and anything
+// unexpected, which is logged and answered as 500 internal_error without detail.
 func ErrorHandler(log *slog.Logger) echo.HTTPErrorHandler {
 	return func(err error, c echo.Context) {
 		if c.Response().Committed {
@@ -65,6 +65,9 @@ func WriteError(c echo.Context, e *apierr.Error) {
 
 func toAPIError(err error) *apierr.Error {
 	if e, ok := apierr.As(err); ok {
+		return e
+	}
+	if e, ok := apierr.FromDomain(err); ok {
 		return e
 	}
 	if errors.Is(err, store.ErrNotFound) {

@@ -13,9 +13,9 @@ import (
 	"github.com/google/uuid"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/doceval/doceval/pkg/domain/submission"
 	"github.com/doceval/doceval/pkg/extract"
 	"github.com/doceval/doceval/pkg/extractor"
-	"github.com/doceval/doceval/pkg/store"
 	"github.com/doceval/doceval/pkg/testkit/metricstest"
 )
 
@@ -63,7 +63,7 @@ func TestIngestThroughExtractor(t *testing.T) {
 		state.Store(phase)
 		time.Sleep(5 * time.Second) // deliveries at about 0, 1 and 3 s meet the outage
 		for _, id := range []uuid.UUID{pdf, doc, corrupt} {
-			if u := e.waitStatusNow(id); u.Status != store.UploadProcessing {
+			if u := e.waitStatusNow(id); u.Status != submission.UploadProcessing {
 				t.Fatalf("%s while the extractor is %d: %s %+v", u.ExternalFileID, phase, u.Status, u.Failure)
 			}
 			if n := e.count("SELECT ingest_attempts FROM uploads WHERE id = $1", id); n != 0 {
@@ -76,9 +76,9 @@ func TestIngestThroughExtractor(t *testing.T) {
 	for id, want := range map[uuid.UUID]string{pdf: "", doc: "", corrupt: extract.CodeCorrupt} {
 		u := e.waitStatus(id, 90*time.Second)
 		switch {
-		case want == "" && u.Status != store.UploadReady:
+		case want == "" && u.Status != submission.UploadReady:
 			t.Errorf("%s: %s %+v, want ready", u.ExternalFileID, u.Status, u.Failure)
-		case want != "" && (u.Status != store.UploadFailed || u.Failure == nil || u.Failure.Code != want):
+		case want != "" && (u.Status != submission.UploadFailed || u.Failure == nil || u.Failure.Code != want):
 			t.Errorf("%s: %s %+v, want failed %s", u.ExternalFileID, u.Status, u.Failure, want)
 		}
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/doceval/doceval/pkg/blob"
+	"github.com/doceval/doceval/pkg/domain/submission"
 	"github.com/doceval/doceval/pkg/extract"
 	"github.com/doceval/doceval/pkg/extractor"
 	"github.com/doceval/doceval/pkg/messaging"
@@ -165,7 +166,7 @@ func (w *Worker) process(ctx context.Context, job messaging.IngestJob, heartbeat
 	if err != nil {
 		return outcomeRetry, err
 	}
-	if u.Status != store.UploadProcessing {
+	if u.Status != submission.UploadProcessing {
 		return "", nil // done by an earlier delivery
 	}
 	// A disabled client's files are not parsed: the job is set aside until it is enabled.

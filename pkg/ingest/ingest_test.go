@@ -25,6 +25,7 @@ import (
 	"github.com/doceval/doceval/pkg/blob"
 	"github.com/doceval/doceval/pkg/blobkey"
 	"github.com/doceval/doceval/pkg/config"
+	"github.com/doceval/doceval/pkg/domain/submission"
 	"github.com/doceval/doceval/pkg/extract"
 	"github.com/doceval/doceval/pkg/ingest"
 	"github.com/doceval/doceval/pkg/messaging"
@@ -150,7 +151,7 @@ func (e *env) waitStatus(id uuid.UUID, timeout time.Duration) store.Upload {
 		if err != nil {
 			e.t.Fatal(err)
 		}
-		if u.Status != store.UploadProcessing {
+		if u.Status != submission.UploadProcessing {
 			return u
 		}
 		if time.Now().After(deadline) {
@@ -189,9 +190,9 @@ func TestIngestEndToEnd(t *testing.T) {
 	for id, want := range map[uuid.UUID]string{good: "", corrupt: extract.CodeCorrupt, bomb: extract.CodeCorrupt, after: "", legacy: ""} {
 		u := e.waitStatus(id, 60*time.Second)
 		switch {
-		case want == "" && u.Status != store.UploadReady:
+		case want == "" && u.Status != submission.UploadReady:
 			t.Errorf("%s: %s %+v, want ready", u.ExternalFileID, u.Status, u.Failure)
-		case want != "" && (u.Status != store.UploadFailed || u.Failure == nil || u.Failure.Code != want):
+		case want != "" && (u.Status != submission.UploadFailed || u.Failure == nil || u.Failure.Code != want):
 			t.Errorf("%s: %s %+v, want failed %s", u.ExternalFileID, u.Status, u.Failure, want)
 		}
 	}
@@ -262,11 +263,11 @@ func TestIngestWorkerKilledMidFile(t *testing.T) {
 	if taken != 1 {
 		t.Fatalf("the dying worker took %d jobs", taken)
 	}
-	if u := e.waitStatusNow(id); u.Status != store.UploadProcessing {
+	if u := e.waitStatusNow(id); u.Status != submission.UploadProcessing {
 		t.Fatalf("status %s before the restart", u.Status)
 	}
 	e.worker(cfg) // the restarted ingest
-	if u := e.waitStatus(id, 60*time.Second); u.Status != store.UploadReady {
+	if u := e.waitStatus(id, 60*time.Second); u.Status != submission.UploadReady {
 		t.Fatalf("after restart: %s %+v", u.Status, u.Failure)
 	}
 	if n := e.count("SELECT count(*) FROM events WHERE type = 'file.ready'"); n != 1 {
@@ -292,7 +293,7 @@ func TestIngestMissingBytes(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.worker(cfg)
-	if got := e.waitStatus(id, 30*time.Second); got.Status != store.UploadFailed || got.Failure.Code != "processing_error" {
+	if got := e.waitStatus(id, 30*time.Second); got.Status != submission.UploadFailed || got.Failure.Code != "processing_error" {
 		t.Errorf("%s %+v", got.Status, got.Failure)
 	}
 }
@@ -418,7 +419,7 @@ func TestIngestPageGeometryRoundTrip(t *testing.T) {
 	docID := e.upload("legacy", extract.DOC, word97)
 	stop := e.worker(cfg)
 	for _, id := range []uuid.UUID{pdfID, docID} {
-		if u := e.waitStatus(id, 60*time.Second); u.Status != store.UploadReady {
+		if u := e.waitStatus(id, 60*time.Second); u.Status != submission.UploadReady {
 			t.Fatalf("%s: %s %+v", u.ExternalFileID, u.Status, u.Failure)
 		}
 	}
@@ -494,7 +495,7 @@ func TestLostIngestJobIsReconciled(t *testing.T) {
 	}
 	e.worker(cfg)
 	again := e.reconcileOne("ingest", (*ingest.Worker).ReconcileOnce)
-	if u := e.waitStatus(id, 60*time.Second); u.Status != store.UploadReady {
+	if u := e.waitStatus(id, 60*time.Second); u.Status != submission.UploadReady {
 		t.Fatalf("after reconciling: %s %+v", u.Status, u.Failure)
 	}
 	if n := again(); n != 0 {
@@ -515,18 +516,18 @@ func TestIngestOutageKeepsTheJob(t *testing.T) {
 	budget.MaxAttempts = 2
 	e.workerWith(workerCommon, budget)
 	warm := e.upload("warm-up", extract.PDF, textPDF("Kontoauszug", "Kontostand 1.000,00 EUR"))
-	if u := e.waitStatus(warm, 60*time.Second); u.Status != store.UploadReady {
+	if u := e.waitStatus(warm, 60*time.Second); u.Status != submission.UploadReady {
 		t.Fatalf("warm-up: %s", u.Status)
 	}
 
 	proxy.cut()
 	id := e.upload("payslip", extract.PDF, textPDF("Gehaltsabrechnung", "Nettobezug 2.000,00 EUR"))
 	time.Sleep(9 * time.Second) // deliveries at about 0, 1, 3 and 7 s all fail
-	if u := e.waitStatusNow(id); u.Status != store.UploadProcessing {
+	if u := e.waitStatusNow(id); u.Status != submission.UploadProcessing {
 		t.Fatalf("during the outage: %s", u.Status)
 	}
 	proxy.restore()
-	if u := e.waitStatus(id, 90*time.Second); u.Status != store.UploadReady {
+	if u := e.waitStatus(id, 90*time.Second); u.Status != submission.UploadReady {
 		t.Fatalf("after the outage: %s %+v", u.Status, u.Failure)
 	}
 	var attempts int
@@ -637,12 +638,12 @@ func TestIngestIsFairAcrossClients(t *testing.T) {
 	fair := cfg
 	fair.Concurrency, fair.ClientConcurrency = 2, 1
 	e.worker(fair)
-	if u := otherEnv.waitStatus(single, 60*time.Second); u.Status != store.UploadReady {
+	if u := otherEnv.waitStatus(single, 60*time.Second); u.Status != submission.UploadReady {
 		t.Fatalf("the other client's upload: %s", u.Status)
 	}
 	waiting := 0
 	for _, id := range floodIDs {
-		if e.waitStatusNow(id).Status == store.UploadProcessing {
+		if e.waitStatusNow(id).Status == submission.UploadProcessing {
 			waiting++
 		}
 	}
@@ -673,7 +674,7 @@ func TestIngestHeldWhileClientDisabled(t *testing.T) {
 	if n := e.count("SELECT ingest_attempts FROM uploads WHERE id = $1", id); n != 0 {
 		t.Errorf("%d ingest attempts counted while held", n)
 	}
-	if u := e.waitStatusNow(id); u.Status != store.UploadProcessing {
+	if u := e.waitStatusNow(id); u.Status != submission.UploadProcessing {
 		t.Errorf("held upload %s, want processing", u.Status)
 	}
 	nc, err := nats.Connect(e.common.NatsURL)
@@ -690,7 +691,7 @@ func TestIngestHeldWhileClientDisabled(t *testing.T) {
 	if _, err := e.st.SetClientDisabled(ctx, e.sub.ClientID, false); err != nil {
 		t.Fatal(err)
 	}
-	if u := e.waitStatus(id, 60*time.Second); u.Status != store.UploadReady {
+	if u := e.waitStatus(id, 60*time.Second); u.Status != submission.UploadReady {
 		t.Fatalf("after the enable: %s %+v", u.Status, u.Failure)
 	}
 }

@@ -2,64 +2,28 @@ package store
 
 import (
 	"context"
-	"errors"
 	"slices"
 	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/doceval/doceval/gen/db"
+	"github.com/doceval/doceval/pkg/domain/catalog"
 	"github.com/doceval/doceval/pkg/keyset"
 	"github.com/doceval/doceval/pkg/slug"
 )
 
-// ErrReadOnly is returned for a write to a builtin entry or template.
-var ErrReadOnly = errors.New("builtin entries are read-only")
-
-// ErrArchived is returned for a write to, or a reference to, an archived entry or template.
-var ErrArchived = errors.New("archived")
-
-// Family is one of the three catalog families.
-type Family string
-
-const (
-	FamilyCheck        Family = "check"
-	FamilyDataField    Family = "data_field"
-	FamilyDocumentType Family = "document_type"
-)
-
-// Content is what a version of a catalog entry holds. Name is a check's title or a data
-// field's or document type's display name.
-type Content struct {
-	Name         string   `json:"name"`
-	Description  string   `json:"description"`
-	Prompt       *string  `json:"prompt,omitempty"`
-	Category     string   `json:"category"`
-	ProductTypes []string `json:"product_types"`
-	ValueFormat  *string  `json:"value_format,omitempty"`
-}
-
-// Equal reports whether two contents are the same (no new version needed).
-func (c Content) Equal(o Content) bool {
-	return c.Name == o.Name && c.Description == o.Description && eqPtr(c.Prompt, o.Prompt) &&
-		c.Category == o.Category && slices.Equal(c.ProductTypes, o.ProductTypes) && eqPtr(c.ValueFormat, o.ValueFormat)
-}
-
-func eqPtr[T comparable](a, b *T) bool {
-	return a == nil && b == nil || a != nil && b != nil && *a == *b
-}
-
 // CatalogEntry is a check, data field or document type at its current version.
 type CatalogEntry struct {
 	ID        uuid.UUID
-	Family    Family
+	Family    catalog.Family
 	ClientID  *uuid.UUID // nil: builtin
 	Key       string
 	Version   int
 	Archived  bool
 	CreatedAt time.Time
 	UpdatedAt time.Time
-	Content
+	catalog.Content
 }
 
 // Builtin reports whether the entry is part of the builtin catalog.
@@ -82,9 +46,9 @@ func publicID(client *uuid.UUID, key string, id uuid.UUID) string {
 
 func entryFromRow(e db.CatalogEntry, v db.CatalogEntryVersion) CatalogEntry {
 	return CatalogEntry{
-		ID: e.ID, Family: Family(e.Family), ClientID: e.APIClientID, Key: e.Key, Version: int(e.Version),
+		ID: e.ID, Family: catalog.Family(e.Family), ClientID: e.APIClientID, Key: e.Key, Version: int(e.Version),
 		Archived: e.ArchivedAt != nil, CreatedAt: e.CreatedAt, UpdatedAt: e.UpdatedAt,
-		Content: Content{
+		Content: catalog.Content{
 			Name: v.Name, Description: v.Description, Prompt: v.Prompt, Category: v.Category,
 			ProductTypes: v.ProductTypes, ValueFormat: v.ValueFormat,
 		},
@@ -93,7 +57,7 @@ func entryFromRow(e db.CatalogEntry, v db.CatalogEntryVersion) CatalogEntry {
 
 // lookupEntry resolves a reference — a UUID (the client's custom entry) or a key (a
 // builtin, or the client's custom entry) — within family.
-func lookupEntry(ctx context.Context, q *db.Queries, client uuid.UUID, family Family, ref string) (CatalogEntry, error) {
+func lookupEntry(ctx context.Context, q *db.Queries, client uuid.UUID, family catalog.Family, ref string) (CatalogEntry, error) {
 	if id, err := uuid.Parse(ref); err == nil {
 		r, err := q.CatalogEntryGetByID(ctx, db.CatalogEntryGetByIDParams{Family: string(family), ID: id, APIClientID: &client})
 		if err != nil {
@@ -110,14 +74,14 @@ func lookupEntry(ctx context.Context, q *db.Queries, client uuid.UUID, family Fa
 
 // CatalogEntry reads a builtin or the tenant's custom entry by key or UUID; archived
 // entries stay readable.
-func (t Tenant) CatalogEntry(ctx context.Context, family Family, ref string) (CatalogEntry, error) {
+func (t Tenant) CatalogEntry(ctx context.Context, family catalog.Family, ref string) (CatalogEntry, error) {
 	return lookupEntry(ctx, t.s.queries(), t.clientID, family, ref)
 }
 
 // CatalogEntries lists builtin and the tenant's custom entries of family, archived ones
 // left out, oldest first (builtins in catalog order, then custom ones by creation).
 // It returns up to limit+1 rows for page.Trim.
-func (t Tenant) CatalogEntries(ctx context.Context, family Family, after *keyset.Position, limit int) ([]CatalogEntry, error) {
+func (t Tenant) CatalogEntries(ctx context.Context, family catalog.Family, after *keyset.Position, limit int) ([]CatalogEntry, error) {
 	p := db.CatalogEntryListParams{Family: string(family), APIClientID: &t.clientID, MaxRows: int32(limit + 1)}
 	if after != nil {
 		p.CursorCreatedAt, p.CursorID = &after.CreatedAt, &after.ID
@@ -134,11 +98,11 @@ func (t Tenant) CatalogEntries(ctx context.Context, family Family, after *keyset
 }
 
 // fallbackKey is the key base of an entry whose name has no letter or digit.
-var fallbackKey = map[Family]string{FamilyCheck: "check", FamilyDataField: "data_field", FamilyDocumentType: "document_type"}
+var fallbackKey = map[catalog.Family]string{catalog.FamilyCheck: "check", catalog.FamilyDataField: "data_field", catalog.FamilyDocumentType: "document_type"}
 
 // CreateCatalogEntry creates a custom entry at version 1. Its key is a slug of the name,
 // unique among the builtin keys and the tenant's own.
-func (t Tenant) CreateCatalogEntry(ctx context.Context, family Family, c Content) (CatalogEntry, error) {
+func (t Tenant) CreateCatalogEntry(ctx context.Context, family catalog.Family, c catalog.Content) (CatalogEntry, error) {
 	if c.ProductTypes == nil {
 		c.ProductTypes = []string{}
 	}
@@ -172,7 +136,7 @@ func (t Tenant) CreateCatalogEntry(ctx context.Context, family Family, c Content
 	return created, err
 }
 
-func insertVersion(ctx context.Context, q *db.Queries, entry uuid.UUID, version int32, c Content, now time.Time) error {
+func insertVersion(ctx context.Context, q *db.Queries, entry uuid.UUID, version int32, c catalog.Content, now time.Time) error {
 	return interpretError(q.CatalogVersionInsert(ctx, db.CatalogVersionInsertParams{
 		EntryID: entry, Version: version, Name: c.Name, Description: c.Description, Prompt: c.Prompt,
 		Category: c.Category, ProductTypes: c.ProductTypes, ValueFormat: c.ValueFormat, Now: now,
@@ -182,7 +146,7 @@ func insertVersion(ctx context.Context, q *db.Queries, entry uuid.UUID, version 
 // UpdateCatalogEntry applies edit to a custom entry's content. A change makes a new
 // version (the id stays); snapshots taken before keep the version they hold. An edit
 // that changes nothing makes no version.
-func (t Tenant) UpdateCatalogEntry(ctx context.Context, family Family, ref string, edit func(*Content)) (CatalogEntry, error) {
+func (t Tenant) UpdateCatalogEntry(ctx context.Context, family catalog.Family, ref string, edit func(*catalog.Content)) (CatalogEntry, error) {
 	var updated CatalogEntry
 	err := t.s.InTx(ctx, func(tx *Tx) error {
 		cur, err := lookupEntry(ctx, tx.q, t.clientID, family, ref)
@@ -194,13 +158,11 @@ func (t Tenant) UpdateCatalogEntry(ctx context.Context, family Family, ref strin
 			}
 			cur, err = lookupEntry(ctx, tx.q, t.clientID, family, cur.ID.String())
 		}
-		switch {
-		case err != nil:
+		if err != nil {
 			return err
-		case cur.Builtin():
-			return ErrReadOnly
-		case cur.Archived:
-			return ErrArchived
+		}
+		if err := catalog.CheckWritable(cur.Builtin(), cur.Archived); err != nil {
+			return err
 		}
 		next := cur.Content
 		next.ProductTypes = slices.Clone(cur.ProductTypes)
@@ -224,13 +186,13 @@ func (t Tenant) UpdateCatalogEntry(ctx context.Context, family Family, ref strin
 }
 
 // ArchiveCatalogEntry archives a custom entry; archiving an archived one does nothing.
-func (t Tenant) ArchiveCatalogEntry(ctx context.Context, family Family, ref string) error {
+func (t Tenant) ArchiveCatalogEntry(ctx context.Context, family catalog.Family, ref string) error {
 	cur, err := t.CatalogEntry(ctx, family, ref)
 	switch {
 	case err != nil:
 		return err
 	case cur.Builtin():
-		return ErrReadOnly
+		return catalog.ErrReadOnly
 	}
 	_, err = t.s.queries().CatalogEntryArchive(ctx, db.CatalogEntryArchiveParams{ID: cur.ID, Now: t.s.Now()})
 	return interpretError(err)
@@ -238,9 +200,9 @@ func (t Tenant) ArchiveCatalogEntry(ctx context.Context, family Family, ref stri
 
 // BuiltinEntry is a builtin catalog entry as the data files describe it.
 type BuiltinEntry struct {
-	Family Family
+	Family catalog.Family
 	Key    string
-	Content
+	catalog.Content
 }
 
 // upsertBuiltinEntry inserts a builtin entry when new (created_at spaced by position so

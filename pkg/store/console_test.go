@@ -10,6 +10,7 @@ import (
 
 	"github.com/doceval/doceval/pkg/auth"
 	"github.com/doceval/doceval/pkg/clock"
+	"github.com/doceval/doceval/pkg/domain/submission"
 	"github.com/doceval/doceval/pkg/store"
 	"github.com/doceval/doceval/pkg/testkit/dbtest"
 )
@@ -55,10 +56,10 @@ func TestUploadChangeReplacesDecision(t *testing.T) {
 	ctx := context.Background()
 	client, d := slotFixture(t, st)
 	slot := d.Slots[0]
-	if slot.Status != store.SlotReceived {
+	if slot.Status != submission.SlotReceived {
 		t.Fatalf("fixture slot: %s", slot.Status)
 	}
-	decide := store.Decision{ClientID: client, SubmissionID: d.ID, SlotID: slot.ID, Decision: store.DecisionAccepted}
+	decide := store.Decision{ClientID: client, SubmissionID: d.ID, SlotID: slot.ID, Decision: submission.DecisionAccepted}
 	if _, err := st.DecideSlot(ctx, decide); err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +72,7 @@ func TestUploadChangeReplacesDecision(t *testing.T) {
 	}
 	tenant := st.Tenant(client)
 	got, err := tenant.Submission(ctx, d.ID)
-	if err != nil || got.Slots[0].Status != store.DecisionAccepted || got.Slots[0].Review == nil {
+	if err != nil || got.Slots[0].Status != submission.DecisionAccepted || got.Slots[0].Review == nil {
 		t.Fatalf("after decision: %+v %v", got.Slots[0], err)
 	}
 	// Another upload into the slot (allow_multiple_files may be false: move the upload
@@ -83,7 +84,7 @@ func TestUploadChangeReplacesDecision(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Slots[0].Status != store.SlotMissing || got.Slots[0].Review != nil {
+	if got.Slots[0].Status != submission.SlotMissing || got.Slots[0].Review != nil {
 		t.Fatalf("after the upload moved out: %s %+v", got.Slots[0].Status, got.Slots[0].Review)
 	}
 }
@@ -98,12 +99,12 @@ func TestDecisionRules(t *testing.T) {
 		d    store.Decision
 		want error
 	}{
-		{store.Decision{Decision: store.DecisionRejected}, store.ErrReasonRequired},
-		{store.Decision{Decision: store.DecisionNeedsReview, Reason: " \n"}, store.ErrReasonRequired},
-		{store.Decision{Decision: "approved"}, store.ErrDecisionUnknown},
-		{store.Decision{Decision: store.DecisionAccepted, Reason: string(make([]rune, store.MaxReasonLength+1))}, store.ErrReasonTooLong},
-		{store.Decision{Decision: store.DecisionAccepted, SlotID: uuid.New()}, store.ErrNotFound},
-		{store.Decision{Decision: store.DecisionAccepted, ClientID: uuid.New()}, store.ErrNotFound}, // another client's
+		{store.Decision{Decision: submission.DecisionRejected}, submission.ErrReasonRequired},
+		{store.Decision{Decision: submission.DecisionNeedsReview, Reason: " \n"}, submission.ErrReasonRequired},
+		{store.Decision{Decision: "approved"}, submission.ErrDecisionUnknown},
+		{store.Decision{Decision: submission.DecisionAccepted, Reason: string(make([]rune, submission.MaxReasonLength+1))}, submission.ErrReasonTooLong},
+		{store.Decision{Decision: submission.DecisionAccepted, SlotID: uuid.New()}, store.ErrNotFound},
+		{store.Decision{Decision: submission.DecisionAccepted, ClientID: uuid.New()}, store.ErrNotFound}, // another client's
 	} {
 		if tc.d.ClientID == uuid.Nil {
 			tc.d.ClientID = client
@@ -119,7 +120,7 @@ func TestDecisionRules(t *testing.T) {
 	if err := st.Tenant(client).DeleteSubmission(ctx, d.ID); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.DecideSlot(ctx, store.Decision{ClientID: client, SubmissionID: d.ID, SlotID: slot, Decision: store.DecisionAccepted}); !errors.Is(err, store.ErrSubmissionPurging) {
+	if _, err := st.DecideSlot(ctx, store.Decision{ClientID: client, SubmissionID: d.ID, SlotID: slot, Decision: submission.DecisionAccepted}); !errors.Is(err, submission.ErrPurging) {
 		t.Fatalf("decision on a submission being purged: %v", err)
 	}
 }

@@ -9,37 +9,11 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/doceval/doceval/gen/db"
-	"github.com/doceval/doceval/pkg/apierr"
+	"github.com/doceval/doceval/pkg/domain/evaluation"
+	"github.com/doceval/doceval/pkg/domain/submission"
 	"github.com/doceval/doceval/pkg/engine/evidence"
 	"github.com/doceval/doceval/pkg/events"
 	"github.com/doceval/doceval/pkg/messaging"
-)
-
-// Evaluation statuses (EvaluationStatus).
-const (
-	EvaluationQueued    = "queued"
-	EvaluationRunning   = "running"
-	EvaluationCompleted = "completed"
-	EvaluationFailed    = "failed"
-	EvaluationCanceled  = "canceled"
-)
-
-// EvaluationKindBasic is the only kind of evaluation today.
-const EvaluationKindBasic = "basic"
-
-// Stage labels that the store itself sets; the evaluator names its own stages.
-const (
-	StageQueued    = "Queued"
-	StageStarting  = "Starting"
-	StageCompleted = "Completed"
-	StageFailed    = "Failed"
-	StageCanceled  = "Canceled"
-)
-
-var (
-	errNoReadyUpload     = apierr.New(422, apierr.InvalidRequest, "the submission has no upload in status ready; upload a document and wait for file.ready")
-	errAlreadyEvaluating = apierr.Conflict(apierr.EvaluationInProgress, "an evaluation of this submission is queued or running; wait for it to end")
-	errAnalysisOutdated  = apierr.Conflict(apierr.AnalysisOutdated, "a newer evaluation superseded this one; read the submission's latest_evaluation")
 )
 
 // Evaluation is an evaluation of a submission. Its JSON form is the spec's Evaluation as responses and events carry it.
@@ -95,23 +69,21 @@ func evaluationFromRow(r db.Evaluation, externalSubmissionID string) Evaluation 
 
 // Active reports whether the evaluation is queued or running.
 func (e Evaluation) Active() bool {
-	return e.Status == EvaluationQueued || e.Status == EvaluationRunning
+	return evaluation.Active(e.Status)
 }
 
 // StartEvaluation queues an evaluation over the submission's ready uploads and moves
 // the submission to evaluating. The unique index on active evaluations refuses a second
 // one even if two requests pass the status read at once.
-func (t Tenant) StartEvaluation(ctx context.Context, submission uuid.UUID) (Evaluation, error) {
+func (t Tenant) StartEvaluation(ctx context.Context, submissionID uuid.UUID) (Evaluation, error) {
 	var out Evaluation
 	err := t.s.InTx(ctx, func(tx *Tx) error {
-		s, err := tx.live(ctx, t.clientID, submission)
-		switch {
-		case err != nil:
+		s, err := tx.live(ctx, t.clientID, submissionID)
+		if err != nil {
 			return err
-		case s.Status == StatusCanceled:
-			return errCanceled
-		case s.Status == StatusEvaluating:
-			return errAlreadyEvaluating
+		}
+		if err := evaluation.CheckStart(s.Status); err != nil {
+			return err
 		}
 		uploads, err := tx.q.UploadsOfSubmission(ctx, s.ID)
 		if err != nil {
@@ -119,24 +91,24 @@ func (t Tenant) StartEvaluation(ctx context.Context, submission uuid.UUID) (Eval
 		}
 		var uploadIDs, fileIDs []uuid.UUID
 		for i := len(uploads) - 1; i >= 0; i-- { // oldest first: the order partners uploaded in
-			if u := uploads[i]; u.UploadStatus == UploadReady {
+			if u := uploads[i]; u.UploadStatus == submission.UploadReady {
 				uploadIDs, fileIDs = append(uploadIDs, u.ID), append(fileIDs, u.FileID)
 			}
 		}
-		if len(uploadIDs) == 0 {
-			return errNoReadyUpload
+		if err := evaluation.CheckInputs(len(uploadIDs)); err != nil {
+			return err
 		}
 		now := t.s.Now()
 		r, err := tx.q.EvaluationInsert(ctx, db.EvaluationInsertParams{
-			ID: t.s.NewID(), SubmissionID: s.ID, APIClientID: t.clientID, Kind: EvaluationKindBasic, StageLabel: StageQueued,
+			ID: t.s.NewID(), SubmissionID: s.ID, APIClientID: t.clientID, Kind: evaluation.KindBasic, StageLabel: evaluation.StageQueued,
 			InputUploadIds: uploadIDs, InputFileIds: fileIDs, Now: now,
 		})
 		if err = interpretError(err); errors.Is(err, ErrConflict) {
-			return errAlreadyEvaluating
+			return evaluation.ErrInProgress
 		} else if err != nil {
 			return err
 		}
-		if err := tx.q.SubmissionSetStatus(ctx, db.SubmissionSetStatusParams{ID: s.ID, Status: StatusEvaluating, Now: now}); err != nil {
+		if err := tx.q.SubmissionSetStatus(ctx, db.SubmissionSetStatusParams{ID: s.ID, Status: submission.StatusEvaluating, Now: now}); err != nil {
 			return interpretError(err)
 		}
 		out = evaluationFromRow(r, s.ExternalID)
@@ -146,7 +118,7 @@ func (t Tenant) StartEvaluation(ctx context.Context, submission uuid.UUID) (Eval
 }
 
 // Evaluation reads one of the submission's evaluations. One that a newer evaluation
-// superseded answers 409 analysis_outdated; a submission being purged, 409 as well.
+// superseded is refused (evaluation.ErrOutdated), as is a submission being purged.
 func (t Tenant) Evaluation(ctx context.Context, submission, id uuid.UUID) (Evaluation, error) {
 	var out Evaluation
 	err := t.s.InTx(ctx, func(tx *Tx) error {
@@ -162,8 +134,8 @@ func (t Tenant) Evaluation(ctx context.Context, submission, id uuid.UUID) (Evalu
 		if err != nil {
 			return interpretError(err)
 		}
-		if latest.ID != r.ID {
-			return errAnalysisOutdated
+		if err := evaluation.CheckLatest(latest.ID == r.ID); err != nil {
+			return err
 		}
 		out = evaluationFromRow(r, s.ExternalID)
 		return nil
@@ -194,7 +166,7 @@ func (tx *Tx) cancelActiveEvaluations(ctx context.Context, s Submission) error {
 		return interpretError(err)
 	}
 	for _, a := range active {
-		r, err := tx.q.EvaluationCancel(ctx, db.EvaluationCancelParams{ID: a.ID, StageLabel: StageCanceled, Now: tx.s.Now()})
+		r, err := tx.q.EvaluationCancel(ctx, db.EvaluationCancelParams{ID: a.ID, StageLabel: evaluation.StageCanceled, Now: tx.s.Now()})
 		if err != nil {
 			return interpretError(err)
 		}
@@ -221,14 +193,10 @@ type EvaluationRun struct {
 	Documents []*evidence.Document
 }
 
-// ErrEvaluationOver is returned to the evaluator when the evaluation is no longer
-// running: canceled (or deleted with its submission), or finished by another delivery.
-var ErrEvaluationOver = errors.New("evaluation is no longer running")
-
 // BeginEvaluation moves a queued evaluation to running (evaluation.started) or takes over
 // a running one whose worker died, and loads its inputs. A job delivered more than
 // maxAttempts times ends the evaluation as failed (evaluation_crashed) instead, so a
-// document that kills the worker cannot keep it running forever. ErrEvaluationOver: the
+// document that kills the worker cannot keep it running forever. evaluation.ErrOver: the
 // evaluation is not active any more; ErrNotFound: it is gone; ErrClientDisabled: its
 // client is disabled, and the evaluation was set aside, no attempt counted.
 func (s *Store) BeginEvaluation(ctx context.Context, id uuid.UUID, maxAttempts int) (EvaluationRun, error) {
@@ -244,8 +212,8 @@ func (s *Store) BeginEvaluation(ctx context.Context, id uuid.UUID, maxAttempts i
 		if err != nil {
 			return err
 		}
-		if !cur.Active() {
-			return ErrEvaluationOver
+		if err := evaluation.CheckActive(cur.Status); err != nil {
+			return err
 		}
 		if disabled {
 			held = true
@@ -256,12 +224,12 @@ func (s *Store) BeginEvaluation(ctx context.Context, id uuid.UUID, maxAttempts i
 			return tx.failEvaluation(ctx, sub, cur.ID, "evaluation_crashed",
 				"the evaluation stopped unexpectedly several times; start a new evaluation or contact support")
 		}
-		r, err := tx.q.EvaluationBegin(ctx, db.EvaluationBeginParams{ID: id, StageLabel: StageStarting, Now: s.Now()})
+		r, err := tx.q.EvaluationBegin(ctx, db.EvaluationBeginParams{ID: id, StageLabel: evaluation.StageStarting, Now: s.Now()})
 		if err != nil {
 			return interpretError(err)
 		}
 		run.Evaluation, run.Submission = evaluationFromRow(r, sub.ExternalID), sub
-		if cur.Status == EvaluationQueued {
+		if cur.Status == evaluation.StatusQueued {
 			if err := tx.emitEvaluation(ctx, events.EvaluationStarted, run.Evaluation); err != nil {
 				return err
 			}
@@ -271,7 +239,7 @@ func (s *Store) BeginEvaluation(ctx context.Context, id uuid.UUID, maxAttempts i
 	})
 	switch {
 	case err == nil && ended:
-		return EvaluationRun{}, ErrEvaluationOver
+		return EvaluationRun{}, evaluation.ErrOver
 	case err == nil && held:
 		return EvaluationRun{}, ErrClientDisabled
 	}
@@ -350,7 +318,7 @@ func (tx *Tx) evaluationDocuments(ctx context.Context, sub Submission, uploadIDs
 
 // EvaluationProgress records the stage and percentage of a running evaluation and
 // emits evaluation.progress unless one was emitted less than throttle ago.
-// ErrEvaluationOver: it was canceled meanwhile; the evaluator stops. ErrClientDisabled:
+// evaluation.ErrOver: it was canceled meanwhile; the evaluator stops. ErrClientDisabled:
 // its client was disabled meanwhile; the evaluator stops and the evaluation is set
 // aside, the attempt its run counted given back, to run again when the client is
 // enabled.
@@ -366,8 +334,8 @@ func (s *Store) EvaluationProgress(ctx context.Context, id uuid.UUID, stage stri
 		if err != nil {
 			return err
 		}
-		if cur.Status != EvaluationRunning {
-			return ErrEvaluationOver
+		if err := evaluation.CheckRunning(cur.Status); err != nil {
+			return err
 		}
 		now := s.Now()
 		if disabled {
@@ -393,7 +361,7 @@ func (s *Store) EvaluationProgress(ctx context.Context, id uuid.UUID, stage stri
 }
 
 // CompleteEvaluation stores the result of a running evaluation, emits
-// evaluation.completed and moves the submission to completed. ErrEvaluationOver: it
+// evaluation.completed and moves the submission to completed. evaluation.ErrOver: it
 // was canceled (or finished by another delivery) meanwhile, and nothing is written.
 func (s *Store) CompleteEvaluation(ctx context.Context, id uuid.UUID, result json.RawMessage) error {
 	return s.InTx(ctx, func(tx *Tx) error {
@@ -401,15 +369,15 @@ func (s *Store) CompleteEvaluation(ctx context.Context, id uuid.UUID, result jso
 		if err != nil {
 			return err
 		}
-		if cur.Status != EvaluationRunning {
-			return ErrEvaluationOver
+		if err := evaluation.CheckRunning(cur.Status); err != nil {
+			return err
 		}
 		now := s.Now()
-		r, err := tx.q.EvaluationComplete(ctx, db.EvaluationCompleteParams{ID: id, Result: result, StageLabel: StageCompleted, Now: now})
+		r, err := tx.q.EvaluationComplete(ctx, db.EvaluationCompleteParams{ID: id, Result: result, StageLabel: evaluation.StageCompleted, Now: now})
 		if err != nil {
 			return interpretError(err)
 		}
-		if err := tx.finishSubmission(ctx, sub, StatusCompleted); err != nil {
+		if err := tx.finishSubmission(ctx, sub, submission.StatusCompleted); err != nil {
 			return err
 		}
 		return tx.emitEvaluation(ctx, events.EvaluationCompleted, evaluationFromRow(r, sub.ExternalID))
@@ -417,7 +385,7 @@ func (s *Store) CompleteEvaluation(ctx context.Context, id uuid.UUID, result jso
 }
 
 // FailEvaluation ends a queued or running evaluation as failed with code and message,
-// emits evaluation.failed and moves the submission to failed. ErrEvaluationOver: it is
+// emits evaluation.failed and moves the submission to failed. evaluation.ErrOver: it is
 // not active any more.
 func (s *Store) FailEvaluation(ctx context.Context, id uuid.UUID, code, message string) error {
 	return s.InTx(ctx, func(tx *Tx) error {
@@ -425,8 +393,8 @@ func (s *Store) FailEvaluation(ctx context.Context, id uuid.UUID, code, message 
 		if err != nil {
 			return err
 		}
-		if !cur.Active() {
-			return ErrEvaluationOver
+		if err := evaluation.CheckActive(cur.Status); err != nil {
+			return err
 		}
 		return tx.failEvaluation(ctx, sub, id, code, message)
 	})
@@ -434,11 +402,11 @@ func (s *Store) FailEvaluation(ctx context.Context, id uuid.UUID, code, message 
 
 // failEvaluation ends the evaluation as failed and the evaluating submission with it.
 func (tx *Tx) failEvaluation(ctx context.Context, sub Submission, id uuid.UUID, code, message string) error {
-	r, err := tx.q.EvaluationFail(ctx, db.EvaluationFailParams{ID: id, FailureCode: &code, FailureMessage: &message, StageLabel: StageFailed, Now: tx.s.Now()})
+	r, err := tx.q.EvaluationFail(ctx, db.EvaluationFailParams{ID: id, FailureCode: &code, FailureMessage: &message, StageLabel: evaluation.StageFailed, Now: tx.s.Now()})
 	if err != nil {
 		return interpretError(err)
 	}
-	if err := tx.finishSubmission(ctx, sub, StatusFailed); err != nil {
+	if err := tx.finishSubmission(ctx, sub, submission.StatusFailed); err != nil {
 		return err
 	}
 	return tx.emitEvaluation(ctx, events.EvaluationFailed, evaluationFromRow(r, sub.ExternalID))
@@ -446,7 +414,7 @@ func (tx *Tx) failEvaluation(ctx context.Context, sub Submission, id uuid.UUID, 
 
 // finishSubmission moves an evaluating submission to the outcome of its evaluation.
 func (tx *Tx) finishSubmission(ctx context.Context, sub Submission, status string) error {
-	if sub.Status != StatusEvaluating {
+	if sub.Status != submission.StatusEvaluating {
 		return nil
 	}
 	return interpretError(tx.q.SubmissionSetStatus(ctx, db.SubmissionSetStatusParams{ID: sub.ID, Status: status, Now: tx.s.Now()}))

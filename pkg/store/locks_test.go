@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/doceval/doceval/pkg/auth"
+	"github.com/doceval/doceval/pkg/domain/evaluation"
 	"github.com/doceval/doceval/pkg/store"
 	"github.com/doceval/doceval/pkg/testkit/dbtest"
 )
@@ -145,7 +146,7 @@ func TestCancelDuringProgressWrites(t *testing.T) {
 		wg.Go(func() {
 			for p := range 20 {
 				if err := st.EvaluationProgress(ctx, ev, "reading", p, 0); err != nil {
-					if !errors.Is(err, store.ErrEvaluationOver) {
+					if !errors.Is(err, evaluation.ErrOver) {
 						progressErr = err
 					}
 					return

@@ -2,31 +2,11 @@ package store
 
 import (
 	"context"
-	"errors"
-	"strings"
 
 	"github.com/google/uuid"
 
 	"github.com/doceval/doceval/gen/db"
-)
-
-// Advisor decisions on a slot (SlotReview.decision).
-const (
-	DecisionAccepted    = "accepted"
-	DecisionRejected    = "rejected"
-	DecisionNeedsReview = "needs_review"
-)
-
-// MaxReasonLength bounds a decision's reason, in characters.
-const MaxReasonLength = 2000
-
-// Decision errors the console shows to the advisor.
-var (
-	ErrDecisionUnknown    = errors.New("unknown decision")
-	ErrReasonRequired     = errors.New("a reason is required for rejected and needs_review")
-	ErrReasonTooLong      = errors.New("the reason is too long")
-	ErrSubmissionCanceled = errors.New("the submission is canceled")
-	ErrSubmissionPurging  = errors.New("the submission is being deleted")
+	"github.com/doceval/doceval/pkg/domain/submission"
 )
 
 // Decision is what an advisor decides on a slot; an empty Decision clears the one that
@@ -45,29 +25,18 @@ type Decision struct {
 // review in its data, and is written to the audit log when the store acts for an
 // operator (As). Decisions on a canceled submission or one being purged are refused.
 func (s *Store) DecideSlot(ctx context.Context, d Decision) (Slot, error) {
-	reason := strings.TrimSpace(d.Reason)
-	switch d.Decision {
-	case "", DecisionAccepted:
-	case DecisionRejected, DecisionNeedsReview:
-		if reason == "" {
-			return Slot{}, ErrReasonRequired
-		}
-	default:
-		return Slot{}, ErrDecisionUnknown
-	}
-	if len([]rune(reason)) > MaxReasonLength {
-		return Slot{}, ErrReasonTooLong
+	reason, err := submission.CheckDecision(d.Decision, d.Reason)
+	if err != nil {
+		return Slot{}, err
 	}
 	var slot Slot
-	err := s.InTx(ctx, func(tx *Tx) error {
+	err = s.InTx(ctx, func(tx *Tx) error {
 		sub, err := tx.submission(ctx, d.ClientID, d.SubmissionID, true)
-		switch {
-		case err != nil:
+		if err != nil {
 			return err
-		case sub.Purging:
-			return ErrSubmissionPurging
-		case sub.Status == StatusCanceled:
-			return ErrSubmissionCanceled
+		}
+		if err := submission.CheckDecidable(sub.Purging, sub.Status); err != nil {
+			return err
 		}
 		r, err := tx.q.SlotGet(ctx, db.SlotGetParams{SubmissionID: sub.ID, ID: d.SlotID})
 		if err != nil {

@@ -7,6 +7,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/doceval/doceval/gen/db"
+	"github.com/doceval/doceval/pkg/domain/catalog"
 )
 
 // Snapshot is the immutable copy of a template that a submission stores when it is
@@ -69,7 +70,7 @@ func snapshotEntry(e CatalogEntry) SnapshotEntry {
 // TemplateSnapshot takes the snapshot of a template for a new submission, inside the
 // transaction that creates it. ref is a builtin key or the client's template UUID; empty
 // means the client's default (its custom default, else the builtin default). An archived
-// template can no longer create submissions: ErrArchived.
+// template can no longer create submissions: catalog.ErrArchived.
 func (tx *Tx) TemplateSnapshot(ctx context.Context, client uuid.UUID, ref string) (Snapshot, error) {
 	return takeSnapshot(ctx, tx.q, client, ref)
 }
@@ -113,7 +114,7 @@ func takeSnapshot(ctx context.Context, q *db.Queries, client uuid.UUID, ref stri
 		return Snapshot{}, err
 	}
 	if tpl.Archived {
-		return Snapshot{}, ErrArchived
+		return Snapshot{}, catalog.ErrArchived
 	}
 	d, err := templateDetail(ctx, q, client, tpl)
 	if err != nil {

@@ -226,3 +226,7 @@ func interpretError(err error) error {
 	}
 	return err
 }
+
+func eqPtr[T comparable](a, b *T) bool {
+	return a == nil && b == nil || a != nil && b != nil && *a == *b
+}

@@ -11,35 +11,12 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/doceval/doceval/gen/db"
-	"github.com/doceval/doceval/pkg/apierr"
 	"github.com/doceval/doceval/pkg/blobkey"
+	"github.com/doceval/doceval/pkg/domain/catalog"
+	"github.com/doceval/doceval/pkg/domain/submission"
 	"github.com/doceval/doceval/pkg/events"
 	"github.com/doceval/doceval/pkg/keyset"
 	"github.com/doceval/doceval/pkg/messaging"
-)
-
-// Submission statuses (SubmissionStatus, DocumentSlotStatus).
-const (
-	StatusCollecting = "collecting_documents"
-	StatusEvaluating = "evaluating"
-	StatusCompleted  = "completed"
-	StatusFailed     = "failed"
-	StatusCanceled   = "canceled"
-)
-
-// Slot statuses computed from uploads; review statuses are set by advisors.
-const (
-	SlotMissing    = "missing"
-	SlotProcessing = "processing"
-	SlotReceived   = "received"
-)
-
-// The refusals of submission and upload writes, in the envelope's terms.
-var (
-	errPurging      = apierr.Conflict(apierr.PartnerDataPurgeInProgress, "this submission is being deleted; its data is being purged")
-	errCanceled     = apierr.Conflict(apierr.SubmissionCanceled, "the submission is canceled: it accepts no new uploads or evaluations")
-	errNotCancelled = apierr.Conflict(apierr.SubmissionNotCancelable, "the submission is completed and cannot be canceled (it can still be deleted)")
-	errEvaluating   = apierr.Conflict(apierr.EvaluationInProgress, "an evaluation is queued or running; move or delete uploads after it ends")
 )
 
 // Submission is a credit submission of one client.
@@ -133,7 +110,7 @@ type NewSubmission struct {
 	TemplateRef string
 	Metadata    json.RawMessage
 	Language    string
-	Extra       []ItemInput
+	Extra       []catalog.ItemInput
 }
 
 // displayAlphabet is Crockford's base32: no I, L, O, U, so ids read aloud unambiguously.
@@ -159,8 +136,8 @@ func (t Tenant) CreateSubmission(ctx context.Context, in NewSubmission) (Submiss
 	err := t.s.InTx(ctx, func(tx *Tx) error {
 		existing, err := tx.submissionByExternalID(ctx, t.clientID, in.ExternalID)
 		if err == nil {
-			if existing.Purging {
-				return errPurging
+			if err := submission.CheckLive(existing.Purging); err != nil {
+				return err
 			}
 			out = existing
 			return nil
@@ -170,9 +147,9 @@ func (t Tenant) CreateSubmission(ctx context.Context, in NewSubmission) (Submiss
 		snap, err := takeSnapshot(ctx, tx.q, t.clientID, in.TemplateRef)
 		switch {
 		case errors.Is(err, ErrNotFound):
-			return apierr.Field("template_id", fmt.Sprintf("no template %q", in.TemplateRef))
-		case errors.Is(err, ErrArchived):
-			return apierr.Field("template_id", "the template is archived and can no longer create submissions")
+			return submission.UnusableTemplate(in.TemplateRef, false)
+		case errors.Is(err, catalog.ErrArchived):
+			return submission.UnusableTemplate(in.TemplateRef, true)
 		case err != nil:
 			return err
 		}
@@ -198,8 +175,8 @@ func (t Tenant) CreateSubmission(ctx context.Context, in NewSubmission) (Submiss
 			}
 			// A concurrent request with the same external id won: answer with its submission.
 			if existing, err := tx.submissionByExternalID(ctx, t.clientID, in.ExternalID); err == nil {
-				if existing.Purging {
-					return errPurging
+				if err := submission.CheckLive(existing.Purging); err != nil {
+					return err
 				}
 				out = existing
 				return nil
@@ -223,7 +200,7 @@ func (t Tenant) CreateSubmission(ctx context.Context, in NewSubmission) (Submiss
 
 // slotsFor lists a new submission's slots: the snapshot's requirements, then the extra
 // ones (each a document type the template does not already ask for).
-func (tx *Tx) slotsFor(ctx context.Context, client uuid.UUID, snap Snapshot, extra []ItemInput) ([]db.SlotInsertParams, error) {
+func (tx *Tx) slotsFor(ctx context.Context, client uuid.UUID, snap Snapshot, extra []catalog.ItemInput) ([]db.SlotInsertParams, error) {
 	var out []db.SlotInsertParams
 	seen := map[string]bool{}
 	for _, r := range snap.DocumentRequirements {
@@ -234,17 +211,13 @@ func (tx *Tx) slotsFor(ctx context.Context, client uuid.UUID, snap Snapshot, ext
 		})
 	}
 	for i, it := range extra {
-		param := fmt.Sprintf("extra_document_requirements[%d].document_type_id", i)
-		e, err := lookupEntry(ctx, tx.q, client, FamilyDocumentType, it.Ref)
-		switch {
-		case errors.Is(err, ErrNotFound):
-			return nil, apierr.Field(param, fmt.Sprintf("no document type %q", it.Ref))
-		case err != nil:
+		e, err := lookupEntry(ctx, tx.q, client, catalog.FamilyDocumentType, it.Ref)
+		found := !errors.Is(err, ErrNotFound)
+		if found && err != nil {
 			return nil, err
-		case e.Archived:
-			return nil, apierr.Field(param, fmt.Sprintf("document type %q is archived", it.Ref))
-		case seen[e.Key]:
-			return nil, apierr.Field(param, fmt.Sprintf("document type %q already has a slot on this submission", it.Ref))
+		}
+		if err := submission.CheckExtraRequirement(i, it.Ref, catalog.Reference{Found: found, Archived: e.Archived, Repeated: seen[e.Key]}); err != nil {
+			return nil, err
 		}
 		seen[e.Key] = true
 		out = append(out, db.SlotInsertParams{
@@ -278,32 +251,41 @@ func (tx *Tx) submission(ctx context.Context, client, id uuid.UUID, lock bool) (
 	return submissionFromRow(r)
 }
 
-// readable reads a submission for a read: a submission being purged answers 409.
+// readable reads a submission for a read: one being purged is refused (submission.ErrPurging).
 func (tx *Tx) readable(ctx context.Context, client, id uuid.UUID) (Submission, error) {
 	s, err := tx.submission(ctx, client, id, false)
-	if err == nil && s.Purging {
-		return Submission{}, errPurging
+	if err == nil {
+		err = submission.CheckLive(s.Purging)
 	}
-	return s, err
+	if err != nil {
+		return Submission{}, err
+	}
+	return s, nil
 }
 
 // live reads a submission for a write: locked, and not being purged.
 func (tx *Tx) live(ctx context.Context, client, id uuid.UUID) (Submission, error) {
 	s, err := tx.submission(ctx, client, id, true)
-	if err == nil && s.Purging {
-		return Submission{}, errPurging
+	if err == nil {
+		err = submission.CheckLive(s.Purging)
 	}
-	return s, err
+	if err != nil {
+		return Submission{}, err
+	}
+	return s, nil
 }
 
 // uploadsChangeable reads a submission whose uploads are to be moved or deleted: live,
-// and with no evaluation queued or running (409 evaluation_in_progress).
+// and with no evaluation queued or running (submission.ErrUploadsLocked).
 func (tx *Tx) uploadsChangeable(ctx context.Context, client, id uuid.UUID) (Submission, error) {
 	s, err := tx.live(ctx, client, id)
-	if err == nil && s.Status == StatusEvaluating {
-		return Submission{}, errEvaluating
+	if err == nil {
+		err = submission.CheckUploadsChangeable(s.Status)
 	}
-	return s, err
+	if err != nil {
+		return Submission{}, err
+	}
+	return s, nil
 }
 
 // SubmissionFilter selects submissions for the list.
@@ -341,7 +323,7 @@ func (t Tenant) Submissions(ctx context.Context, f SubmissionFilter) ([]Submissi
 }
 
 // Submission reads a submission with its slots and uploads. A submission being purged
-// answers 409 partner_data_purge_in_progress.
+// is refused (submission.ErrPurging).
 func (t Tenant) Submission(ctx context.Context, id uuid.UUID) (SubmissionDetail, error) {
 	var d SubmissionDetail
 	err := t.s.InTx(ctx, func(tx *Tx) error {
@@ -407,19 +389,20 @@ func (t Tenant) CancelSubmission(ctx context.Context, id uuid.UUID) (Submission,
 	var out Submission
 	err := t.s.InTx(ctx, func(tx *Tx) error {
 		s, err := tx.live(ctx, t.clientID, id)
-		switch {
+		if err != nil {
+			return err
+		}
+		switch done, err := submission.CheckCancel(s.Status); {
 		case err != nil:
 			return err
-		case s.Status == StatusCompleted:
-			return errNotCancelled
-		case s.Status == StatusCanceled:
+		case done:
 			out = s
 			return nil
 		}
 		if err := tx.cancelActiveEvaluations(ctx, s); err != nil {
 			return err
 		}
-		if err := tx.q.SubmissionSetStatus(ctx, db.SubmissionSetStatusParams{ID: id, Status: StatusCanceled, Now: t.s.Now()}); err != nil {
+		if err := tx.q.SubmissionSetStatus(ctx, db.SubmissionSetStatusParams{ID: id, Status: submission.StatusCanceled, Now: t.s.Now()}); err != nil {
 			return interpretError(err)
 		}
 		out, err = tx.submission(ctx, t.clientID, id, false)
@@ -540,25 +523,14 @@ func (tx *Tx) computedSlotStatus(ctx context.Context, slotID uuid.UUID) (string,
 	if err != nil {
 		return "", interpretError(err)
 	}
-	next := SlotMissing
-	for _, st := range statuses {
-		switch st {
-		case "ready":
-			next = SlotReceived
-		case "processing":
-			if next == SlotMissing {
-				next = SlotProcessing
-			}
-		}
-	}
-	return next, nil
+	return submission.SlotStatus(statuses), nil
 }
 
 // uploadsChanged applies the rule that a new, moved or deleted upload sends a completed
 // or failed submission back to collecting_documents.
 func (tx *Tx) uploadsChanged(ctx context.Context, s Submission) error {
-	if s.Status != StatusCompleted && s.Status != StatusFailed {
+	if !submission.ReopensOnUploadChange(s.Status) {
 		return nil
 	}
-	return interpretError(tx.q.SubmissionSetStatus(ctx, db.SubmissionSetStatusParams{ID: s.ID, Status: StatusCollecting, Now: tx.s.Now()}))
+	return interpretError(tx.q.SubmissionSetStatus(ctx, db.SubmissionSetStatusParams{ID: s.ID, Status: submission.StatusCollecting, Now: tx.s.Now()}))
 }

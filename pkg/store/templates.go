@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/doceval/doceval/gen/db"
+	"github.com/doceval/doceval/pkg/domain/catalog"
 	"github.com/doceval/doceval/pkg/keyset"
 	"github.com/doceval/doceval/pkg/slug"
 )
@@ -18,39 +19,6 @@ const BuiltinDefaultTemplate = "personal_real_estate_financing"
 
 // DefaultConfidenceThreshold applies to data-field items that do not set one.
 const DefaultConfidenceThreshold = 0.8
-
-// ErrRevisionMismatch is returned for a template write with a stale expected revision.
-var ErrRevisionMismatch = errors.New("revision mismatch")
-
-// ItemKind names one of a template's three item lists.
-type ItemKind string
-
-const (
-	KindDocumentRequirement ItemKind = "document_requirement"
-	KindCheck               ItemKind = "check"
-	KindDataField           ItemKind = "data_field"
-)
-
-// Family is the catalog family a kind of item references.
-func (k ItemKind) Family() Family {
-	switch k {
-	case KindDocumentRequirement:
-		return FamilyDocumentType
-	case KindCheck:
-		return FamilyCheck
-	}
-	return FamilyDataField
-}
-
-// ItemError is a refused template item: an unknown, archived or repeated reference.
-// Index is its position in the list the client sent.
-type ItemError struct {
-	Kind   ItemKind
-	Index  int
-	Reason string
-}
-
-func (e *ItemError) Error() string { return fmt.Sprintf("%s item %d: %s", e.Kind, e.Index, e.Reason) }
 
 // Template is a builtin or custom template without its items.
 type Template struct {
@@ -95,23 +63,11 @@ type TemplateDetail struct {
 	DataFields           []TemplateItem
 }
 
-// ItemInput is a template item as a client sends it; nil fields take their defaults
-// (required: true for requirements, false for data fields; allow_multiple_files false;
-// confidence_threshold 0.8).
-type ItemInput struct {
-	Ref                 string
-	Required            *bool
-	AllowMultipleFiles  *bool
-	Label               *string
-	Description         *string
-	ConfidenceThreshold *float64
-}
-
 // Bundle holds the item lists of a template create.
 type Bundle struct {
-	DocumentRequirements []ItemInput
-	Checks               []ItemInput
-	DataFields           []ItemInput
+	DocumentRequirements []catalog.ItemInput
+	Checks               []catalog.ItemInput
+	DataFields           []catalog.ItemInput
 }
 
 func templateFromRow(r db.Template) Template {
@@ -172,20 +128,20 @@ func templateDetail(ctx context.Context, q *db.Queries, client uuid.UUID, t Temp
 	for _, r := range rows {
 		item := TemplateItem{
 			Entry: CatalogEntry{
-				ID: r.EntryID, Family: ItemKind(r.Kind).Family(), ClientID: r.EntryClientID, Key: r.EntryKey, Version: int(r.EntryVersion),
-				Content: Content{Name: r.Name, Description: r.Description, Prompt: r.Prompt, Category: r.Category, ProductTypes: r.ProductTypes, ValueFormat: r.ValueFormat},
+				ID: r.EntryID, Family: catalog.ItemKind(r.Kind).Family(), ClientID: r.EntryClientID, Key: r.EntryKey, Version: int(r.EntryVersion),
+				Content: catalog.Content{Name: r.Name, Description: r.Description, Prompt: r.Prompt, Category: r.Category, ProductTypes: r.ProductTypes, ValueFormat: r.ValueFormat},
 			},
 			Required: r.Required, AllowMultipleFiles: r.AllowMultipleFiles, Label: r.ItemLabel, Description: r.ItemDescription,
 		}
 		if r.ConfidenceThreshold != nil {
 			item.ConfidenceThreshold = *r.ConfidenceThreshold
 		}
-		switch ItemKind(r.Kind) {
-		case KindDocumentRequirement:
+		switch catalog.ItemKind(r.Kind) {
+		case catalog.KindDocumentRequirement:
 			d.DocumentRequirements = append(d.DocumentRequirements, item)
-		case KindCheck:
+		case catalog.KindCheck:
 			d.Checks = append(d.Checks, item)
-		case KindDataField:
+		case catalog.KindDataField:
 			d.DataFields = append(d.DataFields, item)
 		}
 	}
@@ -223,7 +179,7 @@ func (t Tenant) Templates(ctx context.Context, after *keyset.Position, limit int
 
 // resolveItems checks a list of items: every reference exists for the client, is not
 // archived and appears once.
-func resolveItems(ctx context.Context, q *db.Queries, client uuid.UUID, kind ItemKind, in []ItemInput) ([]db.TemplateItemInsertParams, error) {
+func resolveItems(ctx context.Context, q *db.Queries, client uuid.UUID, kind catalog.ItemKind, in []catalog.ItemInput) ([]db.TemplateItemInsertParams, error) {
 	out := make([]db.TemplateItemInsertParams, 0, len(in))
 	seen := map[uuid.UUID]bool{}
 	for i, it := range in {
@@ -236,23 +192,20 @@ func resolveItems(ctx context.Context, q *db.Queries, client uuid.UUID, kind Ite
 			}
 			e, err = lookupEntry(ctx, q, client, kind.Family(), e.PublicID())
 		}
-		switch {
-		case errors.Is(err, ErrNotFound):
-			return nil, &ItemError{Kind: kind, Index: i, Reason: fmt.Sprintf("no %s %q", kind.Family(), it.Ref)}
-		case err != nil:
+		found := !errors.Is(err, ErrNotFound)
+		if found && err != nil {
 			return nil, err
-		case e.Archived:
-			return nil, &ItemError{Kind: kind, Index: i, Reason: fmt.Sprintf("%s %q is archived", kind.Family(), it.Ref)}
-		case seen[e.ID]:
-			return nil, &ItemError{Kind: kind, Index: i, Reason: fmt.Sprintf("%s %q appears more than once", kind.Family(), it.Ref)}
+		}
+		if err := catalog.CheckItem(kind, i, it.Ref, catalog.Reference{Found: found, Archived: e.Archived, Repeated: seen[e.ID]}); err != nil {
+			return nil, err
 		}
 		seen[e.ID] = true
 		p := db.TemplateItemInsertParams{Kind: string(kind), Position: int32(i), EntryID: e.ID, AllowMultipleFiles: deref(it.AllowMultipleFiles, false)}
 		switch kind {
-		case KindDocumentRequirement:
+		case catalog.KindDocumentRequirement:
 			p.Required = deref(it.Required, true)
 			p.Label, p.Description = it.Label, it.Description
-		case KindDataField:
+		case catalog.KindDataField:
 			p.Required = deref(it.Required, false)
 			threshold := deref(it.ConfidenceThreshold, DefaultConfidenceThreshold)
 			p.ConfidenceThreshold = &threshold
@@ -264,11 +217,11 @@ func resolveItems(ctx context.Context, q *db.Queries, client uuid.UUID, kind Ite
 
 // kinds is the fixed order the lists of a bundle are checked in, so the first refused
 // item reported is always the same one.
-var kinds = []ItemKind{KindDocumentRequirement, KindCheck, KindDataField}
+var kinds = []catalog.ItemKind{catalog.KindDocumentRequirement, catalog.KindCheck, catalog.KindDataField}
 
-func resolveBundle(ctx context.Context, q *db.Queries, client uuid.UUID, b Bundle) (map[ItemKind][]db.TemplateItemInsertParams, error) {
-	in := map[ItemKind][]ItemInput{KindDocumentRequirement: b.DocumentRequirements, KindCheck: b.Checks, KindDataField: b.DataFields}
-	lists := map[ItemKind][]db.TemplateItemInsertParams{}
+func resolveBundle(ctx context.Context, q *db.Queries, client uuid.UUID, b Bundle) (map[catalog.ItemKind][]db.TemplateItemInsertParams, error) {
+	in := map[catalog.ItemKind][]catalog.ItemInput{catalog.KindDocumentRequirement: b.DocumentRequirements, catalog.KindCheck: b.Checks, catalog.KindDataField: b.DataFields}
+	lists := map[catalog.ItemKind][]db.TemplateItemInsertParams{}
 	for _, kind := range kinds {
 		items, err := resolveItems(ctx, q, client, kind, in[kind])
 		if err != nil {
@@ -286,7 +239,7 @@ func deref[T any](p *T, def T) T {
 	return *p
 }
 
-func (tx *Tx) replaceItems(ctx context.Context, template uuid.UUID, kind ItemKind, items []db.TemplateItemInsertParams) error {
+func (tx *Tx) replaceItems(ctx context.Context, template uuid.UUID, kind catalog.ItemKind, items []db.TemplateItemInsertParams) error {
 	if err := tx.q.TemplateItemsDelete(ctx, db.TemplateItemsDeleteParams{TemplateID: template, Kind: string(kind)}); err != nil {
 		return interpretError(err)
 	}
@@ -355,15 +308,10 @@ func (tx *Tx) templateByID(ctx context.Context, client, id uuid.UUID) (TemplateD
 // writable resolves a template for a write: custom, live, the tenant's.
 func (tx *Tx) writable(ctx context.Context, client uuid.UUID, ref string) (Template, error) {
 	tpl, err := lookupTemplate(ctx, tx.q, client, ref)
-	switch {
-	case err != nil:
+	if err != nil {
 		return Template{}, err
-	case tpl.Builtin():
-		return Template{}, ErrReadOnly
-	case tpl.Archived:
-		return Template{}, ErrArchived
 	}
-	return tpl, nil
+	return tpl, catalog.CheckWritable(tpl.Builtin(), tpl.Archived)
 }
 
 // bump is the one write of a template at the expected revision.
@@ -373,7 +321,7 @@ func (tx *Tx) bump(ctx context.Context, client uuid.UUID, tpl Template, expected
 		DisplayName: displayName, IsDefault: isDefault, Now: tx.s.Now(),
 	})
 	if errors.Is(interpretError(err), ErrNotFound) {
-		return ErrRevisionMismatch
+		return catalog.ErrRevisionMismatch
 	}
 	return interpretError(err)
 }
@@ -392,8 +340,8 @@ func (t Tenant) UpdateTemplate(ctx context.Context, ref string, expected int, di
 			if err := tx.q.ClientLockForTemplates(ctx, t.clientID.String()); err != nil {
 				return interpretError(err)
 			}
-			if tpl.Revision != expected {
-				return ErrRevisionMismatch
+			if err := catalog.CheckRevision(tpl.Revision, expected); err != nil {
+				return err
 			}
 			if err := tx.q.TemplateClearDefault(ctx, db.TemplateClearDefaultParams{APIClientID: &t.clientID, Keep: tpl.ID, Now: t.s.Now()}); err != nil {
 				return interpretError(err)
@@ -413,7 +361,7 @@ func (t Tenant) UpdateTemplate(ctx context.Context, ref string, expected int, di
 func (t Tenant) ArchiveTemplate(ctx context.Context, ref string) error {
 	return t.s.InTx(ctx, func(tx *Tx) error {
 		tpl, err := tx.writable(ctx, t.clientID, ref)
-		if errors.Is(err, ErrArchived) {
+		if errors.Is(err, catalog.ErrArchived) {
 			return nil
 		}
 		if err != nil {
@@ -429,7 +377,7 @@ func (t Tenant) ArchiveTemplate(ctx context.Context, ref string) error {
 
 // ReplaceTemplateItems replaces one whole item list of a custom template at the
 // expected revision.
-func (t Tenant) ReplaceTemplateItems(ctx context.Context, ref string, kind ItemKind, expected int, in []ItemInput) (TemplateDetail, error) {
+func (t Tenant) ReplaceTemplateItems(ctx context.Context, ref string, kind catalog.ItemKind, expected int, in []catalog.ItemInput) (TemplateDetail, error) {
 	var d TemplateDetail
 	err := t.s.InTx(ctx, func(tx *Tx) error {
 		tpl, err := tx.writable(ctx, t.clientID, ref)
@@ -537,7 +485,7 @@ func (tx *Tx) upsertBuiltinTemplate(ctx context.Context, b BuiltinTemplate, crea
 	return nil
 }
 
-func sameItems(existing []db.TemplateItemsRow, want map[ItemKind][]db.TemplateItemInsertParams) bool {
+func sameItems(existing []db.TemplateItemsRow, want map[catalog.ItemKind][]db.TemplateItemInsertParams) bool {
 	total := 0
 	for _, l := range want {
 		total += len(l)
@@ -546,7 +494,7 @@ func sameItems(existing []db.TemplateItemsRow, want map[ItemKind][]db.TemplateIt
 		return false
 	}
 	for _, r := range existing {
-		l := want[ItemKind(r.Kind)]
+		l := want[catalog.ItemKind(r.Kind)]
 		if int(r.Position) >= len(l) {
 			return false
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"math"
 	"strconv"
 	"time"
@@ -12,19 +11,12 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/doceval/doceval/gen/db"
-	"github.com/doceval/doceval/pkg/apierr"
 	"github.com/doceval/doceval/pkg/blobkey"
+	"github.com/doceval/doceval/pkg/domain/submission"
 	"github.com/doceval/doceval/pkg/engine/evidence"
 	"github.com/doceval/doceval/pkg/events"
 	"github.com/doceval/doceval/pkg/keyset"
 	"github.com/doceval/doceval/pkg/messaging"
-)
-
-// Upload statuses.
-const (
-	UploadProcessing = "processing"
-	UploadReady      = "ready"
-	UploadFailed     = "failed"
 )
 
 // Upload is a file uploaded to a submission. Its JSON form is the spec's Upload
@@ -120,20 +112,12 @@ func (t Tenant) UploadTarget(ctx context.Context, submission uuid.UUID, slot *uu
 }
 
 func (tx *Tx) acceptsUpload(ctx context.Context, s Submission, slot *uuid.UUID, moving uuid.UUID, capacity bool) error {
-	switch {
-	case s.Purging:
-		return errPurging
-	case s.Status == StatusCanceled && moving == uuid.Nil:
-		return errCanceled
-	case slot == nil:
-		return nil
+	if err := submission.CheckAcceptsUpload(s.Purging, s.Status, moving != uuid.Nil); err != nil || slot == nil {
+		return err
 	}
 	r, err := tx.q.SlotGet(ctx, db.SlotGetParams{SubmissionID: s.ID, ID: *slot})
 	if errors.Is(interpretError(err), ErrNotFound) {
-		if moving != uuid.Nil {
-			return apierr.Field("document_slot_id", "no such slot on this submission")
-		}
-		return apierr.NotFoundf("no slot %s on this submission", *slot)
+		return submission.UnknownSlot(*slot, moving != uuid.Nil)
 	}
 	if err != nil {
 		return interpretError(err)
@@ -143,8 +127,8 @@ func (tx *Tx) acceptsUpload(ctx context.Context, s Submission, slot *uuid.UUID, 
 		if err != nil {
 			return interpretError(err)
 		}
-		if n > 0 {
-			return apierr.Field("document_slot_id", fmt.Sprintf("slot %q takes a single file and already holds one", r.Key))
+		if err := submission.CheckSlotRoom(r.Key, r.AllowMultipleFiles, n); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -446,7 +430,7 @@ func (s *Store) FinishIngest(ctx context.Context, id uuid.UUID, pages []PageText
 		if err != nil {
 			return interpretError(err)
 		}
-		if cur.UploadStatus != UploadProcessing {
+		if cur.UploadStatus != submission.UploadProcessing {
 			return nil // a late or duplicate delivery: the outcome is recorded already
 		}
 		sr, err := tx.q.SubmissionGetForUpdate(ctx, db.SubmissionGetForUpdateParams{APIClientID: cur.APIClientID, ID: cur.SubmissionID})

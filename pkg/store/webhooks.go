@@ -9,13 +9,11 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/doceval/doceval/gen/db"
-	"github.com/doceval/doceval/pkg/apierr"
+	"github.com/doceval/doceval/pkg/domain"
+	"github.com/doceval/doceval/pkg/domain/webhook"
 	"github.com/doceval/doceval/pkg/events"
 	"github.com/doceval/doceval/pkg/keyset"
 )
-
-// MaxActiveWebhookEndpoints is the limit of active endpoints per API client (createWebhookEndpoint).
-const MaxActiveWebhookEndpoints = 20
 
 // WebhookEndpoint is a client's webhook endpoint; its secrets stay sealed here.
 type WebhookEndpoint struct {
@@ -45,11 +43,8 @@ func endpointFromRow(r db.WebhookEndpoint) WebhookEndpoint {
 	}
 }
 
-func tooManyEndpoints(param string) error {
-	return apierr.Field(param, "at most 20 webhook endpoints can be active; disable or delete one first")
-}
-
-// activeRoom checks, under the client's lock, that one more endpoint may be active.
+// activeRoom checks, under the client's lock, that one more endpoint may be active;
+// param names the request field refused when not.
 func (tx *Tx) activeRoom(ctx context.Context, client uuid.UUID, param string) error {
 	if err := tx.q.WebhookEndpointLockClient(ctx, client.String()); err != nil {
 		return interpretError(err)
@@ -58,8 +53,8 @@ func (tx *Tx) activeRoom(ctx context.Context, client uuid.UUID, param string) er
 	if err != nil {
 		return interpretError(err)
 	}
-	if n >= MaxActiveWebhookEndpoints {
-		return tooManyEndpoints(param)
+	if err := webhook.CheckRoom(n); err != nil {
+		return domain.OnField(param, err)
 	}
 	return nil
 }
@@ -126,7 +121,7 @@ func (t Tenant) UpdateWebhookEndpoint(ctx context.Context, id uuid.UUID, c Endpo
 		if err != nil {
 			return interpretError(err)
 		}
-		if c.Status != nil && *c.Status == "active" && cur.Status != "active" {
+		if c.Status != nil && webhook.Activates(cur.Status, *c.Status) {
 			if err := tx.activeRoom(ctx, t.clientID, "status"); err != nil {
 				return err
 			}
@@ -224,8 +219,8 @@ func (t Tenant) TestWebhookEndpoint(ctx context.Context, id uuid.UUID) (StoredEv
 		if err != nil {
 			return interpretError(err)
 		}
-		if r.Status != "active" {
-			return apierr.Field("endpoint_id", "the endpoint is disabled: enable it to send it a test event")
+		if err := webhook.CheckTestable(r.Status); err != nil {
+			return domain.OnField("endpoint_id", err)
 		}
 		env, err := tx.Emit(ctx, events.Draft{
 			APIClientID: t.clientID, Type: events.WebhookEndpointTest,

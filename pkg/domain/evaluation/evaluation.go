@@ -1,0 +1,93 @@
+// Package evaluation holds the rules of an evaluation of a submission: its statuses, when
+// one may start (createEvaluation), that only the latest one is read (getEvaluation),
+// and that the evaluator stops writing to one that is over.
+package evaluation
+
+import (
+	"errors"
+
+	"github.com/doceval/doceval/pkg/domain/submission"
+)
+
+// The statuses of the spec's EvaluationStatus.
+const (
+	StatusQueued    = "queued"
+	StatusRunning   = "running"
+	StatusCompleted = "completed"
+	StatusFailed    = "failed"
+	StatusCanceled  = "canceled"
+)
+
+// KindBasic is the only kind of evaluation today.
+const KindBasic = "basic"
+
+// Stage labels set by the rules here; the evaluator names its own stages.
+const (
+	StageQueued    = "Queued"
+	StageStarting  = "Starting"
+	StageCompleted = "Completed"
+	StageFailed    = "Failed"
+	StageCanceled  = "Canceled"
+)
+
+// Refusals of evaluation starts and reads.
+var (
+	ErrNoReadyUpload = errors.New("the submission has no upload in status ready; upload a document and wait for file.ready")
+	ErrInProgress    = errors.New("an evaluation of this submission is queued or running; wait for it to end")
+	ErrOutdated      = errors.New("a newer evaluation superseded this one; read the submission's latest_evaluation")
+	// ErrOver tells the evaluator the evaluation is no longer running: canceled (or
+	// deleted with its submission), or finished by another delivery.
+	ErrOver = errors.New("evaluation is no longer running")
+)
+
+// Active reports whether an evaluation in status is queued or running.
+func Active(status string) bool {
+	return status == StatusQueued || status == StatusRunning
+}
+
+// CheckStart refuses an evaluation of a submission in status that is canceled or
+// already evaluating.
+func CheckStart(status string) error {
+	switch status {
+	case submission.StatusCanceled:
+		return submission.ErrCanceled
+	case submission.StatusEvaluating:
+		return ErrInProgress
+	}
+	return nil
+}
+
+// CheckInputs refuses an evaluation without input: ready counts the submission's
+// uploads in status ready.
+func CheckInputs(ready int) error {
+	if ready == 0 {
+		return ErrNoReadyUpload
+	}
+	return nil
+}
+
+// CheckLatest refuses reading an evaluation that is not the submission's latest.
+func CheckLatest(isLatest bool) error {
+	if !isLatest {
+		return ErrOutdated
+	}
+	return nil
+}
+
+// CheckActive refuses beginning or failing an evaluation that is no longer queued or
+// running.
+func CheckActive(status string) error {
+	if !Active(status) {
+		return ErrOver
+	}
+	return nil
+}
+
+// CheckRunning refuses the evaluator's progress and result for an evaluation that is
+// not running.
+func CheckRunning(status string) error {
+	if status != StatusRunning {
+		return ErrOver
+	}
+	return nil
+}
