@@ -7,16 +7,22 @@ import (
 	"testing"
 )
 
-// deps lists the packages of this module that pkg (a pattern go list takes) is built
-// from, itself included.
-func deps(t *testing.T, pkg string) []string {
+// goDeps lists every package pkg (a pattern go list takes) is built from, itself
+// included.
+func goDeps(t *testing.T, pkg string) []string {
 	t.Helper()
 	out, err := exec.Command("go", "list", "-deps", pkg).Output()
 	if err != nil {
 		t.Fatalf("go list -deps %s: %v", pkg, err)
 	}
+	return strings.Fields(string(out))
+}
+
+// deps lists the packages of this module that pkg is built from, itself included.
+func deps(t *testing.T, pkg string) []string {
+	t.Helper()
 	var own []string
-	for _, p := range strings.Fields(string(out)) {
+	for _, p := range goDeps(t, pkg) {
 		if strings.HasPrefix(p, "github.com/doceval/doceval/") {
 			own = append(own, strings.TrimPrefix(p, "github.com/doceval/doceval/"))
 		}
@@ -43,16 +49,26 @@ func TestProductionImportsNoTestKitOrDevTool(t *testing.T) {
 
 // The database layer's arrows point down only: it may use the libraries below it, and
 // no new one joins them. Those marked "leaving" are what it still takes from the HTTP
-// edge (apierr), the queue (messaging) and the engine (evidence); the list only
-// shrinks.
+// edge (apierr) and the engine (evidence); the list only shrinks.
 func TestStoreImportsOnlyWhatItMay(t *testing.T) {
 	t.Parallel()
 	allowed := []string{
-		"gen/db", "sql", "pkg/store", "pkg/auth", "pkg/blobkey", "pkg/clock", "pkg/events", "pkg/keyset", "pkg/slug", "pkg/tracing",
-		"pkg/apierr", "pkg/messaging", "pkg/engine/evidence", // leaving
+		"gen/db", "sql", "pkg/store", "pkg/auth", "pkg/blobkey", "pkg/clock", "pkg/events", "pkg/jobs", "pkg/keyset", "pkg/slug", "pkg/tracing",
+		"pkg/apierr", "pkg/engine/evidence", // leaving
 	}
 	for _, p := range deps(t, "../pkg/store") {
 		if !slices.Contains(allowed, p) {
+			t.Errorf("pkg/store is built from %s", p)
+		}
+	}
+}
+
+// The database layer writes jobs to the outbox and never talks to the queue: neither it
+// nor the job definitions it writes (pkg/jobs) are built from the NATS client.
+func TestStoreImportsNoNATS(t *testing.T) {
+	t.Parallel()
+	for _, p := range goDeps(t, "../pkg/store") {
+		if strings.HasPrefix(p, "github.com/nats-io/") {
 			t.Errorf("pkg/store is built from %s", p)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/doceval/doceval/pkg/clock"
+	"github.com/doceval/doceval/pkg/jobs"
 	"github.com/doceval/doceval/pkg/messaging"
 	"github.com/doceval/doceval/pkg/secretbox"
 	"github.com/doceval/doceval/pkg/service"
@@ -60,7 +61,7 @@ func Tasks(cfg Config, log *slog.Logger) ([]service.Task, error) {
 		},
 		func(ctx context.Context, rt *service.Runtime) error {
 			return rt.Consume(ctx, messaging.ConsumerSpec{
-				Stream: messaging.EventsStream, Durable: "dispatcher", FilterSubject: messaging.EventSubjectPrefix + ">",
+				Stream: messaging.EventsStream, Durable: "dispatcher", FilterSubject: jobs.EventSubjectPrefix + ">",
 				AckWait: cfg.FanOutAckWait, MaxDeliver: -1, Concurrency: 4,
 			}, dispatcher(rt).HandleEvent, log.With("consumer", "fan-out"))
 		},

@@ -18,6 +18,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/doceval/doceval/pkg/engine"
+	"github.com/doceval/doceval/pkg/jobs"
 	"github.com/doceval/doceval/pkg/messaging"
 	"github.com/doceval/doceval/pkg/service"
 	"github.com/doceval/doceval/pkg/store"
@@ -88,7 +89,7 @@ func TasksWith(cfg Config, eng *engine.Engine, log *slog.Logger) []service.Task 
 		func(ctx context.Context, rt *service.Runtime) error {
 			w := worker(rt)
 			return rt.Consume(ctx, messaging.ConsumerSpec{
-				Stream: messaging.JobsStream, Durable: "evaluator", FilterSubject: messaging.EvaluateSubject,
+				Stream: messaging.JobsStream, Durable: "evaluator", FilterSubject: jobs.EvaluateSubject,
 				// Unlimited deliveries: an outage must not use up the job; the attempt
 				// budget is counted in the database when a run begins (BeginEvaluation).
 				AckWait: cfg.ackWait(), MaxDeliver: -1, Concurrency: cfg.Concurrency, MaxAckPending: messaging.FairBacklog,
@@ -101,7 +102,7 @@ func TasksWith(cfg Config, eng *engine.Engine, log *slog.Logger) []service.Task 
 
 // HandleEvaluate processes one evaluation job message.
 func (w *Worker) HandleEvaluate(ctx context.Context, msg jetstream.Msg) error {
-	var job messaging.EvaluateJob
+	var job jobs.EvaluateJob
 	if err := json.Unmarshal(msg.Data(), &job); err != nil {
 		return fmt.Errorf("evaluation job: %v: %w", err, messaging.ErrPermanent)
 	}
@@ -227,7 +228,7 @@ func (w *Worker) Reconcile(ctx context.Context, js jetstream.JetStream) error {
 // begun again counts against the attempt budget. It returns how many it enqueued.
 func (w *Worker) ReconcileOnce(ctx context.Context, js jetstream.JetStream, queued, running time.Duration) (int, error) {
 	return service.LostJobs{
-		Subject: messaging.EvaluateSubject, Durable: "evaluator",
+		Subject: jobs.EvaluateSubject, Durable: "evaluator",
 		Orphans: func(ctx context.Context) ([]uuid.UUID, error) {
 			return w.Store.OrphanedEvaluations(ctx, queued, running)
 		},

@@ -25,6 +25,7 @@ import (
 	"github.com/doceval/doceval/pkg/engine/llm"
 	"github.com/doceval/doceval/pkg/evaluator"
 	"github.com/doceval/doceval/pkg/events"
+	"github.com/doceval/doceval/pkg/jobs"
 	"github.com/doceval/doceval/pkg/messaging"
 	"github.com/doceval/doceval/pkg/service"
 	"github.com/doceval/doceval/pkg/store"
@@ -432,7 +433,7 @@ func (e *env) killedWorker(cfg evaluator.Config) {
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
 		// The same consumer the evaluator uses (messaging.Consume updates it later).
 		cons, err = js.CreateOrUpdateConsumer(ctx, messaging.JobsStream, jetstream.ConsumerConfig{
-			Durable: "evaluator", FilterSubject: messaging.EvaluateSubject, AckPolicy: jetstream.AckExplicitPolicy,
+			Durable: "evaluator", FilterSubject: jobs.EvaluateSubject, AckPolicy: jetstream.AckExplicitPolicy,
 			AckWait: cfg.AckWait, MaxDeliver: -1,
 		})
 		if err == nil || time.Now().After(deadline) {
@@ -450,7 +451,7 @@ func (e *env) killedWorker(cfg evaluator.Config) {
 	if !ok {
 		e.t.Fatal("no evaluation job was published")
 	}
-	var job messaging.EvaluateJob
+	var job jobs.EvaluateJob
 	if err := json.Unmarshal(msg.Data(), &job); err != nil {
 		e.t.Fatal(err)
 	}
@@ -588,7 +589,7 @@ func TestLostEvaluationJobIsReconciled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.st.Pool().Exec(ctx, "DELETE FROM outbox WHERE subject = $1", messaging.EvaluateSubject); err != nil {
+	if _, err := e.st.Pool().Exec(ctx, "DELETE FROM outbox WHERE subject = $1", jobs.EvaluateSubject); err != nil {
 		t.Fatal(err)
 	}
 	e.worker(testConfig(), engine.NewWithModel(nil, e.log))

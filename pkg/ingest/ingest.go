@@ -22,6 +22,7 @@ import (
 	"github.com/doceval/doceval/pkg/blob"
 	"github.com/doceval/doceval/pkg/extract"
 	"github.com/doceval/doceval/pkg/extractor"
+	"github.com/doceval/doceval/pkg/jobs"
 	"github.com/doceval/doceval/pkg/messaging"
 	"github.com/doceval/doceval/pkg/service"
 	"github.com/doceval/doceval/pkg/store"
@@ -124,7 +125,7 @@ func Tasks(cfg Config, log *slog.Logger) []service.Task {
 	return []service.Task{
 		task(func(ctx context.Context, rt *service.Runtime, w *Worker) error {
 			return rt.Consume(ctx, messaging.ConsumerSpec{
-				Stream: messaging.JobsStream, Durable: "ingest", FilterSubject: messaging.IngestSubject,
+				Stream: messaging.JobsStream, Durable: "ingest", FilterSubject: jobs.IngestSubject,
 				// Unlimited deliveries: an outage must not use up the job; the attempt
 				// budget is counted in the database (BeginIngestAttempt).
 				AckWait: w.Cfg.ackWait(), MaxDeliver: -1, Concurrency: w.Cfg.Concurrency, MaxAckPending: messaging.FairBacklog,
@@ -134,13 +135,13 @@ func Tasks(cfg Config, log *slog.Logger) []service.Task {
 		task(func(ctx context.Context, rt *service.Runtime, w *Worker) error { return w.Sweep(ctx) }),
 		task(func(ctx context.Context, rt *service.Runtime, w *Worker) error {
 			return rt.Consume(ctx, messaging.ConsumerSpec{
-				Stream: messaging.JobsStream, Durable: "purge", FilterSubject: messaging.PurgeSubject,
+				Stream: messaging.JobsStream, Durable: "purge", FilterSubject: jobs.PurgeSubject,
 				AckWait: 5 * time.Minute, MaxDeliver: -1, Concurrency: 1,
 			}, w.HandlePurge, w.Log.With("consumer", "purge"))
 		}),
 		task(func(ctx context.Context, rt *service.Runtime, w *Worker) error {
 			return rt.Consume(ctx, messaging.ConsumerSpec{
-				Stream: messaging.JobsStream, Durable: "blob-delete", FilterSubject: messaging.BlobDeleteSubject,
+				Stream: messaging.JobsStream, Durable: "blob-delete", FilterSubject: jobs.BlobDeleteSubject,
 				AckWait: time.Minute, MaxDeliver: -1, Concurrency: 2,
 			}, w.HandleBlobDelete, w.Log.With("consumer", "blob-delete"))
 		}),
@@ -149,7 +150,7 @@ func Tasks(cfg Config, log *slog.Logger) []service.Task {
 
 // HandleIngest processes one ingest job message.
 func (w *Worker) HandleIngest(ctx context.Context, msg jetstream.Msg) error {
-	var job messaging.IngestJob
+	var job jobs.IngestJob
 	if err := json.Unmarshal(msg.Data(), &job); err != nil {
 		return fmt.Errorf("ingest job: %v: %w", err, messaging.ErrPermanent)
 	}
@@ -168,7 +169,7 @@ func (w *Worker) HandleIngest(ctx context.Context, msg jetstream.Msg) error {
 // upload; only infrastructure errors (database, blob store, missing tools) return an
 // error (outcome retry), so the job is retried. Outcome "" is an upload with nothing
 // left to do.
-func (w *Worker) process(ctx context.Context, job messaging.IngestJob, heartbeat func()) (outcome string, err error) {
+func (w *Worker) process(ctx context.Context, job jobs.IngestJob, heartbeat func()) (outcome string, err error) {
 	u, err := w.Store.UploadForIngest(ctx, job.UploadID)
 	if errors.Is(err, store.ErrNotFound) {
 		return "", nil // deleted or purged meanwhile
@@ -320,7 +321,7 @@ func (w *Worker) Reconcile(ctx context.Context, js jetstream.JetStream) error {
 // many it enqueued.
 func (w *Worker) ReconcileOnce(ctx context.Context, js jetstream.JetStream, age time.Duration) (int, error) {
 	return service.LostJobs{
-		Subject: messaging.IngestSubject, Durable: "ingest",
+		Subject: jobs.IngestSubject, Durable: "ingest",
 		Orphans: func(ctx context.Context) ([]uuid.UUID, error) { return w.Store.OrphanedUploads(ctx, age) },
 		Requeue: func(ctx context.Context, id uuid.UUID) (bool, error) { return w.Store.RequeueUpload(ctx, id, age) },
 		Log:     w.Log, LogKey: "upload_id",
@@ -331,7 +332,7 @@ func (w *Worker) ReconcileOnce(ctx context.Context, js jetstream.JetStream, age 
 // done already; any other failure returns the job for another delivery, for as long as
 // it takes (the consumer never gives up on it).
 func (w *Worker) HandleBlobDelete(ctx context.Context, msg jetstream.Msg) error {
-	var job messaging.BlobDeleteJob
+	var job jobs.BlobDeleteJob
 	if err := json.Unmarshal(msg.Data(), &job); err != nil || job.Key == "" {
 		return fmt.Errorf("blob delete job %q: %w", msg.Data(), messaging.ErrPermanent)
 	}
@@ -348,7 +349,7 @@ func (w *Worker) HandleBlobDelete(ctx context.Context, msg jetstream.Msg) error 
 
 // HandlePurge removes one submission's data.
 func (w *Worker) HandlePurge(ctx context.Context, msg jetstream.Msg) error {
-	var job messaging.PurgeJob
+	var job jobs.PurgeJob
 	if err := json.Unmarshal(msg.Data(), &job); err != nil {
 		return fmt.Errorf("purge job: %v: %w", err, messaging.ErrPermanent)
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/doceval/doceval/pkg/apierr"
 	"github.com/doceval/doceval/pkg/engine/evidence"
 	"github.com/doceval/doceval/pkg/events"
-	"github.com/doceval/doceval/pkg/messaging"
+	"github.com/doceval/doceval/pkg/jobs"
 )
 
 // Evaluation statuses (EvaluationStatus).
@@ -140,7 +140,7 @@ func (t Tenant) StartEvaluation(ctx context.Context, submission uuid.UUID) (Eval
 			return interpretError(err)
 		}
 		out = evaluationFromRow(r, s.ExternalID)
-		return tx.Enqueue(ctx, messaging.EvaluateSubject, messaging.EvaluateJob{EvaluationID: r.ID, APIClientID: t.clientID})
+		return tx.Enqueue(ctx, jobs.EvaluateJob{EvaluationID: r.ID, APIClientID: t.clientID})
 	})
 	return out, err
 }

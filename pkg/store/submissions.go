@@ -14,8 +14,8 @@ import (
 	"github.com/doceval/doceval/pkg/apierr"
 	"github.com/doceval/doceval/pkg/blobkey"
 	"github.com/doceval/doceval/pkg/events"
+	"github.com/doceval/doceval/pkg/jobs"
 	"github.com/doceval/doceval/pkg/keyset"
-	"github.com/doceval/doceval/pkg/messaging"
 )
 
 // Submission statuses (SubmissionStatus, DocumentSlotStatus).
@@ -444,7 +444,7 @@ func (t Tenant) DeleteSubmission(ctx context.Context, id uuid.UUID) error {
 		if err := tx.q.SubmissionRequestPurge(ctx, db.SubmissionRequestPurgeParams{ID: id, Now: t.s.Now()}); err != nil {
 			return interpretError(err)
 		}
-		return tx.Enqueue(ctx, messaging.PurgeSubject, messaging.PurgeJob{SubmissionID: id})
+		return tx.Enqueue(ctx, jobs.PurgeJob{SubmissionID: id})
 	})
 }
 

@@ -16,8 +16,8 @@ import (
 	"github.com/doceval/doceval/pkg/blobkey"
 	"github.com/doceval/doceval/pkg/engine/evidence"
 	"github.com/doceval/doceval/pkg/events"
+	"github.com/doceval/doceval/pkg/jobs"
 	"github.com/doceval/doceval/pkg/keyset"
-	"github.com/doceval/doceval/pkg/messaging"
 )
 
 // Upload statuses.
@@ -225,7 +225,7 @@ func (t Tenant) CreateUpload(ctx context.Context, in NewUpload) (Upload, bool, e
 			out = uploadFromRow(r, s.ExternalID)
 			return nil
 		}
-		if err := tx.Enqueue(ctx, messaging.IngestSubject, messaging.IngestJob{UploadID: id, APIClientID: t.clientID}); err != nil {
+		if err := tx.Enqueue(ctx, jobs.IngestJob{UploadID: id, APIClientID: t.clientID}); err != nil {
 			return err
 		}
 		if in.SlotID != nil {
@@ -331,7 +331,7 @@ func (t Tenant) MoveUpload(ctx context.Context, submission, id uuid.UUID, slot *
 
 // DeleteUpload removes an upload (its external id becomes reusable) and, through the
 // outbox in the same transaction, asks for its stored bytes to be removed
-// (messaging.BlobDeleteJob, retried until done).
+// (jobs.BlobDeleteJob, retried until done).
 func (t Tenant) DeleteUpload(ctx context.Context, submission, id uuid.UUID) error {
 	return t.s.InTx(ctx, func(tx *Tx) error {
 		s, err := tx.uploadsChangeable(ctx, t.clientID, submission)
@@ -350,8 +350,8 @@ func (t Tenant) DeleteUpload(ctx context.Context, submission, id uuid.UUID) erro
 				return err
 			}
 		}
-		job := messaging.BlobDeleteJob{Key: r.BlobKey, Prefix: blobkey.RenderedPages(t.clientID, s.ID, id)}
-		if err := tx.Enqueue(ctx, messaging.BlobDeleteSubject, job); err != nil {
+		job := jobs.BlobDeleteJob{Key: r.BlobKey, Prefix: blobkey.RenderedPages(t.clientID, s.ID, id)}
+		if err := tx.Enqueue(ctx, job); err != nil {
 			return err
 		}
 		return tx.uploadsChanged(ctx, s)
