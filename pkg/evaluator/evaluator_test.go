@@ -20,6 +20,7 @@ import (
 	"github.com/doceval/doceval/pkg/auth"
 	"github.com/doceval/doceval/pkg/blob"
 	"github.com/doceval/doceval/pkg/config"
+	"github.com/doceval/doceval/pkg/document"
 	"github.com/doceval/doceval/pkg/engine"
 	"github.com/doceval/doceval/pkg/engine/evidence"
 	"github.com/doceval/doceval/pkg/engine/llm"
@@ -97,9 +98,9 @@ func (e *env) submissionFrom(externalID, template string, pages map[string][]str
 		if err != nil {
 			e.t.Fatal(err)
 		}
-		var texts []store.PageText
+		var texts []document.Page
 		for i, p := range pages[name] {
-			texts = append(texts, store.PageText{Number: i + 1, Text: p, Chars: len(p)})
+			texts = append(texts, document.Page{Number: i + 1, Text: p, Chars: len(p)})
 		}
 		if err := e.st.FinishIngest(ctx, u.ID, texts, nil, nil); err != nil {
 			e.t.Fatal(err)

@@ -243,15 +243,8 @@ func (w *Worker) process(ctx context.Context, job jobs.IngestJob, heartbeat func
 	case err != nil:
 		return outcomeRetry, err
 	}
-	pages := make([]store.PageText, len(res.Pages))
-	for i, p := range res.Pages {
-		pages[i] = store.PageText{
-			Number: p.Number, Text: p.Text, Chars: p.Chars, OCR: p.OCR, OCRConfidence: p.OCRConfidence,
-			Width: p.Width, Height: p.Height, Words: p.Words,
-		}
-	}
-	w.Log.InfoContext(ctx, "upload ready", "upload_id", u.ID, "pages", len(pages), "duration_ms", time.Since(start).Milliseconds())
-	if err := w.Store.FinishIngest(ctx, u.ID, pages, res.Metadata, nil); err != nil {
+	w.Log.InfoContext(ctx, "upload ready", "upload_id", u.ID, "pages", len(res.Pages), "duration_ms", time.Since(start).Milliseconds())
+	if err := w.Store.FinishIngest(ctx, u.ID, res.Pages, res.Metadata, nil); err != nil {
 		return outcomeRetry, err
 	}
 	w.Metrics.countPages(res.Pages)

@@ -438,8 +438,8 @@ func TestIngestPageGeometryRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, d := range run.Documents {
-		switch d.UploadID {
+	for _, d := range run.Inputs {
+		switch d.Upload.ID {
 		case docID:
 			for _, p := range d.Pages {
 				if p.Words != nil || p.Width != 0 {
@@ -466,11 +466,11 @@ func TestIngestPageGeometryRoundTrip(t *testing.T) {
 				}
 			}
 		default:
-			t.Errorf("unexpected document %s", d.UploadID)
+			t.Errorf("unexpected document %s", d.Upload.ID)
 		}
 	}
-	if len(run.Documents) != 2 {
-		t.Errorf("%d documents", len(run.Documents))
+	if len(run.Inputs) != 2 {
+		t.Errorf("%d documents", len(run.Inputs))
 	}
 }
 

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
-	"strconv"
 	"time"
 
 	"github.com/google/uuid"
@@ -14,7 +12,7 @@ import (
 	"github.com/doceval/doceval/gen/db"
 	"github.com/doceval/doceval/pkg/apierr"
 	"github.com/doceval/doceval/pkg/blobkey"
-	"github.com/doceval/doceval/pkg/engine/evidence"
+	"github.com/doceval/doceval/pkg/document"
 	"github.com/doceval/doceval/pkg/events"
 	"github.com/doceval/doceval/pkg/jobs"
 	"github.com/doceval/doceval/pkg/keyset"
@@ -382,65 +380,10 @@ func (s *Store) UploadForIngest(ctx context.Context, id uuid.UUID) (IngestUpload
 	return IngestUpload{Upload: uploadFromRow(r, sub.ExternalID), Submission: sub}, nil
 }
 
-// PageText is one page of extracted text, with its geometry when the extractor gave
-// one (Width and Height zero, Words nil otherwise).
-type PageText struct {
-	Number        int
-	Text          string
-	Chars         int
-	OCR           bool
-	OCRConfidence *float64
-	Width, Height float64
-	Words         []evidence.Word
-}
-
-// encodePageWords stores words compactly: a JSON array of [text, x0, y0, x1, y1, conf,
-// block, line] rows, numbers rounded to four decimals (a tenth of a point on an A4
-// page). Nil for no words, so the column stays NULL.
-func encodePageWords(words []evidence.Word) []byte {
-	if len(words) == 0 {
-		return nil
-	}
-	b := make([]byte, 0, len(words)*48)
-	num := func(v float64) {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			v = 0 // JSON has no such numbers; the extractor never gives them
-		}
-		b = strconv.AppendFloat(b, math.Round(v*1e4)/1e4, 'f', -1, 64)
-	}
-	b = append(b, '[')
-	for i, w := range words {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		text, _ := json.Marshal(w.Text)
-		b = append(b, '[')
-		b = append(b, text...)
-		for _, v := range []float64{w.Box.X0, w.Box.Y0, w.Box.X1, w.Box.Y1, w.Conf} {
-			b = append(b, ',')
-			num(v)
-		}
-		b = append(b, ',')
-		b = strconv.AppendInt(b, int64(w.Block), 10)
-		b = append(b, ',')
-		b = strconv.AppendInt(b, int64(w.Line), 10)
-		b = append(b, ']')
-	}
-	return append(b, ']')
-}
-
-// pageSize is a page dimension as stored: NULL when unknown.
-func pageSize(v float64) *float64 {
-	if v <= 0 {
-		return nil
-	}
-	return &v
-}
-
 // FinishIngest records a processed upload: its pages and ready status, or its failure,
 // emits file.ready or file.failed and recomputes its slot, in one transaction. An upload
 // that is no longer processing (a redelivered job) is left alone.
-func (s *Store) FinishIngest(ctx context.Context, id uuid.UUID, pages []PageText, metadata map[string]string, failure *UploadFailure) error {
+func (s *Store) FinishIngest(ctx context.Context, id uuid.UUID, pages []document.Page, metadata map[string]string, failure *UploadFailure) error {
 	return s.InTx(ctx, func(tx *Tx) error {
 		cur, err := tx.q.UploadGetAny(ctx, id)
 		if err != nil {
@@ -464,10 +407,7 @@ func (s *Store) FinishIngest(ctx context.Context, id uuid.UUID, pages []PageText
 			r, err = tx.q.UploadMarkFailed(ctx, db.UploadMarkFailedParams{ID: id, FailureCode: &failure.Code, FailureMessage: &failure.Message, Now: s.Now()})
 		} else {
 			for _, p := range pages {
-				if err := tx.q.UploadPageInsert(ctx, db.UploadPageInsertParams{
-					UploadID: id, Page: int32(p.Number), Text: p.Text, Chars: int32(p.Chars), Ocr: p.OCR, OcrConfidence: p.OCRConfidence,
-					Width: pageSize(p.Width), Height: pageSize(p.Height), Words: encodePageWords(p.Words),
-				}); err != nil {
+				if err := tx.q.UploadPageInsert(ctx, pageInsertParams(id, p)); err != nil {
 					return interpretError(err)
 				}
 			}
