@@ -74,3 +74,20 @@ func TestStoreImportsNoNATS(t *testing.T) {
 		}
 	}
 }
+
+// What extraction makes of a page (pkg/document) and the messages the services hand each
+// other (pkg/jobs) sit at the bottom: every layer from extract to the engine, and from
+// store to the workers, shares them, so they take nothing from any of those layers.
+func TestImportsOfSharedTypes(t *testing.T) {
+	t.Parallel()
+	for pkg, allowed := range map[string][]string{
+		"pkg/document": {"pkg/document"},
+		"pkg/jobs":     {"pkg/jobs", "pkg/events"},
+	} {
+		for _, p := range deps(t, "../"+pkg) {
+			if !slices.Contains(allowed, p) {
+				t.Errorf("%s is built from %s", pkg, p)
+			}
+		}
+	}
+}
