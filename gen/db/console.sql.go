@@ -58,7 +58,7 @@ func (q *Queries) EndpointDeliveryHealth(ctx context.Context, arg EndpointDelive
 }
 
 const pageGeometryOne = `-- name: PageGeometryOne :one
-SELECT page, text, ocr, width, height, words FROM upload_pages WHERE upload_id = $1 AND page = $2
+SELECT upload_id, page, text, chars, ocr, ocr_confidence, width, height, words FROM upload_pages WHERE upload_id = $1 AND page = $2
 `
 
 type PageGeometryOneParams struct {
@@ -66,23 +66,17 @@ type PageGeometryOneParams struct {
 	Page     int32
 }
 
-type PageGeometryOneRow struct {
-	Page   int32
-	Text   string
-	Ocr    bool
-	Width  *float64
-	Height *float64
-	Words  []byte
-}
-
 // One stored page of an upload, for the document viewer.
-func (q *Queries) PageGeometryOne(ctx context.Context, arg PageGeometryOneParams) (PageGeometryOneRow, error) {
+func (q *Queries) PageGeometryOne(ctx context.Context, arg PageGeometryOneParams) (UploadPage, error) {
 	row := q.db.QueryRow(ctx, pageGeometryOne, arg.UploadID, arg.Page)
-	var i PageGeometryOneRow
+	var i UploadPage
 	err := row.Scan(
+		&i.UploadID,
 		&i.Page,
 		&i.Text,
+		&i.Chars,
 		&i.Ocr,
+		&i.OcrConfidence,
 		&i.Width,
 		&i.Height,
 		&i.Words,

@@ -12,6 +12,7 @@ import (
 
 	"github.com/doceval/doceval/gen/client"
 	"github.com/doceval/doceval/pkg/domain/evaluation"
+	"github.com/doceval/doceval/pkg/document"
 	"github.com/doceval/doceval/pkg/store"
 )
 
@@ -20,7 +21,7 @@ func (e *testEnv) readyUpload(c *client.ClientWithResponses, sub uuid.UUID, exte
 	e.t.Helper()
 	up := e.upload(c, sub, nil, fileParts(externalID, externalID+".pdf", "application/pdf", pdfBytes)...)
 	expect(e.t, nil, up.StatusCode(), up.Body, 202)
-	if err := e.store.FinishIngest(context.Background(), up.JSON202.Id, []store.PageText{{Number: 1, Text: "Kontoauszug Nr. 3", Chars: 15}}, nil, nil); err != nil {
+	if err := e.store.FinishIngest(context.Background(), up.JSON202.Id, []document.Page{{Number: 1, Text: "Kontoauszug Nr. 3", Chars: 15}}, nil, nil); err != nil {
 		e.t.Fatal(err)
 	}
 	return *up.JSON202
@@ -170,7 +171,7 @@ func TestEvaluationLifecycle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(run.Documents) != 1 || run.Documents[0].Pages[0].Text != "Kontoauszug Nr. 3" || len(run.Slots) == 0 {
+	if len(run.Inputs) != 1 || run.Inputs[0].Pages[0].Text != "Kontoauszug Nr. 3" || len(run.Slots) == 0 {
 		t.Fatalf("inputs: %+v", run)
 	}
 	// A redelivery takes the running evaluation over without a second started event.

@@ -23,6 +23,7 @@ import (
 	"github.com/doceval/doceval/pkg/apiserver"
 	"github.com/doceval/doceval/pkg/auth"
 	"github.com/doceval/doceval/pkg/blob"
+	"github.com/doceval/doceval/pkg/document"
 	"github.com/doceval/doceval/pkg/events"
 	"github.com/doceval/doceval/pkg/httpx"
 	"github.com/doceval/doceval/pkg/secretbox"
@@ -271,7 +272,7 @@ func fuzzResources(f *testing.F, st *store.Store, clientID uuid.UUID) map[string
 	if err != nil {
 		f.Fatal(err)
 	}
-	if err := st.FinishIngest(ctx, u.ID, []store.PageText{{Number: 1, Text: "Kontoauszug", Chars: 11}}, nil, nil); err != nil {
+	if err := st.FinishIngest(ctx, u.ID, []document.Page{{Number: 1, Text: "Kontoauszug", Chars: 11}}, nil, nil); err != nil {
 		f.Fatal(err)
 	}
 	ev, err := tenant.StartEvaluation(ctx, sub.ID)

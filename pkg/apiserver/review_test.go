@@ -7,6 +7,7 @@ import (
 
 	"github.com/doceval/doceval/gen/client"
 	"github.com/doceval/doceval/pkg/domain/submission"
+	"github.com/doceval/doceval/pkg/document"
 	"github.com/doceval/doceval/pkg/store"
 )
 
@@ -26,7 +27,7 @@ func TestSlotReviewVisibleToPartner(t *testing.T) {
 	}
 	up := e.upload(c, sub.Id, &slot.Id, fileParts("f", "a.pdf", "application/pdf", pdfBytes)...)
 	expect(t, nil, up.StatusCode(), up.Body, 202)
-	if err := e.store.FinishIngest(ctx, up.JSON202.Id, []store.PageText{{Number: 1, Text: "Lohn", Chars: 4}}, nil, nil); err != nil {
+	if err := e.store.FinishIngest(ctx, up.JSON202.Id, []document.Page{{Number: 1, Text: "Lohn", Chars: 4}}, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	advisor := e.store.As(store.Actor{Name: "advisor@lender.example"})

@@ -16,6 +16,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/doceval/doceval/gen/client"
+	"github.com/doceval/doceval/pkg/document"
 	"github.com/doceval/doceval/pkg/store"
 )
 
@@ -590,7 +591,7 @@ func TestFinishIngest(t *testing.T) {
 	bad := e.upload(c, sub.Id, nil, fileParts("g", "b.pdf", "application/pdf", pdfBytes)...)
 	expect(t, nil, bad.StatusCode(), bad.Body, 202)
 
-	if err := e.store.FinishIngest(ctx, up.JSON202.Id, []store.PageText{{Number: 1, Text: "Personalausweis", Chars: 15}}, map[string]string{"Pages": "1"}, nil); err != nil {
+	if err := e.store.FinishIngest(ctx, up.JSON202.Id, []document.Page{{Number: 1, Text: "Personalausweis", Chars: 15}}, map[string]string{"Pages": "1"}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if err := e.store.FinishIngest(ctx, bad.JSON202.Id, nil, nil, &store.UploadFailure{Code: "file_corrupt", Message: "not a PDF"}); err != nil {

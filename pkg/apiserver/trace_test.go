@@ -19,6 +19,7 @@ import (
 	"github.com/doceval/doceval/pkg/dispatch"
 	"github.com/doceval/doceval/pkg/engine"
 	"github.com/doceval/doceval/pkg/evaluator"
+	"github.com/doceval/doceval/pkg/jobs"
 	"github.com/doceval/doceval/pkg/messaging"
 	"github.com/doceval/doceval/pkg/outbox"
 	"github.com/doceval/doceval/pkg/testkit/natstest"
@@ -94,12 +95,12 @@ func TestTraceFollowsAnEvaluation(t *testing.T) {
 	go func() { done <- relay.Run(ctx) }()
 	go func() {
 		done <- messaging.Consume(ctx, js, messaging.ConsumerSpec{
-			Stream: messaging.JobsStream, Durable: "evaluator", FilterSubject: messaging.EvaluateSubject, AckWait: time.Minute, MaxDeliver: 3,
+			Stream: messaging.JobsStream, Durable: "evaluator", FilterSubject: jobs.EvaluateSubject, AckWait: time.Minute, MaxDeliver: 3,
 		}, worker.HandleEvaluate, log, traced)
 	}()
 	go func() {
 		done <- messaging.Consume(ctx, js, messaging.ConsumerSpec{
-			Stream: messaging.EventsStream, Durable: "dispatcher", FilterSubject: messaging.EventSubjectPrefix + ">", AckWait: time.Minute, MaxDeliver: -1,
+			Stream: messaging.EventsStream, Durable: "dispatcher", FilterSubject: jobs.EventSubjectPrefix + ">", AckWait: time.Minute, MaxDeliver: -1,
 		}, dispatcher.HandleEvent, log, traced)
 	}()
 	t.Cleanup(func() {
@@ -109,7 +110,7 @@ func TestTraceFollowsAnEvaluation(t *testing.T) {
 		}
 	})
 
-	evaluate := recorder.find(t, "process "+messaging.EvaluateSubject, trace.SpanKindConsumer)
+	evaluate := recorder.find(t, "process "+jobs.EvaluateSubject, trace.SpanKindConsumer)
 	require.Equal(t, request.SpanContext().TraceID(), evaluate.SpanContext().TraceID(), "the worker continues the request's trace")
 	send := recorder.byID(evaluate.Parent().SpanID())
 	require.NotNil(t, send, "the consumer's parent is a span of the trace")
@@ -118,7 +119,7 @@ func TestTraceFollowsAnEvaluation(t *testing.T) {
 
 	// The event the worker emitted carries the same trace to the dispatcher, and from
 	// the fan-out into the webhook attempt.
-	fanOut := recorder.find(t, "process "+messaging.EventSubjectPrefix+"evaluation.completed", trace.SpanKindConsumer)
+	fanOut := recorder.find(t, "process "+jobs.EventSubjectPrefix+"evaluation.completed", trace.SpanKindConsumer)
 	require.Equal(t, request.SpanContext().TraceID(), fanOut.SpanContext().TraceID())
 	n, err := dispatcher.RunOnce(ctx)
 	require.NoError(t, err)

@@ -19,6 +19,7 @@ import (
 	"github.com/doceval/doceval/pkg/blob"
 	"github.com/doceval/doceval/pkg/blobkey"
 	"github.com/doceval/doceval/pkg/console"
+	"github.com/doceval/doceval/pkg/document"
 	"github.com/doceval/doceval/pkg/secretbox"
 	"github.com/doceval/doceval/pkg/store"
 	"github.com/doceval/doceval/pkg/testkit/dbtest"
@@ -110,7 +111,7 @@ func (b *testBundle) submission(client uuid.UUID, external, filename, metadata s
 		b.t.Fatal(err)
 	}
 	text := "Gehaltsabrechnung Januar 2026 Nettobezug 3.250,00 EUR"
-	if err := b.st.FinishIngest(ctx, u.ID, []store.PageText{{Number: 1, Text: text, Chars: len(text)}}, nil, nil); err != nil {
+	if err := b.st.FinishIngest(ctx, u.ID, []document.Page{{Number: 1, Text: text, Chars: len(text)}}, nil, nil); err != nil {
 		b.t.Fatal(err)
 	}
 	if d, err = tenant.Submission(ctx, sub.ID); err != nil {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/doceval/doceval/pkg/blob"
 	"github.com/doceval/doceval/pkg/domain/submission"
+	"github.com/doceval/doceval/pkg/document"
 	"github.com/doceval/doceval/pkg/extract"
 	"github.com/doceval/doceval/pkg/store"
 )
@@ -170,7 +171,7 @@ func pageImageOf(u store.Upload, n int) (src, notice string) {
 }
 
 // storedPage reads page n of the upload as ingest stored it; nil before it has pages.
-func (a *app) storedPage(r *http.Request, u store.Upload, n int) (*store.StoredPage, error) {
+func (a *app) storedPage(r *http.Request, u store.Upload, n int) (*document.Page, error) {
 	if pageCount(u) == 0 {
 		return nil, nil
 	}

@@ -15,6 +15,7 @@ import (
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/doceval/doceval/pkg/domain/evaluation"
+	"github.com/doceval/doceval/pkg/document"
 	"github.com/doceval/doceval/pkg/engine"
 	"github.com/doceval/doceval/pkg/engine/evidence"
 	"github.com/doceval/doceval/pkg/engine/layout"
@@ -121,7 +122,7 @@ func parseCite(s string) (kind string, item, index int, ok bool) {
 // on places the citation on page n (nil when the upload has no stored page n): its
 // regions on that page when it has them, else the boxes of the page's words that quote
 // the excerpt.
-func (c *citeView) on(page *store.StoredPage, n int, link func(int) string) *citeView {
+func (c *citeView) on(page *document.Page, n int, link func(int) string) *citeView {
 	for _, p := range c.citation.Pages {
 		c.Pages = append(c.Pages, citedPage{Number: p, URL: link(p), Current: p == n})
 		c.OnPage = c.OnPage || p == n
@@ -148,21 +149,22 @@ func (c *citeView) on(page *store.StoredPage, n int, link func(int) string) *cit
 // aside), else with letter case, punctuation and Unicode compatibility forms (ligatures,
 // full-width digits) ignored. One region per line of the words found; nil when the page
 // has no word boxes or the excerpt's words are not on it.
-func locateExcerpt(page *store.StoredPage, excerpt string) []evidence.Region {
+func locateExcerpt(page *document.Page, excerpt string) []evidence.Region {
 	if len(page.Words) == 0 || strings.TrimSpace(excerpt) == "" {
 		return nil
 	}
-	words := make([]evidence.Word, len(page.Words))
-	loose := make([]evidence.Word, len(page.Words))
+	// Only the words' text and boxes count here: the extractor's grouping and confidence
+	// are left out.
+	words := make([]document.Word, len(page.Words))
+	loose := make([]document.Word, len(page.Words))
 	for i, w := range page.Words {
-		box := evidence.Box{X0: w.X0, Y0: w.Y0, X1: w.X1, Y1: w.Y1}
-		words[i] = evidence.Word{Text: w.Text, Box: box, Conf: 1, Block: -1, Line: -1}
-		loose[i] = evidence.Word{Text: strings.Join(looseTokens(w.Text), ""), Box: box, Conf: 1, Block: -1, Line: -1}
+		words[i] = document.Word{Text: w.Text, Box: w.Box, Conf: 1, Block: -1, Line: -1}
+		loose[i] = document.Word{Text: strings.Join(looseTokens(w.Text), ""), Box: w.Box, Conf: 1, Block: -1, Line: -1}
 	}
-	if found := layout.RegionsFor(&evidence.Page{Number: page.Number, Words: words}, excerpt); len(found) > 0 {
+	if found := layout.RegionsFor(&document.Page{Number: page.Number, Words: words}, excerpt); len(found) > 0 {
 		return found
 	}
-	return layout.RegionsFor(&evidence.Page{Number: page.Number, Words: loose}, strings.Join(looseTokens(excerpt), " "))
+	return layout.RegionsFor(&document.Page{Number: page.Number, Words: loose}, strings.Join(looseTokens(excerpt), " "))
 }
 
 // looseTokens are the words of s in the form the viewer matches loosely: compatibility

@@ -18,6 +18,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/doceval/doceval/pkg/blobkey"
+	"github.com/doceval/doceval/pkg/document"
 	"github.com/doceval/doceval/pkg/engine"
 	"github.com/doceval/doceval/pkg/engine/evidence"
 	"github.com/doceval/doceval/pkg/extract"
@@ -33,7 +34,7 @@ type viewerUpload struct {
 	upload     store.Upload
 }
 
-func (b *testBundle) viewerUpload(client uuid.UUID, filename, contentType string, content []byte, pages []store.PageText) viewerUpload {
+func (b *testBundle) viewerUpload(client uuid.UUID, filename, contentType string, content []byte, pages []document.Page) viewerUpload {
 	b.t.Helper()
 	ctx := context.Background()
 	tenant := b.st.Tenant(client)
@@ -133,10 +134,10 @@ func needPoppler(t *testing.T) {
 	}
 }
 
-func textPages(texts ...string) []store.PageText {
-	out := make([]store.PageText, len(texts))
+func textPages(texts ...string) []document.Page {
+	out := make([]document.Page, len(texts))
 	for i, s := range texts {
-		out[i] = store.PageText{Number: i + 1, Text: s, Chars: len(s)}
+		out[i] = document.Page{Number: i + 1, Text: s, Chars: len(s)}
 	}
 	return out
 }
@@ -266,13 +267,13 @@ func TestViewerHighlightsCitations(t *testing.T) {
 	b := setup(t)
 	c := b.client("Broker")
 	text := "Gehaltsabrechnung Januar 2026\nNettobezug: 3.250,00 EUR\nAuszahlung am 31.01.2026"
-	first := store.PageText{Number: 1, Text: text, Chars: len(text), Width: 595, Height: 842, Words: []evidence.Word{
+	first := document.Page{Number: 1, Text: text, Chars: len(text), Width: 595, Height: 842, Words: []evidence.Word{
 		word("Gehaltsabrechnung", 0.1, 0.1, 0.4, 0.12), word("Januar", 0.42, 0.1, 0.5, 0.12), word("2026", 0.52, 0.1, 0.58, 0.12),
 		word("Nettobezug:", 0.1, 0.5, 0.25, 0.52), word("3.250,00", 0.3, 0.5, 0.4, 0.52), word("EUR", 0.42, 0.5, 0.47, 0.52),
 		word("Auszahlung", 0.1, 0.6, 0.25, 0.62), word("am", 0.27, 0.6, 0.3, 0.62), word("31.01.2026", 0.32, 0.6, 0.45, 0.62),
 	}}
 	pdf := samplepdf.Text([][]string{{"Gehaltsabrechnung"}, {"Seite zwei"}}) // the viewer page does not render it
-	v := b.viewerUpload(c.ID, "payslip.pdf", extract.PDF, pdf, []store.PageText{first, {Number: 2, Text: "Seite zwei", Chars: 10}})
+	v := b.viewerUpload(c.ID, "payslip.pdf", extract.PDF, pdf, []document.Page{first, {Number: 2, Text: "Seite zwei", Chars: 10}})
 	other := uuid.New()
 	cite := func(upload uuid.UUID, excerpt string, pages []int, regions ...evidence.Region) []evidence.Citation {
 		return []evidence.Citation{{UploadID: upload, Pages: pages, Excerpt: excerpt, Regions: regions}}
@@ -382,10 +383,10 @@ func TestViewerEscapesStoredText(t *testing.T) {
 	c := b.client("Broker")
 	evil := `<script>alert("x")</script>`
 	text := "Name: " + evil
-	only := store.PageText{Number: 1, Text: text, Chars: len(text), Words: []evidence.Word{
+	only := document.Page{Number: 1, Text: text, Chars: len(text), Words: []evidence.Word{
 		word("Name:", 0.1, 0.1, 0.2, 0.12), word(`<script>alert("x")</script>`, 0.22, 0.1, 0.6, 0.12),
 	}}
-	v := b.viewerUpload(c.ID, `<img src=x onerror=alert(1)>.pdf`, extract.PDF, samplepdf.Text([][]string{{"Name"}}), []store.PageText{only})
+	v := b.viewerUpload(c.ID, `<img src=x onerror=alert(1)>.pdf`, extract.PDF, samplepdf.Text([][]string{{"Name"}}), []document.Page{only})
 	evaluation := b.evaluate(c.ID, v.submission, engine.Result{
 		Checks: []engine.ResultCheck{{Title: `<b>check</b>`, Status: engine.Open, Citations: []evidence.Citation{{UploadID: v.upload.ID, Pages: []int{1}, Excerpt: evil}}}},
 	})

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/doceval/doceval/pkg/clock"
+	"github.com/doceval/doceval/pkg/jobs"
 	"github.com/doceval/doceval/pkg/messaging"
 	"github.com/doceval/doceval/pkg/secretbox"
 	"github.com/doceval/doceval/pkg/service"
@@ -59,7 +60,7 @@ func Build(cfg Config, log *slog.Logger) (service.Build, error) {
 			func(ctx context.Context) error { return Retention(ctx, rt.Store, clock.System{}, cfg, log) },
 			func(ctx context.Context) error {
 				return rt.Consume(ctx, messaging.ConsumerSpec{
-					Stream: messaging.EventsStream, Durable: "dispatcher", FilterSubject: messaging.EventSubjectPrefix + ">",
+					Stream: messaging.EventsStream, Durable: "dispatcher", FilterSubject: jobs.EventSubjectPrefix + ">",
 					AckWait: cfg.FanOutAckWait, MaxDeliver: -1, Concurrency: 4,
 				}, d.HandleEvent, log.With("consumer", "fan-out"))
 			},

@@ -27,6 +27,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	"go.opentelemetry.io/otel/trace/noop"
 
+	"github.com/doceval/doceval/pkg/jobs"
 	"github.com/doceval/doceval/pkg/messaging"
 	"github.com/doceval/doceval/pkg/secretbox"
 	"github.com/doceval/doceval/pkg/store"
@@ -155,7 +156,7 @@ func (d *Dispatcher) guard(network, address string, _ syscall.RawConn) error {
 // HandleEvent fans a published event out to its deliveries (the JetStream consumer).
 func (d *Dispatcher) HandleEvent(ctx context.Context, msg jetstream.Msg) error {
 	d.init()
-	var ev messaging.EventPublished
+	var ev jobs.EventPublished
 	if err := json.Unmarshal(msg.Data(), &ev); err != nil {
 		return fmt.Errorf("event message: %v: %w", err, messaging.ErrPermanent)
 	}

@@ -172,9 +172,7 @@ func extractCorpus(t *testing.T, cases []corpus.Case) [][]*evidence.Document {
 					}
 					return // ingest would mark it failed; an unreadable upload may
 				}
-				for _, p := range res.Pages {
-					doc.Pages = append(doc.Pages, p.Evidence())
-				}
+				doc.Pages = append(doc.Pages, res.Pages...)
 			})
 		}
 	}

@@ -191,9 +191,7 @@ func extractRealDev(t *testing.T, dir string, entries []realDevEntry) []*evidenc
 				t.Errorf("%s: extraction failed: %v", e.File, err)
 				return
 			}
-			for _, p := range res.Pages {
-				doc.Pages = append(doc.Pages, p.Evidence())
-			}
+			doc.Pages = append(doc.Pages, res.Pages...)
 			if cached != "" {
 				if b, err := json.Marshal(doc.Pages); err == nil {
 					_ = os.MkdirAll(cache, 0o755)

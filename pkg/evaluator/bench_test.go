@@ -12,6 +12,7 @@ import (
 
 	"github.com/doceval/doceval/pkg/devtools/corpus"
 	"github.com/doceval/doceval/pkg/domain/evaluation"
+	"github.com/doceval/doceval/pkg/document"
 	"github.com/doceval/doceval/pkg/engine"
 	"github.com/doceval/doceval/pkg/extract"
 	"github.com/doceval/doceval/pkg/store"
@@ -54,9 +55,9 @@ func BenchmarkEvaluation(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		texts := make([]store.PageText, len(res.Pages))
+		texts := make([]document.Page, len(res.Pages))
 		for j, p := range res.Pages {
-			texts[j] = store.PageText{Number: p.Number, Text: p.Text, Chars: p.Chars, Width: p.Width, Height: p.Height, Words: p.Words}
+			texts[j] = document.Page{Number: p.Number, Text: p.Text, Chars: p.Chars, Width: p.Width, Height: p.Height, Words: p.Words}
 		}
 		pages += len(texts)
 		if err := e.st.FinishIngest(ctx, u.ID, texts, nil, nil); err != nil {

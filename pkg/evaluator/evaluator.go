@@ -19,6 +19,7 @@ import (
 
 	"github.com/doceval/doceval/pkg/domain/evaluation"
 	"github.com/doceval/doceval/pkg/engine"
+	"github.com/doceval/doceval/pkg/jobs"
 	"github.com/doceval/doceval/pkg/messaging"
 	"github.com/doceval/doceval/pkg/service"
 	"github.com/doceval/doceval/pkg/store"
@@ -89,7 +90,7 @@ func BuildWith(cfg Config, eng *engine.Engine, log *slog.Logger) service.Build {
 		return []service.Loop{
 			func(ctx context.Context) error {
 				return rt.Consume(ctx, messaging.ConsumerSpec{
-					Stream: messaging.JobsStream, Durable: "evaluator", FilterSubject: messaging.EvaluateSubject,
+					Stream: messaging.JobsStream, Durable: "evaluator", FilterSubject: jobs.EvaluateSubject,
 					// Unlimited deliveries: an outage must not use up the job; the attempt
 					// budget is counted in the database when a run begins (BeginEvaluation).
 					AckWait: cfg.ackWait(), MaxDeliver: -1, Concurrency: cfg.Concurrency, MaxAckPending: messaging.FairBacklog,
@@ -103,7 +104,7 @@ func BuildWith(cfg Config, eng *engine.Engine, log *slog.Logger) service.Build {
 
 // HandleEvaluate processes one evaluation job message.
 func (w *Worker) HandleEvaluate(ctx context.Context, msg jetstream.Msg) error {
-	var job messaging.EvaluateJob
+	var job jobs.EvaluateJob
 	if err := json.Unmarshal(msg.Data(), &job); err != nil {
 		return fmt.Errorf("evaluation job: %v: %w", err, messaging.ErrPermanent)
 	}
@@ -229,7 +230,7 @@ func (w *Worker) Reconcile(ctx context.Context, js jetstream.JetStream) error {
 // begun again counts against the attempt budget. It returns how many it enqueued.
 func (w *Worker) ReconcileOnce(ctx context.Context, js jetstream.JetStream, queued, running time.Duration) (int, error) {
 	return service.LostJobs{
-		Subject: messaging.EvaluateSubject, Durable: "evaluator",
+		Subject: jobs.EvaluateSubject, Durable: "evaluator",
 		Orphans: func(ctx context.Context) ([]uuid.UUID, error) {
 			return w.Store.OrphanedEvaluations(ctx, queued, running)
 		},

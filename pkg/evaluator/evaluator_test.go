@@ -23,11 +23,13 @@ import (
 	"github.com/doceval/doceval/pkg/domain/catalog"
 	"github.com/doceval/doceval/pkg/domain/evaluation"
 	"github.com/doceval/doceval/pkg/domain/submission"
+	"github.com/doceval/doceval/pkg/document"
 	"github.com/doceval/doceval/pkg/engine"
 	"github.com/doceval/doceval/pkg/engine/evidence"
 	"github.com/doceval/doceval/pkg/engine/llm"
 	"github.com/doceval/doceval/pkg/evaluator"
 	"github.com/doceval/doceval/pkg/events"
+	"github.com/doceval/doceval/pkg/jobs"
 	"github.com/doceval/doceval/pkg/messaging"
 	"github.com/doceval/doceval/pkg/service"
 	"github.com/doceval/doceval/pkg/store"
@@ -99,9 +101,9 @@ func (e *env) submissionFrom(externalID, template string, pages map[string][]str
 		if err != nil {
 			e.t.Fatal(err)
 		}
-		var texts []store.PageText
+		var texts []document.Page
 		for i, p := range pages[name] {
-			texts = append(texts, store.PageText{Number: i + 1, Text: p, Chars: len(p)})
+			texts = append(texts, document.Page{Number: i + 1, Text: p, Chars: len(p)})
 		}
 		if err := e.st.FinishIngest(ctx, u.ID, texts, nil, nil); err != nil {
 			e.t.Fatal(err)
@@ -435,7 +437,7 @@ func (e *env) killedWorker(cfg evaluator.Config) {
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
 		// The same consumer the evaluator uses (messaging.Consume updates it later).
 		cons, err = js.CreateOrUpdateConsumer(ctx, messaging.JobsStream, jetstream.ConsumerConfig{
-			Durable: "evaluator", FilterSubject: messaging.EvaluateSubject, AckPolicy: jetstream.AckExplicitPolicy,
+			Durable: "evaluator", FilterSubject: jobs.EvaluateSubject, AckPolicy: jetstream.AckExplicitPolicy,
 			AckWait: cfg.AckWait, MaxDeliver: -1,
 		})
 		if err == nil || time.Now().After(deadline) {
@@ -453,7 +455,7 @@ func (e *env) killedWorker(cfg evaluator.Config) {
 	if !ok {
 		e.t.Fatal("no evaluation job was published")
 	}
-	var job messaging.EvaluateJob
+	var job jobs.EvaluateJob
 	if err := json.Unmarshal(msg.Data(), &job); err != nil {
 		e.t.Fatal(err)
 	}
@@ -591,7 +593,7 @@ func TestLostEvaluationJobIsReconciled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.st.Pool().Exec(ctx, "DELETE FROM outbox WHERE subject = $1", messaging.EvaluateSubject); err != nil {
+	if _, err := e.st.Pool().Exec(ctx, "DELETE FROM outbox WHERE subject = $1", jobs.EvaluateSubject); err != nil {
 		t.Fatal(err)
 	}
 	e.worker(testConfig(), engine.NewWithModel(nil, e.log))

@@ -1,7 +1,10 @@
 package evaluator
 
 import (
+	"github.com/google/uuid"
+
 	"github.com/doceval/doceval/pkg/engine"
+	"github.com/doceval/doceval/pkg/engine/evidence"
 	"github.com/doceval/doceval/pkg/store"
 )
 
@@ -12,7 +15,7 @@ func Input(run store.EvaluationRun) engine.Input {
 	snap := run.Submission.Snapshot
 	in := engine.Input{
 		Language: run.Submission.Language, Date: run.Evaluation.CreatedAt, Template: snap.TemplateKey,
-		Documents: run.Documents,
+		Documents: documents(run),
 	}
 	for _, sl := range run.Slots {
 		in.Requirements = append(in.Requirements, engine.Requirement{Type: sl.Key, Required: sl.Required})
@@ -29,6 +32,27 @@ func Input(run store.EvaluationRun) engine.Input {
 		})
 	}
 	return in
+}
+
+// documents are the input uploads as the engine reads them: the slot an upload is in
+// names its expected document type, and the pages go as ingest stored them.
+func documents(run store.EvaluationRun) []*evidence.Document {
+	slotType := make(map[uuid.UUID]string, len(run.Slots))
+	for _, sl := range run.Slots {
+		slotType[sl.ID] = sl.Key
+	}
+	docs := make([]*evidence.Document, len(run.Inputs))
+	for i, in := range run.Inputs {
+		u := in.Upload
+		docs[i] = &evidence.Document{
+			UploadID: u.ID, FileID: u.FileID, ExternalFileID: u.ExternalFileID, SlotID: u.SlotID,
+			Filename: u.Filename, Pages: in.Pages,
+		}
+		if u.SlotID != nil {
+			docs[i].SlotType = slotType[*u.SlotID]
+		}
+	}
+	return docs
 }
 
 func deref(s *string) string {

@@ -8,14 +8,14 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/doceval/doceval/pkg/engine/evidence"
+	"github.com/doceval/doceval/pkg/document"
 )
 
 // bboxPage is one page of pdftotext -bbox-layout: its size in points and its words
 // with boxes relative to the page.
 type bboxPage struct {
 	width, height float64
-	words         []evidence.Word
+	words         []document.Word
 }
 
 // Bounds of the bbox reader: the XHTML comes from a tool reading an outside file.
@@ -85,7 +85,7 @@ func parseBBox(r io.Reader, maxPages int) ([]bboxPage, error) {
 			if cur == nil || text == "" || len(cur.words) >= maxBBoxWords || cur.width <= 0 || cur.height <= 0 {
 				continue
 			}
-			cur.words = append(cur.words, evidence.Word{
+			cur.words = append(cur.words, document.Word{
 				Text: text, Conf: 1, Block: max(flow, 0), Line: max(line, 0),
 				Box: box(wx0/cur.width, wy0/cur.height, wx1/cur.width, wy1/cur.height),
 			})

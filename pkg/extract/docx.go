@@ -11,7 +11,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/doceval/doceval/pkg/engine/evidence"
+	"github.com/doceval/doceval/pkg/document"
 )
 
 // Limits of the DOCX reader: a zip bomb is refused before it can fill memory or disk.
@@ -398,13 +398,13 @@ const (
 
 // words places the page's words: one line per docxLine, each cell's words from the
 // cell's left edge on.
-func (p docxPage) words() []evidence.Word {
+func (p docxPage) words() []document.Word {
 	if len(p.lines) == 0 {
 		return nil
 	}
 	textW := a4Width - 2*docxMargin
 	leading := min(docxLeading, (a4Height-2*docxMargin)/float64(len(p.lines)))
-	var out []evidence.Word
+	var out []document.Word
 	for li, line := range p.lines {
 		top := docxMargin + float64(li)*leading
 		for _, c := range line.cells {
@@ -419,7 +419,7 @@ func (p docxPage) words() []evidence.Word {
 			var word strings.Builder
 			emit := func() {
 				if word.Len() > 0 {
-					out = append(out, evidence.Word{
+					out = append(out, document.Word{
 						Text: word.String(), Conf: 1, Block: line.block, Line: li,
 						Box: box((x0+start)/a4Width, top/a4Height, (x0+col)/a4Width, (top+leading*0.8)/a4Height),
 					})

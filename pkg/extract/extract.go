@@ -25,7 +25,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/doceval/doceval/pkg/engine/evidence"
+	"github.com/doceval/doceval/pkg/document"
 )
 
 // Failure codes: the upload failure_code values of the openapi contract.
@@ -112,34 +112,11 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// Page is the text of one page, with its words where the source gives geometry.
-type Page struct {
-	Number        int
-	Text          string
-	Chars         int      // non-space characters
-	OCR           bool     // the text came from OCR
-	OCRConfidence *float64 // mean word confidence in [0, 1] when OCR ran
-	// Width and Height are the page size: points for a PDF page (OCRed or not), pixels
-	// for an image, a nominal A4 in points for DOCX; zero when unknown.
-	Width, Height float64
-	// Words are the page's words in reading order with page-relative boxes; every
-	// word's Text occurs in Text. Nil for DOC files.
-	Words []evidence.Word
-}
-
-// Evidence is the page as the evaluator reads it.
-func (p Page) Evidence() evidence.Page {
-	return evidence.Page{
-		Number: p.Number, Text: p.Text, Chars: p.Chars, OCR: p.OCR, OCRConfidence: p.OCRConfidence,
-		Width: p.Width, Height: p.Height, Words: p.Words,
-	}
-}
-
 // Result is a processed document.
 type Result struct {
 	ContentType string
 	PageCount   int
-	Pages       []Page
+	Pages       []document.Page
 	Metadata    map[string]string
 }
 
@@ -358,9 +335,9 @@ func countChars(s string) int {
 	return n
 }
 
-func newPage(n int, text string) Page {
+func newPage(n int, text string) document.Page {
 	text = clean(text)
-	return Page{Number: n, Text: text, Chars: countChars(text)}
+	return document.Page{Number: n, Text: text, Chars: countChars(text)}
 }
 
 // ---- PDF
@@ -499,16 +476,16 @@ const maxRenderPixels = 5000
 
 // pdfPageOCR renders one page (size in points) and reads it through the OCR front end;
 // a low-confidence reading is rendered again at hiResDPI.
-func pdfPageOCR(ctx context.Context, path string, n int, size [2]float64, opt Options) (Page, error) {
+func pdfPageOCR(ctx context.Context, path string, n int, size [2]float64, opt Options) (document.Page, error) {
 	dir, err := opt.scratch()
 	if err != nil {
-		return Page{}, err
+		return document.Page{}, err
 	}
 	defer os.RemoveAll(dir)
 	longSide := max(size[0], size[1])
 	img, err := renderPage(ctx, path, dir, "page", n, longSide, opt.DPI, opt)
 	if err != nil {
-		return Page{}, err
+		return document.Page{}, err
 	}
 	var hiRes func(context.Context) (string, error)
 	if opt.DPI < hiResDPI && longSide*float64(opt.DPI)/72 < maxRenderPixels {
@@ -518,7 +495,7 @@ func pdfPageOCR(ctx context.Context, path string, n int, size [2]float64, opt Op
 	}
 	r, err := readScan(ctx, dir, img, hiRes, opt)
 	if err != nil {
-		return Page{}, err
+		return document.Page{}, err
 	}
 	p := r.page()
 	p.Number = n
@@ -604,7 +581,7 @@ func image(ctx context.Context, path string, opt Options) (*Result, error) {
 	}
 	p := r.page()
 	p.Number = 1
-	return &Result{PageCount: 1, Pages: []Page{p}, Metadata: map[string]string{}}, nil
+	return &Result{PageCount: 1, Pages: []document.Page{p}, Metadata: map[string]string{}}, nil
 }
 
 // ---- DOC

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/doceval/doceval/pkg/engine/evidence"
+	"github.com/doceval/doceval/pkg/document"
 	"github.com/doceval/doceval/pkg/testkit/samplepdf"
 )
 
@@ -235,10 +235,10 @@ func TestClean(t *testing.T) {
 	if r.text != "Netto 3.250,00\nEUR" || math.Abs(r.conf-0.8) > 1e-9 || r.width != 200 || r.height != 100 {
 		t.Errorf("parseTSV = %q, %v, %dx%d", r.text, r.conf, r.width, r.height)
 	}
-	want := []evidence.Word{
-		{Text: "Netto", Box: evidence.Box{X0: 0.05, Y0: 0.1, X1: 0.25, Y1: 0.2}, Conf: 0.9, Block: 1, Line: 0},
-		{Text: "3.250,00", Box: evidence.Box{X0: 0.3, Y0: 0.1, X1: 0.55, Y1: 0.2}, Conf: 0.7, Block: 1, Line: 0},
-		{Text: "EUR", Box: evidence.Box{X0: 0.05, Y0: 0.3, X1: 0.2, Y1: 0.4}, Conf: 0.8, Block: 1, Line: 1},
+	want := []document.Word{
+		{Text: "Netto", Box: document.Box{X0: 0.05, Y0: 0.1, X1: 0.25, Y1: 0.2}, Conf: 0.9, Block: 1, Line: 0},
+		{Text: "3.250,00", Box: document.Box{X0: 0.3, Y0: 0.1, X1: 0.55, Y1: 0.2}, Conf: 0.7, Block: 1, Line: 0},
+		{Text: "EUR", Box: document.Box{X0: 0.05, Y0: 0.3, X1: 0.2, Y1: 0.4}, Conf: 0.8, Block: 1, Line: 1},
 	}
 	if len(r.words) != len(want) {
 		t.Fatalf("words %+v", r.words)

@@ -26,7 +26,7 @@ import (
 	"golang.org/x/image/font/opentype"
 	"golang.org/x/image/math/fixed"
 
-	"github.com/doceval/doceval/pkg/engine/evidence"
+	"github.com/doceval/doceval/pkg/document"
 	"github.com/doceval/doceval/pkg/engine/mrz"
 	"github.com/doceval/doceval/pkg/testkit/samplepdf"
 )
@@ -52,13 +52,13 @@ func checkGeometry(t *testing.T, res *Result) {
 	}
 }
 
-func wordNamed(p Page, text string) (evidence.Word, bool) {
+func wordNamed(p document.Page, text string) (document.Word, bool) {
 	for _, w := range p.Words {
 		if w.Text == text {
 			return w, true
 		}
 	}
-	return evidence.Word{}, false
+	return document.Word{}, false
 }
 
 func TestTextPDFWords(t *testing.T) {
@@ -116,7 +116,7 @@ func TestDOCXGeometry(t *testing.T) {
 	if want := "Gehaltsabrechnung\nBezeichnung\nMenge\nBetrag\nNetto Bezug\n1\n3.250,00\nSumme\n3.250,00\nName:\tMax Müller"; p.Text != want {
 		t.Fatalf("text %q, want %q", p.Text, want)
 	}
-	var line = map[string]evidence.Word{}
+	var line = map[string]document.Word{}
 	for _, w := range p.Words {
 		if _, seen := line[w.Text]; !seen {
 			line[w.Text] = w
@@ -136,7 +136,7 @@ func TestDOCXGeometry(t *testing.T) {
 		t.Errorf("tabbed paragraph: %+v %+v", name, max)
 	}
 	// The spanning cell covers the first two columns: its value stands in the third.
-	var sum evidence.Word
+	var sum document.Word
 	for _, w := range p.Words {
 		if w.Text == "3.250,00" && w.Line != value.Line {
 			sum = w
@@ -557,11 +557,11 @@ func TestLowConfidencePageReadAgainAtHigherResolution(t *testing.T) {
 // The band for the MRZ pass stands around the first reading's traces of a zone (a card
 // scanned on the top half of an A4 sheet), else at the bottom of the page.
 func TestMRZBandOf(t *testing.T) {
-	words := []evidence.Word{
-		{Text: "PERSONALAUSWEIS", Box: evidence.Box{X0: 0.1, Y0: 0.05, X1: 0.4, Y1: 0.07}},
-		{Text: "IDD<<R47N651H77<<<<<", Box: evidence.Box{X0: 0.1, Y0: 0.30, X1: 0.6, Y1: 0.32}},
-		{Text: "9408078F3304237D<<<<<<<<<<<<<2", Box: evidence.Box{X0: 0.1, Y0: 0.33, X1: 0.6, Y1: 0.35}},
-		{Text: "Anschrift", Box: evidence.Box{X0: 0.1, Y0: 0.10, X1: 0.3, Y1: 0.12}},
+	words := []document.Word{
+		{Text: "PERSONALAUSWEIS", Box: document.Box{X0: 0.1, Y0: 0.05, X1: 0.4, Y1: 0.07}},
+		{Text: "IDD<<R47N651H77<<<<<", Box: document.Box{X0: 0.1, Y0: 0.30, X1: 0.6, Y1: 0.32}},
+		{Text: "9408078F3304237D<<<<<<<<<<<<<2", Box: document.Box{X0: 0.1, Y0: 0.33, X1: 0.6, Y1: 0.35}},
+		{Text: "Anschrift", Box: document.Box{X0: 0.1, Y0: 0.10, X1: 0.3, Y1: 0.12}},
 	}
 	top, bottom := mrzBandOf(words)
 	if math.Abs(top-0.26) > 1e-9 || math.Abs(bottom-0.39) > 1e-9 {
@@ -584,7 +584,7 @@ func TestMRZPassReplacesBrokenZone(t *testing.T) {
 	}
 	var zone []mrzBand
 	for i, l := range valid {
-		zone = append(zone, mrzBand{text: l, box: evidence.Box{X0: 0.1, Y0: 0.7 + 0.08*float64(i), X1: 0.9, Y1: 0.75 + 0.08*float64(i)}})
+		zone = append(zone, mrzBand{text: l, box: document.Box{X0: 0.1, Y0: 0.7 + 0.08*float64(i), X1: 0.9, Y1: 0.75 + 0.08*float64(i)}})
 	}
 	p := scanReading{tsv: parseTSV(tsv), mrz: zone}.page()
 	if want := "PERSONALAUSWEIS\n" + strings.Join(valid, "\n"); p.Text != want {

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/doceval/doceval/pkg/engine/evidence"
+	"github.com/doceval/doceval/pkg/document"
 	"github.com/doceval/doceval/pkg/engine/mrz"
 )
 
@@ -54,7 +54,7 @@ type scanReading struct {
 
 type mrzBand struct {
 	text string
-	box  evidence.Box
+	box  document.Box
 }
 
 // readScan reads the image at path. hiRes, when not nil, renders the same page at a
@@ -185,7 +185,7 @@ func zoneLike(l string) (string, bool) {
 // page turns a reading into page text and words, with the MRZ pass's zone appended as
 // lines of their own when it adds to the first reading (in place of the first
 // reading's zone-like lines, if any).
-func (s scanReading) page() Page {
+func (s scanReading) page() document.Page {
 	text := s.tsv.text
 	words := s.tsv.words
 	block := 0
@@ -210,14 +210,14 @@ func (s scanReading) page() Page {
 			kept = append(kept, l)
 		}
 		text = strings.Join(kept, "\n")
-		words = slices.DeleteFunc(slices.Clone(words), func(w evidence.Word) bool { return dropped[w.Line] })
+		words = slices.DeleteFunc(slices.Clone(words), func(w document.Word) bool { return dropped[w.Line] })
 	}
 	for _, m := range add {
 		if text != "" {
 			text += "\n"
 		}
 		text += m.text
-		words = append(words, evidence.Word{Text: m.text, Box: m.box, Conf: 1, Block: block, Line: line})
+		words = append(words, document.Word{Text: m.text, Box: m.box, Conf: 1, Block: block, Line: line})
 		line++
 	}
 	p := newPage(1, text)
@@ -316,7 +316,7 @@ var mrzTrace = regexp.MustCompile(`<<|^(P<|I<|ID[A-Z<]|[A-Z0-9]{2,}<)`)
 // stands: around the first reading's words that look like part of it, widened by two
 // of their heights each way (a card scanned on an A4 sheet has its zone anywhere on
 // the sheet), otherwise the bottom of the page.
-func mrzBandOf(words []evidence.Word) (top, bottom float64) {
+func mrzBandOf(words []document.Word) (top, bottom float64) {
 	top, bottom = 2, -1
 	var height float64
 	n := 0
@@ -356,7 +356,7 @@ func mrzBandScale(w, h int) float64 {
 
 // readMRZ reads a band of the image once more, as a block of uniform text restricted
 // to the MRZ alphabet, and returns the lines that look like a zone's.
-func readMRZ(ctx context.Context, dir string, img *pageImage, words []evidence.Word, opt Options) ([]mrzBand, error) {
+func readMRZ(ctx context.Context, dir string, img *pageImage, words []document.Word, opt Options) ([]mrzBand, error) {
 	g, err := img.load()
 	if err != nil {
 		return nil, nil // an image the front end cannot decode keeps its first reading
@@ -390,7 +390,7 @@ func readMRZ(ctx context.Context, dir string, img *pageImage, words []evidence.W
 func mrzLines(r tsvPage, offset, span float64) []mrzBand {
 	type acc struct {
 		text strings.Builder
-		box  evidence.Box
+		box  document.Box
 		n    int
 	}
 	var lines []*acc
@@ -402,7 +402,7 @@ func mrzLines(r tsvPage, offset, span float64) []mrzBand {
 		}
 		a := lines[len(lines)-1]
 		a.text.WriteString(w.Text)
-		a.box = evidence.Box{X0: min(a.box.X0, w.Box.X0), Y0: min(a.box.Y0, w.Box.Y0), X1: max(a.box.X1, w.Box.X1), Y1: max(a.box.Y1, w.Box.Y1)}
+		a.box = document.Box{X0: min(a.box.X0, w.Box.X0), Y0: min(a.box.Y0, w.Box.Y0), X1: max(a.box.X1, w.Box.X1), Y1: max(a.box.Y1, w.Box.Y1)}
 		a.n++
 	}
 	var out []mrzBand

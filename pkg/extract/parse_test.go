@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/doceval/doceval/pkg/engine/evidence"
+	"github.com/doceval/doceval/pkg/document"
 )
 
 const bboxSample = `<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Transitional//EN" "http://www.w3.org/TR/xhtml1/DTD/xhtml1-transitional.dtd"><html xmlns="http://www.w3.org/1999/xhtml">
@@ -34,12 +34,12 @@ func TestParseBBox(t *testing.T) {
 	if len(pages) != 3 || pages[0].width != 612 || pages[0].height != 792 || len(pages[1].words) != 0 || len(pages[2].words) != 0 {
 		t.Fatalf("pages %+v", pages)
 	}
-	want := []evidence.Word{
-		{Text: "Gehaltsabrechnung", Box: evidence.Box{X0: 72.0 / 612, Y0: 20.512 / 792, X1: 211.632 / 612, Y1: 35.312 / 792}, Conf: 1, Block: 0, Line: 0},
-		{Text: "M&M's", Box: evidence.Box{X0: 216.08 / 612, Y0: 20.512 / 792, X1: 264.992 / 612, Y1: 35.312 / 792}, Conf: 1, Block: 0, Line: 0},
-		{Text: "Netto", Box: evidence.Box{X0: 72 / 612.0, Y0: 42.5 / 792, X1: 119.1 / 612, Y1: 57.3 / 792}, Conf: 1, Block: 0, Line: 1},
-		{Text: "3.250,00", Box: evidence.Box{X0: 0, Y0: 42.5 / 792, X1: 1, Y1: 57.3 / 792}, Conf: 1, Block: 0, Line: 1}, // clamped to the page
-		{Text: "EUR", Box: evidence.Box{X0: 400 / 612.0, Y0: 42.5 / 792, X1: 450 / 612.0, Y1: 57.3 / 792}, Conf: 1, Block: 1, Line: 2},
+	want := []document.Word{
+		{Text: "Gehaltsabrechnung", Box: document.Box{X0: 72.0 / 612, Y0: 20.512 / 792, X1: 211.632 / 612, Y1: 35.312 / 792}, Conf: 1, Block: 0, Line: 0},
+		{Text: "M&M's", Box: document.Box{X0: 216.08 / 612, Y0: 20.512 / 792, X1: 264.992 / 612, Y1: 35.312 / 792}, Conf: 1, Block: 0, Line: 0},
+		{Text: "Netto", Box: document.Box{X0: 72 / 612.0, Y0: 42.5 / 792, X1: 119.1 / 612, Y1: 57.3 / 792}, Conf: 1, Block: 0, Line: 1},
+		{Text: "3.250,00", Box: document.Box{X0: 0, Y0: 42.5 / 792, X1: 1, Y1: 57.3 / 792}, Conf: 1, Block: 0, Line: 1}, // clamped to the page
+		{Text: "EUR", Box: document.Box{X0: 400 / 612.0, Y0: 42.5 / 792, X1: 450 / 612.0, Y1: 57.3 / 792}, Conf: 1, Block: 1, Line: 2},
 	}
 	got := pages[0].words
 	if len(got) != len(want) {
@@ -59,7 +59,7 @@ func TestParseBBox(t *testing.T) {
 }
 
 func TestWordsInText(t *testing.T) {
-	words := []evidence.Word{{Text: "Netto"}, {Text: "3.250,00"}, {Text: "fi"}, {Text: "Netto"}, {Text: "gone"}, {Text: "a\x00b"}}
+	words := []document.Word{{Text: "Netto"}, {Text: "3.250,00"}, {Text: "fi"}, {Text: "Netto"}, {Text: "gone"}, {Text: "a\x00b"}}
 	got := wordsInText("Netto 3.250,00 EUR\nfi ab", words)
 	var texts []string
 	for _, w := range got {
@@ -68,12 +68,12 @@ func TestWordsInText(t *testing.T) {
 	if strings.Join(texts, "|") != "Netto|3.250,00|fi|Netto|ab" {
 		t.Errorf("kept %q", texts)
 	}
-	if wordsInText("x", nil) != nil || wordsInText("x", []evidence.Word{{Text: "y"}}) != nil {
+	if wordsInText("x", nil) != nil || wordsInText("x", []document.Word{{Text: "y"}}) != nil {
 		t.Error("no words must stay nil")
 	}
 }
 
-func inUnit(b evidence.Box) bool {
+func inUnit(b document.Box) bool {
 	return 0 <= b.X0 && b.X0 <= b.X1 && b.X1 <= 1 && 0 <= b.Y0 && b.Y0 <= b.Y1 && b.Y1 <= 1
 }
 

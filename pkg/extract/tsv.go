@@ -4,14 +4,14 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/doceval/doceval/pkg/engine/evidence"
+	"github.com/doceval/doceval/pkg/document"
 )
 
 // tsvPage is what one tesseract TSV run says about an image: the text laid out line by
 // line, the words with their boxes relative to the image, and the mean confidence.
 type tsvPage struct {
 	text          string
-	words         []evidence.Word
+	words         []document.Word
 	width, height int // pixels, from the level-1 (page) row
 	conf          float64
 	// score weighs what was read confidently: the characters of words read with a
@@ -37,7 +37,7 @@ func parseTSV(tsv string) tsvPage {
 	lastLine := ""
 	lineNo := -1
 	type raw struct {
-		w              evidence.Word
+		w              document.Word
 		l, t, wid, hei float64
 	}
 	var raws []raw
@@ -93,7 +93,7 @@ func parseTSV(tsv string) tsvPage {
 		if errL != nil || errT != nil || errW != nil || errH != nil {
 			continue
 		}
-		raws = append(raws, raw{w: evidence.Word{Text: word, Conf: max(conf, 0), Block: block, Line: lineNo}, l: l, t: t, wid: wid, hei: hei})
+		raws = append(raws, raw{w: document.Word{Text: word, Conf: max(conf, 0), Block: block, Line: lineNo}, l: l, t: t, wid: wid, hei: hei})
 	}
 	p.text = b.String()
 	if confWords > 0 {
@@ -101,7 +101,7 @@ func parseTSV(tsv string) tsvPage {
 	}
 	if p.width > 0 && p.height > 0 {
 		W, H := float64(p.width), float64(p.height)
-		p.words = make([]evidence.Word, 0, len(raws))
+		p.words = make([]document.Word, 0, len(raws))
 		for _, r := range raws {
 			r.w.Box = box(r.l/W, r.t/H, (r.l+r.wid)/W, (r.t+r.hei)/H)
 			p.words = append(p.words, r.w)
@@ -111,7 +111,7 @@ func parseTSV(tsv string) tsvPage {
 }
 
 // box makes a Box with its corners in order and every coordinate in [0, 1].
-func box(x0, y0, x1, y1 float64) evidence.Box {
+func box(x0, y0, x1, y1 float64) document.Box {
 	c := func(v float64) float64 {
 		if !(v >= 0) { // NaN too
 			return 0
@@ -119,5 +119,5 @@ func box(x0, y0, x1, y1 float64) evidence.Box {
 		return min(v, 1)
 	}
 	x0, y0, x1, y1 = c(x0), c(y0), c(x1), c(y1)
-	return evidence.Box{X0: min(x0, x1), Y0: min(y0, y1), X1: max(x0, x1), Y1: max(y0, y1)}
+	return document.Box{X0: min(x0, x1), Y0: min(y0, y1), X1: max(x0, x1), Y1: max(y0, y1)}
 }

@@ -3,17 +3,17 @@ package extract
 import (
 	"strings"
 
-	"github.com/doceval/doceval/pkg/engine/evidence"
+	"github.com/doceval/doceval/pkg/document"
 )
 
 // wordsInText keeps the words whose text occurs in the page text, in their order, so
 // that a citation built from words can always be checked against the page text.
 // Words are looked for from where the previous one was found, then anywhere.
-func wordsInText(text string, words []evidence.Word) []evidence.Word {
+func wordsInText(text string, words []document.Word) []document.Word {
 	if len(words) == 0 {
 		return nil
 	}
-	out := make([]evidence.Word, 0, len(words))
+	out := make([]document.Word, 0, len(words))
 	at := 0
 	for _, w := range words {
 		w.Text = clean(w.Text)

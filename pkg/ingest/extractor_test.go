@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/doceval/doceval/pkg/domain/submission"
+	"github.com/doceval/doceval/pkg/document"
 	"github.com/doceval/doceval/pkg/extract"
 	"github.com/doceval/doceval/pkg/extractor"
 	"github.com/doceval/doceval/pkg/testkit/metricstest"
@@ -100,9 +101,9 @@ func TestIngestThroughExtractor(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var got []extract.Page
+		var got []document.Page
 		for rows.Next() {
-			var p extract.Page
+			var p document.Page
 			if err := rows.Scan(&p.Number, &p.Text, &p.Chars, &p.OCR); err != nil {
 				t.Fatal(err)
 			}

@@ -23,6 +23,7 @@ import (
 	"github.com/doceval/doceval/pkg/domain/submission"
 	"github.com/doceval/doceval/pkg/extract"
 	"github.com/doceval/doceval/pkg/extractor"
+	"github.com/doceval/doceval/pkg/jobs"
 	"github.com/doceval/doceval/pkg/messaging"
 	"github.com/doceval/doceval/pkg/service"
 	"github.com/doceval/doceval/pkg/store"
@@ -113,7 +114,7 @@ func Build(cfg Config, log *slog.Logger) service.Build {
 		return []service.Loop{
 			func(ctx context.Context) error {
 				return rt.Consume(ctx, messaging.ConsumerSpec{
-					Stream: messaging.JobsStream, Durable: "ingest", FilterSubject: messaging.IngestSubject,
+					Stream: messaging.JobsStream, Durable: "ingest", FilterSubject: jobs.IngestSubject,
 					// Unlimited deliveries: an outage must not use up the job; the attempt
 					// budget is counted in the database (BeginIngestAttempt).
 					AckWait: cfg.ackWait(), MaxDeliver: -1, Concurrency: cfg.Concurrency, MaxAckPending: messaging.FairBacklog,
@@ -123,13 +124,13 @@ func Build(cfg Config, log *slog.Logger) service.Build {
 			w.Sweep,
 			func(ctx context.Context) error {
 				return rt.Consume(ctx, messaging.ConsumerSpec{
-					Stream: messaging.JobsStream, Durable: "purge", FilterSubject: messaging.PurgeSubject,
+					Stream: messaging.JobsStream, Durable: "purge", FilterSubject: jobs.PurgeSubject,
 					AckWait: 5 * time.Minute, MaxDeliver: -1, Concurrency: 1,
 				}, w.HandlePurge, log.With("consumer", "purge"))
 			},
 			func(ctx context.Context) error {
 				return rt.Consume(ctx, messaging.ConsumerSpec{
-					Stream: messaging.JobsStream, Durable: "blob-delete", FilterSubject: messaging.BlobDeleteSubject,
+					Stream: messaging.JobsStream, Durable: "blob-delete", FilterSubject: jobs.BlobDeleteSubject,
 					AckWait: time.Minute, MaxDeliver: -1, Concurrency: 2,
 				}, w.HandleBlobDelete, log.With("consumer", "blob-delete"))
 			},
@@ -139,7 +140,7 @@ func Build(cfg Config, log *slog.Logger) service.Build {
 
 // HandleIngest processes one ingest job message.
 func (w *Worker) HandleIngest(ctx context.Context, msg jetstream.Msg) error {
-	var job messaging.IngestJob
+	var job jobs.IngestJob
 	if err := json.Unmarshal(msg.Data(), &job); err != nil {
 		return fmt.Errorf("ingest job: %v: %w", err, messaging.ErrPermanent)
 	}
@@ -158,7 +159,7 @@ func (w *Worker) HandleIngest(ctx context.Context, msg jetstream.Msg) error {
 // upload; only infrastructure errors (database, blob store, missing tools) return an
 // error (outcome retry), so the job is retried. Outcome "" is an upload with nothing
 // left to do.
-func (w *Worker) process(ctx context.Context, job messaging.IngestJob, heartbeat func()) (outcome string, err error) {
+func (w *Worker) process(ctx context.Context, job jobs.IngestJob, heartbeat func()) (outcome string, err error) {
 	u, err := w.Store.UploadForIngest(ctx, job.UploadID)
 	if errors.Is(err, store.ErrNotFound) {
 		return "", nil // deleted or purged meanwhile
@@ -232,15 +233,8 @@ func (w *Worker) process(ctx context.Context, job messaging.IngestJob, heartbeat
 	case err != nil:
 		return outcomeRetry, err
 	}
-	pages := make([]store.PageText, len(res.Pages))
-	for i, p := range res.Pages {
-		pages[i] = store.PageText{
-			Number: p.Number, Text: p.Text, Chars: p.Chars, OCR: p.OCR, OCRConfidence: p.OCRConfidence,
-			Width: p.Width, Height: p.Height, Words: p.Words,
-		}
-	}
-	w.Log.InfoContext(ctx, "upload ready", "upload_id", u.ID, "pages", len(pages), "duration_ms", time.Since(start).Milliseconds())
-	if err := w.Store.FinishIngest(ctx, u.ID, pages, res.Metadata, nil); err != nil {
+	w.Log.InfoContext(ctx, "upload ready", "upload_id", u.ID, "pages", len(res.Pages), "duration_ms", time.Since(start).Milliseconds())
+	if err := w.Store.FinishIngest(ctx, u.ID, res.Pages, res.Metadata, nil); err != nil {
 		return outcomeRetry, err
 	}
 	w.Metrics.countPages(res.Pages)
@@ -310,7 +304,7 @@ func (w *Worker) Reconcile(ctx context.Context, js jetstream.JetStream) error {
 // many it enqueued.
 func (w *Worker) ReconcileOnce(ctx context.Context, js jetstream.JetStream, age time.Duration) (int, error) {
 	return service.LostJobs{
-		Subject: messaging.IngestSubject, Durable: "ingest",
+		Subject: jobs.IngestSubject, Durable: "ingest",
 		Orphans: func(ctx context.Context) ([]uuid.UUID, error) { return w.Store.OrphanedUploads(ctx, age) },
 		Requeue: func(ctx context.Context, id uuid.UUID) (bool, error) { return w.Store.RequeueUpload(ctx, id, age) },
 		Log:     w.Log, LogKey: "upload_id",
@@ -321,7 +315,7 @@ func (w *Worker) ReconcileOnce(ctx context.Context, js jetstream.JetStream, age 
 // done already; any other failure returns the job for another delivery, for as long as
 // it takes (the consumer never gives up on it).
 func (w *Worker) HandleBlobDelete(ctx context.Context, msg jetstream.Msg) error {
-	var job messaging.BlobDeleteJob
+	var job jobs.BlobDeleteJob
 	if err := json.Unmarshal(msg.Data(), &job); err != nil || job.Key == "" {
 		return fmt.Errorf("blob delete job %q: %w", msg.Data(), messaging.ErrPermanent)
 	}
@@ -338,7 +332,7 @@ func (w *Worker) HandleBlobDelete(ctx context.Context, msg jetstream.Msg) error 
 
 // HandlePurge removes one submission's data.
 func (w *Worker) HandlePurge(ctx context.Context, msg jetstream.Msg) error {
-	var job messaging.PurgeJob
+	var job jobs.PurgeJob
 	if err := json.Unmarshal(msg.Data(), &job); err != nil {
 		return fmt.Errorf("purge job: %v: %w", err, messaging.ErrPermanent)
 	}

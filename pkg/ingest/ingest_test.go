@@ -28,6 +28,7 @@ import (
 	"github.com/doceval/doceval/pkg/domain/submission"
 	"github.com/doceval/doceval/pkg/extract"
 	"github.com/doceval/doceval/pkg/ingest"
+	"github.com/doceval/doceval/pkg/jobs"
 	"github.com/doceval/doceval/pkg/messaging"
 	"github.com/doceval/doceval/pkg/service"
 	"github.com/doceval/doceval/pkg/store"
@@ -242,7 +243,7 @@ func TestIngestWorkerKilledMidFile(t *testing.T) {
 	var cons jetstream.Consumer
 	for start := time.Now(); ; time.Sleep(50 * time.Millisecond) { // the streams appear when the relay starts
 		cons, err = js.CreateOrUpdateConsumer(ctx, messaging.JobsStream, jetstream.ConsumerConfig{
-			Durable: "ingest", FilterSubject: messaging.IngestSubject, AckPolicy: jetstream.AckExplicitPolicy,
+			Durable: "ingest", FilterSubject: jobs.IngestSubject, AckPolicy: jetstream.AckExplicitPolicy,
 			AckWait: cfg.AckWait, MaxDeliver: -1,
 		})
 		if err == nil {
@@ -438,8 +439,8 @@ func TestIngestPageGeometryRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, d := range run.Documents {
-		switch d.UploadID {
+	for _, d := range run.Inputs {
+		switch d.Upload.ID {
 		case docID:
 			for _, p := range d.Pages {
 				if p.Words != nil || p.Width != 0 {
@@ -466,11 +467,11 @@ func TestIngestPageGeometryRoundTrip(t *testing.T) {
 				}
 			}
 		default:
-			t.Errorf("unexpected document %s", d.UploadID)
+			t.Errorf("unexpected document %s", d.Upload.ID)
 		}
 	}
-	if len(run.Documents) != 2 {
-		t.Errorf("%d documents", len(run.Documents))
+	if len(run.Inputs) != 2 {
+		t.Errorf("%d documents", len(run.Inputs))
 	}
 }
 
@@ -490,7 +491,7 @@ func TestLostIngestJobIsReconciled(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	id := e.upload("payslip", extract.PDF, textPDF("Gehaltsabrechnung", "Nettobezug 2.000,00 EUR"))
-	if _, err := e.st.Pool().Exec(ctx, "DELETE FROM outbox WHERE subject = $1", messaging.IngestSubject); err != nil {
+	if _, err := e.st.Pool().Exec(ctx, "DELETE FROM outbox WHERE subject = $1", jobs.IngestSubject); err != nil {
 		t.Fatal(err)
 	}
 	e.worker(cfg)

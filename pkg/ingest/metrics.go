@@ -6,7 +6,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/doceval/doceval/pkg/extract"
+	"github.com/doceval/doceval/pkg/document"
 	"github.com/doceval/doceval/pkg/store"
 )
 
@@ -94,7 +94,7 @@ func (m *Metrics) observe(outcome string, took time.Duration) {
 }
 
 // countPages records the pages of a ready upload.
-func (m *Metrics) countPages(pages []extract.Page) {
+func (m *Metrics) countPages(pages []document.Page) {
 	if m == nil {
 		return
 	}

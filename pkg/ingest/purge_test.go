@@ -16,7 +16,7 @@ import (
 	"github.com/doceval/doceval/pkg/blobkey"
 	"github.com/doceval/doceval/pkg/extract"
 	"github.com/doceval/doceval/pkg/ingest"
-	"github.com/doceval/doceval/pkg/messaging"
+	"github.com/doceval/doceval/pkg/jobs"
 	"github.com/doceval/doceval/pkg/testkit/metricstest"
 )
 
@@ -66,7 +66,7 @@ func TestLostPurgeIsReconciled(t *testing.T) {
 	if err := e.tenant.DeleteSubmission(ctx, e.sub.ID); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.st.Pool().Exec(ctx, "DELETE FROM outbox WHERE subject = $1", messaging.PurgeSubject); err != nil {
+	if _, err := e.st.Pool().Exec(ctx, "DELETE FROM outbox WHERE subject = $1", jobs.PurgeSubject); err != nil {
 		t.Fatal(err) // the purge message is lost before it reached JetStream
 	}
 	reg := prometheus.NewRegistry()
@@ -127,7 +127,7 @@ func TestSweepRemovesOrphans(t *testing.T) {
 	if err := e.tenant.DeleteUpload(ctx, e.sub.ID, deleted); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.st.Pool().Exec(ctx, "DELETE FROM outbox WHERE subject = $1", messaging.BlobDeleteSubject); err != nil {
+	if _, err := e.st.Pool().Exec(ctx, "DELETE FROM outbox WHERE subject = $1", jobs.BlobDeleteSubject); err != nil {
 		t.Fatal(err) // the blob-delete message is lost
 	}
 	deletedPage := blobkey.RenderedPages(e.sub.ClientID, e.sub.ID, deleted) + "1-110.png"

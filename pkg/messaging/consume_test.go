@@ -17,6 +17,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/doceval/doceval/pkg/jobs"
 	"github.com/doceval/doceval/pkg/messaging"
 	"github.com/doceval/doceval/pkg/testkit/metricstest"
 	"github.com/doceval/doceval/pkg/testkit/natstest"
@@ -33,7 +34,7 @@ func setup(t *testing.T) *testBundle {
 	js := natstest.JetStream(t)
 	require.NoError(t, messaging.EnsureStreams(context.Background(), js, 1, slog.New(slog.DiscardHandler)))
 	return &testBundle{js: js, spec: messaging.ConsumerSpec{
-		Stream: messaging.JobsStream, Durable: "test", FilterSubject: messaging.IngestSubject,
+		Stream: messaging.JobsStream, Durable: "test", FilterSubject: jobs.IngestSubject,
 		AckWait: 10 * time.Second, MaxDeliver: -1, Concurrency: 1,
 	}}
 }
@@ -41,7 +42,7 @@ func setup(t *testing.T) *testBundle {
 // publish sends body on the ingest subject, with header when given.
 func (b *testBundle) publish(t *testing.T, body string, header nats.Header) {
 	t.Helper()
-	_, err := b.js.PublishMsg(context.Background(), &nats.Msg{Subject: messaging.IngestSubject, Data: []byte(body), Header: header},
+	_, err := b.js.PublishMsg(context.Background(), &nats.Msg{Subject: jobs.IngestSubject, Data: []byte(body), Header: header},
 		jetstream.WithMsgID(body))
 	require.NoError(t, err)
 }
@@ -164,7 +165,7 @@ func TestConsumeContinuesTheTrace(t *testing.T) {
 			}
 			eventually(t, "the consumer span ended", func() bool { return len(recorder.Ended()) == 1 })
 			span := recorder.Ended()[0]
-			require.Equal(t, "process "+messaging.IngestSubject, span.Name())
+			require.Equal(t, "process "+jobs.IngestSubject, span.Name())
 			require.Equal(t, trace.SpanKindConsumer, span.SpanKind())
 			require.Equal(t, inHandler.SpanID(), span.SpanContext().SpanID())
 			require.Equal(t, parent.SpanContext().SpanID(), span.Parent().SpanID())
@@ -173,7 +174,7 @@ func TestConsumeContinuesTheTrace(t *testing.T) {
 				attrs[string(kv.Key)] = kv.Value.String()
 			}
 			require.Equal(t, "nats", attrs["messaging.system"])
-			require.Equal(t, messaging.IngestSubject, attrs["messaging.destination.name"])
+			require.Equal(t, jobs.IngestSubject, attrs["messaging.destination.name"])
 			require.Equal(t, "job", attrs["messaging.message.id"])
 			require.Equal(t, "test", attrs["messaging.consumer.group.name"])
 			require.Equal(t, "1", attrs["messaging.nats.message.delivery_count"])

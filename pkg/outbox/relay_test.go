@@ -19,6 +19,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/doceval/doceval/pkg/events"
+	"github.com/doceval/doceval/pkg/jobs"
 	"github.com/doceval/doceval/pkg/messaging"
 	"github.com/doceval/doceval/pkg/outbox"
 	"github.com/doceval/doceval/pkg/store"
@@ -49,7 +50,7 @@ func enqueueJobs(t *testing.T, st *store.Store, n int) map[string]bool {
 	for range n {
 		id := uuid.New()
 		err := st.InTx(context.Background(), func(tx *store.Tx) error {
-			return tx.Enqueue(context.Background(), messaging.IngestSubject, messaging.IngestJob{UploadID: id})
+			return tx.Enqueue(context.Background(), jobs.IngestJob{UploadID: id})
 		})
 		require.NoError(t, err)
 		ids[id.String()] = true
@@ -69,7 +70,7 @@ func received(t *testing.T, js jetstream.JetStream, want int) map[string]int {
 	for total := 0; total < want; total++ {
 		msg, err := cons.Next(jetstream.FetchMaxWait(5 * time.Second))
 		require.NoError(t, err, "after %d messages", total)
-		var job messaging.IngestJob
+		var job jobs.IngestJob
 		require.NoError(t, jsonUnmarshal(msg.Data(), &job))
 		got[job.UploadID.String()]++
 	}
@@ -154,8 +155,8 @@ func TestRelayRunWakesOnNotify(t *testing.T) {
 	require.NoError(t, err)
 	msg, err := cons.Next(jetstream.FetchMaxWait(5 * time.Second))
 	require.NoError(t, err)
-	require.Equal(t, messaging.EventSubjectPrefix+string(events.FileReady), msg.Subject())
-	var ev messaging.EventPublished
+	require.Equal(t, jobs.EventSubjectPrefix+string(events.FileReady), msg.Subject())
+	var ev jobs.EventPublished
 	require.NoError(t, jsonUnmarshal(msg.Data(), &ev))
 	require.Equal(t, emitted.ID, events.FormatID(ev.EventID))
 
@@ -182,7 +183,7 @@ func TestRelayPublishesTraceContext(t *testing.T) {
 	traced, untraced := uuid.New(), uuid.New()
 	for ctx, id := range map[context.Context]uuid.UUID{reqCtx: traced, context.Background(): untraced} {
 		require.NoError(t, b.store.InTx(ctx, func(tx *store.Tx) error {
-			return tx.Enqueue(ctx, messaging.IngestSubject, messaging.IngestJob{UploadID: id})
+			return tx.Enqueue(ctx, jobs.IngestJob{UploadID: id})
 		}))
 	}
 	request.End()
@@ -198,7 +199,7 @@ func TestRelayPublishesTraceContext(t *testing.T) {
 	for range 2 {
 		msg, err := cons.Next(jetstream.FetchMaxWait(5 * time.Second))
 		require.NoError(t, err)
-		var job messaging.IngestJob
+		var job jobs.IngestJob
 		require.NoError(t, jsonUnmarshal(msg.Data(), &job))
 		headers[job.UploadID] = msg.Headers()
 		require.NotEmpty(t, msg.Headers().Get(jetstream.MsgIDHeader), "the message id stays")
@@ -218,7 +219,7 @@ func TestRelayPublishesTraceContext(t *testing.T) {
 		}
 	}
 	require.NotNil(t, send, "the traced row's span continues its trace")
-	require.Equal(t, "send "+messaging.IngestSubject, send.Name())
+	require.Equal(t, "send "+jobs.IngestSubject, send.Name())
 	require.Equal(t, request.SpanContext().TraceID(), send.SpanContext().TraceID())
 	require.Equal(t, request.SpanContext().SpanID(), send.Parent().SpanID())
 
@@ -238,7 +239,7 @@ func TestRelayPassesTraceContextThrough(t *testing.T) {
 	reqCtx, request := sdktrace.NewTracerProvider().Tracer("test").Start(context.Background(), "request")
 	defer request.End()
 	require.NoError(t, b.store.InTx(reqCtx, func(tx *store.Tx) error {
-		return tx.Enqueue(reqCtx, messaging.IngestSubject, messaging.IngestJob{UploadID: uuid.New()})
+		return tx.Enqueue(reqCtx, jobs.IngestJob{UploadID: uuid.New()})
 	}))
 	require.NoError(t, (&outbox.Relay{Store: b.store, JS: b.js, Log: b.log}).Drain(context.Background(), 10))
 

@@ -13,8 +13,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/doceval/doceval/gen/client"
+	"github.com/doceval/doceval/pkg/document"
 	"github.com/doceval/doceval/pkg/partnercli"
-	"github.com/doceval/doceval/pkg/store"
 	"github.com/doceval/doceval/pkg/testkit/samplepdf"
 )
 
@@ -251,7 +251,7 @@ func TestFileCommands(t *testing.T) {
 		}
 		return len(ids) == 1
 	})
-	if err := api.store.FinishIngest(ctx, uploadID, []store.PageText{{Number: 1, Text: "Lohnabrechnung", Chars: 14}}, nil, nil); err != nil {
+	if err := api.store.FinishIngest(ctx, uploadID, []document.Page{{Number: 1, Text: "Lohnabrechnung", Chars: 14}}, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	select {

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/doceval/doceval/gen/client"
+	"github.com/doceval/doceval/pkg/document"
 	"github.com/doceval/doceval/pkg/partnercli"
-	"github.com/doceval/doceval/pkg/store"
 	"github.com/doceval/doceval/pkg/testkit/samplepdf"
 )
 
@@ -31,7 +31,7 @@ func TestEvaluationWaitFailedExits1(t *testing.T) {
 	if up.ExternalFileId != "passport-front" {
 		t.Errorf("external file id %q", up.ExternalFileId)
 	}
-	if err := api.store.FinishIngest(ctx, up.Id, []store.PageText{{Number: 1, Text: "Personalausweis", Chars: 15}}, nil, nil); err != nil {
+	if err := api.store.FinishIngest(ctx, up.Id, []document.Page{{Number: 1, Text: "Personalausweis", Chars: 15}}, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	if out := api.mustRun(t, "submissions", "get", sub.Id.String()); !strings.Contains(out, "document slots:") {

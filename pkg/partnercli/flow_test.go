@@ -13,9 +13,9 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/doceval/doceval/gen/client"
+	"github.com/doceval/doceval/pkg/document"
 	"github.com/doceval/doceval/pkg/partnercli"
 	"github.com/doceval/doceval/pkg/sdk"
-	"github.com/doceval/doceval/pkg/store"
 	"github.com/doceval/doceval/pkg/testkit/samplepdf"
 )
 
@@ -53,7 +53,7 @@ func TestCreateUploadEvaluateEvents(t *testing.T) {
 		t.Fatalf("uploads %+v then %+v", up, again)
 	}
 	// No ingest worker runs here; finish the ingest as it would.
-	if err := api.store.FinishIngest(ctx, up.Id, []store.PageText{{Number: 1, Text: "Kontoauszug Nr. 3", Chars: 17}}, nil, nil); err != nil {
+	if err := api.store.FinishIngest(ctx, up.Id, []document.Page{{Number: 1, Text: "Kontoauszug Nr. 3", Chars: 17}}, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 

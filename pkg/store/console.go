@@ -7,6 +7,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/doceval/doceval/gen/db"
+	"github.com/doceval/doceval/pkg/document"
 	"github.com/doceval/doceval/pkg/keyset"
 )
 
@@ -95,42 +96,14 @@ func (s *Store) UploadOwner(ctx context.Context, id uuid.UUID) (client, submissi
 	return r.APIClientID, r.SubmissionID, interpretError(err)
 }
 
-// StoredPage is an upload's page as ingest stored it: text, size and word boxes (Words
-// as the jsonb rows of upload_pages.words; nil when no geometry was kept).
-type StoredPage struct {
-	Number int
-	Text   string
-	OCR    bool
-	Width  float64
-	Height float64
-	Words  []PageWord
-}
-
-// PageWord is a word on a page with its box as fractions (0..1) of the page width and
-// height, (X0, Y0) the top-left corner.
-type PageWord struct {
-	Text           string
-	X0, Y0, X1, Y1 float64
-}
-
-// UploadPage reads page n of an upload; ErrNotFound when it has no such page.
-func (s *Store) UploadPage(ctx context.Context, uploadID uuid.UUID, n int) (StoredPage, error) {
+// UploadPage reads page n of an upload as ingest stored it; ErrNotFound when it has no
+// such page.
+func (s *Store) UploadPage(ctx context.Context, uploadID uuid.UUID, n int) (document.Page, error) {
 	r, err := s.queries().PageGeometryOne(ctx, db.PageGeometryOneParams{UploadID: uploadID, Page: int32(n)})
 	if err != nil {
-		return StoredPage{}, interpretError(err)
+		return document.Page{}, interpretError(err)
 	}
-	return storedPage(r), nil
-}
-
-func storedPage(r db.PageGeometryOneRow) StoredPage {
-	p := StoredPage{Number: int(r.Page), Text: r.Text, OCR: r.Ocr}
-	if r.Width != nil && r.Height != nil {
-		p.Width, p.Height = *r.Width, *r.Height
-	}
-	for _, w := range decodePageWords(r.Words) {
-		p.Words = append(p.Words, PageWord{Text: w.Text, X0: w.Box.X0, Y0: w.Box.Y0, X1: w.Box.X1, Y1: w.Box.Y1})
-	}
-	return p
+	return pageFromRow(r), nil
 }
 
 // EndpointHealth is how an endpoint's deliveries since a time ended, by status.

@@ -11,6 +11,7 @@ import (
 	"github.com/doceval/doceval/pkg/auth"
 	"github.com/doceval/doceval/pkg/clock"
 	"github.com/doceval/doceval/pkg/domain/submission"
+	"github.com/doceval/doceval/pkg/document"
 	"github.com/doceval/doceval/pkg/store"
 	"github.com/doceval/doceval/pkg/testkit/dbtest"
 )
@@ -38,7 +39,7 @@ func slotFixture(t *testing.T, st *store.Store) (client uuid.UUID, sub store.Sub
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := st.FinishIngest(ctx, u.ID, []store.PageText{{Number: 1, Text: "x", Chars: 1}}, nil, nil); err != nil {
+	if err := st.FinishIngest(ctx, u.ID, []document.Page{{Number: 1, Text: "x", Chars: 1}}, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	d, err = tenant.Submission(ctx, s.ID)

@@ -11,9 +11,9 @@ import (
 	"github.com/doceval/doceval/gen/db"
 	"github.com/doceval/doceval/pkg/domain/evaluation"
 	"github.com/doceval/doceval/pkg/domain/submission"
-	"github.com/doceval/doceval/pkg/engine/evidence"
+	"github.com/doceval/doceval/pkg/document"
 	"github.com/doceval/doceval/pkg/events"
-	"github.com/doceval/doceval/pkg/messaging"
+	"github.com/doceval/doceval/pkg/jobs"
 )
 
 // Evaluation is an evaluation of a submission. Its JSON form is the spec's Evaluation as responses and events carry it.
@@ -112,7 +112,7 @@ func (t Tenant) StartEvaluation(ctx context.Context, submissionID uuid.UUID) (Ev
 			return interpretError(err)
 		}
 		out = evaluationFromRow(r, s.ExternalID)
-		return tx.Enqueue(ctx, messaging.EvaluateSubject, messaging.EvaluateJob{EvaluationID: r.ID, APIClientID: t.clientID})
+		return tx.Enqueue(ctx, jobs.EvaluateJob{EvaluationID: r.ID, APIClientID: t.clientID})
 	})
 	return out, err
 }
@@ -189,8 +189,15 @@ type EvaluationRun struct {
 	Evaluation Evaluation
 	Submission Submission
 	// Slots are the template's requirements plus the submission's extra ones.
-	Slots     []Slot
-	Documents []*evidence.Document
+	Slots []Slot
+	// Inputs are the evaluation's input uploads, in input order.
+	Inputs []EvaluationInput
+}
+
+// EvaluationInput is one input upload of an evaluation with the pages ingest stored.
+type EvaluationInput struct {
+	Upload Upload
+	Pages  []document.Page
 }
 
 // BeginEvaluation moves a queued evaluation to running (evaluation.started) or takes over
@@ -234,7 +241,7 @@ func (s *Store) BeginEvaluation(ctx context.Context, id uuid.UUID, maxAttempts i
 				return err
 			}
 		}
-		run.Slots, run.Documents, err = tx.evaluationDocuments(ctx, sub, run.Evaluation.InputUploadIDs)
+		run.Slots, run.Inputs, err = tx.evaluationInputs(ctx, sub, run.Evaluation.InputUploadIDs)
 		return err
 	})
 	switch {
@@ -269,21 +276,19 @@ func (tx *Tx) lockEvaluation(ctx context.Context, id uuid.UUID) (Submission, Eva
 	return sub, evaluationFromRow(r, sub.ExternalID), nil
 }
 
-// evaluationDocuments loads the input uploads with their page text, in input order.
-// An input upload deleted since (impossible while the evaluation is active, but cheap
-// to tolerate) is left out.
-func (tx *Tx) evaluationDocuments(ctx context.Context, sub Submission, uploadIDs []uuid.UUID) ([]Slot, []*evidence.Document, error) {
+// evaluationInputs loads the submission's slots and the input uploads with their pages,
+// in input order. An input upload deleted since (impossible while the evaluation is
+// active, but cheap to tolerate) is left out.
+func (tx *Tx) evaluationInputs(ctx context.Context, sub Submission, uploadIDs []uuid.UUID) ([]Slot, []EvaluationInput, error) {
 	rows, err := tx.q.SlotsOfSubmission(ctx, sub.ID)
 	if err != nil {
 		return nil, nil, interpretError(err)
 	}
 	slots := make([]Slot, len(rows))
-	slotType := map[uuid.UUID]string{}
 	for i, r := range rows {
 		slots[i] = slotFromRow(r)
-		slotType[r.ID] = r.Key
 	}
-	docs := make([]*evidence.Document, 0, len(uploadIDs))
+	inputs := make([]EvaluationInput, 0, len(uploadIDs))
 	for _, id := range uploadIDs {
 		u, err := tx.q.UploadGet(ctx, db.UploadGetParams{SubmissionID: sub.ID, ID: id})
 		if errors.Is(interpretError(err), ErrNotFound) {
@@ -291,29 +296,17 @@ func (tx *Tx) evaluationDocuments(ctx context.Context, sub Submission, uploadIDs
 		} else if err != nil {
 			return nil, nil, interpretError(err)
 		}
-		pages, err := tx.q.UploadPages(ctx, id)
+		pageRows, err := tx.q.UploadPages(ctx, id)
 		if err != nil {
 			return nil, nil, interpretError(err)
 		}
-		d := &evidence.Document{
-			UploadID: u.ID, FileID: u.FileID, ExternalFileID: u.ExternalFileID, SlotID: u.DocumentSlotID,
-			Filename: u.Filename, Pages: make([]evidence.Page, len(pages)),
+		in := EvaluationInput{Upload: uploadFromRow(u, sub.ExternalID), Pages: make([]document.Page, len(pageRows))}
+		for i, r := range pageRows {
+			in.Pages[i] = pageFromRow(r)
 		}
-		if u.DocumentSlotID != nil {
-			d.SlotType = slotType[*u.DocumentSlotID]
-		}
-		for i, p := range pages {
-			d.Pages[i] = evidence.Page{
-				Number: int(p.Page), Text: p.Text, Chars: int(p.Chars), OCR: p.Ocr, OCRConfidence: p.OcrConfidence,
-				Words: decodePageWords(p.Words),
-			}
-			if p.Width != nil && p.Height != nil {
-				d.Pages[i].Width, d.Pages[i].Height = *p.Width, *p.Height
-			}
-		}
-		docs = append(docs, d)
+		inputs = append(inputs, in)
 	}
-	return slots, docs, nil
+	return slots, inputs, nil
 }
 
 // EvaluationProgress records the stage and percentage of a running evaluation and
@@ -426,40 +419,4 @@ func (s *Store) StaleEvaluations(ctx context.Context, running, queued time.Durat
 	now := s.Now()
 	ids, err := s.queries().EvaluationsStale(ctx, db.EvaluationsStaleParams{RunningBefore: now.Add(-running), QueuedBefore: now.Add(-queued)})
 	return ids, interpretError(err)
-}
-
-// decodePageWords reads the words as encodePageWords stored them. A row that does not
-// have that shape is skipped; a column that is not such an array (NULL included) gives
-// nil, and the page is read from its text alone.
-func decodePageWords(raw []byte) []evidence.Word {
-	if len(raw) == 0 {
-		return nil
-	}
-	var rows [][]json.RawMessage
-	if err := json.Unmarshal(raw, &rows); err != nil {
-		return nil
-	}
-	words := make([]evidence.Word, 0, len(rows))
-	for _, r := range rows {
-		if len(r) != 8 {
-			continue
-		}
-		var w evidence.Word
-		var nums [5]float64
-		ok := json.Unmarshal(r[0], &w.Text) == nil
-		for i := range nums {
-			ok = ok && json.Unmarshal(r[1+i], &nums[i]) == nil
-		}
-		ok = ok && json.Unmarshal(r[6], &w.Block) == nil && json.Unmarshal(r[7], &w.Line) == nil
-		if !ok {
-			continue
-		}
-		w.Box = evidence.Box{X0: nums[0], Y0: nums[1], X1: nums[2], Y1: nums[3]}
-		w.Conf = nums[4]
-		words = append(words, w)
-	}
-	if len(words) == 0 {
-		return nil
-	}
-	return words
 }

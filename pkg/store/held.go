@@ -7,7 +7,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/doceval/doceval/gen/db"
-	"github.com/doceval/doceval/pkg/messaging"
+	"github.com/doceval/doceval/pkg/jobs"
 )
 
 // A disabled API client is stopped, not only refused at the API (403
@@ -82,7 +82,7 @@ func (tx *Tx) resumeHeldJobs(ctx context.Context, client uuid.UUID) (Resumed, er
 		if !e.Active {
 			continue
 		}
-		if err := tx.Enqueue(ctx, messaging.EvaluateSubject, messaging.EvaluateJob{EvaluationID: e.ID, APIClientID: client}); err != nil {
+		if err := tx.Enqueue(ctx, jobs.EvaluateJob{EvaluationID: e.ID, APIClientID: client}); err != nil {
 			return r, err
 		}
 		r.Evaluations++
@@ -95,7 +95,7 @@ func (tx *Tx) resumeHeldJobs(ctx context.Context, client uuid.UUID) (Resumed, er
 		if !u.Processing {
 			continue
 		}
-		if err := tx.Enqueue(ctx, messaging.IngestSubject, messaging.IngestJob{UploadID: u.ID, APIClientID: client}); err != nil {
+		if err := tx.Enqueue(ctx, jobs.IngestJob{UploadID: u.ID, APIClientID: client}); err != nil {
 			return r, err
 		}
 		r.Uploads++

@@ -8,7 +8,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/doceval/doceval/pkg/auth"
-	"github.com/doceval/doceval/pkg/messaging"
+	"github.com/doceval/doceval/pkg/jobs"
 	"github.com/doceval/doceval/pkg/store"
 	"github.com/doceval/doceval/pkg/testkit/dbtest"
 )
@@ -71,14 +71,14 @@ func TestEnablingWaitsForAJobBeingSetAside(t *testing.T) {
 	if at := <-enabled; at.Before(setAside) {
 		t.Fatal("the enabling did not wait for the job being set aside")
 	}
-	var jobs, held int
-	if err := st.Pool().QueryRow(ctx, "SELECT count(*) FROM outbox WHERE subject = $1", messaging.IngestSubject).Scan(&jobs); err != nil {
+	var queued, held int
+	if err := st.Pool().QueryRow(ctx, "SELECT count(*) FROM outbox WHERE subject = $1", jobs.IngestSubject).Scan(&queued); err != nil {
 		t.Fatal(err)
 	}
 	if err := st.Pool().QueryRow(ctx, "SELECT count(*) FROM uploads WHERE id = $1 AND held_at IS NOT NULL", u.ID).Scan(&held); err != nil {
 		t.Fatal(err)
 	}
-	if jobs != 1 || held != 0 {
-		t.Errorf("after the enabling: %d ingest jobs enqueued, %d uploads still held; want the job enqueued", jobs, held)
+	if queued != 1 || held != 0 {
+		t.Errorf("after the enabling: %d ingest jobs enqueued, %d uploads still held; want the job enqueued", queued, held)
 	}
 }

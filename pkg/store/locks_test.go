@@ -14,6 +14,7 @@ import (
 
 	"github.com/doceval/doceval/pkg/auth"
 	"github.com/doceval/doceval/pkg/domain/evaluation"
+	"github.com/doceval/doceval/pkg/document"
 	"github.com/doceval/doceval/pkg/store"
 	"github.com/doceval/doceval/pkg/testkit/dbtest"
 )
@@ -181,7 +182,7 @@ func runningEvaluation(t *testing.T, st *store.Store) (client, submission, evalu
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := st.FinishIngest(ctx, u.ID, []store.PageText{{Number: 1, Text: "Kontoauszug", Chars: 11}}, nil, nil); err != nil {
+	if err := st.FinishIngest(ctx, u.ID, []document.Page{{Number: 1, Text: "Kontoauszug", Chars: 11}}, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	ev, err := tenant.StartEvaluation(ctx, sub.ID)

@@ -11,7 +11,7 @@ import (
 
 	"github.com/doceval/doceval/gen/db"
 	"github.com/doceval/doceval/pkg/events"
-	"github.com/doceval/doceval/pkg/messaging"
+	"github.com/doceval/doceval/pkg/jobs"
 )
 
 // Emit writes an event to the event log and its announcement to the outbox, inside the
@@ -39,21 +39,22 @@ func (tx *Tx) Emit(ctx context.Context, d events.Draft) (events.Envelope, error)
 	}); err != nil {
 		return events.Envelope{}, interpretError(err)
 	}
-	if err := tx.Enqueue(ctx, messaging.EventSubjectPrefix+string(d.Type), messaging.EventPublished{EventID: id}); err != nil {
+	if err := tx.Enqueue(ctx, jobs.EventPublished{EventID: id, Type: d.Type}); err != nil {
 		return events.Envelope{}, err
 	}
 	return env, nil
 }
 
-// Enqueue writes a message to the outbox; the relay publishes it after commit, with the
-// trace context of ctx, so the consumer's work continues the trace that wrote it.
-func (tx *Tx) Enqueue(ctx context.Context, subject string, payload any) error {
-	body, err := json.Marshal(payload)
+// Enqueue writes a message to the outbox, on its own subject; the relay publishes it
+// after commit, with the trace context of ctx, so the consumer's work continues the
+// trace that wrote it.
+func (tx *Tx) Enqueue(ctx context.Context, m jobs.Message) error {
+	body, err := json.Marshal(m)
 	if err != nil {
-		return fmt.Errorf("marshal %s payload: %w", subject, err)
+		return fmt.Errorf("marshal %s payload: %w", m.Subject(), err)
 	}
 	return interpretError(tx.q.OutboxInsert(ctx, db.OutboxInsertParams{
-		ID: tx.s.NewID(), Subject: subject, Payload: body, TraceContext: traceContext(ctx), CreatedAt: tx.s.Now(),
+		ID: tx.s.NewID(), Subject: m.Subject(), Payload: body, TraceContext: traceContext(ctx), CreatedAt: tx.s.Now(),
 	}))
 }
 

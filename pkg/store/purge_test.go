@@ -12,7 +12,7 @@ import (
 	"github.com/doceval/doceval/pkg/auth"
 	"github.com/doceval/doceval/pkg/blobkey"
 	"github.com/doceval/doceval/pkg/clock"
-	"github.com/doceval/doceval/pkg/messaging"
+	"github.com/doceval/doceval/pkg/jobs"
 	"github.com/doceval/doceval/pkg/store"
 	"github.com/doceval/doceval/pkg/testkit/dbtest"
 )
@@ -47,7 +47,7 @@ func purgeFixture(t *testing.T) (*store.Store, *clock.Fake, store.Tenant, store.
 func purgeJobs(t *testing.T, st *store.Store) int {
 	t.Helper()
 	var n int
-	if err := st.Pool().QueryRow(context.Background(), "SELECT count(*) FROM outbox WHERE subject = $1", messaging.PurgeSubject).Scan(&n); err != nil {
+	if err := st.Pool().QueryRow(context.Background(), "SELECT count(*) FROM outbox WHERE subject = $1", jobs.PurgeSubject).Scan(&n); err != nil {
 		t.Fatal(err)
 	}
 	return n
@@ -68,7 +68,7 @@ func TestPurgeReconcile(t *testing.T) {
 	if err := tenant.DeleteSubmission(ctx, sub.ID); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.Pool().Exec(ctx, "DELETE FROM outbox WHERE subject = $1", messaging.PurgeSubject); err != nil {
+	if _, err := st.Pool().Exec(ctx, "DELETE FROM outbox WHERE subject = $1", jobs.PurgeSubject); err != nil {
 		t.Fatal(err) // the purge message is lost
 	}
 	clk.Advance(age - time.Second)

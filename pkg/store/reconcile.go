@@ -7,7 +7,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/doceval/doceval/gen/db"
-	"github.com/doceval/doceval/pkg/messaging"
+	"github.com/doceval/doceval/pkg/jobs"
 )
 
 // BeginIngestAttempt counts an ingest attempt that reached the file and returns how
@@ -51,7 +51,7 @@ func (s *Store) RequeueUpload(ctx context.Context, id uuid.UUID, age time.Durati
 		if err != nil {
 			return interpretError(err)
 		}
-		return tx.Enqueue(ctx, messaging.IngestSubject, messaging.IngestJob{UploadID: id, APIClientID: u.APIClientID})
+		return tx.Enqueue(ctx, jobs.IngestJob{UploadID: id, APIClientID: u.APIClientID})
 	})
 	return done, err
 }
@@ -80,7 +80,7 @@ func (s *Store) RequeueEvaluation(ctx context.Context, id uuid.UUID, age time.Du
 		if err != nil {
 			return interpretError(err)
 		}
-		return tx.Enqueue(ctx, messaging.EvaluateSubject, messaging.EvaluateJob{EvaluationID: id, APIClientID: owner.APIClientID})
+		return tx.Enqueue(ctx, jobs.EvaluateJob{EvaluationID: id, APIClientID: owner.APIClientID})
 	})
 	return done, err
 }
@@ -113,7 +113,7 @@ func (s *Store) RequeuePurge(ctx context.Context, id uuid.UUID, age time.Duratio
 			return interpretError(err)
 		}
 		done = true
-		return tx.Enqueue(ctx, messaging.PurgeSubject, messaging.PurgeJob{SubmissionID: id})
+		return tx.Enqueue(ctx, jobs.PurgeJob{SubmissionID: id})
 	})
 	return done, err
 }

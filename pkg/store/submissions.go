@@ -15,8 +15,8 @@ import (
 	"github.com/doceval/doceval/pkg/domain/catalog"
 	"github.com/doceval/doceval/pkg/domain/submission"
 	"github.com/doceval/doceval/pkg/events"
+	"github.com/doceval/doceval/pkg/jobs"
 	"github.com/doceval/doceval/pkg/keyset"
-	"github.com/doceval/doceval/pkg/messaging"
 )
 
 // Submission is a credit submission of one client.
@@ -427,7 +427,7 @@ func (t Tenant) DeleteSubmission(ctx context.Context, id uuid.UUID) error {
 		if err := tx.q.SubmissionRequestPurge(ctx, db.SubmissionRequestPurgeParams{ID: id, Now: t.s.Now()}); err != nil {
 			return interpretError(err)
 		}
-		return tx.Enqueue(ctx, messaging.PurgeSubject, messaging.PurgeJob{SubmissionID: id})
+		return tx.Enqueue(ctx, jobs.PurgeJob{SubmissionID: id})
 	})
 }
 

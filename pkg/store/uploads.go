@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"math"
-	"strconv"
 	"time"
 
 	"github.com/google/uuid"
@@ -13,10 +11,10 @@ import (
 	"github.com/doceval/doceval/gen/db"
 	"github.com/doceval/doceval/pkg/blobkey"
 	"github.com/doceval/doceval/pkg/domain/submission"
-	"github.com/doceval/doceval/pkg/engine/evidence"
+	"github.com/doceval/doceval/pkg/document"
 	"github.com/doceval/doceval/pkg/events"
+	"github.com/doceval/doceval/pkg/jobs"
 	"github.com/doceval/doceval/pkg/keyset"
-	"github.com/doceval/doceval/pkg/messaging"
 )
 
 // Upload is a file uploaded to a submission. Its JSON form is the spec's Upload
@@ -209,7 +207,7 @@ func (t Tenant) CreateUpload(ctx context.Context, in NewUpload) (Upload, bool, e
 			out = uploadFromRow(r, s.ExternalID)
 			return nil
 		}
-		if err := tx.Enqueue(ctx, messaging.IngestSubject, messaging.IngestJob{UploadID: id, APIClientID: t.clientID}); err != nil {
+		if err := tx.Enqueue(ctx, jobs.IngestJob{UploadID: id, APIClientID: t.clientID}); err != nil {
 			return err
 		}
 		if in.SlotID != nil {
@@ -315,7 +313,7 @@ func (t Tenant) MoveUpload(ctx context.Context, submission, id uuid.UUID, slot *
 
 // DeleteUpload removes an upload (its external id becomes reusable) and, through the
 // outbox in the same transaction, asks for its stored bytes to be removed
-// (messaging.BlobDeleteJob, retried until done).
+// (jobs.BlobDeleteJob, retried until done).
 func (t Tenant) DeleteUpload(ctx context.Context, submission, id uuid.UUID) error {
 	return t.s.InTx(ctx, func(tx *Tx) error {
 		s, err := tx.uploadsChangeable(ctx, t.clientID, submission)
@@ -334,8 +332,8 @@ func (t Tenant) DeleteUpload(ctx context.Context, submission, id uuid.UUID) erro
 				return err
 			}
 		}
-		job := messaging.BlobDeleteJob{Key: r.BlobKey, Prefix: blobkey.RenderedPages(t.clientID, s.ID, id)}
-		if err := tx.Enqueue(ctx, messaging.BlobDeleteSubject, job); err != nil {
+		job := jobs.BlobDeleteJob{Key: r.BlobKey, Prefix: blobkey.RenderedPages(t.clientID, s.ID, id)}
+		if err := tx.Enqueue(ctx, job); err != nil {
 			return err
 		}
 		return tx.uploadsChanged(ctx, s)
@@ -366,65 +364,10 @@ func (s *Store) UploadForIngest(ctx context.Context, id uuid.UUID) (IngestUpload
 	return IngestUpload{Upload: uploadFromRow(r, sub.ExternalID), Submission: sub}, nil
 }
 
-// PageText is one page of extracted text, with its geometry when the extractor gave
-// one (Width and Height zero, Words nil otherwise).
-type PageText struct {
-	Number        int
-	Text          string
-	Chars         int
-	OCR           bool
-	OCRConfidence *float64
-	Width, Height float64
-	Words         []evidence.Word
-}
-
-// encodePageWords stores words compactly: a JSON array of [text, x0, y0, x1, y1, conf,
-// block, line] rows, numbers rounded to four decimals (a tenth of a point on an A4
-// page). Nil for no words, so the column stays NULL.
-func encodePageWords(words []evidence.Word) []byte {
-	if len(words) == 0 {
-		return nil
-	}
-	b := make([]byte, 0, len(words)*48)
-	num := func(v float64) {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			v = 0 // JSON has no such numbers; the extractor never gives them
-		}
-		b = strconv.AppendFloat(b, math.Round(v*1e4)/1e4, 'f', -1, 64)
-	}
-	b = append(b, '[')
-	for i, w := range words {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		text, _ := json.Marshal(w.Text)
-		b = append(b, '[')
-		b = append(b, text...)
-		for _, v := range []float64{w.Box.X0, w.Box.Y0, w.Box.X1, w.Box.Y1, w.Conf} {
-			b = append(b, ',')
-			num(v)
-		}
-		b = append(b, ',')
-		b = strconv.AppendInt(b, int64(w.Block), 10)
-		b = append(b, ',')
-		b = strconv.AppendInt(b, int64(w.Line), 10)
-		b = append(b, ']')
-	}
-	return append(b, ']')
-}
-
-// pageSize is a page dimension as stored: NULL when unknown.
-func pageSize(v float64) *float64 {
-	if v <= 0 {
-		return nil
-	}
-	return &v
-}
-
 // FinishIngest records a processed upload: its pages and ready status, or its failure,
 // emits file.ready or file.failed and recomputes its slot, in one transaction. An upload
 // that is no longer processing (a redelivered job) is left alone.
-func (s *Store) FinishIngest(ctx context.Context, id uuid.UUID, pages []PageText, metadata map[string]string, failure *UploadFailure) error {
+func (s *Store) FinishIngest(ctx context.Context, id uuid.UUID, pages []document.Page, metadata map[string]string, failure *UploadFailure) error {
 	return s.InTx(ctx, func(tx *Tx) error {
 		cur, err := tx.q.UploadGetAny(ctx, id)
 		if err != nil {
@@ -448,10 +391,7 @@ func (s *Store) FinishIngest(ctx context.Context, id uuid.UUID, pages []PageText
 			r, err = tx.q.UploadMarkFailed(ctx, db.UploadMarkFailedParams{ID: id, FailureCode: &failure.Code, FailureMessage: &failure.Message, Now: s.Now()})
 		} else {
 			for _, p := range pages {
-				if err := tx.q.UploadPageInsert(ctx, db.UploadPageInsertParams{
-					UploadID: id, Page: int32(p.Number), Text: p.Text, Chars: int32(p.Chars), Ocr: p.OCR, OcrConfidence: p.OCRConfidence,
-					Width: pageSize(p.Width), Height: pageSize(p.Height), Words: encodePageWords(p.Words),
-				}); err != nil {
+				if err := tx.q.UploadPageInsert(ctx, pageInsertParams(id, p)); err != nil {
 					return interpretError(err)
 				}
 			}

@@ -50,4 +50,4 @@ SELECT api_client_id, (purge_requested_at IS NOT NULL)::boolean AS purging FROM 
 
 -- name: PageGeometryOne :one
 -- One stored page of an upload, for the document viewer.
-SELECT page, text, ocr, width, height, words FROM upload_pages WHERE upload_id = @upload_id AND page = @page;
+SELECT * FROM upload_pages WHERE upload_id = @upload_id AND page = @page;

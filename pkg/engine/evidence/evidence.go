@@ -10,6 +10,8 @@ import (
 	"unicode"
 
 	"github.com/google/uuid"
+
+	"github.com/doceval/doceval/pkg/document"
 )
 
 // Document is one input upload of an evaluation with the text ingest extracted.
@@ -25,37 +27,13 @@ type Document struct {
 	Pages    []Page
 }
 
-// Page is the text of one page, as ingest stored it.
-type Page struct {
-	Number        int
-	Text          string
-	Chars         int      // non-space characters
-	OCR           bool     // the text came from OCR
-	OCRConfidence *float64 // mean word confidence in [0, 1] when OCR ran
-	// Width and Height are the page's size in its source's unit (points for a PDF page,
-	// pixels for an image); zero when unknown. They give boxes their aspect ratio.
-	Width, Height float64
-	// Words are the page's words with their boxes, in the extractor's reading order; nil
-	// when no geometry was stored (a DOC file, or a page extracted before geometry was
-	// kept). Readers fall back to the lines of Text then.
-	Words []Word
-}
-
-// Word is one word on a page. Its Text appears in the page's Text.
-type Word struct {
-	Text string
-	Box  Box
-	// Conf is the OCR engine's confidence in the word, in [0, 1]; 1 for a text layer.
-	Conf float64
-	// Block and Line are the extractor's own grouping (tesseract's block and line,
-	// poppler's flow and line, a DOCX paragraph or table row); words sharing both stand on
-	// one line. -1 when the extractor gave none.
-	Block, Line int
-}
-
-// Box is a rectangle in page-relative coordinates: (X0, Y0) the top-left corner and
-// (X1, Y1) the bottom-right one, each a fraction in [0, 1] of the page's width or height.
-type Box struct{ X0, Y0, X1, Y1 float64 }
+// Page, Word and Box are the page as extraction made it and ingest stored it (see
+// pkg/document): the engine reads it as it is, without a copy.
+type (
+	Page = document.Page
+	Word = document.Word
+	Box  = document.Box
+)
 
 // Region is where a citation's excerpt stands on one of its pages, as a box relative to
 // the page (see the Citation schema's regions).

@@ -370,9 +370,7 @@ func toDocument(caseID string, d corpus.Doc, res *extract.Result) *evidence.Docu
 		SlotType: d.Slot, Filename: d.Name,
 	}
 	doc.ExternalFileID = doc.UploadID.String()
-	for _, p := range res.Pages {
-		doc.Pages = append(doc.Pages, p.Evidence())
-	}
+	doc.Pages = append(doc.Pages, res.Pages...)
 	return doc
 }
 
