@@ -65,7 +65,8 @@ func TestEngineAgreesWithCatalog(t *testing.T) {
 
 // fieldKeysNamed are the field keys the package in dir (its non-test files) names as
 // string literals: passed as the first argument, named key, of a function or closure,
-// or compared with a variable named key.
+// compared with a variable named key, a case of a switch on key or on a fact's Key, or
+// listed in a variable whose name ends in Keys.
 func fieldKeysNamed(t *testing.T, dir string) []string {
 	t.Helper()
 	entries, err := os.ReadDir(dir)
@@ -135,10 +136,45 @@ func fieldKeysNamed(t *testing.T, dir string) []string {
 				if id, ok := n.X.(*ast.Ident); ok && id.Name == "key" && (n.Op == token.EQL || n.Op == token.NEQ) {
 					literal(n.Y)
 				}
+			case *ast.SwitchStmt: // switch key { case "…": } or switch f.Key { … }
+				if namesKey(n.Tag) {
+					for _, c := range n.Body.List {
+						for _, e := range c.(*ast.CaseClause).List {
+							literal(e)
+						}
+					}
+				}
+			case *ast.ValueSpec: // var verdictKeys = map[string]bool{"…": true}
+				for i, name := range n.Names {
+					if !strings.HasSuffix(name.Name, "Keys") || i >= len(n.Values) {
+						continue
+					}
+					if lit, ok := n.Values[i].(*ast.CompositeLit); ok {
+						for _, e := range lit.Elts {
+							if kv, ok := e.(*ast.KeyValueExpr); ok {
+								literal(kv.Key)
+							} else {
+								literal(e)
+							}
+						}
+					}
+				}
 			}
 			return true
 		})
 	}
 	require.NotEmpty(t, keys, "no field keys found in %s: has the way readers name them changed?", dir)
 	return keys
+}
+
+// namesKey reports whether e is a variable named key or a selector of a field named Key
+// (f.Key).
+func namesKey(e ast.Expr) bool {
+	switch e := e.(type) {
+	case *ast.Ident:
+		return e.Name == "key"
+	case *ast.SelectorExpr:
+		return e.Sel.Name == "Key"
+	}
+	return false
 }

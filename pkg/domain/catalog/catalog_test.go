@@ -46,6 +46,9 @@ func TestCheckItem(t *testing.T) {
 		{catalog.KindCheck, catalog.Reference{}, `no check "x"`},
 		{catalog.KindDocumentRequirement, catalog.Reference{Found: true, Archived: true}, `document_type "x" is archived`},
 		{catalog.KindDataField, catalog.Reference{Found: true, Repeated: true}, `data_field "x" appears more than once`},
+		// The first refusal that holds wins: unknown, then archived, then repeated.
+		{catalog.KindCheck, catalog.Reference{Archived: true, Repeated: true}, `no check "x"`},
+		{catalog.KindCheck, catalog.Reference{Found: true, Archived: true, Repeated: true}, `check "x" is archived`},
 	} {
 		err := catalog.CheckItem(tc.kind, 2, "x", tc.ref)
 		if tc.reason == "" {

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/doceval/doceval/pkg/domain"
+	"github.com/doceval/doceval/pkg/domain/catalog"
 	"github.com/doceval/doceval/pkg/domain/submission"
 )
 
@@ -82,6 +83,7 @@ func TestUnknownSlot(t *testing.T) {
 	var field *domain.FieldError
 	require.ErrorAs(t, submission.UnknownSlot(slot, true), &field)
 	require.Equal(t, "document_slot_id", field.Field)
+	require.EqualError(t, field, "no such slot on this submission")
 	var missing *domain.NotFoundError
 	require.ErrorAs(t, submission.UnknownSlot(slot, false), &missing)
 	require.Equal(t, "no slot 0b7e2c55-2f0a-4a4c-8d3e-1f2a3b4c5d6e on this submission", missing.Message)
@@ -145,4 +147,40 @@ func TestCheckDecidable(t *testing.T) {
 	require.NoError(t, submission.CheckDecidable(false, submission.StatusCompleted))
 	require.ErrorIs(t, submission.CheckDecidable(true, submission.StatusCanceled), submission.ErrPurging)
 	require.ErrorIs(t, submission.CheckDecidable(false, submission.StatusCanceled), submission.ErrCanceled)
+}
+
+func TestUnusableTemplate(t *testing.T) {
+	t.Parallel()
+	var field *domain.FieldError
+	require.ErrorAs(t, submission.UnusableTemplate("loan_x", true), &field)
+	require.Equal(t, "template_id", field.Field)
+	require.ErrorIs(t, field, submission.ErrTemplateArchived)
+	require.ErrorAs(t, submission.UnusableTemplate("loan_x", false), &field)
+	require.Equal(t, "template_id", field.Field)
+	require.EqualError(t, field, `no template "loan_x"`)
+}
+
+// An extra requirement's refusals name its document_type_id, and an unknown type is
+// refused as unknown before archived or repeated are considered.
+func TestCheckExtraRequirement(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		ref    catalog.Reference
+		reason string
+	}{
+		{catalog.Reference{Found: true}, ""},
+		{catalog.Reference{Archived: true, Repeated: true}, `no document type "payslip"`},
+		{catalog.Reference{Found: true, Archived: true, Repeated: true}, `document type "payslip" is archived`},
+		{catalog.Reference{Found: true, Repeated: true}, `document type "payslip" already has a slot on this submission`},
+	} {
+		err := submission.CheckExtraRequirement(3, "payslip", tc.ref)
+		if tc.reason == "" {
+			require.NoError(t, err)
+			continue
+		}
+		var field *domain.FieldError
+		require.ErrorAs(t, err, &field)
+		require.Equal(t, "extra_document_requirements[3].document_type_id", field.Field)
+		require.EqualError(t, field, tc.reason)
+	}
 }
