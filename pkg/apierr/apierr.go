@@ -71,12 +71,6 @@ func As(err error) (*Error, bool) {
 	return e, ok
 }
 
-// Is reports whether err carries the given code.
-func Is(err error, code Code) bool {
-	e, ok := As(err)
-	return ok && e.Code == code
-}
-
 // New builds an error with an explicit status.
 func New(status int, code Code, message string) *Error {
 	return &Error{Status: status, Code: code, Message: message}

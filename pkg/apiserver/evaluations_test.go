@@ -11,8 +11,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/doceval/doceval/gen/client"
-	"github.com/doceval/doceval/pkg/domain/evaluation"
 	"github.com/doceval/doceval/pkg/document"
+	"github.com/doceval/doceval/pkg/domain/evaluation"
 	"github.com/doceval/doceval/pkg/store"
 )
 

@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/doceval/doceval/gen/client"
-	"github.com/doceval/doceval/pkg/domain/submission"
 	"github.com/doceval/doceval/pkg/document"
+	"github.com/doceval/doceval/pkg/domain/submission"
 	"github.com/doceval/doceval/pkg/store"
 )
 

@@ -17,6 +17,7 @@ import (
 	"github.com/doceval/doceval/pkg/apierr"
 	"github.com/doceval/doceval/pkg/auth"
 	"github.com/doceval/doceval/pkg/blob"
+	"github.com/doceval/doceval/pkg/domain"
 	"github.com/doceval/doceval/pkg/extractor"
 	"github.com/doceval/doceval/pkg/secretbox"
 	"github.com/doceval/doceval/pkg/store"
@@ -238,7 +239,7 @@ func (a *app) signedIn(role string, h handler) http.Handler {
 
 func (a *app) handleError(w http.ResponseWriter, r *http.Request, err error) {
 	switch {
-	case errors.Is(err, store.ErrNotFound):
+	case errors.Is(err, store.ErrNotFound), errors.As(err, new(*domain.NotFoundError)):
 		a.notFound(w, r)
 	case errors.Is(err, errForbidden):
 		a.fail(w, r, nil, http.StatusForbidden, "error.forbidden")

@@ -25,7 +25,7 @@ const queuePageSize = 25
 
 // Filter values the queue offers (the open enums' known values).
 var (
-	submissionStatuses = []string{"collecting_documents", "evaluating", "completed", "failed", "canceled"}
+	submissionStatuses = []string{submission.StatusCollecting, submission.StatusEvaluating, submission.StatusCompleted, submission.StatusFailed, submission.StatusCanceled}
 	outcomes           = []string{"passed", "action_required", "critical_findings", "outcome_uncertain"}
 	recommendations    = []string{"proceed", "request_documents", "manual_review", "unknown"}
 	riskBands          = []string{"low", "medium", "high", "unknown"}

@@ -13,8 +13,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/doceval/doceval/pkg/blob"
-	"github.com/doceval/doceval/pkg/domain/submission"
 	"github.com/doceval/doceval/pkg/document"
+	"github.com/doceval/doceval/pkg/domain/submission"
 	"github.com/doceval/doceval/pkg/extract"
 	"github.com/doceval/doceval/pkg/store"
 )

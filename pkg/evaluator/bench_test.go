@@ -11,8 +11,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/doceval/doceval/pkg/devtools/corpus"
-	"github.com/doceval/doceval/pkg/domain/evaluation"
 	"github.com/doceval/doceval/pkg/document"
+	"github.com/doceval/doceval/pkg/domain/evaluation"
 	"github.com/doceval/doceval/pkg/engine"
 	"github.com/doceval/doceval/pkg/extract"
 	"github.com/doceval/doceval/pkg/store"

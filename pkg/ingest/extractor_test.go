@@ -13,8 +13,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/doceval/doceval/pkg/domain/submission"
 	"github.com/doceval/doceval/pkg/document"
+	"github.com/doceval/doceval/pkg/domain/submission"
 	"github.com/doceval/doceval/pkg/extract"
 	"github.com/doceval/doceval/pkg/extractor"
 	"github.com/doceval/doceval/pkg/testkit/metricstest"

@@ -13,7 +13,7 @@ import (
 )
 
 // Every runs step at once and then every interval until ctx is done; it returns nil
-// then, so it fits a Task.
+// then, so a Loop can return it.
 func Every(ctx context.Context, interval time.Duration, step func(context.Context)) error {
 	tick := time.NewTicker(interval)
 	defer tick.Stop()

@@ -9,9 +9,9 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/doceval/doceval/gen/db"
+	"github.com/doceval/doceval/pkg/document"
 	"github.com/doceval/doceval/pkg/domain/evaluation"
 	"github.com/doceval/doceval/pkg/domain/submission"
-	"github.com/doceval/doceval/pkg/document"
 	"github.com/doceval/doceval/pkg/events"
 	"github.com/doceval/doceval/pkg/jobs"
 )
@@ -65,11 +65,6 @@ func evaluationFromRow(r db.Evaluation, externalSubmissionID string) Evaluation 
 		e.Result = r.Result
 	}
 	return e
-}
-
-// Active reports whether the evaluation is queued or running.
-func (e Evaluation) Active() bool {
-	return evaluation.Active(e.Status)
 }
 
 // StartEvaluation queues an evaluation over the submission's ready uploads and moves

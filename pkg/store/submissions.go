@@ -411,15 +411,16 @@ func (t Tenant) CancelSubmission(ctx context.Context, id uuid.UUID) (Submission,
 	return out, err
 }
 
-// DeleteSubmission starts the purge of a submission: from now on reads answer 409, and
-// the purge job (through the outbox) removes its stored bytes, text, uploads and slots.
-// PurgeSubmission's deletePrefix removes every object under a prefix.
-// Deleting again while the purge runs answers 409 partner_data_purge_in_progress.
+// DeleteSubmission starts the purge of a submission: from now on reads refuse with
+// submission.ErrPurging, and the purge job (through the outbox) removes its stored
+// bytes, text, uploads and slots. PurgeSubmission's deletePrefix removes every object
+// under a prefix.
+// Deleting again while the purge runs is refused with submission.ErrPurging too.
 func (t Tenant) DeleteSubmission(ctx context.Context, id uuid.UUID) error {
 	return t.s.InTx(ctx, func(tx *Tx) error {
 		s, err := tx.live(ctx, t.clientID, id)
 		if err != nil {
-			return err // a repeated DELETE during the purge is 409 like every other call
+			return err // a repeated DELETE during the purge: ErrPurging like every other call
 		}
 		if err := tx.cancelActiveEvaluations(ctx, s); err != nil {
 			return err

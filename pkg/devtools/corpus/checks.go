@@ -3,11 +3,13 @@ package corpus
 import (
 	"slices"
 	"strings"
+	"unicode"
 
 	"golang.org/x/text/runes"
 	"golang.org/x/text/transform"
 	"golang.org/x/text/unicode/norm"
-	"unicode"
+
+	"github.com/doceval/doceval/pkg/catalog/builtin"
 )
 
 // Check verdicts.
@@ -18,9 +20,14 @@ const (
 	NotApplicable = "not_applicable"
 )
 
-var templateChecks = map[string][]string{
-	TemplateRealEstate: {"documents_readable", "required_documents_present", "id_document_valid", "name_consistency", "income_documents_recent", "salary_statements_complete", "salary_credited_on_bank_statement", "property_data_consistency", "loan_to_value_within_limit", "additional_risk_notes"},
-	TemplateLoan:       {"documents_readable", "required_documents_present", "id_document_valid", "name_consistency", "income_documents_recent", "salary_statements_complete", "salary_credited_on_bank_statement", "additional_risk_notes"},
+// templateChecks are the checks a builtin template evaluates (pkg/catalog/builtin).
+func templateChecks(template string) []string {
+	for _, t := range builtin.MustLoad().Templates {
+		if t.Key == template {
+			return t.CheckItems
+		}
+	}
+	return nil
 }
 
 // expectedChecks applies the check rules to the truth of the case.
@@ -216,7 +223,7 @@ func expectedChecks(c Case) map[string]string {
 			return verdict
 		},
 	}
-	for _, key := range templateChecks[c.Template] {
+	for _, key := range templateChecks(c.Template) {
 		out[key] = rules[key]()
 	}
 	return out

@@ -70,7 +70,7 @@ func TestIndependentOfEngine(t *testing.T) {
 	out, err := exec.Command("go", "list", "-deps", ".", "../../../services/corpus").Output()
 	require.NoError(t, err)
 	for _, dep := range strings.Fields(string(out)) {
-		require.False(t, strings.HasPrefix(dep, "github.com/doceval/doceval/pkg/engine"), "pkg/corpus depends on %s", dep)
+		require.False(t, strings.HasPrefix(dep, "github.com/doceval/doceval/pkg/engine"), "pkg/devtools/corpus depends on %s", dep)
 	}
 	// The test files too: a test helper importing the engine would let its rules creep back.
 	out, err = exec.Command("go", "list", "-f", `{{join .TestImports " "}} {{join .XTestImports " "}}`, ".").Output()

@@ -1,5 +1,5 @@
 // Package evaluation holds the rules of an evaluation of a submission: its statuses, when
-// one may start (createEvaluation), that only the latest one is read (getEvaluation),
+// one may start (startEvaluation), that only the latest one is read (getEvaluation),
 // and that the evaluator stops writing to one that is over.
 package evaluation
 

@@ -6,7 +6,7 @@ import (
 	"github.com/doceval/doceval/pkg/domain"
 )
 
-// The statuses of the spec's Upload.status.
+// The statuses of an upload (the spec's UploadStatus).
 const (
 	UploadProcessing = "processing"
 	UploadReady      = "ready"

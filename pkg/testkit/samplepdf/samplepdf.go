@@ -1,7 +1,7 @@
 // Package samplepdf writes small, valid PDF documents: text pages in Helvetica, or
 // pages that are only a JPEG (a scan). make run puts a sample payslip under .data for
 // the quickstart, and tests use it to build their fixtures; the synthetic corpus
-// (pkg/corpus) lays out realistic documents with TextLayout.
+// (pkg/devtools/corpus) lays out realistic documents with TextLayout.
 package samplepdf
 
 import (
