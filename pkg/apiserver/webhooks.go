@@ -12,6 +12,7 @@ import (
 
 	"github.com/doceval/doceval/gen/api"
 	"github.com/doceval/doceval/pkg/apierr"
+	"github.com/doceval/doceval/pkg/domain/webhook"
 	"github.com/doceval/doceval/pkg/page"
 	"github.com/doceval/doceval/pkg/store"
 )
@@ -59,7 +60,7 @@ func eventTypes(in []api.EventType) []string {
 	return out
 }
 
-func endpointToAPI(w store.WebhookEndpoint) api.WebhookEndpoint {
+func endpointToAPI(w webhook.Endpoint) api.WebhookEndpoint {
 	out := api.WebhookEndpoint{
 		Id: w.ID, Url: w.URL, Description: w.Description, Status: api.WebhookEndpointStatus(w.Status), CreatedAt: w.CreatedAt,
 	}
@@ -110,7 +111,7 @@ func (s *Server) ListWebhookEndpoints(ctx context.Context, req api.ListWebhookEn
 	if err != nil {
 		return nil, err
 	}
-	rows, next := page.Trim(rows, limit, store.WebhookEndpoint.Cursor)
+	rows, next := page.Trim(rows, limit, store.WebhookEndpointCursor)
 	list := api.WebhookEndpointList{Data: make([]api.WebhookEndpoint, len(rows)), NextCursor: next}
 	for i, r := range rows {
 		list.Data[i] = endpointToAPI(r)
@@ -138,7 +139,7 @@ func (s *Server) UpdateWebhookEndpoint(ctx context.Context, req api.UpdateWebhoo
 		return nil, err
 	}
 	b := req.Body
-	c := store.EndpointChange{URL: b.Url, Description: b.Description, Status: (*string)(b.Status)}
+	c := webhook.Change{URL: b.Url, Description: b.Description, Status: (*string)(b.Status)}
 	if b.Url != nil {
 		if err := checkWebhookURL(*b.Url); err != nil {
 			return nil, err

@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/doceval/doceval/pkg/auth"
+	"github.com/doceval/doceval/pkg/domain/webhook"
 	"github.com/doceval/doceval/pkg/page"
 	"github.com/doceval/doceval/pkg/store"
 )
@@ -84,7 +85,7 @@ func (a *app) client(w http.ResponseWriter, r *http.Request, rs *reqState) error
 
 // endpointView is a webhook endpoint with how its deliveries of the last day ended.
 type endpointView struct {
-	store.WebhookEndpoint
+	webhook.Endpoint
 	Health store.EndpointHealth
 }
 
@@ -108,7 +109,7 @@ func (a *app) renderClient(w http.ResponseWriter, r *http.Request, id uuid.UUID,
 	}
 	views := make([]endpointView, len(endpoints))
 	for i, e := range endpoints {
-		views[i] = endpointView{WebhookEndpoint: e, Health: health[e.ID]}
+		views[i] = endpointView{Endpoint: e, Health: health[e.ID]}
 	}
 	a.render(w, r, http.StatusOK, "client", map[string]any{
 		"Client": c, "Keys": keys, "Issued": issued, "Endpoints": views,

@@ -24,6 +24,7 @@ import (
 	"github.com/doceval/doceval/pkg/blob"
 	"github.com/doceval/doceval/pkg/clock"
 	"github.com/doceval/doceval/pkg/dispatch"
+	domainwebhook "github.com/doceval/doceval/pkg/domain/webhook"
 	"github.com/doceval/doceval/pkg/events"
 	"github.com/doceval/doceval/pkg/secretbox"
 	"github.com/doceval/doceval/pkg/store"
@@ -215,7 +216,7 @@ func TestDisabledAndDeletedEndpoints(t *testing.T) {
 	ep := f.endpoint(srv.URL, "whsec_x", nil)
 	pending := f.emit(events.FileReady) // fanned out while active
 	disabled := "disabled"
-	if _, err := f.tenant.UpdateWebhookEndpoint(f.ctx, ep, store.EndpointChange{Status: &disabled}); err != nil {
+	if _, err := f.tenant.UpdateWebhookEndpoint(f.ctx, ep, domainwebhook.Change{Status: &disabled}); err != nil {
 		t.Fatal(err)
 	}
 	meanwhile := f.emit(events.FileFailed)
@@ -226,7 +227,7 @@ func TestDisabledAndDeletedEndpoints(t *testing.T) {
 		t.Fatalf("an event emitted while disabled got a delivery: %+v", ds)
 	}
 	active := "active"
-	if _, err := f.tenant.UpdateWebhookEndpoint(f.ctx, ep, store.EndpointChange{Status: &active}); err != nil {
+	if _, err := f.tenant.UpdateWebhookEndpoint(f.ctx, ep, domainwebhook.Change{Status: &active}); err != nil {
 		t.Fatal(err)
 	}
 	if n := f.run(); n != 1 || f.deliveries(pending)[0].Status != "succeeded" {

@@ -15,28 +15,13 @@ import (
 	"github.com/doceval/doceval/pkg/keyset"
 )
 
-// WebhookEndpoint is a client's webhook endpoint; its secrets stay sealed here.
-type WebhookEndpoint struct {
-	ID                      uuid.UUID
-	ClientID                uuid.UUID
-	URL                     string
-	Description             string
-	Events                  []string // nil: every current and future type
-	Status                  string
-	SealedSecret            []byte
-	SealedPrevious          []byte
-	PreviousSecretExpiresAt *time.Time
-	CreatedAt               time.Time
-	UpdatedAt               time.Time
-}
-
-// Cursor is the endpoint's position in the newest-first list.
-func (w WebhookEndpoint) Cursor() keyset.Position {
+// WebhookEndpointCursor is the endpoint's position in the newest-first list.
+func WebhookEndpointCursor(w webhook.Endpoint) keyset.Position {
 	return keyset.Position{CreatedAt: w.CreatedAt, ID: w.ID}
 }
 
-func endpointFromRow(r db.WebhookEndpoint) WebhookEndpoint {
-	return WebhookEndpoint{
+func endpointFromRow(r db.WebhookEndpoint) webhook.Endpoint {
+	return webhook.Endpoint{
 		ID: r.ID, ClientID: r.APIClientID, URL: r.URL, Description: r.Description, Events: r.Events, Status: r.Status,
 		SealedSecret: r.Secret, SealedPrevious: r.PreviousSecret, PreviousSecretExpiresAt: r.PreviousSecretExpiresAt,
 		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
@@ -61,8 +46,8 @@ func (tx *Tx) activeRoom(ctx context.Context, client uuid.UUID, param string) er
 
 // CreateWebhookEndpoint registers an active endpoint. seal encrypts its secret, bound to
 // the new endpoint's id.
-func (t Tenant) CreateWebhookEndpoint(ctx context.Context, url, description string, events []string, seal func(id uuid.UUID) []byte) (WebhookEndpoint, error) {
-	var out WebhookEndpoint
+func (t Tenant) CreateWebhookEndpoint(ctx context.Context, url, description string, events []string, seal func(id uuid.UUID) []byte) (webhook.Endpoint, error) {
+	var out webhook.Endpoint
 	err := t.s.InTx(ctx, func(tx *Tx) error {
 		if err := tx.activeRoom(ctx, t.clientID, "url"); err != nil {
 			return err
@@ -78,16 +63,16 @@ func (t Tenant) CreateWebhookEndpoint(ctx context.Context, url, description stri
 }
 
 // WebhookEndpoint reads one of the tenant's endpoints; deleted ones are not found.
-func (t Tenant) WebhookEndpoint(ctx context.Context, id uuid.UUID) (WebhookEndpoint, error) {
+func (t Tenant) WebhookEndpoint(ctx context.Context, id uuid.UUID) (webhook.Endpoint, error) {
 	r, err := t.s.queries().WebhookEndpointGet(ctx, db.WebhookEndpointGetParams{APIClientID: t.clientID, ID: id})
 	if err != nil {
-		return WebhookEndpoint{}, interpretError(err)
+		return webhook.Endpoint{}, interpretError(err)
 	}
 	return endpointFromRow(r), nil
 }
 
 // WebhookEndpoints lists the tenant's endpoints newest first, up to limit+1.
-func (t Tenant) WebhookEndpoints(ctx context.Context, after *keyset.Position, limit int) ([]WebhookEndpoint, error) {
+func (t Tenant) WebhookEndpoints(ctx context.Context, after *keyset.Position, limit int) ([]webhook.Endpoint, error) {
 	p := db.WebhookEndpointListParams{APIClientID: t.clientID, MaxRows: int32(limit + 1)}
 	if after != nil {
 		p.CursorCreatedAt, p.CursorID = &after.CreatedAt, &after.ID
@@ -96,26 +81,17 @@ func (t Tenant) WebhookEndpoints(ctx context.Context, after *keyset.Position, li
 	if err != nil {
 		return nil, interpretError(err)
 	}
-	out := make([]WebhookEndpoint, len(rows))
+	out := make([]webhook.Endpoint, len(rows))
 	for i, r := range rows {
 		out[i] = endpointFromRow(r)
 	}
 	return out, nil
 }
 
-// EndpointChange is a PATCH: nil fields stay; SetEvents with Events nil means all types.
-type EndpointChange struct {
-	URL         *string
-	Description *string
-	SetEvents   bool
-	Events      []string
-	Status      *string
-}
-
 // UpdateWebhookEndpoint applies a change; the secret never changes here. Activating an
 // endpoint counts against the limit of active ones.
-func (t Tenant) UpdateWebhookEndpoint(ctx context.Context, id uuid.UUID, c EndpointChange) (WebhookEndpoint, error) {
-	var out WebhookEndpoint
+func (t Tenant) UpdateWebhookEndpoint(ctx context.Context, id uuid.UUID, c webhook.Change) (webhook.Endpoint, error) {
+	var out webhook.Endpoint
 	err := t.s.InTx(ctx, func(tx *Tx) error {
 		cur, err := tx.q.WebhookEndpointGet(ctx, db.WebhookEndpointGetParams{APIClientID: t.clientID, ID: id})
 		if err != nil {
@@ -154,13 +130,13 @@ func (t Tenant) DeleteWebhookEndpoint(ctx context.Context, id uuid.UUID) error {
 
 // RotateWebhookSecret installs a new sealed secret; the current one stays valid for
 // grace, and a previous one still in its window expires at once.
-func (t Tenant) RotateWebhookSecret(ctx context.Context, id uuid.UUID, grace time.Duration, seal func(id uuid.UUID) []byte) (WebhookEndpoint, error) {
+func (t Tenant) RotateWebhookSecret(ctx context.Context, id uuid.UUID, grace time.Duration, seal func(id uuid.UUID) []byte) (webhook.Endpoint, error) {
 	now := t.s.Now()
 	r, err := t.s.queries().WebhookEndpointRotate(ctx, db.WebhookEndpointRotateParams{
 		APIClientID: t.clientID, ID: id, Secret: seal(id), ExpiresAt: now.Add(grace), Now: now,
 	})
 	if err != nil {
-		return WebhookEndpoint{}, interpretError(err)
+		return webhook.Endpoint{}, interpretError(err)
 	}
 	return endpointFromRow(r), nil
 }
@@ -204,12 +180,6 @@ func btoi(b bool) int {
 	return 0
 }
 
-// WebhookTestData is the data of webhook_endpoint.test.
-type WebhookTestData struct {
-	WebhookEndpointID uuid.UUID `json:"webhook_endpoint_id"`
-	Message           string    `json:"message"`
-}
-
 // TestWebhookEndpoint emits a webhook_endpoint.test event and its one delivery, to this
 // endpoint, due now (testWebhookEndpoint). A disabled endpoint is refused.
 func (t Tenant) TestWebhookEndpoint(ctx context.Context, id uuid.UUID) (StoredEvent, error) {
@@ -224,7 +194,7 @@ func (t Tenant) TestWebhookEndpoint(ctx context.Context, id uuid.UUID) (StoredEv
 		}
 		env, err := tx.Emit(ctx, events.Draft{
 			APIClientID: t.clientID, Type: events.WebhookEndpointTest,
-			Data: WebhookTestData{WebhookEndpointID: id, Message: "A test event sent on request to check this endpoint's receiver."},
+			Data: webhook.TestData{WebhookEndpointID: id, Message: "A test event sent on request to check this endpoint's receiver."},
 		})
 		if err != nil {
 			return err

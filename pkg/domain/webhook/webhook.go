@@ -1,6 +1,7 @@
-// Package webhook holds the rules of a client's webhook endpoints: their statuses, the
-// limit of active ones (createWebhookEndpoint, updateWebhookEndpoint) and the refusal
-// to test a disabled one (testWebhookEndpoint).
+// Package webhook holds a client's webhook endpoints: the Endpoint and its Change, the
+// data of the webhook_endpoint.test event, their statuses, the limit of active ones
+// (createWebhookEndpoint, updateWebhookEndpoint) and the refusal to test a disabled one
+// (testWebhookEndpoint). pkg/store reads and writes them.
 package webhook
 
 import (
