@@ -13,7 +13,6 @@ import (
 	"github.com/doceval/doceval/gen/client"
 	"github.com/doceval/doceval/pkg/document"
 	"github.com/doceval/doceval/pkg/domain/evaluation"
-	"github.com/doceval/doceval/pkg/store"
 )
 
 // readyUpload uploads a file and finishes its ingest with one page of text.
@@ -28,11 +27,11 @@ func (e *testEnv) readyUpload(c *client.ClientWithResponses, sub uuid.UUID, exte
 }
 
 // eventsOf lists the client's events of one type for a submission, oldest first.
-func eventsOf(t *testing.T, c *client.ClientWithResponses, sub uuid.UUID, typ string) []store.EvaluationEventData {
+func eventsOf(t *testing.T, c *client.ClientWithResponses, sub uuid.UUID, typ string) []evaluation.EventData {
 	t.Helper()
 	res, err := c.ListEventsWithResponse(context.Background(), &client.ListEventsParams{Type: ptr(client.EventType(typ)), SubmissionId: &sub})
 	expect(t, err, res.StatusCode(), res.Body, 200)
-	out := make([]store.EvaluationEventData, len(res.JSON200.Data))
+	out := make([]evaluation.EventData, len(res.JSON200.Data))
 	for i, ev := range res.JSON200.Data {
 		raw, _ := json.Marshal(ev.Data)
 		if err := json.Unmarshal(raw, &out[len(out)-1-i]); err != nil {

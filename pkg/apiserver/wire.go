@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/doceval/doceval/gen/api"
+	"github.com/doceval/doceval/pkg/domain/evaluation"
 	"github.com/doceval/doceval/pkg/store"
 )
 
@@ -21,7 +22,7 @@ func toWire[T any](v any) (T, error) {
 }
 
 // evaluationToAPI maps an evaluation to the contract's Evaluation.
-func evaluationToAPI(e store.Evaluation) (api.Evaluation, error) {
+func evaluationToAPI(e evaluation.Evaluation) (api.Evaluation, error) {
 	out, err := toWire[api.Evaluation](e)
 	if err != nil {
 		return out, fmt.Errorf("evaluation %s: %w", e.ID, err)

@@ -66,7 +66,7 @@ func (a *app) citation(r *http.Request, tenant store.Tenant, d store.SubmissionD
 	if !ok {
 		return nil, "viewer.cite.missing", nil
 	}
-	var e *store.Evaluation
+	var e *evaluation.Evaluation
 	if l := d.LatestEvaluation; l != nil && l.ID == evaluationID {
 		e = l
 	} else {

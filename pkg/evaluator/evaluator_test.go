@@ -149,7 +149,7 @@ func (e *env) service(name string, common config.Common, builds ...service.Build
 	return stop
 }
 
-func (e *env) waitStatus(sub, id uuid.UUID, want string, within time.Duration) store.Evaluation {
+func (e *env) waitStatus(sub, id uuid.UUID, want string, within time.Duration) evaluation.Evaluation {
 	e.t.Helper()
 	deadline := time.Now().Add(within)
 	for {
@@ -316,7 +316,7 @@ func (e *env) customCheckSubmission(externalID string) store.Submission {
 // runInsideModelCall starts an evaluation of sub and runs it until it waits inside the
 // model's custom check; closing model.release lets it go on, done gets Run's result.
 // The run is measured on e.metrics.
-func (e *env) runInsideModelCall(sub store.Submission) (store.Evaluation, *blockingModel, chan error) {
+func (e *env) runInsideModelCall(sub store.Submission) (evaluation.Evaluation, *blockingModel, chan error) {
 	e.t.Helper()
 	ctx := context.Background()
 	ev, err := e.tenant.StartEvaluation(ctx, sub.ID)

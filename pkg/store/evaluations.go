@@ -16,50 +16,15 @@ import (
 	"github.com/doceval/doceval/pkg/jobs"
 )
 
-// Evaluation is an evaluation of a submission. Its JSON form is the spec's Evaluation as responses and events carry it.
-type Evaluation struct {
-	ID                   uuid.UUID          `json:"id"`
-	Kind                 string             `json:"kind"`
-	Status               string             `json:"status"`
-	StageLabel           string             `json:"stage_label"`
-	ProgressPercent      int                `json:"progress_percent"`
-	InputFileIDs         []uuid.UUID        `json:"input_file_ids"`
-	Failure              *EvaluationFailure `json:"failure,omitempty"`
-	StartedAt            *time.Time         `json:"started_at,omitempty"`
-	FinishedAt           *time.Time         `json:"finished_at,omitempty"`
-	Result               json.RawMessage    `json:"result,omitempty"`
-	SubmissionID         uuid.UUID          `json:"submission_id"`
-	ExternalSubmissionID string             `json:"external_submission_id"`
-
-	ClientID       uuid.UUID   `json:"-"`
-	InputUploadIDs []uuid.UUID `json:"-"`
-	Attempts       int         `json:"-"`
-
-	progressEmittedAt *time.Time
-	CreatedAt         time.Time `json:"-"`
-	UpdatedAt         time.Time `json:"-"`
-}
-
-// EvaluationFailure says why an evaluation failed.
-type EvaluationFailure struct {
-	Code    string `json:"code"`
-	Message string `json:"message"`
-}
-
-// EvaluationEventData is the data of the evaluation.* events.
-type EvaluationEventData struct {
-	Evaluation Evaluation `json:"evaluation"`
-}
-
-func evaluationFromRow(r db.Evaluation, externalSubmissionID string) Evaluation {
-	e := Evaluation{
+func evaluationFromRow(r db.Evaluation, externalSubmissionID string) evaluation.Evaluation {
+	e := evaluation.Evaluation{
 		ID: r.ID, Kind: r.Kind, Status: r.Status, StageLabel: r.StageLabel, ProgressPercent: int(r.ProgressPercent),
 		InputFileIDs: r.InputFileIds, StartedAt: r.StartedAt, FinishedAt: r.FinishedAt, SubmissionID: r.SubmissionID,
 		ExternalSubmissionID: externalSubmissionID, ClientID: r.APIClientID, InputUploadIDs: r.InputUploadIds,
-		Attempts: int(r.Attempts), progressEmittedAt: r.ProgressEmittedAt, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
+		Attempts: int(r.Attempts), ProgressEmittedAt: r.ProgressEmittedAt, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
 	}
 	if r.FailureCode != nil {
-		e.Failure = &EvaluationFailure{Code: *r.FailureCode, Message: deref(r.FailureMessage, "")}
+		e.Failure = &evaluation.Failure{Code: *r.FailureCode, Message: deref(r.FailureMessage, "")}
 	}
 	if r.Result != nil {
 		e.Result = r.Result
@@ -70,8 +35,8 @@ func evaluationFromRow(r db.Evaluation, externalSubmissionID string) Evaluation 
 // StartEvaluation queues an evaluation over the submission's ready uploads and moves
 // the submission to evaluating. The unique index on active evaluations refuses a second
 // one even if two requests pass the status read at once.
-func (t Tenant) StartEvaluation(ctx context.Context, submissionID uuid.UUID) (Evaluation, error) {
-	var out Evaluation
+func (t Tenant) StartEvaluation(ctx context.Context, submissionID uuid.UUID) (evaluation.Evaluation, error) {
+	var out evaluation.Evaluation
 	err := t.s.InTx(ctx, func(tx *Tx) error {
 		s, err := tx.live(ctx, t.clientID, submissionID)
 		if err != nil {
@@ -114,8 +79,8 @@ func (t Tenant) StartEvaluation(ctx context.Context, submissionID uuid.UUID) (Ev
 
 // Evaluation reads one of the submission's evaluations. One that a newer evaluation
 // superseded is refused (evaluation.ErrOutdated), as is a submission being purged.
-func (t Tenant) Evaluation(ctx context.Context, submission, id uuid.UUID) (Evaluation, error) {
-	var out Evaluation
+func (t Tenant) Evaluation(ctx context.Context, submission, id uuid.UUID) (evaluation.Evaluation, error) {
+	var out evaluation.Evaluation
 	err := t.s.InTx(ctx, func(tx *Tx) error {
 		s, err := tx.readable(ctx, t.clientID, submission)
 		if err != nil {
@@ -139,7 +104,7 @@ func (t Tenant) Evaluation(ctx context.Context, submission, id uuid.UUID) (Evalu
 }
 
 // latestEvaluation is the submission's newest evaluation, or nil.
-func (tx *Tx) latestEvaluation(ctx context.Context, s Submission) (*Evaluation, error) {
+func (tx *Tx) latestEvaluation(ctx context.Context, s Submission) (*evaluation.Evaluation, error) {
 	r, err := tx.q.EvaluationLatest(ctx, s.ID)
 	switch err := interpretError(err); {
 	case errors.Is(err, ErrNotFound):
@@ -172,8 +137,8 @@ func (tx *Tx) cancelActiveEvaluations(ctx context.Context, s Submission) error {
 	return nil
 }
 
-func (tx *Tx) emitEvaluation(ctx context.Context, typ events.Type, e Evaluation) error {
-	_, err := tx.Emit(ctx, events.Draft{APIClientID: e.ClientID, Type: typ, SubmissionID: &e.SubmissionID, Data: EvaluationEventData{Evaluation: e}})
+func (tx *Tx) emitEvaluation(ctx context.Context, typ events.Type, e evaluation.Evaluation) error {
+	_, err := tx.Emit(ctx, events.Draft{APIClientID: e.ClientID, Type: typ, SubmissionID: &e.SubmissionID, Data: evaluation.EventData{Evaluation: e}})
 	return err
 }
 
@@ -181,7 +146,7 @@ func (tx *Tx) emitEvaluation(ctx context.Context, typ events.Type, e Evaluation)
 
 // EvaluationRun is what the evaluator needs to run an evaluation.
 type EvaluationRun struct {
-	Evaluation Evaluation
+	Evaluation evaluation.Evaluation
 	Submission Submission
 	// Slots are the template's requirements plus the submission's extra ones.
 	Slots []Slot
@@ -251,22 +216,22 @@ func (s *Store) BeginEvaluation(ctx context.Context, id uuid.UUID, maxAttempts i
 // lockEvaluation locks the evaluation's submission, then the evaluation. Every
 // transaction that takes both takes them in this order (cancel and delete lock the
 // submission, then its active evaluations), so none waits on another in a cycle.
-func (tx *Tx) lockEvaluation(ctx context.Context, id uuid.UUID) (Submission, Evaluation, error) {
+func (tx *Tx) lockEvaluation(ctx context.Context, id uuid.UUID) (Submission, evaluation.Evaluation, error) {
 	owner, err := tx.q.EvaluationOwner(ctx, id)
 	if err != nil {
-		return Submission{}, Evaluation{}, interpretError(err)
+		return Submission{}, evaluation.Evaluation{}, interpretError(err)
 	}
 	sr, err := tx.q.SubmissionGetForUpdate(ctx, db.SubmissionGetForUpdateParams{APIClientID: owner.APIClientID, ID: owner.SubmissionID})
 	if err != nil {
-		return Submission{}, Evaluation{}, interpretError(err)
+		return Submission{}, evaluation.Evaluation{}, interpretError(err)
 	}
 	sub, err := submissionFromRow(sr)
 	if err != nil {
-		return Submission{}, Evaluation{}, err
+		return Submission{}, evaluation.Evaluation{}, err
 	}
 	r, err := tx.q.EvaluationGetForUpdate(ctx, id)
 	if err != nil {
-		return Submission{}, Evaluation{}, interpretError(err)
+		return Submission{}, evaluation.Evaluation{}, interpretError(err)
 	}
 	return sub, evaluationFromRow(r, sub.ExternalID), nil
 }
@@ -330,7 +295,7 @@ func (s *Store) EvaluationProgress(ctx context.Context, id uuid.UUID, stage stri
 			held = true
 			return interpretError(tx.q.EvaluationHold(ctx, db.EvaluationHoldParams{ID: id, GiveBack: 1, Now: now}))
 		}
-		emit := cur.progressEmittedAt == nil || now.Sub(*cur.progressEmittedAt) >= throttle
+		emit := cur.ProgressEmittedAt == nil || now.Sub(*cur.ProgressEmittedAt) >= throttle
 		r, err := tx.q.EvaluationSetProgress(ctx, db.EvaluationSetProgressParams{
 			ID: id, StageLabel: stage, ProgressPercent: int32(min(max(percent, 0), 99)), Emitted: emit, Now: now,
 		})

@@ -13,6 +13,7 @@ import (
 	"github.com/doceval/doceval/gen/db"
 	"github.com/doceval/doceval/pkg/blobkey"
 	"github.com/doceval/doceval/pkg/domain/catalog"
+	"github.com/doceval/doceval/pkg/domain/evaluation"
 	"github.com/doceval/doceval/pkg/domain/submission"
 	"github.com/doceval/doceval/pkg/events"
 	"github.com/doceval/doceval/pkg/jobs"
@@ -100,7 +101,7 @@ type SubmissionDetail struct {
 	Submission
 	Slots            []SlotWithUploads
 	Unassigned       []Upload
-	LatestEvaluation *Evaluation
+	LatestEvaluation *evaluation.Evaluation
 }
 
 // NewSubmission is what POST /v1/submissions asks for.

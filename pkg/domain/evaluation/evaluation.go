@@ -1,6 +1,8 @@
-// Package evaluation holds the rules of an evaluation of a submission: its statuses, when
-// one may start (startEvaluation), that only the latest one is read (getEvaluation),
-// and that the evaluator stops writing to one that is over.
+// Package evaluation holds an evaluation of a submission: the Evaluation with its JSON
+// form (the spec's Evaluation) and the data of the evaluation.* events, its statuses,
+// when one may start (startEvaluation), that only the latest one is read
+// (getEvaluation), and that the evaluator stops writing to one that is over. pkg/store
+// reads and writes them.
 package evaluation
 
 import (
