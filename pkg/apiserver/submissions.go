@@ -6,6 +6,7 @@ import (
 
 	"github.com/doceval/doceval/gen/api"
 	"github.com/doceval/doceval/pkg/apierr"
+	"github.com/doceval/doceval/pkg/domain/submission"
 	"github.com/doceval/doceval/pkg/page"
 	"github.com/doceval/doceval/pkg/store"
 )
@@ -37,7 +38,7 @@ func metadataToAPI(raw json.RawMessage) api.Metadata {
 	return m
 }
 
-func submissionToAPI(s store.Submission) api.Submission {
+func submissionToAPI(s submission.Submission) api.Submission {
 	return api.Submission{
 		Id: s.ID, DisplayId: s.DisplayID, TemplateId: s.TemplateID, ExternalSubmissionId: s.ExternalID,
 		Status: api.SubmissionStatus(s.Status), Metadata: metadataToAPI(s.Metadata), CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt,
@@ -123,7 +124,7 @@ func (s *Server) ListSubmissions(ctx context.Context, req api.ListSubmissionsReq
 	if err != nil {
 		return nil, err
 	}
-	rows, next := page.Trim(rows, limit, store.Submission.Cursor)
+	rows, next := page.Trim(rows, limit, store.SubmissionCursor)
 	list := api.SubmissionList{Data: make([]api.SubmissionSummary, len(rows)), NextCursor: next}
 	for i, r := range rows {
 		list.Data[i] = api.SubmissionSummary{

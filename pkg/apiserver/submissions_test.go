@@ -17,7 +17,7 @@ import (
 
 	"github.com/doceval/doceval/gen/client"
 	"github.com/doceval/doceval/pkg/document"
-	"github.com/doceval/doceval/pkg/store"
+	"github.com/doceval/doceval/pkg/domain/submission"
 )
 
 var (
@@ -421,7 +421,7 @@ func TestUploads(t *testing.T) {
 	if len(evs.JSON200.Data) != 1 {
 		t.Fatalf("%d slot events", len(evs.JSON200.Data))
 	}
-	var data store.SlotUpdatedData
+	var data submission.SlotUpdatedData
 	raw, _ := json.Marshal(evs.JSON200.Data[0].Data)
 	if err := json.Unmarshal(raw, &data); err != nil || data.PreviousStatus != "missing" || data.DocumentSlot.Status != "processing" ||
 		data.SubmissionID != sub.Id || data.ExternalSubmissionID != "u" || len(data.DocumentSlot.Uploads) != 1 {
@@ -594,11 +594,11 @@ func TestFinishIngest(t *testing.T) {
 	if err := e.store.FinishIngest(ctx, up.JSON202.Id, []document.Page{{Number: 1, Text: "Personalausweis", Chars: 15}}, map[string]string{"Pages": "1"}, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.store.FinishIngest(ctx, bad.JSON202.Id, nil, nil, &store.UploadFailure{Code: "file_corrupt", Message: "not a PDF"}); err != nil {
+	if err := e.store.FinishIngest(ctx, bad.JSON202.Id, nil, nil, &submission.UploadFailure{Code: "file_corrupt", Message: "not a PDF"}); err != nil {
 		t.Fatal(err)
 	}
 	// A redelivered job changes nothing and emits nothing.
-	if err := e.store.FinishIngest(ctx, up.JSON202.Id, nil, nil, &store.UploadFailure{Code: "processing_error", Message: "late"}); err != nil {
+	if err := e.store.FinishIngest(ctx, up.JSON202.Id, nil, nil, &submission.UploadFailure{Code: "processing_error", Message: "late"}); err != nil {
 		t.Fatal(err)
 	}
 	got, err := c.GetUploadWithResponse(ctx, sub.Id, up.JSON202.Id)
@@ -618,7 +618,7 @@ func TestFinishIngest(t *testing.T) {
 		if len(evs.JSON200.Data) != 1 {
 			t.Fatalf("%d %s events", len(evs.JSON200.Data), typ)
 		}
-		var data store.FileEventData
+		var data submission.FileEventData
 		raw, _ := json.Marshal(evs.JSON200.Data[0].Data)
 		if err := json.Unmarshal(raw, &data); err != nil || data.Upload.ID != want || data.Upload.SubmissionID != sub.Id || data.Upload.ExternalSubmissionID != "ing" {
 			t.Errorf("%s data: %s", typ, raw)

@@ -13,7 +13,7 @@ import (
 	"github.com/doceval/doceval/gen/client"
 	"github.com/doceval/doceval/pkg/catalog/builtin"
 	"github.com/doceval/doceval/pkg/domain/catalog"
-	"github.com/doceval/doceval/pkg/store"
+	"github.com/doceval/doceval/pkg/domain/submission"
 )
 
 func TestBuiltinTemplateDetail(t *testing.T) {
@@ -408,7 +408,7 @@ func TestSnapshotKeepsVersions(t *testing.T) {
 	same, err := c.UpdateCheckWithResponse(ctx, chk.JSON201.Id, client.UpdateCheckRequest{Title: ptr("Employer verified")})
 	expect(t, err, same.StatusCode(), same.Body, 200)
 
-	var kept store.Snapshot
+	var kept submission.Snapshot
 	if err := json.Unmarshal(stored, &kept); err != nil {
 		t.Fatal(err)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/doceval/doceval/gen/api"
 	"github.com/doceval/doceval/pkg/apierr"
 	"github.com/doceval/doceval/pkg/blobkey"
+	"github.com/doceval/doceval/pkg/domain/submission"
 	"github.com/doceval/doceval/pkg/page"
 	"github.com/doceval/doceval/pkg/store"
 )
@@ -73,7 +74,7 @@ type storedFile struct {
 // storeFile streams a file part to blob storage while hashing it. It refuses, before
 // or while storing and with nothing left behind: an unaccepted declared type, bytes
 // that do not match it, an empty file, and a file over the size limit.
-func (s *Server) storeFile(ctx context.Context, client, submission uuid.UUID, part *multipart.Part) (*storedFile, error) {
+func (s *Server) storeFile(ctx context.Context, client, submissionID uuid.UUID, part *multipart.Part) (*storedFile, error) {
 	declared, _, _ := mime.ParseMediaType(part.Header.Get("Content-Type"))
 	signatures, ok := magic[declared]
 	if !ok {
@@ -97,7 +98,7 @@ func (s *Server) storeFile(ctx context.Context, client, submission uuid.UUID, pa
 	}
 
 	f := &storedFile{fileID: uuid.Must(uuid.NewV7()), filename: SanitizeFilename(part.FileName()), contentType: declared}
-	f.key = blobkey.UploadFile(client, submission, f.fileID)
+	f.key = blobkey.UploadFile(client, submissionID, f.fileID)
 	writeCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	w, err := s.blobs.Writer(writeCtx, f.key, declared)
@@ -160,13 +161,13 @@ func (s storageWriter) Write(p []byte) (int, error) {
 // receiveUpload reads the multipart body: external_file_id and file, other parts
 // ignored. An external id already used in the submission answers with its upload
 // (created false) and stores nothing.
-func (s *Server) receiveUpload(ctx context.Context, submission uuid.UUID, slot *uuid.UUID, mr *multipart.Reader) (store.Upload, bool, error) {
+func (s *Server) receiveUpload(ctx context.Context, submissionID uuid.UUID, slot *uuid.UUID, mr *multipart.Reader) (submission.Upload, bool, error) {
 	t, err := s.tenant(ctx)
 	if err != nil {
-		return store.Upload{}, false, err
+		return submission.Upload{}, false, err
 	}
-	if err := t.UploadTarget(ctx, submission, slot); err != nil {
-		return store.Upload{}, false, err
+	if err := t.UploadTarget(ctx, submissionID, slot); err != nil {
+		return submission.Upload{}, false, err
 	}
 	var (
 		externalID string
@@ -184,50 +185,50 @@ func (s *Server) receiveUpload(ctx context.Context, submission uuid.UUID, slot *
 		}
 		if err != nil {
 			discard()
-			return store.Upload{}, false, bodyError(err)
+			return submission.Upload{}, false, bodyError(err)
 		}
 		switch part.FormName() {
 		case "external_file_id":
 			b, err := io.ReadAll(io.LimitReader(part, 1024))
 			if err != nil {
 				discard()
-				return store.Upload{}, false, bodyError(err)
+				return submission.Upload{}, false, bodyError(err)
 			}
 			externalID = string(b)
 			if n := utf8.RuneCountInString(externalID); n < 1 || n > 255 || !utf8.ValidString(externalID) || strings.ContainsRune(externalID, 0) {
 				discard()
-				return store.Upload{}, false, apierr.Field("external_file_id", "external_file_id must be 1 to 255 characters of text")
+				return submission.Upload{}, false, apierr.Field("external_file_id", "external_file_id must be 1 to 255 characters of text")
 			}
 			if file == nil { // id first (as curl -F sends it): a known id stores nothing
-				if u, found, err := t.ExistingUpload(ctx, submission, externalID); err != nil || found {
+				if u, found, err := t.ExistingUpload(ctx, submissionID, externalID); err != nil || found {
 					return u, false, err
 				}
 			}
 		case "file":
 			if file != nil {
 				discard()
-				return store.Upload{}, false, apierr.Field("file", "send one file part per request")
+				return submission.Upload{}, false, apierr.Field("file", "send one file part per request")
 			}
-			if file, err = s.storeFile(ctx, t.ClientID(), submission, part); err != nil {
-				return store.Upload{}, false, err
+			if file, err = s.storeFile(ctx, t.ClientID(), submissionID, part); err != nil {
+				return submission.Upload{}, false, err
 			}
 		default:
 			// Unknown parts are ignored (open for additions), but still read within the body limit.
 			if _, err := io.Copy(io.Discard, part); err != nil {
 				discard()
-				return store.Upload{}, false, bodyError(err)
+				return submission.Upload{}, false, bodyError(err)
 			}
 		}
 	}
 	switch {
 	case externalID == "":
 		discard()
-		return store.Upload{}, false, apierr.Field("external_file_id", "the external_file_id part is required")
+		return submission.Upload{}, false, apierr.Field("external_file_id", "the external_file_id part is required")
 	case file == nil:
-		return store.Upload{}, false, apierr.Field("file", "the file part is required")
+		return submission.Upload{}, false, apierr.Field("file", "the file part is required")
 	}
 	u, created, err := t.CreateUpload(ctx, store.NewUpload{
-		SubmissionID: submission, SlotID: slot, ExternalFileID: externalID, FileID: file.fileID,
+		SubmissionID: submissionID, SlotID: slot, ExternalFileID: externalID, FileID: file.fileID,
 		Filename: file.filename, ContentType: file.contentType, Size: file.size, SHA256: file.sha256, BlobKey: file.key,
 	})
 	switch {
@@ -283,7 +284,7 @@ func (s *Server) ListUploads(ctx context.Context, req api.ListUploadsRequestObje
 	if err != nil {
 		return nil, err
 	}
-	rows, next := page.Trim(rows, limit, store.Upload.Cursor)
+	rows, next := page.Trim(rows, limit, store.UploadCursor)
 	data, err := uploadsToAPI(rows)
 	if err != nil {
 		return nil, err

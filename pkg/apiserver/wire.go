@@ -6,7 +6,7 @@ import (
 
 	"github.com/doceval/doceval/gen/api"
 	"github.com/doceval/doceval/pkg/domain/evaluation"
-	"github.com/doceval/doceval/pkg/store"
+	"github.com/doceval/doceval/pkg/domain/submission"
 )
 
 // toWire reads v's JSON form as the contract's type T. The store's JSON forms of an
@@ -32,7 +32,7 @@ func evaluationToAPI(e evaluation.Evaluation) (api.Evaluation, error) {
 
 // uploadToAPI maps an upload to the contract's Upload. external_submission_id is present
 // in event payloads only.
-func uploadToAPI(u store.Upload) (api.Upload, error) {
+func uploadToAPI(u submission.Upload) (api.Upload, error) {
 	out, err := toWire[api.Upload](u)
 	if err != nil {
 		return out, fmt.Errorf("upload %s: %w", u.ID, err)
@@ -41,7 +41,7 @@ func uploadToAPI(u store.Upload) (api.Upload, error) {
 	return out, nil
 }
 
-func uploadsToAPI(us []store.Upload) ([]api.Upload, error) {
+func uploadsToAPI(us []submission.Upload) ([]api.Upload, error) {
 	out := make([]api.Upload, len(us))
 	for i, u := range us {
 		var err error

@@ -339,7 +339,7 @@ func TestDecisions(t *testing.T) {
 }
 
 // lastSlotEvent reads the newest document_slot.updated event of the client.
-func lastSlotEvent(t *testing.T, st *store.Store, client uuid.UUID) store.SlotUpdatedData {
+func lastSlotEvent(t *testing.T, st *store.Store, client uuid.UUID) submission.SlotUpdatedData {
 	t.Helper()
 	typ := "document_slot.updated"
 	events, err := st.Tenant(client).Events(context.Background(), store.EventFilter{Type: &typ, Limit: 1})
@@ -347,7 +347,7 @@ func lastSlotEvent(t *testing.T, st *store.Store, client uuid.UUID) store.SlotUp
 		t.Fatalf("no document_slot.updated event: %v", err)
 	}
 	var env struct {
-		Data store.SlotUpdatedData `json:"data"`
+		Data submission.SlotUpdatedData `json:"data"`
 	}
 	if err := json.Unmarshal(events[0].Envelope, &env); err != nil {
 		t.Fatal(err)

@@ -20,6 +20,7 @@ import (
 	"github.com/doceval/doceval/pkg/blobkey"
 	"github.com/doceval/doceval/pkg/console"
 	"github.com/doceval/doceval/pkg/document"
+	"github.com/doceval/doceval/pkg/domain/submission"
 	"github.com/doceval/doceval/pkg/secretbox"
 	"github.com/doceval/doceval/pkg/store"
 	"github.com/doceval/doceval/pkg/testkit/dbtest"
@@ -90,7 +91,7 @@ func (b *testBundle) client(name string) store.Client {
 }
 
 // submission creates a submission of the client's with one ready upload in its first slot.
-func (b *testBundle) submission(client uuid.UUID, external, filename, metadata string) (store.SubmissionDetail, store.Upload) {
+func (b *testBundle) submission(client uuid.UUID, external, filename, metadata string) (store.SubmissionDetail, submission.Upload) {
 	b.t.Helper()
 	ctx := context.Background()
 	tenant := b.st.Tenant(client)

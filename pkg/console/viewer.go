@@ -70,7 +70,7 @@ func previewable(contentType string) bool {
 	return false
 }
 
-func pageCount(u store.Upload) int {
+func pageCount(u submission.Upload) int {
 	if u.PageCount == nil {
 		return 0
 	}
@@ -79,8 +79,8 @@ func pageCount(u store.Upload) int {
 
 // viewerData is what viewer.html shows.
 type viewerData struct {
-	Upload     store.Upload
-	Submission store.Submission
+	Upload     submission.Upload
+	Submission submission.Submission
 	Page       int
 	Pages      int
 	PagesShown int // Pages, or 1 for an upload without pages yet ("page 1 of 1")
@@ -158,7 +158,7 @@ func (a *app) viewer(w http.ResponseWriter, r *http.Request, rs *reqState) error
 
 // pageImageOf is the URL of page n's image, or, when the upload has none, a message
 // key that says why.
-func pageImageOf(u store.Upload, n int) (src, notice string) {
+func pageImageOf(u submission.Upload, n int) (src, notice string) {
 	switch {
 	case u.Status == submission.UploadFailed:
 		return "", "viewer.failed"
@@ -171,7 +171,7 @@ func pageImageOf(u store.Upload, n int) (src, notice string) {
 }
 
 // storedPage reads page n of the upload as ingest stored it; nil before it has pages.
-func (a *app) storedPage(r *http.Request, u store.Upload, n int) (*document.Page, error) {
+func (a *app) storedPage(r *http.Request, u submission.Upload, n int) (*document.Page, error) {
 	if pageCount(u) == 0 {
 		return nil, nil
 	}
@@ -186,7 +186,7 @@ func (a *app) storedPage(r *http.Request, u store.Upload, n int) (*document.Page
 }
 
 // uploadOf finds an upload among a submission's.
-func uploadOf(d store.SubmissionDetail, id uuid.UUID) (store.Upload, bool) {
+func uploadOf(d store.SubmissionDetail, id uuid.UUID) (submission.Upload, bool) {
 	for _, s := range d.Slots {
 		for _, u := range s.Uploads {
 			if u.ID == id {
@@ -199,7 +199,7 @@ func uploadOf(d store.SubmissionDetail, id uuid.UUID) (store.Upload, bool) {
 			return u, true
 		}
 	}
-	return store.Upload{}, false
+	return submission.Upload{}, false
 }
 
 // citeQuery keeps the citation parameters of a viewer URL for its page links; nil when
@@ -272,7 +272,7 @@ func imageHeaders(w http.ResponseWriter, contentType string) {
 
 // serveUploadedImage streams a JPEG or PNG upload, once its leading bytes are what its
 // content type says (ingest checked them; the browser is told nothing else).
-func (a *app) serveUploadedImage(w http.ResponseWriter, r *http.Request, u store.Upload) error {
+func (a *app) serveUploadedImage(w http.ResponseWriter, r *http.Request, u submission.Upload) error {
 	rc, err := a.blobs.Reader(r.Context(), u.BlobKey)
 	if errors.Is(err, blob.ErrNotFound) {
 		return store.ErrNotFound

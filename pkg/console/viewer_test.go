@@ -19,6 +19,7 @@ import (
 
 	"github.com/doceval/doceval/pkg/blobkey"
 	"github.com/doceval/doceval/pkg/document"
+	"github.com/doceval/doceval/pkg/domain/submission"
 	"github.com/doceval/doceval/pkg/engine"
 	"github.com/doceval/doceval/pkg/engine/evidence"
 	"github.com/doceval/doceval/pkg/extract"
@@ -31,7 +32,7 @@ import (
 type viewerUpload struct {
 	client     uuid.UUID
 	submission uuid.UUID
-	upload     store.Upload
+	upload     submission.Upload
 }
 
 func (b *testBundle) viewerUpload(client uuid.UUID, filename, contentType string, content []byte, pages []document.Page) viewerUpload {

@@ -76,12 +76,12 @@ var samplePages = map[string][]string{
 }
 
 // submission creates a submission with ready uploads holding pages.
-func (e *env) submission(externalID string, pages map[string][]string) store.Submission {
+func (e *env) submission(externalID string, pages map[string][]string) submission.Submission {
 	e.t.Helper()
 	return e.submissionFrom(externalID, "", pages)
 }
 
-func (e *env) submissionFrom(externalID, template string, pages map[string][]string) store.Submission {
+func (e *env) submissionFrom(externalID, template string, pages map[string][]string) submission.Submission {
 	e.t.Helper()
 	ctx := context.Background()
 	sub, _, err := e.tenant.CreateSubmission(ctx, store.NewSubmission{ExternalID: externalID, TemplateRef: template, Metadata: []byte("{}"), Language: "de"})
@@ -293,7 +293,7 @@ func (m *blockingModel) Field(ctx context.Context, req llm.FieldRequest) (llm.Fi
 
 // customCheckSubmission creates a submission whose template has a custom check (which
 // the model evaluates) next to a builtin one.
-func (e *env) customCheckSubmission(externalID string) store.Submission {
+func (e *env) customCheckSubmission(externalID string) submission.Submission {
 	e.t.Helper()
 	ctx := context.Background()
 	prompt := "Does the applicant have a second job? If yes, open."
@@ -316,7 +316,7 @@ func (e *env) customCheckSubmission(externalID string) store.Submission {
 // runInsideModelCall starts an evaluation of sub and runs it until it waits inside the
 // model's custom check; closing model.release lets it go on, done gets Run's result.
 // The run is measured on e.metrics.
-func (e *env) runInsideModelCall(sub store.Submission) (evaluation.Evaluation, *blockingModel, chan error) {
+func (e *env) runInsideModelCall(sub submission.Submission) (evaluation.Evaluation, *blockingModel, chan error) {
 	e.t.Helper()
 	ctx := context.Background()
 	ev, err := e.tenant.StartEvaluation(ctx, sub.ID)

@@ -185,7 +185,7 @@ func (w *Worker) process(ctx context.Context, job jobs.IngestJob, heartbeat func
 		// Deleted between the read and the download (FinishIngest then finds no row),
 		// or the bytes are lost: either way the upload must not stay processing.
 		w.Log.WarnContext(ctx, "upload failed: stored file missing", "upload_id", u.ID, "blob_key", u.BlobKey)
-		return settled(outcomeFailed, w.Store.FinishIngest(ctx, u.ID, nil, nil, &store.UploadFailure{
+		return settled(outcomeFailed, w.Store.FinishIngest(ctx, u.ID, nil, nil, &submission.UploadFailure{
 			Code: "processing_error", Message: "the stored file is missing; upload it again",
 		}))
 	}
@@ -209,7 +209,7 @@ func (w *Worker) process(ctx context.Context, job jobs.IngestJob, heartbeat func
 		return outcomeRetry, err
 	case w.Cfg.MaxAttempts > 0 && attempts > w.Cfg.MaxAttempts:
 		w.Log.ErrorContext(ctx, "ingest gives up", "upload_id", u.ID, "attempts", attempts-1)
-		return settled(outcomeFailed, w.Store.FinishIngest(ctx, u.ID, nil, nil, &store.UploadFailure{
+		return settled(outcomeFailed, w.Store.FinishIngest(ctx, u.ID, nil, nil, &submission.UploadFailure{
 			Code: "processing_error", Message: "the file could not be processed; upload it again or contact support",
 		}))
 	}
@@ -229,7 +229,7 @@ func (w *Worker) process(ctx context.Context, job jobs.IngestJob, heartbeat func
 		return outcomeRetry, err
 	case errors.As(err, &failure):
 		w.Log.InfoContext(ctx, "upload failed", "upload_id", u.ID, "code", failure.Code, "duration_ms", time.Since(start).Milliseconds())
-		return settled(outcomeFailed, w.Store.FinishIngest(ctx, u.ID, nil, nil, &store.UploadFailure{Code: failure.Code, Message: failure.Message}))
+		return settled(outcomeFailed, w.Store.FinishIngest(ctx, u.ID, nil, nil, &submission.UploadFailure{Code: failure.Code, Message: failure.Message}))
 	case err != nil:
 		return outcomeRetry, err
 	}

@@ -44,7 +44,7 @@ type env struct {
 	blobs  *blob.Store
 	common config.Common
 	tenant store.Tenant
-	sub    store.Submission
+	sub    submission.Submission
 	// blobDir is where the file blob store keeps its objects (a key is a path under it).
 	blobDir string
 }
@@ -144,7 +144,7 @@ func (e *env) relayOnly() {
 	e.t.Cleanup(func() { cancel(); <-done })
 }
 
-func (e *env) waitStatus(id uuid.UUID, timeout time.Duration) store.Upload {
+func (e *env) waitStatus(id uuid.UUID, timeout time.Duration) submission.Upload {
 	e.t.Helper()
 	deadline := time.Now().Add(timeout)
 	for {
@@ -276,7 +276,7 @@ func TestIngestWorkerKilledMidFile(t *testing.T) {
 	}
 }
 
-func (e *env) waitStatusNow(id uuid.UUID) store.Upload {
+func (e *env) waitStatusNow(id uuid.UUID) submission.Upload {
 	u, err := e.tenant.Upload(context.Background(), e.sub.ID, id)
 	if err != nil {
 		e.t.Fatal(err)

@@ -91,7 +91,7 @@ func (s *Store) SubmissionOwner(ctx context.Context, id uuid.UUID) (client uuid.
 }
 
 // UploadOwner is the client and submission an upload belongs to.
-func (s *Store) UploadOwner(ctx context.Context, id uuid.UUID) (client, submission uuid.UUID, err error) {
+func (s *Store) UploadOwner(ctx context.Context, id uuid.UUID) (client, submissionID uuid.UUID, err error) {
 	r, err := s.queries().UploadClientOf(ctx, id)
 	return r.APIClientID, r.SubmissionID, interpretError(err)
 }

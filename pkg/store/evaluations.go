@@ -79,10 +79,10 @@ func (t Tenant) StartEvaluation(ctx context.Context, submissionID uuid.UUID) (ev
 
 // Evaluation reads one of the submission's evaluations. One that a newer evaluation
 // superseded is refused (evaluation.ErrOutdated), as is a submission being purged.
-func (t Tenant) Evaluation(ctx context.Context, submission, id uuid.UUID) (evaluation.Evaluation, error) {
+func (t Tenant) Evaluation(ctx context.Context, submissionID, id uuid.UUID) (evaluation.Evaluation, error) {
 	var out evaluation.Evaluation
 	err := t.s.InTx(ctx, func(tx *Tx) error {
-		s, err := tx.readable(ctx, t.clientID, submission)
+		s, err := tx.readable(ctx, t.clientID, submissionID)
 		if err != nil {
 			return err
 		}
@@ -104,7 +104,7 @@ func (t Tenant) Evaluation(ctx context.Context, submission, id uuid.UUID) (evalu
 }
 
 // latestEvaluation is the submission's newest evaluation, or nil.
-func (tx *Tx) latestEvaluation(ctx context.Context, s Submission) (*evaluation.Evaluation, error) {
+func (tx *Tx) latestEvaluation(ctx context.Context, s submission.Submission) (*evaluation.Evaluation, error) {
 	r, err := tx.q.EvaluationLatest(ctx, s.ID)
 	switch err := interpretError(err); {
 	case errors.Is(err, ErrNotFound):
@@ -120,7 +120,7 @@ func (tx *Tx) latestEvaluation(ctx context.Context, s Submission) (*evaluation.E
 // caller holds the submission's lock) and emits evaluation.canceled. The evaluator
 // notices at its next step; its completion then finds nothing running and writes no
 // result.
-func (tx *Tx) cancelActiveEvaluations(ctx context.Context, s Submission) error {
+func (tx *Tx) cancelActiveEvaluations(ctx context.Context, s submission.Submission) error {
 	active, err := tx.q.EvaluationsActiveOfSubmission(ctx, s.ID)
 	if err != nil {
 		return interpretError(err)
@@ -147,16 +147,16 @@ func (tx *Tx) emitEvaluation(ctx context.Context, typ events.Type, e evaluation.
 // EvaluationRun is what the evaluator needs to run an evaluation.
 type EvaluationRun struct {
 	Evaluation evaluation.Evaluation
-	Submission Submission
+	Submission submission.Submission
 	// Slots are the template's requirements plus the submission's extra ones.
-	Slots []Slot
+	Slots []submission.Slot
 	// Inputs are the evaluation's input uploads, in input order.
 	Inputs []EvaluationInput
 }
 
 // EvaluationInput is one input upload of an evaluation with the pages ingest stored.
 type EvaluationInput struct {
-	Upload Upload
+	Upload submission.Upload
 	Pages  []document.Page
 }
 
@@ -216,22 +216,22 @@ func (s *Store) BeginEvaluation(ctx context.Context, id uuid.UUID, maxAttempts i
 // lockEvaluation locks the evaluation's submission, then the evaluation. Every
 // transaction that takes both takes them in this order (cancel and delete lock the
 // submission, then its active evaluations), so none waits on another in a cycle.
-func (tx *Tx) lockEvaluation(ctx context.Context, id uuid.UUID) (Submission, evaluation.Evaluation, error) {
+func (tx *Tx) lockEvaluation(ctx context.Context, id uuid.UUID) (submission.Submission, evaluation.Evaluation, error) {
 	owner, err := tx.q.EvaluationOwner(ctx, id)
 	if err != nil {
-		return Submission{}, evaluation.Evaluation{}, interpretError(err)
+		return submission.Submission{}, evaluation.Evaluation{}, interpretError(err)
 	}
 	sr, err := tx.q.SubmissionGetForUpdate(ctx, db.SubmissionGetForUpdateParams{APIClientID: owner.APIClientID, ID: owner.SubmissionID})
 	if err != nil {
-		return Submission{}, evaluation.Evaluation{}, interpretError(err)
+		return submission.Submission{}, evaluation.Evaluation{}, interpretError(err)
 	}
 	sub, err := submissionFromRow(sr)
 	if err != nil {
-		return Submission{}, evaluation.Evaluation{}, err
+		return submission.Submission{}, evaluation.Evaluation{}, err
 	}
 	r, err := tx.q.EvaluationGetForUpdate(ctx, id)
 	if err != nil {
-		return Submission{}, evaluation.Evaluation{}, interpretError(err)
+		return submission.Submission{}, evaluation.Evaluation{}, interpretError(err)
 	}
 	return sub, evaluationFromRow(r, sub.ExternalID), nil
 }
@@ -239,12 +239,12 @@ func (tx *Tx) lockEvaluation(ctx context.Context, id uuid.UUID) (Submission, eva
 // evaluationInputs loads the submission's slots and the input uploads with their pages,
 // in input order. An input upload deleted since (impossible while the evaluation is
 // active, but cheap to tolerate) is left out.
-func (tx *Tx) evaluationInputs(ctx context.Context, sub Submission, uploadIDs []uuid.UUID) ([]Slot, []EvaluationInput, error) {
+func (tx *Tx) evaluationInputs(ctx context.Context, sub submission.Submission, uploadIDs []uuid.UUID) ([]submission.Slot, []EvaluationInput, error) {
 	rows, err := tx.q.SlotsOfSubmission(ctx, sub.ID)
 	if err != nil {
 		return nil, nil, interpretError(err)
 	}
-	slots := make([]Slot, len(rows))
+	slots := make([]submission.Slot, len(rows))
 	for i, r := range rows {
 		slots[i] = slotFromRow(r)
 	}
@@ -354,7 +354,7 @@ func (s *Store) FailEvaluation(ctx context.Context, id uuid.UUID, code, message 
 }
 
 // failEvaluation ends the evaluation as failed and the evaluating submission with it.
-func (tx *Tx) failEvaluation(ctx context.Context, sub Submission, id uuid.UUID, code, message string) error {
+func (tx *Tx) failEvaluation(ctx context.Context, sub submission.Submission, id uuid.UUID, code, message string) error {
 	r, err := tx.q.EvaluationFail(ctx, db.EvaluationFailParams{ID: id, FailureCode: &code, FailureMessage: &message, StageLabel: evaluation.StageFailed, Now: tx.s.Now()})
 	if err != nil {
 		return interpretError(err)
@@ -366,7 +366,7 @@ func (tx *Tx) failEvaluation(ctx context.Context, sub Submission, id uuid.UUID, 
 }
 
 // finishSubmission moves an evaluating submission to the outcome of its evaluation.
-func (tx *Tx) finishSubmission(ctx context.Context, sub Submission, status string) error {
+func (tx *Tx) finishSubmission(ctx context.Context, sub submission.Submission, status string) error {
 	if sub.Status != submission.StatusEvaluating {
 		return nil
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/doceval/doceval/pkg/auth"
 	"github.com/doceval/doceval/pkg/blobkey"
 	"github.com/doceval/doceval/pkg/clock"
+	"github.com/doceval/doceval/pkg/domain/submission"
 	"github.com/doceval/doceval/pkg/jobs"
 	"github.com/doceval/doceval/pkg/store"
 	"github.com/doceval/doceval/pkg/testkit/dbtest"
@@ -19,7 +20,7 @@ import (
 
 // purgeFixture is a client's submission with one upload, on a store whose clock the
 // test moves.
-func purgeFixture(t *testing.T) (*store.Store, *clock.Fake, store.Tenant, store.Submission, store.Upload) {
+func purgeFixture(t *testing.T) (*store.Store, *clock.Fake, store.Tenant, submission.Submission, submission.Upload) {
 	t.Helper()
 	ctx := context.Background()
 	clk := clock.NewFake(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))

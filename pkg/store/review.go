@@ -24,12 +24,12 @@ type Decision struct {
 // Every change of the decision (or its reason) emits document_slot.updated with the
 // review in its data, and is written to the audit log when the store acts for an
 // operator (As). Decisions on a canceled submission or one being purged are refused.
-func (s *Store) DecideSlot(ctx context.Context, d Decision) (Slot, error) {
+func (s *Store) DecideSlot(ctx context.Context, d Decision) (submission.Slot, error) {
 	reason, err := submission.CheckDecision(d.Decision, d.Reason)
 	if err != nil {
-		return Slot{}, err
+		return submission.Slot{}, err
 	}
-	var slot Slot
+	var slot submission.Slot
 	err = s.InTx(ctx, func(tx *Tx) error {
 		sub, err := tx.submission(ctx, d.ClientID, d.SubmissionID, true)
 		if err != nil {
@@ -72,7 +72,7 @@ func (s *Store) DecideSlot(ctx context.Context, d Decision) (Slot, error) {
 				return interpretError(err)
 			}
 			slot.Status = d.Decision
-			slot.Review = &SlotReview{Decision: d.Decision, Reason: why, DecidedAt: now}
+			slot.Review = &submission.SlotReview{Decision: d.Decision, Reason: why, DecidedAt: now}
 		}
 		if err := tx.emitSlotUpdate(ctx, sub, slot, before.Status); err != nil {
 			return err

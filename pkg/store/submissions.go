@@ -20,87 +20,41 @@ import (
 	"github.com/doceval/doceval/pkg/keyset"
 )
 
-// Submission is a credit submission of one client.
-type Submission struct {
-	ID         uuid.UUID
-	ClientID   uuid.UUID
-	DisplayID  string
-	ExternalID string
-	TemplateID string
-	Language   string
-	Metadata   json.RawMessage
-	Status     string
-	Purging    bool
-	Snapshot   Snapshot
-	CreatedAt  time.Time
-	UpdatedAt  time.Time
-}
-
-// Cursor is the submission's position in the newest-first list.
-func (s Submission) Cursor() keyset.Position {
+// SubmissionCursor is the submission's position in the newest-first list.
+func SubmissionCursor(s submission.Submission) keyset.Position {
 	return keyset.Position{CreatedAt: s.CreatedAt, ID: s.ID}
 }
 
-func submissionFromRow(r db.Submission) (Submission, error) {
-	s := Submission{
+func submissionFromRow(r db.Submission) (submission.Submission, error) {
+	s := submission.Submission{
 		ID: r.ID, ClientID: r.APIClientID, DisplayID: r.DisplayID, ExternalID: r.ExternalSubmissionID,
 		TemplateID: r.TemplateID, Language: r.Language, Metadata: r.Metadata, Status: r.Status,
 		Purging: r.PurgeRequestedAt != nil, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
 	}
 	if err := json.Unmarshal(r.Snapshot, &s.Snapshot); err != nil {
-		return Submission{}, fmt.Errorf("submission %s snapshot: %w", r.ID, err)
+		return submission.Submission{}, fmt.Errorf("submission %s snapshot: %w", r.ID, err)
 	}
 	return s, nil
 }
 
-// Slot is a document slot of a submission.
-type Slot struct {
-	ID                 uuid.UUID
-	Position           int
-	Key                string
-	Label              string
-	Description        string
-	DocumentTypeID     string
-	Required           bool
-	AllowMultipleFiles bool
-	Extra              bool
-	Status             string
-	// Review is the advisor decision that stands on the slot (SlotReview), nil when none.
-	// Who decided is kept in the row (review_operator_id) and the audit log, never here.
-	Review *SlotReview
-}
-
-// SlotReview is an advisor's decision on a slot, as partners see it.
-type SlotReview struct {
-	Decision  string    `json:"decision"`
-	Reason    *string   `json:"reason"`
-	DecidedAt time.Time `json:"decided_at"`
-}
-
-func slotFromRow(r db.DocumentSlot) Slot {
-	s := Slot{
+func slotFromRow(r db.DocumentSlot) submission.Slot {
+	s := submission.Slot{
 		ID: r.ID, Position: int(r.Position), Key: r.Key, Label: r.Label, Description: r.Description,
 		DocumentTypeID: r.DocumentTypeID, Required: r.Required, AllowMultipleFiles: r.AllowMultipleFiles,
 		Extra: r.Extra, Status: r.Status,
 	}
 	if r.ReviewDecision != nil && r.ReviewDecidedAt != nil {
-		s.Review = &SlotReview{Decision: *r.ReviewDecision, Reason: r.ReviewReason, DecidedAt: *r.ReviewDecidedAt}
+		s.Review = &submission.SlotReview{Decision: *r.ReviewDecision, Reason: r.ReviewReason, DecidedAt: *r.ReviewDecidedAt}
 	}
 	return s
-}
-
-// SlotWithUploads is a slot and the uploads assigned to it, newest first.
-type SlotWithUploads struct {
-	Slot
-	Uploads []Upload
 }
 
 // SubmissionDetail is a submission with its slots, unassigned uploads and latest
 // evaluation (nil before the first).
 type SubmissionDetail struct {
-	Submission
-	Slots            []SlotWithUploads
-	Unassigned       []Upload
+	submission.Submission
+	Slots            []submission.SlotWithUploads
+	Unassigned       []submission.Upload
 	LatestEvaluation *evaluation.Evaluation
 }
 
@@ -131,8 +85,8 @@ func newDisplayID() string {
 // CreateSubmission creates a submission with the template's snapshot and its slots, or
 // returns the client's existing submission with the same external id (created false),
 // also when a concurrent request created it first.
-func (t Tenant) CreateSubmission(ctx context.Context, in NewSubmission) (Submission, bool, error) {
-	var out Submission
+func (t Tenant) CreateSubmission(ctx context.Context, in NewSubmission) (submission.Submission, bool, error) {
+	var out submission.Submission
 	created := false
 	err := t.s.InTx(ctx, func(tx *Tx) error {
 		existing, err := tx.submissionByExternalID(ctx, t.clientID, in.ExternalID)
@@ -201,7 +155,7 @@ func (t Tenant) CreateSubmission(ctx context.Context, in NewSubmission) (Submiss
 
 // slotsFor lists a new submission's slots: the snapshot's requirements, then the extra
 // ones (each a document type the template does not already ask for).
-func (tx *Tx) slotsFor(ctx context.Context, client uuid.UUID, snap Snapshot, extra []catalog.ItemInput) ([]db.SlotInsertParams, error) {
+func (tx *Tx) slotsFor(ctx context.Context, client uuid.UUID, snap submission.Snapshot, extra []catalog.ItemInput) ([]db.SlotInsertParams, error) {
 	var out []db.SlotInsertParams
 	seen := map[string]bool{}
 	for _, r := range snap.DocumentRequirements {
@@ -229,16 +183,16 @@ func (tx *Tx) slotsFor(ctx context.Context, client uuid.UUID, snap Snapshot, ext
 	return out, nil
 }
 
-func (tx *Tx) submissionByExternalID(ctx context.Context, client uuid.UUID, external string) (Submission, error) {
+func (tx *Tx) submissionByExternalID(ctx context.Context, client uuid.UUID, external string) (submission.Submission, error) {
 	r, err := tx.q.SubmissionGetByExternalID(ctx, db.SubmissionGetByExternalIDParams{APIClientID: client, ExternalSubmissionID: external})
 	if err != nil {
-		return Submission{}, interpretError(err)
+		return submission.Submission{}, interpretError(err)
 	}
 	return submissionFromRow(r)
 }
 
 // submission reads (and with lock, locks) one of the client's submissions.
-func (tx *Tx) submission(ctx context.Context, client, id uuid.UUID, lock bool) (Submission, error) {
+func (tx *Tx) submission(ctx context.Context, client, id uuid.UUID, lock bool) (submission.Submission, error) {
 	var r db.Submission
 	var err error
 	if lock {
@@ -247,44 +201,44 @@ func (tx *Tx) submission(ctx context.Context, client, id uuid.UUID, lock bool) (
 		r, err = tx.q.SubmissionGet(ctx, db.SubmissionGetParams{APIClientID: client, ID: id})
 	}
 	if err != nil {
-		return Submission{}, interpretError(err)
+		return submission.Submission{}, interpretError(err)
 	}
 	return submissionFromRow(r)
 }
 
 // readable reads a submission for a read: one being purged is refused (submission.ErrPurging).
-func (tx *Tx) readable(ctx context.Context, client, id uuid.UUID) (Submission, error) {
+func (tx *Tx) readable(ctx context.Context, client, id uuid.UUID) (submission.Submission, error) {
 	s, err := tx.submission(ctx, client, id, false)
 	if err == nil {
 		err = submission.CheckLive(s.Purging)
 	}
 	if err != nil {
-		return Submission{}, err
+		return submission.Submission{}, err
 	}
 	return s, nil
 }
 
 // live reads a submission for a write: locked, and not being purged.
-func (tx *Tx) live(ctx context.Context, client, id uuid.UUID) (Submission, error) {
+func (tx *Tx) live(ctx context.Context, client, id uuid.UUID) (submission.Submission, error) {
 	s, err := tx.submission(ctx, client, id, true)
 	if err == nil {
 		err = submission.CheckLive(s.Purging)
 	}
 	if err != nil {
-		return Submission{}, err
+		return submission.Submission{}, err
 	}
 	return s, nil
 }
 
 // uploadsChangeable reads a submission whose uploads are to be moved or deleted: live,
 // and with no evaluation queued or running (submission.ErrUploadsLocked).
-func (tx *Tx) uploadsChangeable(ctx context.Context, client, id uuid.UUID) (Submission, error) {
+func (tx *Tx) uploadsChangeable(ctx context.Context, client, id uuid.UUID) (submission.Submission, error) {
 	s, err := tx.live(ctx, client, id)
 	if err == nil {
 		err = submission.CheckUploadsChangeable(s.Status)
 	}
 	if err != nil {
-		return Submission{}, err
+		return submission.Submission{}, err
 	}
 	return s, nil
 }
@@ -301,7 +255,7 @@ type SubmissionFilter struct {
 }
 
 // Submissions lists the tenant's submissions newest first, up to Limit+1.
-func (t Tenant) Submissions(ctx context.Context, f SubmissionFilter) ([]Submission, error) {
+func (t Tenant) Submissions(ctx context.Context, f SubmissionFilter) ([]submission.Submission, error) {
 	p := db.SubmissionListParams{
 		APIClientID: t.clientID, ExternalSubmissionID: f.ExternalID, Status: f.Status, TemplateID: f.TemplateID,
 		CreatedAtGte: f.CreatedAtGTE, CreatedAtLt: f.CreatedAtLT, MaxRows: int32(f.Limit + 1),
@@ -313,9 +267,9 @@ func (t Tenant) Submissions(ctx context.Context, f SubmissionFilter) ([]Submissi
 	if err != nil {
 		return nil, interpretError(err)
 	}
-	out := make([]Submission, len(rows))
+	out := make([]submission.Submission, len(rows))
 	for i, r := range rows {
-		out[i] = Submission{
+		out[i] = submission.Submission{
 			ID: r.ID, ClientID: t.clientID, DisplayID: r.DisplayID, TemplateID: r.TemplateID, ExternalID: r.ExternalSubmissionID,
 			Status: r.Status, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
 		}
@@ -338,8 +292,8 @@ func (t Tenant) Submission(ctx context.Context, id uuid.UUID) (SubmissionDetail,
 	return d, err
 }
 
-func (tx *Tx) detail(ctx context.Context, s Submission) (SubmissionDetail, error) {
-	d := SubmissionDetail{Submission: s, Slots: []SlotWithUploads{}, Unassigned: []Upload{}}
+func (tx *Tx) detail(ctx context.Context, s submission.Submission) (SubmissionDetail, error) {
+	d := SubmissionDetail{Submission: s, Slots: []submission.SlotWithUploads{}, Unassigned: []submission.Upload{}}
 	slots, err := tx.q.SlotsOfSubmission(ctx, s.ID)
 	if err != nil {
 		return d, interpretError(err)
@@ -347,7 +301,7 @@ func (tx *Tx) detail(ctx context.Context, s Submission) (SubmissionDetail, error
 	index := map[uuid.UUID]int{}
 	for i, r := range slots {
 		index[r.ID] = i
-		d.Slots = append(d.Slots, SlotWithUploads{Slot: slotFromRow(r), Uploads: []Upload{}})
+		d.Slots = append(d.Slots, submission.SlotWithUploads{Slot: slotFromRow(r), Uploads: []submission.Upload{}})
 	}
 	uploads, err := tx.q.UploadsOfSubmission(ctx, s.ID)
 	if err != nil {
@@ -368,8 +322,8 @@ func (tx *Tx) detail(ctx context.Context, s Submission) (SubmissionDetail, error
 }
 
 // UpdateMetadata replaces a submission's metadata whole.
-func (t Tenant) UpdateMetadata(ctx context.Context, id uuid.UUID, metadata json.RawMessage) (Submission, error) {
-	var out Submission
+func (t Tenant) UpdateMetadata(ctx context.Context, id uuid.UUID, metadata json.RawMessage) (submission.Submission, error) {
+	var out submission.Submission
 	err := t.s.InTx(ctx, func(tx *Tx) error {
 		if _, err := tx.live(ctx, t.clientID, id); err != nil {
 			return err
@@ -386,8 +340,8 @@ func (t Tenant) UpdateMetadata(ctx context.Context, id uuid.UUID, metadata json.
 
 // CancelSubmission cancels a submission that is not completed; canceling a canceled one
 // does nothing.
-func (t Tenant) CancelSubmission(ctx context.Context, id uuid.UUID) (Submission, error) {
-	var out Submission
+func (t Tenant) CancelSubmission(ctx context.Context, id uuid.UUID) (submission.Submission, error) {
+	var out submission.Submission
 	err := t.s.InTx(ctx, func(tx *Tx) error {
 		s, err := tx.live(ctx, t.clientID, id)
 		if err != nil {
@@ -478,12 +432,12 @@ func (s *Store) PurgeSubmission(ctx context.Context, id uuid.UUID, deleteBlob, d
 }
 
 // emitSlotUpdate announces a slot's status change.
-func (tx *Tx) emitSlotUpdate(ctx context.Context, s Submission, slot Slot, previous string) error {
+func (tx *Tx) emitSlotUpdate(ctx context.Context, s submission.Submission, slot submission.Slot, previous string) error {
 	rows, err := tx.q.UploadsOfSubmission(ctx, s.ID)
 	if err != nil {
 		return interpretError(err)
 	}
-	uploads := []Upload{}
+	uploads := []submission.Upload{}
 	for _, r := range rows {
 		if r.DocumentSlotID != nil && *r.DocumentSlotID == slot.ID {
 			uploads = append(uploads, uploadFromRow(r, s.ExternalID))
@@ -491,14 +445,14 @@ func (tx *Tx) emitSlotUpdate(ctx context.Context, s Submission, slot Slot, previ
 	}
 	_, err = tx.Emit(ctx, events.Draft{
 		APIClientID: s.ClientID, Type: events.DocumentSlotUpdated, SubmissionID: &s.ID,
-		Data: SlotUpdatedData{DocumentSlot: SlotJSON(slot, uploads), PreviousStatus: previous, SubmissionID: s.ID, ExternalSubmissionID: s.ExternalID},
+		Data: submission.SlotUpdatedData{DocumentSlot: submission.SlotJSON(slot, uploads), PreviousStatus: previous, SubmissionID: s.ID, ExternalSubmissionID: s.ExternalID},
 	})
 	return err
 }
 
 // recomputeSlot sets a slot's status from its uploads (replacing a review status) and
 // emits document_slot.updated when it changed.
-func (tx *Tx) recomputeSlot(ctx context.Context, s Submission, slotID uuid.UUID) error {
+func (tx *Tx) recomputeSlot(ctx context.Context, s submission.Submission, slotID uuid.UUID) error {
 	r, err := tx.q.SlotGet(ctx, db.SlotGetParams{SubmissionID: s.ID, ID: slotID})
 	if err != nil {
 		return interpretError(err)
@@ -530,7 +484,7 @@ func (tx *Tx) computedSlotStatus(ctx context.Context, slotID uuid.UUID) (string,
 
 // uploadsChanged applies the rule that a new, moved or deleted upload sends a completed
 // or failed submission back to collecting_documents.
-func (tx *Tx) uploadsChanged(ctx context.Context, s Submission) error {
+func (tx *Tx) uploadsChanged(ctx context.Context, s submission.Submission) error {
 	if !submission.ReopensOnUploadChange(s.Status) {
 		return nil
 	}

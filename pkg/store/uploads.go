@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"time"
 
 	"github.com/google/uuid"
 
@@ -17,47 +16,20 @@ import (
 	"github.com/doceval/doceval/pkg/keyset"
 )
 
-// Upload is a file uploaded to a submission. Its JSON form is the spec's Upload
-// as events carry it.
-type Upload struct {
-	ID                   uuid.UUID      `json:"id"`
-	ExternalFileID       string         `json:"external_file_id"`
-	Status               string         `json:"upload_status"`
-	FileID               uuid.UUID      `json:"file_id"`
-	SlotID               *uuid.UUID     `json:"document_slot_id"`
-	Filename             string         `json:"filename"`
-	ContentType          string         `json:"content_type"`
-	Failure              *UploadFailure `json:"failure"`
-	CreatedAt            time.Time      `json:"created_at"`
-	SubmissionID         uuid.UUID      `json:"submission_id"`
-	ExternalSubmissionID string         `json:"external_submission_id,omitempty"`
-
-	ClientID  uuid.UUID `json:"-"`
-	Size      int64     `json:"-"`
-	SHA256    []byte    `json:"-"`
-	BlobKey   string    `json:"-"`
-	PageCount *int      `json:"-"`
-	UpdatedAt time.Time `json:"-"`
+// UploadCursor is the upload's position in the newest-first list.
+func UploadCursor(u submission.Upload) keyset.Position {
+	return keyset.Position{CreatedAt: u.CreatedAt, ID: u.ID}
 }
 
-// UploadFailure says why processing failed.
-type UploadFailure struct {
-	Code    string `json:"code"`
-	Message string `json:"message"`
-}
-
-// Cursor is the upload's position in the newest-first list.
-func (u Upload) Cursor() keyset.Position { return keyset.Position{CreatedAt: u.CreatedAt, ID: u.ID} }
-
-func uploadFromRow(r db.Upload, externalSubmissionID string) Upload {
-	u := Upload{
+func uploadFromRow(r db.Upload, externalSubmissionID string) submission.Upload {
+	u := submission.Upload{
 		ID: r.ID, ExternalFileID: r.ExternalFileID, Status: r.UploadStatus, FileID: r.FileID, SlotID: r.DocumentSlotID,
 		Filename: r.Filename, ContentType: r.ContentType, CreatedAt: r.CreatedAt, SubmissionID: r.SubmissionID,
 		ExternalSubmissionID: externalSubmissionID, ClientID: r.APIClientID, Size: r.SizeBytes, SHA256: r.Sha256,
 		BlobKey: r.BlobKey, UpdatedAt: r.UpdatedAt,
 	}
 	if r.FailureCode != nil {
-		u.Failure = &UploadFailure{Code: *r.FailureCode, Message: deref(r.FailureMessage, "")}
+		u.Failure = &submission.UploadFailure{Code: *r.FailureCode, Message: deref(r.FailureMessage, "")}
 	}
 	if r.PageCount != nil {
 		n := int(*r.PageCount)
@@ -66,40 +38,11 @@ func uploadFromRow(r db.Upload, externalSubmissionID string) Upload {
 	return u
 }
 
-// SlotJSONForm is a document slot as events carry it (DocumentSlot).
-type SlotJSONForm struct {
-	ID       uuid.UUID   `json:"id"`
-	Key      string      `json:"key"`
-	Label    string      `json:"label"`
-	Required bool        `json:"required"`
-	Status   string      `json:"status"`
-	Review   *SlotReview `json:"review"`
-	Uploads  []Upload    `json:"uploads"`
-}
-
-// SlotJSON renders a slot with its uploads.
-func SlotJSON(s Slot, uploads []Upload) SlotJSONForm {
-	return SlotJSONForm{ID: s.ID, Key: s.Key, Label: s.Label, Required: s.Required, Status: s.Status, Review: s.Review, Uploads: uploads}
-}
-
-// SlotUpdatedData is the data of document_slot.updated.
-type SlotUpdatedData struct {
-	DocumentSlot         SlotJSONForm `json:"document_slot"`
-	PreviousStatus       string       `json:"previous_status"`
-	SubmissionID         uuid.UUID    `json:"submission_id"`
-	ExternalSubmissionID string       `json:"external_submission_id"`
-}
-
-// FileEventData is the data of file.ready and file.failed.
-type FileEventData struct {
-	Upload Upload `json:"upload"`
-}
-
 // UploadTarget checks, before any byte is stored, that a submission accepts an upload
 // (into slot, when given).
-func (t Tenant) UploadTarget(ctx context.Context, submission uuid.UUID, slot *uuid.UUID) error {
+func (t Tenant) UploadTarget(ctx context.Context, submissionID uuid.UUID, slot *uuid.UUID) error {
 	return t.s.InTx(ctx, func(tx *Tx) error {
-		s, err := tx.submission(ctx, t.clientID, submission, false)
+		s, err := tx.submission(ctx, t.clientID, submissionID, false)
 		if err != nil {
 			return err
 		}
@@ -109,7 +52,7 @@ func (t Tenant) UploadTarget(ctx context.Context, submission uuid.UUID, slot *uu
 	})
 }
 
-func (tx *Tx) acceptsUpload(ctx context.Context, s Submission, slot *uuid.UUID, moving uuid.UUID, capacity bool) error {
+func (tx *Tx) acceptsUpload(ctx context.Context, s submission.Submission, slot *uuid.UUID, moving uuid.UUID, capacity bool) error {
 	if err := submission.CheckAcceptsUpload(s.Purging, s.Status, moving != uuid.Nil); err != nil || slot == nil {
 		return err
 	}
@@ -133,15 +76,15 @@ func (tx *Tx) acceptsUpload(ctx context.Context, s Submission, slot *uuid.UUID, 
 }
 
 // ExistingUpload returns the upload with external id in the submission, if any.
-func (t Tenant) ExistingUpload(ctx context.Context, submission uuid.UUID, externalFileID string) (Upload, bool, error) {
-	var u Upload
+func (t Tenant) ExistingUpload(ctx context.Context, submissionID uuid.UUID, externalFileID string) (submission.Upload, bool, error) {
+	var u submission.Upload
 	found := false
 	err := t.s.InTx(ctx, func(tx *Tx) error {
-		s, err := tx.readable(ctx, t.clientID, submission)
+		s, err := tx.readable(ctx, t.clientID, submissionID)
 		if err != nil {
 			return err
 		}
-		r, err := tx.q.UploadGetByExternalID(ctx, db.UploadGetByExternalIDParams{SubmissionID: submission, ExternalFileID: externalFileID})
+		r, err := tx.q.UploadGetByExternalID(ctx, db.UploadGetByExternalIDParams{SubmissionID: submissionID, ExternalFileID: externalFileID})
 		if errors.Is(interpretError(err), ErrNotFound) {
 			return nil
 		}
@@ -170,8 +113,8 @@ type NewUpload struct {
 // CreateUpload records an upload whose bytes are stored and queues it for ingest. When
 // the external id is already used in the submission (a concurrent duplicate), it
 // returns that upload with created false and the caller deletes the new bytes.
-func (t Tenant) CreateUpload(ctx context.Context, in NewUpload) (Upload, bool, error) {
-	var out Upload
+func (t Tenant) CreateUpload(ctx context.Context, in NewUpload) (submission.Upload, bool, error) {
+	var out submission.Upload
 	created := false
 	err := t.s.InTx(ctx, func(tx *Tx) error {
 		s, err := tx.submission(ctx, t.clientID, in.SubmissionID, true)
@@ -229,14 +172,14 @@ func (t Tenant) CreateUpload(ctx context.Context, in NewUpload) (Upload, bool, e
 }
 
 // Upload reads one upload of a submission.
-func (t Tenant) Upload(ctx context.Context, submission, id uuid.UUID) (Upload, error) {
-	var u Upload
+func (t Tenant) Upload(ctx context.Context, submissionID, id uuid.UUID) (submission.Upload, error) {
+	var u submission.Upload
 	err := t.s.InTx(ctx, func(tx *Tx) error {
-		s, err := tx.readable(ctx, t.clientID, submission)
+		s, err := tx.readable(ctx, t.clientID, submissionID)
 		if err != nil {
 			return err
 		}
-		r, err := tx.q.UploadGet(ctx, db.UploadGetParams{SubmissionID: submission, ID: id})
+		r, err := tx.q.UploadGet(ctx, db.UploadGetParams{SubmissionID: submissionID, ID: id})
 		if err != nil {
 			return interpretError(err)
 		}
@@ -247,14 +190,14 @@ func (t Tenant) Upload(ctx context.Context, submission, id uuid.UUID) (Upload, e
 }
 
 // Uploads lists a submission's uploads newest first, up to limit+1.
-func (t Tenant) Uploads(ctx context.Context, submission uuid.UUID, after *keyset.Position, limit int) ([]Upload, error) {
-	var out []Upload
+func (t Tenant) Uploads(ctx context.Context, submissionID uuid.UUID, after *keyset.Position, limit int) ([]submission.Upload, error) {
+	var out []submission.Upload
 	err := t.s.InTx(ctx, func(tx *Tx) error {
-		s, err := tx.readable(ctx, t.clientID, submission)
+		s, err := tx.readable(ctx, t.clientID, submissionID)
 		if err != nil {
 			return err
 		}
-		p := db.UploadListParams{SubmissionID: submission, MaxRows: int32(limit + 1)}
+		p := db.UploadListParams{SubmissionID: submissionID, MaxRows: int32(limit + 1)}
 		if after != nil {
 			p.CursorCreatedAt, p.CursorID = &after.CreatedAt, &after.ID
 		}
@@ -262,7 +205,7 @@ func (t Tenant) Uploads(ctx context.Context, submission uuid.UUID, after *keyset
 		if err != nil {
 			return interpretError(err)
 		}
-		out = make([]Upload, len(rows))
+		out = make([]submission.Upload, len(rows))
 		for i, r := range rows {
 			out[i] = uploadFromRow(r, s.ExternalID)
 		}
@@ -273,10 +216,10 @@ func (t Tenant) Uploads(ctx context.Context, submission uuid.UUID, after *keyset
 
 // MoveUpload assigns an upload to a slot of its submission, or unassigns it (nil), and
 // recomputes both slots.
-func (t Tenant) MoveUpload(ctx context.Context, submission, id uuid.UUID, slot *uuid.UUID) (Upload, error) {
-	var out Upload
+func (t Tenant) MoveUpload(ctx context.Context, submissionID, id uuid.UUID, slot *uuid.UUID) (submission.Upload, error) {
+	var out submission.Upload
 	err := t.s.InTx(ctx, func(tx *Tx) error {
-		s, err := tx.uploadsChangeable(ctx, t.clientID, submission)
+		s, err := tx.uploadsChangeable(ctx, t.clientID, submissionID)
 		if err != nil {
 			return err
 		}
@@ -314,9 +257,9 @@ func (t Tenant) MoveUpload(ctx context.Context, submission, id uuid.UUID, slot *
 // DeleteUpload removes an upload (its external id becomes reusable) and, through the
 // outbox in the same transaction, asks for its stored bytes to be removed
 // (jobs.BlobDeleteJob, retried until done).
-func (t Tenant) DeleteUpload(ctx context.Context, submission, id uuid.UUID) error {
+func (t Tenant) DeleteUpload(ctx context.Context, submissionID, id uuid.UUID) error {
 	return t.s.InTx(ctx, func(tx *Tx) error {
-		s, err := tx.uploadsChangeable(ctx, t.clientID, submission)
+		s, err := tx.uploadsChangeable(ctx, t.clientID, submissionID)
 		if err != nil {
 			return err
 		}
@@ -342,8 +285,8 @@ func (t Tenant) DeleteUpload(ctx context.Context, submission, id uuid.UUID) erro
 
 // IngestUpload is what the ingest worker needs to process an upload.
 type IngestUpload struct {
-	Upload
-	Submission Submission
+	submission.Upload
+	Submission submission.Submission
 }
 
 // UploadForIngest reads an upload whatever its client; ErrNotFound when it was deleted
@@ -367,7 +310,7 @@ func (s *Store) UploadForIngest(ctx context.Context, id uuid.UUID) (IngestUpload
 // FinishIngest records a processed upload: its pages and ready status, or its failure,
 // emits file.ready or file.failed and recomputes its slot, in one transaction. An upload
 // that is no longer processing (a redelivered job) is left alone.
-func (s *Store) FinishIngest(ctx context.Context, id uuid.UUID, pages []document.Page, metadata map[string]string, failure *UploadFailure) error {
+func (s *Store) FinishIngest(ctx context.Context, id uuid.UUID, pages []document.Page, metadata map[string]string, failure *submission.UploadFailure) error {
 	return s.InTx(ctx, func(tx *Tx) error {
 		cur, err := tx.q.UploadGetAny(ctx, id)
 		if err != nil {
@@ -405,7 +348,7 @@ func (s *Store) FinishIngest(ctx context.Context, id uuid.UUID, pages []document
 			return interpretError(err)
 		}
 		u := uploadFromRow(r, sub.ExternalID)
-		if _, err := tx.Emit(ctx, events.Draft{APIClientID: sub.ClientID, Type: typ, SubmissionID: &sub.ID, Data: FileEventData{Upload: u}}); err != nil {
+		if _, err := tx.Emit(ctx, events.Draft{APIClientID: sub.ClientID, Type: typ, SubmissionID: &sub.ID, Data: submission.FileEventData{Upload: u}}); err != nil {
 			return err
 		}
 		if u.SlotID != nil {
