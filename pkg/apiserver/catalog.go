@@ -41,7 +41,7 @@ var (
 )
 
 // listEntries is the list operation shared by the three families.
-func listEntries[T any](ctx context.Context, s *Server, family catalog.Family, limitParam *int, cursor *string, toAPI func(store.CatalogEntry) T) ([]T, *string, error) {
+func listEntries[T any](ctx context.Context, s *Server, family catalog.Family, limitParam *int, cursor *string, toAPI func(catalog.Entry) T) ([]T, *string, error) {
 	t, limit, after, err := s.listStart(ctx, limitParam, cursor)
 	if err != nil {
 		return nil, nil, err
@@ -50,7 +50,7 @@ func listEntries[T any](ctx context.Context, s *Server, family catalog.Family, l
 	if err != nil {
 		return nil, nil, err
 	}
-	rows, next := page.Trim(rows, limit, store.CatalogEntry.Cursor)
+	rows, next := page.Trim(rows, limit, store.CatalogEntryCursor)
 	out := make([]T, len(rows))
 	for i, r := range rows {
 		out[i] = toAPI(r)
@@ -58,26 +58,26 @@ func listEntries[T any](ctx context.Context, s *Server, family catalog.Family, l
 	return out, next, nil
 }
 
-func (s *Server) getEntry(ctx context.Context, family catalog.Family, ref string) (store.CatalogEntry, error) {
+func (s *Server) getEntry(ctx context.Context, family catalog.Family, ref string) (catalog.Entry, error) {
 	t, err := s.tenant(ctx)
 	if err != nil {
-		return store.CatalogEntry{}, err
+		return catalog.Entry{}, err
 	}
 	return t.CatalogEntry(ctx, family, ref)
 }
 
-func (s *Server) createEntry(ctx context.Context, family catalog.Family, c catalog.Content) (store.CatalogEntry, error) {
+func (s *Server) createEntry(ctx context.Context, family catalog.Family, c catalog.Content) (catalog.Entry, error) {
 	t, err := s.tenant(ctx)
 	if err != nil {
-		return store.CatalogEntry{}, err
+		return catalog.Entry{}, err
 	}
 	return t.CreateCatalogEntry(ctx, family, c)
 }
 
-func (s *Server) updateEntry(ctx context.Context, family catalog.Family, ref, idParam string, edit func(*catalog.Content)) (store.CatalogEntry, error) {
+func (s *Server) updateEntry(ctx context.Context, family catalog.Family, ref, idParam string, edit func(*catalog.Content)) (catalog.Entry, error) {
 	t, err := s.tenant(ctx)
 	if err != nil {
-		return store.CatalogEntry{}, err
+		return catalog.Entry{}, err
 	}
 	e, err := t.UpdateCatalogEntry(ctx, family, ref, edit)
 	return e, catalogError(err, idParam, "")
@@ -122,7 +122,7 @@ func strOr[T ~string](p *T, def string) string {
 
 // ---- checks
 
-func checkToAPI(e store.CatalogEntry) api.Check {
+func checkToAPI(e catalog.Entry) api.Check {
 	return api.Check{
 		Id: e.PublicID(), Key: e.Key, Builtin: e.Builtin(), Title: e.Name, Description: e.Description,
 		Prompt: e.Prompt, Category: api.CheckCategory(e.Category), ProductTypes: enums[api.ProductType](e.ProductTypes),
@@ -195,7 +195,7 @@ func (s *Server) DeleteCheck(ctx context.Context, req api.DeleteCheckRequestObje
 
 // ---- data fields
 
-func dataFieldToAPI(e store.CatalogEntry) api.DataField {
+func dataFieldToAPI(e catalog.Entry) api.DataField {
 	return api.DataField{
 		Id: e.PublicID(), Key: e.Key, Builtin: e.Builtin(), DisplayName: e.Name, Prompt: e.Prompt,
 		Category: api.DataFieldCategory(e.Category), ValueFormat: (*api.ValueFormat)(e.ValueFormat),
@@ -269,7 +269,7 @@ func (s *Server) DeleteDataField(ctx context.Context, req api.DeleteDataFieldReq
 
 // ---- document types
 
-func documentTypeToAPI(e store.CatalogEntry) api.DocumentType {
+func documentTypeToAPI(e catalog.Entry) api.DocumentType {
 	return api.DocumentType{
 		Id: e.PublicID(), Key: e.Key, Builtin: e.Builtin(), DisplayName: e.Name, Description: e.Description,
 		Category: api.DocumentTypeCategory(e.Category), Archived: e.Archived, CreatedAt: e.CreatedAt, UpdatedAt: e.UpdatedAt,

@@ -9,14 +9,14 @@ import (
 	"github.com/doceval/doceval/pkg/store"
 )
 
-func templateToAPI(t store.Template) api.Template {
+func templateToAPI(t catalog.Template) api.Template {
 	return api.Template{
 		Id: t.PublicID(), Key: t.Key, Builtin: t.Builtin(), DisplayName: t.DisplayName, IsDefault: t.IsDefault,
 		Revision: t.Revision, Archived: t.Archived, CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt,
 	}
 }
 
-func templateDetailToAPI(d store.TemplateDetail) api.TemplateDetail {
+func templateDetailToAPI(d catalog.TemplateDetail) api.TemplateDetail {
 	out := api.TemplateDetail{
 		Id: d.PublicID(), Key: d.Key, Builtin: d.Builtin(), DisplayName: d.DisplayName, IsDefault: d.IsDefault,
 		Revision: d.Revision, Archived: d.Archived, CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt,
@@ -86,7 +86,7 @@ func (s *Server) ListTemplates(ctx context.Context, req api.ListTemplatesRequest
 	if err != nil {
 		return nil, err
 	}
-	rows, next := page.Trim(rows, limit, store.Template.Cursor)
+	rows, next := page.Trim(rows, limit, store.TemplateCursor)
 	list := api.TemplateList{Data: make([]api.Template, len(rows)), NextCursor: next}
 	for i, r := range rows {
 		list.Data[i] = templateToAPI(r)

@@ -13,39 +13,13 @@ import (
 	"github.com/doceval/doceval/pkg/slug"
 )
 
-// CatalogEntry is a check, data field or document type at its current version.
-type CatalogEntry struct {
-	ID        uuid.UUID
-	Family    catalog.Family
-	ClientID  *uuid.UUID // nil: builtin
-	Key       string
-	Version   int
-	Archived  bool
-	CreatedAt time.Time
-	UpdatedAt time.Time
-	catalog.Content
-}
-
-// Builtin reports whether the entry is part of the builtin catalog.
-func (e CatalogEntry) Builtin() bool { return e.ClientID == nil }
-
-// PublicID is the id clients see: the key of a builtin, the UUID of a custom entry.
-func (e CatalogEntry) PublicID() string { return publicID(e.ClientID, e.Key, e.ID) }
-
-// Cursor is the entry's position in its list.
-func (e CatalogEntry) Cursor() keyset.Position {
+// CatalogEntryCursor is the entry's position in its list.
+func CatalogEntryCursor(e catalog.Entry) keyset.Position {
 	return keyset.Position{CreatedAt: e.CreatedAt, ID: e.ID}
 }
 
-func publicID(client *uuid.UUID, key string, id uuid.UUID) string {
-	if client == nil {
-		return key
-	}
-	return id.String()
-}
-
-func entryFromRow(e db.CatalogEntry, v db.CatalogEntryVersion) CatalogEntry {
-	return CatalogEntry{
+func entryFromRow(e db.CatalogEntry, v db.CatalogEntryVersion) catalog.Entry {
+	return catalog.Entry{
 		ID: e.ID, Family: catalog.Family(e.Family), ClientID: e.APIClientID, Key: e.Key, Version: int(e.Version),
 		Archived: e.ArchivedAt != nil, CreatedAt: e.CreatedAt, UpdatedAt: e.UpdatedAt,
 		Content: catalog.Content{
@@ -57,31 +31,31 @@ func entryFromRow(e db.CatalogEntry, v db.CatalogEntryVersion) CatalogEntry {
 
 // lookupEntry resolves a reference — a UUID (the client's custom entry) or a key (a
 // builtin, or the client's custom entry) — within family.
-func lookupEntry(ctx context.Context, q *db.Queries, client uuid.UUID, family catalog.Family, ref string) (CatalogEntry, error) {
+func lookupEntry(ctx context.Context, q *db.Queries, client uuid.UUID, family catalog.Family, ref string) (catalog.Entry, error) {
 	if id, err := uuid.Parse(ref); err == nil {
 		r, err := q.CatalogEntryGetByID(ctx, db.CatalogEntryGetByIDParams{Family: string(family), ID: id, APIClientID: &client})
 		if err != nil {
-			return CatalogEntry{}, interpretError(err)
+			return catalog.Entry{}, interpretError(err)
 		}
 		return entryFromRow(r.CatalogEntry, r.CatalogEntryVersion), nil
 	}
 	r, err := q.CatalogEntryGetByKey(ctx, db.CatalogEntryGetByKeyParams{Family: string(family), Key: ref, APIClientID: &client})
 	if err != nil {
-		return CatalogEntry{}, interpretError(err)
+		return catalog.Entry{}, interpretError(err)
 	}
 	return entryFromRow(r.CatalogEntry, r.CatalogEntryVersion), nil
 }
 
 // CatalogEntry reads a builtin or the tenant's custom entry by key or UUID; archived
 // entries stay readable.
-func (t Tenant) CatalogEntry(ctx context.Context, family catalog.Family, ref string) (CatalogEntry, error) {
+func (t Tenant) CatalogEntry(ctx context.Context, family catalog.Family, ref string) (catalog.Entry, error) {
 	return lookupEntry(ctx, t.s.queries(), t.clientID, family, ref)
 }
 
 // CatalogEntries lists builtin and the tenant's custom entries of family, archived ones
 // left out, oldest first (builtins in catalog order, then custom ones by creation).
 // It returns up to limit+1 rows for page.Trim.
-func (t Tenant) CatalogEntries(ctx context.Context, family catalog.Family, after *keyset.Position, limit int) ([]CatalogEntry, error) {
+func (t Tenant) CatalogEntries(ctx context.Context, family catalog.Family, after *keyset.Position, limit int) ([]catalog.Entry, error) {
 	p := db.CatalogEntryListParams{Family: string(family), APIClientID: &t.clientID, MaxRows: int32(limit + 1)}
 	if after != nil {
 		p.CursorCreatedAt, p.CursorID = &after.CreatedAt, &after.ID
@@ -90,7 +64,7 @@ func (t Tenant) CatalogEntries(ctx context.Context, family catalog.Family, after
 	if err != nil {
 		return nil, interpretError(err)
 	}
-	out := make([]CatalogEntry, len(rows))
+	out := make([]catalog.Entry, len(rows))
 	for i, r := range rows {
 		out[i] = entryFromRow(r.CatalogEntry, r.CatalogEntryVersion)
 	}
@@ -102,11 +76,11 @@ var fallbackKey = map[catalog.Family]string{catalog.FamilyCheck: "check", catalo
 
 // CreateCatalogEntry creates a custom entry at version 1. Its key is a slug of the name,
 // unique among the builtin keys and the tenant's own.
-func (t Tenant) CreateCatalogEntry(ctx context.Context, family catalog.Family, c catalog.Content) (CatalogEntry, error) {
+func (t Tenant) CreateCatalogEntry(ctx context.Context, family catalog.Family, c catalog.Content) (catalog.Entry, error) {
 	if c.ProductTypes == nil {
 		c.ProductTypes = []string{}
 	}
-	var created CatalogEntry
+	var created catalog.Entry
 	err := t.s.InTx(ctx, func(tx *Tx) error {
 		base := slug.Make(c.Name, fallbackKey[family])
 		id, now := t.s.NewID(), t.s.Now()
@@ -146,8 +120,8 @@ func insertVersion(ctx context.Context, q *db.Queries, entry uuid.UUID, version 
 // UpdateCatalogEntry applies edit to a custom entry's content. A change makes a new
 // version (the id stays); snapshots taken before keep the version they hold. An edit
 // that changes nothing makes no version.
-func (t Tenant) UpdateCatalogEntry(ctx context.Context, family catalog.Family, ref string, edit func(*catalog.Content)) (CatalogEntry, error) {
-	var updated CatalogEntry
+func (t Tenant) UpdateCatalogEntry(ctx context.Context, family catalog.Family, ref string, edit func(*catalog.Content)) (catalog.Entry, error) {
+	var updated catalog.Entry
 	err := t.s.InTx(ctx, func(tx *Tx) error {
 		cur, err := lookupEntry(ctx, tx.q, t.clientID, family, ref)
 		if err == nil && !cur.Builtin() {

@@ -11,7 +11,7 @@ import (
 	"github.com/doceval/doceval/pkg/domain/submission"
 )
 
-func snapshotEntry(e CatalogEntry) submission.SnapshotEntry {
+func snapshotEntry(e catalog.Entry) submission.SnapshotEntry {
 	return submission.SnapshotEntry{ID: e.PublicID(), EntryID: e.ID, Version: e.Version, Key: e.Key, Builtin: e.Builtin()}
 }
 
@@ -34,7 +34,7 @@ func (t Tenant) TemplateSnapshot(ctx context.Context, ref string) (submission.Sn
 }
 
 func takeSnapshot(ctx context.Context, q *db.Queries, client uuid.UUID, ref string) (submission.Snapshot, error) {
-	var tpl Template
+	var tpl catalog.Template
 	if ref == "" {
 		r, err := q.TemplateClientDefault(ctx, &client)
 		switch err := interpretError(err); {

@@ -20,47 +20,9 @@ const BuiltinDefaultTemplate = "personal_real_estate_financing"
 // DefaultConfidenceThreshold applies to data-field items that do not set one.
 const DefaultConfidenceThreshold = 0.8
 
-// Template is a builtin or custom template without its items.
-type Template struct {
-	ID          uuid.UUID
-	ClientID    *uuid.UUID
-	Key         string
-	DisplayName string
-	// IsDefault is the client's view: its custom default, or the builtin default when it
-	// has none.
-	IsDefault bool
-	Revision  int
-	Archived  bool
-	CreatedAt time.Time
-	UpdatedAt time.Time
-}
-
-// Builtin reports whether the template is builtin.
-func (t Template) Builtin() bool { return t.ClientID == nil }
-
-// PublicID is the key of a builtin template, the UUID of a custom one.
-func (t Template) PublicID() string { return publicID(t.ClientID, t.Key, t.ID) }
-
-// Cursor is the template's position in the list.
-func (t Template) Cursor() keyset.Position { return keyset.Position{CreatedAt: t.CreatedAt, ID: t.ID} }
-
-// TemplateItem is one item of a template with its entry at the entry's current version.
-type TemplateItem struct {
-	Entry              CatalogEntry
-	Required           bool
-	AllowMultipleFiles bool
-	Label              *string // requirement override of the document type's name
-	Description        *string // requirement override of the document type's description
-	// ConfidenceThreshold of a data-field item.
-	ConfidenceThreshold float64
-}
-
-// TemplateDetail is a template with its three lists in display order.
-type TemplateDetail struct {
-	Template
-	DocumentRequirements []TemplateItem
-	Checks               []TemplateItem
-	DataFields           []TemplateItem
+// TemplateCursor is the template's position in the list.
+func TemplateCursor(t catalog.Template) keyset.Position {
+	return keyset.Position{CreatedAt: t.CreatedAt, ID: t.ID}
 }
 
 // Bundle holds the item lists of a template create.
@@ -70,8 +32,8 @@ type Bundle struct {
 	DataFields           []catalog.ItemInput
 }
 
-func templateFromRow(r db.Template) Template {
-	return Template{
+func templateFromRow(r db.Template) catalog.Template {
+	return catalog.Template{
 		ID: r.ID, ClientID: r.APIClientID, Key: r.Key, DisplayName: r.DisplayName, IsDefault: r.IsDefault,
 		Revision: int(r.Revision), Archived: r.ArchivedAt != nil, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
 	}
@@ -79,7 +41,7 @@ func templateFromRow(r db.Template) Template {
 
 // lookupTemplate resolves a UUID (the client's custom template) or a key (builtin or the
 // client's custom template).
-func lookupTemplate(ctx context.Context, q *db.Queries, client uuid.UUID, ref string) (Template, error) {
+func lookupTemplate(ctx context.Context, q *db.Queries, client uuid.UUID, ref string) (catalog.Template, error) {
 	var r db.Template
 	var err error
 	if id, perr := uuid.Parse(ref); perr == nil {
@@ -88,13 +50,13 @@ func lookupTemplate(ctx context.Context, q *db.Queries, client uuid.UUID, ref st
 		r, err = q.TemplateGetByKey(ctx, db.TemplateGetByKeyParams{Key: ref, APIClientID: &client})
 	}
 	if err != nil {
-		return Template{}, interpretError(err)
+		return catalog.Template{}, interpretError(err)
 	}
 	return templateFromRow(r), nil
 }
 
 // withDefault sets IsDefault on builtin templates from the client's point of view.
-func withDefault(ctx context.Context, q *db.Queries, client uuid.UUID, ts []Template) error {
+func withDefault(ctx context.Context, q *db.Queries, client uuid.UUID, ts []catalog.Template) error {
 	needs := false
 	for _, t := range ts {
 		needs = needs || t.Builtin() && t.Key == BuiltinDefaultTemplate
@@ -115,19 +77,19 @@ func withDefault(ctx context.Context, q *db.Queries, client uuid.UUID, ts []Temp
 	return nil
 }
 
-func templateDetail(ctx context.Context, q *db.Queries, client uuid.UUID, t Template) (TemplateDetail, error) {
-	ts := []Template{t}
+func templateDetail(ctx context.Context, q *db.Queries, client uuid.UUID, t catalog.Template) (catalog.TemplateDetail, error) {
+	ts := []catalog.Template{t}
 	if err := withDefault(ctx, q, client, ts); err != nil {
-		return TemplateDetail{}, err
+		return catalog.TemplateDetail{}, err
 	}
-	d := TemplateDetail{Template: ts[0], DocumentRequirements: []TemplateItem{}, Checks: []TemplateItem{}, DataFields: []TemplateItem{}}
+	d := catalog.TemplateDetail{Template: ts[0], DocumentRequirements: []catalog.TemplateItem{}, Checks: []catalog.TemplateItem{}, DataFields: []catalog.TemplateItem{}}
 	rows, err := q.TemplateItems(ctx, t.ID)
 	if err != nil {
-		return TemplateDetail{}, interpretError(err)
+		return catalog.TemplateDetail{}, interpretError(err)
 	}
 	for _, r := range rows {
-		item := TemplateItem{
-			Entry: CatalogEntry{
+		item := catalog.TemplateItem{
+			Entry: catalog.Entry{
 				ID: r.EntryID, Family: catalog.ItemKind(r.Kind).Family(), ClientID: r.EntryClientID, Key: r.EntryKey, Version: int(r.EntryVersion),
 				Content: catalog.Content{Name: r.Name, Description: r.Description, Prompt: r.Prompt, Category: r.Category, ProductTypes: r.ProductTypes, ValueFormat: r.ValueFormat},
 			},
@@ -150,17 +112,17 @@ func templateDetail(ctx context.Context, q *db.Queries, client uuid.UUID, t Temp
 
 // Template reads a builtin or the tenant's template with its items; archived templates
 // stay readable.
-func (t Tenant) Template(ctx context.Context, ref string) (TemplateDetail, error) {
+func (t Tenant) Template(ctx context.Context, ref string) (catalog.TemplateDetail, error) {
 	q := t.s.queries()
 	tpl, err := lookupTemplate(ctx, q, t.clientID, ref)
 	if err != nil {
-		return TemplateDetail{}, err
+		return catalog.TemplateDetail{}, err
 	}
 	return templateDetail(ctx, q, t.clientID, tpl)
 }
 
 // Templates lists builtin and the tenant's live templates, oldest first, up to limit+1.
-func (t Tenant) Templates(ctx context.Context, after *keyset.Position, limit int) ([]Template, error) {
+func (t Tenant) Templates(ctx context.Context, after *keyset.Position, limit int) ([]catalog.Template, error) {
 	q := t.s.queries()
 	p := db.TemplateListParams{APIClientID: &t.clientID, MaxRows: int32(limit + 1)}
 	if after != nil {
@@ -170,7 +132,7 @@ func (t Tenant) Templates(ctx context.Context, after *keyset.Position, limit int
 	if err != nil {
 		return nil, interpretError(err)
 	}
-	out := make([]Template, len(rows))
+	out := make([]catalog.Template, len(rows))
 	for i, r := range rows {
 		out[i] = templateFromRow(r)
 	}
@@ -275,8 +237,8 @@ func (tx *Tx) insertTemplate(ctx context.Context, client uuid.UUID, displayName 
 }
 
 // CreateTemplate creates a custom template (revision 1, not default) with its bundle.
-func (t Tenant) CreateTemplate(ctx context.Context, displayName string, b Bundle) (TemplateDetail, error) {
-	var d TemplateDetail
+func (t Tenant) CreateTemplate(ctx context.Context, displayName string, b Bundle) (catalog.TemplateDetail, error) {
+	var d catalog.TemplateDetail
 	err := t.s.InTx(ctx, func(tx *Tx) error {
 		lists, err := resolveBundle(ctx, tx.q, t.clientID, b)
 		if err != nil {
@@ -297,25 +259,25 @@ func (t Tenant) CreateTemplate(ctx context.Context, displayName string, b Bundle
 	return d, err
 }
 
-func (tx *Tx) templateByID(ctx context.Context, client, id uuid.UUID) (TemplateDetail, error) {
+func (tx *Tx) templateByID(ctx context.Context, client, id uuid.UUID) (catalog.TemplateDetail, error) {
 	tpl, err := lookupTemplate(ctx, tx.q, client, id.String())
 	if err != nil {
-		return TemplateDetail{}, err
+		return catalog.TemplateDetail{}, err
 	}
 	return templateDetail(ctx, tx.q, client, tpl)
 }
 
 // writable resolves a template for a write: custom, live, the tenant's.
-func (tx *Tx) writable(ctx context.Context, client uuid.UUID, ref string) (Template, error) {
+func (tx *Tx) writable(ctx context.Context, client uuid.UUID, ref string) (catalog.Template, error) {
 	tpl, err := lookupTemplate(ctx, tx.q, client, ref)
 	if err != nil {
-		return Template{}, err
+		return catalog.Template{}, err
 	}
 	return tpl, catalog.CheckWritable(tpl.Builtin(), tpl.Archived)
 }
 
 // bump is the one write of a template at the expected revision.
-func (tx *Tx) bump(ctx context.Context, client uuid.UUID, tpl Template, expected int, displayName *string, isDefault *bool) error {
+func (tx *Tx) bump(ctx context.Context, client uuid.UUID, tpl catalog.Template, expected int, displayName *string, isDefault *bool) error {
 	_, err := tx.q.TemplateWrite(ctx, db.TemplateWriteParams{
 		ID: tpl.ID, APIClientID: &client, ExpectedRevision: int32(expected),
 		DisplayName: displayName, IsDefault: isDefault, Now: tx.s.Now(),
@@ -328,8 +290,8 @@ func (tx *Tx) bump(ctx context.Context, client uuid.UUID, tpl Template, expected
 
 // UpdateTemplate changes the display name and/or default flag of a custom template at
 // the expected revision. Making it the default clears the client's other default.
-func (t Tenant) UpdateTemplate(ctx context.Context, ref string, expected int, displayName *string, isDefault *bool) (TemplateDetail, error) {
-	var d TemplateDetail
+func (t Tenant) UpdateTemplate(ctx context.Context, ref string, expected int, displayName *string, isDefault *bool) (catalog.TemplateDetail, error) {
+	var d catalog.TemplateDetail
 	err := t.s.InTx(ctx, func(tx *Tx) error {
 		tpl, err := tx.writable(ctx, t.clientID, ref)
 		if err != nil {
@@ -377,8 +339,8 @@ func (t Tenant) ArchiveTemplate(ctx context.Context, ref string) error {
 
 // ReplaceTemplateItems replaces one whole item list of a custom template at the
 // expected revision.
-func (t Tenant) ReplaceTemplateItems(ctx context.Context, ref string, kind catalog.ItemKind, expected int, in []catalog.ItemInput) (TemplateDetail, error) {
-	var d TemplateDetail
+func (t Tenant) ReplaceTemplateItems(ctx context.Context, ref string, kind catalog.ItemKind, expected int, in []catalog.ItemInput) (catalog.TemplateDetail, error) {
+	var d catalog.TemplateDetail
 	err := t.s.InTx(ctx, func(tx *Tx) error {
 		tpl, err := tx.writable(ctx, t.clientID, ref)
 		if err != nil {
@@ -403,8 +365,8 @@ func (t Tenant) ReplaceTemplateItems(ctx context.Context, ref string, kind catal
 // DuplicateTemplate makes a custom copy of a builtin or the tenant's template (archived
 // ones too) with its item bundle, revision 1, not default. Items whose entry has been
 // archived are left out: archived entries cannot be added to templates.
-func (t Tenant) DuplicateTemplate(ctx context.Context, ref string, displayName *string) (TemplateDetail, error) {
-	var d TemplateDetail
+func (t Tenant) DuplicateTemplate(ctx context.Context, ref string, displayName *string) (catalog.TemplateDetail, error) {
+	var d catalog.TemplateDetail
 	err := t.s.InTx(ctx, func(tx *Tx) error {
 		src, err := lookupTemplate(ctx, tx.q, t.clientID, ref)
 		if err != nil {
