@@ -24,6 +24,7 @@ import (
 	"github.com/doceval/doceval/pkg/auth"
 	"github.com/doceval/doceval/pkg/blob"
 	"github.com/doceval/doceval/pkg/document"
+	"github.com/doceval/doceval/pkg/domain/submission"
 	"github.com/doceval/doceval/pkg/events"
 	"github.com/doceval/doceval/pkg/httpx"
 	"github.com/doceval/doceval/pkg/secretbox"
@@ -97,7 +98,7 @@ func FuzzCatalogWrites(f *testing.F) {
 func FuzzUpload(f *testing.F) {
 	ctx := context.Background()
 	st, dir, clientID, key, srv := fuzzAPI(f)
-	sub, _, err := st.Tenant(clientID).CreateSubmission(ctx, store.NewSubmission{ExternalID: "fuzz", Metadata: []byte("{}"), Language: "en"})
+	sub, _, err := st.Tenant(clientID).CreateSubmission(ctx, submission.New{ExternalID: "fuzz", Metadata: []byte("{}"), Language: "en"})
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -261,11 +262,11 @@ func fuzzAPI(f *testing.F) (st *store.Store, blobDir string, clientID uuid.UUID,
 func fuzzResources(f *testing.F, st *store.Store, clientID uuid.UUID) map[string]string {
 	ctx := context.Background()
 	tenant := st.Tenant(clientID)
-	sub, _, err := tenant.CreateSubmission(ctx, store.NewSubmission{ExternalID: "fuzz", Metadata: []byte("{}"), Language: "en"})
+	sub, _, err := tenant.CreateSubmission(ctx, submission.New{ExternalID: "fuzz", Metadata: []byte("{}"), Language: "en"})
 	if err != nil {
 		f.Fatal(err)
 	}
-	u, _, err := tenant.CreateUpload(ctx, store.NewUpload{
+	u, _, err := tenant.CreateUpload(ctx, submission.NewUpload{
 		SubmissionID: sub.ID, ExternalFileID: "f", FileID: uuid.New(), Filename: "f.pdf",
 		ContentType: "application/pdf", Size: 1, SHA256: []byte{1}, BlobKey: "k/f",
 	})

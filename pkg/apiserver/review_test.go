@@ -31,7 +31,7 @@ func TestSlotReviewVisibleToPartner(t *testing.T) {
 		t.Fatal(err)
 	}
 	advisor := e.store.As(store.Actor{Name: "advisor@lender.example"})
-	if _, err := advisor.DecideSlot(ctx, store.Decision{ClientID: clientID, SubmissionID: sub.Id, SlotID: slot.Id, Decision: submission.DecisionNeedsReview, Reason: "Page 2 missing"}); err != nil {
+	if _, err := advisor.DecideSlot(ctx, submission.Decision{ClientID: clientID, SubmissionID: sub.Id, SlotID: slot.Id, Decision: submission.DecisionNeedsReview, Reason: "Page 2 missing"}); err != nil {
 		t.Fatal(err)
 	}
 	d, err := c.GetSubmissionWithResponse(ctx, sub.Id)

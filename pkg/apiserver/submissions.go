@@ -91,7 +91,7 @@ func (s *Server) CreateSubmission(ctx context.Context, req api.CreateSubmissionR
 	if err != nil {
 		return nil, err
 	}
-	in := store.NewSubmission{
+	in := submission.New{
 		ExternalID: b.ExternalSubmissionId, Metadata: meta, Language: strOr(b.Language, "en"),
 		Extra: requirementInputs(orEmpty(b.ExtraDocumentRequirements)),
 	}

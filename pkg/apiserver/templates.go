@@ -101,7 +101,7 @@ func (s *Server) CreateTemplate(ctx context.Context, req api.CreateTemplateReque
 		return nil, err
 	}
 	b := req.Body
-	d, err := t.CreateTemplate(ctx, b.DisplayName, store.Bundle{
+	d, err := t.CreateTemplate(ctx, b.DisplayName, catalog.Bundle{
 		DocumentRequirements: requirementInputs(orEmpty(b.DocumentRequirements)),
 		Checks:               checkInputs(orEmpty(b.CheckItems)),
 		DataFields:           dataFieldInputs(orEmpty(b.DataFieldItems)),

@@ -227,7 +227,7 @@ func (s *Server) receiveUpload(ctx context.Context, submissionID uuid.UUID, slot
 	case file == nil:
 		return submission.Upload{}, false, apierr.Field("file", "the file part is required")
 	}
-	u, created, err := t.CreateUpload(ctx, store.NewUpload{
+	u, created, err := t.CreateUpload(ctx, submission.NewUpload{
 		SubmissionID: submissionID, SlotID: slot, ExternalFileID: externalID, FileID: file.fileID,
 		Filename: file.filename, ContentType: file.contentType, Size: file.size, SHA256: file.sha256, BlobKey: file.key,
 	})

@@ -95,7 +95,7 @@ func (b *testBundle) submission(client uuid.UUID, external, filename, metadata s
 	b.t.Helper()
 	ctx := context.Background()
 	tenant := b.st.Tenant(client)
-	sub, _, err := tenant.CreateSubmission(ctx, store.NewSubmission{ExternalID: external, Metadata: []byte(metadata), Language: "de"})
+	sub, _, err := tenant.CreateSubmission(ctx, submission.New{ExternalID: external, Metadata: []byte(metadata), Language: "de"})
 	if err != nil {
 		b.t.Fatal(err)
 	}
@@ -104,7 +104,7 @@ func (b *testBundle) submission(client uuid.UUID, external, filename, metadata s
 		b.t.Fatal(err)
 	}
 	slot := d.Slots[0].ID
-	u, _, err := tenant.CreateUpload(ctx, store.NewUpload{
+	u, _, err := tenant.CreateUpload(ctx, submission.NewUpload{
 		SubmissionID: sub.ID, SlotID: &slot, ExternalFileID: "f1", FileID: uuid.New(), Filename: filename,
 		ContentType: "application/pdf", Size: 1, SHA256: []byte{1}, BlobKey: blobkey.Submission(client, sub.ID) + "f1",
 	})

@@ -306,7 +306,7 @@ func (a *app) decide(w http.ResponseWriter, r *http.Request, rs *reqState) error
 	if !validText(reason) || !validText(decision) {
 		return errBadInput
 	}
-	_, err = a.st.As(a.actorOf(r, rs.op)).DecideSlot(r.Context(), store.Decision{ClientID: sub.ClientID, SubmissionID: id, SlotID: slotID, Decision: decision, Reason: reason})
+	_, err = a.st.As(a.actorOf(r, rs.op)).DecideSlot(r.Context(), submission.Decision{ClientID: sub.ClientID, SubmissionID: id, SlotID: slotID, Decision: decision, Reason: reason})
 	msg := ""
 	switch {
 	case err == nil:

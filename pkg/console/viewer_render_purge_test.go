@@ -11,6 +11,7 @@ import (
 	"github.com/doceval/doceval/pkg/auth"
 	"github.com/doceval/doceval/pkg/blob"
 	"github.com/doceval/doceval/pkg/blobkey"
+	"github.com/doceval/doceval/pkg/domain/submission"
 	"github.com/doceval/doceval/pkg/store"
 	"github.com/doceval/doceval/pkg/testkit/dbtest"
 	"github.com/doceval/doceval/pkg/testkit/samplepdf"
@@ -51,14 +52,14 @@ func TestRenderRacingAPurgeLeavesNothing(t *testing.T) {
 	// held, a copy outside the submission: what pdftoppm holds while the purge runs.
 	upload := func(external string) (v viewedPage, held string) {
 		t.Helper()
-		sub, _, err := tenant.CreateSubmission(ctx, store.NewSubmission{ExternalID: external, Metadata: []byte("{}"), Language: "de"})
+		sub, _, err := tenant.CreateSubmission(ctx, submission.New{ExternalID: external, Metadata: []byte("{}"), Language: "de"})
 		if err != nil {
 			t.Fatal(err)
 		}
 		fileID := uuid.New()
 		key := blobkey.UploadFile(c.ID, sub.ID, fileID)
 		put(key)
-		u, _, err := tenant.CreateUpload(ctx, store.NewUpload{
+		u, _, err := tenant.CreateUpload(ctx, submission.NewUpload{
 			SubmissionID: sub.ID, ExternalFileID: "f1", FileID: fileID, Filename: "konto.pdf",
 			ContentType: "application/pdf", Size: int64(len(pdf)), SHA256: []byte{1}, BlobKey: key,
 		})

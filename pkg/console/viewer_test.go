@@ -39,7 +39,7 @@ func (b *testBundle) viewerUpload(client uuid.UUID, filename, contentType string
 	b.t.Helper()
 	ctx := context.Background()
 	tenant := b.st.Tenant(client)
-	sub, _, err := tenant.CreateSubmission(ctx, store.NewSubmission{ExternalID: uuid.NewString(), Metadata: []byte(`{}`), Language: "de"})
+	sub, _, err := tenant.CreateSubmission(ctx, submission.New{ExternalID: uuid.NewString(), Metadata: []byte(`{}`), Language: "de"})
 	if err != nil {
 		b.t.Fatal(err)
 	}
@@ -51,7 +51,7 @@ func (b *testBundle) viewerUpload(client uuid.UUID, filename, contentType string
 	fileID := uuid.New()
 	key := blobkey.UploadFile(client, sub.ID, fileID)
 	b.putBlob(key, content)
-	u, _, err := tenant.CreateUpload(ctx, store.NewUpload{
+	u, _, err := tenant.CreateUpload(ctx, submission.NewUpload{
 		SubmissionID: sub.ID, SlotID: &slot, ExternalFileID: fileID.String(), FileID: fileID, Filename: filename,
 		ContentType: contentType, Size: int64(len(content)), SHA256: []byte{1}, BlobKey: key,
 	})

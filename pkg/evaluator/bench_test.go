@@ -13,9 +13,9 @@ import (
 	"github.com/doceval/doceval/pkg/devtools/corpus"
 	"github.com/doceval/doceval/pkg/document"
 	"github.com/doceval/doceval/pkg/domain/evaluation"
+	"github.com/doceval/doceval/pkg/domain/submission"
 	"github.com/doceval/doceval/pkg/engine"
 	"github.com/doceval/doceval/pkg/extract"
-	"github.com/doceval/doceval/pkg/store"
 	"github.com/doceval/doceval/pkg/testkit/samplepdf"
 )
 
@@ -30,7 +30,7 @@ func BenchmarkEvaluation(b *testing.B) {
 	e := newEnv(b)
 	ctx := context.Background()
 	docs := benchDocuments(b, 10, 30)
-	sub, _, err := e.tenant.CreateSubmission(ctx, store.NewSubmission{ExternalID: "bench", Metadata: []byte("{}"), Language: "de"})
+	sub, _, err := e.tenant.CreateSubmission(ctx, submission.New{ExternalID: "bench", Metadata: []byte("{}"), Language: "de"})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -48,7 +48,7 @@ func BenchmarkEvaluation(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		u, _, err := e.tenant.CreateUpload(ctx, store.NewUpload{
+		u, _, err := e.tenant.CreateUpload(ctx, submission.NewUpload{
 			SubmissionID: sub.ID, ExternalFileID: d.Name, FileID: uuid.New(), Filename: d.Name,
 			ContentType: d.ContentType, Size: int64(len(d.Bytes)), SHA256: []byte{byte(i)}, BlobKey: d.Name,
 		})

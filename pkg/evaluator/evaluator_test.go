@@ -84,7 +84,7 @@ func (e *env) submission(externalID string, pages map[string][]string) submissio
 func (e *env) submissionFrom(externalID, template string, pages map[string][]string) submission.Submission {
 	e.t.Helper()
 	ctx := context.Background()
-	sub, _, err := e.tenant.CreateSubmission(ctx, store.NewSubmission{ExternalID: externalID, TemplateRef: template, Metadata: []byte("{}"), Language: "de"})
+	sub, _, err := e.tenant.CreateSubmission(ctx, submission.New{ExternalID: externalID, TemplateRef: template, Metadata: []byte("{}"), Language: "de"})
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func (e *env) submissionFrom(externalID, template string, pages map[string][]str
 	}
 	slices.Sort(names)
 	for _, name := range names {
-		u, _, err := e.tenant.CreateUpload(ctx, store.NewUpload{
+		u, _, err := e.tenant.CreateUpload(ctx, submission.NewUpload{
 			SubmissionID: sub.ID, ExternalFileID: name, FileID: uuid.New(), Filename: name + ".pdf",
 			ContentType: "application/pdf", Size: 1, SHA256: []byte{1}, BlobKey: "k/" + name,
 		})
@@ -303,7 +303,7 @@ func (e *env) customCheckSubmission(externalID string) submission.Submission {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	tpl, err := e.tenant.CreateTemplate(ctx, "With custom check", store.Bundle{
+	tpl, err := e.tenant.CreateTemplate(ctx, "With custom check", catalog.Bundle{
 		DocumentRequirements: []catalog.ItemInput{{Ref: "id_card"}},
 		Checks:               []catalog.ItemInput{{Ref: "documents_readable"}, {Ref: chk.PublicID()}},
 	})

@@ -67,7 +67,7 @@ func newEnv(t *testing.T) *env {
 		t.Fatal(err)
 	}
 	tenant := st.Tenant(c.ID)
-	sub, _, err := tenant.CreateSubmission(context.Background(), store.NewSubmission{ExternalID: "s", Metadata: []byte("{}"), Language: "de"})
+	sub, _, err := tenant.CreateSubmission(context.Background(), submission.New{ExternalID: "s", Metadata: []byte("{}"), Language: "de"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +93,7 @@ func (e *env) upload(externalID, contentType string, body []byte) uuid.UUID {
 	if err := w.Close(); err != nil {
 		e.t.Fatal(err)
 	}
-	u, _, err := e.tenant.CreateUpload(ctx, store.NewUpload{
+	u, _, err := e.tenant.CreateUpload(ctx, submission.NewUpload{
 		SubmissionID: e.sub.ID, ExternalFileID: externalID, FileID: fileID, Filename: externalID,
 		ContentType: contentType, Size: int64(len(body)), SHA256: []byte{1}, BlobKey: key,
 	})
@@ -630,7 +630,7 @@ func TestIngestIsFairAcrossClients(t *testing.T) {
 	}
 	otherEnv := *e
 	otherEnv.tenant = e.st.Tenant(other.ID)
-	otherEnv.sub, _, err = otherEnv.tenant.CreateSubmission(ctx, store.NewSubmission{ExternalID: "o", Metadata: []byte("{}"), Language: "de"})
+	otherEnv.sub, _, err = otherEnv.tenant.CreateSubmission(ctx, submission.New{ExternalID: "o", Metadata: []byte("{}"), Language: "de"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,7 +25,7 @@ func slotFixture(t *testing.T, st *store.Store) (client uuid.UUID, sub store.Sub
 		t.Fatal(err)
 	}
 	tenant := st.Tenant(c.ID)
-	s, _, err := tenant.CreateSubmission(ctx, store.NewSubmission{ExternalID: "s", Metadata: []byte("{}"), Language: "de"})
+	s, _, err := tenant.CreateSubmission(ctx, submission.New{ExternalID: "s", Metadata: []byte("{}"), Language: "de"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +34,7 @@ func slotFixture(t *testing.T, st *store.Store) (client uuid.UUID, sub store.Sub
 		t.Fatal(err)
 	}
 	slot := d.Slots[0].ID
-	u, _, err := tenant.CreateUpload(ctx, store.NewUpload{SubmissionID: s.ID, SlotID: &slot, ExternalFileID: "f", FileID: uuid.New(),
+	u, _, err := tenant.CreateUpload(ctx, submission.NewUpload{SubmissionID: s.ID, SlotID: &slot, ExternalFileID: "f", FileID: uuid.New(),
 		Filename: "f.pdf", ContentType: "application/pdf", Size: 1, SHA256: []byte{1}, BlobKey: "k"})
 	if err != nil {
 		t.Fatal(err)
@@ -60,7 +60,7 @@ func TestUploadChangeReplacesDecision(t *testing.T) {
 	if slot.Status != submission.SlotReceived {
 		t.Fatalf("fixture slot: %s", slot.Status)
 	}
-	decide := store.Decision{ClientID: client, SubmissionID: d.ID, SlotID: slot.ID, Decision: submission.DecisionAccepted}
+	decide := submission.Decision{ClientID: client, SubmissionID: d.ID, SlotID: slot.ID, Decision: submission.DecisionAccepted}
 	if _, err := st.DecideSlot(ctx, decide); err != nil {
 		t.Fatal(err)
 	}
@@ -97,15 +97,15 @@ func TestDecisionRules(t *testing.T) {
 	client, d := slotFixture(t, st)
 	slot := d.Slots[0].ID
 	for _, tc := range []struct {
-		d    store.Decision
+		d    submission.Decision
 		want error
 	}{
-		{store.Decision{Decision: submission.DecisionRejected}, submission.ErrReasonRequired},
-		{store.Decision{Decision: submission.DecisionNeedsReview, Reason: " \n"}, submission.ErrReasonRequired},
-		{store.Decision{Decision: "approved"}, submission.ErrDecisionUnknown},
-		{store.Decision{Decision: submission.DecisionAccepted, Reason: string(make([]rune, submission.MaxReasonLength+1))}, submission.ErrReasonTooLong},
-		{store.Decision{Decision: submission.DecisionAccepted, SlotID: uuid.New()}, store.ErrNotFound},
-		{store.Decision{Decision: submission.DecisionAccepted, ClientID: uuid.New()}, store.ErrNotFound}, // another client's
+		{submission.Decision{Decision: submission.DecisionRejected}, submission.ErrReasonRequired},
+		{submission.Decision{Decision: submission.DecisionNeedsReview, Reason: " \n"}, submission.ErrReasonRequired},
+		{submission.Decision{Decision: "approved"}, submission.ErrDecisionUnknown},
+		{submission.Decision{Decision: submission.DecisionAccepted, Reason: string(make([]rune, submission.MaxReasonLength+1))}, submission.ErrReasonTooLong},
+		{submission.Decision{Decision: submission.DecisionAccepted, SlotID: uuid.New()}, store.ErrNotFound},
+		{submission.Decision{Decision: submission.DecisionAccepted, ClientID: uuid.New()}, store.ErrNotFound}, // another client's
 	} {
 		if tc.d.ClientID == uuid.Nil {
 			tc.d.ClientID = client
@@ -121,7 +121,7 @@ func TestDecisionRules(t *testing.T) {
 	if err := st.Tenant(client).DeleteSubmission(ctx, d.ID); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.DecideSlot(ctx, store.Decision{ClientID: client, SubmissionID: d.ID, SlotID: slot, Decision: submission.DecisionAccepted}); !errors.Is(err, submission.ErrPurging) {
+	if _, err := st.DecideSlot(ctx, submission.Decision{ClientID: client, SubmissionID: d.ID, SlotID: slot, Decision: submission.DecisionAccepted}); !errors.Is(err, submission.ErrPurging) {
 		t.Fatalf("decision on a submission being purged: %v", err)
 	}
 }

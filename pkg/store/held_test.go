@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/doceval/doceval/pkg/auth"
+	"github.com/doceval/doceval/pkg/domain/submission"
 	"github.com/doceval/doceval/pkg/jobs"
 	"github.com/doceval/doceval/pkg/store"
 	"github.com/doceval/doceval/pkg/testkit/dbtest"
@@ -24,11 +25,11 @@ func TestEnablingWaitsForAJobBeingSetAside(t *testing.T) {
 		t.Fatal(err)
 	}
 	tenant := st.Tenant(c.ID)
-	sub, _, err := tenant.CreateSubmission(ctx, store.NewSubmission{ExternalID: "s", Metadata: []byte("{}"), Language: "de"})
+	sub, _, err := tenant.CreateSubmission(ctx, submission.New{ExternalID: "s", Metadata: []byte("{}"), Language: "de"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	u, _, err := tenant.CreateUpload(ctx, store.NewUpload{
+	u, _, err := tenant.CreateUpload(ctx, submission.NewUpload{
 		SubmissionID: sub.ID, ExternalFileID: "f", FileID: uuid.New(), Filename: "f.pdf",
 		ContentType: "application/pdf", Size: 1, SHA256: []byte{1}, BlobKey: "k/f",
 	})

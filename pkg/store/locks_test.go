@@ -15,6 +15,7 @@ import (
 	"github.com/doceval/doceval/pkg/auth"
 	"github.com/doceval/doceval/pkg/document"
 	"github.com/doceval/doceval/pkg/domain/evaluation"
+	"github.com/doceval/doceval/pkg/domain/submission"
 	"github.com/doceval/doceval/pkg/store"
 	"github.com/doceval/doceval/pkg/testkit/dbtest"
 )
@@ -163,7 +164,7 @@ func TestCancelDuringProgressWrites(t *testing.T) {
 }
 
 // runningEvaluation makes a submission with one ready upload and a running evaluation.
-func runningEvaluation(t *testing.T, st *store.Store) (client, submission, evaluation uuid.UUID) {
+func runningEvaluation(t *testing.T, st *store.Store) (client, submissionID, evaluationID uuid.UUID) {
 	t.Helper()
 	ctx := context.Background()
 	c, _, _, err := st.CreateClient(ctx, "locks-"+uuid.NewString()[:8], auth.AllPermissions)
@@ -171,11 +172,11 @@ func runningEvaluation(t *testing.T, st *store.Store) (client, submission, evalu
 		t.Fatal(err)
 	}
 	tenant := st.Tenant(c.ID)
-	sub, _, err := tenant.CreateSubmission(ctx, store.NewSubmission{ExternalID: "s", Metadata: []byte("{}"), Language: "de"})
+	sub, _, err := tenant.CreateSubmission(ctx, submission.New{ExternalID: "s", Metadata: []byte("{}"), Language: "de"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	u, _, err := tenant.CreateUpload(ctx, store.NewUpload{
+	u, _, err := tenant.CreateUpload(ctx, submission.NewUpload{
 		SubmissionID: sub.ID, ExternalFileID: "f", FileID: uuid.New(), Filename: "f.pdf",
 		ContentType: "application/pdf", Size: 1, SHA256: []byte{1}, BlobKey: "k/f",
 	})

@@ -30,12 +30,12 @@ func purgeFixture(t *testing.T) (*store.Store, *clock.Fake, store.Tenant, submis
 		t.Fatal(err)
 	}
 	tenant := st.Tenant(c.ID)
-	sub, _, err := tenant.CreateSubmission(ctx, store.NewSubmission{ExternalID: "s", Metadata: []byte("{}"), Language: "de"})
+	sub, _, err := tenant.CreateSubmission(ctx, submission.New{ExternalID: "s", Metadata: []byte("{}"), Language: "de"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	fileID := uuid.New()
-	u, _, err := tenant.CreateUpload(ctx, store.NewUpload{
+	u, _, err := tenant.CreateUpload(ctx, submission.NewUpload{
 		SubmissionID: sub.ID, ExternalFileID: "f", FileID: fileID, Filename: "f.pdf", ContentType: "application/pdf",
 		Size: 1, SHA256: []byte{1}, BlobKey: blobkey.UploadFile(c.ID, sub.ID, fileID),
 	})

@@ -9,22 +9,12 @@ import (
 	"github.com/doceval/doceval/pkg/domain/submission"
 )
 
-// Decision is what an advisor decides on a slot; an empty Decision clears the one that
-// stands.
-type Decision struct {
-	ClientID     uuid.UUID // the submission's API client
-	SubmissionID uuid.UUID
-	SlotID       uuid.UUID
-	Decision     string
-	Reason       string
-}
-
 // DecideSlot sets or clears an advisor decision. While a decision stands, the slot's
 // status is the decision; clearing it gives back the status computed from the uploads.
 // Every change of the decision (or its reason) emits document_slot.updated with the
 // review in its data, and is written to the audit log when the store acts for an
 // operator (As). Decisions on a canceled submission or one being purged are refused.
-func (s *Store) DecideSlot(ctx context.Context, d Decision) (submission.Slot, error) {
+func (s *Store) DecideSlot(ctx context.Context, d submission.Decision) (submission.Slot, error) {
 	reason, err := submission.CheckDecision(d.Decision, d.Reason)
 	if err != nil {
 		return submission.Slot{}, err

@@ -58,16 +58,6 @@ type SubmissionDetail struct {
 	LatestEvaluation *evaluation.Evaluation
 }
 
-// NewSubmission is what POST /v1/submissions asks for.
-type NewSubmission struct {
-	ExternalID string
-	// TemplateRef is a builtin key, custom UUID or key; empty means the client's default.
-	TemplateRef string
-	Metadata    json.RawMessage
-	Language    string
-	Extra       []catalog.ItemInput
-}
-
 // displayAlphabet is Crockford's base32: no I, L, O, U, so ids read aloud unambiguously.
 const displayAlphabet = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 
@@ -85,7 +75,7 @@ func newDisplayID() string {
 // CreateSubmission creates a submission with the template's snapshot and its slots, or
 // returns the client's existing submission with the same external id (created false),
 // also when a concurrent request created it first.
-func (t Tenant) CreateSubmission(ctx context.Context, in NewSubmission) (submission.Submission, bool, error) {
+func (t Tenant) CreateSubmission(ctx context.Context, in submission.New) (submission.Submission, bool, error) {
 	var out submission.Submission
 	created := false
 	err := t.s.InTx(ctx, func(tx *Tx) error {

@@ -25,13 +25,6 @@ func TemplateCursor(t catalog.Template) keyset.Position {
 	return keyset.Position{CreatedAt: t.CreatedAt, ID: t.ID}
 }
 
-// Bundle holds the item lists of a template create.
-type Bundle struct {
-	DocumentRequirements []catalog.ItemInput
-	Checks               []catalog.ItemInput
-	DataFields           []catalog.ItemInput
-}
-
 func templateFromRow(r db.Template) catalog.Template {
 	return catalog.Template{
 		ID: r.ID, ClientID: r.APIClientID, Key: r.Key, DisplayName: r.DisplayName, IsDefault: r.IsDefault,
@@ -181,7 +174,7 @@ func resolveItems(ctx context.Context, q *db.Queries, client uuid.UUID, kind cat
 // item reported is always the same one.
 var kinds = []catalog.ItemKind{catalog.KindDocumentRequirement, catalog.KindCheck, catalog.KindDataField}
 
-func resolveBundle(ctx context.Context, q *db.Queries, client uuid.UUID, b Bundle) (map[catalog.ItemKind][]db.TemplateItemInsertParams, error) {
+func resolveBundle(ctx context.Context, q *db.Queries, client uuid.UUID, b catalog.Bundle) (map[catalog.ItemKind][]db.TemplateItemInsertParams, error) {
 	in := map[catalog.ItemKind][]catalog.ItemInput{catalog.KindDocumentRequirement: b.DocumentRequirements, catalog.KindCheck: b.Checks, catalog.KindDataField: b.DataFields}
 	lists := map[catalog.ItemKind][]db.TemplateItemInsertParams{}
 	for _, kind := range kinds {
@@ -237,7 +230,7 @@ func (tx *Tx) insertTemplate(ctx context.Context, client uuid.UUID, displayName 
 }
 
 // CreateTemplate creates a custom template (revision 1, not default) with its bundle.
-func (t Tenant) CreateTemplate(ctx context.Context, displayName string, b Bundle) (catalog.TemplateDetail, error) {
+func (t Tenant) CreateTemplate(ctx context.Context, displayName string, b catalog.Bundle) (catalog.TemplateDetail, error) {
 	var d catalog.TemplateDetail
 	err := t.s.InTx(ctx, func(tx *Tx) error {
 		lists, err := resolveBundle(ctx, tx.q, t.clientID, b)
@@ -407,7 +400,7 @@ func (t Tenant) DuplicateTemplate(ctx context.Context, ref string, displayName *
 type BuiltinTemplate struct {
 	Key         string
 	DisplayName string
-	Bundle
+	catalog.Bundle
 }
 
 // upsertBuiltinTemplate inserts a builtin template when new, and rewrites its name and

@@ -97,23 +97,10 @@ func (t Tenant) ExistingUpload(ctx context.Context, submissionID uuid.UUID, exte
 	return u, found, err
 }
 
-// NewUpload is a file whose bytes are stored, to be recorded.
-type NewUpload struct {
-	SubmissionID   uuid.UUID
-	SlotID         *uuid.UUID
-	ExternalFileID string
-	FileID         uuid.UUID
-	Filename       string
-	ContentType    string
-	Size           int64
-	SHA256         []byte
-	BlobKey        string
-}
-
 // CreateUpload records an upload whose bytes are stored and queues it for ingest. When
 // the external id is already used in the submission (a concurrent duplicate), it
 // returns that upload with created false and the caller deletes the new bytes.
-func (t Tenant) CreateUpload(ctx context.Context, in NewUpload) (submission.Upload, bool, error) {
+func (t Tenant) CreateUpload(ctx context.Context, in submission.NewUpload) (submission.Upload, bool, error) {
 	var out submission.Upload
 	created := false
 	err := t.s.InTx(ctx, func(tx *Tx) error {

@@ -1,9 +1,9 @@
-// Package catalog holds the catalog (checks, data fields, document types) and templates,
-// which list catalog entries as items: their types (Entry, Template with its
-// TemplateItems), the families, what a version of an entry holds, and the refusals of
-// writes (builtin entries are read-only, archived ones are frozen, template writes name
-// the revision they change, items reference live entries once). pkg/store reads and
-// writes them.
+// Package catalog holds the catalog (checks, data fields, document types) and
+// templates, which list catalog entries as items: their types (Entry, Template with its
+// TemplateItems, the Bundle of items a new template lists), the families, what a
+// version of an entry holds, and the refusals of writes (builtin entries are read-only,
+// archived ones are frozen, template writes name the revision they change, items
+// reference live entries once). pkg/store reads and writes them.
 package catalog
 
 import (

@@ -71,3 +71,10 @@ type TemplateDetail struct {
 	Checks               []TemplateItem
 	DataFields           []TemplateItem
 }
+
+// Bundle holds the item lists of a template create (createTemplate).
+type Bundle struct {
+	DocumentRequirements []ItemInput
+	Checks               []ItemInput
+	DataFields           []ItemInput
+}

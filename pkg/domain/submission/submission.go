@@ -1,11 +1,12 @@
 // Package submission holds a credit submission, its document slots and the uploads that
 // fill them: their types (the Submission with the Snapshot of its template, Slot,
-// SlotReview, Upload) and the data of the file.* and document_slot.updated events, whose
-// JSON is the spec's; the statuses, which moves they allow (cancel, upload, move or
-// delete uploads, a review decision) and the refusals of the rest. pkg/store reads and
-// writes them. A submission being deleted (its data purged) refuses everything:
-// ErrPurging is that refusal, for the API (partner_data_purge_in_progress) and the
-// console alike.
+// SlotReview, Upload), what creating one, recording an upload and deciding on a slot
+// ask for (New, NewUpload, Decision), the data of the file.* and document_slot.updated
+// events, whose JSON is the spec's; the statuses, which moves they allow (cancel,
+// upload, move or delete uploads, a review decision) and the refusals of the rest.
+// pkg/store reads and writes them. A submission being deleted (its data purged) refuses
+// everything: ErrPurging is that refusal, for the API (partner_data_purge_in_progress)
+// and the console alike.
 package submission
 
 import (
