@@ -2,8 +2,9 @@
 // submission, evaluation) share: the refusal of one request field's value and the
 // refusal naming a thing that does not exist. Each aggregate's package holds its types,
 // the data of its events, its statuses and transitions, and its own refusals as
-// sentinel errors; pkg/store maps database rows to those types. Nothing here knows HTTP, the database or the queue: the edge
-// (apierr.FromDomain) chooses each refusal's status and error code in one table.
+// sentinel errors; pkg/store maps database rows to those types. Nothing here knows
+// HTTP, the database or the queue: the edge (apierr.FromDomain) chooses each refusal's
+// status and error code in one table.
 package domain
 
 import "fmt"
