@@ -32,6 +32,7 @@ var (
 		// apiserver.Tunables (pkg/apiserver/server.go).
 		"api": {
 			"DOCEVAL_HTTP_ADDR", "DOCEVAL_RATE_LIMIT", "DOCEVAL_RATE_LIMIT_BURST", "DOCEVAL_MAX_UPLOAD_BYTES",
+			"DOCEVAL_INVALID_KEY_RATE", "DOCEVAL_INVALID_KEY_BURST", "DOCEVAL_TRUSTED_PROXIES",
 			"DOCEVAL_SECRET_KEY", "DOCEVAL_SECRET_ROTATION_GRACE",
 			// The S3 blob store's credentials (gocloud.dev/blob/s3blob, the AWS SDK's
 			// default chain), when given as keys.

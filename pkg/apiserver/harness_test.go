@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"strings"
 	"testing"
 
@@ -47,6 +48,10 @@ type envOption func(*apiserver.Deps)
 
 func withRateLimiter(l *httpx.RateLimiter) envOption {
 	return func(d *apiserver.Deps) { d.RateLimiter = l }
+}
+
+func withInvalidKeyLimiter(l *httpx.InvalidKeyLimiter, proxies ...netip.Prefix) envOption {
+	return func(d *apiserver.Deps) { d.InvalidKeyLimiter, d.TrustedProxies = l, proxies }
 }
 
 // withHandlers replaces the handlers, given the real ones to wrap.

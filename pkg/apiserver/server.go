@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -46,7 +47,14 @@ type Tunables struct {
 	// RateLimitBurst is the bucket size.
 	RateLimit      float64 `env:"DOCEVAL_RATE_LIMIT" envDefault:"50"`
 	RateLimitBurst int     `env:"DOCEVAL_RATE_LIMIT_BURST" envDefault:"100"`
-	MaxUploadBytes int64   `env:"DOCEVAL_MAX_UPLOAD_BYTES" envDefault:"104857600"`
+	// InvalidKeyRate is requests without a valid key per second per source address (0
+	// turns that limit off); InvalidKeyBurst is the bucket size.
+	InvalidKeyRate  float64 `env:"DOCEVAL_INVALID_KEY_RATE" envDefault:"1"`
+	InvalidKeyBurst int     `env:"DOCEVAL_INVALID_KEY_BURST" envDefault:"20"`
+	// TrustedProxies are the reverse proxies (CIDRs or addresses, comma-separated) whose
+	// X-Forwarded-For names a request's source; otherwise the peer address is.
+	TrustedProxies string `env:"DOCEVAL_TRUSTED_PROXIES" envDefault:""`
+	MaxUploadBytes int64  `env:"DOCEVAL_MAX_UPLOAD_BYTES" envDefault:"104857600"`
 	// SecretKey encrypts webhook signing secrets at rest: 32 bytes in base64.
 	SecretKey string `env:"DOCEVAL_SECRET_KEY"`
 	// SecretRotationGrace is how long a rotated-out signing secret stays valid.
@@ -59,6 +67,11 @@ type Deps struct {
 	Log         *slog.Logger
 	Registry    prometheus.Registerer
 	RateLimiter *httpx.RateLimiter
+	// InvalidKeyLimiter limits requests that do not authenticate per source (nil: off).
+	InvalidKeyLimiter *httpx.InvalidKeyLimiter
+	// TrustedProxies may name a request's source in X-Forwarded-For (none: the peer
+	// address is the source).
+	TrustedProxies []netip.Prefix
 	// Ready reports readiness for /readyz (nil: always ready).
 	Ready func(context.Context) error
 	// Ops serves /healthz, /readyz and /metrics (nil: built from Ready and Registry).
@@ -80,7 +93,7 @@ type Deps struct {
 }
 
 // New builds the Echo server: request id → trace span (/v1) → logging and metrics →
-// panic recovery → bearer auth → rate limit → contract (routing, permission,
+// panic recovery → bearer auth (failures limited per source) → rate limit → contract (routing, permission,
 // validation) → Idempotency-Key → handler.
 func New(d Deps) (*echo.Echo, error) {
 	if d.Log == nil {
@@ -100,6 +113,7 @@ func New(d Deps) (*echo.Echo, error) {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = httpx.ErrorHandler(d.Log)
+	e.IPExtractor = httpx.IPExtractor(d.TrustedProxies)
 
 	tp := d.TracerProvider
 	if tp == nil {
@@ -118,7 +132,7 @@ func New(d Deps) (*echo.Echo, error) {
 	}
 
 	e.Use(httpx.Under("/v1/",
-		httpx.Authenticate(d.Store),
+		httpx.Authenticate(d.Store, d.InvalidKeyLimiter),
 		d.RateLimiter.Middleware(),
 		contract.Middleware(),
 		idempotency(d.Store, d.Secrets, d.Log),
@@ -153,6 +167,11 @@ func RunOn(ctx context.Context, cfg Config, log *slog.Logger, ln net.Listener) e
 		ln.Close()
 		return err
 	}
+	proxies, err := httpx.ParseProxies(cfg.TrustedProxies)
+	if err != nil {
+		ln.Close()
+		return fmt.Errorf("DOCEVAL_TRUSTED_PROXIES: %w", err)
+	}
 	return service.RunServer(ctx, "api", cfg.Common, log, ln, nil, func(ctx context.Context, rt *service.Runtime) (service.Server, error) {
 		blobs, err := rt.Blobs(ctx)
 		if err != nil {
@@ -161,6 +180,7 @@ func RunOn(ctx context.Context, cfg Config, log *slog.Logger, ln net.Listener) e
 		e, err := New(Deps{
 			Store: rt.Store, Blobs: blobs, Log: log, Registry: rt.Registry, TracerProvider: rt.Tracer, Ops: rt.OpsHandler(),
 			RateLimiter: httpx.NewRateLimiter(cfg.RateLimit, cfg.RateLimitBurst, nil), MaxUploadBytes: cfg.MaxUploadBytes,
+			InvalidKeyLimiter: httpx.NewInvalidKeyLimiter(cfg.InvalidKeyRate, cfg.InvalidKeyBurst, nil), TrustedProxies: proxies,
 			Secrets: secrets, RotationGrace: cfg.SecretRotationGrace,
 		})
 		if err != nil {

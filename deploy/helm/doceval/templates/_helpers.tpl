@@ -285,6 +285,9 @@ DOCEVAL_BLOB_URL: {{ required "blob.url is required" $r.blob.url | quote }}
 {{- if eq .svc "api" }}
 DOCEVAL_RATE_LIMIT: {{ $c.rateLimit | toString | quote }}
 DOCEVAL_RATE_LIMIT_BURST: {{ int64 $c.rateLimitBurst | quote }}
+DOCEVAL_INVALID_KEY_RATE: {{ $c.invalidKeyRate | toString | quote }}
+DOCEVAL_INVALID_KEY_BURST: {{ int64 $c.invalidKeyBurst | quote }}
+DOCEVAL_TRUSTED_PROXIES: {{ $c.trustedProxies | quote }}
 DOCEVAL_MAX_UPLOAD_BYTES: {{ int64 $c.maxUploadBytes | quote }}
 DOCEVAL_SECRET_ROTATION_GRACE: {{ $c.secretRotationGrace | quote }}
 {{- else if eq .svc "ingest" }}
