@@ -261,31 +261,34 @@ func TestConsoleOpsPortInternal(t *testing.T) {
 	}
 }
 
-// The console trusts no proxy's X-Forwarded-For unless told which (the default, like
-// the code's, is empty), and the production overlay's placeholder trusts no real
-// address: trusting a whole private range lets a client inside it (a VPN user,
-// another pod) forge X-Forwarded-For and escape the sign-in throttling.
-func TestConsoleTrustedProxies(t *testing.T) {
+// The console and the api trust no proxy's X-Forwarded-For unless told which (the
+// default, like the code's, is empty), and the production overlay's placeholders trust
+// no real address: trusting a whole private range lets a client inside it (a VPN user,
+// another pod) forge X-Forwarded-For and escape the sign-in throttling or the limit on
+// invalid API keys.
+func TestTrustedProxies(t *testing.T) {
 	t.Parallel()
-	if got, ok := configMap(t, mustRender(t, defaults()), "console").Data["DOCEVAL_CONSOLE_TRUSTED_PROXIES"]; !ok || got != "" {
-		t.Errorf("DOCEVAL_CONSOLE_TRUSTED_PROXIES = %q by default, want empty", got)
-	}
-	got := configMap(t, mustRender(t, production(t)), "console").Data["DOCEVAL_CONSOLE_TRUSTED_PROXIES"]
-	if got == "" {
-		t.Fatal("the production overlay has no trustedProxies placeholder to replace")
-	}
-	private := []netip.Prefix{
-		netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("172.16.0.0/12"), netip.MustParsePrefix("192.168.0.0/16"),
-		netip.MustParsePrefix("100.64.0.0/10"), netip.MustParsePrefix("fc00::/7"),
-	}
-	for _, part := range strings.Split(got, ",") {
-		p, err := netip.ParsePrefix(strings.TrimSpace(part))
-		if err != nil {
-			t.Fatalf("production trustedProxies %q: %v", got, err)
+	for component, key := range map[string]string{"console": "DOCEVAL_CONSOLE_TRUSTED_PROXIES", "api": "DOCEVAL_TRUSTED_PROXIES"} {
+		if got, ok := configMap(t, mustRender(t, defaults()), component).Data[key]; !ok || got != "" {
+			t.Errorf("%s = %q by default, want empty", key, got)
 		}
-		for _, r := range private {
-			if p.Overlaps(r) {
-				t.Errorf("production trustedProxies %q trusts part of %s", got, r)
+		got := configMap(t, mustRender(t, production(t)), component).Data[key]
+		if got == "" {
+			t.Fatalf("the production overlay has no %s trustedProxies placeholder to replace", component)
+		}
+		private := []netip.Prefix{
+			netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("172.16.0.0/12"), netip.MustParsePrefix("192.168.0.0/16"),
+			netip.MustParsePrefix("100.64.0.0/10"), netip.MustParsePrefix("fc00::/7"),
+		}
+		for _, part := range strings.Split(got, ",") {
+			p, err := netip.ParsePrefix(strings.TrimSpace(part))
+			if err != nil {
+				t.Fatalf("production %s trustedProxies %q: %v", component, got, err)
+			}
+			for _, r := range private {
+				if p.Overlaps(r) {
+					t.Errorf("production %s trustedProxies %q trusts part of %s", component, got, r)
+				}
 			}
 		}
 	}
