@@ -2,11 +2,13 @@ package store_test
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/doceval/doceval/pkg/store"
@@ -71,11 +73,54 @@ func TestInTxResolvesAnUnansweredCommit(t *testing.T) {
 		t.Fatal("row 3 missing although its COMMIT reached the server")
 	}
 
-	// A transaction that wrote nothing has nothing to look up.
+	// Neither the transaction's id nor COMMIT's answer came back: nothing to look up by,
+	// and the writes may be there; they are.
+	f.LoseAnswer(false, "INSERT INTO probe", "pg_current_xact_id")
+	err = insert(4)
+	if !store.CommitUncertain(err) || !f.Fired() {
+		t.Fatalf("no answer at all: %v; want CommitUncertain", err)
+	}
+	if !probeExists(t, pool, 4) {
+		t.Fatal("row 4 missing although its COMMIT reached the server")
+	}
+}
+
+// A transaction that wrote nothing has nothing to look up, whether COMMIT's answer or
+// COMMIT itself was lost.
+func TestInTxDoesNotLookUpATransactionThatWroteNothing(t *testing.T) {
+	ctx := context.Background()
+	st, _, f := faultyStore(t)
+	read := func() error { return st.InTx(ctx, func(tx *store.Tx) error { return tx.Exec(ctx, "SELECT 1") }) }
+
+	f.LoseAnswer(false, "SELECT 1", "commit")
+	if err := read(); err == nil || store.CommitUncertain(err) || !f.Fired() {
+		t.Fatalf("read-only commit's answer lost: %v; want a plain error", err)
+	}
 	f.DropWrite(false, "SELECT 1", "commit")
-	err = st.InTx(ctx, func(tx *store.Tx) error { return tx.Exec(ctx, "SELECT 1") })
-	if err == nil || store.CommitUncertain(err) {
-		t.Fatalf("read-only commit lost: %v; want a plain error", err)
+	if err := read(); err == nil || store.CommitUncertain(err) || !f.Fired() {
+		t.Fatalf("read-only commit never sent: %v; want a plain error", err)
+	}
+}
+
+// Ending a transaction costs one round trip: the id that resolves a lost COMMIT
+// travels with it, not before it.
+func TestInTxCommitsInOneRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	st, pool, f := faultyStore(t)
+	var beforeCommit int
+	err := st.InTx(ctx, func(tx *store.Tx) error {
+		err := tx.Exec(ctx, "INSERT INTO probe VALUES (1)")
+		beforeCommit = f.RoundTrips()
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := f.RoundTrips() - beforeCommit; got != 1 {
+		t.Fatalf("ending the transaction took %d round trips, want 1", got)
+	}
+	if !probeExists(t, pool, 1) {
+		t.Fatal("row 1 missing")
 	}
 }
 
@@ -96,5 +141,40 @@ func TestConnectBoundsNewConnections(t *testing.T) {
 			t.Errorf("%s: connect timeout %s, want %s", u, got, want)
 		}
 		pool.Close()
+	}
+}
+
+// A transaction the server refuses to commit reports the server's error, and its
+// connection serves the next one: a transaction aborted inside fn (the id's query
+// fails) is rolled back, one refused at COMMIT (a deferred constraint) rolled back by it.
+func TestInTxReportsARefusedCommit(t *testing.T) {
+	ctx := context.Background()
+	st, pool, _ := faultyStore(t)
+	if _, err := pool.Exec(ctx, "CREATE TABLE deferred (id int UNIQUE DEFERRABLE INITIALLY DEFERRED)"); err != nil {
+		t.Fatal(err)
+	}
+	var pgErr *pgconn.PgError
+
+	err := st.InTx(ctx, func(tx *store.Tx) error {
+		_ = tx.Exec(ctx, "INSERT INTO probe VALUES (1)")
+		_ = tx.Exec(ctx, "SELECT 1/0") // ignored: the transaction is aborted
+		return nil
+	})
+	if !errors.As(err, &pgErr) || pgErr.Code != "25P02" {
+		t.Fatalf("aborted transaction: %v; want 25P02", err)
+	}
+
+	err = st.InTx(ctx, func(tx *store.Tx) error {
+		return tx.Exec(ctx, "INSERT INTO deferred VALUES (1), (1)")
+	})
+	if !errors.As(err, &pgErr) || pgErr.Code != "23505" || store.CommitUncertain(err) {
+		t.Fatalf("refused commit: %v; want 23505", err)
+	}
+
+	if err := st.InTx(ctx, func(tx *store.Tx) error { return tx.Exec(ctx, "INSERT INTO probe VALUES (2)") }); err != nil {
+		t.Fatal(err)
+	}
+	if probeExists(t, pool, 1) || !probeExists(t, pool, 2) {
+		t.Fatal("want row 2 only")
 	}
 }

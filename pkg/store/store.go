@@ -110,12 +110,28 @@ func retryable(err error) bool {
 	return errors.As(err, &pgErr) && (pgErr.Code == "40001" || pgErr.Code == "40P01")
 }
 
-// runTx runs fn in one transaction. A COMMIT that got no answer (the connection broke
-// after it was sent) is looked up by the transaction's id on another connection
-// (resolveCommit): committed is success, rolled back is the error, and when the
-// database cannot tell, the error is commitUncertain.
+// runTx runs fn in one transaction on a connection it holds until the end. The
+// transaction's id and its COMMIT travel in one round trip (commitReportingID), so that
+// a COMMIT whose answer is lost can still be looked up by that id (resolveCommit):
+//   - COMMIT answered: success, or the server's error (the transaction rolled back);
+//   - the id's answer arrived, COMMIT's did not: committed is success, rolled back is
+//     the error, and when the database cannot tell, the error is commitUncertain; a
+//     transaction that wrote nothing (no id) has nothing to lose: the error;
+//   - neither answer arrived after COMMIT was sent: commitUncertain, as the id that
+//     would tell is unknown; COMMIT never sent, or the id's query refused (COMMIT is
+//     skipped then): rolled back, the error.
+//
+// The id is asked for at the end, not forced at BEGIN, because a transaction given an
+// id must flush WAL when it commits: read-only ones would pay for that.
 func (s *Store) runTx(ctx context.Context, fn func(tx *Tx) error) error {
-	ptx, err := s.pool.Begin(ctx)
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return err
+	}
+	// The pool destroys a released connection that broke or is still in a transaction,
+	// so neither serves another request.
+	defer conn.Release()
+	ptx, err := conn.Begin(ctx)
 	if err != nil {
 		return err
 	}
@@ -123,24 +139,106 @@ func (s *Store) runTx(ctx context.Context, fn func(tx *Tx) error) error {
 		_ = ptx.Rollback(context.WithoutCancel(ctx))
 		return err
 	}
-	// The id exists only if the transaction wrote: one that did not has nothing to lose.
-	var xid *string
-	if err := ptx.QueryRow(ctx, "SELECT pg_current_xact_id_if_assigned()::text").Scan(&xid); err != nil {
-		_ = ptx.Rollback(context.WithoutCancel(ctx))
-		return err
-	}
-	err = ptx.Commit(ctx)
+	c := commitReportingID(ctx, conn.Conn().PgConn())
 	var pgErr *pgconn.PgError
-	if err == nil || xid == nil || errors.As(err, &pgErr) {
-		return err // done, nothing written, or the server answered (rolled back)
+	switch {
+	case c.err == nil:
+		return nil
+	case c.rollBack:
+		_ = ptx.Rollback(context.WithoutCancel(ctx))
+		return c.err
+	case errors.As(c.err, &pgErr):
+		return c.err // the server answered: rolled back
+	case !c.answered:
+		return commitUncertain{c.err}
+	case c.xid == nil:
+		return c.err // nothing written, nothing lost
 	}
-	switch s.resolveCommit(ctx, *xid) {
+	switch s.resolveCommit(ctx, *c.xid) {
 	case "committed":
 		return nil
 	case "aborted":
-		return err
+		return c.err
 	}
-	return commitUncertain{err}
+	return commitUncertain{c.err}
+}
+
+// commitResult is what commitReportingID learnt.
+type commitResult struct {
+	err error
+	// answered: the transaction id's answer arrived; xid is nil when it has none (it
+	// wrote nothing).
+	answered bool
+	xid      *string
+	// rollBack: nothing was sent, or the server refused the id's query and skipped
+	// COMMIT; the transaction is still open.
+	rollBack bool
+}
+
+// commitReportingID sends, in one pipeline, the query of the transaction's id, a Flush
+// (the server sends that answer before it runs COMMIT) and COMMIT, then reads both
+// answers in order.
+func commitReportingID(ctx context.Context, pc *pgconn.PgConn) commitResult {
+	pl := pc.StartPipeline(ctx)
+	defer pl.Close()
+	pl.SendQueryParams("SELECT pg_current_xact_id_if_assigned()::text", nil, nil, nil, nil)
+	pl.SendFlushRequest()
+	pl.SendQueryParams("COMMIT", nil, nil, nil, nil)
+	if err := pl.Sync(); err != nil {
+		return commitResult{err: err, rollBack: pgconn.SafeToRetry(err)}
+	}
+	var r commitResult
+	var pgErr *pgconn.PgError
+	r.xid, r.err = readXID(pl)
+	if r.err != nil {
+		// The deferred Close reads past the skipped COMMIT before runTx rolls back.
+		r.rollBack = errors.As(r.err, &pgErr)
+		return r
+	}
+	r.answered = true
+	rr, err := nextResult(pl)
+	if err != nil {
+		r.err = err
+		return r
+	}
+	tag, err := rr.Close()
+	switch {
+	case err != nil:
+		r.err = err
+	case tag.String() == "ROLLBACK":
+		r.err = pgx.ErrTxCommitRollback
+	}
+	return r
+}
+
+// readXID reads the answer of pg_current_xact_id_if_assigned from the pipeline.
+func readXID(pl *pgconn.Pipeline) (*string, error) {
+	rr, err := nextResult(pl)
+	if err != nil {
+		return nil, err
+	}
+	var xid *string
+	for rr.NextRow() {
+		if v := rr.Values()[0]; v != nil {
+			id := string(v)
+			xid = &id
+		}
+	}
+	_, err = rr.Close()
+	return xid, err
+}
+
+// nextResult reads the pipeline up to the next statement's answer.
+func nextResult(pl *pgconn.Pipeline) (*pgconn.ResultReader, error) {
+	res, err := pl.GetResults()
+	if err != nil {
+		return nil, err
+	}
+	rr, ok := res.(*pgconn.ResultReader)
+	if !ok {
+		return nil, fmt.Errorf("commit: unexpected pipeline result %T", res)
+	}
+	return rr, nil
 }
 
 // commitResolveFor bounds how long runTx looks up an unanswered COMMIT.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"io"
 	"net"
 	"sync"
 	"testing"
@@ -23,11 +24,14 @@ type Faults struct {
 	goDown  bool     // the database goes out of reach when the cut happens
 	down    bool
 	fired   bool
+	// roundTrips counts the answers waited for: reads that follow a write.
+	roundTrips int
 }
 
 // LoseAnswer arms a cut: once statements containing each of markers (case-insensitive,
 // e.g. "INSERT INTO uploads", "commit") have been sent in that order, the last one is
-// sent and its connection closed before the answer arrives. With goDown the database
+// sent and its connection closed before its answer arrives; the answers of statements
+// sent before it in the same write (a pipeline) still arrive. With goDown the database
 // is out of reach from then on, until SetDown(false).
 func (f *Faults) LoseAnswer(goDown bool, markers ...string) { f.arm(false, goDown, markers) }
 
@@ -59,6 +63,14 @@ func (f *Faults) SetDown(down bool) {
 	f.down = down
 }
 
+// RoundTrips counts the times a connection of the pool waited for an answer to what it
+// had sent: what a sequence of statements costs in latency.
+func (f *Faults) RoundTrips() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.roundTrips
+}
+
 func (f *Faults) isDown() bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -73,6 +85,49 @@ type faultConn struct {
 	// cutNext: the statement of the last marker was sent on this connection; the write
 	// that executes it is cut.
 	cutNext bool
+	// last is the last marker, to find its statement in a write that holds several.
+	last []byte
+	// wrote: the next read waits for an answer.
+	wrote bool
+	// cutAfter is how many more statements' answers are read before the connection is
+	// closed, when cutReads is set; pending holds the part of one not yet read.
+	cutReads bool
+	cutAfter int
+	pending  []byte
+}
+
+func (c *faultConn) Read(p []byte) (int, error) {
+	f := c.f
+	f.mu.Lock()
+	if c.wrote {
+		f.roundTrips++
+		c.wrote = false
+	}
+	f.mu.Unlock()
+	if !c.cutReads {
+		return c.Conn.Read(p)
+	}
+	if len(c.pending) == 0 {
+		if c.cutAfter == 0 {
+			c.Conn.Close()
+			return 0, &net.OpError{Op: "read", Net: "tcp", Err: errFault}
+		}
+		msg := make([]byte, 5)
+		if _, err := io.ReadFull(c.Conn, msg); err != nil {
+			return 0, err
+		}
+		msg = append(msg, make([]byte, int(binary.BigEndian.Uint32(msg[1:5]))-4)...)
+		if _, err := io.ReadFull(c.Conn, msg[5:]); err != nil {
+			return 0, err
+		}
+		if msg[0] == 'C' || msg[0] == 'I' || msg[0] == 'E' { // a statement's last answer
+			c.cutAfter--
+		}
+		c.pending = msg
+	}
+	n := copy(p, c.pending)
+	c.pending = c.pending[n:]
+	return n, nil
 }
 
 func (c *faultConn) Write(p []byte) (int, error) {
@@ -83,7 +138,9 @@ func (c *faultConn) Write(p []byte) (int, error) {
 		c.Conn.Close()
 		return 0, &net.OpError{Op: "write", Net: "tcp", Err: errFault}
 	}
+	c.wrote = true
 	if len(f.markers) > 0 && bytes.Contains(bytes.ToLower(p), f.markers[0]) {
+		c.last = f.markers[0]
 		f.markers = f.markers[1:]
 		c.cutNext = len(f.markers) == 0
 	}
@@ -101,8 +158,24 @@ func (c *faultConn) Write(p []byte) (int, error) {
 		return 0, &net.OpError{Op: "write", Net: "tcp", Err: errFault}
 	}
 	n, err := c.Conn.Write(p)
+	if before := executesBefore(p, bytes.Index(bytes.ToLower(p), c.last)); before > 0 {
+		c.cutReads, c.cutAfter = true, before
+		return n, err
+	}
 	c.Conn.Close() // the server still reads what was sent before the end of the stream
 	return n, err
+}
+
+// executesBefore counts the statements p runs in messages that start before offset end.
+func executesBefore(p []byte, end int) int {
+	count := 0
+	for off := 0; off+5 <= len(p) && off < end; {
+		if p[off] == 'Q' || p[off] == 'E' {
+			count++
+		}
+		off += 1 + int(binary.BigEndian.Uint32(p[off+1:off+5]))
+	}
+	return count
 }
 
 // executes reports whether p, frontend protocol messages, runs a statement: a simple
