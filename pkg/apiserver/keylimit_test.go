@@ -14,6 +14,7 @@ import (
 	"github.com/doceval/doceval/pkg/apiserver"
 	"github.com/doceval/doceval/pkg/auth"
 	"github.com/doceval/doceval/pkg/clock"
+	"github.com/doceval/doceval/pkg/config"
 	"github.com/doceval/doceval/pkg/httpx"
 	"github.com/doceval/doceval/pkg/secretbox"
 )
@@ -78,7 +79,7 @@ func TestInvalidKeysAreLimitedPerSource(t *testing.T) {
 // same proxy is not limited by the first one's bad keys.
 func TestInvalidKeysAreLimitedPerForwardedSource(t *testing.T) {
 	ctx := context.Background()
-	proxies, err := httpx.ParseProxies("127.0.0.1,::1")
+	proxies, err := config.ParseProxies("127.0.0.1,::1")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -167,7 +167,7 @@ func RunOn(ctx context.Context, cfg Config, log *slog.Logger, ln net.Listener) e
 		ln.Close()
 		return err
 	}
-	proxies, err := httpx.ParseProxies(cfg.TrustedProxies)
+	proxies, err := config.ParseProxies(cfg.TrustedProxies)
 	if err != nil {
 		ln.Close()
 		return fmt.Errorf("DOCEVAL_TRUSTED_PROXIES: %w", err)

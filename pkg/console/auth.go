@@ -18,6 +18,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/doceval/doceval/pkg/config"
 	"github.com/doceval/doceval/pkg/store"
 )
 
@@ -124,27 +125,11 @@ func (a *app) trusted(addr netip.Addr) bool {
 	return false
 }
 
-// parseProxies reads DOCEVAL_CONSOLE_TRUSTED_PROXIES: comma-separated CIDRs or addresses.
+// parseProxies reads DOCEVAL_CONSOLE_TRUSTED_PROXIES (config.ParseProxies).
 func parseProxies(s string) ([]netip.Prefix, error) {
-	var out []netip.Prefix
-	for _, part := range strings.Split(s, ",") {
-		part = strings.TrimSpace(part)
-		if part == "" {
-			continue
-		}
-		if !strings.Contains(part, "/") {
-			addr, err := netip.ParseAddr(part)
-			if err != nil {
-				return nil, fmt.Errorf("DOCEVAL_CONSOLE_TRUSTED_PROXIES: %q is neither a CIDR nor an address", part)
-			}
-			out = append(out, netip.PrefixFrom(addr.Unmap(), addr.Unmap().BitLen()))
-			continue
-		}
-		p, err := netip.ParsePrefix(part)
-		if err != nil {
-			return nil, fmt.Errorf("DOCEVAL_CONSOLE_TRUSTED_PROXIES: %q is neither a CIDR nor an address", part)
-		}
-		out = append(out, p.Masked())
+	out, err := config.ParseProxies(s)
+	if err != nil {
+		return nil, fmt.Errorf("DOCEVAL_CONSOLE_TRUSTED_PROXIES: %w", err)
 	}
 	return out, nil
 }

@@ -1,32 +1,11 @@
 package httpx
 
 import (
-	"fmt"
 	"net"
 	"net/netip"
-	"strings"
 
 	"github.com/labstack/echo/v4"
 )
-
-// ParseProxies reads a comma-separated list of CIDRs or addresses (DOCEVAL_TRUSTED_PROXIES).
-func ParseProxies(s string) ([]netip.Prefix, error) {
-	var out []netip.Prefix
-	for _, part := range strings.Split(s, ",") {
-		part = strings.TrimSpace(part)
-		if part == "" {
-			continue
-		}
-		if p, err := netip.ParsePrefix(part); err == nil {
-			out = append(out, p.Masked())
-		} else if a, err := netip.ParseAddr(part); err == nil && a.Zone() == "" {
-			out = append(out, netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
-		} else {
-			return nil, fmt.Errorf("%q is neither a CIDR nor an address", part)
-		}
-	}
-	return out, nil
-}
 
 // IPExtractor says where a request comes from (echo's RealIP, which the
 // InvalidKeyLimiter keys on and traces record): the TCP peer, unless the peer is one of
