@@ -49,6 +49,59 @@ func (q *Queries) IdempotencyClaim(ctx context.Context, arg IdempotencyClaimPara
 	return key, err
 }
 
+const idempotencyClaimInTx = `-- name: IdempotencyClaimInTx :one
+WITH lock AS (
+    SELECT pg_try_advisory_xact_lock(hashtextextended($1::text, 0)) AS free
+), claim AS (
+    INSERT INTO idempotency_keys (api_client_id, key, state, created_at, expires_at, owner)
+    SELECT $2::uuid, $3::text, 'running', $4::timestamptz,
+           $5::timestamptz, $6::uuid
+    FROM lock WHERE lock.free
+    ON CONFLICT (api_client_id, key) DO UPDATE
+    SET state = 'running', request_hash = NULL, response_status = NULL, response_content_type = NULL,
+        response_body = NULL, response_sealed = NULL, created_at = EXCLUDED.created_at,
+        expires_at = EXCLUDED.expires_at, owner = EXCLUDED.owner
+    WHERE idempotency_keys.expires_at <= EXCLUDED.created_at
+       OR (idempotency_keys.state = 'running' AND idempotency_keys.created_at < $7::timestamptz)
+    RETURNING key
+)
+SELECT lock.free, EXISTS (SELECT 1 FROM claim) AS claimed FROM lock
+`
+
+type IdempotencyClaimInTxParams struct {
+	LockName    string
+	APIClientID uuid.UUID
+	Key         string
+	Now         time.Time
+	ExpiresAt   time.Time
+	Owner       uuid.UUID
+	StaleBefore time.Time
+}
+
+type IdempotencyClaimInTxRow struct {
+	Free    bool
+	Claimed bool
+}
+
+// IdempotencyClaim for a claim that commits in one transaction with the request's work
+// and its kept answer. The key is first locked for the transaction (an advisory lock on
+// the hash of @lock_name): free is false while another request holds it and still runs.
+// claimed is IdempotencyClaim's row: false when the key is taken (IdempotencyGet).
+func (q *Queries) IdempotencyClaimInTx(ctx context.Context, arg IdempotencyClaimInTxParams) (IdempotencyClaimInTxRow, error) {
+	row := q.db.QueryRow(ctx, idempotencyClaimInTx,
+		arg.LockName,
+		arg.APIClientID,
+		arg.Key,
+		arg.Now,
+		arg.ExpiresAt,
+		arg.Owner,
+		arg.StaleBefore,
+	)
+	var i IdempotencyClaimInTxRow
+	err := row.Scan(&i.Free, &i.Claimed)
+	return i, err
+}
+
 const idempotencyDeleteExpired = `-- name: IdempotencyDeleteExpired :execrows
 DELETE FROM idempotency_keys WHERE expires_at <= $1
 `

@@ -45,42 +45,6 @@ func (q *Queries) SlotGet(ctx context.Context, arg SlotGetParams) (DocumentSlot,
 	return i, err
 }
 
-const slotInsert = `-- name: SlotInsert :exec
-INSERT INTO document_slots (id, submission_id, position, key, label, description, document_type_id, required, allow_multiple_files, extra, status, updated_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'missing', $11)
-`
-
-type SlotInsertParams struct {
-	ID                 uuid.UUID
-	SubmissionID       uuid.UUID
-	Position           int32
-	Key                string
-	Label              string
-	Description        string
-	DocumentTypeID     string
-	Required           bool
-	AllowMultipleFiles bool
-	Extra              bool
-	Now                time.Time
-}
-
-func (q *Queries) SlotInsert(ctx context.Context, arg SlotInsertParams) error {
-	_, err := q.db.Exec(ctx, slotInsert,
-		arg.ID,
-		arg.SubmissionID,
-		arg.Position,
-		arg.Key,
-		arg.Label,
-		arg.Description,
-		arg.DocumentTypeID,
-		arg.Required,
-		arg.AllowMultipleFiles,
-		arg.Extra,
-		arg.Now,
-	)
-	return err
-}
-
 const slotSetReview = `-- name: SlotSetReview :exec
 UPDATE document_slots
 SET status = $1::text, review_decision = $1::text, review_reason = $2,
@@ -148,6 +112,46 @@ func (q *Queries) SlotUploadStatuses(ctx context.Context, documentSlotID *uuid.U
 		return nil, err
 	}
 	return items, nil
+}
+
+const slotsInsert = `-- name: SlotsInsert :exec
+INSERT INTO document_slots (id, submission_id, position, key, label, description, document_type_id, required, allow_multiple_files, extra, status, updated_at)
+SELECT unnest($1::uuid[]), $2, unnest($3::int[]), unnest($4::text[]), unnest($5::text[]),
+       unnest($6::text[]), unnest($7::text[]), unnest($8::bool[]),
+       unnest($9::bool[]), unnest($10::bool[]), 'missing', $11
+`
+
+type SlotsInsertParams struct {
+	Ids                []uuid.UUID
+	SubmissionID       uuid.UUID
+	Positions          []int32
+	Keys               []string
+	Labels             []string
+	Descriptions       []string
+	DocumentTypeIds    []string
+	Required           []bool
+	AllowMultipleFiles []bool
+	Extra              []bool
+	Now                time.Time
+}
+
+// A new submission's slots in one statement: element i of each array is one slot (the
+// arrays are unnested side by side).
+func (q *Queries) SlotsInsert(ctx context.Context, arg SlotsInsertParams) error {
+	_, err := q.db.Exec(ctx, slotsInsert,
+		arg.Ids,
+		arg.SubmissionID,
+		arg.Positions,
+		arg.Keys,
+		arg.Labels,
+		arg.Descriptions,
+		arg.DocumentTypeIds,
+		arg.Required,
+		arg.AllowMultipleFiles,
+		arg.Extra,
+		arg.Now,
+	)
+	return err
 }
 
 const slotsOfSubmission = `-- name: SlotsOfSubmission :many
@@ -332,10 +336,11 @@ func (q *Queries) SubmissionGetForUpdate(ctx context.Context, arg SubmissionGetF
 	return i, err
 }
 
-const submissionInsert = `-- name: SubmissionInsert :execrows
+const submissionInsert = `-- name: SubmissionInsert :one
 INSERT INTO submissions (id, api_client_id, display_id, external_submission_id, template_id, snapshot, language, metadata, status, created_at, updated_at)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'collecting_documents', $9, $9)
 ON CONFLICT DO NOTHING
+RETURNING id, api_client_id, display_id, external_submission_id, template_id, snapshot, language, metadata, status, purge_requested_at, created_at, updated_at, purge_enqueued_at
 `
 
 type SubmissionInsertParams struct {
@@ -350,9 +355,9 @@ type SubmissionInsertParams struct {
 	Now                  time.Time
 }
 
-// 0 rows: the external id (or, rarely, the display id) is taken; the caller re-reads.
-func (q *Queries) SubmissionInsert(ctx context.Context, arg SubmissionInsertParams) (int64, error) {
-	result, err := q.db.Exec(ctx, submissionInsert,
+// No row: the external id (or, rarely, the display id) is taken; the caller re-reads.
+func (q *Queries) SubmissionInsert(ctx context.Context, arg SubmissionInsertParams) (Submission, error) {
+	row := q.db.QueryRow(ctx, submissionInsert,
 		arg.ID,
 		arg.APIClientID,
 		arg.DisplayID,
@@ -363,10 +368,23 @@ func (q *Queries) SubmissionInsert(ctx context.Context, arg SubmissionInsertPara
 		arg.Metadata,
 		arg.Now,
 	)
-	if err != nil {
-		return 0, err
-	}
-	return result.RowsAffected(), nil
+	var i Submission
+	err := row.Scan(
+		&i.ID,
+		&i.APIClientID,
+		&i.DisplayID,
+		&i.ExternalSubmissionID,
+		&i.TemplateID,
+		&i.Snapshot,
+		&i.Language,
+		&i.Metadata,
+		&i.Status,
+		&i.PurgeRequestedAt,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+		&i.PurgeEnqueuedAt,
+	)
+	return i, err
 }
 
 const submissionList = `-- name: SubmissionList :many

@@ -189,6 +189,29 @@ func (q *Queries) TemplateGetByKey(ctx context.Context, arg TemplateGetByKeyPara
 	return i, err
 }
 
+const templateGetForShare = `-- name: TemplateGetForShare :one
+SELECT id, api_client_id, key, display_name, is_default, revision, archived_at, created_at, updated_at FROM templates WHERE id = $1 FOR SHARE
+`
+
+// FOR SHARE while a snapshot is taken: a concurrent write or archive waits for it, and
+// the row read is the one last committed.
+func (q *Queries) TemplateGetForShare(ctx context.Context, id uuid.UUID) (Template, error) {
+	row := q.db.QueryRow(ctx, templateGetForShare, id)
+	var i Template
+	err := row.Scan(
+		&i.ID,
+		&i.APIClientID,
+		&i.Key,
+		&i.DisplayName,
+		&i.IsDefault,
+		&i.Revision,
+		&i.ArchivedAt,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+	)
+	return i, err
+}
+
 const templateInsert = `-- name: TemplateInsert :execrows
 INSERT INTO templates (id, api_client_id, key, display_name, is_default, revision, created_at, updated_at)
 VALUES ($1, $2, $3, $4, false, 1, $5, $5)
@@ -420,16 +443,6 @@ func (q *Queries) TemplateList(ctx context.Context, arg TemplateListParams) ([]T
 		return nil, err
 	}
 	return items, nil
-}
-
-const templateLockShare = `-- name: TemplateLockShare :exec
-SELECT id FROM templates WHERE id = $1 FOR SHARE
-`
-
-// FOR SHARE while a snapshot is taken: a concurrent write or archive waits for it.
-func (q *Queries) TemplateLockShare(ctx context.Context, id uuid.UUID) error {
-	_, err := q.db.Exec(ctx, templateLockShare, id)
-	return err
 }
 
 const templateWrite = `-- name: TemplateWrite :one

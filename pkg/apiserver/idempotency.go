@@ -10,6 +10,7 @@ import (
 	"hash"
 	"io"
 	"log/slog"
+	"maps"
 	"mime"
 	"net/http"
 	"strings"
@@ -35,6 +36,12 @@ const maxStoredResponse = 4 << 20
 // the first still runs is 409 idempotency_key_in_use. Answers that did nothing (5xx,
 // 429) are not kept: the key is released so a retry runs again.
 //
+// A JSON request runs in one transaction with the key's claim and its kept answer
+// (store.IdempotentTx), sent once that commits: a lost COMMIT answer leaves either
+// nothing done or the answer kept, which the retry replays. A request whose work fails
+// inside that transaction, or keeps nothing, is rolled back whole and run again as an
+// upload runs, in steps: the claim, the handler's own transactions, the kept answer.
+//
 // A kept body rests sealed with the key ring (secrets, as webhook signing secrets are):
 // the answers of createWebhookEndpoint and rotateWebhookSecret carry signing_secret. A
 // replay opens it and answers the same bytes.
@@ -57,66 +64,172 @@ func idempotency(st *store.Store, secrets *secretbox.Box, log *slog.Logger) echo
 			if err != nil {
 				return err
 			}
-			owner := uuid.New()
-			release := func(ctx context.Context) error { return st.ReleaseIdempotencyKey(ctx, p.ClientID, key, owner) }
-			claimed, rec, err := st.ClaimIdempotencyKey(r.Context(), p.ClientID, key, owner)
-			if err != nil {
-				if store.Unavailable(err) {
-					// The claim may have been written and its answer lost: a key left
-					// running would turn this request's retries away until it went stale.
-					settle(context.WithoutCancel(r.Context()), log, "release idempotency key", release)
-				}
-				return err
+			k := keyed{st: st, secrets: secrets, log: log, next: next, client: p.ClientID, key: key}
+			if jsonBody(r) {
+				return k.inRequestTx(c)
 			}
-			fp := newFingerprint(r)
-			if !claimed {
-				if rec.Running {
-					return apierr.Conflict(apierr.IdempotencyKeyInUse, "a request with this Idempotency-Key is still being handled; retry in a moment")
-				}
-				if err := fp.drain(r.Body); err != nil {
-					return err
-				}
-				if !bytes.Equal(fp.sum(), rec.RequestHash) {
-					e := apierr.New(http.StatusUnprocessableEntity, apierr.IdempotencyKeyReused,
-						"this Idempotency-Key was used with another method, path or body; use a new key for a new request")
-					e.Param = "Idempotency-Key"
-					return e
-				}
-				body, err := keptBody(secrets, rec.Response, store.IdempotencyOwner(p.ClientID, key))
-				if err != nil {
-					return err
-				}
-				c.Response().Header().Set("Idempotent-Replayed", "true")
-				if rec.Response.Status >= 400 {
-					body = withRequestID(body, httpx.RequestIDFromContext(r.Context()))
-				}
-				return c.Blob(rec.Response.Status, rec.Response.ContentType, body)
-			}
-
-			r.Body = fp.tee(r.Body)
-			w := &recorder{ResponseWriter: c.Response().Writer}
-			c.Response().Writer = w
-			if err := next(c); err != nil {
-				c.Error(err) // the error response is part of what is kept
-			}
-			ctx := context.WithoutCancel(r.Context())
-			status := c.Response().Status
-			if err := fp.drain(r.Body); err != nil || !keepResponse(status) || w.overflow {
-				settle(ctx, log, "release idempotency key", release)
-				return nil
-			}
-			resp := store.StoredResponse{
-				Status: status, ContentType: c.Response().Header().Get(echo.HeaderContentType),
-				SealedBody: secrets.Seal(w.body.Bytes(), store.IdempotencyOwner(p.ClientID, key)),
-			}
-			hash := fp.sum()
-			settle(ctx, log, "keep idempotent response", func(ctx context.Context) error {
-				return st.FinishIdempotencyKey(ctx, p.ClientID, key, owner, hash, resp)
-			})
-			return nil
+			return k.inSteps(c)
 		}
 	}
 }
+
+// keyed is one request with an Idempotency-Key.
+type keyed struct {
+	st      *store.Store
+	secrets *secretbox.Box
+	log     *slog.Logger
+	next    echo.HandlerFunc
+	client  uuid.UUID
+	key     string
+}
+
+// jsonBody reports whether r's body is JSON or absent: small enough (the contract
+// middleware bounds it) to be held and run again.
+func jsonBody(r *http.Request) bool {
+	ct := r.Header.Get(echo.HeaderContentType)
+	if ct == "" {
+		return r.ContentLength == 0 || r.Body == nil || r.Body == http.NoBody
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	return err == nil && mt == echo.MIMEApplicationJSON
+}
+
+// inRequestTx runs the request in store.IdempotentTx, holding its answer until the
+// transaction commits; set aside, it runs inSteps.
+func (k keyed) inRequestTx(c echo.Context) error {
+	r := c.Request()
+	fp := newFingerprint(r)
+	body, err := fp.readAll(r.Body)
+	if err != nil {
+		return err
+	}
+	hash := fp.sum()
+	res := c.Response()
+	sent, headers := res.Writer, res.Header().Clone()
+	held := &heldResponse{header: sent.Header()}
+	outcome, rec, err := k.st.IdempotentTx(r.Context(), k.client, k.key, uuid.New(), func(ctx context.Context) *store.KeptAnswer {
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		c.SetRequest(r.WithContext(ctx))
+		res.Writer = held
+		if err := k.next(c); err != nil {
+			c.Error(err) // the error response is part of what is kept
+		}
+		if !keepResponse(res.Status) || held.body.Len() > maxStoredResponse {
+			return nil
+		}
+		return &store.KeptAnswer{RequestHash: hash, Response: store.StoredResponse{
+			Status: res.Status, ContentType: res.Header().Get(echo.HeaderContentType),
+			SealedBody: k.secrets.Seal(held.body.Bytes(), store.IdempotencyOwner(k.client, k.key)),
+		}}
+	})
+	c.SetRequest(r)
+	res.Writer = sent
+	if err == nil && (outcome == store.KeptInTx || outcome == store.NotKept) {
+		sent.WriteHeader(res.Status)
+		_, err := sent.Write(held.body.Bytes())
+		return err
+	}
+	// Nothing was answered yet: what the handler set is forgotten.
+	res.Committed, res.Status, res.Size = false, 0, 0
+	maps.DeleteFunc(res.Header(), func(string, []string) bool { return true })
+	maps.Copy(res.Header(), headers)
+	switch {
+	case err != nil:
+		return err
+	case outcome == store.KeyInUse:
+		return errKeyInUse
+	case outcome == store.KeyTaken:
+		return k.replay(c, rec, hash)
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	return k.inSteps(c)
+}
+
+var errKeyInUse = apierr.Conflict(apierr.IdempotencyKeyInUse, "a request with this Idempotency-Key is still being handled; retry in a moment")
+
+// inSteps claims the key, runs the request in the handler's own transactions, then keeps
+// its answer.
+func (k keyed) inSteps(c echo.Context) error {
+	r := c.Request()
+	owner := uuid.New()
+	release := func(ctx context.Context) error { return k.st.ReleaseIdempotencyKey(ctx, k.client, k.key, owner) }
+	claimed, rec, err := k.st.ClaimIdempotencyKey(r.Context(), k.client, k.key, owner)
+	if err != nil {
+		if store.Unavailable(err) {
+			// The claim may have been written and its answer lost: a key left
+			// running would turn this request's retries away until it went stale.
+			settle(context.WithoutCancel(r.Context()), k.log, "release idempotency key", release)
+		}
+		return err
+	}
+	fp := newFingerprint(r)
+	if !claimed {
+		if rec.Running {
+			return errKeyInUse
+		}
+		if err := fp.drain(r.Body); err != nil {
+			return err
+		}
+		return k.replay(c, rec, fp.sum())
+	}
+
+	r.Body = fp.tee(r.Body)
+	w := &recorder{ResponseWriter: c.Response().Writer}
+	c.Response().Writer = w
+	if err := k.next(c); err != nil {
+		c.Error(err) // the error response is part of what is kept
+	}
+	ctx := context.WithoutCancel(r.Context())
+	status := c.Response().Status
+	if err := fp.drain(r.Body); err != nil || !keepResponse(status) || w.overflow {
+		settle(ctx, k.log, "release idempotency key", release)
+		return nil
+	}
+	resp := store.StoredResponse{
+		Status: status, ContentType: c.Response().Header().Get(echo.HeaderContentType),
+		SealedBody: k.secrets.Seal(w.body.Bytes(), store.IdempotencyOwner(k.client, k.key)),
+	}
+	hash := fp.sum()
+	settle(ctx, k.log, "keep idempotent response", func(ctx context.Context) error {
+		return k.st.FinishIdempotencyKey(ctx, k.client, k.key, owner, hash, resp)
+	})
+	return nil
+}
+
+// replay answers a key that holds a finished request: its kept response when hash is
+// that request's fingerprint, 422 idempotency_key_reused otherwise (409
+// idempotency_key_in_use while it still runs).
+func (k keyed) replay(c echo.Context, rec store.KeyRecord, hash []byte) error {
+	if rec.Running {
+		return errKeyInUse
+	}
+	if !bytes.Equal(hash, rec.RequestHash) {
+		e := apierr.New(http.StatusUnprocessableEntity, apierr.IdempotencyKeyReused,
+			"this Idempotency-Key was used with another method, path or body; use a new key for a new request")
+		e.Param = "Idempotency-Key"
+		return e
+	}
+	body, err := keptBody(k.secrets, rec.Response, store.IdempotencyOwner(k.client, k.key))
+	if err != nil {
+		return err
+	}
+	c.Response().Header().Set("Idempotent-Replayed", "true")
+	if rec.Response.Status >= 400 {
+		body = withRequestID(body, httpx.RequestIDFromContext(c.Request().Context()))
+	}
+	return c.Blob(rec.Response.Status, rec.Response.ContentType, body)
+}
+
+// heldResponse holds a response until its transaction commits; its headers are the
+// response's own.
+type heldResponse struct {
+	header http.Header
+	body   bytes.Buffer
+}
+
+func (h *heldResponse) Header() http.Header         { return h.header }
+func (h *heldResponse) Write(p []byte) (int, error) { return h.body.Write(p) }
+func (h *heldResponse) WriteHeader(int)             {} // echo.Response keeps the status
 
 // keptBody is the body of a kept response in clear: opened when sealed, as stored when
 // it was kept before bodies were sealed. A body no key of the ring opens is a
@@ -276,6 +389,18 @@ func (t *teeBody) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// readAll reads body whole, fingerprinting it.
+func (f *fingerprint) readAll(body io.ReadCloser) ([]byte, error) {
+	var b bytes.Buffer
+	if body != nil && body != http.NoBody {
+		if _, err := io.Copy(&b, body); err != nil {
+			return nil, readError(err)
+		}
+	}
+	f.write(b.Bytes())
+	return b.Bytes(), nil
+}
+
 // drain reads what is left of body into the fingerprint (through the tee when body is
 // one). The contract middleware bounds how much that can be.
 func (f *fingerprint) drain(body io.ReadCloser) error {
@@ -288,6 +413,12 @@ func (f *fingerprint) drain(body io.ReadCloser) error {
 	} else {
 		_, err = io.Copy(writerFunc(func(p []byte) (int, error) { f.write(p); return len(p), nil }), body)
 	}
+	return readError(err)
+}
+
+// readError is the answer to a body that could not be read: 413 request_too_large past
+// the contract's bound.
+func readError(err error) error {
 	var tooLarge *http.MaxBytesError
 	if errors.As(err, &tooLarge) {
 		return apierr.New(http.StatusRequestEntityTooLarge, apierr.RequestTooLarge, "the request body is too large")

@@ -231,3 +231,39 @@ func TestIdempotencyClaimWithLostAnswerIsReleased(t *testing.T) {
 	expect(t, err, res.StatusCode(), res.Body, 201)
 	t.Logf("%d retries met the lost claim before its release", inUse)
 }
+
+// A JSON request's work, its key and its kept answer commit together: when the answer
+// to its COMMIT is lost (neither the transaction id's nor COMMIT's came back, so the
+// outcome is unknown and the answer is 503), the retry with the key replays what
+// committed instead of creating the endpoint a second time.
+func TestIdempotencyKeyKeptWithTheWork(t *testing.T) {
+	ctx := context.Background()
+	e, faults := newFaultyEnv(t)
+	_, key := e.newClient()
+	c := e.client(key)
+	k := uuid.NewString()
+	body := client.CreateWebhookEndpointRequest{Url: "https://example.com/hook"}
+	faults.LoseAnswer(false, "INSERT INTO webhook_endpoints", "pg_current_xact_id_if_assigned")
+	lost, err := c.CreateWebhookEndpointWithResponse(ctx, &client.CreateWebhookEndpointParams{IdempotencyKey: &k}, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !faults.Fired() {
+		t.Fatal("the COMMIT was not cut")
+	}
+	wantError(t, lost.HTTPResponse, lost.Body, http.StatusServiceUnavailable, client.ErrorCodeServiceUnavailable)
+	list, err := c.ListWebhookEndpointsWithResponse(ctx, &client.ListWebhookEndpointsParams{})
+	expect(t, err, list.StatusCode(), list.Body, 200)
+	if len(list.JSON200.Data) != 1 {
+		t.Fatalf("%d endpoints after the cut COMMIT; the test needs the one it committed", len(list.JSON200.Data))
+	}
+	again, err := c.CreateWebhookEndpointWithResponse(ctx, &client.CreateWebhookEndpointParams{IdempotencyKey: &k}, body)
+	expect(t, err, again.StatusCode(), again.Body, 201)
+	if again.HTTPResponse.Header.Get("Idempotent-Replayed") != "true" || again.JSON201.Id != list.JSON200.Data[0].Id {
+		t.Fatalf("the retry was not the kept answer: replayed %q, endpoint %s, committed %s",
+			again.HTTPResponse.Header.Get("Idempotent-Replayed"), again.JSON201.Id, list.JSON200.Data[0].Id)
+	}
+	if list, err = c.ListWebhookEndpointsWithResponse(ctx, &client.ListWebhookEndpointsParams{}); err != nil || len(list.JSON200.Data) != 1 {
+		t.Fatalf("endpoints after the retry: %v %v", err, list.JSON200)
+	}
+}

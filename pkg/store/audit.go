@@ -87,7 +87,7 @@ func (s *Store) AuditLog(ctx context.Context, f AuditFilter) ([]AuditEntry, erro
 	if f.After != nil {
 		p.CursorAt, p.CursorID = &f.After.CreatedAt, &f.After.ID
 	}
-	rows, err := s.queries().AuditList(ctx, p)
+	rows, err := s.queries(ctx).AuditList(ctx, p)
 	if err != nil {
 		return nil, interpretError(err)
 	}

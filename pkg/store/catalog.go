@@ -49,7 +49,7 @@ func lookupEntry(ctx context.Context, q *db.Queries, client uuid.UUID, family ca
 // CatalogEntry reads a builtin or the tenant's custom entry by key or UUID; archived
 // entries stay readable.
 func (t Tenant) CatalogEntry(ctx context.Context, family catalog.Family, ref string) (catalog.Entry, error) {
-	return lookupEntry(ctx, t.s.queries(), t.clientID, family, ref)
+	return lookupEntry(ctx, t.s.queries(ctx), t.clientID, family, ref)
 }
 
 // CatalogEntries lists builtin and the tenant's custom entries of family, archived ones
@@ -60,7 +60,7 @@ func (t Tenant) CatalogEntries(ctx context.Context, family catalog.Family, after
 	if after != nil {
 		p.CursorCreatedAt, p.CursorID = &after.CreatedAt, &after.ID
 	}
-	rows, err := t.s.queries().CatalogEntryList(ctx, p)
+	rows, err := t.s.queries(ctx).CatalogEntryList(ctx, p)
 	if err != nil {
 		return nil, interpretError(err)
 	}
@@ -168,7 +168,7 @@ func (t Tenant) ArchiveCatalogEntry(ctx context.Context, family catalog.Family, 
 	case cur.Builtin():
 		return catalog.ErrReadOnly
 	}
-	_, err = t.s.queries().CatalogEntryArchive(ctx, db.CatalogEntryArchiveParams{ID: cur.ID, Now: t.s.Now()})
+	_, err = t.s.queries(ctx).CatalogEntryArchive(ctx, db.CatalogEntryArchiveParams{ID: cur.ID, Now: t.s.Now()})
 	return interpretError(err)
 }
 

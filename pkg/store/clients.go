@@ -110,10 +110,10 @@ func (tx *Tx) createKey(ctx context.Context, clientID uuid.UUID) (Key, string, e
 // ListKeys lists a client's keys, oldest first, revoked ones included. ErrNotFound: no
 // such client.
 func (s *Store) ListKeys(ctx context.Context, clientID uuid.UUID) ([]Key, error) {
-	if _, err := s.queries().ClientGetByID(ctx, clientID); err != nil {
+	if _, err := s.queries(ctx).ClientGetByID(ctx, clientID); err != nil {
 		return nil, interpretError(err)
 	}
-	rows, err := s.queries().KeysOfClient(ctx, clientID)
+	rows, err := s.queries(ctx).KeysOfClient(ctx, clientID)
 	if err != nil {
 		return nil, interpretError(err)
 	}
@@ -140,7 +140,7 @@ func (s *Store) RevokeKey(ctx context.Context, keyID uuid.UUID) (Key, error) {
 
 // ListClients lists every API client.
 func (s *Store) ListClients(ctx context.Context) ([]Client, error) {
-	rows, err := s.queries().ClientList(ctx)
+	rows, err := s.queries(ctx).ClientList(ctx)
 	if err != nil {
 		return nil, interpretError(err)
 	}
@@ -204,7 +204,7 @@ func (s *Store) SetClientPermissions(ctx context.Context, id uuid.UUID, perms []
 
 // Client reads one API client.
 func (s *Store) Client(ctx context.Context, id uuid.UUID) (Client, error) {
-	row, err := s.queries().ClientGetByID(ctx, id)
+	row, err := s.queries(ctx).ClientGetByID(ctx, id)
 	if err != nil {
 		return Client{}, interpretError(err)
 	}
@@ -221,7 +221,7 @@ type Credential struct {
 func (s *Store) Authenticate(ctx context.Context, keyHash []byte) (Credential, error) {
 	now := s.Now()
 	stale := now.Add(-keyUseResolution)
-	row, err := s.queries().KeyAuthenticate(ctx, db.KeyAuthenticateParams{KeyHash: keyHash, Now: &now, StaleBefore: &stale})
+	row, err := s.queries(ctx).KeyAuthenticate(ctx, db.KeyAuthenticateParams{KeyHash: keyHash, Now: &now, StaleBefore: &stale})
 	if err != nil {
 		return Credential{}, interpretError(err)
 	}

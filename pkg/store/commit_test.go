@@ -11,6 +11,8 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/doceval/doceval/pkg/auth"
+	"github.com/doceval/doceval/pkg/domain/submission"
 	"github.com/doceval/doceval/pkg/store"
 	"github.com/doceval/doceval/pkg/testkit/dbtest"
 )
@@ -74,14 +76,13 @@ func TestInTxResolvesAnUnansweredCommit(t *testing.T) {
 	}
 
 	// Neither the transaction's id nor COMMIT's answer came back: nothing to look up by,
-	// and the writes may be there; they are.
+	// and the writes may be there. Whether they are is a race on the server (COMMIT was
+	// sent, but the server may notice the closed connection first, while it answers the
+	// id), so only the error is checked: it must not claim either outcome.
 	f.LoseAnswer(false, "INSERT INTO probe", "pg_current_xact_id")
 	err = insert(4)
 	if !store.CommitUncertain(err) || !f.Fired() {
 		t.Fatalf("no answer at all: %v; want CommitUncertain", err)
-	}
-	if !probeExists(t, pool, 4) {
-		t.Fatal("row 4 missing although its COMMIT reached the server")
 	}
 }
 
@@ -176,5 +177,38 @@ func TestInTxReportsARefusedCommit(t *testing.T) {
 	}
 	if probeExists(t, pool, 1) || !probeExists(t, pool, 2) {
 		t.Fatal("want row 2 only")
+	}
+}
+
+// A submission is created in few round trips: the template is locked and read in one
+// statement, its slots are inserted in one, and the submission is answered from its
+// INSERT. The bound counts this pool's round trips, which send every statement's text
+// (no cached prepared statements: two per statement); it was 38.
+func TestCreateSubmissionRoundTrips(t *testing.T) {
+	ctx := context.Background()
+	st, _, f := faultyStore(t)
+	c, _, _, err := st.CreateClient(ctx, "round trips", auth.AllPermissions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := f.RoundTrips()
+	sub, created, err := st.Tenant(c.ID).CreateSubmission(ctx, submission.New{ExternalID: "rt", Metadata: []byte(`{}`), Language: "en"})
+	if err != nil || !created {
+		t.Fatalf("create: %v (created %v)", err, created)
+	}
+	if got := f.RoundTrips() - before; got > 16 {
+		t.Errorf("creating a submission took %d round trips, want at most 16", got)
+	}
+	d, err := st.Tenant(c.ID).Submission(ctx, sub.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, sl := range d.Slots {
+		if sl.Position != i || sl.Key == "" || sl.DocumentTypeID == "" || sl.Status != "missing" {
+			t.Errorf("slot %d: %+v", i, sl)
+		}
+	}
+	if len(d.Slots) != len(sub.Snapshot.DocumentRequirements) || len(d.Slots) == 0 {
+		t.Fatalf("%d slots for %d requirements", len(d.Slots), len(sub.Snapshot.DocumentRequirements))
 	}
 }

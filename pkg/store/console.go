@@ -67,7 +67,7 @@ func (s *Store) Queue(ctx context.Context, f QueueFilter) ([]QueueItem, error) {
 	if f.After != nil {
 		p.CursorCreatedAt, p.CursorID = &f.After.CreatedAt, &f.After.ID
 	}
-	rows, err := s.queries().QueueList(ctx, p)
+	rows, err := s.queries(ctx).QueueList(ctx, p)
 	if err != nil {
 		return nil, interpretError(err)
 	}
@@ -86,20 +86,20 @@ func (s *Store) Queue(ctx context.Context, f QueueFilter) ([]QueueItem, error) {
 // SubmissionOwner is the API client a submission belongs to and whether it is being
 // purged (the console says so instead of "not found").
 func (s *Store) SubmissionOwner(ctx context.Context, id uuid.UUID) (client uuid.UUID, purging bool, err error) {
-	r, err := s.queries().SubmissionOwnerOf(ctx, id)
+	r, err := s.queries(ctx).SubmissionOwnerOf(ctx, id)
 	return r.APIClientID, r.Purging, interpretError(err)
 }
 
 // UploadOwner is the client and submission an upload belongs to.
 func (s *Store) UploadOwner(ctx context.Context, id uuid.UUID) (client, submissionID uuid.UUID, err error) {
-	r, err := s.queries().UploadClientOf(ctx, id)
+	r, err := s.queries(ctx).UploadClientOf(ctx, id)
 	return r.APIClientID, r.SubmissionID, interpretError(err)
 }
 
 // UploadPage reads page n of an upload as ingest stored it; ErrNotFound when it has no
 // such page.
 func (s *Store) UploadPage(ctx context.Context, uploadID uuid.UUID, n int) (document.Page, error) {
-	r, err := s.queries().PageGeometryOne(ctx, db.PageGeometryOneParams{UploadID: uploadID, Page: int32(n)})
+	r, err := s.queries(ctx).PageGeometryOne(ctx, db.PageGeometryOneParams{UploadID: uploadID, Page: int32(n)})
 	if err != nil {
 		return document.Page{}, interpretError(err)
 	}
@@ -114,7 +114,7 @@ type EndpointHealth struct {
 
 // EndpointsHealth summarises the deliveries of a client's endpoints since since.
 func (s *Store) EndpointsHealth(ctx context.Context, client uuid.UUID, since time.Time) (map[uuid.UUID]EndpointHealth, error) {
-	rows, err := s.queries().EndpointDeliveryHealth(ctx, db.EndpointDeliveryHealthParams{APIClientID: client, Since: since})
+	rows, err := s.queries(ctx).EndpointDeliveryHealth(ctx, db.EndpointDeliveryHealthParams{APIClientID: client, Since: since})
 	if err != nil {
 		return nil, interpretError(err)
 	}

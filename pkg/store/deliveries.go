@@ -50,7 +50,7 @@ type Attempt struct {
 // subscribes to its type. Idempotent (a redelivered message creates nothing new). The
 // deliveries keep the trace context of ctx for their attempts.
 func (s *Store) FanOut(ctx context.Context, eventID uuid.UUID) (int64, error) {
-	n, err := s.queries().DeliveryFanOut(ctx, db.DeliveryFanOutParams{EventID: eventID, Now: s.Now(), TraceContext: traceContext(ctx)})
+	n, err := s.queries(ctx).DeliveryFanOut(ctx, db.DeliveryFanOutParams{EventID: eventID, Now: s.Now(), TraceContext: traceContext(ctx)})
 	return n, interpretError(err)
 }
 
@@ -60,7 +60,7 @@ func (s *Store) FanOut(ctx context.Context, eventID uuid.UUID) (int64, error) {
 // deliveries are not claimed: they wait, as they are, until it is enabled.
 func (s *Store) ClaimDeliveries(ctx context.Context, max, perEndpoint int, lease time.Duration) ([]Delivery, error) {
 	now := s.Now()
-	rows, err := s.queries().DeliveryClaim(ctx, db.DeliveryClaimParams{Now: now, LeaseUntil: now.Add(lease), MaxRows: int32(max), PerEndpoint: int64(perEndpoint)})
+	rows, err := s.queries(ctx).DeliveryClaim(ctx, db.DeliveryClaimParams{Now: now, LeaseUntil: now.Add(lease), MaxRows: int32(max), PerEndpoint: int64(perEndpoint)})
 	if err != nil {
 		return nil, interpretError(err)
 	}
@@ -91,7 +91,7 @@ type DeliveryTarget struct {
 
 // Target reads a delivery's target.
 func (s *Store) Target(ctx context.Context, id uuid.UUID) (DeliveryTarget, error) {
-	r, err := s.queries().DeliveryTarget(ctx, id)
+	r, err := s.queries(ctx).DeliveryTarget(ctx, id)
 	if err != nil {
 		return DeliveryTarget{}, interpretError(err)
 	}
@@ -107,7 +107,7 @@ func (s *Store) Target(ctx context.Context, id uuid.UUID) (DeliveryTarget, error
 // A lost lease (expired and taken over) changes nothing: the new holder records.
 func (s *Store) Settle(ctx context.Context, d Delivery, a *Attempt) error {
 	if a == nil {
-		_, err := s.queries().DeliverySettle(ctx, db.DeliverySettleParams{
+		_, err := s.queries(ctx).DeliverySettle(ctx, db.DeliverySettleParams{
 			ID: d.ID, LeaseToken: &d.LeaseToken, Status: d.Status, AttemptCount: int32(d.AttemptCount),
 			LastAttemptedAt: d.LastAttemptedAt, NextRetryAt: d.NextRetryAt, Now: s.Now(),
 		})
@@ -117,7 +117,7 @@ func (s *Store) Settle(ctx context.Context, d Delivery, a *Attempt) error {
 		return interpretError(err)
 	}
 	// One statement for the state and the attempt: one round trip per send.
-	_, err := s.queries().DeliverySettleAttempt(ctx, db.DeliverySettleAttemptParams{
+	_, err := s.queries(ctx).DeliverySettleAttempt(ctx, db.DeliverySettleAttemptParams{
 		ID: d.ID, LeaseToken: d.LeaseToken, Status: d.Status, AttemptCount: int32(a.Number), AttemptedAt: a.AttemptedAt,
 		NextRetryAt: d.NextRetryAt, Now: s.Now(), Outcome: a.Outcome, ResponseStatus: int32Ptr(a.ResponseStatus),
 		TransportError: a.TransportError, ResponseTimeMs: int32(a.ResponseTimeMs),
@@ -127,7 +127,7 @@ func (s *Store) Settle(ctx context.Context, d Delivery, a *Attempt) error {
 
 // Release gives a claimed delivery back untouched, due again at next.
 func (s *Store) Release(ctx context.Context, d Delivery, next time.Time) error {
-	return interpretError(s.queries().DeliveryRelease(ctx, db.DeliveryReleaseParams{ID: d.ID, LeaseToken: &d.LeaseToken, NextRetryAt: next}))
+	return interpretError(s.queries(ctx).DeliveryRelease(ctx, db.DeliveryReleaseParams{ID: d.ID, LeaseToken: &d.LeaseToken, NextRetryAt: next}))
 }
 
 func int32Ptr(p *int) *int32 {
@@ -141,11 +141,11 @@ func int32Ptr(p *int) *int32 {
 // EventDeliveries lists an event's deliveries with their attempts (the event must be
 // the tenant's: callers read it through Tenant.Event first).
 func (s *Store) EventDeliveries(ctx context.Context, eventID uuid.UUID) ([]Delivery, error) {
-	rows, err := s.queries().DeliveriesOfEvent(ctx, eventID)
+	rows, err := s.queries(ctx).DeliveriesOfEvent(ctx, eventID)
 	if err != nil {
 		return nil, interpretError(err)
 	}
-	attempts, err := s.queries().AttemptsOfEvent(ctx, eventID)
+	attempts, err := s.queries(ctx).AttemptsOfEvent(ctx, eventID)
 	if err != nil {
 		return nil, interpretError(err)
 	}
@@ -175,6 +175,6 @@ func (s *Store) EventDeliveries(ctx context.Context, eventID uuid.UUID) ([]Deliv
 // Redeliver requeues an event's deliveries (all failed ones, or endpoint's whatever its
 // state) and reports how many.
 func (s *Store) Redeliver(ctx context.Context, eventID uuid.UUID, endpoint *uuid.UUID) (int64, error) {
-	n, err := s.queries().DeliveryRequeue(ctx, db.DeliveryRequeueParams{EventID: eventID, EndpointID: endpoint, Now: s.Now()})
+	n, err := s.queries(ctx).DeliveryRequeue(ctx, db.DeliveryRequeueParams{EventID: eventID, EndpointID: endpoint, Now: s.Now()})
 	return n, interpretError(err)
 }

@@ -377,6 +377,6 @@ func (tx *Tx) finishSubmission(ctx context.Context, sub submission.Submission, s
 // queued ones older than queued.
 func (s *Store) StaleEvaluations(ctx context.Context, running, queued time.Duration) ([]uuid.UUID, error) {
 	now := s.Now()
-	ids, err := s.queries().EvaluationsStale(ctx, db.EvaluationsStaleParams{RunningBefore: now.Add(-running), QueuedBefore: now.Add(-queued)})
+	ids, err := s.queries(ctx).EvaluationsStale(ctx, db.EvaluationsStaleParams{RunningBefore: now.Add(-running), QueuedBefore: now.Add(-queued)})
 	return ids, interpretError(err)
 }

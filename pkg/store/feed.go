@@ -57,7 +57,7 @@ func (t Tenant) FeedStart(ctx context.Context, fromStart bool) (FeedPosition, er
 		return FeedPosition{}, err
 	}
 	end := FeedPosition{Tx: h, At: now}
-	last, err := t.s.queries().EventFeedLast(ctx, t.clientID)
+	last, err := t.s.queries(ctx).EventFeedLast(ctx, t.clientID)
 	if err != nil {
 		return FeedPosition{}, interpretError(err)
 	}
@@ -72,7 +72,7 @@ func (t Tenant) FeedStart(ctx context.Context, fromStart bool) (FeedPosition, er
 }
 
 func (s *Store) feedHorizon(ctx context.Context) (uint64, error) {
-	h, err := s.queries().EventFeedHorizon(ctx)
+	h, err := s.queries(ctx).EventFeedHorizon(ctx)
 	if err != nil {
 		return 0, interpretError(err)
 	}
@@ -93,7 +93,7 @@ func (t Tenant) Feed(ctx context.Context, after FeedPosition, types []string, li
 	if types == nil {
 		types = []string{}
 	}
-	rows, err := t.s.queries().EventFeed(ctx, db.EventFeedParams{
+	rows, err := t.s.queries(ctx).EventFeed(ctx, db.EventFeedParams{
 		APIClientID: t.clientID, AfterTx: strconv.FormatUint(after.Tx, 10), AfterSeq: after.Seq,
 		Horizon: strconv.FormatUint(horizon, 10), Types: types, MaxRows: int32(limit),
 	})

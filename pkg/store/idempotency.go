@@ -54,7 +54,7 @@ type KeyRecord struct {
 // caller releases it by owner.
 func (s *Store) ClaimIdempotencyKey(ctx context.Context, client uuid.UUID, key string, owner uuid.UUID) (claimed bool, rec KeyRecord, err error) {
 	now := s.Now()
-	_, err = s.queries().IdempotencyClaim(ctx, db.IdempotencyClaimParams{
+	_, err = s.queries(ctx).IdempotencyClaim(ctx, db.IdempotencyClaimParams{
 		APIClientID: client, Key: key, Now: now, ExpiresAt: now.Add(IdempotencyTTL), StaleBefore: now.Add(-idempotencyStale), Owner: &owner,
 	})
 	if err == nil {
@@ -63,29 +63,42 @@ func (s *Store) ClaimIdempotencyKey(ctx context.Context, client uuid.UUID, key s
 	if !errors.Is(interpretError(err), ErrNotFound) {
 		return false, rec, interpretError(err)
 	}
-	r, err := s.queries().IdempotencyGet(ctx, db.IdempotencyGetParams{APIClientID: client, Key: key})
+	r, err := s.queries(ctx).IdempotencyGet(ctx, db.IdempotencyGetParams{APIClientID: client, Key: key})
 	if errors.Is(interpretError(err), ErrNotFound) {
 		return s.ClaimIdempotencyKey(ctx, client, key, owner) // released in between: try again
 	}
 	if err != nil {
 		return false, rec, interpretError(err)
 	}
-	rec = KeyRecord{Running: r.State == "running", RequestHash: r.RequestHash}
+	return false, keyRecord(r), nil
+}
+
+// keyRecord maps a taken key's row.
+func keyRecord(r db.IdempotencyKey) KeyRecord {
+	rec := KeyRecord{Running: r.State == "running", RequestHash: r.RequestHash}
 	if r.ResponseStatus != nil {
 		rec.Response = StoredResponse{Status: int(*r.ResponseStatus), ContentType: deref(r.ResponseContentType, ""), SealedBody: r.ResponseSealed, Body: r.ResponseBody}
 	}
-	return false, rec, nil
+	return rec
 }
 
 // FinishIdempotencyKey keeps the first response to a key owner claimed with the
 // request's fingerprint. Its body must be sealed (resp.SealedBody): a body in clear is
 // refused.
 func (s *Store) FinishIdempotencyKey(ctx context.Context, client uuid.UUID, key string, owner uuid.UUID, requestHash []byte, resp StoredResponse) error {
+	return finishIdempotencyKey(ctx, s.queries(ctx), client, key, owner, requestHash, resp)
+}
+
+func (tx *Tx) finishIdempotencyKey(ctx context.Context, client uuid.UUID, key string, owner uuid.UUID, requestHash []byte, resp StoredResponse) error {
+	return finishIdempotencyKey(ctx, tx.q, client, key, owner, requestHash, resp)
+}
+
+func finishIdempotencyKey(ctx context.Context, q *db.Queries, client uuid.UUID, key string, owner uuid.UUID, requestHash []byte, resp StoredResponse) error {
 	if resp.SealedBody == nil || resp.Body != nil {
 		return errors.New("an idempotent response is kept sealed only")
 	}
 	status := int32(resp.Status)
-	return interpretError(s.queries().IdempotencyFinish(ctx, db.IdempotencyFinishParams{
+	return interpretError(q.IdempotencyFinish(ctx, db.IdempotencyFinishParams{
 		APIClientID: client, Key: key, Owner: &owner, RequestHash: requestHash, ResponseStatus: &status,
 		ResponseContentType: &resp.ContentType, ResponseSealed: resp.SealedBody,
 	}))
@@ -95,12 +108,12 @@ func (s *Store) FinishIdempotencyKey(ctx context.Context, client uuid.UUID, key 
 // keeping (a 5xx, a 429), so a retry with the same key runs again. A key claimed by
 // another request since (this claim went stale, or was never written) stays.
 func (s *Store) ReleaseIdempotencyKey(ctx context.Context, client uuid.UUID, key string, owner uuid.UUID) error {
-	return interpretError(s.queries().IdempotencyRelease(ctx, db.IdempotencyReleaseParams{APIClientID: client, Key: key, Owner: &owner}))
+	return interpretError(s.queries(ctx).IdempotencyRelease(ctx, db.IdempotencyReleaseParams{APIClientID: client, Key: key, Owner: &owner}))
 }
 
 // DeleteExpiredIdempotencyKeys removes keys past their 24 hours.
 func (s *Store) DeleteExpiredIdempotencyKeys(ctx context.Context) (int64, error) {
-	n, err := s.queries().IdempotencyDeleteExpired(ctx, s.Now())
+	n, err := s.queries(ctx).IdempotencyDeleteExpired(ctx, s.Now())
 	return n, interpretError(err)
 }
 
@@ -140,4 +153,90 @@ func (s *Store) ResealIdempotencyResponses(ctx context.Context, reseal Resealer,
 		}
 		return len(rows), lastOf(rows, after, func(r db.IdempotencyResponsesPageRow) cursor { return cursor{r.APIClientID, r.Key} }), changed, nil
 	})
+}
+
+// IdempotentOutcome is how IdempotentTx ended.
+type IdempotentOutcome int
+
+const (
+	// KeptInTx: the claim, the work and its answer committed together.
+	KeptInTx IdempotentOutcome = iota + 1
+	// KeyInUse: another request holds the key and still runs; nothing was done.
+	KeyInUse
+	// KeyTaken: the key already holds a request (IdempotentTx returns its KeyRecord);
+	// nothing was done.
+	KeyTaken
+	// NotKept: the work's answer is not one to keep (KeptAnswer nil); all of it was rolled
+	// back, the claim too, and the answer stands.
+	NotKept
+	// SetAside: something the work ran failed inside the transaction, which cannot be
+	// rolled back alone; all of it was rolled back, the claim too, and the request is to
+	// be run again without a request transaction.
+	SetAside
+)
+
+// KeptAnswer is what a request's work keeps for its Idempotency-Key: the request's
+// fingerprint and its response, sealed (FinishIdempotencyKey).
+type KeptAnswer struct {
+	RequestHash []byte
+	Response    StoredResponse
+}
+
+// IdempotentTx claims key for a first request, named owner, and runs work in the same
+// transaction: InTx and single queries of the store join it through work's context. When
+// work returns an answer to keep, it is kept and all of it commits at once, so a lost
+// COMMIT answer leaves either nothing or the kept answer, which a retry replays. When
+// work returns no answer (nil: NotKept), or something it ran failed inside the
+// transaction (SetAside), all of it rolls back. One attempt: a transaction aborted for
+// its timing (a deadlock) is set aside too, and the run without it has InTx's retries.
+//
+// The error is the claim's or the commit's, with what InTx returns for them; the
+// outcome is then meaningless.
+func (s *Store) IdempotentTx(ctx context.Context, client uuid.UUID, key string, owner uuid.UUID, work func(ctx context.Context) *KeptAnswer) (IdempotentOutcome, KeyRecord, error) {
+	var outcome IdempotentOutcome
+	var rec KeyRecord
+	err := s.runTx(ctx, func(tx *Tx) error {
+		now := s.Now()
+		c, err := tx.q.IdempotencyClaimInTx(ctx, db.IdempotencyClaimInTxParams{
+			LockName: "idempotency/" + client.String() + "/" + key, APIClientID: client, Key: key,
+			Now: now, ExpiresAt: now.Add(IdempotencyTTL), StaleBefore: now.Add(-idempotencyStale), Owner: owner,
+		})
+		switch {
+		case err != nil:
+			return interpretError(err)
+		case !c.Free:
+			outcome = KeyInUse
+			return errSetAside
+		case !c.Claimed:
+			r, err := tx.q.IdempotencyGet(ctx, db.IdempotencyGetParams{APIClientID: client, Key: key})
+			if errors.Is(interpretError(err), ErrNotFound) {
+				outcome = SetAside // released in between: the run without this transaction claims it
+				return errSetAside
+			}
+			if err != nil {
+				return interpretError(err)
+			}
+			outcome, rec = KeyTaken, keyRecord(r)
+			return errSetAside
+		}
+		answer := work(withRequestTx(ctx, tx))
+		switch {
+		case tx.spoiled:
+			outcome = SetAside
+			return errSetAside
+		case answer == nil:
+			outcome = NotKept
+			return errSetAside
+		}
+		if err := tx.finishIdempotencyKey(ctx, client, key, owner, answer.RequestHash, answer.Response); err != nil {
+			outcome = SetAside
+			return errSetAside
+		}
+		outcome = KeptInTx
+		return nil
+	})
+	if errors.Is(err, errSetAside) {
+		err = nil
+	}
+	return outcome, rec, err
 }

@@ -125,7 +125,7 @@ func (s *Store) operator(ctx context.Context, r db.Operator, err error) (Operato
 	}
 	var clients []uuid.UUID
 	if !r.AllClients {
-		if clients, err = s.queries().OperatorClientsOf(ctx, r.ID); err != nil {
+		if clients, err = s.queries(ctx).OperatorClientsOf(ctx, r.ID); err != nil {
 			return Operator{}, interpretError(err)
 		}
 	}
@@ -134,19 +134,19 @@ func (s *Store) operator(ctx context.Context, r db.Operator, err error) (Operato
 
 // OperatorByID reads a staff account.
 func (s *Store) OperatorByID(ctx context.Context, id uuid.UUID) (Operator, error) {
-	r, err := s.queries().OperatorGetByID(ctx, id)
+	r, err := s.queries(ctx).OperatorGetByID(ctx, id)
 	return s.operator(ctx, r, err)
 }
 
 // OperatorByEmail reads a staff account by e-mail, in any letter case.
 func (s *Store) OperatorByEmail(ctx context.Context, email string) (Operator, error) {
-	r, err := s.queries().OperatorGetByEmail(ctx, strings.TrimSpace(email))
+	r, err := s.queries(ctx).OperatorGetByEmail(ctx, strings.TrimSpace(email))
 	return s.operator(ctx, r, err)
 }
 
 // OperatorByOIDCSubject reads the account bound to a single sign-on identity.
 func (s *Store) OperatorByOIDCSubject(ctx context.Context, subject string) (Operator, error) {
-	r, err := s.queries().OperatorGetByOIDCSubject(ctx, &subject)
+	r, err := s.queries(ctx).OperatorGetByOIDCSubject(ctx, &subject)
 	return s.operator(ctx, r, err)
 }
 
@@ -154,12 +154,12 @@ func (s *Store) OperatorByOIDCSubject(ctx context.Context, subject string) (Oper
 // sign-in. ErrConflict: the account is bound to another identity (which may have been
 // bound a moment ago by a concurrent sign-in), or the identity is bound to another account.
 func (s *Store) BindOIDCSubject(ctx context.Context, id uuid.UUID, subject string) error {
-	n, err := s.queries().OperatorSetOIDCSubject(ctx, db.OperatorSetOIDCSubjectParams{ID: id, OidcSubject: &subject, Now: s.Now()})
+	n, err := s.queries(ctx).OperatorSetOIDCSubject(ctx, db.OperatorSetOIDCSubjectParams{ID: id, OidcSubject: &subject, Now: s.Now()})
 	if err != nil {
 		return interpretError(err)
 	}
 	if n == 0 {
-		if _, err := s.queries().OperatorGetByID(ctx, id); err != nil {
+		if _, err := s.queries(ctx).OperatorGetByID(ctx, id); err != nil {
 			return interpretError(err)
 		}
 		return ErrConflict
@@ -169,7 +169,7 @@ func (s *Store) BindOIDCSubject(ctx context.Context, id uuid.UUID, subject strin
 
 // Operators lists every staff account, by e-mail.
 func (s *Store) Operators(ctx context.Context) ([]Operator, error) {
-	rows, err := s.queries().OperatorList(ctx)
+	rows, err := s.queries(ctx).OperatorList(ctx)
 	if err != nil {
 		return nil, interpretError(err)
 	}

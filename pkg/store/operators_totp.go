@@ -19,7 +19,7 @@ func TOTPOwner(operator uuid.UUID) []byte { return append([]byte("operator-totp:
 // SetTOTPPending stores a sealed secret for an enrolment the operator has yet to
 // confirm with a code. ErrConflict: the account has a second factor already.
 func (s *Store) SetTOTPPending(ctx context.Context, id uuid.UUID, sealed []byte) error {
-	n, err := s.queries().OperatorSetTOTPPending(ctx, db.OperatorSetTOTPPendingParams{ID: id, Secret: sealed, Now: s.Now()})
+	n, err := s.queries(ctx).OperatorSetTOTPPending(ctx, db.OperatorSetTOTPPendingParams{ID: id, Secret: sealed, Now: s.Now()})
 	if err != nil {
 		return interpretError(err)
 	}
@@ -48,7 +48,7 @@ func (s *Store) EnableTOTP(ctx context.Context, id uuid.UUID, pending []byte, st
 // UseTOTPStep records that a code of step signed in; ErrTOTPReplayed when one of this
 // step or a later one did already.
 func (s *Store) UseTOTPStep(ctx context.Context, id uuid.UUID, step int64) error {
-	n, err := s.queries().OperatorUseTOTPStep(ctx, db.OperatorUseTOTPStepParams{ID: id, Step: step})
+	n, err := s.queries(ctx).OperatorUseTOTPStep(ctx, db.OperatorUseTOTPStepParams{ID: id, Step: step})
 	if err != nil {
 		return interpretError(err)
 	}

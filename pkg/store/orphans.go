@@ -21,7 +21,7 @@ func (s *Store) UnreferencedObjects(ctx context.Context, keys []string) ([]strin
 			ids = append(ids, id)
 		}
 	}
-	rows, err := s.queries().UploadsReferencingObjects(ctx, db.UploadsReferencingObjectsParams{BlobKeys: keys, Ids: ids})
+	rows, err := s.queries(ctx).UploadsReferencingObjects(ctx, db.UploadsReferencingObjectsParams{BlobKeys: keys, Ids: ids})
 	if err != nil {
 		return nil, interpretError(err)
 	}

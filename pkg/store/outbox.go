@@ -111,7 +111,7 @@ func (b *OutboxBatch) Abort(ctx context.Context) { _ = b.tx.Rollback(ctx) }
 // OutboxStats reports the unpublished backlog: its size and the age of its oldest row.
 func (s *Store) OutboxStats(ctx context.Context) (pending int64, oldestAge time.Duration, err error) {
 	now := s.Now()
-	row, err := s.queries().OutboxOldest(ctx, now)
+	row, err := s.queries(ctx).OutboxOldest(ctx, now)
 	if err != nil {
 		return 0, 0, interpretError(err)
 	}

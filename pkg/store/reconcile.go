@@ -15,21 +15,21 @@ import (
 // met a database or blob store outage never gets here. ErrNotFound: the upload is gone
 // or no longer processing.
 func (s *Store) BeginIngestAttempt(ctx context.Context, id uuid.UUID) (int, error) {
-	n, err := s.queries().UploadBeginAttempt(ctx, id)
+	n, err := s.queries(ctx).UploadBeginAttempt(ctx, id)
 	return int(n), interpretError(err)
 }
 
 // GiveBackIngestAttempt takes back an attempt BeginIngestAttempt counted whose file was
 // never parsed (the extractor service was busy or could not be reached).
 func (s *Store) GiveBackIngestAttempt(ctx context.Context, id uuid.UUID) error {
-	return interpretError(s.queries().UploadGiveBackAttempt(ctx, id))
+	return interpretError(s.queries(ctx).UploadGiveBackAttempt(ctx, id))
 }
 
 // OrphanedUploads lists processing uploads whose job was last enqueued more than age
 // ago. The caller decides whether their jobs are still in flight.
 func (s *Store) OrphanedUploads(ctx context.Context, age time.Duration) ([]uuid.UUID, error) {
 	before := s.Now().Add(-age)
-	ids, err := s.queries().UploadsOrphaned(ctx, &before)
+	ids, err := s.queries(ctx).UploadsOrphaned(ctx, &before)
 	return ids, interpretError(err)
 }
 
@@ -60,7 +60,7 @@ func (s *Store) RequeueUpload(ctx context.Context, id uuid.UUID, age time.Durati
 // running ones untouched for longer than running.
 func (s *Store) OrphanedEvaluations(ctx context.Context, queued, running time.Duration) ([]uuid.UUID, error) {
 	now := s.Now()
-	ids, err := s.queries().EvaluationsOrphaned(ctx, db.EvaluationsOrphanedParams{QueuedBefore: now.Add(-queued), RunningBefore: now.Add(-running)})
+	ids, err := s.queries(ctx).EvaluationsOrphaned(ctx, db.EvaluationsOrphanedParams{QueuedBefore: now.Add(-queued), RunningBefore: now.Add(-running)})
 	return ids, interpretError(err)
 }
 
@@ -88,7 +88,7 @@ func (s *Store) RequeueEvaluation(ctx context.Context, id uuid.UUID, age time.Du
 // OutboxWaiting reports whether a message of subject waits in the outbox (not yet
 // published): its job is in flight even if JetStream has not seen it.
 func (s *Store) OutboxWaiting(ctx context.Context, subject string) (bool, error) {
-	waiting, err := s.queries().OutboxWaiting(ctx, subject)
+	waiting, err := s.queries(ctx).OutboxWaiting(ctx, subject)
 	return waiting, interpretError(err)
 }
 
@@ -96,7 +96,7 @@ func (s *Store) OutboxWaiting(ctx context.Context, subject string) (bool, error)
 // more than age ago and that still exist. The caller decides whether their purge jobs
 // are still in flight.
 func (s *Store) OrphanedPurges(ctx context.Context, age time.Duration) ([]uuid.UUID, error) {
-	ids, err := s.queries().SubmissionsPurgeOrphaned(ctx, s.Now().Add(-age))
+	ids, err := s.queries(ctx).SubmissionsPurgeOrphaned(ctx, s.Now().Add(-age))
 	return ids, interpretError(err)
 }
 
@@ -122,7 +122,7 @@ func (s *Store) RequeuePurge(ctx context.Context, id uuid.UUID, age time.Duratio
 // the oldest was requested (0 when none waits).
 func (s *Store) PurgeStats(ctx context.Context) (pending int64, oldestAge time.Duration, err error) {
 	now := s.Now()
-	row, err := s.queries().SubmissionsPurgePending(ctx, now)
+	row, err := s.queries(ctx).SubmissionsPurgePending(ctx, now)
 	if err != nil {
 		return 0, 0, interpretError(err)
 	}

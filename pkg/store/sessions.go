@@ -65,7 +65,7 @@ func (s *Store) CreateSession(ctx context.Context, in NewSession) (ConsoleSessio
 // idle for longer than idle, past its absolute expiry, or its operator disabled.
 func (s *Store) Session(ctx context.Context, tokenHash []byte, idle time.Duration) (ConsoleSession, error) {
 	now := s.Now()
-	r, err := s.queries().SessionTouch(ctx, db.SessionTouchParams{
+	r, err := s.queries(ctx).SessionTouch(ctx, db.SessionTouchParams{
 		TokenHash: tokenHash, Now: now, IdleBefore: now.Add(-idle), StaleBefore: now.Add(-sessionTouchResolution),
 	})
 	if err != nil {
@@ -77,7 +77,7 @@ func (s *Store) Session(ctx context.Context, tokenHash []byte, idle time.Duratio
 // PendingSession resolves the token of a session waiting for its second factor.
 // ErrNotFound: unknown, expired, a full session, or its operator disabled.
 func (s *Store) PendingSession(ctx context.Context, tokenHash []byte) (ConsoleSession, error) {
-	r, err := s.queries().SessionPendingGet(ctx, db.SessionPendingGetParams{TokenHash: tokenHash, Now: s.Now()})
+	r, err := s.queries(ctx).SessionPendingGet(ctx, db.SessionPendingGetParams{TokenHash: tokenHash, Now: s.Now()})
 	if err != nil {
 		return ConsoleSession{}, interpretError(err)
 	}
@@ -86,12 +86,12 @@ func (s *Store) PendingSession(ctx context.Context, tokenHash []byte) (ConsoleSe
 
 // DeleteSession ends one session (sign-out).
 func (s *Store) DeleteSession(ctx context.Context, tokenHash []byte) error {
-	return interpretError(s.queries().SessionDelete(ctx, tokenHash))
+	return interpretError(s.queries(ctx).SessionDelete(ctx, tokenHash))
 }
 
 // DeleteSessionsOf ends every session of an operator (sign-out everywhere).
 func (s *Store) DeleteSessionsOf(ctx context.Context, operatorID uuid.UUID) (int64, error) {
-	n, err := s.queries().SessionDeleteOfOperator(ctx, operatorID)
+	n, err := s.queries(ctx).SessionDeleteOfOperator(ctx, operatorID)
 	return n, interpretError(err)
 }
 
@@ -99,11 +99,11 @@ func (s *Store) DeleteSessionsOf(ctx context.Context, operatorID uuid.UUID) (int
 // than keepFailures.
 func (s *Store) DeleteExpiredSessions(ctx context.Context, idle, keepFailures time.Duration) (int64, error) {
 	now := s.Now()
-	n, err := s.queries().SessionDeleteExpired(ctx, db.SessionDeleteExpiredParams{Now: now, IdleBefore: now.Add(-idle)})
+	n, err := s.queries(ctx).SessionDeleteExpired(ctx, db.SessionDeleteExpiredParams{Now: now, IdleBefore: now.Add(-idle)})
 	if err != nil {
 		return n, interpretError(err)
 	}
-	_, err = s.queries().LoginFailureDeleteBefore(ctx, now.Add(-keepFailures))
+	_, err = s.queries(ctx).LoginFailureDeleteBefore(ctx, now.Add(-keepFailures))
 	return n, interpretError(err)
 }
 
@@ -119,7 +119,7 @@ const (
 // RecordLoginFailure counts a failed sign-in (a password or a second-factor code)
 // against the e-mail and the source address; the id is for ForgetLoginFailure.
 func (s *Store) RecordLoginFailure(ctx context.Context, email, source string, kind LoginFailureKind) (int64, error) {
-	id, err := s.queries().LoginFailureInsert(ctx, db.LoginFailureInsertParams{Email: email, Ip: source, Kind: string(kind), Now: s.Now()})
+	id, err := s.queries(ctx).LoginFailureInsert(ctx, db.LoginFailureInsertParams{Email: email, Ip: source, Kind: string(kind), Now: s.Now()})
 	return id, interpretError(err)
 }
 
@@ -127,7 +127,7 @@ func (s *Store) RecordLoginFailure(ctx context.Context, email, source string, ki
 // checked (no free password-checking slot), or a right password whose code is still
 // to come.
 func (s *Store) ForgetLoginFailure(ctx context.Context, id int64) error {
-	return interpretError(s.queries().LoginFailureDelete(ctx, id))
+	return interpretError(s.queries(ctx).LoginFailureDelete(ctx, id))
 }
 
 // LoginFailureCounts are the failed sign-ins within a window that throttling looks at.
@@ -142,7 +142,7 @@ type LoginFailureCounts struct {
 
 // LoginFailures counts failed sign-ins within window for the e-mail and the source.
 func (s *Store) LoginFailures(ctx context.Context, email, source string, window time.Duration) (LoginFailureCounts, error) {
-	r, err := s.queries().LoginFailureCount(ctx, db.LoginFailureCountParams{Email: email, Ip: source, Since: s.Now().Add(-window)})
+	r, err := s.queries(ctx).LoginFailureCount(ctx, db.LoginFailureCountParams{Email: email, Ip: source, Since: s.Now().Add(-window)})
 	if err != nil {
 		return LoginFailureCounts{}, interpretError(err)
 	}
@@ -152,5 +152,5 @@ func (s *Store) LoginFailures(ctx context.Context, email, source string, window 
 // ClearLoginFailures forgets an e-mail's failures from one source after a sign-in from
 // there; failures from other sources stay counted.
 func (s *Store) ClearLoginFailures(ctx context.Context, email, source string) error {
-	return interpretError(s.queries().LoginFailureClear(ctx, db.LoginFailureClearParams{Email: email, Ip: source}))
+	return interpretError(s.queries(ctx).LoginFailureClear(ctx, db.LoginFailureClearParams{Email: email, Ip: source}))
 }

@@ -52,19 +52,16 @@ func takeSnapshot(ctx context.Context, q *db.Queries, client uuid.UUID, ref stri
 			return submission.Snapshot{}, err
 		}
 	}
-	// Hold the template until the submission commits, then read it again: a concurrent
-	// archive or item write lands wholly before or after this snapshot.
-	if err := q.TemplateLockShare(ctx, tpl.ID); err != nil {
+	// Hold the template until the submission commits, reading it as last committed: a
+	// concurrent archive or item write lands wholly before or after this snapshot.
+	r, err := q.TemplateGetForShare(ctx, tpl.ID)
+	if err != nil {
 		return submission.Snapshot{}, interpretError(err)
 	}
-	tpl, err := lookupTemplate(ctx, q, client, tpl.PublicID())
-	if err != nil {
-		return submission.Snapshot{}, err
-	}
-	if tpl.Archived {
+	if tpl = templateFromRow(r); tpl.Archived {
 		return submission.Snapshot{}, catalog.ErrArchived
 	}
-	d, err := templateDetail(ctx, q, client, tpl)
+	d, err := templateItems(ctx, q, tpl)
 	if err != nil {
 		return submission.Snapshot{}, err
 	}

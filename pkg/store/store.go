@@ -77,6 +77,9 @@ type Tx struct {
 	s  *Store
 	tx pgx.Tx
 	q  *db.Queries
+	// spoiled: a transaction joined by InTx failed (join); what it wrote before failing
+	// is still in this transaction, which must therefore not commit.
+	spoiled bool
 }
 
 // maxTxAttempts bounds how often InTx runs a transaction PostgreSQL aborted for a
@@ -89,6 +92,9 @@ const maxTxAttempts = 5
 // aborts say nothing about the request, only about its timing against another one. fn
 // must therefore only touch the database through tx and variables it sets afresh.
 func (s *Store) InTx(ctx context.Context, fn func(tx *Tx) error) error {
+	if tx := s.requestTx(ctx); tx != nil {
+		return tx.join(fn)
+	}
 	for attempt := 1; ; attempt++ {
 		err := s.runTx(ctx, fn)
 		if err == nil || attempt == maxTxAttempts || !retryable(err) {
@@ -302,8 +308,14 @@ func Unavailable(err error) bool {
 		pgconn.SafeToRetry(err) || errors.Is(err, io.ErrUnexpectedEOF)
 }
 
-// queries returns queries outside a transaction, for single reads.
-func (s *Store) queries() *db.Queries { return db.New(s.pool) }
+// queries returns queries for single reads and writes: in the request's transaction
+// when ctx carries one (inRequestTx), on the pool otherwise.
+func (s *Store) queries(ctx context.Context) *db.Queries {
+	if tx := s.requestTx(ctx); tx != nil {
+		return tx.q
+	}
+	return db.New(s.pool)
+}
 
 // interpretError maps driver errors to the store's sentinel errors.
 func interpretError(err error) error {

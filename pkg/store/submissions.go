@@ -108,15 +108,18 @@ func (t Tenant) CreateSubmission(ctx context.Context, in submission.New) (submis
 		}
 		id, now := t.s.NewID(), t.s.Now()
 		for attempt := 0; ; attempt++ {
-			n, err := tx.q.SubmissionInsert(ctx, db.SubmissionInsertParams{
+			r, err := tx.q.SubmissionInsert(ctx, db.SubmissionInsertParams{
 				ID: id, APIClientID: t.clientID, DisplayID: newDisplayID(), ExternalSubmissionID: in.ExternalID,
 				TemplateID: snap.TemplateID, Snapshot: snapJSON, Language: in.Language, Metadata: in.Metadata, Now: now,
 			})
-			if err != nil {
-				return interpretError(err)
-			}
-			if n == 1 {
+			if err == nil {
+				if out, err = submissionFromRow(r); err != nil {
+					return err
+				}
 				break
+			}
+			if err = interpretError(err); !errors.Is(err, ErrNotFound) {
+				return err
 			}
 			// A concurrent request with the same external id won: answer with its submission.
 			if existing, err := tx.submissionByExternalID(ctx, t.clientID, in.ExternalID); err == nil {
@@ -130,29 +133,41 @@ func (t Tenant) CreateSubmission(ctx context.Context, in submission.New) (submis
 				return errors.New("could not allocate a display id")
 			}
 		}
-		for i, sl := range slots {
-			sl.ID, sl.SubmissionID, sl.Position, sl.Now = t.s.NewID(), id, int32(i), now
-			if err := tx.q.SlotInsert(ctx, sl); err != nil {
+		if len(slots) > 0 {
+			p := db.SlotsInsertParams{SubmissionID: id, Now: now}
+			for i, sl := range slots {
+				p.Ids = append(p.Ids, t.s.NewID())
+				p.Positions = append(p.Positions, int32(i))
+				p.Keys, p.Labels, p.Descriptions = append(p.Keys, sl.key), append(p.Labels, sl.label), append(p.Descriptions, sl.description)
+				p.DocumentTypeIds, p.Required = append(p.DocumentTypeIds, sl.documentTypeID), append(p.Required, sl.required)
+				p.AllowMultipleFiles, p.Extra = append(p.AllowMultipleFiles, sl.allowMultipleFiles), append(p.Extra, sl.extra)
+			}
+			if err := tx.q.SlotsInsert(ctx, p); err != nil {
 				return interpretError(err)
 			}
 		}
 		created = true
-		out, err = tx.submission(ctx, t.clientID, id, false)
-		return err
+		return nil
 	})
 	return out, created, err
 }
 
+// newSlot is one slot of a new submission.
+type newSlot struct {
+	key, label, description, documentTypeID string
+	required, allowMultipleFiles, extra     bool
+}
+
 // slotsFor lists a new submission's slots: the snapshot's requirements, then the extra
 // ones (each a document type the template does not already ask for).
-func (tx *Tx) slotsFor(ctx context.Context, client uuid.UUID, snap submission.Snapshot, extra []catalog.ItemInput) ([]db.SlotInsertParams, error) {
-	var out []db.SlotInsertParams
+func (tx *Tx) slotsFor(ctx context.Context, client uuid.UUID, snap submission.Snapshot, extra []catalog.ItemInput) ([]newSlot, error) {
+	var out []newSlot
 	seen := map[string]bool{}
 	for _, r := range snap.DocumentRequirements {
 		seen[r.DocumentType.Key] = true
-		out = append(out, db.SlotInsertParams{
-			Key: r.DocumentType.Key, Label: r.Label, Description: r.Description, DocumentTypeID: r.DocumentType.ID,
-			Required: r.Required, AllowMultipleFiles: r.AllowMultipleFiles,
+		out = append(out, newSlot{
+			key: r.DocumentType.Key, label: r.Label, description: r.Description, documentTypeID: r.DocumentType.ID,
+			required: r.Required, allowMultipleFiles: r.AllowMultipleFiles,
 		})
 	}
 	for i, it := range extra {
@@ -165,9 +180,9 @@ func (tx *Tx) slotsFor(ctx context.Context, client uuid.UUID, snap submission.Sn
 			return nil, err
 		}
 		seen[e.Key] = true
-		out = append(out, db.SlotInsertParams{
-			Key: e.Key, Label: deref(it.Label, e.Name), Description: deref(it.Description, e.Description), DocumentTypeID: e.PublicID(),
-			Required: deref(it.Required, true), AllowMultipleFiles: deref(it.AllowMultipleFiles, false), Extra: true,
+		out = append(out, newSlot{
+			key: e.Key, label: deref(it.Label, e.Name), description: deref(it.Description, e.Description), documentTypeID: e.PublicID(),
+			required: deref(it.Required, true), allowMultipleFiles: deref(it.AllowMultipleFiles, false), extra: true,
 		})
 	}
 	return out, nil
@@ -253,7 +268,7 @@ func (t Tenant) Submissions(ctx context.Context, f SubmissionFilter) ([]submissi
 	if f.After != nil {
 		p.CursorCreatedAt, p.CursorID = &f.After.CreatedAt, &f.After.ID
 	}
-	rows, err := t.s.queries().SubmissionList(ctx, p)
+	rows, err := t.s.queries(ctx).SubmissionList(ctx, p)
 	if err != nil {
 		return nil, interpretError(err)
 	}
@@ -389,7 +404,7 @@ func (t Tenant) DeleteSubmission(ctx context.Context, id uuid.UUID) error {
 // Idempotency-Keys until they expire. A page the console renders after the purge's
 // delete is removed by the console itself or by the orphan sweep.
 func (s *Store) PurgeSubmission(ctx context.Context, id uuid.UUID, deleteBlob, deletePrefix func(ctx context.Context, key string) error) error {
-	r, err := s.queries().SubmissionGetAny(ctx, id)
+	r, err := s.queries(ctx).SubmissionGetAny(ctx, id)
 	if errors.Is(interpretError(err), ErrNotFound) {
 		return nil // purged already
 	}
@@ -399,7 +414,7 @@ func (s *Store) PurgeSubmission(ctx context.Context, id uuid.UUID, deleteBlob, d
 	if r.PurgeRequestedAt == nil {
 		return fmt.Errorf("submission %s: purge not requested", id)
 	}
-	uploads, err := s.queries().UploadsOfSubmission(ctx, id)
+	uploads, err := s.queries(ctx).UploadsOfSubmission(ctx, id)
 	if err != nil {
 		return interpretError(err)
 	}

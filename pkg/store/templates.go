@@ -70,12 +70,18 @@ func withDefault(ctx context.Context, q *db.Queries, client uuid.UUID, ts []cata
 	return nil
 }
 
+// templateDetail is a template as the client sees it (IsDefault set) with its items.
 func templateDetail(ctx context.Context, q *db.Queries, client uuid.UUID, t catalog.Template) (catalog.TemplateDetail, error) {
 	ts := []catalog.Template{t}
 	if err := withDefault(ctx, q, client, ts); err != nil {
 		return catalog.TemplateDetail{}, err
 	}
-	d := catalog.TemplateDetail{Template: ts[0], DocumentRequirements: []catalog.TemplateItem{}, Checks: []catalog.TemplateItem{}, DataFields: []catalog.TemplateItem{}}
+	return templateItems(ctx, q, ts[0])
+}
+
+// templateItems is t with its items.
+func templateItems(ctx context.Context, q *db.Queries, t catalog.Template) (catalog.TemplateDetail, error) {
+	d := catalog.TemplateDetail{Template: t, DocumentRequirements: []catalog.TemplateItem{}, Checks: []catalog.TemplateItem{}, DataFields: []catalog.TemplateItem{}}
 	rows, err := q.TemplateItems(ctx, t.ID)
 	if err != nil {
 		return catalog.TemplateDetail{}, interpretError(err)
@@ -106,7 +112,7 @@ func templateDetail(ctx context.Context, q *db.Queries, client uuid.UUID, t cata
 // Template reads a builtin or the tenant's template with its items; archived templates
 // stay readable.
 func (t Tenant) Template(ctx context.Context, ref string) (catalog.TemplateDetail, error) {
-	q := t.s.queries()
+	q := t.s.queries(ctx)
 	tpl, err := lookupTemplate(ctx, q, t.clientID, ref)
 	if err != nil {
 		return catalog.TemplateDetail{}, err
@@ -116,7 +122,7 @@ func (t Tenant) Template(ctx context.Context, ref string) (catalog.TemplateDetai
 
 // Templates lists builtin and the tenant's live templates, oldest first, up to limit+1.
 func (t Tenant) Templates(ctx context.Context, after *keyset.Position, limit int) ([]catalog.Template, error) {
-	q := t.s.queries()
+	q := t.s.queries(ctx)
 	p := db.TemplateListParams{APIClientID: &t.clientID, MaxRows: int32(limit + 1)}
 	if after != nil {
 		p.CursorCreatedAt, p.CursorID = &after.CreatedAt, &after.ID

@@ -50,7 +50,7 @@ type EventFilter struct {
 
 // Event reads one of the tenant's events.
 func (t Tenant) Event(ctx context.Context, id uuid.UUID) (StoredEvent, error) {
-	r, err := t.s.queries().EventGetByID(ctx, db.EventGetByIDParams{APIClientID: t.clientID, ID: id})
+	r, err := t.s.queries(ctx).EventGetByID(ctx, db.EventGetByIDParams{APIClientID: t.clientID, ID: id})
 	if err != nil {
 		return StoredEvent{}, interpretError(err)
 	}
@@ -63,7 +63,7 @@ func (t Tenant) Events(ctx context.Context, f EventFilter) ([]StoredEvent, error
 	if f.After != nil {
 		p.CursorCreatedAt, p.CursorID = &f.After.CreatedAt, &f.After.ID
 	}
-	rows, err := t.s.queries().EventList(ctx, p)
+	rows, err := t.s.queries(ctx).EventList(ctx, p)
 	if err != nil {
 		return nil, interpretError(err)
 	}
@@ -77,6 +77,6 @@ func (t Tenant) Events(ctx context.Context, f EventFilter) ([]StoredEvent, error
 // DeleteEventsBefore removes the event log's entries older than before (retention),
 // and returns how many.
 func (s *Store) DeleteEventsBefore(ctx context.Context, before time.Time) (int64, error) {
-	n, err := s.queries().EventDeleteOlderThan(ctx, before)
+	n, err := s.queries(ctx).EventDeleteOlderThan(ctx, before)
 	return n, interpretError(err)
 }

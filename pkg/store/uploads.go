@@ -279,11 +279,11 @@ type IngestUpload struct {
 // UploadForIngest reads an upload whatever its client; ErrNotFound when it was deleted
 // or purged meanwhile.
 func (s *Store) UploadForIngest(ctx context.Context, id uuid.UUID) (IngestUpload, error) {
-	r, err := s.queries().UploadGetAny(ctx, id)
+	r, err := s.queries(ctx).UploadGetAny(ctx, id)
 	if err != nil {
 		return IngestUpload{}, interpretError(err)
 	}
-	sr, err := s.queries().SubmissionGetAny(ctx, r.SubmissionID)
+	sr, err := s.queries(ctx).SubmissionGetAny(ctx, r.SubmissionID)
 	if err != nil {
 		return IngestUpload{}, interpretError(err)
 	}

@@ -64,7 +64,7 @@ func (t Tenant) CreateWebhookEndpoint(ctx context.Context, url, description stri
 
 // WebhookEndpoint reads one of the tenant's endpoints; deleted ones are not found.
 func (t Tenant) WebhookEndpoint(ctx context.Context, id uuid.UUID) (webhook.Endpoint, error) {
-	r, err := t.s.queries().WebhookEndpointGet(ctx, db.WebhookEndpointGetParams{APIClientID: t.clientID, ID: id})
+	r, err := t.s.queries(ctx).WebhookEndpointGet(ctx, db.WebhookEndpointGetParams{APIClientID: t.clientID, ID: id})
 	if err != nil {
 		return webhook.Endpoint{}, interpretError(err)
 	}
@@ -77,7 +77,7 @@ func (t Tenant) WebhookEndpoints(ctx context.Context, after *keyset.Position, li
 	if after != nil {
 		p.CursorCreatedAt, p.CursorID = &after.CreatedAt, &after.ID
 	}
-	rows, err := t.s.queries().WebhookEndpointList(ctx, p)
+	rows, err := t.s.queries(ctx).WebhookEndpointList(ctx, p)
 	if err != nil {
 		return nil, interpretError(err)
 	}
@@ -132,7 +132,7 @@ func (t Tenant) DeleteWebhookEndpoint(ctx context.Context, id uuid.UUID) error {
 // grace, and a previous one still in its window expires at once.
 func (t Tenant) RotateWebhookSecret(ctx context.Context, id uuid.UUID, grace time.Duration, seal func(id uuid.UUID) []byte) (webhook.Endpoint, error) {
 	now := t.s.Now()
-	r, err := t.s.queries().WebhookEndpointRotate(ctx, db.WebhookEndpointRotateParams{
+	r, err := t.s.queries(ctx).WebhookEndpointRotate(ctx, db.WebhookEndpointRotateParams{
 		APIClientID: t.clientID, ID: id, Secret: seal(id), ExpiresAt: now.Add(grace), Now: now,
 	})
 	if err != nil {

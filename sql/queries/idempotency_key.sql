@@ -41,3 +41,25 @@ FOR UPDATE;
 -- name: IdempotencyResponseSeal :exec
 UPDATE idempotency_keys SET response_sealed = @response_sealed, response_body = NULL
 WHERE api_client_id = @api_client_id AND key = @key AND state = 'done';
+
+-- name: IdempotencyClaimInTx :one
+-- IdempotencyClaim for a claim that commits in one transaction with the request's work
+-- and its kept answer. The key is first locked for the transaction (an advisory lock on
+-- the hash of @lock_name): free is false while another request holds it and still runs.
+-- claimed is IdempotencyClaim's row: false when the key is taken (IdempotencyGet).
+WITH lock AS (
+    SELECT pg_try_advisory_xact_lock(hashtextextended(@lock_name::text, 0)) AS free
+), claim AS (
+    INSERT INTO idempotency_keys (api_client_id, key, state, created_at, expires_at, owner)
+    SELECT sqlc.arg(api_client_id)::uuid, sqlc.arg(key)::text, 'running', sqlc.arg(now)::timestamptz,
+           sqlc.arg(expires_at)::timestamptz, sqlc.arg(owner)::uuid
+    FROM lock WHERE lock.free
+    ON CONFLICT (api_client_id, key) DO UPDATE
+    SET state = 'running', request_hash = NULL, response_status = NULL, response_content_type = NULL,
+        response_body = NULL, response_sealed = NULL, created_at = EXCLUDED.created_at,
+        expires_at = EXCLUDED.expires_at, owner = EXCLUDED.owner
+    WHERE idempotency_keys.expires_at <= EXCLUDED.created_at
+       OR (idempotency_keys.state = 'running' AND idempotency_keys.created_at < @stale_before::timestamptz)
+    RETURNING key
+)
+SELECT lock.free, EXISTS (SELECT 1 FROM claim) AS claimed FROM lock;

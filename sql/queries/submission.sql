@@ -1,8 +1,9 @@
--- name: SubmissionInsert :execrows
--- 0 rows: the external id (or, rarely, the display id) is taken; the caller re-reads.
+-- name: SubmissionInsert :one
+-- No row: the external id (or, rarely, the display id) is taken; the caller re-reads.
 INSERT INTO submissions (id, api_client_id, display_id, external_submission_id, template_id, snapshot, language, metadata, status, created_at, updated_at)
 VALUES (@id, @api_client_id, @display_id, @external_submission_id, @template_id, @snapshot, @language, @metadata, 'collecting_documents', @now, @now)
-ON CONFLICT DO NOTHING;
+ON CONFLICT DO NOTHING
+RETURNING *;
 
 -- name: SubmissionGet :one
 SELECT * FROM submissions WHERE api_client_id = @api_client_id AND id = @id;
@@ -67,9 +68,13 @@ SELECT * FROM submissions WHERE id = @id;
 -- name: SubmissionDelete :exec
 DELETE FROM submissions WHERE id = @id;
 
--- name: SlotInsert :exec
+-- name: SlotsInsert :exec
+-- A new submission's slots in one statement: element i of each array is one slot (the
+-- arrays are unnested side by side).
 INSERT INTO document_slots (id, submission_id, position, key, label, description, document_type_id, required, allow_multiple_files, extra, status, updated_at)
-VALUES (@id, @submission_id, @position, @key, @label, @description, @document_type_id, @required, @allow_multiple_files, @extra, 'missing', @now);
+SELECT unnest(@ids::uuid[]), @submission_id, unnest(@positions::int[]), unnest(@keys::text[]), unnest(@labels::text[]),
+       unnest(@descriptions::text[]), unnest(@document_type_ids::text[]), unnest(@required::bool[]),
+       unnest(@allow_multiple_files::bool[]), unnest(@extra::bool[]), 'missing', @now;
 
 -- name: SlotsOfSubmission :many
 SELECT * FROM document_slots WHERE submission_id = @submission_id ORDER BY position;

@@ -89,6 +89,7 @@ ORDER BY i.kind, i.position;
 -- lock: it blocks nothing else the client does).
 SELECT pg_advisory_xact_lock(hashtextextended('doceval_default_template:' || @id::text, 0));
 
--- name: TemplateLockShare :exec
--- FOR SHARE while a snapshot is taken: a concurrent write or archive waits for it.
-SELECT id FROM templates WHERE id = @id FOR SHARE;
+-- name: TemplateGetForShare :one
+-- FOR SHARE while a snapshot is taken: a concurrent write or archive waits for it, and
+-- the row read is the one last committed.
+SELECT * FROM templates WHERE id = @id FOR SHARE;
