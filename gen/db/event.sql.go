@@ -13,11 +13,20 @@ import (
 )
 
 const eventDeleteOlderThan = `-- name: EventDeleteOlderThan :execrows
-DELETE FROM events WHERE created_at < $1
+DELETE FROM events
+WHERE id IN (SELECT e.id FROM events e WHERE e.created_at < $1 ORDER BY e.created_at LIMIT $2 FOR UPDATE SKIP LOCKED)
 `
 
-func (q *Queries) EventDeleteOlderThan(ctx context.Context, before time.Time) (int64, error) {
-	result, err := q.db.Exec(ctx, eventDeleteOlderThan, before)
+type EventDeleteOlderThanParams struct {
+	Before time.Time
+	Batch  int32
+}
+
+// Up to @batch of the oldest events before @before, in their own short transaction (with
+// their deliveries, by cascade): retention deletes a backlog batch by batch, so no lock
+// is held long. Events another replica is deleting are skipped.
+func (q *Queries) EventDeleteOlderThan(ctx context.Context, arg EventDeleteOlderThanParams) (int64, error) {
+	result, err := q.db.Exec(ctx, eventDeleteOlderThan, arg.Before, arg.Batch)
 	if err != nil {
 		return 0, err
 	}

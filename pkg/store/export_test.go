@@ -21,3 +21,6 @@ func (tx *Tx) Exec(ctx context.Context, sql string, args ...any) error {
 func (tx *Tx) ClientDisabled(ctx context.Context, client uuid.UUID) (bool, error) {
 	return tx.clientDisabled(ctx, client)
 }
+
+// RetentionBatch exposes how many events a retention statement deletes.
+const RetentionBatch = retentionBatch

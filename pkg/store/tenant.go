@@ -74,9 +74,20 @@ func (t Tenant) Events(ctx context.Context, f EventFilter) ([]StoredEvent, error
 	return out, nil
 }
 
-// DeleteEventsBefore removes the event log's entries older than before (retention),
-// and returns how many.
+// retentionBatch is how many events one statement of DeleteEventsBefore removes.
+const retentionBatch = 2000
+
+// DeleteEventsBefore removes the event log's entries older than before (retention), with
+// their deliveries, and returns how many. It deletes a batch of the oldest at a time, each
+// in its own transaction, so a day's backlog holds no lock for long and a failure keeps
+// what was deleted before it.
 func (s *Store) DeleteEventsBefore(ctx context.Context, before time.Time) (int64, error) {
-	n, err := s.queries(ctx).EventDeleteOlderThan(ctx, before)
-	return n, interpretError(err)
+	var total int64
+	for {
+		n, err := s.queries(ctx).EventDeleteOlderThan(ctx, db.EventDeleteOlderThanParams{Before: before, Batch: retentionBatch})
+		total += n
+		if err != nil || n < retentionBatch {
+			return total, interpretError(err)
+		}
+	}
 }

@@ -17,7 +17,11 @@ ORDER BY created_at DESC, id DESC
 LIMIT @max_rows;
 
 -- name: EventDeleteOlderThan :execrows
-DELETE FROM events WHERE created_at < @before;
+-- Up to @batch of the oldest events before @before, in their own short transaction (with
+-- their deliveries, by cascade): retention deletes a backlog batch by batch, so no lock
+-- is held long. Events another replica is deleting are skipped.
+DELETE FROM events
+WHERE id IN (SELECT e.id FROM events e WHERE e.created_at < @before ORDER BY e.created_at LIMIT @batch FOR UPDATE SKIP LOCKED);
 
 -- name: EventFeed :many
 -- The client's events after (after_tx, after_seq), oldest first, of transactions below
