@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -50,9 +51,10 @@ func procStatus(field string) int64 {
 func resetPeakRSS() { _ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) }
 
 // BenchmarkUpload sends a 100 MiB PDF through the API (multipart over loopback HTTP,
-// key check, type and magic checks, streaming to the file bucket while hashing, the
-// upload row and its ingest job) against copying the same bytes to a file on the same
-// disk in the same run. It reports the process's peak RSS growth during the uploads
+// key check, an upload slot of the client, the read deadline moved as bytes arrive,
+// type and magic checks, streaming to the file bucket while hashing, the upload row
+// and its ingest job) against copying the same bytes to a file on the same disk in the
+// same run. It reports the process's peak RSS growth during the uploads
 // (client and server share the process; both stream).
 func BenchmarkUpload(b *testing.B) {
 	ctx := context.Background()
@@ -121,6 +123,9 @@ func BenchmarkUpload(b *testing.B) {
 		e, err := apiserver.New(apiserver.Deps{
 			Store: st, Blobs: blobs, Secrets: newSecrets(b), Log: slog.New(slog.DiscardHandler), Registry: prometheus.NewRegistry(),
 			RateLimiter: httpx.NewRateLimiter(0, 1, nil), MaxUploadBytes: 2 * benchUploadSize,
+			// As deployed (Tunables' defaults): an upload slot held, the read deadline moved
+			// as bytes arrive.
+			MaxConcurrentUploads: 16, UploadIdle: 30 * time.Second,
 		})
 		if err != nil {
 			b.Fatal(err)

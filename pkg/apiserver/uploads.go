@@ -12,6 +12,7 @@ import (
 	"mime/multipart"
 	"net/http"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -159,13 +160,21 @@ func (s storageWriter) Write(p []byte) (int, error) {
 }
 
 // receiveUpload reads the multipart body: external_file_id and file, other parts
-// ignored. An external id already used in the submission answers with its upload
+// ignored, while holding one of the client's upload slots on this replica (429
+// rate_limited when it holds them all). An external id already used in the submission answers with its upload
 // (created false) and stores nothing.
 func (s *Server) receiveUpload(ctx context.Context, submissionID uuid.UUID, slot *uuid.UUID, mr *multipart.Reader) (submission.Upload, bool, error) {
 	t, err := s.tenant(ctx)
 	if err != nil {
 		return submission.Upload{}, false, err
 	}
+	release, ok := s.uploads.Take(t.ClientID())
+	if !ok {
+		e := apierr.New(http.StatusTooManyRequests, apierr.RateLimited, fmt.Sprintf("this API client already sends %d uploads at once to this server, the most it may; retry when one ends", s.uploads.Max()))
+		e.RetryAfter = time.Second
+		return submission.Upload{}, false, e
+	}
+	defer release()
 	if err := t.UploadTarget(ctx, submissionID, slot); err != nil {
 		return submission.Upload{}, false, err
 	}
