@@ -12,6 +12,7 @@ import (
 	"mime/multipart"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -72,6 +73,10 @@ type storedFile struct {
 	sha256      []byte
 }
 
+// batchWriters batch the multipart reader's reads, a few KiB each, into 1 MiB writes to
+// the storage; they are reused across uploads rather than left to the collector.
+var batchWriters = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, 1<<20) }}
+
 // storeFile streams a file part to blob storage while hashing it. It refuses, before
 // or while storing and with nothing left behind: an unaccepted declared type, bytes
 // that do not match it, an empty file, and a file over the size limit.
@@ -107,8 +112,12 @@ func (s *Server) storeFile(ctx context.Context, client, submissionID uuid.UUID, 
 		return nil, err
 	}
 	h := sha256.New()
-	// The multipart reader hands out a few KiB per read: batch them into large writes.
-	out := bufio.NewWriterSize(storageWriter{io.MultiWriter(w, h)}, 1<<20)
+	out := batchWriters.Get().(*bufio.Writer)
+	out.Reset(storageWriter{io.MultiWriter(w, h)})
+	defer func() {
+		out.Reset(nil)
+		batchWriters.Put(out)
+	}()
 	written, err := io.Copy(out, io.LimitReader(io.MultiReader(bytes.NewReader(head), part), s.maxUpload+1))
 	if err == nil {
 		err = out.Flush()
