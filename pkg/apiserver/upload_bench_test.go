@@ -124,7 +124,9 @@ func BenchmarkUpload(b *testing.B) {
 		}
 	})
 
-	b.Run("api", func(b *testing.B) {
+	// api sends the uploads as the bench always did; api_idempotency_key sends each with
+	// an Idempotency-Key, as the SDK does by default, which fingerprints the body too.
+	api := func(b *testing.B, keyed bool) {
 		st := store.New(dbtest.New(b))
 		blobs, err := blob.Open(ctx, blob.FileURL(filepath.Join(dir, "blobs")))
 		if err != nil {
@@ -153,10 +155,16 @@ func BenchmarkUpload(b *testing.B) {
 		resetPeakRSS()
 		base := procStatus("VmRSS")
 		for i := 0; b.Loop(); i++ {
-			uploadStreaming(b, srv.URL+"/v1/submissions/"+sub+"/files", key, fmt.Sprintf("bench-%d", i), src)
+			idempotencyKey := ""
+			if keyed {
+				idempotencyKey = fmt.Sprintf("bench-%d", i)
+			}
+			uploadStreaming(b, srv.URL+"/v1/submissions/"+sub+"/files", key, idempotencyKey, fmt.Sprintf("bench-%t-%d", keyed, i), src)
 		}
 		b.ReportMetric(float64(procStatus("VmHWM")-base)/(1<<20), "MiB-peak-rss-growth")
-	})
+	}
+	b.Run("api", func(b *testing.B) { api(b, false) })
+	b.Run("api_idempotency_key", func(b *testing.B) { api(b, true) })
 }
 
 func createBenchSubmission(b *testing.B, base, key string) string {
@@ -177,8 +185,9 @@ func createBenchSubmission(b *testing.B, base, key string) string {
 	return id
 }
 
-// uploadStreaming posts a file as multipart without holding it in memory.
-func uploadStreaming(b *testing.B, url, key, externalID, path string) {
+// uploadStreaming posts a file as multipart without holding it in memory, with an
+// Idempotency-Key unless it is "".
+func uploadStreaming(b *testing.B, url, key, idempotencyKey, externalID, path string) {
 	pr, pw := io.Pipe()
 	mw := multipart.NewWriter(pw)
 	go func() {
@@ -203,6 +212,9 @@ func uploadStreaming(b *testing.B, url, key, externalID, path string) {
 	req, _ := http.NewRequest(http.MethodPost, url, pr)
 	req.Header.Set("Authorization", "Bearer "+key)
 	req.Header.Set("Content-Type", mw.FormDataContentType())
+	if idempotencyKey != "" {
+		req.Header.Set("Idempotency-Key", idempotencyKey)
+	}
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
 		b.Fatal(err)
