@@ -1524,7 +1524,7 @@ type DuplicateTemplateRequest struct {
 //
 // | code | status | retryable | meaning |
 // |---|---|---|---|
-// | invalid_request | 400 (422 on evaluation start) | no | malformed request: bad JSON, missing body, wrong content type; with 422: starting an evaluation with no ready upload |
+// | invalid_request | 400 (422 on evaluation start and upload caps) | no | malformed request: bad JSON, missing body, wrong content type, a stalled upload body; with 422: starting an evaluation with no ready upload or over the pages per evaluation, an upload over the uploads per submission |
 // | invalid_field | 422 | no | a field or parameter failed validation (`param` names it); update or archive of a builtin entry; redeliver with no matching delivery |
 // | invalid_api_key | 401 | no | key missing, malformed or revoked |
 // | api_client_disabled | 403 | no | the client is disabled |
@@ -1541,7 +1541,7 @@ type DuplicateTemplateRequest struct {
 // | submission_canceled | 409 | no | upload or evaluation on a canceled submission |
 // | file_too_large | 413 | no | upload body over `DOCEVAL_MAX_UPLOAD_BYTES` (default 100 MiB) |
 // | request_too_large | 413 | no | JSON body over 1 MiB |
-// | rate_limited | 429 | yes, with backoff | honour `retry-after` |
+// | rate_limited | 429 | yes, with backoff | honour `retry-after`; also too many uploads at once |
 // | internal_error | 500 | yes | unexpected error; retry with the same external id |
 // | not_implemented | 501 | no | endpoint not available yet |
 // | authz_not_applied_yet | 503 | yes, same key | authorization propagating; honour `retry-after` |
@@ -1556,7 +1556,7 @@ type ErrorDetail struct {
 	//
 	// | code | status | retryable | meaning |
 	// |---|---|---|---|
-	// | invalid_request | 400 (422 on evaluation start) | no | malformed request: bad JSON, missing body, wrong content type; with 422: starting an evaluation with no ready upload |
+	// | invalid_request | 400 (422 on evaluation start and upload caps) | no | malformed request: bad JSON, missing body, wrong content type, a stalled upload body; with 422: starting an evaluation with no ready upload or over the pages per evaluation, an upload over the uploads per submission |
 	// | invalid_field | 422 | no | a field or parameter failed validation (`param` names it); update or archive of a builtin entry; redeliver with no matching delivery |
 	// | invalid_api_key | 401 | no | key missing, malformed or revoked |
 	// | api_client_disabled | 403 | no | the client is disabled |
@@ -1573,7 +1573,7 @@ type ErrorDetail struct {
 	// | submission_canceled | 409 | no | upload or evaluation on a canceled submission |
 	// | file_too_large | 413 | no | upload body over `DOCEVAL_MAX_UPLOAD_BYTES` (default 100 MiB) |
 	// | request_too_large | 413 | no | JSON body over 1 MiB |
-	// | rate_limited | 429 | yes, with backoff | honour `retry-after` |
+	// | rate_limited | 429 | yes, with backoff | honour `retry-after`; also too many uploads at once |
 	// | internal_error | 500 | yes | unexpected error; retry with the same external id |
 	// | not_implemented | 501 | no | endpoint not available yet |
 	// | authz_not_applied_yet | 503 | yes, same key | authorization propagating; honour `retry-after` |
@@ -3498,7 +3498,9 @@ type ClientInterface interface {
 	//   repeated across reads, reconnects and restarts, even when events commit out of
 	//   order (an event appears once every transaction that began before it has ended).
 	// - `wait` (seconds, up to 30) holds the request open until an event arrives or the
-	//   time is up (long polling); 0 answers at once.
+	//   time is up (long polling); 0 answers at once. While the API client already has
+	//   the most reads waiting on this replica (`DOCEVAL_MAX_FEED_WAITS`, default 4), a
+	//   read with `wait` is answered at once as with 0: a 200 page, not an error.
 	// - A cursor older than the retention (30 days) is 422 `invalid_field` with `param`
 	//   `after`: start again without it.
 	//
@@ -3685,7 +3687,9 @@ type ClientInterface interface {
 	// - Idempotent on `external_file_id` within the submission: an existing id answers 200
 	//   with the existing upload unchanged (wherever it is assigned); the new bytes are not
 	//   stored.
-	// - Content types, size limit (413 `file_too_large`, default 100 MiB), 422 rules, 409
+	// - Content types, size limit (413 `file_too_large`, default 100 MiB), 422 rules, the
+	//   uploads per submission (422 `invalid_request`), uploads at once (429
+	//   `rate_limited`) and stalled bodies (400 `invalid_request`), 409
 	//   `submission_canceled` / `partner_data_purge_in_progress` and 503
 	//   `authz_not_applied_yet`: as for createUpload.
 	//
@@ -3705,6 +3709,9 @@ type ClientInterface interface {
 	// submission.
 	//
 	// - No upload in status `ready`: 422 `invalid_request`.
+	// - The ready uploads hold more pages in all than an evaluation reads
+	//   (`DOCEVAL_MAX_PAGES_PER_EVALUATION`, default 2000): 422 `invalid_request`, and
+	//   nothing is queued; delete uploads, then start again.
 	// - An evaluation already queued or running: 409 `evaluation_in_progress`.
 	// - A canceled submission: 409 `submission_canceled`. During a purge: 409
 	//   `partner_data_purge_in_progress`.
@@ -3754,6 +3761,14 @@ type ClientInterface interface {
 	//   `param` `external_file_id`.
 	// - A body over the upload limit (`DOCEVAL_MAX_UPLOAD_BYTES`, default 104857600 bytes =
 	//   100 MiB): 413 `file_too_large`, and nothing is stored.
+	// - A new `external_file_id` on a submission that already holds the most uploads one
+	//   may (`DOCEVAL_MAX_UPLOADS_PER_SUBMISSION`, default 200): 422 `invalid_request`,
+	//   and nothing is stored. An existing id still answers 200.
+	// - The API client already sends the most uploads at once it may to this replica
+	//   (`DOCEVAL_MAX_CONCURRENT_UPLOADS`, default 16): 429 `rate_limited` with
+	//   `retry-after`; retry when one of them has ended.
+	// - A body whose bytes stop arriving for `DOCEVAL_UPLOAD_IDLE_TIMEOUT` (default 30
+	//   seconds): 400 `invalid_request`, and nothing is stored; send it again.
 	// - Filenames are sanitized (no path parts, no control characters, at most 255 bytes).
 	// - A canceled submission: 409 `submission_canceled`. During a purge: 409
 	//   `partner_data_purge_in_progress`. Authorization still propagating: 503
@@ -4668,7 +4683,9 @@ func (c *Client) ListEvents(ctx context.Context, params *ListEventsParams, reqEd
 //     repeated across reads, reconnects and restarts, even when events commit out of
 //     order (an event appears once every transaction that began before it has ended).
 //   - `wait` (seconds, up to 30) holds the request open until an event arrives or the
-//     time is up (long polling); 0 answers at once.
+//     time is up (long polling); 0 answers at once. While the API client already has
+//     the most reads waiting on this replica (`DOCEVAL_MAX_FEED_WAITS`, default 4), a
+//     read with `wait` is answered at once as with 0: a 200 page, not an error.
 //   - A cursor older than the retention (30 days) is 422 `invalid_field` with `param`
 //     `after`: start again without it.
 //
@@ -4975,7 +4992,9 @@ func (c *Client) CancelSubmission(ctx context.Context, submissionId SubmissionId
 //   - Idempotent on `external_file_id` within the submission: an existing id answers 200
 //     with the existing upload unchanged (wherever it is assigned); the new bytes are not
 //     stored.
-//   - Content types, size limit (413 `file_too_large`, default 100 MiB), 422 rules, 409
+//   - Content types, size limit (413 `file_too_large`, default 100 MiB), 422 rules, the
+//     uploads per submission (422 `invalid_request`), uploads at once (429
+//     `rate_limited`) and stalled bodies (400 `invalid_request`), 409
 //     `submission_canceled` / `partner_data_purge_in_progress` and 503
 //     `authz_not_applied_yet`: as for createUpload.
 //
@@ -5005,6 +5024,9 @@ func (c *Client) CreateSlotUploadWithBody(ctx context.Context, submissionId Subm
 // submission.
 //
 //   - No upload in status `ready`: 422 `invalid_request`.
+//   - The ready uploads hold more pages in all than an evaluation reads
+//     (`DOCEVAL_MAX_PAGES_PER_EVALUATION`, default 2000): 422 `invalid_request`, and
+//     nothing is queued; delete uploads, then start again.
 //   - An evaluation already queued or running: 409 `evaluation_in_progress`.
 //   - A canceled submission: 409 `submission_canceled`. During a purge: 409
 //     `partner_data_purge_in_progress`.
@@ -5084,6 +5106,14 @@ func (c *Client) ListUploads(ctx context.Context, submissionId SubmissionId, par
 //     `param` `external_file_id`.
 //   - A body over the upload limit (`DOCEVAL_MAX_UPLOAD_BYTES`, default 104857600 bytes =
 //     100 MiB): 413 `file_too_large`, and nothing is stored.
+//   - A new `external_file_id` on a submission that already holds the most uploads one
+//     may (`DOCEVAL_MAX_UPLOADS_PER_SUBMISSION`, default 200): 422 `invalid_request`,
+//     and nothing is stored. An existing id still answers 200.
+//   - The API client already sends the most uploads at once it may to this replica
+//     (`DOCEVAL_MAX_CONCURRENT_UPLOADS`, default 16): 429 `rate_limited` with
+//     `retry-after`; retry when one of them has ended.
+//   - A body whose bytes stop arriving for `DOCEVAL_UPLOAD_IDLE_TIMEOUT` (default 30
+//     seconds): 400 `invalid_request`, and nothing is stored; send it again.
 //   - Filenames are sanitized (no path parts, no control characters, at most 255 bytes).
 //   - A canceled submission: 409 `submission_canceled`. During a purge: 409
 //     `partner_data_purge_in_progress`. Authorization still propagating: 503
@@ -8653,7 +8683,9 @@ type ClientWithResponsesInterface interface {
 	//   repeated across reads, reconnects and restarts, even when events commit out of
 	//   order (an event appears once every transaction that began before it has ended).
 	// - `wait` (seconds, up to 30) holds the request open until an event arrives or the
-	//   time is up (long polling); 0 answers at once.
+	//   time is up (long polling); 0 answers at once. While the API client already has
+	//   the most reads waiting on this replica (`DOCEVAL_MAX_FEED_WAITS`, default 4), a
+	//   read with `wait` is answered at once as with 0: a 200 page, not an error.
 	// - A cursor older than the retention (30 days) is 422 `invalid_field` with `param`
 	//   `after`: start again without it.
 	//
@@ -8852,7 +8884,9 @@ type ClientWithResponsesInterface interface {
 	// - Idempotent on `external_file_id` within the submission: an existing id answers 200
 	//   with the existing upload unchanged (wherever it is assigned); the new bytes are not
 	//   stored.
-	// - Content types, size limit (413 `file_too_large`, default 100 MiB), 422 rules, 409
+	// - Content types, size limit (413 `file_too_large`, default 100 MiB), 422 rules, the
+	//   uploads per submission (422 `invalid_request`), uploads at once (429
+	//   `rate_limited`) and stalled bodies (400 `invalid_request`), 409
 	//   `submission_canceled` / `partner_data_purge_in_progress` and 503
 	//   `authz_not_applied_yet`: as for createUpload.
 	//
@@ -8872,6 +8906,9 @@ type ClientWithResponsesInterface interface {
 	// submission.
 	//
 	// - No upload in status `ready`: 422 `invalid_request`.
+	// - The ready uploads hold more pages in all than an evaluation reads
+	//   (`DOCEVAL_MAX_PAGES_PER_EVALUATION`, default 2000): 422 `invalid_request`, and
+	//   nothing is queued; delete uploads, then start again.
 	// - An evaluation already queued or running: 409 `evaluation_in_progress`.
 	// - A canceled submission: 409 `submission_canceled`. During a purge: 409
 	//   `partner_data_purge_in_progress`.
@@ -8927,6 +8964,14 @@ type ClientWithResponsesInterface interface {
 	//   `param` `external_file_id`.
 	// - A body over the upload limit (`DOCEVAL_MAX_UPLOAD_BYTES`, default 104857600 bytes =
 	//   100 MiB): 413 `file_too_large`, and nothing is stored.
+	// - A new `external_file_id` on a submission that already holds the most uploads one
+	//   may (`DOCEVAL_MAX_UPLOADS_PER_SUBMISSION`, default 200): 422 `invalid_request`,
+	//   and nothing is stored. An existing id still answers 200.
+	// - The API client already sends the most uploads at once it may to this replica
+	//   (`DOCEVAL_MAX_CONCURRENT_UPLOADS`, default 16): 429 `rate_limited` with
+	//   `retry-after`; retry when one of them has ended.
+	// - A body whose bytes stop arriving for `DOCEVAL_UPLOAD_IDLE_TIMEOUT` (default 30
+	//   seconds): 400 `invalid_request`, and nothing is stored; send it again.
 	// - Filenames are sanitized (no path parts, no control characters, at most 255 bytes).
 	// - A canceled submission: 409 `submission_canceled`. During a purge: 409
 	//   `partner_data_purge_in_progress`. Authorization still propagating: 503
@@ -17793,7 +17838,9 @@ func (c *ClientWithResponses) ListEventsWithResponse(ctx context.Context, params
 //     repeated across reads, reconnects and restarts, even when events commit out of
 //     order (an event appears once every transaction that began before it has ended).
 //   - `wait` (seconds, up to 30) holds the request open until an event arrives or the
-//     time is up (long polling); 0 answers at once.
+//     time is up (long polling); 0 answers at once. While the API client already has
+//     the most reads waiting on this replica (`DOCEVAL_MAX_FEED_WAITS`, default 4), a
+//     read with `wait` is answered at once as with 0: a 200 page, not an error.
 //   - A cursor older than the retention (30 days) is 422 `invalid_field` with `param`
 //     `after`: start again without it.
 //
@@ -18064,7 +18111,9 @@ func (c *ClientWithResponses) CancelSubmissionWithResponse(ctx context.Context, 
 //   - Idempotent on `external_file_id` within the submission: an existing id answers 200
 //     with the existing upload unchanged (wherever it is assigned); the new bytes are not
 //     stored.
-//   - Content types, size limit (413 `file_too_large`, default 100 MiB), 422 rules, 409
+//   - Content types, size limit (413 `file_too_large`, default 100 MiB), 422 rules, the
+//     uploads per submission (422 `invalid_request`), uploads at once (429
+//     `rate_limited`) and stalled bodies (400 `invalid_request`), 409
 //     `submission_canceled` / `partner_data_purge_in_progress` and 503
 //     `authz_not_applied_yet`: as for createUpload.
 //
@@ -18090,6 +18139,9 @@ func (c *ClientWithResponses) CreateSlotUploadWithBodyWithResponse(ctx context.C
 // submission.
 //
 //   - No upload in status `ready`: 422 `invalid_request`.
+//   - The ready uploads hold more pages in all than an evaluation reads
+//     (`DOCEVAL_MAX_PAGES_PER_EVALUATION`, default 2000): 422 `invalid_request`, and
+//     nothing is queued; delete uploads, then start again.
 //   - An evaluation already queued or running: 409 `evaluation_in_progress`.
 //   - A canceled submission: 409 `submission_canceled`. During a purge: 409
 //     `partner_data_purge_in_progress`.
@@ -18163,6 +18215,14 @@ func (c *ClientWithResponses) ListUploadsWithResponse(ctx context.Context, submi
 //     `param` `external_file_id`.
 //   - A body over the upload limit (`DOCEVAL_MAX_UPLOAD_BYTES`, default 104857600 bytes =
 //     100 MiB): 413 `file_too_large`, and nothing is stored.
+//   - A new `external_file_id` on a submission that already holds the most uploads one
+//     may (`DOCEVAL_MAX_UPLOADS_PER_SUBMISSION`, default 200): 422 `invalid_request`,
+//     and nothing is stored. An existing id still answers 200.
+//   - The API client already sends the most uploads at once it may to this replica
+//     (`DOCEVAL_MAX_CONCURRENT_UPLOADS`, default 16): 429 `rate_limited` with
+//     `retry-after`; retry when one of them has ended.
+//   - A body whose bytes stop arriving for `DOCEVAL_UPLOAD_IDLE_TIMEOUT` (default 30
+//     seconds): 400 `invalid_request`, and nothing is stored; send it again.
 //   - Filenames are sanitized (no path parts, no control characters, at most 255 bytes).
 //   - A canceled submission: 409 `submission_canceled`. During a purge: 409
 //     `partner_data_purge_in_progress`. Authorization still propagating: 503

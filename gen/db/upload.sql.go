@@ -42,6 +42,17 @@ func (q *Queries) UploadCountInSlot(ctx context.Context, arg UploadCountInSlotPa
 	return count, err
 }
 
+const uploadCountInSubmission = `-- name: UploadCountInSubmission :one
+SELECT count(*) FROM uploads WHERE submission_id = $1
+`
+
+func (q *Queries) UploadCountInSubmission(ctx context.Context, submissionID uuid.UUID) (int64, error) {
+	row := q.db.QueryRow(ctx, uploadCountInSubmission, submissionID)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
+}
+
 const uploadDelete = `-- name: UploadDelete :exec
 DELETE FROM uploads WHERE id = $1
 `

@@ -32,8 +32,8 @@ var refusals = []refusal{
 
 // FromDomain is the error a domain refusal in err's chain answers with, for the API's
 // error envelope and the console's pages alike: a field refusal is 422 invalid_field on
-// its field, a missing reference 404 not_found, a sentinel what refusals says. ok is
-// false when err holds no domain refusal.
+// its field, a missing reference 404 not_found, a cap 422 invalid_request, a sentinel
+// what refusals says. ok is false when err holds no domain refusal.
 func FromDomain(err error) (e *Error, ok bool) {
 	var field *domain.FieldError
 	if errors.As(err, &field) {
@@ -42,6 +42,10 @@ func FromDomain(err error) (e *Error, ok bool) {
 	var missing *domain.NotFoundError
 	if errors.As(err, &missing) {
 		return New(http.StatusNotFound, NotFound, missing.Message), true
+	}
+	var limit *domain.LimitError
+	if errors.As(err, &limit) {
+		return New(http.StatusUnprocessableEntity, InvalidRequest, limit.Message), true
 	}
 	for _, r := range refusals {
 		if errors.Is(err, r.err) {

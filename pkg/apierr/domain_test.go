@@ -42,6 +42,8 @@ func TestFromDomain(t *testing.T) {
 		{domain.OnField("url", webhook.ErrTooManyActive), http.StatusUnprocessableEntity, apierr.InvalidField, "url", "at most 20 webhook endpoints can be active; disable or delete one first"},
 		{domain.OnField("template_id", catalog.ErrReadOnly), http.StatusUnprocessableEntity, apierr.InvalidField, "template_id", "builtin entries are read-only; duplicate a builtin template to customize it"},
 		{domain.NotFoundf("no slot %d on this submission", 7), http.StatusNotFound, apierr.NotFound, "", "no slot 7 on this submission"},
+		{submission.CheckUploadRoom(200, 200), http.StatusUnprocessableEntity, apierr.InvalidRequest, "", "the submission already holds 200 uploads, the most one may hold; delete one before uploading another"},
+		{evaluation.CheckPages(2001, 2000), http.StatusUnprocessableEntity, apierr.InvalidRequest, "", "the submission's ready uploads hold 2001 pages; an evaluation reads at most 2000; delete uploads before starting one"},
 		{fmt.Errorf("create upload: %w", submission.ErrCanceled), http.StatusConflict, apierr.SubmissionCanceled, "", "the submission is canceled: it accepts no new uploads or evaluations"},
 	} {
 		e, ok := apierr.FromDomain(tc.err)

@@ -24,7 +24,8 @@ const (
 )
 
 // ListEventFeed reads the client's events forward from a position (listEventFeed),
-// waiting up to `wait` seconds for the first one when there is none yet.
+// waiting up to `wait` seconds for the first one when there is none yet, unless the
+// client's waiting reads on this replica are at their bound (MaxFeedWaits).
 func (s *Server) ListEventFeed(ctx context.Context, req api.ListEventFeedRequestObject) (api.ListEventFeedResponseObject, error) {
 	t, err := s.tenant(ctx)
 	if err != nil {
@@ -52,8 +53,13 @@ func (s *Server) ListEventFeed(ctx context.Context, req api.ListEventFeedRequest
 		}
 	}
 	wait := 0
-	if req.Params.Wait != nil {
-		wait = *req.Params.Wait
+	if req.Params.Wait != nil && *req.Params.Wait > 0 {
+		// A client already holding its waiting reads on this replica gets this one
+		// answered at once, as with wait=0: a normal page, maybe empty, never an error.
+		if release, ok := s.feedWaits.Take(t.ClientID()); ok {
+			defer release()
+			wait = *req.Params.Wait
+		}
 	}
 	deadline := time.Now().Add(time.Duration(wait) * time.Second)
 	for pause := feedPoll; ; pause = min(2*pause, feedPollMax) {

@@ -55,6 +55,18 @@ type Tunables struct {
 	// X-Forwarded-For names a request's source; otherwise the peer address is.
 	TrustedProxies string `env:"DOCEVAL_TRUSTED_PROXIES" envDefault:""`
 	MaxUploadBytes int64  `env:"DOCEVAL_MAX_UPLOAD_BYTES" envDefault:"104857600"`
+	// MaxConcurrentUploads is how many uploads one API client may send at once to one
+	// replica (0: any number); UploadIdleTimeout cuts off an upload whose bytes stop
+	// arriving for that long (0: never).
+	MaxConcurrentUploads int           `env:"DOCEVAL_MAX_CONCURRENT_UPLOADS" envDefault:"16"`
+	UploadIdleTimeout    time.Duration `env:"DOCEVAL_UPLOAD_IDLE_TIMEOUT" envDefault:"30s"`
+	// MaxUploadsPerSubmission and MaxPagesPerEvaluation cap a submission's uploads and
+	// the pages one evaluation reads (0: no cap).
+	MaxUploadsPerSubmission int `env:"DOCEVAL_MAX_UPLOADS_PER_SUBMISSION" envDefault:"200"`
+	MaxPagesPerEvaluation   int `env:"DOCEVAL_MAX_PAGES_PER_EVALUATION" envDefault:"2000"`
+	// MaxFeedWaits is how many listEventFeed long-polls of one API client wait at once
+	// on one replica; beyond it a read answers at once (0: any number).
+	MaxFeedWaits int `env:"DOCEVAL_MAX_FEED_WAITS" envDefault:"4"`
 	// SecretKey encrypts webhook signing secrets at rest: 32 bytes in base64.
 	SecretKey string `env:"DOCEVAL_SECRET_KEY"`
 	// SecretRotationGrace is how long a rotated-out signing secret stays valid.
@@ -80,6 +92,16 @@ type Deps struct {
 	Blobs *blob.Store
 	// MaxUploadBytes bounds one uploaded file (DOCEVAL_MAX_UPLOAD_BYTES).
 	MaxUploadBytes int64
+	// MaxConcurrentUploads bounds one client's uploads in progress on this replica and
+	// UploadIdle cuts off an upload that stops sending (0: neither).
+	MaxConcurrentUploads int
+	UploadIdle           time.Duration
+	// Limits caps each client's uploads per submission and pages per evaluation (zero:
+	// no cap).
+	Limits store.Limits
+	// MaxFeedWaits bounds one client's waiting listEventFeed reads on this replica (0:
+	// no bound).
+	MaxFeedWaits int
 	// Secrets seals webhook signing secrets and the responses kept for Idempotency-Key
 	// replay (required); RotationGrace is the rotated-out secret's validity (default
 	// 24h).
@@ -106,7 +128,9 @@ func New(d Deps) (*echo.Echo, error) {
 	if err != nil {
 		return nil, fmt.Errorf("embedded spec: %w", err)
 	}
-	contract, err := httpx.NewContract(doc, httpx.BodyLimits{JSON: MaxJSONBody, Upload: max(d.MaxUploadBytes, DefaultMaxUploadBytes) + MaxJSONBody})
+	contract, err := httpx.NewContract(doc, httpx.BodyLimits{
+		JSON: MaxJSONBody, Upload: max(d.MaxUploadBytes, DefaultMaxUploadBytes) + MaxJSONBody, UploadIdle: d.UploadIdle,
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -182,6 +206,8 @@ func RunOn(ctx context.Context, cfg Config, log *slog.Logger, ln net.Listener) e
 			RateLimiter: httpx.NewRateLimiter(cfg.RateLimit, cfg.RateLimitBurst, nil), MaxUploadBytes: cfg.MaxUploadBytes,
 			InvalidKeyLimiter: httpx.NewInvalidKeyLimiter(cfg.InvalidKeyRate, cfg.InvalidKeyBurst, nil), TrustedProxies: proxies,
 			Secrets: secrets, RotationGrace: cfg.SecretRotationGrace,
+			MaxConcurrentUploads: cfg.MaxConcurrentUploads, UploadIdle: cfg.UploadIdleTimeout, MaxFeedWaits: cfg.MaxFeedWaits,
+			Limits: store.Limits{UploadsPerSubmission: cfg.MaxUploadsPerSubmission, PagesPerEvaluation: cfg.MaxPagesPerEvaluation},
 		})
 		if err != nil {
 			return service.Server{}, err
@@ -203,6 +229,10 @@ type Server struct {
 	blobs     *blob.Store
 	log       *slog.Logger
 	maxUpload int64
+	limits    store.Limits
+	// uploads and feedWaits count each client's uploads and waiting feed reads in
+	// progress on this replica.
+	uploads, feedWaits *httpx.ClientSlots
 
 	secrets       *secretbox.Box
 	rotationGrace time.Duration
@@ -221,17 +251,19 @@ func NewServer(d Deps) *Server {
 	if d.RotationGrace <= 0 {
 		d.RotationGrace = 24 * time.Hour
 	}
-	return &Server{store: d.Store, blobs: d.Blobs, log: d.Log, maxUpload: d.MaxUploadBytes,
+	return &Server{store: d.Store, blobs: d.Blobs, log: d.Log, maxUpload: d.MaxUploadBytes, limits: d.Limits,
+		uploads: httpx.NewClientSlots(d.MaxConcurrentUploads), feedWaits: httpx.NewClientSlots(d.MaxFeedWaits),
 		secrets: d.Secrets, rotationGrace: d.RotationGrace}
 }
 
-// tenant is the store scoped to the request's authenticated API client.
+// tenant is the store scoped to the request's authenticated API client, held to the
+// deployment's limits.
 func (s *Server) tenant(ctx context.Context) (store.Tenant, error) {
 	p, err := httpx.Principal(ctx)
 	if err != nil {
 		return store.Tenant{}, err
 	}
-	return s.store.Tenant(p.ClientID), nil
+	return s.store.Tenant(p.ClientID).WithLimits(s.limits), nil
 }
 
 // listStart is the prelude of every list operation: the tenant, the page size (limit

@@ -12,6 +12,8 @@ import (
 	"mime/multipart"
 	"net/http"
 	"strings"
+	"sync"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -71,6 +73,10 @@ type storedFile struct {
 	sha256      []byte
 }
 
+// batchWriters batch the multipart reader's reads, a few KiB each, into 1 MiB writes to
+// the storage; they are reused across uploads rather than left to the collector.
+var batchWriters = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, 1<<20) }}
+
 // storeFile streams a file part to blob storage while hashing it. It refuses, before
 // or while storing and with nothing left behind: an unaccepted declared type, bytes
 // that do not match it, an empty file, and a file over the size limit.
@@ -106,8 +112,12 @@ func (s *Server) storeFile(ctx context.Context, client, submissionID uuid.UUID, 
 		return nil, err
 	}
 	h := sha256.New()
-	// The multipart reader hands out a few KiB per read: batch them into large writes.
-	out := bufio.NewWriterSize(storageWriter{io.MultiWriter(w, h)}, 1<<20)
+	out := batchWriters.Get().(*bufio.Writer)
+	out.Reset(storageWriter{io.MultiWriter(w, h)})
+	defer func() {
+		out.Reset(nil)
+		batchWriters.Put(out)
+	}()
 	written, err := io.Copy(out, io.LimitReader(io.MultiReader(bytes.NewReader(head), part), s.maxUpload+1))
 	if err == nil {
 		err = out.Flush()
@@ -159,13 +169,21 @@ func (s storageWriter) Write(p []byte) (int, error) {
 }
 
 // receiveUpload reads the multipart body: external_file_id and file, other parts
-// ignored. An external id already used in the submission answers with its upload
+// ignored, while holding one of the client's upload slots on this replica (429
+// rate_limited when it holds them all). An external id already used in the submission answers with its upload
 // (created false) and stores nothing.
 func (s *Server) receiveUpload(ctx context.Context, submissionID uuid.UUID, slot *uuid.UUID, mr *multipart.Reader) (submission.Upload, bool, error) {
 	t, err := s.tenant(ctx)
 	if err != nil {
 		return submission.Upload{}, false, err
 	}
+	release, ok := s.uploads.Take(t.ClientID())
+	if !ok {
+		e := apierr.New(http.StatusTooManyRequests, apierr.RateLimited, fmt.Sprintf("this API client already sends %d uploads at once to this server, the most it may; retry when one ends", s.uploads.Max()))
+		e.RetryAfter = time.Second
+		return submission.Upload{}, false, e
+	}
+	defer release()
 	if err := t.UploadTarget(ctx, submissionID, slot); err != nil {
 		return submission.Upload{}, false, err
 	}

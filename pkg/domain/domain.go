@@ -43,3 +43,12 @@ func (e *NotFoundError) Error() string { return e.Message }
 func NotFoundf(format string, args ...any) error {
 	return &NotFoundError{Message: fmt.Sprintf(format, args...)}
 }
+
+// LimitError is a refusal because the request would take a tenant past a documented cap
+// (uploads per submission, pages per evaluation); the edge answers it with
+// invalid_request (422) and its message, which names the cap.
+type LimitError struct {
+	Message string
+}
+
+func (e *LimitError) Error() string { return e.Message }

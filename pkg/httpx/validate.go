@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -41,8 +42,11 @@ type Contract struct {
 // to an operation that declares one (the uploads), which may reach Upload bytes.
 // Reading past a cap fails with *http.MaxBytesError, which answers 413; the upload
 // handler checks the file's own limit first, so an upload over it is 413 file_too_large.
+// An upload whose bytes stop arriving for UploadIdle is cut off with 400
+// invalid_request (0: never).
 type BodyLimits struct {
 	JSON, Upload int64
+	UploadIdle   time.Duration
 }
 
 // NewContract prepares the router. Servers are dropped so routing matches on the path
@@ -190,7 +194,7 @@ func (ct *Contract) strictBody(w http.ResponseWriter, req *http.Request, op *ope
 	case mt == echo.MIMEMultipartForm:
 		// The multipart parser reads 4 KiB at a time; a large buffer in front of the
 		// connection turns that into few, large socket reads.
-		limited := http.MaxBytesReader(w, req.Body, ct.limits.Upload)
+		limited := http.MaxBytesReader(w, guardStall(w, req.Body, ct.limits.UploadIdle), ct.limits.Upload)
 		req.Body = bufferedBody{Reader: bufio.NewReaderSize(limited, 256<<10), Closer: limited}
 		return true, nil
 	}

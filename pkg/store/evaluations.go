@@ -33,8 +33,9 @@ func evaluationFromRow(r db.Evaluation, externalSubmissionID string) evaluation.
 }
 
 // StartEvaluation queues an evaluation over the submission's ready uploads and moves
-// the submission to evaluating. The unique index on active evaluations refuses a second
-// one even if two requests pass the status read at once.
+// the submission to evaluating; it refuses more pages than the tenant's limits allow.
+// The unique index on active evaluations refuses a second one even if two requests pass
+// the status read at once.
 func (t Tenant) StartEvaluation(ctx context.Context, submissionID uuid.UUID) (evaluation.Evaluation, error) {
 	var out evaluation.Evaluation
 	err := t.s.InTx(ctx, func(tx *Tx) error {
@@ -50,12 +51,19 @@ func (t Tenant) StartEvaluation(ctx context.Context, submissionID uuid.UUID) (ev
 			return interpretError(err)
 		}
 		var uploadIDs, fileIDs []uuid.UUID
+		pages := 0
 		for i := len(uploads) - 1; i >= 0; i-- { // oldest first: the order partners uploaded in
 			if u := uploads[i]; u.UploadStatus == submission.UploadReady {
 				uploadIDs, fileIDs = append(uploadIDs, u.ID), append(fileIDs, u.FileID)
+				if u.PageCount != nil {
+					pages += int(*u.PageCount)
+				}
 			}
 		}
 		if err := evaluation.CheckInputs(len(uploadIDs)); err != nil {
+			return err
+		}
+		if err := evaluation.CheckPages(pages, t.limits.PagesPerEvaluation); err != nil {
 			return err
 		}
 		now := t.s.Now()

@@ -17,10 +17,26 @@ import (
 type Tenant struct {
 	s        *Store
 	clientID uuid.UUID
+	limits   Limits
+}
+
+// Limits are the caps a tenant's writes are held to; zero is no cap.
+type Limits struct {
+	// UploadsPerSubmission caps a submission's uploads (createUpload, createSlotUpload).
+	UploadsPerSubmission int
+	// PagesPerEvaluation caps the pages of the ready uploads an evaluation reads
+	// (startEvaluation).
+	PagesPerEvaluation int
 }
 
 // Tenant scopes the store to one API client.
 func (s *Store) Tenant(clientID uuid.UUID) Tenant { return Tenant{s: s, clientID: clientID} }
+
+// WithLimits is the tenant held to limits.
+func (t Tenant) WithLimits(limits Limits) Tenant {
+	t.limits = limits
+	return t
+}
 
 // ClientID is the API client the tenant is scoped to.
 func (t Tenant) ClientID() uuid.UUID { return t.clientID }

@@ -75,7 +75,21 @@ func (tx *Tx) acceptsUpload(ctx context.Context, s submission.Submission, slot *
 	return nil
 }
 
-// ExistingUpload returns the upload with external id in the submission, if any.
+// uploadRoom refuses one more upload to a submission holding limits.UploadsPerSubmission.
+func (tx *Tx) uploadRoom(ctx context.Context, submissionID uuid.UUID, limits Limits) error {
+	if limits.UploadsPerSubmission <= 0 {
+		return nil
+	}
+	n, err := tx.q.UploadCountInSubmission(ctx, submissionID)
+	if err != nil {
+		return interpretError(err)
+	}
+	return submission.CheckUploadRoom(n, limits.UploadsPerSubmission)
+}
+
+// ExistingUpload returns the upload with external id in the submission, if any. When
+// there is none and the submission holds as many uploads as the tenant's limits allow,
+// it refuses (before any byte is stored; CreateUpload checks again under the lock).
 func (t Tenant) ExistingUpload(ctx context.Context, submissionID uuid.UUID, externalFileID string) (submission.Upload, bool, error) {
 	var u submission.Upload
 	found := false
@@ -86,7 +100,7 @@ func (t Tenant) ExistingUpload(ctx context.Context, submissionID uuid.UUID, exte
 		}
 		r, err := tx.q.UploadGetByExternalID(ctx, db.UploadGetByExternalIDParams{SubmissionID: submissionID, ExternalFileID: externalFileID})
 		if errors.Is(interpretError(err), ErrNotFound) {
-			return nil
+			return tx.uploadRoom(ctx, s.ID, t.limits)
 		}
 		if err != nil {
 			return interpretError(err)
@@ -118,6 +132,9 @@ func (t Tenant) CreateUpload(ctx context.Context, in submission.NewUpload) (subm
 			return interpretError(err)
 		}
 		if err := tx.acceptsUpload(ctx, s, in.SlotID, uuid.Nil, true); err != nil {
+			return err
+		}
+		if err := tx.uploadRoom(ctx, s.ID, t.limits); err != nil {
 			return err
 		}
 		id := t.s.NewID()

@@ -34,6 +34,9 @@ RETURNING *;
 -- name: UploadDelete :exec
 DELETE FROM uploads WHERE id = @id;
 
+-- name: UploadCountInSubmission :one
+SELECT count(*) FROM uploads WHERE submission_id = @submission_id;
+
 -- name: UploadCountInSlot :one
 SELECT count(*) FROM uploads WHERE document_slot_id = @document_slot_id AND id <> @excluding;
 

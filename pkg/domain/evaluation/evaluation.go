@@ -7,7 +7,9 @@ package evaluation
 
 import (
 	"errors"
+	"fmt"
 
+	"github.com/doceval/doceval/pkg/domain"
 	"github.com/doceval/doceval/pkg/domain/submission"
 )
 
@@ -64,6 +66,16 @@ func CheckStart(status string) error {
 func CheckInputs(ready int) error {
 	if ready == 0 {
 		return ErrNoReadyUpload
+	}
+	return nil
+}
+
+// CheckPages refuses an evaluation whose ready uploads hold pages pages when one may
+// read at most maxPages (0: no cap): the evaluator loads every page and its word boxes
+// at once.
+func CheckPages(pages, maxPages int) error {
+	if maxPages > 0 && pages > maxPages {
+		return &domain.LimitError{Message: fmt.Sprintf("the submission's ready uploads hold %d pages; an evaluation reads at most %d; delete uploads before starting one", pages, maxPages)}
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/doceval/doceval/pkg/domain"
 	"github.com/doceval/doceval/pkg/domain/evaluation"
 	"github.com/doceval/doceval/pkg/domain/submission"
 )
@@ -34,6 +35,14 @@ func TestCheckInputs(t *testing.T) {
 	t.Parallel()
 	require.ErrorIs(t, evaluation.CheckInputs(0), evaluation.ErrNoReadyUpload)
 	require.NoError(t, evaluation.CheckInputs(1))
+}
+
+func TestCheckPages(t *testing.T) {
+	t.Parallel()
+	require.NoError(t, evaluation.CheckPages(2000, 2000))
+	require.NoError(t, evaluation.CheckPages(1e6, 0), "0 is no cap")
+	var limit *domain.LimitError
+	require.ErrorAs(t, evaluation.CheckPages(2001, 2000), &limit)
 }
 
 func TestCheckLatest(t *testing.T) {

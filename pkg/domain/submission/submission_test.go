@@ -99,6 +99,15 @@ func TestCheckSlotRoom(t *testing.T) {
 	require.Equal(t, `slot "id_card" takes a single file and already holds one`, field.Error())
 }
 
+func TestCheckUploadRoom(t *testing.T) {
+	t.Parallel()
+	require.NoError(t, submission.CheckUploadRoom(199, 200))
+	require.NoError(t, submission.CheckUploadRoom(5000, 0), "0 is no cap")
+	var limit *domain.LimitError
+	require.ErrorAs(t, submission.CheckUploadRoom(200, 200), &limit)
+	require.ErrorAs(t, submission.CheckUploadRoom(201, 200), &limit)
+}
+
 func TestSlotStatus(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {

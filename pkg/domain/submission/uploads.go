@@ -1,6 +1,8 @@
 package submission
 
 import (
+	"fmt"
+
 	"github.com/google/uuid"
 
 	"github.com/doceval/doceval/pkg/domain"
@@ -65,4 +67,13 @@ func SlotStatus(uploads []string) string {
 		}
 	}
 	return next
+}
+
+// CheckUploadRoom refuses one more upload to a submission that already holds held
+// uploads when it may hold at most maxUploads (0: no cap).
+func CheckUploadRoom(held int64, maxUploads int) error {
+	if maxUploads > 0 && held >= int64(maxUploads) {
+		return &domain.LimitError{Message: fmt.Sprintf("the submission already holds %d uploads, the most one may hold; delete one before uploading another", maxUploads)}
+	}
+	return nil
 }

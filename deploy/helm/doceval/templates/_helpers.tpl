@@ -289,6 +289,11 @@ DOCEVAL_INVALID_KEY_RATE: {{ $c.invalidKeyRate | toString | quote }}
 DOCEVAL_INVALID_KEY_BURST: {{ int64 $c.invalidKeyBurst | quote }}
 DOCEVAL_TRUSTED_PROXIES: {{ $c.trustedProxies | quote }}
 DOCEVAL_MAX_UPLOAD_BYTES: {{ int64 $c.maxUploadBytes | quote }}
+DOCEVAL_MAX_CONCURRENT_UPLOADS: {{ int64 $c.maxConcurrentUploads | quote }}
+DOCEVAL_UPLOAD_IDLE_TIMEOUT: {{ $c.uploadIdleTimeout | quote }}
+DOCEVAL_MAX_UPLOADS_PER_SUBMISSION: {{ int64 $c.maxUploadsPerSubmission | quote }}
+DOCEVAL_MAX_PAGES_PER_EVALUATION: {{ int64 $c.maxPagesPerEvaluation | quote }}
+DOCEVAL_MAX_FEED_WAITS: {{ int64 $c.maxFeedWaits | quote }}
 DOCEVAL_SECRET_ROTATION_GRACE: {{ $c.secretRotationGrace | quote }}
 {{- else if eq .svc "ingest" }}
 DOCEVAL_INGEST_MAX_PAGES: {{ int64 $c.maxPages | quote }}
