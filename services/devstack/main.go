@@ -3,10 +3,14 @@
 //	doceval-devstack run                    # make run: the whole stack, state under .data/
 //	doceval-devstack with-postgres -- CMD   # make test: CMD with TEST_DATABASE_URL set
 //	doceval-devstack bench-table < OUT      # make bench: go test -bench output as a table
+//	doceval-devstack packages [-n 40] [-parallel 2]
+//	                                        # against make run (. .data/dev.env first): 40
+//	                                        # applicant packages, upload → ready per file
 package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"log/slog"
 	"os"
@@ -54,6 +58,20 @@ func main() {
 			fmt.Fprintln(os.Stderr, "doceval-devstack bench-table:", err)
 			os.Exit(1)
 		}
+	case "packages":
+		fs := flag.NewFlagSet("packages", flag.ExitOnError)
+		n := fs.Int("n", 40, "applicant packages to send")
+		parallel := fs.Int("parallel", 2, "packages sent at a time")
+		seed := fs.Int64("seed", 1, "corpus seed: the same seed sends the same files")
+		fs.Parse(os.Args[2:]) //nolint:errcheck // ExitOnError
+		err := devstack.PackageRun(ctx, devstack.PackageRunOptions{
+			BaseURL: env("DOCEVAL_BASE_URL", "http://127.0.0.1:8080"), APIKey: os.Getenv("DOCEVAL_API_KEY"),
+			Packages: *n, Parallel: *parallel, MinFiles: 6, MaxFiles: 8, Seed: *seed, Out: os.Stdout,
+		})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "doceval-devstack packages:", err)
+			os.Exit(1)
+		}
 	default:
 		usage()
 	}
@@ -75,6 +93,6 @@ func level() slog.Level {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: doceval-devstack run | with-postgres -- CMD [ARGS] | bench-table < go-test-bench-output")
+	fmt.Fprintln(os.Stderr, "usage: doceval-devstack run | with-postgres -- CMD [ARGS] | bench-table < go-test-bench-output | packages [-n N] [-parallel P] [-seed S]")
 	os.Exit(2)
 }
