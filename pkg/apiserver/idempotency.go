@@ -331,6 +331,7 @@ type fingerprint struct {
 	h        hash.Hash
 	boundary []byte
 	carry    []byte // the tail of the body that may start a boundary
+	scratch  []byte // carry and the bytes written, reused from write to write
 	done     bool
 }
 
@@ -350,7 +351,8 @@ func (f *fingerprint) write(p []byte) {
 		f.h.Write(p)
 		return
 	}
-	buf := append(f.carry, p...)
+	f.scratch = append(append(f.scratch[:0], f.carry...), p...)
+	buf := f.scratch
 	for {
 		i := bytes.Index(buf, f.boundary)
 		if i < 0 {
@@ -362,7 +364,7 @@ func (f *fingerprint) write(p []byte) {
 	}
 	keep := min(len(buf), len(f.boundary)-1)
 	f.h.Write(buf[:len(buf)-keep])
-	f.carry = append([]byte(nil), buf[len(buf)-keep:]...)
+	f.carry = append(f.carry[:0], buf[len(buf)-keep:]...)
 }
 
 func (f *fingerprint) sum() []byte {

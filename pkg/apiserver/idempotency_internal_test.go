@@ -1,10 +1,12 @@
 package apiserver
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
 	"log/slog"
+	"net/http"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -35,5 +37,36 @@ func TestSettleRetriesWhileTheDatabaseIsAway(t *testing.T) {
 	time.Sleep(500 * time.Millisecond)
 	if other.Load() != 1 {
 		t.Fatalf("a non-transient failure was retried %d times", other.Load())
+	}
+}
+
+// A multipart body's fingerprint does not depend on its boundary nor on how the body
+// arrives in reads, a boundary split across two of them included; another body differs.
+func TestFingerprintIgnoresBoundaryAndChunking(t *testing.T) {
+	body := func(boundary, content string) string {
+		return "--" + boundary + "\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.pdf\"\r\n\r\n" + content + "\r\n--" + boundary + "--\r\n"
+	}
+	sum := func(boundary, b string, chunk int) []byte {
+		r, _ := http.NewRequest(http.MethodPost, "/v1/submissions/x/files", nil)
+		r.Header.Set("Content-Type", "multipart/form-data; boundary="+boundary)
+		f := newFingerprint(r)
+		for len(b) > 0 {
+			n := min(chunk, len(b))
+			f.write([]byte(b[:n]))
+			b = b[n:]
+		}
+		return f.sum()
+	}
+	want := sum("b1b1b1b1", body("b1b1b1b1", "%PDF-1.7 content"), 1<<20)
+	for chunk := 1; chunk <= 40; chunk++ {
+		if got := sum("b1b1b1b1", body("b1b1b1b1", "%PDF-1.7 content"), chunk); !bytes.Equal(got, want) {
+			t.Fatalf("reads of %d bytes: another fingerprint", chunk)
+		}
+		if got := sum("other-boundary-22", body("other-boundary-22", "%PDF-1.7 content"), chunk); !bytes.Equal(got, want) {
+			t.Fatalf("another boundary, reads of %d bytes: another fingerprint", chunk)
+		}
+		if got := sum("b1b1b1b1", body("b1b1b1b1", "%PDF-1.7 contenT"), chunk); bytes.Equal(got, want) {
+			t.Fatalf("another body, reads of %d bytes: the same fingerprint", chunk)
+		}
 	}
 }
