@@ -111,16 +111,18 @@ func (q *Queries) EventFeedHorizon(ctx context.Context) (string, error) {
 }
 
 const eventFeedLast = `-- name: EventFeedLast :one
-SELECT coalesce(max(tx), '0'::xid8)::text AS tx, coalesce(max(seq) FILTER (WHERE tx = (SELECT max(tx) FROM events m WHERE m.api_client_id = $1)), 0)::bigint AS seq
-FROM events WHERE api_client_id = $1
+SELECT tx::text AS tx, seq FROM events WHERE api_client_id = $1
+ORDER BY tx DESC, seq DESC
+LIMIT 1
 `
 
 type EventFeedLastRow struct {
 	Tx  string
-	Seq int64
+	Seq *int64
 }
 
-// The position of the client's newest event visible now (0, 0 when it has none).
+// The position of the client's newest event visible now (no row when it has none): the
+// last entry of events_feed_idx for the client, however long its history.
 func (q *Queries) EventFeedLast(ctx context.Context, apiClientID uuid.UUID) (EventFeedLastRow, error) {
 	row := q.db.QueryRow(ctx, eventFeedLast, apiClientID)
 	var i EventFeedLastRow

@@ -58,14 +58,17 @@ func (t Tenant) FeedStart(ctx context.Context, fromStart bool) (FeedPosition, er
 	}
 	end := FeedPosition{Tx: h, At: now}
 	last, err := t.s.queries(ctx).EventFeedLast(ctx, t.clientID)
-	if err != nil {
-		return FeedPosition{}, interpretError(err)
+	switch err := interpretError(err); {
+	case errors.Is(err, ErrNotFound):
+		return end, nil // no event yet
+	case err != nil:
+		return FeedPosition{}, err
 	}
 	tx, err := strconv.ParseUint(last.Tx, 10, 64)
 	if err != nil {
 		return FeedPosition{}, err
 	}
-	if p := (FeedPosition{Tx: tx, Seq: last.Seq, At: now}); p.after(end) {
+	if p := (FeedPosition{Tx: tx, Seq: deref(last.Seq, 0), At: now}); p.after(end) {
 		end = p
 	}
 	return end, nil

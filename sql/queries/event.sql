@@ -42,6 +42,8 @@ LIMIT @max_rows;
 SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS horizon;
 
 -- name: EventFeedLast :one
--- The position of the client's newest event visible now (0, 0 when it has none).
-SELECT coalesce(max(tx), '0'::xid8)::text AS tx, coalesce(max(seq) FILTER (WHERE tx = (SELECT max(tx) FROM events m WHERE m.api_client_id = @api_client_id)), 0)::bigint AS seq
-FROM events WHERE api_client_id = @api_client_id;
+-- The position of the client's newest event visible now (no row when it has none): the
+-- last entry of events_feed_idx for the client, however long its history.
+SELECT tx::text AS tx, seq FROM events WHERE api_client_id = @api_client_id
+ORDER BY tx DESC, seq DESC
+LIMIT 1;

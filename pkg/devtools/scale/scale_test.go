@@ -382,9 +382,10 @@ func explain(ctx context.Context, pool *pgxpool.Pool, q statement) (string, erro
 	return name + "\n" + strings.Join(lines, "\n"), nil
 }
 
-// planProblems names what keeps a plan off the indexes: a scan of a whole large table,
-// or a sort of more rows than a page (a handful of rows found through an index may be
-// sorted; a tenant's history must be read in index order).
+// planProblems names what makes a plan grow with the history: a scan of a whole large
+// table, a scan that reads more than scannedRowsAllowed rows, or a sort of more rows than
+// a page (a handful of rows found through an index may be sorted; a tenant's history
+// must be read in index order).
 func planProblems(plan string) []string {
 	name, body, _ := strings.Cut(plan, "\n")
 	lines := strings.Split(body, "\n")
@@ -406,13 +407,20 @@ func planProblems(plan string) []string {
 			if slices.Contains(largeTables, table) {
 				out = append(out, name+": "+node)
 			}
+		case strings.Contains(node, "Scan ") && planRows(node) > scannedRowsAllowed:
+			out = append(out, name+": "+node)
 		}
 	}
 	return out
 }
 
 // sortedRowsAllowed is the most rows a plan may sort: a page and then some.
-const sortedRowsAllowed = 200
+// scannedRowsAllowed is the most rows one scan may read: more grows with the history
+// (an aggregate over a tenant's events, a filter that discards most of an index).
+const (
+	sortedRowsAllowed  = 200
+	scannedRowsAllowed = 1000
+)
 
 // planNode is a plan line without its indentation and arrow.
 func planNode(line string) string {
