@@ -136,10 +136,13 @@ func ConsumeFair(ctx context.Context, js jetstream.JetStream, spec FairSpec, han
 		f.takeHints()
 		if f.free() {
 			if src := f.pick(); src != nil {
-				if msg := f.fetch(ctx, src); msg != nil {
-					f.start(ctx, &inWork, src, msg)
-				} else {
+				switch msg := f.fetch(ctx, src); {
+				case msg == nil:
 					src.ready = false
+				case ctx.Err() != nil:
+					_ = msg.Nak() // stopped while it came: back at once, for a replica that stays
+				default:
+					f.start(ctx, &inWork, src, msg)
 				}
 				continue
 			}
