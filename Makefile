@@ -68,7 +68,7 @@ chaos: tools
 bench: tools
 	@mkdir -p bin
 	$(GO) build -o $(DEVSTACK) ./services/devstack
-	set -o pipefail; $(DEVSTACK) with-postgres -- $(GO) test -run '^$$' -bench . -benchtime 3s -count 1 ./pkg/apiserver/ ./pkg/extract/ ./pkg/dispatch/ ./pkg/evaluator/ ./pkg/engine/ | tee .bench.out
+	set -o pipefail; $(DEVSTACK) with-postgres -- $(GO) test -run '^$$' -bench . -benchtime 3s -count 1 ./pkg/apiserver/ ./pkg/extract/ ./pkg/dispatch/ ./pkg/evaluator/ ./pkg/ingest/ ./pkg/engine/ | tee .bench.out
 	@$(GO) run ./services/devstack bench-table < .bench.out
 
 # The scale test (not in CI): 1,000 tenants, 1 M submissions, 10 M events, 5 M

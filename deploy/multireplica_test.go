@@ -521,8 +521,19 @@ func httpServer(t *testing.T, h http.Handler) string {
 	return "http://" + l.Addr().String() + "/hook"
 }
 
+// queueDurable is the durable name a per-client consumer ("ingest-<client id>") counts
+// under: its service's.
+func queueDurable(name string) string {
+	if i := len(name) - 37; i > 0 && name[i] == '-' {
+		if _, err := uuid.Parse(name[i+1:]); err == nil {
+			return name[:i]
+		}
+	}
+	return name
+}
+
 // consumerDeliveries logs each consumer's state and returns its deliveries (first
-// ones and redeliveries) by durable name; with clustered set (a node down), every
+// ones and redeliveries) by durable name, a service's per-client consumers summed; with clustered set (a node down), every
 // stream must still have three replicas configured and a leader on a surviving node.
 func consumerDeliveries(t *testing.T, url string, clustered bool) map[string]uint64 {
 	t.Helper()
@@ -540,7 +551,7 @@ func consumerDeliveries(t *testing.T, url string, clustered bool) map[string]uin
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	out := map[string]uint64{}
-	for _, name := range []string{messaging.JobsStream, messaging.EventsStream} {
+	for _, name := range []string{messaging.JobsStream, messaging.EventsStream, messaging.QueuesStream} {
 		stream, err := js.Stream(ctx, name)
 		if err != nil {
 			t.Errorf("stream %s: %v", name, err)
@@ -551,7 +562,7 @@ func consumerDeliveries(t *testing.T, url string, clustered bool) map[string]uin
 			t.Errorf("stream %s: %d replicas, cluster %+v; want 3 and a leader on a surviving node", name, info.Config.Replicas, info.Cluster)
 		}
 		for info := range stream.ListConsumers(ctx).Info() {
-			out[info.Name] = info.Delivered.Consumer
+			out[queueDurable(info.Name)] += info.Delivered.Consumer
 			leader := ""
 			if info.Cluster != nil {
 				leader = info.Cluster.Leader

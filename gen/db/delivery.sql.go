@@ -152,47 +152,63 @@ func (q *Queries) DeliveryAttemptInsert(ctx context.Context, arg DeliveryAttempt
 }
 
 const deliveryClaim = `-- name: DeliveryClaim :many
+WITH in_flight AS ( -- this dispatcher's sends in flight, by client
+    SELECT unnest($6::uuid[]) AS api_client_id, unnest($7::bigint[]) AS n
+)
 UPDATE deliveries d SET lease_until = $1::timestamptz, lease_token = gen_random_uuid()
 WHERE d.id IN (
     SELECT c.id FROM deliveries c
     WHERE c.id IN (
-        SELECT due.id
-        FROM webhook_endpoints w
-        CROSS JOIN LATERAL (
-            SELECT d2.id, d2.next_retry_at FROM deliveries d2
-            WHERE d2.endpoint_id = w.id AND d2.status IN ('pending', 'failed_retryable')
-              AND d2.next_retry_at <= $2::timestamptz
-              AND (d2.lease_until IS NULL OR d2.lease_until < $2::timestamptz)
-            ORDER BY d2.next_retry_at
-            LIMIT greatest(0, $3::bigint - (
-                SELECT count(*) FROM deliveries l WHERE l.endpoint_id = w.id AND l.lease_until >= $2::timestamptz))
-        ) due
-        WHERE (w.status = 'active' OR w.deleted_at IS NOT NULL)
-          AND NOT EXISTS (SELECT 1 FROM api_clients ac WHERE ac.id = w.api_client_id AND ac.disabled_at IS NOT NULL)
-        ORDER BY due.next_retry_at
-        LIMIT $4)
+        SELECT ranked.id FROM (
+            SELECT due.id, due.next_retry_at, w.api_client_id,
+                   row_number() OVER (PARTITION BY w.api_client_id ORDER BY due.next_retry_at) AS client_rank
+            FROM webhook_endpoints w
+            CROSS JOIN LATERAL (
+                SELECT d2.id, d2.next_retry_at FROM deliveries d2
+                WHERE d2.endpoint_id = w.id AND d2.status IN ('pending', 'failed_retryable')
+                  AND d2.next_retry_at <= $2::timestamptz
+                  AND (d2.lease_until IS NULL OR d2.lease_until < $2::timestamptz)
+                ORDER BY d2.next_retry_at
+                LIMIT greatest(0, $3::bigint - (
+                    SELECT count(*) FROM deliveries l WHERE l.endpoint_id = w.id AND l.lease_until >= $2::timestamptz))
+            ) due
+            WHERE (w.status = 'active' OR w.deleted_at IS NOT NULL)
+              AND NOT EXISTS (SELECT 1 FROM api_clients ac WHERE ac.id = w.api_client_id AND ac.disabled_at IS NOT NULL)
+        ) ranked
+        LEFT JOIN in_flight ON in_flight.api_client_id = ranked.api_client_id
+        WHERE ranked.client_rank <= $4::bigint - coalesce(in_flight.n, 0)
+        ORDER BY ranked.next_retry_at
+        LIMIT $5)
     FOR UPDATE OF c SKIP LOCKED)
 RETURNING d.id, d.event_id, d.endpoint_id, d.api_client_id, d.status, d.attempt_count, d.next_retry_at, d.lease_until, d.last_attempted_at, d.created_at, d.lease_token, d.requeue_requested, d.trace_context
 `
 
 type DeliveryClaimParams struct {
-	LeaseUntil  time.Time
-	Now         time.Time
-	PerEndpoint int64
-	MaxRows     int32
+	LeaseUntil      time.Time
+	Now             time.Time
+	PerEndpoint     int64
+	PerClient       int64
+	MaxRows         int32
+	InFlightClients []uuid.UUID
+	InFlightCounts  []int64
 }
 
 // Due deliveries of active (or deleted) endpoints, leased to this dispatcher with a
 // fresh token: per endpoint only the oldest, and no more than per_endpoint leased at
-// once across all dispatchers, so a slow endpoint cannot crowd out the others. The
-// deliveries of a disabled API client are held (neither sent nor failed) until it is
-// enabled again.
+// once across all dispatchers, so a slow endpoint cannot crowd out the others; per API
+// client no more than per_client in this dispatcher, counting its sends in flight
+// (in_flight_*), so one client's many slow endpoints cannot crowd out the other
+// clients. The deliveries of a disabled API client are held (neither sent nor
+// failed) until it is enabled again.
 func (q *Queries) DeliveryClaim(ctx context.Context, arg DeliveryClaimParams) ([]Delivery, error) {
 	rows, err := q.db.Query(ctx, deliveryClaim,
 		arg.LeaseUntil,
 		arg.Now,
 		arg.PerEndpoint,
+		arg.PerClient,
 		arg.MaxRows,
+		arg.InFlightClients,
+		arg.InFlightCounts,
 	)
 	if err != nil {
 		return nil, err

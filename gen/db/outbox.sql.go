@@ -99,11 +99,17 @@ func (q *Queries) OutboxOldest(ctx context.Context, now time.Time) (OutboxOldest
 }
 
 const outboxWaiting = `-- name: OutboxWaiting :one
-SELECT EXISTS (SELECT 1 FROM outbox WHERE subject = $1)::boolean
+SELECT EXISTS (SELECT 1 FROM outbox WHERE subject = $1 OR starts_with(subject, $2::text))::boolean
 `
 
-func (q *Queries) OutboxWaiting(ctx context.Context, subject string) (bool, error) {
-	row := q.db.QueryRow(ctx, outboxWaiting, subject)
+type OutboxWaitingParams struct {
+	Subject string
+	Prefix  string
+}
+
+// Whether a job waits on subject, or on a subject starting with prefix (a per-client queue).
+func (q *Queries) OutboxWaiting(ctx context.Context, arg OutboxWaitingParams) (bool, error) {
+	row := q.db.QueryRow(ctx, outboxWaiting, arg.Subject, arg.Prefix)
 	var column_1 bool
 	err := row.Scan(&column_1)
 	return column_1, err

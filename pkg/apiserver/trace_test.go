@@ -94,9 +94,7 @@ func TestTraceFollowsAnEvaluation(t *testing.T) {
 	done := make(chan error, 3)
 	go func() { done <- relay.Run(ctx) }()
 	go func() {
-		done <- messaging.Consume(ctx, js, messaging.ConsumerSpec{
-			Stream: messaging.JobsStream, Durable: "evaluator", FilterSubject: jobs.EvaluateSubject, AckWait: time.Minute, MaxDeliver: 3,
-		}, worker.HandleEvaluate, log, traced)
+		done <- messaging.ConsumeFair(ctx, js, evaluator.EvaluateQueue(worker.Cfg), worker.HandleEvaluate, log, traced)
 	}()
 	go func() {
 		done <- messaging.Consume(ctx, js, messaging.ConsumerSpec{
@@ -110,7 +108,7 @@ func TestTraceFollowsAnEvaluation(t *testing.T) {
 		}
 	})
 
-	evaluate := recorder.find(t, "process "+jobs.EvaluateSubject, trace.SpanKindConsumer)
+	evaluate := recorder.find(t, "process "+jobs.QueueSubjects(jobs.EvaluateQueue), trace.SpanKindConsumer)
 	require.Equal(t, request.SpanContext().TraceID(), evaluate.SpanContext().TraceID(), "the worker continues the request's trace")
 	send := recorder.byID(evaluate.Parent().SpanID())
 	require.NotNil(t, send, "the consumer's parent is a span of the trace")

@@ -36,6 +36,9 @@ type Config struct {
 	FanOutAckWait time.Duration `env:"DOCEVAL_FANOUT_ACK_WAIT" envDefault:"30s"`
 	// Concurrency is the number of deliveries in flight per dispatcher.
 	Concurrency int `env:"DOCEVAL_WEBHOOK_CONCURRENCY" envDefault:"32"`
+	// ClientConcurrency bounds one API client's deliveries in flight per dispatcher (0:
+	// half of Concurrency, at least a quarter of it).
+	ClientConcurrency int `env:"DOCEVAL_WEBHOOK_CLIENT_CONCURRENCY" envDefault:"0"`
 }
 
 // Build is the dispatcher for service.RunWorker, its signing-secret key ring opened
@@ -54,7 +57,8 @@ func Build(cfg Config, log *slog.Logger) (service.Build, error) {
 	return func(_ context.Context, rt *service.Runtime) ([]service.Loop, error) {
 		d := &Dispatcher{
 			Store: rt.Store, Secrets: box, Log: log, Schedule: cfg.RetrySchedule, Timeout: cfg.Timeout,
-			AllowPrivate: cfg.AllowPrivate, Concurrency: cfg.Concurrency, Metrics: NewMetrics(rt.Registry), Tracer: rt.Tracer,
+			AllowPrivate: cfg.AllowPrivate, Concurrency: cfg.Concurrency, ClientConcurrency: cfg.ClientConcurrency,
+			Metrics: NewMetrics(rt.Registry), Tracer: rt.Tracer,
 		}
 		return []service.Loop{
 			func(ctx context.Context) error { return Retention(ctx, rt.Store, clock.System{}, cfg, log) },

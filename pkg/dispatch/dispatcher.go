@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"net/netip"
@@ -61,7 +62,10 @@ type Dispatcher struct {
 	Timeout      time.Duration   // per attempt
 	AllowPrivate bool            // deliver to loopback and private addresses (dev stack)
 	Concurrency  int             // sends in flight per process
-	Metrics      *Metrics        // nil: not measured
+	// ClientConcurrency bounds the sends of one API client in flight per process (0:
+	// half of Concurrency, at least perEndpoint).
+	ClientConcurrency int
+	Metrics           *Metrics // nil: not measured
 	// Tracer starts a client span per attempt, a child of the event's fan-out (nil: no
 	// spans).
 	Tracer trace.TracerProvider
@@ -75,6 +79,16 @@ type Dispatcher struct {
 // perEndpoint is how many sends one endpoint may have in flight: a quarter of the
 // dispatcher's concurrency, so a slow or dead endpoint never takes more than that.
 func (d *Dispatcher) perEndpoint() int { return max(2, d.Concurrency/4) }
+
+// perClient is how many sends one API client may have in flight: ClientConcurrency, by
+// default half the dispatcher's concurrency, so one client's slow or dead endpoints
+// never hold more than that, however many endpoints it has.
+func (d *Dispatcher) perClient() int {
+	if d.ClientConcurrency > 0 {
+		return d.ClientConcurrency
+	}
+	return max(d.perEndpoint(), d.Concurrency/2)
+}
 
 // lease is how long a claimed delivery belongs to this dispatcher: longer than one
 // attempt can take (the client's timeout) plus the time to record it. A dispatcher
@@ -181,7 +195,7 @@ func (d *Dispatcher) poke() {
 // RunOnce sends the deliveries due now and waits for them (tests, and Run's inner step).
 func (d *Dispatcher) RunOnce(ctx context.Context) (int, error) {
 	d.init()
-	claimed, err := d.Store.ClaimDeliveries(ctx, batchSize, d.perEndpoint(), d.lease())
+	claimed, err := d.Store.ClaimDeliveries(ctx, store.ClaimLimits{Max: batchSize, PerEndpoint: d.perEndpoint(), PerClient: d.perClient()}, d.lease())
 	if err != nil {
 		return 0, err
 	}
@@ -194,12 +208,13 @@ func (d *Dispatcher) RunOnce(ctx context.Context) (int, error) {
 }
 
 // Run sends due deliveries until ctx ends: at most Concurrency in flight, at most
-// perEndpoint per endpoint, so a slow or dead endpoint never holds up the others.
+// perEndpoint per endpoint and perClient per API client, so a slow or dead endpoint, or
+// a client's many of them, never holds up the others.
 func (d *Dispatcher) Run(ctx context.Context) error {
 	d.init()
 	sem := make(chan struct{}, d.Concurrency)
 	var mu sync.Mutex
-	perEndpoint := map[uuid.UUID]int{}
+	perEndpoint, perClient := map[uuid.UUID]int{}, map[uuid.UUID]int{}
 	var inFlight sync.WaitGroup
 	defer inFlight.Wait()
 	tick := time.NewTicker(250 * time.Millisecond)
@@ -208,16 +223,20 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 		full := false // the claim filled its batch: more are probably due, claim again at once
 		if free := cap(sem) - len(sem); free > 0 {
 			want := min(free, batchSize)
-			claimed, err := d.Store.ClaimDeliveries(ctx, want, d.perEndpoint(), d.lease())
+			mu.Lock()
+			limits := store.ClaimLimits{Max: want, PerEndpoint: d.perEndpoint(), PerClient: d.perClient(), InFlight: maps.Clone(perClient)}
+			mu.Unlock()
+			claimed, err := d.Store.ClaimDeliveries(ctx, limits, d.lease())
 			full = len(claimed) == want
 			if err != nil && ctx.Err() == nil {
 				d.Log.WarnContext(ctx, "claim deliveries", "error", err)
 			}
 			for _, del := range claimed {
 				mu.Lock()
-				busy := perEndpoint[del.EndpointID] >= d.perEndpoint()
+				busy := perEndpoint[del.EndpointID] >= d.perEndpoint() || perClient[del.APIClientID] >= d.perClient()
 				if !busy {
 					perEndpoint[del.EndpointID]++
+					perClient[del.APIClientID]++
 				}
 				mu.Unlock()
 				if busy { // give it back for a moment (the claim's own limit makes this rare)
@@ -231,7 +250,12 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 				inFlight.Go(func() {
 					defer func() {
 						mu.Lock()
-						perEndpoint[del.EndpointID]--
+						if perEndpoint[del.EndpointID]--; perEndpoint[del.EndpointID] == 0 {
+							delete(perEndpoint, del.EndpointID)
+						}
+						if perClient[del.APIClientID]--; perClient[del.APIClientID] == 0 {
+							delete(perClient, del.APIClientID)
+						}
 						mu.Unlock()
 						<-sem
 						d.poke() // a slot is free: look for more work now

@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -376,7 +377,7 @@ func TestDispatcherKilledDuringBurst(t *testing.T) {
 	}
 
 	// The dying dispatcher leases 20, sends 8 of them, and is killed before settling any.
-	dying, err := f.st.ClaimDeliveries(f.ctx, 20, 20, 35*time.Second)
+	dying, err := f.st.ClaimDeliveries(f.ctx, store.ClaimLimits{Max: 20, PerEndpoint: 20, PerClient: 20}, 35*time.Second)
 	if err != nil || len(dying) != 20 {
 		t.Fatalf("claimed %d: %v", len(dying), err)
 	}
@@ -537,6 +538,74 @@ func TestSlowEndpointDoesNotStarveOthers(t *testing.T) {
 	<-done
 }
 
+// One API client's many slow endpoints hold at most its share of a dispatcher's sends
+// (half the slots here): another client's delivery goes out while they hang, and a
+// claim never goes past the client's bound.
+func TestSlowClientDoesNotStarveOthers(t *testing.T) {
+	f := newFixture(t, time.Minute)
+	release := make(chan struct{})
+	var inFlight, most atomic.Int32
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := inFlight.Add(1)
+		for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+		}
+		<-release
+		inFlight.Add(-1)
+	}))
+	defer slow.Close()
+	var releaseOnce sync.Once
+	free := func() { releaseOnce.Do(func() { close(release) }) }
+	defer free() // before the server closes, which waits for its handlers
+	var fastHits atomic.Int32
+	fast := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fastHits.Add(1) }))
+	defer fast.Close()
+	for i := range 6 {
+		f.endpoint(slow.URL+"/"+strconv.Itoa(i), "whsec_s", nil)
+	}
+	for range 10 {
+		f.emit(events.FileReady) // 60 deliveries to the slow client's endpoints
+	}
+	other := *f
+	c, _, _, err := f.st.CreateClient(f.ctx, "other", auth.AllPermissions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other.tenant, other.client = f.st.Tenant(c.ID), c.ID
+	other.endpoint(fast.URL, "whsec_f", nil)
+	f.clock.Advance(time.Second)
+	other.emit(events.FileReady) // the youngest delivery
+
+	f.d.Concurrency = 8 // 2 per endpoint, 4 per client: without the client's bound the slow one takes all 8
+	f.d.Timeout = 20 * time.Second
+	ctx, cancel := context.WithCancel(f.ctx)
+	done := make(chan struct{})
+	go func() { f.d.Run(ctx); close(done) }()
+	defer func() { cancel(); free(); <-done }()
+	deadline := time.Now().Add(5 * time.Second)
+	for fastHits.Load() == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the other client got nothing while one client's endpoints hung")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	for inFlight.Load() < 4 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	// A claim counts the client's sends in flight: at its bound none, else the rest.
+	for inFlight, want := range map[int]int{4: 0, 1: 3} {
+		claimed, err := f.st.ClaimDeliveries(f.ctx, store.ClaimLimits{Max: 10, PerEndpoint: 10, PerClient: 4, InFlight: map[uuid.UUID]int{f.client: inFlight}}, time.Millisecond)
+		if err != nil || len(claimed) != want {
+			t.Errorf("with %d in flight a claim took %d (%v), want %d", inFlight, len(claimed), err, want)
+		}
+	}
+	cancel()
+	free()
+	<-done
+	if m := most.Load(); m != 4 {
+		t.Errorf("%d sends of one client in flight at most, want 4 (its bound)", m)
+	}
+}
+
 // A redelivery asked for while that delivery is being sent is applied when the send
 // ends: one POST per attempt, every attempt recorded.
 func TestRedeliverWhileInFlight(t *testing.T) {
@@ -546,7 +615,7 @@ func TestRedeliverWhileInFlight(t *testing.T) {
 	defer srv.Close()
 	ep := f.endpoint(srv.URL, "whsec_x", nil)
 	ev := f.emit(events.FileReady)
-	claimed, err := f.st.ClaimDeliveries(f.ctx, 10, 4, 35*time.Second)
+	claimed, err := f.st.ClaimDeliveries(f.ctx, store.ClaimLimits{Max: 10, PerEndpoint: 4, PerClient: 10}, 35*time.Second)
 	if err != nil || len(claimed) != 1 {
 		t.Fatal(claimed, err)
 	}

@@ -85,7 +85,7 @@ func TestDisabledClientDeliveriesHeld(t *testing.T) {
 		t.Fatalf("first attempt: %+v", only(retrying))
 	}
 	inFlight := emit()
-	claimed, err := st.ClaimDeliveries(ctx, 10, 4, d.lease())
+	claimed, err := st.ClaimDeliveries(ctx, store.ClaimLimits{Max: 10, PerEndpoint: 4, PerClient: 10}, d.lease())
 	if err != nil || len(claimed) != 1 || claimed[0].EventID != inFlight {
 		t.Fatalf("claim: %+v %v", claimed, err)
 	}

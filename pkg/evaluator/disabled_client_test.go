@@ -251,7 +251,7 @@ func TestHeldEvaluationWaitsForItsClient(t *testing.T) {
 	if _, err := e.st.SetClientDisabled(ctx, clientID, false); err != nil {
 		t.Fatal(err)
 	}
-	if n := e.rows("SELECT count(*) FROM outbox WHERE subject = $1", jobs.EvaluateSubject); n != 1 {
+	if n := e.rows("SELECT count(*) FROM outbox WHERE starts_with(subject, $1)", jobs.QueueSubjectPrefix+jobs.EvaluateQueue); n != 1 {
 		t.Errorf("%d evaluation jobs enqueued by the enabling, want 1", n)
 	}
 	if ids, err := e.st.StaleEvaluations(ctx, time.Minute, time.Minute); err != nil || len(ids) != 0 {

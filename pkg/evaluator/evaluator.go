@@ -28,9 +28,9 @@ import (
 // Config is the evaluator's configuration.
 type Config struct {
 	Concurrency int `env:"DOCEVAL_EVALUATOR_CONCURRENCY" envDefault:"2"`
-	// ClientConcurrency is how many of one API client's evaluations a process runs at
-	// once (0: Concurrency - 1, at least 1; set it to Concurrency where one client is
-	// all there is).
+	// ClientConcurrency caps how many of one API client's evaluations a process runs at
+	// once (0: no cap; a client alone uses every slot, and each client's turn comes
+	// anyway: messaging.ConsumeFair).
 	ClientConcurrency int `env:"DOCEVAL_EVALUATOR_CLIENT_CONCURRENCY" envDefault:"0"`
 	// MaxAttempts bounds the deliveries that may begin one evaluation; the next one ends
 	// it as failed (evaluation_crashed), so a job that kills its worker cannot loop.
@@ -68,8 +68,6 @@ type Worker struct {
 	Log     *slog.Logger
 	Cfg     Config
 	Metrics *Metrics // nil: not measured
-
-	fair messaging.ClientLimit // per-client share of the slots (Config.ClientConcurrency)
 }
 
 // Build is the evaluator for service.RunWorker, its engine made first (a bad language
@@ -89,16 +87,22 @@ func BuildWith(cfg Config, eng *engine.Engine, log *slog.Logger) service.Build {
 		w := &Worker{Store: rt.Store, Engine: eng, Log: log, Cfg: cfg, Metrics: NewMetrics(rt.Registry)}
 		return []service.Loop{
 			func(ctx context.Context) error {
-				return rt.Consume(ctx, messaging.ConsumerSpec{
-					Stream: messaging.JobsStream, Durable: "evaluator", FilterSubject: jobs.EvaluateSubject,
-					// Unlimited deliveries: an outage must not use up the job; the attempt
-					// budget is counted in the database when a run begins (BeginEvaluation).
-					AckWait: cfg.ackWait(), MaxDeliver: -1, Concurrency: cfg.Concurrency, MaxAckPending: messaging.FairBacklog,
-				}, w.HandleEvaluate, log.With("consumer", "evaluator"))
+				return rt.ConsumeFair(ctx, EvaluateQueue(cfg), w.HandleEvaluate, log.With("consumer", "evaluator"))
 			},
 			w.SweepStale,
 			func(ctx context.Context) error { return w.Reconcile(ctx, rt.JS) },
 		}, nil
+	}
+}
+
+// EvaluateQueue is how the evaluator works on the evaluation jobs: each API client's in
+// turn.
+func EvaluateQueue(cfg Config) messaging.FairSpec {
+	return messaging.FairSpec{
+		Queue: jobs.EvaluateQueue, Durable: "evaluator", Legacy: jobs.EvaluateSubject,
+		// Unlimited deliveries: an outage must not use up the job; the attempt budget is
+		// counted in the database when a run begins (BeginEvaluation).
+		AckWait: cfg.ackWait(), MaxDeliver: -1, Concurrency: cfg.Concurrency, ClientConcurrency: cfg.ClientConcurrency,
 	}
 }
 
@@ -108,11 +112,6 @@ func (w *Worker) HandleEvaluate(ctx context.Context, msg jetstream.Msg) error {
 	if err := json.Unmarshal(msg.Data(), &job); err != nil {
 		return fmt.Errorf("evaluation job: %v: %w", err, messaging.ErrPermanent)
 	}
-	release, ok := w.fair.Acquire(job.APIClientID, messaging.ClientShare(w.Cfg.ClientConcurrency, w.Cfg.Concurrency))
-	if !ok {
-		return messaging.ErrDeferred // this client has its share in work: others first
-	}
-	defer release()
 	return w.Run(ctx, job.EvaluationID, func() { _ = msg.InProgress() })
 }
 
@@ -230,7 +229,7 @@ func (w *Worker) Reconcile(ctx context.Context, js jetstream.JetStream) error {
 // begun again counts against the attempt budget. It returns how many it enqueued.
 func (w *Worker) ReconcileOnce(ctx context.Context, js jetstream.JetStream, queued, running time.Duration) (int, error) {
 	return service.LostJobs{
-		Subject: jobs.EvaluateSubject, Durable: "evaluator",
+		Queue: jobs.EvaluateQueue, Subject: jobs.EvaluateSubject, Durable: "evaluator",
 		Orphans: func(ctx context.Context) ([]uuid.UUID, error) {
 			return w.Store.OrphanedEvaluations(ctx, queued, running)
 		},

@@ -400,7 +400,7 @@ func TestEvaluationSurvivesWorkerDeath(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := testConfig()
-	e.killedWorker(cfg)
+	e.killedWorker(cfg, sub.ClientID)
 	e.waitStatus(sub.ID, ev.ID, evaluation.StatusRunning, time.Second)
 	e.worker(cfg, engine.NewWithModel(nil, e.log))
 	done := e.waitStatus(sub.ID, ev.ID, evaluation.StatusCompleted, 30*time.Second)
@@ -418,7 +418,7 @@ func TestEvaluationSurvivesWorkerDeath(t *testing.T) {
 
 // killedWorker plays a worker process that takes the evaluation job, begins the
 // evaluation and dies: the job is never acknowledged.
-func (e *env) killedWorker(cfg evaluator.Config) {
+func (e *env) killedWorker(cfg evaluator.Config, client uuid.UUID) {
 	e.t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -435,11 +435,8 @@ func (e *env) killedWorker(cfg evaluator.Config) {
 	}
 	var cons jetstream.Consumer
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		// The same consumer the evaluator uses (messaging.Consume updates it later).
-		cons, err = js.CreateOrUpdateConsumer(ctx, messaging.JobsStream, jetstream.ConsumerConfig{
-			Durable: "evaluator", FilterSubject: jobs.EvaluateSubject, AckPolicy: jetstream.AckExplicitPolicy,
-			AckWait: cfg.AckWait, MaxDeliver: -1,
-		})
+		// The consumer of the client's queue the evaluator uses.
+		cons, err = js.CreateOrUpdateConsumer(ctx, messaging.QueuesStream, evaluator.EvaluateQueue(cfg).ClientConsumer(client))
 		if err == nil || time.Now().After(deadline) {
 			break
 		}
@@ -593,7 +590,7 @@ func TestLostEvaluationJobIsReconciled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.st.Pool().Exec(ctx, "DELETE FROM outbox WHERE subject = $1", jobs.EvaluateSubject); err != nil {
+	if _, err := e.st.Pool().Exec(ctx, "DELETE FROM outbox WHERE starts_with(subject, $1)", jobs.QueueSubjectPrefix+jobs.EvaluateQueue); err != nil {
 		t.Fatal(err)
 	}
 	e.worker(testConfig(), engine.NewWithModel(nil, e.log))

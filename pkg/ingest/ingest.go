@@ -39,9 +39,9 @@ type Config struct {
 	ToolMaxMemory int64         `env:"DOCEVAL_TOOL_MAX_MEMORY" envDefault:"2147483648"`
 	FileTimeout   time.Duration `env:"DOCEVAL_INGEST_FILE_TIMEOUT" envDefault:"5m"`
 	Concurrency   int           `env:"DOCEVAL_INGEST_CONCURRENCY" envDefault:"2"`
-	// ClientConcurrency is how many of one API client's uploads a process works on at
-	// once, so one client's flood leaves a slot to the others (0: Concurrency - 1, at
-	// least 1; set it to Concurrency where one client is all there is).
+	// ClientConcurrency caps how many of one API client's uploads a process works on at
+	// once (0: no cap; a client alone uses every slot, and each client's turn comes
+	// anyway: messaging.ConsumeFair).
 	ClientConcurrency int `env:"DOCEVAL_INGEST_CLIENT_CONCURRENCY" envDefault:"0"`
 	// MaxAttempts bounds the attempts that reach the file (deliveries that meet an
 	// outage of the database or blob store do not count); one more marks the upload
@@ -90,7 +90,6 @@ type Worker struct {
 	// extractor service.
 	Parser extractor.Parser
 
-	fair messaging.ClientLimit // per-client share of the slots (Config.ClientConcurrency)
 	// suspects are the objects the last sweep found unreferenced (SweepOnce).
 	suspects   map[string]bool
 	suspectsMu sync.Mutex
@@ -113,12 +112,7 @@ func Build(cfg Config, log *slog.Logger) service.Build {
 		w := &Worker{Store: rt.Store, Blobs: blobs, Log: log, Cfg: cfg, Metrics: NewMetrics(rt.Registry, rt.Store), Parser: parser}
 		return []service.Loop{
 			func(ctx context.Context) error {
-				return rt.Consume(ctx, messaging.ConsumerSpec{
-					Stream: messaging.JobsStream, Durable: "ingest", FilterSubject: jobs.IngestSubject,
-					// Unlimited deliveries: an outage must not use up the job; the attempt
-					// budget is counted in the database (BeginIngestAttempt).
-					AckWait: cfg.ackWait(), MaxDeliver: -1, Concurrency: cfg.Concurrency, MaxAckPending: messaging.FairBacklog,
-				}, w.HandleIngest, log.With("consumer", "ingest"))
+				return rt.ConsumeFair(ctx, IngestQueue(cfg), w.HandleIngest, log.With("consumer", "ingest"))
 			},
 			func(ctx context.Context) error { return w.Reconcile(ctx, rt.JS) },
 			w.Sweep,
@@ -138,17 +132,22 @@ func Build(cfg Config, log *slog.Logger) service.Build {
 	}
 }
 
+// IngestQueue is how ingest works on the upload jobs: each API client's in turn.
+func IngestQueue(cfg Config) messaging.FairSpec {
+	return messaging.FairSpec{
+		Queue: jobs.IngestQueue, Durable: "ingest", Legacy: jobs.IngestSubject,
+		// Unlimited deliveries: an outage must not use up the job; the attempt budget is
+		// counted in the database (BeginIngestAttempt).
+		AckWait: cfg.ackWait(), MaxDeliver: -1, Concurrency: cfg.Concurrency, ClientConcurrency: cfg.ClientConcurrency,
+	}
+}
+
 // HandleIngest processes one ingest job message.
 func (w *Worker) HandleIngest(ctx context.Context, msg jetstream.Msg) error {
 	var job jobs.IngestJob
 	if err := json.Unmarshal(msg.Data(), &job); err != nil {
 		return fmt.Errorf("ingest job: %v: %w", err, messaging.ErrPermanent)
 	}
-	release, ok := w.fair.Acquire(job.APIClientID, messaging.ClientShare(w.Cfg.ClientConcurrency, w.Cfg.Concurrency))
-	if !ok {
-		return messaging.ErrDeferred // this client has its share in work: others first
-	}
-	defer release()
 	start := time.Now()
 	outcome, err := w.process(ctx, job, func() { _ = msg.InProgress() })
 	w.Metrics.observe(outcome, time.Since(start))
@@ -304,7 +303,7 @@ func (w *Worker) Reconcile(ctx context.Context, js jetstream.JetStream) error {
 // many it enqueued.
 func (w *Worker) ReconcileOnce(ctx context.Context, js jetstream.JetStream, age time.Duration) (int, error) {
 	return service.LostJobs{
-		Subject: jobs.IngestSubject, Durable: "ingest",
+		Queue: jobs.IngestQueue, Subject: jobs.IngestSubject, Durable: "ingest",
 		Orphans: func(ctx context.Context) ([]uuid.UUID, error) { return w.Store.OrphanedUploads(ctx, age) },
 		Requeue: func(ctx context.Context, id uuid.UUID) (bool, error) { return w.Store.RequeueUpload(ctx, id, age) },
 		Log:     w.Log, LogKey: "upload_id",

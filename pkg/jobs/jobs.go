@@ -8,6 +8,8 @@
 package jobs
 
 import (
+	"strings"
+
 	"github.com/google/uuid"
 
 	"github.com/doceval/doceval/pkg/events"
@@ -19,15 +21,50 @@ const (
 	EventSubjectPrefix = "doceval.events."
 	// SubjectPrefix starts the subject of every job below.
 	SubjectPrefix = "doceval.jobs."
-	// IngestSubject asks ingest to process one upload.
+	// IngestSubject carried the ingest jobs enqueued before each API client had its own
+	// queue (IngestQueue); they are still consumed.
 	IngestSubject = SubjectPrefix + "ingest"
-	// EvaluateSubject asks the evaluator to run one evaluation.
+	// EvaluateSubject is IngestSubject's counterpart for evaluation jobs.
 	EvaluateSubject = SubjectPrefix + "evaluate"
+	// QueueSubjectPrefix starts the subjects of the per-client job queues:
+	// QueueSubjectPrefix + queue + "." + API client id.
+	QueueSubjectPrefix = "doceval.queue."
 	// PurgeSubject asks for one submission's data to be purged.
 	PurgeSubject = SubjectPrefix + "purge"
 	// BlobDeleteSubject asks for the stored bytes of a deleted upload to be removed.
 	BlobDeleteSubject = SubjectPrefix + "blob-delete"
 )
+
+// Per-client job queues: each API client's jobs of a kind go on a subject of their own,
+// so a worker can take the next job of any client, not only the oldest of all.
+const (
+	// IngestQueue asks ingest to process one upload.
+	IngestQueue = "ingest"
+	// EvaluateQueue asks the evaluator to run one evaluation.
+	EvaluateQueue = "evaluate"
+)
+
+// QueueSubject is the subject of client's jobs in queue.
+func QueueSubject(queue string, client uuid.UUID) string {
+	return QueueSubjectPrefix + queue + "." + client.String()
+}
+
+// QueueSubjects is the wildcard subject of every client's jobs in queue.
+func QueueSubjects(queue string) string { return QueueSubjectPrefix + queue + ".*" }
+
+// SubjectTemplate is subject with a per-client queue's client id as "*": the name of
+// its destination where one per client would be too many (span names, metrics).
+func SubjectTemplate(subject string) string {
+	rest, ok := strings.CutPrefix(subject, QueueSubjectPrefix)
+	if !ok {
+		return subject
+	}
+	queue, _, ok := strings.Cut(rest, ".")
+	if !ok {
+		return subject
+	}
+	return QueueSubjects(queue)
+}
 
 // Message is a payload that knows its subject, so a payload is never sent on another
 // payload's subject.
@@ -43,8 +80,8 @@ type EventPublished struct {
 	Type events.Type `json:"-"`
 }
 
-// IngestJob asks for one upload to be processed. APIClientID names whose work it is,
-// for fair scheduling (messaging.ClientLimit); zero in jobs enqueued before it was added.
+// IngestJob asks for one upload to be processed. APIClientID names whose work it is: the
+// job goes on that client's queue (messaging.ConsumeFair).
 type IngestJob struct {
 	UploadID    uuid.UUID `json:"upload_id"`
 	APIClientID uuid.UUID `json:"api_client_id"`
@@ -72,11 +109,11 @@ type BlobDeleteJob struct {
 // Subject is EventSubjectPrefix + the event's type.
 func (e EventPublished) Subject() string { return EventSubjectPrefix + string(e.Type) }
 
-// Subject is IngestSubject.
-func (IngestJob) Subject() string { return IngestSubject }
+// Subject is the client's subject in IngestQueue.
+func (j IngestJob) Subject() string { return QueueSubject(IngestQueue, j.APIClientID) }
 
-// Subject is EvaluateSubject.
-func (EvaluateJob) Subject() string { return EvaluateSubject }
+// Subject is the client's subject in EvaluateQueue.
+func (j EvaluateJob) Subject() string { return QueueSubject(EvaluateQueue, j.APIClientID) }
 
 // Subject is PurgeSubject.
 func (PurgeJob) Subject() string { return PurgeSubject }

@@ -21,8 +21,8 @@ func TestMessagesKnowTheirSubjectAndPayload(t *testing.T) {
 		subject, body string
 	}{
 		{jobs.EventPublished{EventID: id, Type: events.FileReady}, "doceval.events.file.ready", `{"event_id":"` + id.String() + `"}`},
-		{jobs.IngestJob{UploadID: id, APIClientID: client}, "doceval.jobs.ingest", `{"upload_id":"` + id.String() + `","api_client_id":"` + client.String() + `"}`},
-		{jobs.EvaluateJob{EvaluationID: id, APIClientID: client}, "doceval.jobs.evaluate", `{"evaluation_id":"` + id.String() + `","api_client_id":"` + client.String() + `"}`},
+		{jobs.IngestJob{UploadID: id, APIClientID: client}, "doceval.queue.ingest." + client.String(), `{"upload_id":"` + id.String() + `","api_client_id":"` + client.String() + `"}`},
+		{jobs.EvaluateJob{EvaluationID: id, APIClientID: client}, "doceval.queue.evaluate." + client.String(), `{"evaluation_id":"` + id.String() + `","api_client_id":"` + client.String() + `"}`},
 		{jobs.PurgeJob{SubmissionID: id}, "doceval.jobs.purge", `{"submission_id":"` + id.String() + `"}`},
 		{jobs.BlobDeleteJob{Key: "k"}, "doceval.jobs.blob-delete", `{"key":"k"}`},
 		{jobs.BlobDeleteJob{Key: "k", Prefix: "p/"}, "doceval.jobs.blob-delete", `{"key":"k","prefix":"p/"}`},
@@ -33,6 +33,22 @@ func TestMessagesKnowTheirSubjectAndPayload(t *testing.T) {
 		}
 		if c.msg.Subject() != c.subject || string(body) != c.body {
 			t.Errorf("%T: subject %q, payload %s; want %q, %s", c.msg, c.msg.Subject(), body, c.subject, c.body)
+		}
+	}
+}
+
+// A per-client queue's subjects share one template; other subjects are their own.
+func TestSubjectTemplate(t *testing.T) {
+	t.Parallel()
+	client := uuid.New()
+	for subject, want := range map[string]string{
+		jobs.QueueSubject(jobs.IngestQueue, client):   "doceval.queue.ingest.*",
+		jobs.QueueSubject(jobs.EvaluateQueue, client): "doceval.queue.evaluate.*",
+		jobs.PurgeSubject: jobs.PurgeSubject,
+		"doceval.queue.":  "doceval.queue.",
+	} {
+		if got := jobs.SubjectTemplate(subject); got != want {
+			t.Errorf("SubjectTemplate(%q) = %q, want %q", subject, got, want)
 		}
 	}
 }

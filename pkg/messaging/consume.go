@@ -35,9 +35,8 @@ type ConsumerSpec struct {
 	MaxDeliver int
 	// Concurrency is how many messages one process handles at once (default 1).
 	Concurrency int
-	// MaxAckPending bounds the messages delivered and not yet acknowledged, deferred
-	// ones included (default Concurrency × 64; FairBacklog for a consumer whose handler
-	// defers).
+	// MaxAckPending bounds the messages delivered and not yet acknowledged, those
+	// waiting for a redelivery included (default Concurrency × 64).
 	MaxAckPending int
 }
 
@@ -84,7 +83,7 @@ func Consume(ctx context.Context, js jetstream.JetStream, spec ConsumerSpec, han
 	if err != nil {
 		return fmt.Errorf("consumer %s: %w", spec.Durable, err)
 	}
-	defer c.metrics.track(cons, spec)()
+	defer c.metrics.track(spec.Stream, spec.Durable, consumerState(cons))()
 	slots := make(chan struct{}, spec.Concurrency)
 	var inWork sync.WaitGroup
 	cc, err := cons.Consume(func(msg jetstream.Msg) {
@@ -139,11 +138,6 @@ func (c *consumer) settle(ctx context.Context, msg jetstream.Msg) {
 		if err := msg.Ack(); err != nil {
 			c.log.Warn("ack", "subject", msg.Subject(), "error", err)
 		}
-	case errors.Is(err, ErrDeferred):
-		// A short, fixed delay: a deferred job competes again soon, so the oldest ones
-		// are not starved by a growing backoff while newer ones take the free slots.
-		outcome = outcomeDeferred
-		_ = msg.NakWithDelay(deferDelay)
 	case errors.Is(err, ErrPermanent):
 		outcome = outcomeTerm
 		c.log.Error("message terminated", "subject", msg.Subject(), "error", err)
@@ -170,9 +164,6 @@ func protect(f func() error) (err error) {
 }
 
 // redeliveryDelay grows with the delivery count: 1s, 2s, 4s … capped at one minute.
-// deferDelay is how long a deferred message waits before it is offered again.
-const deferDelay = 2 * time.Second
-
 func redeliveryDelay(delivered uint64) time.Duration {
 	d := time.Second << min(max(delivered, 1)-1, 6)
 	return min(d, time.Minute)

@@ -29,11 +29,17 @@ type testBundle struct {
 	spec messaging.ConsumerSpec
 }
 
-func setup(t *testing.T) *testBundle {
+// jetStream is a JetStream server with doceval's streams.
+func jetStream(t *testing.T) jetstream.JetStream {
 	t.Helper()
 	js := natstest.JetStream(t)
 	require.NoError(t, messaging.EnsureStreams(context.Background(), js, 1, slog.New(slog.DiscardHandler)))
-	return &testBundle{js: js, spec: messaging.ConsumerSpec{
+	return js
+}
+
+func setup(t *testing.T) *testBundle {
+	t.Helper()
+	return &testBundle{js: jetStream(t), spec: messaging.ConsumerSpec{
 		Stream: messaging.JobsStream, Durable: "test", FilterSubject: jobs.IngestSubject,
 		AckWait: 10 * time.Second, MaxDeliver: -1, Concurrency: 1,
 	}}

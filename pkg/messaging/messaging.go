@@ -15,8 +15,14 @@ import (
 const (
 	// EventsStream carries one message per event-log entry, for the dispatcher.
 	EventsStream = "DOCEVAL_EVENTS"
-	// JobsStream carries work for the ingest and evaluator services and the purger.
+	// JobsStream carries the purge and blob-delete jobs, and the ingest and evaluation
+	// jobs enqueued before QueuesStream.
 	JobsStream = "DOCEVAL_JOBS"
+	// QueuesStream holds the per-client job queues (jobs.QueueSubject) as a work queue:
+	// a message is removed once acknowledged, so what it holds is exactly the jobs not
+	// yet done, and a client's consumer can be removed when idle and made again
+	// without replaying anything.
+	QueuesStream = "DOCEVAL_QUEUES"
 )
 
 // DuplicateWindow is how long JetStream remembers message ids. A relay that dies after
@@ -29,26 +35,15 @@ func StreamConfigs(replicas int) []jetstream.StreamConfig {
 	if replicas < 1 {
 		replicas = 1
 	}
+	stream := func(name, description, subjects string, retention jetstream.RetentionPolicy) jetstream.StreamConfig {
+		return jetstream.StreamConfig{
+			Name: name, Description: description, Subjects: []string{subjects}, Retention: retention,
+			MaxAge: 7 * 24 * time.Hour, Storage: jetstream.FileStorage, Duplicates: DuplicateWindow, Replicas: replicas,
+		}
+	}
 	return []jetstream.StreamConfig{
-		{
-			Name:        EventsStream,
-			Description: "doceval event-log entries for webhook delivery",
-			Subjects:    []string{jobs.EventSubjectPrefix + ">"},
-			Retention:   jetstream.LimitsPolicy,
-			MaxAge:      7 * 24 * time.Hour,
-			Storage:     jetstream.FileStorage,
-			Duplicates:  DuplicateWindow,
-			Replicas:    replicas,
-		},
-		{
-			Name:        JobsStream,
-			Description: "doceval background jobs: ingest, evaluate, purge",
-			Subjects:    []string{jobs.SubjectPrefix + ">"},
-			Retention:   jetstream.LimitsPolicy,
-			MaxAge:      7 * 24 * time.Hour,
-			Storage:     jetstream.FileStorage,
-			Duplicates:  DuplicateWindow,
-			Replicas:    replicas,
-		},
+		stream(EventsStream, "doceval event-log entries for webhook delivery", jobs.EventSubjectPrefix+">", jetstream.LimitsPolicy),
+		stream(JobsStream, "doceval background jobs: ingest, evaluate, purge", jobs.SubjectPrefix+">", jetstream.LimitsPolicy),
+		stream(QueuesStream, "doceval ingest and evaluation jobs, one subject per API client", jobs.QueueSubjectPrefix+">", jetstream.WorkQueuePolicy),
 	}
 }

@@ -15,9 +15,6 @@ const (
 	outcomeAck   = "ack"   // handled
 	outcomeRetry = "retry" // redelivered after a backoff
 	outcomeTerm  = "term"  // a poison message, never redelivered
-	// outcomeDeferred: left for later (another client's turn), redelivered after a
-	// backoff without counting as a failure.
-	outcomeDeferred = "deferred"
 )
 
 // Metrics are the JetStream consumer metrics of one process: counters and handler
@@ -29,10 +26,27 @@ type Metrics struct {
 	duration     *prometheus.HistogramVec
 
 	mu        sync.Mutex
-	consumers map[consumerKey]jetstream.Consumer
+	consumers map[consumerKey]stateReader
 }
 
 type consumerKey struct{ stream, durable string }
+
+// consumerCounts is the backlog of a consumer (or the sum of a queue's consumers).
+type consumerCounts struct{ pending, ackPending, redelivered uint64 }
+
+// stateReader reads a consumer's backlog from JetStream.
+type stateReader func(context.Context) (consumerCounts, error)
+
+// consumerState reads the backlog of one consumer.
+func consumerState(cons jetstream.Consumer) stateReader {
+	return func(ctx context.Context) (consumerCounts, error) {
+		info, err := cons.Info(ctx)
+		if err != nil {
+			return consumerCounts{}, err
+		}
+		return consumerCounts{info.NumPending, uint64(info.NumAckPending), uint64(info.NumRedelivered)}, nil
+	}
+}
 
 // NewMetrics registers the consumer metrics on reg.
 func NewMetrics(reg prometheus.Registerer) *Metrics {
@@ -50,25 +64,26 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Help:    "Time a consumer's handler took for one message, whatever its outcome.",
 			Buckets: []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600},
 		}, []string{"consumer"}),
-		consumers: map[consumerKey]jetstream.Consumer{},
+		consumers: map[consumerKey]stateReader{},
 	}
 	reg.MustRegister(m.messages, m.redeliveries, m.duration, backlogCollector{m})
 	return m
 }
 
-// track adds a running consumer to the backlog gauges, and starts its counters at zero
-// so rates exist from the first scrape. The returned func removes it.
-func (m *Metrics) track(cons jetstream.Consumer, spec ConsumerSpec) (untrack func()) {
+// track adds a running consumer to the backlog gauges (state reads its backlog), and
+// starts its counters at zero so rates exist from the first scrape. The returned func
+// removes it.
+func (m *Metrics) track(stream, durable string, state stateReader) (untrack func()) {
 	if m == nil {
 		return func() {}
 	}
-	for _, outcome := range []string{outcomeAck, outcomeRetry, outcomeTerm, outcomeDeferred} {
-		m.messages.WithLabelValues(spec.Durable, outcome)
+	for _, outcome := range []string{outcomeAck, outcomeRetry, outcomeTerm} {
+		m.messages.WithLabelValues(durable, outcome)
 	}
-	m.redeliveries.WithLabelValues(spec.Durable)
-	key := consumerKey{spec.Stream, spec.Durable}
+	m.redeliveries.WithLabelValues(durable)
+	key := consumerKey{stream, durable}
 	m.mu.Lock()
-	m.consumers[key] = cons
+	m.consumers[key] = state
 	m.mu.Unlock()
 	return func() {
 		m.mu.Lock()
@@ -90,7 +105,9 @@ func (m *Metrics) observe(durable, outcome string, redelivered bool, took time.D
 }
 
 // backlogCollector reads each tracked consumer's state from JetStream at scrape time.
-// Every replica of a service reports the same durable consumer: aggregate with max.
+// Every replica of a service reports the same durable consumer: aggregate with max. A
+// per-client queue (ConsumeFair) is reported as one consumer, its durable prefix, in
+// QueuesStream: the sum over its clients' consumers.
 type backlogCollector struct{ m *Metrics }
 
 var (
@@ -114,13 +131,13 @@ func (c backlogCollector) Collect(ch chan<- prometheus.Metric) {
 	c.m.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	for key, cons := range consumers {
-		info, err := cons.Info(ctx)
+	for key, state := range consumers {
+		n, err := state(ctx)
 		if err != nil {
 			continue
 		}
-		ch <- prometheus.MustNewConstMetric(pendingDesc, prometheus.GaugeValue, float64(info.NumPending), key.stream, key.durable)
-		ch <- prometheus.MustNewConstMetric(ackPendingDesc, prometheus.GaugeValue, float64(info.NumAckPending), key.stream, key.durable)
-		ch <- prometheus.MustNewConstMetric(redeliveredNowDesc, prometheus.GaugeValue, float64(info.NumRedelivered), key.stream, key.durable)
+		ch <- prometheus.MustNewConstMetric(pendingDesc, prometheus.GaugeValue, float64(n.pending), key.stream, key.durable)
+		ch <- prometheus.MustNewConstMetric(ackPendingDesc, prometheus.GaugeValue, float64(n.ackPending), key.stream, key.durable)
+		ch <- prometheus.MustNewConstMetric(redeliveredNowDesc, prometheus.GaugeValue, float64(n.redelivered), key.stream, key.durable)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/doceval/doceval/pkg/jobs"
 	"github.com/doceval/doceval/pkg/tracing"
 )
 
@@ -40,13 +41,16 @@ func (h HeaderCarrier) Keys() []string { return slices.Collect(maps.Keys(h)) }
 // headers carry (the outbox row's, through the relay).
 func (c *consumer) startSpan(ctx context.Context, msg jetstream.Msg, delivered uint64) (context.Context, trace.Span) {
 	ctx = tracing.Propagator().Extract(ctx, HeaderCarrier(msg.Headers()))
-	return c.tracer.Start(ctx, "process "+msg.Subject(),
+	// A per-client queue's spans are named after its template, one name for all clients.
+	destination := jobs.SubjectTemplate(msg.Subject())
+	return c.tracer.Start(ctx, "process "+destination,
 		trace.WithSpanKind(trace.SpanKindConsumer),
 		trace.WithAttributes(
 			System,
 			semconv.MessagingOperationTypeProcess,
 			semconv.MessagingOperationName("process"),
 			semconv.MessagingDestinationName(msg.Subject()),
+			semconv.MessagingDestinationTemplate(destination),
 			semconv.MessagingConsumerGroupName(c.spec.Durable),
 			semconv.MessagingMessageID(msg.Headers().Get(jetstream.MsgIDHeader)),
 			semconv.MessagingMessageBodySize(len(msg.Data())),

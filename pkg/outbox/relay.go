@@ -19,6 +19,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	"go.opentelemetry.io/otel/trace/noop"
 
+	"github.com/doceval/doceval/pkg/jobs"
 	"github.com/doceval/doceval/pkg/messaging"
 	"github.com/doceval/doceval/pkg/store"
 	"github.com/doceval/doceval/pkg/tracing"
@@ -213,13 +214,15 @@ func (r *Relay) tracer() trace.Tracer {
 // headers, so the consumer's span follows it in the same trace. With tracing off here
 // the span is the stored context itself, passed on unchanged.
 func publication(ctx context.Context, tracer trace.Tracer, m store.OutboxMessage) (*nats.Msg, trace.Span) {
-	ctx, span := tracer.Start(tracing.FromFields(ctx, m.TraceContext), "send "+m.Subject,
+	destination := jobs.SubjectTemplate(m.Subject) // one span name for every client's queue
+	ctx, span := tracer.Start(tracing.FromFields(ctx, m.TraceContext), "send "+destination,
 		trace.WithSpanKind(trace.SpanKindProducer),
 		trace.WithAttributes(
 			messaging.System,
 			semconv.MessagingOperationTypeSend,
 			semconv.MessagingOperationName("send"),
 			semconv.MessagingDestinationName(m.Subject),
+			semconv.MessagingDestinationTemplate(destination),
 			semconv.MessagingMessageID(m.ID.String()),
 			semconv.MessagingMessageBodySize(len(m.Payload)),
 		))

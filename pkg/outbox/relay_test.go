@@ -50,7 +50,7 @@ func enqueueJobs(t *testing.T, st *store.Store, n int) map[string]bool {
 	for range n {
 		id := uuid.New()
 		err := st.InTx(context.Background(), func(tx *store.Tx) error {
-			return tx.Enqueue(context.Background(), jobs.IngestJob{UploadID: id})
+			return tx.Enqueue(context.Background(), jobs.PurgeJob{SubmissionID: id})
 		})
 		require.NoError(t, err)
 		ids[id.String()] = true
@@ -58,7 +58,7 @@ func enqueueJobs(t *testing.T, st *store.Store, n int) map[string]bool {
 	return ids
 }
 
-// received reads every message on the jobs stream and returns the upload ids in them,
+// received reads every message on the jobs stream and returns the submission ids in them,
 // with how often each arrived.
 func received(t *testing.T, js jetstream.JetStream, want int) map[string]int {
 	t.Helper()
@@ -70,9 +70,9 @@ func received(t *testing.T, js jetstream.JetStream, want int) map[string]int {
 	for total := 0; total < want; total++ {
 		msg, err := cons.Next(jetstream.FetchMaxWait(5 * time.Second))
 		require.NoError(t, err, "after %d messages", total)
-		var job jobs.IngestJob
+		var job jobs.PurgeJob
 		require.NoError(t, jsonUnmarshal(msg.Data(), &job))
-		got[job.UploadID.String()]++
+		got[job.SubmissionID.String()]++
 	}
 	// Nothing beyond the expected messages.
 	_, err = cons.Next(jetstream.FetchMaxWait(300 * time.Millisecond))
@@ -183,7 +183,7 @@ func TestRelayPublishesTraceContext(t *testing.T) {
 	traced, untraced := uuid.New(), uuid.New()
 	for ctx, id := range map[context.Context]uuid.UUID{reqCtx: traced, context.Background(): untraced} {
 		require.NoError(t, b.store.InTx(ctx, func(tx *store.Tx) error {
-			return tx.Enqueue(ctx, jobs.IngestJob{UploadID: id})
+			return tx.Enqueue(ctx, jobs.PurgeJob{SubmissionID: id})
 		}))
 	}
 	request.End()
@@ -199,9 +199,9 @@ func TestRelayPublishesTraceContext(t *testing.T) {
 	for range 2 {
 		msg, err := cons.Next(jetstream.FetchMaxWait(5 * time.Second))
 		require.NoError(t, err)
-		var job jobs.IngestJob
+		var job jobs.PurgeJob
 		require.NoError(t, jsonUnmarshal(msg.Data(), &job))
-		headers[job.UploadID] = msg.Headers()
+		headers[job.SubmissionID] = msg.Headers()
 		require.NotEmpty(t, msg.Headers().Get(jetstream.MsgIDHeader), "the message id stays")
 	}
 
@@ -219,7 +219,7 @@ func TestRelayPublishesTraceContext(t *testing.T) {
 		}
 	}
 	require.NotNil(t, send, "the traced row's span continues its trace")
-	require.Equal(t, "send "+jobs.IngestSubject, send.Name())
+	require.Equal(t, "send "+jobs.PurgeSubject, send.Name())
 	require.Equal(t, request.SpanContext().TraceID(), send.SpanContext().TraceID())
 	require.Equal(t, request.SpanContext().SpanID(), send.Parent().SpanID())
 
@@ -239,7 +239,7 @@ func TestRelayPassesTraceContextThrough(t *testing.T) {
 	reqCtx, request := sdktrace.NewTracerProvider().Tracer("test").Start(context.Background(), "request")
 	defer request.End()
 	require.NoError(t, b.store.InTx(reqCtx, func(tx *store.Tx) error {
-		return tx.Enqueue(reqCtx, jobs.IngestJob{UploadID: uuid.New()})
+		return tx.Enqueue(reqCtx, jobs.PurgeJob{SubmissionID: uuid.New()})
 	}))
 	require.NoError(t, (&outbox.Relay{Store: b.store, JS: b.js, Log: b.log}).Drain(context.Background(), 10))
 

@@ -146,6 +146,12 @@ func (rt *Runtime) Consume(ctx context.Context, spec messaging.ConsumerSpec, han
 	return messaging.Consume(ctx, rt.JS, spec, handler, log, messaging.WithMetrics(rt.consumers), messaging.WithTracerProvider(rt.Tracer))
 }
 
+// ConsumeFair runs a per-client job queue of this service (messaging.ConsumeFair),
+// counted and traced as Consume.
+func (rt *Runtime) ConsumeFair(ctx context.Context, spec messaging.FairSpec, handler messaging.Handler, log *slog.Logger) error {
+	return messaging.ConsumeFair(ctx, rt.JS, spec, handler, log, messaging.WithMetrics(rt.consumers), messaging.WithTracerProvider(rt.Tracer))
+}
+
 // RunRelay runs the outbox relay when the configuration asks for one, after making
 // sure the streams exist (an OutboxOnly service did not wait for them at start-up).
 func (rt *Runtime) RunRelay(ctx context.Context) error {

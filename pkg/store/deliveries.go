@@ -25,6 +25,7 @@ type Delivery struct {
 	LeaseToken      uuid.UUID // set on claimed deliveries: only its holder settles
 	EventID         uuid.UUID
 	EndpointID      uuid.UUID
+	APIClientID     uuid.UUID // set on claimed deliveries
 	EndpointURL     string
 	Status          string
 	AttemptCount    int
@@ -54,20 +55,39 @@ func (s *Store) FanOut(ctx context.Context, eventID uuid.UUID) (int64, error) {
 	return n, interpretError(err)
 }
 
-// ClaimDeliveries leases up to max due deliveries for lease, at most perEndpoint leased
-// per endpoint across all dispatchers: other dispatchers skip them, and a dispatcher
-// killed mid-delivery leaves them due again when the lease ends. A disabled client's
-// deliveries are not claimed: they wait, as they are, until it is enabled.
-func (s *Store) ClaimDeliveries(ctx context.Context, max, perEndpoint int, lease time.Duration) ([]Delivery, error) {
+// ClaimLimits bound a claim of deliveries.
+type ClaimLimits struct {
+	Max         int // deliveries claimed at most
+	PerEndpoint int // leased per endpoint at most, across all dispatchers
+	// PerClient bounds one API client's sends in this dispatcher: those in InFlight
+	// (by client) and those claimed now.
+	PerClient int
+	InFlight  map[uuid.UUID]int
+}
+
+// ClaimDeliveries leases due deliveries for lease, within limits: other dispatchers
+// skip them, and a dispatcher killed mid-delivery leaves them due again when the lease
+// ends. A disabled client's deliveries are not claimed: they wait, as they are, until
+// it is enabled.
+func (s *Store) ClaimDeliveries(ctx context.Context, limits ClaimLimits, lease time.Duration) ([]Delivery, error) {
 	now := s.Now()
-	rows, err := s.queries(ctx).DeliveryClaim(ctx, db.DeliveryClaimParams{Now: now, LeaseUntil: now.Add(lease), MaxRows: int32(max), PerEndpoint: int64(perEndpoint)})
+	params := db.DeliveryClaimParams{
+		Now: now, LeaseUntil: now.Add(lease), MaxRows: int32(limits.Max),
+		PerEndpoint: int64(limits.PerEndpoint), PerClient: int64(limits.PerClient),
+		InFlightClients: make([]uuid.UUID, 0, len(limits.InFlight)), InFlightCounts: make([]int64, 0, len(limits.InFlight)),
+	}
+	for client, n := range limits.InFlight {
+		params.InFlightClients = append(params.InFlightClients, client)
+		params.InFlightCounts = append(params.InFlightCounts, int64(n))
+	}
+	rows, err := s.queries(ctx).DeliveryClaim(ctx, params)
 	if err != nil {
 		return nil, interpretError(err)
 	}
 	out := make([]Delivery, len(rows))
 	for i, r := range rows {
 		out[i] = Delivery{
-			ID: r.ID, EventID: r.EventID, EndpointID: r.EndpointID, Status: r.Status, AttemptCount: int(r.AttemptCount),
+			ID: r.ID, EventID: r.EventID, EndpointID: r.EndpointID, APIClientID: r.APIClientID, Status: r.Status, AttemptCount: int(r.AttemptCount),
 			NextRetryAt: r.NextRetryAt, LastAttemptedAt: r.LastAttemptedAt, TraceContext: traceFields(r.TraceContext),
 		}
 		if r.LeaseToken != nil {

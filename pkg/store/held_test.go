@@ -73,7 +73,7 @@ func TestEnablingWaitsForAJobBeingSetAside(t *testing.T) {
 		t.Fatal("the enabling did not wait for the job being set aside")
 	}
 	var queued, held int
-	if err := st.Pool().QueryRow(ctx, "SELECT count(*) FROM outbox WHERE subject = $1", jobs.IngestSubject).Scan(&queued); err != nil {
+	if err := st.Pool().QueryRow(ctx, "SELECT count(*) FROM outbox WHERE starts_with(subject, $1)", jobs.QueueSubjectPrefix+jobs.IngestQueue).Scan(&queued); err != nil {
 		t.Fatal(err)
 	}
 	if err := st.Pool().QueryRow(ctx, "SELECT count(*) FROM uploads WHERE id = $1 AND held_at IS NOT NULL", u.ID).Scan(&held); err != nil {

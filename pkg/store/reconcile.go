@@ -85,10 +85,11 @@ func (s *Store) RequeueEvaluation(ctx context.Context, id uuid.UUID, age time.Du
 	return done, err
 }
 
-// OutboxWaiting reports whether a message of subject waits in the outbox (not yet
-// published): its job is in flight even if JetStream has not seen it.
-func (s *Store) OutboxWaiting(ctx context.Context, subject string) (bool, error) {
-	waiting, err := s.queries(ctx).OutboxWaiting(ctx, subject)
+// OutboxWaiting reports whether a message of subject, or of a subject starting with
+// prefix, waits in the outbox (not yet published): its job is in flight even if
+// JetStream has not seen it.
+func (s *Store) OutboxWaiting(ctx context.Context, subject, prefix string) (bool, error) {
+	waiting, err := s.queries(ctx).OutboxWaiting(ctx, db.OutboxWaitingParams{Subject: subject, Prefix: prefix})
 	return waiting, interpretError(err)
 }
 

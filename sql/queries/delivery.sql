@@ -23,27 +23,37 @@ RETURNING id;
 -- name: DeliveryClaim :many
 -- Due deliveries of active (or deleted) endpoints, leased to this dispatcher with a
 -- fresh token: per endpoint only the oldest, and no more than per_endpoint leased at
--- once across all dispatchers, so a slow endpoint cannot crowd out the others. The
--- deliveries of a disabled API client are held (neither sent nor failed) until it is
--- enabled again.
+-- once across all dispatchers, so a slow endpoint cannot crowd out the others; per API
+-- client no more than per_client in this dispatcher, counting its sends in flight
+-- (in_flight_*), so one client's many slow endpoints cannot crowd out the other
+-- clients. The deliveries of a disabled API client are held (neither sent nor
+-- failed) until it is enabled again.
+WITH in_flight AS ( -- this dispatcher's sends in flight, by client
+    SELECT unnest(@in_flight_clients::uuid[]) AS api_client_id, unnest(@in_flight_counts::bigint[]) AS n
+)
 UPDATE deliveries d SET lease_until = @lease_until::timestamptz, lease_token = gen_random_uuid()
 WHERE d.id IN (
     SELECT c.id FROM deliveries c
     WHERE c.id IN (
-        SELECT due.id
-        FROM webhook_endpoints w
-        CROSS JOIN LATERAL (
-            SELECT d2.id, d2.next_retry_at FROM deliveries d2
-            WHERE d2.endpoint_id = w.id AND d2.status IN ('pending', 'failed_retryable')
-              AND d2.next_retry_at <= @now::timestamptz
-              AND (d2.lease_until IS NULL OR d2.lease_until < @now::timestamptz)
-            ORDER BY d2.next_retry_at
-            LIMIT greatest(0, sqlc.arg(per_endpoint)::bigint - (
-                SELECT count(*) FROM deliveries l WHERE l.endpoint_id = w.id AND l.lease_until >= @now::timestamptz))
-        ) due
-        WHERE (w.status = 'active' OR w.deleted_at IS NOT NULL)
-          AND NOT EXISTS (SELECT 1 FROM api_clients ac WHERE ac.id = w.api_client_id AND ac.disabled_at IS NOT NULL)
-        ORDER BY due.next_retry_at
+        SELECT ranked.id FROM (
+            SELECT due.id, due.next_retry_at, w.api_client_id,
+                   row_number() OVER (PARTITION BY w.api_client_id ORDER BY due.next_retry_at) AS client_rank
+            FROM webhook_endpoints w
+            CROSS JOIN LATERAL (
+                SELECT d2.id, d2.next_retry_at FROM deliveries d2
+                WHERE d2.endpoint_id = w.id AND d2.status IN ('pending', 'failed_retryable')
+                  AND d2.next_retry_at <= @now::timestamptz
+                  AND (d2.lease_until IS NULL OR d2.lease_until < @now::timestamptz)
+                ORDER BY d2.next_retry_at
+                LIMIT greatest(0, sqlc.arg(per_endpoint)::bigint - (
+                    SELECT count(*) FROM deliveries l WHERE l.endpoint_id = w.id AND l.lease_until >= @now::timestamptz))
+            ) due
+            WHERE (w.status = 'active' OR w.deleted_at IS NOT NULL)
+              AND NOT EXISTS (SELECT 1 FROM api_clients ac WHERE ac.id = w.api_client_id AND ac.disabled_at IS NOT NULL)
+        ) ranked
+        LEFT JOIN in_flight ON in_flight.api_client_id = ranked.api_client_id
+        WHERE ranked.client_rank <= sqlc.arg(per_client)::bigint - coalesce(in_flight.n, 0)
+        ORDER BY ranked.next_retry_at
         LIMIT @max_rows)
     FOR UPDATE OF c SKIP LOCKED)
 RETURNING d.*;

@@ -18,4 +18,5 @@ DELETE FROM outbox WHERE seq = ANY(@seqs::bigint[]);
 SELECT coalesce(min(created_at), @now::timestamptz)::timestamptz AS oldest, count(*) AS pending FROM outbox;
 
 -- name: OutboxWaiting :one
-SELECT EXISTS (SELECT 1 FROM outbox WHERE subject = @subject)::boolean;
+-- Whether a job waits on subject, or on a subject starting with prefix (a per-client queue).
+SELECT EXISTS (SELECT 1 FROM outbox WHERE subject = @subject OR starts_with(subject, @prefix::text))::boolean;

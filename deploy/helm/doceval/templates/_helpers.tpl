@@ -342,6 +342,7 @@ DOCEVAL_WEBHOOK_RETRY_SCHEDULE: {{ $c.webhookRetrySchedule | quote }}
 DOCEVAL_WEBHOOK_TIMEOUT: {{ printf "%ds" (int64 $c.webhookTimeoutSeconds) | quote }}
 DOCEVAL_WEBHOOK_ALLOW_PRIVATE: {{ $c.webhookAllowPrivate | quote }}
 DOCEVAL_WEBHOOK_CONCURRENCY: {{ int64 $c.webhookConcurrency | quote }}
+DOCEVAL_WEBHOOK_CLIENT_CONCURRENCY: {{ int64 $c.webhookClientConcurrency | quote }}
 DOCEVAL_FANOUT_ACK_WAIT: {{ $c.fanoutAckWait | quote }}
 {{- else if eq .svc "console" }}
 {{- with include "doceval.consolePublicURL" .root }}
