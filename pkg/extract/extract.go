@@ -246,7 +246,7 @@ func run(ctx context.Context, opt Options, maxOut int64, name string, args ...st
 	if int64(len(out)) > maxOut {
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		_ = cmd.Wait()
-		return nil, fail(CodeError, "%s produced more than %d bytes of output", name, maxOut)
+		return nil, &outputCapError{fail(CodeError, "%s produced more than %d bytes of output", name, maxOut)}
 	}
 	if err := cmd.Wait(); err != nil {
 		if ctx.Err() != nil {
@@ -281,6 +281,13 @@ func toolFailure(err error, encrypted, corrupt string, encryptedHints ...string)
 	}
 	return fail(CodeCorrupt, "%s", corrupt)
 }
+
+// outputCapError is run's refusal of a tool's output beyond its cap: a *Failure
+// (processing_error) to File's callers, which the PDF reader tells apart to fall back
+// to the plain text (see pdf).
+type outputCapError struct{ *Failure }
+
+func (e *outputCapError) Unwrap() error { return e.Failure }
 
 type exitError struct {
 	tool   string
@@ -343,27 +350,31 @@ func newPage(n int, text string) document.Page {
 // ---- PDF
 
 type toolOut struct {
-	out []byte
-	err error
+	out   []byte
+	err   error
+	plain bool // out is pdftotext -layout's text, pages ended by form feeds
 }
 
-// pdf reads the text layer page by page with pdftotext -layout (the page text that
-// citations quote) and, alongside, pdftotext -bbox-layout for the words' boxes. Pages
-// with too little text, or a garbled text layer, are rendered and read by OCR.
+// pdf reads the text layer page by page with one pdftotext -bbox-layout run: its
+// words with their boxes, and the page text laid out from its lines (see layoutText),
+// so that every word stands in the text citations quote. Pages with too little text,
+// or a garbled text layer, are rendered and read by OCR.
 func pdf(ctx context.Context, path string, opt Options) (*Result, error) {
-	// Both pdftotext runs start alongside pdfinfo: the text is usually wanted, and a
-	// refusal from pdfinfo cancels them.
+	// pdftotext starts alongside pdfinfo: the text is usually wanted, and a refusal
+	// from pdfinfo cancels it.
 	textCtx, cancelText := context.WithCancel(ctx)
 	defer cancelText()
-	textc, bboxc := make(chan toolOut, 1), make(chan toolOut, 1)
+	textc := make(chan toolOut, 1)
 	go func() {
-		out, err := run(textCtx, opt, opt.MaxOutputBytes, "pdftotext", "-layout", "-enc", "UTF-8", path, "-")
-		textc <- toolOut{out, err}
-	}()
-	go func() {
-		last := strconv.Itoa(opt.MaxPages)
-		out, err := run(textCtx, opt, opt.MaxOutputBytes, "pdftotext", "-bbox-layout", "-enc", "UTF-8", "-l", last, path, "-")
-		bboxc <- toolOut{out, err}
+		out, err := run(textCtx, opt, opt.MaxOutputBytes, "pdftotext", "-bbox-layout", "-enc", "UTF-8", path, "-")
+		if _, ok := errors.AsType[*outputCapError](err); ok {
+			// The boxes take about twenty times the bytes of the text: a long, dense
+			// document past the cap is still read, as text without words.
+			out, err = run(textCtx, opt, opt.MaxOutputBytes, "pdftotext", "-layout", "-enc", "UTF-8", path, "-")
+			textc <- toolOut{out: out, err: err, plain: true}
+			return
+		}
+		textc <- toolOut{out: out, err: err}
 	}()
 
 	// -f/-l: one "Page N size: W x H pts" line per page, to bound the rendering of OCR pages.
@@ -403,13 +414,15 @@ func pdf(ctx context.Context, path string, opt Options) (*Result, error) {
 	if text.err != nil {
 		return nil, toolFailure(text.err, "the PDF is encrypted", "the PDF text cannot be read", "password")
 	}
-	// The boxes are an addition: a failed or oversized bbox run leaves the pages
-	// without words, never the document unread.
+	// A malformed tail (never seen from poppler) leaves its pages without text: they
+	// are read by OCR like pages without a text layer.
 	var geometry []bboxPage
-	if b := <-bboxc; b.err == nil {
-		geometry, _ = parseBBox(bytes.NewReader(b.out), pages)
+	var plain []string
+	if text.plain {
+		plain = strings.Split(string(text.out), "\f")
+	} else {
+		geometry, _ = parseBBox(bytes.NewReader(text.out), pages)
 	}
-	texts := strings.Split(string(text.out), "\f") // pdftotext ends every page with a form feed
 	res := &Result{PageCount: pages, Metadata: meta}
 	ocrPages := 0
 	// ocrBudget refuses the page that would exceed MaxOCRPages: a few kilobytes of
@@ -421,17 +434,19 @@ func pdf(ctx context.Context, path string, opt Options) (*Result, error) {
 		return nil
 	}
 	for i := 1; i <= pages; i++ {
-		text := ""
-		if i-1 < len(texts) {
-			text = texts[i-1]
-		}
-		p := newPage(i, text)
-		p.Width, p.Height = sizes[i][0], sizes[i][1]
+		var g bboxPage
 		if i-1 < len(geometry) {
-			if g := geometry[i-1]; g.width > 0 && g.height > 0 {
-				p.Width, p.Height = g.width, g.height
-				p.Words = wordsInText(p.Text, g.words)
-			}
+			g = geometry[i-1]
+		}
+		t := layoutText(g.lines)
+		if i-1 < len(plain) {
+			t = plain[i-1]
+		}
+		p := newPage(i, t)
+		p.Width, p.Height = sizes[i][0], sizes[i][1]
+		if g.width > 0 && g.height > 0 {
+			p.Width, p.Height = g.width, g.height
+			p.Words = wordsInText(p.Text, g.words)
 		}
 		switch {
 		case p.Chars < opt.MinTextChars:
