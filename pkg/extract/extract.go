@@ -349,10 +349,12 @@ func newPage(n int, text string) document.Page {
 
 // ---- PDF
 
-type toolOut struct {
-	out   []byte
+// pdfText is what the pdftotext run gave: the pages' words and lines, or, when the
+// boxes passed the output cap, the plain text of each page.
+type pdfText struct {
+	pages []bboxPage
+	plain []string // pdftotext -layout's pages
 	err   error
-	plain bool // out is pdftotext -layout's text, pages ended by form feeds
 }
 
 // pdf reads the text layer page by page with one pdftotext -bbox-layout run: its
@@ -360,22 +362,12 @@ type toolOut struct {
 // so that every word stands in the text citations quote. Pages with too little text,
 // or a garbled text layer, are rendered and read by OCR.
 func pdf(ctx context.Context, path string, opt Options) (*Result, error) {
-	// pdftotext starts alongside pdfinfo: the text is usually wanted, and a refusal
-	// from pdfinfo cancels it.
+	// pdftotext starts alongside pdfinfo, and its output is read while pdfinfo may
+	// still run: the text is usually wanted, and a refusal from pdfinfo cancels it.
 	textCtx, cancelText := context.WithCancel(ctx)
 	defer cancelText()
-	textc := make(chan toolOut, 1)
-	go func() {
-		out, err := run(textCtx, opt, opt.MaxOutputBytes, "pdftotext", "-bbox-layout", "-enc", "UTF-8", path, "-")
-		if _, ok := errors.AsType[*outputCapError](err); ok {
-			// The boxes take about twenty times the bytes of the text: a long, dense
-			// document past the cap is still read, as text without words.
-			out, err = run(textCtx, opt, opt.MaxOutputBytes, "pdftotext", "-layout", "-enc", "UTF-8", path, "-")
-			textc <- toolOut{out: out, err: err, plain: true}
-			return
-		}
-		textc <- toolOut{out: out, err: err}
-	}()
+	textc := make(chan pdfText, 1)
+	go func() { textc <- readPDFText(textCtx, path, opt) }()
 
 	// -f/-l: one "Page N size: W x H pts" line per page, to bound the rendering of OCR pages.
 	info, err := run(ctx, opt, 4<<20, "pdfinfo", "-f", "1", "-l", strconv.Itoa(opt.MaxPages+1), path)
@@ -414,15 +406,7 @@ func pdf(ctx context.Context, path string, opt Options) (*Result, error) {
 	if text.err != nil {
 		return nil, toolFailure(text.err, "the PDF is encrypted", "the PDF text cannot be read", "password")
 	}
-	// A malformed tail (never seen from poppler) leaves its pages without text: they
-	// are read by OCR like pages without a text layer.
-	var geometry []bboxPage
-	var plain []string
-	if text.plain {
-		plain = strings.Split(string(text.out), "\f")
-	} else {
-		geometry, _ = parseBBox(bytes.NewReader(text.out), pages)
-	}
+	geometry, plain := text.pages, text.plain
 	res := &Result{PageCount: pages, Metadata: meta}
 	ocrPages := 0
 	// ocrBudget refuses the page that would exceed MaxOCRPages: a few kilobytes of
@@ -475,6 +459,28 @@ func pdf(ctx context.Context, path string, opt Options) (*Result, error) {
 		res.Pages = append(res.Pages, p)
 	}
 	return res, nil
+}
+
+// readPDFText runs pdftotext -bbox-layout over the PDF at path and reads its words and
+// lines, at most opt.MaxPages pages (a PDF with more is refused). A malformed tail
+// (never seen from poppler) leaves its pages without text: they are read by OCR like
+// pages without a text layer.
+func readPDFText(ctx context.Context, path string, opt Options) pdfText {
+	out, err := run(ctx, opt, opt.MaxOutputBytes, "pdftotext", "-bbox-layout", "-enc", "UTF-8", path, "-")
+	if _, ok := errors.AsType[*outputCapError](err); ok {
+		// The boxes take about twenty times the bytes of the text: a long, dense
+		// document past the cap is still read, as text without words.
+		out, err = run(ctx, opt, opt.MaxOutputBytes, "pdftotext", "-layout", "-enc", "UTF-8", path, "-")
+		if err != nil {
+			return pdfText{err: err}
+		}
+		return pdfText{plain: strings.Split(string(out), "\f")}
+	}
+	if err != nil {
+		return pdfText{err: err}
+	}
+	pages, _ := parseBBox(bytes.NewReader(out), opt.MaxPages)
+	return pdfText{pages: pages}
 }
 
 // pdfInfoKeys are the pdfinfo lines kept as metadata: a document's own title cannot
