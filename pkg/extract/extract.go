@@ -466,11 +466,12 @@ func pdf(ctx context.Context, path string, opt Options) (*Result, error) {
 // (never seen from poppler) leaves its pages without text: they are read by OCR like
 // pages without a text layer.
 func readPDFText(ctx context.Context, path string, opt Options) pdfText {
-	out, err := run(ctx, opt, opt.MaxOutputBytes, "pdftotext", "-bbox-layout", "-enc", "UTF-8", path, "-")
+	last := strconv.Itoa(opt.MaxPages)
+	out, err := run(ctx, opt, opt.MaxOutputBytes, "pdftotext", "-bbox-layout", "-enc", "UTF-8", "-l", last, path, "-")
 	if _, ok := errors.AsType[*outputCapError](err); ok {
 		// The boxes take about twenty times the bytes of the text: a long, dense
 		// document past the cap is still read, as text without words.
-		out, err = run(ctx, opt, opt.MaxOutputBytes, "pdftotext", "-layout", "-enc", "UTF-8", path, "-")
+		out, err = run(ctx, opt, opt.MaxOutputBytes, "pdftotext", "-layout", "-enc", "UTF-8", "-l", last, path, "-")
 		if err != nil {
 			return pdfText{err: err}
 		}

@@ -421,7 +421,7 @@ func TestTextPDFOnePdftotextRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := strings.Count(string(runs), "\n"); n != 1 || !strings.HasPrefix(string(runs), "-bbox-layout ") {
+	if n := strings.Count(string(runs), "\n"); n != 1 || !strings.HasPrefix(string(runs), "-bbox-layout -enc UTF-8 -l 500 ") {
 		t.Errorf("pdftotext ran %d times: %s", n, runs)
 	}
 	if len(res.Pages) != 3 || !strings.Contains(res.Pages[0].Text, "Nettobezug 3.250,00 EUR") || len(res.Pages[0].Words) == 0 {
