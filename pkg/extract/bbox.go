@@ -7,21 +7,31 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/doceval/doceval/pkg/document"
 )
 
-// bboxPage is one page of pdftotext -bbox-layout: its size in points and its words
-// with boxes relative to the page.
+// bboxPage is one page of pdftotext -bbox-layout: its size in points, its words with
+// boxes relative to the page, and its lines in points, from which the page text is
+// laid out (see layoutText).
 type bboxPage struct {
 	width, height float64
 	words         []document.Word
+	lines         []textLine
+}
+
+// textLine is one line of pdftotext's text: its words joined by single spaces and the
+// box around them in points from the top-left corner.
+type textLine struct {
+	text           string
+	x0, y0, x1, y1 float64
 }
 
 // Bounds of the bbox reader: the XHTML comes from a tool reading an outside file.
 const (
 	maxBBoxPages = 10000
-	maxBBoxWords = 20000 // per page
+	maxBBoxWords = 20000 // per page, with boxes; the page text keeps every word
 	maxBBoxDepth = 16    // html/body/doc/page/flow/block/line/word
 	maxWordBytes = 1024
 )
@@ -32,9 +42,14 @@ var errBBox = errors.New("malformed pdftotext bbox output")
 // flow > block > line > word, each word with xMin, yMin, xMax, yMax in points from the
 // top-left corner) token by token. Block is the flow's number on the page (poppler's
 // flows are its reading-order columns) and Line a running number of the lines on the
-// page. Pages past maxPages are skipped; words past maxBBoxWords on a page are dropped.
+// page. Pages past maxPages are skipped; words past maxBBoxWords on a page keep no box.
+// A malformed document ends the reading with errBBox and the pages read so far.
 func parseBBox(r io.Reader, maxPages int) ([]bboxPage, error) {
-	dec := xml.NewDecoder(r)
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	dec := xml.NewDecoder(bytes.NewReader(xmlSafe(b)))
 	dec.Strict = false // poppler writes XHTML; HTML entities are tolerated
 	dec.Entity = xml.HTMLEntity
 	var pages []bboxPage
@@ -44,22 +59,26 @@ func parseBBox(r io.Reader, maxPages int) ([]bboxPage, error) {
 	inWord := false
 	var word bytes.Buffer
 	var wx0, wy0, wx1, wy1 float64
+	var ln lineBuilder
 	for {
 		tok, err := dec.Token()
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
+			ln.end(cur)
 			return pages, errBBox
 		}
 		switch t := tok.(type) {
 		case xml.StartElement:
 			depth++
 			if depth > maxBBoxDepth {
+				ln.end(cur)
 				return pages, errBBox
 			}
 			switch t.Name.Local {
 			case "page":
+				ln.end(cur)
 				if len(pages) >= min(maxPages, maxBBoxPages) {
 					return pages, nil
 				}
@@ -69,6 +88,7 @@ func parseBBox(r io.Reader, maxPages int) ([]bboxPage, error) {
 			case "flow":
 				flow++
 			case "line":
+				ln.end(cur)
 				line++
 			case "word":
 				inWord = true
@@ -77,12 +97,19 @@ func parseBBox(r io.Reader, maxPages int) ([]bboxPage, error) {
 			}
 		case xml.EndElement:
 			depth--
+			if t.Name.Local == "line" {
+				ln.end(cur)
+			}
 			if t.Name.Local != "word" || !inWord {
 				continue
 			}
 			inWord = false
 			text := strings.TrimSpace(word.String())
-			if cur == nil || text == "" || len(cur.words) >= maxBBoxWords || cur.width <= 0 || cur.height <= 0 {
+			if cur == nil || text == "" {
+				continue
+			}
+			ln.add(text, wx0, wy0, wx1, wy1)
+			if len(cur.words) >= maxBBoxWords || cur.width <= 0 || cur.height <= 0 {
 				continue
 			}
 			cur.words = append(cur.words, document.Word{
@@ -95,7 +122,61 @@ func parseBBox(r io.Reader, maxPages int) ([]bboxPage, error) {
 			}
 		}
 	}
+	ln.end(cur)
 	return pages, nil
+}
+
+// lineBuilder gathers the words of one line for the page text.
+type lineBuilder struct {
+	text strings.Builder
+	l    textLine
+	n    int
+	// last is the box of the line's last word.
+	last textLine
+}
+
+// joinedGap: a word that starts less than this share of its or the previous word's
+// height after the previous word ends follows it without a space. Poppler breaks a
+// word at such a gap only for a change of font: the "2" of "CO2" set as a subscript,
+// the "Ref." of "HWBRef.", which pdftotext -layout prints joined.
+const joinedGap = 0.1
+
+func (b *lineBuilder) add(text string, x0, y0, x1, y1 float64) {
+	if !finite(x0, y0, x1, y1) {
+		x0, y0, x1, y1 = 0, 0, 0, 0
+	}
+	x0, x1 = min(x0, x1), max(x0, x1)
+	y0, y1 = min(y0, y1), max(y0, y1)
+	if b.n == 0 {
+		b.l = textLine{x0: x0, y0: y0, x1: x1, y1: y1}
+	} else {
+		if x0-b.last.x1 >= joinedGap*max(y1-y0, b.last.y1-b.last.y0) {
+			b.text.WriteByte(' ')
+		}
+		b.l = textLine{x0: min(b.l.x0, x0), y0: min(b.l.y0, y0), x1: max(b.l.x1, x1), y1: max(b.l.y1, y1)}
+	}
+	b.last = textLine{x0: x0, y0: y0, x1: x1, y1: y1}
+	b.text.WriteString(text)
+	b.n++
+}
+
+// end closes the line being gathered, if it has words, into page p.
+func (b *lineBuilder) end(p *bboxPage) {
+	if b.n > 0 && p != nil {
+		b.l.text = b.text.String()
+		p.lines = append(p.lines, b.l)
+	}
+	b.text.Reset()
+	b.n = 0
+}
+
+func finite(vs ...float64) bool {
+	for _, v := range vs {
+		if v != v || v > 1e9 || v < -1e9 {
+			return false
+		}
+	}
+	return true
 }
 
 func attrFloat(e xml.StartElement, name string) float64 {
@@ -107,4 +188,33 @@ func attrFloat(e xml.StartElement, name string) float64 {
 		}
 	}
 	return 0
+}
+
+// xmlSafe returns b with what XML forbids (control characters, invalid UTF-8,
+// U+FFFE and U+FFFF) turned into spaces: poppler writes a PDF's text as it finds it,
+// and one such character would otherwise end the reading of the whole document, and
+// with it the page text. Clean input is returned as it is.
+func xmlSafe(b []byte) []byte {
+	var out []byte // nil until the first character to replace
+	for i := 0; i < len(b); {
+		r, size := rune(b[i]), 1
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeRune(b[i:])
+		}
+		bad := r < 0x20 && r != '\n' && r != '\r' && r != '\t' || r == utf8.RuneError && size == 1 || r == 0xFFFE || r == 0xFFFF
+		if bad && out == nil {
+			out = append(make([]byte, 0, len(b)), b[:i]...)
+		}
+		switch {
+		case bad:
+			out = append(out, ' ')
+		case out != nil:
+			out = append(out, b[i:i+size]...)
+		}
+		i += size
+	}
+	if out == nil {
+		return b
+	}
+	return out
 }

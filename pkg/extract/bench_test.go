@@ -30,26 +30,83 @@ func run1(b *testing.B, name string, args ...string) {
 	}
 }
 
-// BenchmarkTextPDF: a 20-page text PDF, pdftotext run directly versus the extractor.
+// BenchmarkTextPDF: a 20-page text PDF, one pdftotext -bbox-layout run directly (the
+// baseline) versus the extractor, which reads text and boxes from one such run in the
+// sandbox (with pdfinfo beside it). Between them: pdftotext -layout directly (the
+// plain text alone), and the -bbox-layout run through the sandbox alone (what the
+// confinement costs, the extractor's floor).
 func BenchmarkTextPDF(b *testing.B) {
 	if err := CheckTools(); err != nil {
 		b.Skip(err)
 	}
 	path := writeTemp(b, "text.pdf", benchPDF(20))
-	b.Run("pdftotext_direct", func(b *testing.B) {
-		for b.Loop() {
-			run1(b, "pdftotext", "-layout", "-enc", "UTF-8", path, os.DevNull)
-		}
-	})
-	// What the words' boxes cost: the second pdftotext run, alone.
 	b.Run("pdftotext_bbox_direct", func(b *testing.B) {
 		for b.Loop() {
 			run1(b, "pdftotext", "-bbox-layout", "-enc", "UTF-8", path, os.DevNull)
 		}
 	})
+	b.Run("pdftotext_layout_direct", func(b *testing.B) {
+		for b.Loop() {
+			run1(b, "pdftotext", "-layout", "-enc", "UTF-8", path, os.DevNull)
+		}
+	})
+	b.Run("pdftotext_bbox_sandboxed", func(b *testing.B) {
+		opt := Options{}.withDefaults()
+		j, err := newJob(opt.TempDir, opt.Limits.withDefaults().Confinement)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer j.remove()
+		in, err := j.copyIn(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		opt.job = j
+		for b.Loop() {
+			if _, err := run(context.Background(), opt, opt.MaxOutputBytes, "pdftotext", "-bbox-layout", "-enc", "UTF-8", in, "-"); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 	b.Run("extract", func(b *testing.B) {
 		for b.Loop() {
 			if _, err := File(context.Background(), path, PDF, Options{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkScanPage: one scanned statement page at 200 dpi, one plain tesseract pass
+// over its image (the baseline, as the extractor runs it: deu+eng, page segmentation
+// 3, TSV) versus the extractor reading the same image, and the same page as a
+// one-page scanned PDF (pdfinfo, pdftotext finding no text, rendering, then OCR). The
+// OCR front end reads a page again only where its first reading is weak; a clean scan
+// costs one pass.
+func BenchmarkScanPage(b *testing.B) {
+	if err := CheckTools(); err != nil {
+		b.Skip(err)
+	}
+	jpegs, w, h := scanOf(b, benchPDF(1), 200)
+	pdfPath := writeTemp(b, "scan.pdf", imagePDF(jpegs, w, h, 200))
+	dir := b.TempDir()
+	run1(b, "pdftoppm", "-r", "200", "-gray", "-png", "-singlefile", pdfPath, filepath.Join(dir, "page"))
+	png := filepath.Join(dir, "page.png")
+	b.Run("tesseract_direct", func(b *testing.B) {
+		for b.Loop() {
+			run1(b, "tesseract", png, "stdout", "-l", "deu+eng", "--psm", "3", "tsv")
+		}
+	})
+	b.Run("extract_image", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := File(context.Background(), png, PNG, Options{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("extract_scan_pdf", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := File(context.Background(), pdfPath, PDF, Options{}); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -246,7 +246,7 @@ func run(ctx context.Context, opt Options, maxOut int64, name string, args ...st
 	if int64(len(out)) > maxOut {
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		_ = cmd.Wait()
-		return nil, fail(CodeError, "%s produced more than %d bytes of output", name, maxOut)
+		return nil, &outputCapError{fail(CodeError, "%s produced more than %d bytes of output", name, maxOut)}
 	}
 	if err := cmd.Wait(); err != nil {
 		if ctx.Err() != nil {
@@ -281,6 +281,13 @@ func toolFailure(err error, encrypted, corrupt string, encryptedHints ...string)
 	}
 	return fail(CodeCorrupt, "%s", corrupt)
 }
+
+// outputCapError is run's refusal of a tool's output beyond its cap: a *Failure
+// (processing_error) to File's callers, which the PDF reader tells apart to fall back
+// to the plain text (see pdf).
+type outputCapError struct{ *Failure }
+
+func (e *outputCapError) Unwrap() error { return e.Failure }
 
 type exitError struct {
 	tool   string
@@ -342,29 +349,25 @@ func newPage(n int, text string) document.Page {
 
 // ---- PDF
 
-type toolOut struct {
-	out []byte
-	err error
+// pdfText is what the pdftotext run gave: the pages' words and lines, or, when the
+// boxes passed the output cap, the plain text of each page.
+type pdfText struct {
+	pages []bboxPage
+	plain []string // pdftotext -layout's pages
+	err   error
 }
 
-// pdf reads the text layer page by page with pdftotext -layout (the page text that
-// citations quote) and, alongside, pdftotext -bbox-layout for the words' boxes. Pages
-// with too little text, or a garbled text layer, are rendered and read by OCR.
+// pdf reads the text layer page by page with one pdftotext -bbox-layout run: its
+// words with their boxes, and the page text laid out from its lines (see layoutText),
+// so that every word stands in the text citations quote. Pages with too little text,
+// or a garbled text layer, are rendered and read by OCR.
 func pdf(ctx context.Context, path string, opt Options) (*Result, error) {
-	// Both pdftotext runs start alongside pdfinfo: the text is usually wanted, and a
-	// refusal from pdfinfo cancels them.
+	// pdftotext starts alongside pdfinfo, and its output is read while pdfinfo may
+	// still run: the text is usually wanted, and a refusal from pdfinfo cancels it.
 	textCtx, cancelText := context.WithCancel(ctx)
 	defer cancelText()
-	textc, bboxc := make(chan toolOut, 1), make(chan toolOut, 1)
-	go func() {
-		out, err := run(textCtx, opt, opt.MaxOutputBytes, "pdftotext", "-layout", "-enc", "UTF-8", path, "-")
-		textc <- toolOut{out, err}
-	}()
-	go func() {
-		last := strconv.Itoa(opt.MaxPages)
-		out, err := run(textCtx, opt, opt.MaxOutputBytes, "pdftotext", "-bbox-layout", "-enc", "UTF-8", "-l", last, path, "-")
-		bboxc <- toolOut{out, err}
-	}()
+	textc := make(chan pdfText, 1)
+	go func() { textc <- readPDFText(textCtx, path, opt) }()
 
 	// -f/-l: one "Page N size: W x H pts" line per page, to bound the rendering of OCR pages.
 	info, err := run(ctx, opt, 4<<20, "pdfinfo", "-f", "1", "-l", strconv.Itoa(opt.MaxPages+1), path)
@@ -403,13 +406,7 @@ func pdf(ctx context.Context, path string, opt Options) (*Result, error) {
 	if text.err != nil {
 		return nil, toolFailure(text.err, "the PDF is encrypted", "the PDF text cannot be read", "password")
 	}
-	// The boxes are an addition: a failed or oversized bbox run leaves the pages
-	// without words, never the document unread.
-	var geometry []bboxPage
-	if b := <-bboxc; b.err == nil {
-		geometry, _ = parseBBox(bytes.NewReader(b.out), pages)
-	}
-	texts := strings.Split(string(text.out), "\f") // pdftotext ends every page with a form feed
+	geometry, plain := text.pages, text.plain
 	res := &Result{PageCount: pages, Metadata: meta}
 	ocrPages := 0
 	// ocrBudget refuses the page that would exceed MaxOCRPages: a few kilobytes of
@@ -421,17 +418,19 @@ func pdf(ctx context.Context, path string, opt Options) (*Result, error) {
 		return nil
 	}
 	for i := 1; i <= pages; i++ {
-		text := ""
-		if i-1 < len(texts) {
-			text = texts[i-1]
-		}
-		p := newPage(i, text)
-		p.Width, p.Height = sizes[i][0], sizes[i][1]
+		var g bboxPage
 		if i-1 < len(geometry) {
-			if g := geometry[i-1]; g.width > 0 && g.height > 0 {
-				p.Width, p.Height = g.width, g.height
-				p.Words = wordsInText(p.Text, g.words)
-			}
+			g = geometry[i-1]
+		}
+		t := layoutText(g.lines)
+		if i-1 < len(plain) {
+			t = plain[i-1]
+		}
+		p := newPage(i, t)
+		p.Width, p.Height = sizes[i][0], sizes[i][1]
+		if g.width > 0 && g.height > 0 {
+			p.Width, p.Height = g.width, g.height
+			p.Words = wordsInText(p.Text, g.words)
 		}
 		switch {
 		case p.Chars < opt.MinTextChars:
@@ -460,6 +459,29 @@ func pdf(ctx context.Context, path string, opt Options) (*Result, error) {
 		res.Pages = append(res.Pages, p)
 	}
 	return res, nil
+}
+
+// readPDFText runs pdftotext -bbox-layout over the PDF at path and reads its words and
+// lines, at most opt.MaxPages pages (a PDF with more is refused). A malformed tail
+// (never seen from poppler) leaves its pages without text: they are read by OCR like
+// pages without a text layer.
+func readPDFText(ctx context.Context, path string, opt Options) pdfText {
+	last := strconv.Itoa(opt.MaxPages)
+	out, err := run(ctx, opt, opt.MaxOutputBytes, "pdftotext", "-bbox-layout", "-enc", "UTF-8", "-l", last, path, "-")
+	if _, ok := errors.AsType[*outputCapError](err); ok {
+		// The boxes take about twenty times the bytes of the text: a long, dense
+		// document past the cap is still read, as text without words.
+		out, err = run(ctx, opt, opt.MaxOutputBytes, "pdftotext", "-layout", "-enc", "UTF-8", "-l", last, path, "-")
+		if err != nil {
+			return pdfText{err: err}
+		}
+		return pdfText{plain: strings.Split(string(out), "\f")}
+	}
+	if err != nil {
+		return pdfText{err: err}
+	}
+	pages, _ := parseBBox(bytes.NewReader(out), opt.MaxPages)
+	return pdfText{pages: pages}
 }
 
 // pdfInfoKeys are the pdfinfo lines kept as metadata: a document's own title cannot

@@ -8,8 +8,9 @@ import (
 	"errors"
 	"hash/crc32"
 	"math"
-
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -379,5 +380,51 @@ func TestOCRPageCap(t *testing.T) {
 	res, err := File(context.Background(), few, PDF, Options{MaxOCRPages: 3})
 	if err != nil || len(res.Pages) != 2 {
 		t.Fatalf("two blank pages under a cap of 3: %v %+v", err, res)
+	}
+}
+
+// A PDF whose words with their boxes would pass the output cap is still read, as text
+// without words (pdftotext -layout), rather than refused.
+func TestTextPDFPastTheBoxesCap(t *testing.T) {
+	needTools(t)
+	res, err := File(context.Background(), writeTemp(t, "a.pdf", makePDF(payslip)), PDF, Options{MaxOutputBytes: 1024})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Pages) != 3 || !strings.Contains(res.Pages[0].Text, "Nettobezug 3.250,00 EUR") || res.Pages[0].Words != nil || res.Pages[0].Width != 612 {
+		t.Errorf("pages %+v", res.Pages)
+	}
+	// Past the cap even as text, the file fails as before.
+	_, err = File(context.Background(), writeTemp(t, "a.pdf", makePDF(payslip)), PDF, Options{MaxOutputBytes: 64})
+	wantFailure(t, err, CodeError)
+}
+
+// A text PDF costs one pdftotext run: its words, their boxes and the page text come
+// from the same -bbox-layout output.
+func TestTextPDFOnePdftotextRun(t *testing.T) {
+	needTools(t)
+	real, err := exec.LookPath("pdftotext")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin, log := t.TempDir(), filepath.Join(t.TempDir(), "runs")
+	script := "#!/bin/sh\necho \"$*\" >> " + log + "\nexec " + real + " \"$@\"\n"
+	if err := os.WriteFile(filepath.Join(bin, "pdftotext"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	res, err := File(context.Background(), writeTemp(t, "a.pdf", makePDF(payslip)), PDF, Options{Limits: Limits{Confinement: Unconfined}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(runs), "\n"); n != 1 || !strings.HasPrefix(string(runs), "-bbox-layout -enc UTF-8 -l 500 ") {
+		t.Errorf("pdftotext ran %d times: %s", n, runs)
+	}
+	if len(res.Pages) != 3 || !strings.Contains(res.Pages[0].Text, "Nettobezug 3.250,00 EUR") || len(res.Pages[0].Words) == 0 {
+		t.Errorf("pages %+v", res.Pages)
 	}
 }

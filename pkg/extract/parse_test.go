@@ -58,6 +58,22 @@ func TestParseBBox(t *testing.T) {
 	}
 }
 
+// A control character or a broken UTF-8 sequence in a PDF's text, which XML forbids,
+// costs its own character, not the pages' text.
+func TestParseBBoxForbiddenCharacters(t *testing.T) {
+	doc := bboxPageXML([]bboxTestWord{word("Netto\x01", 50, 100), word("3.250,00\xff", 90, 100), word("EUR\uFFFE", 150, 100)})
+	pages, err := parseBBox(strings.NewReader(doc), 1)
+	if err != nil || len(pages) != 1 {
+		t.Fatalf("pages %+v, %v", pages, err)
+	}
+	if text := layoutText(pages[0].lines); text != "Netto 3.250,00 EUR" {
+		t.Errorf("text %q", text)
+	}
+	if clean := []byte("<x>Grüße\t\n</x>"); &xmlSafe(clean)[0] != &clean[0] {
+		t.Error("clean input copied")
+	}
+}
+
 func TestWordsInText(t *testing.T) {
 	words := []document.Word{{Text: "Netto"}, {Text: "3.250,00"}, {Text: "fi"}, {Text: "Netto"}, {Text: "gone"}, {Text: "a\x00b"}}
 	got := wordsInText("Netto 3.250,00 EUR\nfi ab", words)
@@ -81,6 +97,7 @@ func FuzzBBox(f *testing.F) {
 	f.Add([]byte(bboxSample))
 	f.Add([]byte(`<page width="1" height="1"><word xMin="NaN" yMin="-Inf" xMax="+Inf" yMax="1e308">x</word></page>`))
 	f.Add([]byte(`<page><page><page><word>`))
+	f.Add([]byte(bboxPageXML([]bboxTestWord{word("CO", 50, 100), {"2", 60, 104, 63, 110}}, []bboxTestWord{word("Kopie", 55, 100.5)}, []bboxTestWord{{"x\x01y", 1e300, -5, 0, 0}})))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		pages, _ := parseBBox(bytes.NewReader(b), 50)
 		if len(pages) > 50 {
@@ -90,9 +107,11 @@ func FuzzBBox(f *testing.F) {
 			if len(p.words) > maxBBoxWords {
 				t.Fatalf("%d words", len(p.words))
 			}
+			// Every word stands in the page text laid out from the same run.
+			text := layoutText(p.lines)
 			for _, w := range p.words {
-				if w.Text == "" || !inUnit(w.Box) || w.Conf != 1 {
-					t.Fatalf("word %+v", w)
+				if w.Text == "" || !inUnit(w.Box) || w.Conf != 1 || !strings.Contains(text, w.Text) {
+					t.Fatalf("word %+v, page text %q", w, text)
 				}
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"image/png"
+	"os"
 	"testing"
 	"time"
 
@@ -84,5 +85,27 @@ func TestRenderPageRefusals(t *testing.T) {
 	cancel()
 	if _, err := RenderPage(ctx, path, 1, 72, Limits{}); err == nil {
 		t.Error("a canceled render succeeded")
+	}
+}
+
+// A page for OCR renders to an uncompressed grayscale PGM of the page's size, which the
+// front end reads back when it turns the page or cuts out its machine-readable zone.
+func TestRenderPageForOCR(t *testing.T) {
+	t.Parallel()
+	needTools(t)
+	opt, in, dir := inJob(t, Options{}.withDefaults(), writeTemp(t, "payslip.pdf", makePDF(payslip)))
+	path, err := renderPage(context.Background(), in, dir, "page", 1, 792, 100, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(path); err != nil || !bytes.HasPrefix(b, []byte("P5\n")) {
+		t.Fatalf("%s is no PGM: %v", path, err)
+	}
+	g, err := (&pageImage{path: path}).load()
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	if b := g.Bounds(); b.Dx() != 850 || b.Dy() != 1100 {
+		t.Errorf("rendered %v, want 850x1100 (612x792 points at 100 dpi)", b)
 	}
 }
