@@ -107,32 +107,47 @@ func (k keyed) inRequestTx(c echo.Context) error {
 	res := c.Response()
 	sent, headers := res.Writer, res.Header().Clone()
 	held := &heldResponse{header: sent.Header()}
-	outcome, rec, err := k.st.IdempotentTx(r.Context(), k.client, k.key, uuid.New(), func(ctx context.Context) *store.KeptAnswer {
+	restore := func() {
+		c.SetRequest(r)
+		res.Writer = sent
+	}
+	forget := func() { // nothing was answered yet: what the handler set is forgotten
+		res.Committed, res.Status, res.Size = false, http.StatusOK, 0
+		maps.DeleteFunc(res.Header(), func(string, []string) bool { return true })
+		maps.Copy(res.Header(), headers)
+	}
+	defer func() {
+		if p := recover(); p != nil { // the transaction rolled back; the answer is httpx.Recover's
+			restore()
+			forget()
+			panic(p)
+		}
+	}()
+	outcome, rec, err := k.st.IdempotentTx(r.Context(), k.client, k.key, uuid.New(), func(ctx context.Context) (*store.KeptAnswer, bool) {
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		c.SetRequest(r.WithContext(ctx))
 		res.Writer = held
 		if err := k.next(c); err != nil {
 			c.Error(err) // the error response is part of what is kept
 		}
-		if !keepResponse(res.Status) || held.body.Len() > maxStoredResponse {
-			return nil
+		switch {
+		case !keepResponse(res.Status):
+			return nil, false // nothing done: rolled back, the answer stands
+		case held.body.Len() > maxStoredResponse:
+			return nil, true // done, but too large to keep: run in steps, which releases the key
 		}
 		return &store.KeptAnswer{RequestHash: hash, Response: store.StoredResponse{
 			Status: res.Status, ContentType: res.Header().Get(echo.HeaderContentType),
 			SealedBody: k.secrets.Seal(held.body.Bytes(), store.IdempotencyOwner(k.client, k.key)),
-		}}
+		}}, false
 	})
-	c.SetRequest(r)
-	res.Writer = sent
+	restore()
 	if err == nil && (outcome == store.KeptInTx || outcome == store.NotKept) {
 		sent.WriteHeader(res.Status)
 		_, err := sent.Write(held.body.Bytes())
 		return err
 	}
-	// Nothing was answered yet: what the handler set is forgotten.
-	res.Committed, res.Status, res.Size = false, 0, 0
-	maps.DeleteFunc(res.Header(), func(string, []string) bool { return true })
-	maps.Copy(res.Header(), headers)
+	forget()
 	switch {
 	case err != nil:
 		return err
@@ -230,6 +245,10 @@ type heldResponse struct {
 func (h *heldResponse) Header() http.Header         { return h.header }
 func (h *heldResponse) Write(p []byte) (int, error) { return h.body.Write(p) }
 func (h *heldResponse) WriteHeader(int)             {} // echo.Response keeps the status
+
+// Flush does nothing: the answer goes out whole after the commit (echo's Flush panics
+// on a writer that cannot).
+func (h *heldResponse) Flush() {}
 
 // keptBody is the body of a kept response in clear: opened when sealed, as stored when
 // it was kept before bodies were sealed. A body no key of the ring opens is a

@@ -267,3 +267,50 @@ func TestIdempotencyKeyKeptWithTheWork(t *testing.T) {
 		t.Fatalf("endpoints after the retry: %v %v", err, list.JSON200)
 	}
 }
+
+// A handler that panics inside the request transaction answers 500 internal_error (the
+// envelope, not an empty answer), its work and the key's claim roll back, and the retry
+// with the key runs.
+func TestIdempotencyKeyPanicInTheTransaction(t *testing.T) {
+	ctx := context.Background()
+	var calls int
+	e := newEnv(t, withHandlers(func(real api.StrictServerInterface) api.StrictServerInterface {
+		return panicFirstCreateCheck{StrictServerInterface: real, calls: &calls}
+	}))
+	_, key := e.newClient()
+	c := e.client(key)
+	k := uuid.NewString()
+	body := client.CreateCheckRequest{Title: "Schufa", Prompt: "p"}
+	failed, err := c.CreateCheckWithResponse(ctx, &client.CreateCheckParams{IdempotencyKey: &k}, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantError(t, failed.HTTPResponse, failed.Body, 500, client.ErrorCodeInternalError)
+	ok, err := c.CreateCheckWithResponse(ctx, &client.CreateCheckParams{IdempotencyKey: &k}, body)
+	expect(t, err, ok.StatusCode(), ok.Body, 201)
+	list, err := c.ListChecksWithResponse(ctx, &client.ListChecksParams{})
+	expect(t, err, list.StatusCode(), list.Body, 200)
+	n := 0
+	for _, ch := range list.JSON200.Data {
+		if ch.Title == "Schufa" {
+			n++
+		}
+	}
+	if n != 1 || calls != 2 {
+		t.Fatalf("%d checks after a panic and a retry (calls %d), want 1", n, calls)
+	}
+}
+
+type panicFirstCreateCheck struct {
+	api.StrictServerInterface
+	calls *int
+}
+
+func (f panicFirstCreateCheck) CreateCheck(ctx context.Context, req api.CreateCheckRequestObject) (api.CreateCheckResponseObject, error) {
+	*f.calls++
+	res, err := f.StrictServerInterface.CreateCheck(ctx, req) // written in the request transaction
+	if *f.calls == 1 {
+		panic("boom")
+	}
+	return res, err
+}

@@ -183,16 +183,17 @@ type KeptAnswer struct {
 }
 
 // IdempotentTx claims key for a first request, named owner, and runs work in the same
-// transaction: InTx and single queries of the store join it through work's context. When
+// transaction: InTx and single queries of the store join it through work's context
+// (until work returns; what runs on after it with that context uses the pool). When
 // work returns an answer to keep, it is kept and all of it commits at once, so a lost
 // COMMIT answer leaves either nothing or the kept answer, which a retry replays. When
-// work returns no answer (nil: NotKept), or something it ran failed inside the
-// transaction (SetAside), all of it rolls back. One attempt: a transaction aborted for
+// work returns no answer (nil: NotKept), asks to be set aside, or something it ran
+// failed inside the transaction (SetAside), all of it rolls back. One attempt: a transaction aborted for
 // its timing (a deadlock) is set aside too, and the run without it has InTx's retries.
 //
 // The error is the claim's or the commit's, with what InTx returns for them; the
 // outcome is then meaningless.
-func (s *Store) IdempotentTx(ctx context.Context, client uuid.UUID, key string, owner uuid.UUID, work func(ctx context.Context) *KeptAnswer) (IdempotentOutcome, KeyRecord, error) {
+func (s *Store) IdempotentTx(ctx context.Context, client uuid.UUID, key string, owner uuid.UUID, work func(ctx context.Context) (answer *KeptAnswer, setAside bool)) (IdempotentOutcome, KeyRecord, error) {
 	var outcome IdempotentOutcome
 	var rec KeyRecord
 	err := s.runTx(ctx, func(tx *Tx) error {
@@ -219,9 +220,10 @@ func (s *Store) IdempotentTx(ctx context.Context, client uuid.UUID, key string, 
 			outcome, rec = KeyTaken, keyRecord(r)
 			return errSetAside
 		}
-		answer := work(withRequestTx(ctx, tx))
+		answer, setAside := work(withRequestTx(ctx, tx))
+		tx.ended.Store(true)
 		switch {
-		case tx.spoiled:
+		case tx.spoiled || setAside:
 			outcome = SetAside
 			return errSetAside
 		case answer == nil:

@@ -21,7 +21,7 @@ func withRequestTx(ctx context.Context, tx *Tx) context.Context {
 // requestTx is the request transaction ctx carries for this store, or nil.
 func (s *Store) requestTx(ctx context.Context) *Tx {
 	tx, _ := ctx.Value(requestTxKey{}).(*Tx)
-	if tx == nil || tx.s != s {
+	if tx == nil || tx.s != s || tx.ended.Load() {
 		return nil
 	}
 	return tx

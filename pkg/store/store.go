@@ -11,6 +11,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -80,6 +81,9 @@ type Tx struct {
 	// spoiled: a transaction joined by InTx failed (join); what it wrote before failing
 	// is still in this transaction, which must therefore not commit.
 	spoiled bool
+	// ended: the request transaction's work returned (IdempotentTx); a goroutine it left
+	// running with its context no longer reaches this transaction.
+	ended atomic.Bool
 }
 
 // maxTxAttempts bounds how often InTx runs a transaction PostgreSQL aborted for a
