@@ -179,6 +179,9 @@ WHERE d.id IN (
         WHERE ranked.client_rank <= $4::bigint - coalesce(in_flight.n, 0)
         ORDER BY ranked.next_retry_at
         LIMIT $5)
+    -- Checked again on the row as it is once locked: a delivery another dispatcher
+    -- leased (or settled) since this statement's snapshot is not leased twice.
+    AND c.status IN ('pending', 'failed_retryable') AND (c.lease_until IS NULL OR c.lease_until < $2::timestamptz)
     FOR UPDATE OF c SKIP LOCKED)
 RETURNING d.id, d.event_id, d.endpoint_id, d.api_client_id, d.status, d.attempt_count, d.next_retry_at, d.lease_until, d.last_attempted_at, d.created_at, d.lease_token, d.requeue_requested, d.trace_context
 `

@@ -14,7 +14,7 @@ import (
 
 const eventDeleteOlderThan = `-- name: EventDeleteOlderThan :execrows
 DELETE FROM events
-WHERE id IN (SELECT e.id FROM events e WHERE e.created_at < $1 ORDER BY e.created_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+WHERE id IN (SELECT e.id FROM events e WHERE e.created_at < $1 ORDER BY e.created_at LIMIT $2)
 `
 
 type EventDeleteOlderThanParams struct {
@@ -24,7 +24,9 @@ type EventDeleteOlderThanParams struct {
 
 // Up to @batch of the oldest events before @before, in their own short transaction (with
 // their deliveries, by cascade): retention deletes a backlog batch by batch, so no lock
-// is held long. Events another replica is deleting are skipped.
+// is held long. (No FOR UPDATE SKIP LOCKED: a row lock needs UPDATE on events, which the
+// dispatcher's role does not have; a replica deleting the same batch meanwhile leaves
+// this one fewer rows, and the loop ends.)
 func (q *Queries) EventDeleteOlderThan(ctx context.Context, arg EventDeleteOlderThanParams) (int64, error) {
 	result, err := q.db.Exec(ctx, eventDeleteOlderThan, arg.Before, arg.Batch)
 	if err != nil {
@@ -111,8 +113,8 @@ func (q *Queries) EventFeedHorizon(ctx context.Context) (string, error) {
 }
 
 const eventFeedLast = `-- name: EventFeedLast :one
-SELECT tx::text AS tx, seq FROM events WHERE api_client_id = $1
-ORDER BY tx DESC, seq DESC
+SELECT events.tx::text AS tx, events.seq FROM events WHERE events.api_client_id = $1
+ORDER BY events.tx DESC, events.seq DESC -- the columns, not the text the query answers
 LIMIT 1
 `
 

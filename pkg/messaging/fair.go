@@ -268,9 +268,12 @@ func (f *fairConsumer) fetch(ctx context.Context, src *fairSource) jetstream.Msg
 	}
 }
 
-// forget drops a client's consumer JetStream removed (idle), to make it again.
+// forget drops a client's consumer after a fetch failed (not merely found nothing), to
+// make it again on the next pick: JetStream removed it (idle), an operator deleted it,
+// or a fetch to a consumer gone answers no responders. A handle kept after that would
+// never fetch the client's jobs again.
 func (f *fairConsumer) forget(src *fairSource, err error) {
-	if src.key != legacyKey && (errors.Is(err, jetstream.ErrConsumerNotFound) || errors.Is(err, jetstream.ErrConsumerDeleted)) {
+	if src.key != legacyKey && err != nil && !errors.Is(err, jetstream.ErrNoMessages) {
 		src.cons = nil
 	}
 }

@@ -218,3 +218,22 @@ func TestConsumeFairMetrics(t *testing.T) {
 		return ok1 && ok2 && acks == 2 && pending == 3
 	})
 }
+
+// A client's consumer deleted behind the worker's back (an operator, lost state) is made
+// again: the client's later jobs are still taken.
+func TestConsumeFairRemakesADeletedConsumer(t *testing.T) {
+	t.Parallel()
+	b := setupFair(t)
+	client := uuid.New()
+	b.publish(t, client, 1)
+	b.consume(t, b.handler(0))
+	eventually(t, "the first job is done", func() bool { return len(b.startedJobs()) == 1 })
+	durable := b.spec.Durable + "-" + client.String()
+	require.NoError(t, b.js.DeleteConsumer(context.Background(), messaging.QueuesStream, durable))
+	for i := range 3 {
+		body := fmt.Sprintf("%s-later-%d", client, i)
+		_, err := b.js.Publish(context.Background(), jobs.QueueSubject(jobs.IngestQueue, client), []byte(body), jetstream.WithMsgID(body))
+		require.NoError(t, err)
+	}
+	eventually(t, "the later jobs are done", func() bool { return len(b.startedJobs()) == 4 })
+}

@@ -55,6 +55,9 @@ WHERE d.id IN (
         WHERE ranked.client_rank <= sqlc.arg(per_client)::bigint - coalesce(in_flight.n, 0)
         ORDER BY ranked.next_retry_at
         LIMIT @max_rows)
+    -- Checked again on the row as it is once locked: a delivery another dispatcher
+    -- leased (or settled) since this statement's snapshot is not leased twice.
+    AND c.status IN ('pending', 'failed_retryable') AND (c.lease_until IS NULL OR c.lease_until < @now::timestamptz)
     FOR UPDATE OF c SKIP LOCKED)
 RETURNING d.*;
 

@@ -19,9 +19,11 @@ LIMIT @max_rows;
 -- name: EventDeleteOlderThan :execrows
 -- Up to @batch of the oldest events before @before, in their own short transaction (with
 -- their deliveries, by cascade): retention deletes a backlog batch by batch, so no lock
--- is held long. Events another replica is deleting are skipped.
+-- is held long. (No FOR UPDATE SKIP LOCKED: a row lock needs UPDATE on events, which the
+-- dispatcher's role does not have; a replica deleting the same batch meanwhile leaves
+-- this one fewer rows, and the loop ends.)
 DELETE FROM events
-WHERE id IN (SELECT e.id FROM events e WHERE e.created_at < @before ORDER BY e.created_at LIMIT @batch FOR UPDATE SKIP LOCKED);
+WHERE id IN (SELECT e.id FROM events e WHERE e.created_at < @before ORDER BY e.created_at LIMIT @batch);
 
 -- name: EventFeed :many
 -- The client's events after (after_tx, after_seq), oldest first, of transactions below
@@ -44,6 +46,6 @@ SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS horizon;
 -- name: EventFeedLast :one
 -- The position of the client's newest event visible now (no row when it has none): the
 -- last entry of events_feed_idx for the client, however long its history.
-SELECT tx::text AS tx, seq FROM events WHERE api_client_id = @api_client_id
-ORDER BY tx DESC, seq DESC
+SELECT events.tx::text AS tx, events.seq FROM events WHERE events.api_client_id = @api_client_id
+ORDER BY events.tx DESC, events.seq DESC -- the columns, not the text the query answers
 LIMIT 1;
