@@ -166,10 +166,24 @@ func TestIdempotencyKeyUploads(t *testing.T) {
 // A request that failed for the server's reasons (5xx) does not keep its key: the retry
 // with the same key runs.
 func TestIdempotencyKeyReleasedOnServerError(t *testing.T) {
+	_, ok, calls := failFirstCreateCheckThenRetry(t, func(context.Context, api.StrictServerInterface, api.CreateCheckRequestObject) (api.CreateCheckResponseObject, error) {
+		return nil, errors.New("boom") // an unexpected failure: 500
+	})
+	if ok.HTTPResponse.Header.Get("Idempotent-Replayed") != "" || calls != 2 {
+		t.Fatalf("the retry after a 500 was replayed (calls %d)", calls)
+	}
+}
+
+// failFirstCreateCheckThenRetry sends createCheck with an Idempotency-Key twice to a
+// server whose first CreateCheck runs first (its 500 internal_error is checked) and
+// whose second runs the real handler (its 201 is checked). It returns the client, the
+// second answer and how many times CreateCheck ran.
+func failFirstCreateCheckThenRetry(t *testing.T, first func(context.Context, api.StrictServerInterface, api.CreateCheckRequestObject) (api.CreateCheckResponseObject, error)) (*client.ClientWithResponses, *client.CreateCheckResponse, int) {
+	t.Helper()
 	ctx := context.Background()
 	var calls int
 	e := newEnv(t, withHandlers(func(real api.StrictServerInterface) api.StrictServerInterface {
-		return failFirstCreateCheck{StrictServerInterface: real, calls: &calls}
+		return failFirstCreateCheck{StrictServerInterface: real, calls: &calls, first: first}
 	}))
 	_, key := e.newClient()
 	c := e.client(key)
@@ -182,20 +196,21 @@ func TestIdempotencyKeyReleasedOnServerError(t *testing.T) {
 	wantError(t, failed.HTTPResponse, failed.Body, 500, client.ErrorCodeInternalError)
 	ok, err := c.CreateCheckWithResponse(ctx, &client.CreateCheckParams{IdempotencyKey: &k}, body)
 	expect(t, err, ok.StatusCode(), ok.Body, 201)
-	if ok.HTTPResponse.Header.Get("Idempotent-Replayed") != "" || calls != 2 {
-		t.Fatalf("the retry after a 500 was replayed (calls %d)", calls)
-	}
+	return c, ok, calls
 }
 
+// failFirstCreateCheck answers its first CreateCheck with first, later ones with the
+// real handler.
 type failFirstCreateCheck struct {
 	api.StrictServerInterface
 	calls *int
+	first func(context.Context, api.StrictServerInterface, api.CreateCheckRequestObject) (api.CreateCheckResponseObject, error)
 }
 
 func (f failFirstCreateCheck) CreateCheck(ctx context.Context, req api.CreateCheckRequestObject) (api.CreateCheckResponseObject, error) {
 	*f.calls++
 	if *f.calls == 1 {
-		return nil, errors.New("boom") // an unexpected failure: 500
+		return f.first(ctx, f.StrictServerInterface, req)
 	}
 	return f.StrictServerInterface.CreateCheck(ctx, req)
 }
@@ -272,23 +287,11 @@ func TestIdempotencyKeyKeptWithTheWork(t *testing.T) {
 // envelope, not an empty answer), its work and the key's claim roll back, and the retry
 // with the key runs.
 func TestIdempotencyKeyPanicInTheTransaction(t *testing.T) {
-	ctx := context.Background()
-	var calls int
-	e := newEnv(t, withHandlers(func(real api.StrictServerInterface) api.StrictServerInterface {
-		return panicFirstCreateCheck{StrictServerInterface: real, calls: &calls}
-	}))
-	_, key := e.newClient()
-	c := e.client(key)
-	k := uuid.NewString()
-	body := client.CreateCheckRequest{Title: "Schufa", Prompt: "p"}
-	failed, err := c.CreateCheckWithResponse(ctx, &client.CreateCheckParams{IdempotencyKey: &k}, body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	wantError(t, failed.HTTPResponse, failed.Body, 500, client.ErrorCodeInternalError)
-	ok, err := c.CreateCheckWithResponse(ctx, &client.CreateCheckParams{IdempotencyKey: &k}, body)
-	expect(t, err, ok.StatusCode(), ok.Body, 201)
-	list, err := c.ListChecksWithResponse(ctx, &client.ListChecksParams{})
+	c, _, calls := failFirstCreateCheckThenRetry(t, func(ctx context.Context, real api.StrictServerInterface, req api.CreateCheckRequestObject) (api.CreateCheckResponseObject, error) {
+		_, _ = real.CreateCheck(ctx, req) // written in the request transaction
+		panic("boom")
+	})
+	list, err := c.ListChecksWithResponse(context.Background(), &client.ListChecksParams{})
 	expect(t, err, list.StatusCode(), list.Body, 200)
 	n := 0
 	for _, ch := range list.JSON200.Data {
@@ -301,16 +304,41 @@ func TestIdempotencyKeyPanicInTheTransaction(t *testing.T) {
 	}
 }
 
-type panicFirstCreateCheck struct {
-	api.StrictServerInterface
-	calls *int
-}
-
-func (f panicFirstCreateCheck) CreateCheck(ctx context.Context, req api.CreateCheckRequestObject) (api.CreateCheckResponseObject, error) {
-	*f.calls++
-	res, err := f.StrictServerInterface.CreateCheck(ctx, req) // written in the request transaction
-	if *f.calls == 1 {
-		panic("boom")
+// A repeat while the first request with the key still runs in its transaction is
+// answered 409 idempotency_key_in_use at once: it does not wait for the first to end.
+func TestIdempotencyKeyInUseWhileTheFirstRuns(t *testing.T) {
+	ctx := context.Background()
+	var calls int
+	entered, release := make(chan struct{}), make(chan struct{})
+	e := newEnv(t, withHandlers(func(real api.StrictServerInterface) api.StrictServerInterface {
+		return failFirstCreateCheck{StrictServerInterface: real, calls: &calls,
+			first: func(ctx context.Context, real api.StrictServerInterface, req api.CreateCheckRequestObject) (api.CreateCheckResponseObject, error) {
+				close(entered)
+				<-release
+				return real.CreateCheck(ctx, req)
+			}}
+	}))
+	_, key := e.newClient()
+	c := e.client(key)
+	k := uuid.NewString()
+	body := client.CreateCheckRequest{Title: "Schufa", Prompt: "p"}
+	first := make(chan *client.CreateCheckResponse, 1)
+	go func() {
+		res, err := c.CreateCheckWithResponse(ctx, &client.CreateCheckParams{IdempotencyKey: &k}, body)
+		if err != nil {
+			t.Error(err)
+		}
+		first <- res
+	}()
+	<-entered
+	repeatCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	repeat, err := c.CreateCheckWithResponse(repeatCtx, &client.CreateCheckParams{IdempotencyKey: &k}, body)
+	close(release)
+	if err != nil {
+		t.Fatalf("the repeat while the first runs: %v", err)
 	}
-	return res, err
+	wantError(t, repeat.HTTPResponse, repeat.Body, 409, client.ErrorCodeIdempotencyKeyInUse)
+	res := <-first
+	expect(t, nil, res.StatusCode(), res.Body, 201)
 }

@@ -89,10 +89,6 @@ func (s *Store) FinishIdempotencyKey(ctx context.Context, client uuid.UUID, key 
 	return finishIdempotencyKey(ctx, s.queries(ctx), client, key, owner, requestHash, resp)
 }
 
-func (tx *Tx) finishIdempotencyKey(ctx context.Context, client uuid.UUID, key string, owner uuid.UUID, requestHash []byte, resp StoredResponse) error {
-	return finishIdempotencyKey(ctx, tx.q, client, key, owner, requestHash, resp)
-}
-
 func finishIdempotencyKey(ctx context.Context, q *db.Queries, client uuid.UUID, key string, owner uuid.UUID, requestHash []byte, resp StoredResponse) error {
 	if resp.SealedBody == nil || resp.Body != nil {
 		return errors.New("an idempotent response is kept sealed only")
@@ -230,7 +226,7 @@ func (s *Store) IdempotentTx(ctx context.Context, client uuid.UUID, key string, 
 			outcome = NotKept
 			return errSetAside
 		}
-		if err := tx.finishIdempotencyKey(ctx, client, key, owner, answer.RequestHash, answer.Response); err != nil {
+		if err := finishIdempotencyKey(ctx, tx.q, client, key, owner, answer.RequestHash, answer.Response); err != nil {
 			outcome = SetAside
 			return errSetAside
 		}
