@@ -18,6 +18,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/image/font"
 	"golang.org/x/image/font/gofont/gobold"
@@ -454,6 +455,54 @@ func TestMRZPass(t *testing.T) {
 	}
 	checkGeometry(t, res)
 	wantZone(t, strings.Split(res.Pages[0].Text, "\n"))
+}
+
+// A band of scanner noise on blank paper holds no print: the MRZ pass skips it (it
+// cost tesseract minutes on the blank lower half of a card's front). A band with print
+// is cut to it, with a margin, and a faint print still counts.
+func TestInkBounds(t *testing.T) {
+	noise := func() *imgpkg.Gray {
+		g := imgpkg.NewGray(imgpkg.Rect(0, 100, 1600, 900)) // a band: rows 100 to 900
+		for i := range g.Pix {
+			g.Pix[i] = uint8(226 + (i*7919+i/1600*104729)%20) // paper 226 to 245
+		}
+		return g
+	}
+	if r, ok := inkBounds(noise()); ok {
+		t.Errorf("blank noise: ink at %v", r)
+	}
+	for _, gray := range []uint8{0, 190} { // black print, and a faded photo's
+		g := noise()
+		draw.Draw(g, imgpkg.Rect(300, 500, 1100, 540), imgpkg.NewUniform(color.Gray{Y: gray}), imgpkg.Point{}, draw.Src)
+		r, ok := inkBounds(g)
+		if want := imgpkg.Rect(300-inkMargin, 500-inkMargin, 1100+inkMargin, 540+inkMargin); !ok || r != want {
+			t.Errorf("print of gray %d: %v %v, want %v", gray, r, ok, want)
+		}
+	}
+	// A few specks of dust are not print.
+	g := noise()
+	draw.Draw(g, imgpkg.Rect(10, 110, 20, 120), imgpkg.NewUniform(color.Gray{}), imgpkg.Point{}, draw.Src)
+	if r, ok := inkBounds(g); ok {
+		t.Errorf("a speck: ink at %v", r)
+	}
+}
+
+// An MRZ pass is bounded by a multiple of the page's first reading; one that runs out
+// of time keeps the page's reading instead of failing the file.
+func TestMRZPassOverBudget(t *testing.T) {
+	needTools(t)
+	if mrzBudget(time.Second) != minMRZBudget || mrzBudget(time.Minute) != mrzBudgetFactor*time.Minute {
+		t.Errorf("budgets %v %v", mrzBudget(time.Second), mrzBudget(time.Minute))
+	}
+	path := idCardScan(t, t.TempDir())
+	opt, in, dir := inJob(t, Options{}.withDefaults(), path)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Millisecond)
+	defer cancel()
+	<-ctx.Done()
+	zone, err := readMRZ(ctx, dir, &pageImage{path: in}, nil, opt)
+	if err != nil || zone != nil {
+		t.Errorf("out of time: %v %v", zone, err)
+	}
 }
 
 // wantZone fails unless lines hold idCardMRZ's zone, every field read and confirmed.

@@ -3,12 +3,14 @@ package extract
 import (
 	"context"
 	"fmt"
+	imgpkg "image"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/doceval/doceval/pkg/document"
@@ -61,10 +63,12 @@ type mrzBand struct {
 // higher resolution (PDF pages); dir is a scratch directory the caller removes.
 func readScan(ctx context.Context, dir, path string, hiRes func(context.Context) (string, error), opt Options) (scanReading, error) {
 	img := &pageImage{path: path}
+	start := time.Now()
 	first, err := tesseract(ctx, path, opt)
 	if err != nil {
 		return scanReading{}, err
 	}
+	firstTook := time.Since(start)
 	best := scanReading{tsv: first}
 	// A page without a single word (a blank back side) is not worth another look.
 	read := len(first.words) > 0
@@ -107,7 +111,9 @@ func readScan(ctx context.Context, dir, path string, hiRes func(context.Context)
 		}
 	}
 	if looksLikeIDDocument(best.tsv.text) {
-		zone, err := readMRZ(ctx, dir, img, best.tsv.words, opt)
+		mctx, cancel := context.WithTimeout(ctx, mrzBudget(firstTook))
+		zone, err := readMRZ(mctx, dir, img, best.tsv.words, opt)
+		cancel()
 		if err != nil {
 			return scanReading{}, err
 		}
@@ -354,8 +360,23 @@ func mrzBandScale(w, h int) float64 {
 	return max(f, 1)
 }
 
+// The MRZ pass may take mrzBudgetFactor times the page's first reading, and never less
+// than minMRZBudget (the first reading of a small image is quick, the band is enlarged):
+// a pass over its budget is dropped, and the page keeps the reading it has.
+const (
+	mrzBudgetFactor = 4
+	minMRZBudget    = 10 * time.Second
+)
+
+func mrzBudget(firstReading time.Duration) time.Duration {
+	return max(minMRZBudget, mrzBudgetFactor*firstReading)
+}
+
 // readMRZ reads a band of the image once more, as a block of uniform text restricted
-// to the MRZ alphabet, and returns the lines that look like a zone's.
+// to the MRZ alphabet, and returns the lines that look like a zone's. The band is cut
+// to its ink (see inkBounds); a band with no print, the blank lower half of a card's
+// front scanned on a sheet, is not read at all: tesseract spends minutes on a block of
+// scanner noise enlarged to millions of pixels and finds nothing there.
 func readMRZ(ctx context.Context, dir string, img *pageImage, words []document.Word, opt Options) ([]mrzBand, error) {
 	g, err := img.load()
 	if err != nil {
@@ -368,10 +389,17 @@ func readMRZ(ctx context.Context, dir string, img *pageImage, words []document.W
 	if band.Bounds().Dy() < 8 {
 		return nil, nil
 	}
-	path := filepath.Join(dir, "mrz.pgm")
-	if f := mrzBandScale(band.Bounds().Dx(), band.Bounds().Dy()); f > 1 {
+	// The enlargement is the whole band's, as the print's size is judged by it.
+	f := mrzBandScale(band.Bounds().Dx(), band.Bounds().Dy())
+	ink, ok := inkBounds(band)
+	if !ok {
+		return nil, nil
+	}
+	band = band.SubImage(ink).(*imgpkg.Gray)
+	if f > 1 {
 		band = scaled(band, f)
 	}
+	path := filepath.Join(dir, "mrz.pgm")
 	if err := writePGM(path, band); err != nil {
 		return nil, err
 	}
@@ -381,13 +409,17 @@ func readMRZ(ctx context.Context, dir string, img *pageImage, words []document.W
 		return nil, nil
 	}
 	r := parseTSV(string(out))
-	return mrzLines(r, float64(top-b.Min.Y)/float64(b.Dy()), float64(band.Bounds().Dy())/float64(b.Dy())), nil
+	frac := func(v, from, n int) float64 { return float64(v-from) / float64(n) }
+	return mrzLines(r, document.Box{
+		X0: frac(ink.Min.X, b.Min.X, b.Dx()), Y0: frac(ink.Min.Y, b.Min.Y, b.Dy()),
+		X1: frac(ink.Max.X, b.Min.X, b.Dx()), Y1: frac(ink.Max.Y, b.Min.Y, b.Dy()),
+	}), nil
 }
 
 // mrzLines joins each line of the band's reading without spaces and keeps those that
 // look like a zone's (25 to 48 characters of the alphabet with fillers); boxes are
-// mapped from the band (starting at offset, span of the page's height) to the page.
-func mrzLines(r tsvPage, offset, span float64) []mrzBand {
+// mapped from the band (at area, in fractions of the page) to the page.
+func mrzLines(r tsvPage, area document.Box) []mrzBand {
 	type acc struct {
 		text strings.Builder
 		box  document.Box
@@ -411,7 +443,8 @@ func mrzLines(r tsvPage, offset, span float64) []mrzBand {
 		if len(s) < 25 || len(s) > 48 || strings.Count(s, "<") < 2 || strings.IndexFunc(s, func(r rune) bool { return !strings.ContainsRune(mrzAlphabet, r) }) >= 0 {
 			continue
 		}
-		out = append(out, mrzBand{text: s, box: box(a.box.X0, offset+a.box.Y0*span, a.box.X1, offset+a.box.Y1*span)})
+		w, h := area.X1-area.X0, area.Y1-area.Y0
+		out = append(out, mrzBand{text: s, box: box(area.X0+a.box.X0*w, area.Y0+a.box.Y0*h, area.X0+a.box.X1*w, area.Y0+a.box.Y1*h)})
 	}
 	return out
 }

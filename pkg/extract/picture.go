@@ -155,3 +155,55 @@ func scaled(g *imgpkg.Gray, factor float64) *imgpkg.Gray {
 	xdraw.CatmullRom.Scale(dst, dst.Bounds(), g, b, draw.Src, nil)
 	return dst
 }
+
+// A band of a page holds print when its darkest minInk pixels stand at least
+// inkContrast gray levels below its paper (the 99th percentile of its grays). A blank
+// scan's noise stays within about 20 levels of the paper; print, even a faded photo of
+// a card, lies 40 and more below it. minInk is a few characters of the smallest zone
+// tesseract can read (about 40 pixels of ink each).
+const (
+	inkContrast = 40
+	minInk      = 300
+	// inkMargin: the pixels of paper left around the ink when a band is cut to it.
+	inkMargin = 24
+)
+
+// inkBounds returns the part of g that holds its print, with a margin of inkMargin
+// pixels, and false when g holds none (see inkContrast).
+func inkBounds(g *imgpkg.Gray) (imgpkg.Rectangle, bool) {
+	b := g.Bounds()
+	var hist [256]int
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		off := g.PixOffset(b.Min.X, y)
+		for _, v := range g.Pix[off : off+b.Dx()] {
+			hist[v]++
+		}
+	}
+	// dark: the gray of the minInk-th darkest pixel; paper: the 99th percentile.
+	dark, paper, n := -1, 0, 0
+	for v, c := range hist {
+		n += c
+		if dark < 0 && n >= minInk {
+			dark = v
+		}
+		if n*100 >= 99*b.Dx()*b.Dy() {
+			paper = v
+			break
+		}
+	}
+	if dark < 0 || paper-dark < inkContrast {
+		return imgpkg.Rectangle{}, false
+	}
+	ink := imgpkg.Rectangle{Min: b.Max, Max: b.Min}
+	limit := uint8(paper - inkContrast)
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		off := g.PixOffset(b.Min.X, y)
+		for x, v := range g.Pix[off : off+b.Dx()] {
+			if v <= limit {
+				ink.Min.X, ink.Max.X = min(ink.Min.X, b.Min.X+x), max(ink.Max.X, b.Min.X+x+1)
+				ink.Min.Y, ink.Max.Y = min(ink.Min.Y, y), max(ink.Max.Y, y+1)
+			}
+		}
+	}
+	return ink.Inset(-inkMargin).Intersect(b), true
+}
