@@ -1,6 +1,7 @@
 package chartcheck
 
 import (
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -115,15 +116,20 @@ func TestProductionValues(t *testing.T) {
 			t.Errorf("%s: ScaledObject target %q, min %v", svc, so.Spec.ScaleTargetRef.Name, so.Spec.MinReplicaCount)
 		}
 		var got [][2]string
+		var queue []string
 		for _, tr := range so.Spec.Triggers {
+			if tr.Type == "prometheus" {
+				checkMetadataKeys(t, svc, tr, prometheusMetadata)
+				if tr.Metadata["serverAddress"] != "http://kube-prometheus-stack-prometheus.monitoring.svc:9090" || tr.Metadata["threshold"] == "" {
+					t.Errorf("%s: prometheus trigger %v", svc, tr.Metadata)
+				}
+				queue = append(queue, tr.Metadata["query"])
+				continue
+			}
 			if tr.Type != "nats-jetstream" {
 				t.Errorf("%s: trigger type %q", svc, tr.Type)
 			}
-			for k := range tr.Metadata {
-				if !slices.Contains(natsJetStreamMetadata, k) {
-					t.Errorf("%s: unknown nats-jetstream parameter %q", svc, k)
-				}
-			}
+			checkMetadataKeys(t, svc, tr, natsJetStreamMetadata)
 			if tr.Metadata["natsServerMonitoringEndpoint"] == "" || tr.Metadata["lagThreshold"] == "" {
 				t.Errorf("%s: trigger metadata %v", svc, tr.Metadata)
 			}
@@ -132,6 +138,22 @@ func TestProductionValues(t *testing.T) {
 		if !slices.Equal(got, want) {
 			t.Errorf("%s: consumers %v, want %v", svc, got, want)
 		}
+		// ingest's and the evaluator's jobs wait in per-client queues (pkg/messaging
+		// ConsumeFair, consumers "<durable>-<client>"), summed in the workers' gauges
+		// under their durable's name.
+		var wantQueue []string
+		if durable := map[string]string{"ingest": "ingest", "evaluator": "evaluator"}[svc]; durable != "" {
+			sel := fmt.Sprintf(`namespace="doceval",service="doceval-%s",stream="DOCEVAL_QUEUES",consumer=%q`, svc, durable)
+			wantQueue = []string{fmt.Sprintf("max(doceval_jetstream_consumer_pending_messages{%s}) + max(doceval_jetstream_consumer_ack_pending_messages{%s})", sel, sel)}
+		}
+		if !slices.Equal(queue, wantQueue) {
+			t.Errorf("%s: queue triggers %q, want %q", svc, queue, wantQueue)
+		}
+	}
+	// Without Prometheus, KEDA could not see the queues: the chart refuses.
+	if _, err := render(t, overlay(production(t), set("prometheus.serverAddress="))); err == nil ||
+		!strings.Contains(err.Error(), "prometheus.serverAddress is needed for") {
+		t.Errorf("KEDA without Prometheus: %v", err)
 	}
 
 	if sm := all[*monitoringv1.ServiceMonitor](r); len(sm) != len(services)+1 { // and the extractor's

@@ -1,6 +1,11 @@
 package chartcheck
 
-import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+import (
+	"slices"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
 
 // scaledObject mirrors the part of KEDA's ScaledObject (keda.sh/v1alpha1) that the chart
 // sets. KEDA's Go API types live in the operator's module (github.com/kedacore/keda/v2),
@@ -32,6 +37,22 @@ type kedaTrigger struct {
 	Type     string            `json:"type"`
 	Name     string            `json:"name,omitempty"`
 	Metadata map[string]string `json:"metadata"`
+}
+
+// prometheusMetadata are the prometheus scaler's parameters that the chart may set
+// (https://keda.sh/docs/latest/scalers/prometheus/).
+var prometheusMetadata = []string{
+	"serverAddress", "query", "threshold", "activationThreshold", "namespace", "ignoreNullValues", "unsafeSsl",
+}
+
+// checkMetadataKeys fails on a trigger parameter that its scaler does not have.
+func checkMetadataKeys(t *testing.T, svc string, tr kedaTrigger, known []string) {
+	t.Helper()
+	for k := range tr.Metadata {
+		if !slices.Contains(known, k) {
+			t.Errorf("%s: unknown %s parameter %q", svc, tr.Type, k)
+		}
+	}
 }
 
 // natsJetStreamMetadata are the nats-jetstream scaler's parameters

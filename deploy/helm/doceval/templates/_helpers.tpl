@@ -112,6 +112,14 @@ pkg/evaluator, pkg/dispatch), for the KEDA scaler. */}}
 {{- index $c .svc | toJson }}
 {{- end }}
 
+{{/* The fair work queue a worker reads (pkg/messaging FairSpec Durable): its jobs wait
+in stream DOCEVAL_QUEUES behind one consumer per API client ("<durable>-<client>"),
+which the nats-jetstream scaler (one named consumer) cannot sum; the worker's own gauges
+do, for KEDA's prometheus scaler. */}}
+{{- define "doceval.fairQueue" -}}
+{{- index (dict "ingest" "ingest" "evaluator" "evaluator") .svc | default "" }}
+{{- end }}
+
 {{- define "doceval.kedaEnabled" -}}
 {{- $v := index .root.Values .svc }}
 {{- if and (include "doceval.isWorker" .) $v.keda $v.keda.enabled }}true{{ end }}
