@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 
 	"github.com/doceval/doceval/gen/client"
 	"github.com/doceval/doceval/pkg/sdk"
@@ -72,19 +73,19 @@ $DOCEVAL_BASE_URL, else the profile's current one.`,
 	}
 }
 
-// readKey reads the key: on a terminal after a prompt, without echo; from a pipe or a
-// file, the first line as is.
+// readKey reads the key: on a terminal after a prompt, without echo (golang.org/x/term,
+// so on Windows' console too); from a pipe or a file, the first line as is.
 func (a *app) readKey(ctx context.Context, profileName string) (string, error) {
 	f, ok := a.stdin.(*os.File)
 	if !ok || !isTerminalFile(f) {
 		return readFirstLine(a.stdin)
 	}
-	fmt.Fprintf(a.stderr, "API key for profile %q (input hidden): ", profileName)
-	restore, err := echoOff(f)
+	fd := int(f.Fd())
+	state, err := term.GetState(fd)
 	if err != nil {
-		fmt.Fprintf(a.stderr, "\n(warning: %v; the key is shown as typed) ", err)
-		restore = func() {}
+		return "", fmt.Errorf("read the API key: %w", err)
 	}
+	fmt.Fprintf(a.stderr, "API key for profile %q (input hidden): ", profileName)
 	defer fmt.Fprintln(a.stderr)
 	type line struct {
 		s   string
@@ -92,16 +93,18 @@ func (a *app) readKey(ctx context.Context, profileName string) (string, error) {
 	}
 	read := make(chan line, 1)
 	go func() {
-		s, err := readFirstLine(f)
-		read <- line{s, err}
+		b, err := term.ReadPassword(fd)
+		read <- line{strings.TrimSpace(string(b)), err}
 	}()
 	// Ctrl-C must give the terminal its echo back, not leave the prompt waiting.
 	select {
 	case l := <-read:
-		restore()
-		return l.s, l.err
+		if l.err != nil && !errors.Is(l.err, io.EOF) {
+			return "", fmt.Errorf("read the API key: %w", l.err)
+		}
+		return l.s, nil
 	case <-ctx.Done():
-		restore()
+		_ = term.Restore(fd, state)
 		return "", ctx.Err()
 	}
 }

@@ -1,8 +1,0 @@
-package partnercli
-
-import "syscall"
-
-const (
-	ioctlGetTermios = syscall.TCGETS
-	ioctlSetTermios = syscall.TCSETS
-)
