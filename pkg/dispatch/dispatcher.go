@@ -464,26 +464,30 @@ func (d *Dispatcher) settleAll(ctx context.Context, settled []store.Settlement) 
 // event's fan-out. The trace context stays inside doceval: no traceparent goes to the
 // partner's endpoint, which would learn internal trace ids from it.
 func (d *Dispatcher) attempt(ctx context.Context, del store.Delivery, target store.DeliveryTarget, secrets [][]byte) store.Attempt {
-	ctx, span := d.tracer.Start(tracing.FromFields(ctx, del.TraceContext), http.MethodPost,
-		trace.WithSpanKind(trace.SpanKindClient),
-		trace.WithAttributes(
+	ctx, span := d.tracer.Start(tracing.FromFields(ctx, del.TraceContext), http.MethodPost, trace.WithSpanKind(trace.SpanKindClient))
+	defer span.End()
+	// The attributes are built only for a span that is recorded (without tracing they
+	// were a good part of an attempt's own CPU).
+	recording := span.IsRecording()
+	if recording {
+		span.SetAttributes(
 			semconv.HTTPRequestMethodKey.String(http.MethodPost),
 			semconv.HTTPRequestResendCount(del.AttemptCount),
 			attribute.String("doceval.delivery_id", del.ID.String()),
 			attribute.String("doceval.endpoint_id", del.EndpointID.String()),
 			attribute.String("doceval.event_id", del.EventID.String()),
-		))
-	defer span.End()
-	if u, err := url.Parse(target.URL); err == nil {
-		span.SetAttributes(semconv.ServerAddress(u.Hostname()))
+		)
+		if u, err := url.Parse(target.URL); err == nil {
+			span.SetAttributes(semconv.ServerAddress(u.Hostname()))
+		}
 	}
 	start := time.Now()
 	a := d.post(ctx, target, secrets)
 	d.Metrics.attempted(a.Outcome, time.Since(start))
-	if a.ResponseStatus != nil {
+	if recording && a.ResponseStatus != nil {
 		span.SetAttributes(semconv.HTTPResponseStatusCode(*a.ResponseStatus))
 	}
-	if a.Outcome != OutcomeSucceeded {
+	if recording && a.Outcome != OutcomeSucceeded {
 		span.SetAttributes(semconv.ErrorTypeKey.String(a.Outcome))
 		span.SetStatus(codes.Error, a.Outcome)
 	}
