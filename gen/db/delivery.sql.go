@@ -156,8 +156,8 @@ WITH in_flight AS ( -- this dispatcher's sends in flight, by client
     SELECT unnest($6::uuid[]) AS api_client_id, unnest($7::bigint[]) AS n
 )
 UPDATE deliveries d SET lease_until = $1::timestamptz, lease_token = gen_random_uuid()
-FROM events e, webhook_endpoints w
-WHERE e.id = d.event_id AND w.id = d.endpoint_id AND d.id = ANY (ARRAY(
+FROM webhook_endpoints w
+WHERE w.id = d.endpoint_id AND d.id = ANY (ARRAY(
     SELECT c.id FROM deliveries c
     WHERE c.id = ANY (ARRAY(
         SELECT ranked.id FROM (
@@ -188,7 +188,8 @@ WHERE e.id = d.event_id AND w.id = d.endpoint_id AND d.id = ANY (ARRAY(
     AND c.status IN ('pending', 'failed_retryable') AND (c.lease_until IS NULL OR c.lease_until < $2::timestamptz)
     FOR UPDATE OF c SKIP LOCKED))
 RETURNING d.id, d.event_id, d.endpoint_id, d.api_client_id, d.status, d.attempt_count, d.next_retry_at,
-          d.last_attempted_at, d.lease_token, d.trace_context, e.envelope, w.url, w.secret, w.previous_secret,
+          d.last_attempted_at, d.lease_token, d.trace_context,
+          (SELECT e.envelope FROM events e WHERE e.id = d.event_id)::json AS envelope, w.url, w.secret, w.previous_secret,
           w.previous_secret_expires_at, (w.deleted_at IS NOT NULL)::boolean AS endpoint_deleted
 `
 
@@ -229,8 +230,9 @@ type DeliveryClaimRow struct {
 // clients. The deliveries of a disabled API client are held (neither sent nor
 // failed) until it is enabled again. Each comes with what sending it needs (the
 // envelope, the endpoint's URL and sealed secrets): no lookup per delivery.
-// The chosen ids are arrays (= ANY (ARRAY(…))), so each step finds its rows by primary
-// key whatever the planner thinks of the table's size (an IN joined all due rows).
+// The chosen ids are arrays (= ANY (ARRAY(…))), and each envelope is a subquery, so
+// every step finds its rows by primary key whatever the planner thinks of a table's
+// size (an IN joined all due rows, a join read all events).
 func (q *Queries) DeliveryClaim(ctx context.Context, arg DeliveryClaimParams) ([]DeliveryClaimRow, error) {
 	rows, err := q.db.Query(ctx, deliveryClaim,
 		arg.LeaseUntil,
