@@ -448,13 +448,15 @@ func (d *Dispatcher) send(ctx context.Context, o outbound) store.Settlement {
 }
 
 // settleAll records attempts and their deliveries' new states in one statement; when
-// that fails, one by one, so one bad record does not lose the others.
+// PostgreSQL refuses it, one by one, so one bad record does not lose the others (a
+// database out of reach is not asked again per record: the leases end and the
+// deliveries are sent again).
 func (d *Dispatcher) settleAll(ctx context.Context, settled []store.Settlement) {
 	if len(settled) == 0 {
 		return
 	}
 	err := d.Store.SettleAttempts(ctx, settled)
-	if err != nil && len(settled) > 1 {
+	if err != nil && len(settled) > 1 && store.Refused(err) {
 		for _, s := range settled {
 			if err := d.Store.SettleAttempts(ctx, []store.Settlement{s}); err != nil {
 				d.Log.WarnContext(ctx, "settle delivery", "delivery_id", s.Delivery.ID, "error", err)
@@ -465,7 +467,7 @@ func (d *Dispatcher) settleAll(ctx context.Context, settled []store.Settlement) 
 		return
 	}
 	if err != nil {
-		d.Log.WarnContext(ctx, "settle delivery", "delivery_id", settled[0].Delivery.ID, "error", err)
+		d.Log.WarnContext(ctx, "settle deliveries", "deliveries", len(settled), "error", err)
 		return
 	}
 	for _, s := range settled {
