@@ -12,6 +12,32 @@ import (
 	"github.com/google/uuid"
 )
 
+const aPIClientsDisabled = `-- name: APIClientsDisabled :many
+SELECT id FROM api_clients WHERE id = ANY ($1::uuid[]) AND disabled_at IS NOT NULL
+`
+
+// Which of these API clients are disabled now (deliveries claimed before a disable are
+// given back, not sent).
+func (q *Queries) APIClientsDisabled(ctx context.Context, ids []uuid.UUID) ([]uuid.UUID, error) {
+	rows, err := q.db.Query(ctx, aPIClientsDisabled, ids)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []uuid.UUID{}
+	for rows.Next() {
+		var id uuid.UUID
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		items = append(items, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const clientDisabled = `-- name: ClientDisabled :one
 SELECT (disabled_at IS NOT NULL)::boolean AS disabled FROM api_clients WHERE id = $1
 `

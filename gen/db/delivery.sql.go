@@ -156,9 +156,10 @@ WITH in_flight AS ( -- this dispatcher's sends in flight, by client
     SELECT unnest($6::uuid[]) AS api_client_id, unnest($7::bigint[]) AS n
 )
 UPDATE deliveries d SET lease_until = $1::timestamptz, lease_token = gen_random_uuid()
-WHERE d.id IN (
+FROM webhook_endpoints w
+WHERE w.id = d.endpoint_id AND d.id = ANY (ARRAY(
     SELECT c.id FROM deliveries c
-    WHERE c.id IN (
+    WHERE c.id = ANY (ARRAY(
         SELECT ranked.id FROM (
             SELECT due.id, due.next_retry_at, w.api_client_id,
                    row_number() OVER (PARTITION BY w.api_client_id ORDER BY due.next_retry_at) AS client_rank
@@ -169,8 +170,11 @@ WHERE d.id IN (
                   AND d2.next_retry_at <= $2::timestamptz
                   AND (d2.lease_until IS NULL OR d2.lease_until < $2::timestamptz)
                 ORDER BY d2.next_retry_at
+                -- Counted up to the bound only (LIMIT), which also keeps the count on
+                -- the index, marking the entries of settled leases dead as it passes.
                 LIMIT greatest(0, $3::bigint - (
-                    SELECT count(*) FROM deliveries l WHERE l.endpoint_id = w.id AND l.lease_until >= $2::timestamptz))
+                    SELECT count(*) FROM (SELECT FROM deliveries l WHERE l.endpoint_id = w.id AND l.lease_until >= $2::timestamptz
+                                          LIMIT $3::bigint) leased))
             ) due
             WHERE (w.status = 'active' OR w.deleted_at IS NOT NULL)
               AND NOT EXISTS (SELECT 1 FROM api_clients ac WHERE ac.id = w.api_client_id AND ac.disabled_at IS NOT NULL)
@@ -178,12 +182,15 @@ WHERE d.id IN (
         LEFT JOIN in_flight ON in_flight.api_client_id = ranked.api_client_id
         WHERE ranked.client_rank <= $4::bigint - coalesce(in_flight.n, 0)
         ORDER BY ranked.next_retry_at
-        LIMIT $5)
+        LIMIT $5))
     -- Checked again on the row as it is once locked: a delivery another dispatcher
     -- leased (or settled) since this statement's snapshot is not leased twice.
     AND c.status IN ('pending', 'failed_retryable') AND (c.lease_until IS NULL OR c.lease_until < $2::timestamptz)
-    FOR UPDATE OF c SKIP LOCKED)
-RETURNING d.id, d.event_id, d.endpoint_id, d.api_client_id, d.status, d.attempt_count, d.next_retry_at, d.lease_until, d.last_attempted_at, d.created_at, d.lease_token, d.requeue_requested, d.trace_context
+    FOR UPDATE OF c SKIP LOCKED))
+RETURNING d.id, d.event_id, d.endpoint_id, d.api_client_id, d.status, d.attempt_count, d.next_retry_at,
+          d.last_attempted_at, d.lease_token, d.trace_context,
+          (SELECT e.envelope FROM events e WHERE e.id = d.event_id)::json AS envelope, w.url, w.secret, w.previous_secret,
+          w.previous_secret_expires_at, (w.deleted_at IS NOT NULL)::boolean AS endpoint_deleted
 `
 
 type DeliveryClaimParams struct {
@@ -196,14 +203,37 @@ type DeliveryClaimParams struct {
 	InFlightCounts  []int64
 }
 
+type DeliveryClaimRow struct {
+	ID                      uuid.UUID
+	EventID                 uuid.UUID
+	EndpointID              uuid.UUID
+	APIClientID             uuid.UUID
+	Status                  string
+	AttemptCount            int32
+	NextRetryAt             *time.Time
+	LastAttemptedAt         *time.Time
+	LeaseToken              *uuid.UUID
+	TraceContext            []byte
+	Envelope                []byte
+	URL                     string
+	Secret                  []byte
+	PreviousSecret          []byte
+	PreviousSecretExpiresAt *time.Time
+	EndpointDeleted         bool
+}
+
 // Due deliveries of active (or deleted) endpoints, leased to this dispatcher with a
 // fresh token: per endpoint only the oldest, and no more than per_endpoint leased at
 // once across all dispatchers, so a slow endpoint cannot crowd out the others; per API
 // client no more than per_client in this dispatcher, counting its sends in flight
 // (in_flight_*), so one client's many slow endpoints cannot crowd out the other
 // clients. The deliveries of a disabled API client are held (neither sent nor
-// failed) until it is enabled again.
-func (q *Queries) DeliveryClaim(ctx context.Context, arg DeliveryClaimParams) ([]Delivery, error) {
+// failed) until it is enabled again. Each comes with what sending it needs (the
+// envelope, the endpoint's URL and sealed secrets): no lookup per delivery.
+// The chosen ids are arrays (= ANY (ARRAY(…))), and each envelope is a subquery, so
+// every step finds its rows by primary key whatever the planner thinks of a table's
+// size (an IN joined all due rows, a join read all events).
+func (q *Queries) DeliveryClaim(ctx context.Context, arg DeliveryClaimParams) ([]DeliveryClaimRow, error) {
 	rows, err := q.db.Query(ctx, deliveryClaim,
 		arg.LeaseUntil,
 		arg.Now,
@@ -217,9 +247,9 @@ func (q *Queries) DeliveryClaim(ctx context.Context, arg DeliveryClaimParams) ([
 		return nil, err
 	}
 	defer rows.Close()
-	items := []Delivery{}
+	items := []DeliveryClaimRow{}
 	for rows.Next() {
-		var i Delivery
+		var i DeliveryClaimRow
 		if err := rows.Scan(
 			&i.ID,
 			&i.EventID,
@@ -228,12 +258,15 @@ func (q *Queries) DeliveryClaim(ctx context.Context, arg DeliveryClaimParams) ([
 			&i.Status,
 			&i.AttemptCount,
 			&i.NextRetryAt,
-			&i.LeaseUntil,
 			&i.LastAttemptedAt,
-			&i.CreatedAt,
 			&i.LeaseToken,
-			&i.RequeueRequested,
 			&i.TraceContext,
+			&i.Envelope,
+			&i.URL,
+			&i.Secret,
+			&i.PreviousSecret,
+			&i.PreviousSecretExpiresAt,
+			&i.EndpointDeleted,
 		); err != nil {
 			return nil, err
 		}
@@ -384,49 +417,59 @@ func (q *Queries) DeliverySettle(ctx context.Context, arg DeliverySettleParams) 
 	return status, err
 }
 
-const deliverySettleAttempt = `-- name: DeliverySettleAttempt :execrows
-WITH settled AS (
-    UPDATE deliveries
-    SET status = CASE WHEN requeue_requested THEN 'pending' ELSE $7::text END,
-        attempt_count = $1::int, last_attempted_at = $2::timestamptz,
-        next_retry_at = CASE WHEN requeue_requested THEN $8::timestamptz ELSE $9::timestamptz END,
+const deliverySettleAttempts = `-- name: DeliverySettleAttempts :execrows
+WITH outcome AS (
+    SELECT unnest($1::uuid[]) AS id, unnest($2::uuid[]) AS lease_token, unnest($3::text[]) AS status,
+           unnest($4::int[]) AS attempt_number, unnest($5::timestamptz[]) AS attempted_at,
+           unnest($6::timestamptz[]) AS next_retry_at, unnest($7::text[]) AS outcome,
+           unnest($8::int[]) AS response_status, unnest($9::text[]) AS transport_error,
+           unnest($10::int[]) AS response_time_ms
+), settled AS (
+    UPDATE deliveries d
+    SET status = CASE WHEN d.requeue_requested THEN 'pending' ELSE o.status END,
+        attempt_count = o.attempt_number, last_attempted_at = o.attempted_at,
+        next_retry_at = CASE WHEN d.requeue_requested THEN $11::timestamptz
+                             WHEN o.status = 'failed_retryable' THEN o.next_retry_at END,
         requeue_requested = false, lease_until = NULL, lease_token = NULL
-    WHERE deliveries.id = $10::uuid AND deliveries.lease_token = $11::uuid
-    RETURNING deliveries.id)
+    FROM outcome o
+    WHERE d.id = o.id AND d.lease_token = o.lease_token
+    RETURNING d.id)
 INSERT INTO delivery_attempts (delivery_id, attempt_number, attempted_at, outcome, response_status, transport_error, response_time_ms)
-SELECT settled.id, $1::int, $2::timestamptz, $3::text,
-       $4::int, $5::text, $6::int
-FROM settled
+SELECT o.id, o.attempt_number, o.attempted_at, o.outcome, nullif(o.response_status, 0), nullif(o.transport_error, ''), o.response_time_ms
+FROM outcome o JOIN settled USING (id)
 `
 
-type DeliverySettleAttemptParams struct {
-	AttemptCount   int32
-	AttemptedAt    time.Time
-	Outcome        string
-	ResponseStatus *int32
-	TransportError *string
-	ResponseTimeMs int32
-	Status         string
-	Now            time.Time
-	NextRetryAt    *time.Time
-	ID             uuid.UUID
-	LeaseToken     uuid.UUID
+type DeliverySettleAttemptsParams struct {
+	Ids              []uuid.UUID
+	LeaseTokens      []uuid.UUID
+	Statuses         []string
+	AttemptNumbers   []int32
+	AttemptedAts     []time.Time
+	NextRetryAts     []time.Time
+	Outcomes         []string
+	ResponseStatuses []int32
+	TransportErrors  []string
+	ResponseTimesMs  []int32
+	Now              time.Time
 }
 
-// DeliverySettle and the attempt's record in one statement (one round trip per send).
-func (q *Queries) DeliverySettleAttempt(ctx context.Context, arg DeliverySettleAttemptParams) (int64, error) {
-	result, err := q.db.Exec(ctx, deliverySettleAttempt,
-		arg.AttemptCount,
-		arg.AttemptedAt,
-		arg.Outcome,
-		arg.ResponseStatus,
-		arg.TransportError,
-		arg.ResponseTimeMs,
-		arg.Status,
+// DeliverySettle and the attempt's record for many sends in one statement (one round
+// trip per batch of sends): only each lease's holder settles, a redelivery asked for
+// meanwhile wins over the outcome. next_retry_at is kept only for a retry.
+// 0 and ” stand for no status and no transport error (arrays of non-null values).
+func (q *Queries) DeliverySettleAttempts(ctx context.Context, arg DeliverySettleAttemptsParams) (int64, error) {
+	result, err := q.db.Exec(ctx, deliverySettleAttempts,
+		arg.Ids,
+		arg.LeaseTokens,
+		arg.Statuses,
+		arg.AttemptNumbers,
+		arg.AttemptedAts,
+		arg.NextRetryAts,
+		arg.Outcomes,
+		arg.ResponseStatuses,
+		arg.TransportErrors,
+		arg.ResponseTimesMs,
 		arg.Now,
-		arg.NextRetryAt,
-		arg.ID,
-		arg.LeaseToken,
 	)
 	if err != nil {
 		return 0, err

@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"slices"
 	"sync"
 	"syscall"
 	"time"
@@ -47,7 +48,8 @@ const (
 // Limits of one dispatcher process.
 const (
 	batchSize       = 64
-	maxResponseBody = 64 << 10 // read from a response, then dropped
+	claimGap        = 2 * time.Millisecond // between claims started by fan-outs
+	maxResponseBody = 64 << 10             // read from a response, then dropped
 )
 
 // Dispatcher sends webhook deliveries: it leases due deliveries from PostgreSQL, POSTs
@@ -128,9 +130,12 @@ func (d *Dispatcher) init() {
 		d.client = &http.Client{
 			Timeout: d.Timeout,
 			Transport: &http.Transport{
-				Proxy:               nil, // deliveries go straight to the endpoint
-				DialContext:         dialer.DialContext,
-				MaxIdleConnsPerHost: d.perEndpoint(),
+				Proxy:       nil, // deliveries go straight to the endpoint
+				DialContext: dialer.DialContext,
+				// Every send in flight may go to one host (a partner's endpoints often
+				// share it): each keeps its connection for the next send instead of
+				// dialing anew.
+				MaxIdleConnsPerHost: d.Concurrency,
 				IdleConnTimeout:     90 * time.Second,
 				TLSHandshakeTimeout: 10 * time.Second,
 			},
@@ -192,38 +197,115 @@ func (d *Dispatcher) poke() {
 	}
 }
 
-// RunOnce sends the deliveries due now and waits for them (tests, and Run's inner step).
+// RunOnce sends the deliveries due now and waits for them (tests).
 func (d *Dispatcher) RunOnce(ctx context.Context) (int, error) {
 	d.init()
 	claimed, err := d.Store.ClaimDeliveries(ctx, store.ClaimLimits{Max: batchSize, PerEndpoint: d.perEndpoint(), PerClient: d.perClient()}, d.lease())
 	if err != nil {
 		return 0, err
 	}
+	d.deliverAll(ctx, claimed)
+	return len(claimed), nil
+}
+
+// deliverAll sends claimed deliveries at once and settles them together.
+func (d *Dispatcher) deliverAll(ctx context.Context, claimed []store.Delivery) {
+	ready := d.prepare(ctx, claimed)
+	settled := make([]store.Settlement, len(ready))
 	var wg sync.WaitGroup
-	for _, del := range claimed {
-		wg.Go(func() { d.deliver(ctx, del) })
+	for i, o := range ready {
+		wg.Go(func() { settled[i] = d.send(ctx, o) })
 	}
 	wg.Wait()
-	return len(claimed), nil
+	d.settleAll(ctx, settled)
 }
 
 // Run sends due deliveries until ctx ends: at most Concurrency in flight, at most
 // perEndpoint per endpoint and perClient per API client, so a slow or dead endpoint, or
 // a client's many of them, never holds up the others.
+//
+// Claims, sends and settles overlap: each send hands its outcome to one settling
+// goroutine, which records all the outcomes waiting in one statement, and a send's slot
+// is free once its outcome is recorded. A claim runs when a fan-out announces new
+// deliveries (at most one per claimGap), when the last claim filled its batch, on a
+// tick, and when sends end: once half a client's share of slots is free again (or
+// none is in flight), so a dispatcher held at its bounds claims in batches rather than
+// one delivery per ended send.
 func (d *Dispatcher) Run(ctx context.Context) error {
 	d.init()
 	sem := make(chan struct{}, d.Concurrency)
 	var mu sync.Mutex
 	perEndpoint, perClient := map[uuid.UUID]int{}, map[uuid.UUID]int{}
+	freedSinceClaim := 0
+	refill := max(1, min(batchSize, d.perClient())/2)
+	freed := make(chan struct{}, 1)
+
+	sent := make(chan store.Settlement, d.Concurrency)
+	settler := make(chan struct{})
+	go func() {
+		defer close(settler)
+		d.settleLoop(context.WithoutCancel(ctx), sent, func(settled []store.Settlement) {
+			mu.Lock()
+			for _, s := range settled {
+				del := s.Delivery
+				if perEndpoint[del.EndpointID]--; perEndpoint[del.EndpointID] == 0 {
+					delete(perEndpoint, del.EndpointID)
+				}
+				if perClient[del.APIClientID]--; perClient[del.APIClientID] == 0 {
+					delete(perClient, del.APIClientID)
+				}
+				<-sem
+			}
+			freedSinceClaim += len(settled)
+			mu.Unlock()
+			select {
+			case freed <- struct{}{}:
+			default:
+			}
+		})
+	}()
 	var inFlight sync.WaitGroup
-	defer inFlight.Wait()
+	defer func() { inFlight.Wait(); close(sent); <-settler }()
+
 	tick := time.NewTicker(250 * time.Millisecond)
 	defer tick.Stop()
+	var lastClaim time.Time
+	// await waits until a claim may find work: false when ctx ends.
+	await := func() bool {
+		for {
+			select {
+			case <-ctx.Done():
+				return false
+			case <-tick.C:
+				return true
+			case <-d.wake:
+				// Fan-outs a moment apart share one claim: at 1,000 events/s a claim
+				// each would cost more than the sends.
+				if gap := time.Until(lastClaim.Add(claimGap)); gap > 0 {
+					select {
+					case <-ctx.Done():
+						return false
+					case <-time.After(gap):
+					}
+				}
+				return true
+			case <-freed:
+				mu.Lock()
+				again := freedSinceClaim >= refill || len(sem) == 0
+				mu.Unlock()
+				if again {
+					return true
+				}
+			}
+		}
+	}
 	for {
 		full := false // the claim filled its batch: more are probably due, claim again at once
 		if free := cap(sem) - len(sem); free > 0 {
 			want := min(free, batchSize)
+			lastClaim = time.Now()
 			mu.Lock()
+			freedSinceClaim = 0
 			limits := store.ClaimLimits{Max: want, PerEndpoint: d.perEndpoint(), PerClient: d.perClient(), InFlight: maps.Clone(perClient)}
 			mu.Unlock()
 			claimed, err := d.Store.ClaimDeliveries(ctx, limits, d.lease())
@@ -231,7 +313,8 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 			if err != nil && ctx.Err() == nil {
 				d.Log.WarnContext(ctx, "claim deliveries", "error", err)
 			}
-			for _, del := range claimed {
+			for _, o := range d.prepare(context.WithoutCancel(ctx), claimed) {
+				del := o.del
 				mu.Lock()
 				busy := perEndpoint[del.EndpointID] >= d.perEndpoint() || perClient[del.APIClientID] >= d.perClient()
 				if !busy {
@@ -240,74 +323,116 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 				}
 				mu.Unlock()
 				if busy { // give it back for a moment (the claim's own limit makes this rare)
-					if err := d.Store.Release(context.WithoutCancel(ctx), del, d.Store.Now().Add(time.Second)); err != nil {
-						d.Log.WarnContext(ctx, "release delivery", "error", err)
-					}
+					d.release(context.WithoutCancel(ctx), del, time.Second)
 					full = false
 					continue
 				}
 				sem <- struct{}{}
-				inFlight.Go(func() {
-					defer func() {
-						mu.Lock()
-						if perEndpoint[del.EndpointID]--; perEndpoint[del.EndpointID] == 0 {
-							delete(perEndpoint, del.EndpointID)
-						}
-						if perClient[del.APIClientID]--; perClient[del.APIClientID] == 0 {
-							delete(perClient, del.APIClientID)
-						}
-						mu.Unlock()
-						<-sem
-						d.poke() // a slot is free: look for more work now
-					}()
-					d.deliver(context.WithoutCancel(ctx), del)
-				})
+				inFlight.Go(func() { sent <- d.send(context.WithoutCancel(ctx), o) })
 			}
 		}
 		if full && len(sem) < cap(sem) {
 			continue
 		}
-		select {
-		case <-ctx.Done():
+		if !await() {
 			return nil
-		case <-tick.C:
-		case <-d.wake:
 		}
 	}
 }
 
-// deliver makes one attempt and settles the delivery.
-func (d *Dispatcher) deliver(ctx context.Context, del store.Delivery) {
-	target, err := d.Store.Target(ctx, del.ID)
-	if err != nil {
-		d.Log.WarnContext(ctx, "delivery target", "delivery_id", del.ID, "error", err)
-		d.release(ctx, del, 5*time.Second)
-		return
-	}
-	if target.ClientDisabled {
-		// Disabled since the claim: held, not tried and not counted. Due at once, it is
-		// claimed again as soon as the client is enabled (never while it is disabled).
-		d.release(ctx, del, 0)
-		return
-	}
-	if target.EndpointDeleted {
-		del.Status, del.NextRetryAt = store.DeliveryFailedPermanent, nil
-		d.settle(ctx, del, nil)
-		return
-	}
-	var secrets [][]byte
-	for _, sealed := range target.SealedSecrets {
-		secret, err := d.Secrets.Open(sealed, del.EndpointID[:])
-		if err != nil {
-			// A configuration problem, not the endpoint's: try again later, record nothing.
-			d.Log.ErrorContext(ctx, "open signing secret (wrong DOCEVAL_SECRET_KEY?)", "endpoint_id", del.EndpointID)
-			d.release(ctx, del, 5*time.Minute)
-			return
+// settleLoop records the outcomes sent on sent, all those waiting in one statement,
+// and hands each recorded batch to done; it returns when sent is closed.
+func (d *Dispatcher) settleLoop(ctx context.Context, sent <-chan store.Settlement, done func([]store.Settlement)) {
+	batch := make([]store.Settlement, 0, batchSize)
+	for s := range sent {
+		batch = append(batch[:0], s)
+	drain:
+		for len(batch) < cap(batch) {
+			select {
+			case s, ok := <-sent:
+				if !ok {
+					break drain
+				}
+				batch = append(batch, s)
+			default:
+				break drain
+			}
 		}
-		secrets = append(secrets, secret)
+		d.settleAll(ctx, batch)
+		done(batch)
 	}
+}
+
+// outbound is a claimed delivery ready to send, its signing secrets opened.
+type outbound struct {
+	del     store.Delivery
+	secrets [][]byte
+}
+
+// prepare sorts claimed deliveries: those of a client disabled since the claim are
+// given back untried (held, not counted; claimed again as soon as the client is
+// enabled, never while it is disabled), those of a deleted endpoint fail for good, and
+// the rest are returned ready to send, each endpoint's secrets opened once.
+func (d *Dispatcher) prepare(ctx context.Context, claimed []store.Delivery) []outbound {
+	if len(claimed) == 0 {
+		return nil
+	}
+	clients := make([]uuid.UUID, 0, 1)
+	for _, del := range claimed {
+		if !slices.Contains(clients, del.APIClientID) {
+			clients = append(clients, del.APIClientID)
+		}
+	}
+	disabled, err := d.Store.DisabledClients(ctx, clients)
+	if err != nil {
+		d.Log.WarnContext(ctx, "delivery clients", "error", err)
+		for _, del := range claimed {
+			d.release(ctx, del, 5*time.Second)
+		}
+		return nil
+	}
+	opened := map[string][]byte{}
+	ready := make([]outbound, 0, len(claimed))
+next:
+	for _, del := range claimed {
+		switch {
+		case disabled[del.APIClientID]:
+			d.release(ctx, del, 0)
+			continue
+		case del.Target.EndpointDeleted:
+			del.Status, del.NextRetryAt = store.DeliveryFailedPermanent, nil
+			if err := d.Store.Settle(ctx, del, nil); err != nil {
+				d.Log.WarnContext(ctx, "settle delivery", "delivery_id", del.ID, "error", err)
+				continue
+			}
+			d.Metrics.settled(del.Status)
+			continue
+		}
+		secrets := make([][]byte, 0, len(del.Target.SealedSecrets))
+		for _, sealed := range del.Target.SealedSecrets {
+			key := string(del.EndpointID[:]) + string(sealed)
+			secret, ok := opened[key]
+			if !ok {
+				if secret, err = d.Secrets.Open(sealed, del.EndpointID[:]); err != nil {
+					// A configuration problem, not the endpoint's: try again later, record nothing.
+					d.Log.ErrorContext(ctx, "open signing secret (wrong DOCEVAL_SECRET_KEY?)", "endpoint_id", del.EndpointID)
+					d.release(ctx, del, 5*time.Minute)
+					continue next
+				}
+				opened[key] = secret
+			}
+			secrets = append(secrets, secret)
+		}
+		ready = append(ready, outbound{del: del, secrets: secrets})
+	}
+	return ready
+}
+
+// send makes one attempt and returns the delivery's new state with it.
+func (d *Dispatcher) send(ctx context.Context, o outbound) store.Settlement {
+	del := o.del
 	now := d.Store.Now()
-	attempt := d.attempt(ctx, del, target, secrets)
+	attempt := d.attempt(ctx, del, del.Target, o.secrets)
 	attempt.Number, attempt.AttemptedAt = del.AttemptCount+1, now
 	del.AttemptCount, del.LastAttemptedAt = attempt.Number, &now
 	switch {
@@ -319,42 +444,65 @@ func (d *Dispatcher) deliver(ctx context.Context, del store.Delivery) {
 	default:
 		del.Status, del.NextRetryAt = store.DeliveryAbandoned, nil
 	}
-	d.settle(ctx, del, &attempt)
+	return store.Settlement{Delivery: del, Attempt: attempt}
 }
 
-// settle records the delivery's new state (and the attempt, when one was made).
-func (d *Dispatcher) settle(ctx context.Context, del store.Delivery, attempt *store.Attempt) {
-	if err := d.Store.Settle(ctx, del, attempt); err != nil {
-		d.Log.WarnContext(ctx, "settle delivery", "delivery_id", del.ID, "error", err)
+// settleAll records attempts and their deliveries' new states in one statement; when
+// PostgreSQL refuses it, one by one, so one bad record does not lose the others (a
+// database out of reach is not asked again per record: the leases end and the
+// deliveries are sent again).
+func (d *Dispatcher) settleAll(ctx context.Context, settled []store.Settlement) {
+	if len(settled) == 0 {
 		return
 	}
-	d.Metrics.settled(del.Status)
+	err := d.Store.SettleAttempts(ctx, settled)
+	if err != nil && len(settled) > 1 && store.Refused(err) {
+		for _, s := range settled {
+			if err := d.Store.SettleAttempts(ctx, []store.Settlement{s}); err != nil {
+				d.Log.WarnContext(ctx, "settle delivery", "delivery_id", s.Delivery.ID, "error", err)
+				continue
+			}
+			d.Metrics.settled(s.Delivery.Status)
+		}
+		return
+	}
+	if err != nil {
+		d.Log.WarnContext(ctx, "settle deliveries", "deliveries", len(settled), "error", err)
+		return
+	}
+	for _, s := range settled {
+		d.Metrics.settled(s.Delivery.Status)
+	}
 }
 
 // attempt sends the delivery once, in a client span that continues the trace of the
 // event's fan-out. The trace context stays inside doceval: no traceparent goes to the
 // partner's endpoint, which would learn internal trace ids from it.
 func (d *Dispatcher) attempt(ctx context.Context, del store.Delivery, target store.DeliveryTarget, secrets [][]byte) store.Attempt {
-	ctx, span := d.tracer.Start(tracing.FromFields(ctx, del.TraceContext), http.MethodPost,
-		trace.WithSpanKind(trace.SpanKindClient),
-		trace.WithAttributes(
+	ctx, span := d.tracer.Start(tracing.FromFields(ctx, del.TraceContext), http.MethodPost, trace.WithSpanKind(trace.SpanKindClient))
+	defer span.End()
+	// The attributes are built only for a span that is recorded (without tracing they
+	// were a good part of an attempt's own CPU).
+	recording := span.IsRecording()
+	if recording {
+		span.SetAttributes(
 			semconv.HTTPRequestMethodKey.String(http.MethodPost),
 			semconv.HTTPRequestResendCount(del.AttemptCount),
 			attribute.String("doceval.delivery_id", del.ID.String()),
 			attribute.String("doceval.endpoint_id", del.EndpointID.String()),
 			attribute.String("doceval.event_id", del.EventID.String()),
-		))
-	defer span.End()
-	if u, err := url.Parse(target.URL); err == nil {
-		span.SetAttributes(semconv.ServerAddress(u.Hostname()))
+		)
+		if u, err := url.Parse(target.URL); err == nil {
+			span.SetAttributes(semconv.ServerAddress(u.Hostname()))
+		}
 	}
 	start := time.Now()
 	a := d.post(ctx, target, secrets)
 	d.Metrics.attempted(a.Outcome, time.Since(start))
-	if a.ResponseStatus != nil {
+	if recording && a.ResponseStatus != nil {
 		span.SetAttributes(semconv.HTTPResponseStatusCode(*a.ResponseStatus))
 	}
-	if a.Outcome != OutcomeSucceeded {
+	if recording && a.Outcome != OutcomeSucceeded {
 		span.SetAttributes(semconv.ErrorTypeKey.String(a.Outcome))
 		span.SetStatus(codes.Error, a.Outcome)
 	}

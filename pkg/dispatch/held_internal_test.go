@@ -94,7 +94,7 @@ func TestDisabledClientDeliveriesHeld(t *testing.T) {
 	}
 	fresh := emit()
 	d.init()
-	d.deliver(ctx, claimed[0]) // claimed before the disable, its send comes after
+	d.deliverAll(ctx, claimed) // claimed before the disable, its send comes after
 	fake.Advance(48 * time.Hour)
 	if n := run(); n != 0 {
 		t.Fatalf("%d deliveries of a disabled client claimed", n)

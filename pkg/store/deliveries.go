@@ -35,6 +35,8 @@ type Delivery struct {
 	// TraceContext is the trace context of the event's fan-out (set on claimed
 	// deliveries; nil when tracing was off), the parent of each attempt's span.
 	TraceContext map[string]string
+	// Target is what sending it needs (set on claimed deliveries, as of the claim).
+	Target DeliveryTarget
 }
 
 // Attempt is one try to deliver.
@@ -89,12 +91,26 @@ func (s *Store) ClaimDeliveries(ctx context.Context, limits ClaimLimits, lease t
 		out[i] = Delivery{
 			ID: r.ID, EventID: r.EventID, EndpointID: r.EndpointID, APIClientID: r.APIClientID, Status: r.Status, AttemptCount: int(r.AttemptCount),
 			NextRetryAt: r.NextRetryAt, LastAttemptedAt: r.LastAttemptedAt, TraceContext: traceFields(r.TraceContext),
+			Target: s.target(r.Envelope, r.URL, r.Secret, r.PreviousSecret, r.PreviousSecretExpiresAt, r.EndpointDeleted, false),
 		}
 		if r.LeaseToken != nil {
 			out[i].LeaseToken = *r.LeaseToken
 		}
 	}
 	return out, nil
+}
+
+// DisabledClients returns which of clients are disabled now.
+func (s *Store) DisabledClients(ctx context.Context, clients []uuid.UUID) (map[uuid.UUID]bool, error) {
+	ids, err := s.queries(ctx).APIClientsDisabled(ctx, clients)
+	if err != nil {
+		return nil, interpretError(err)
+	}
+	disabled := make(map[uuid.UUID]bool, len(ids))
+	for _, id := range ids {
+		disabled[id] = true
+	}
+	return disabled, nil
 }
 
 // DeliveryTarget is what sending a delivery needs: the exact envelope bytes and the
@@ -115,11 +131,16 @@ func (s *Store) Target(ctx context.Context, id uuid.UUID) (DeliveryTarget, error
 	if err != nil {
 		return DeliveryTarget{}, interpretError(err)
 	}
-	t := DeliveryTarget{Envelope: r.Envelope, URL: r.URL, SealedSecrets: [][]byte{r.Secret}, EndpointDeleted: r.EndpointDeleted, ClientDisabled: r.ClientDisabled}
-	if r.PreviousSecret != nil && r.PreviousSecretExpiresAt != nil && r.PreviousSecretExpiresAt.After(s.Now()) {
-		t.SealedSecrets = append(t.SealedSecrets, r.PreviousSecret)
+	return s.target(r.Envelope, r.URL, r.Secret, r.PreviousSecret, r.PreviousSecretExpiresAt, r.EndpointDeleted, r.ClientDisabled), nil
+}
+
+// target keeps the previous secret while its window lasts.
+func (s *Store) target(envelope []byte, url string, secret, previous []byte, previousExpires *time.Time, endpointDeleted, clientDisabled bool) DeliveryTarget {
+	t := DeliveryTarget{Envelope: envelope, URL: url, SealedSecrets: [][]byte{secret}, EndpointDeleted: endpointDeleted, ClientDisabled: clientDisabled}
+	if previous != nil && previousExpires != nil && previousExpires.After(s.Now()) {
+		t.SealedSecrets = append(t.SealedSecrets, previous)
 	}
-	return t, nil
+	return t
 }
 
 // Settle records an attempt (when a is not nil) and the delivery's new state, if this
@@ -136,26 +157,48 @@ func (s *Store) Settle(ctx context.Context, d Delivery, a *Attempt) error {
 		}
 		return interpretError(err)
 	}
-	// One statement for the state and the attempt: one round trip per send.
-	_, err := s.queries(ctx).DeliverySettleAttempt(ctx, db.DeliverySettleAttemptParams{
-		ID: d.ID, LeaseToken: d.LeaseToken, Status: d.Status, AttemptCount: int32(a.Number), AttemptedAt: a.AttemptedAt,
-		NextRetryAt: d.NextRetryAt, Now: s.Now(), Outcome: a.Outcome, ResponseStatus: int32Ptr(a.ResponseStatus),
-		TransportError: a.TransportError, ResponseTimeMs: int32(a.ResponseTimeMs),
-	})
+	return s.SettleAttempts(ctx, []Settlement{{Delivery: d, Attempt: *a}})
+}
+
+// Settlement is a delivery's new state and the attempt that led to it.
+type Settlement struct {
+	Delivery Delivery
+	Attempt  Attempt
+}
+
+// SettleAttempts settles many attempts as Settle does, in one statement.
+func (s *Store) SettleAttempts(ctx context.Context, settled []Settlement) error {
+	if len(settled) == 0 {
+		return nil
+	}
+	n := len(settled)
+	p := db.DeliverySettleAttemptsParams{
+		Ids: make([]uuid.UUID, n), LeaseTokens: make([]uuid.UUID, n), Statuses: make([]string, n), AttemptNumbers: make([]int32, n),
+		AttemptedAts: make([]time.Time, n), NextRetryAts: make([]time.Time, n), Outcomes: make([]string, n),
+		ResponseStatuses: make([]int32, n), TransportErrors: make([]string, n), ResponseTimesMs: make([]int32, n), Now: s.Now(),
+	}
+	for i, st := range settled {
+		d, a := st.Delivery, st.Attempt
+		p.Ids[i], p.LeaseTokens[i], p.Statuses[i], p.AttemptNumbers[i] = d.ID, d.LeaseToken, d.Status, int32(a.Number)
+		p.AttemptedAts[i], p.Outcomes[i], p.ResponseTimesMs[i] = a.AttemptedAt, a.Outcome, int32(a.ResponseTimeMs)
+		p.NextRetryAts[i] = a.AttemptedAt // any value: kept only for a retry
+		if d.NextRetryAt != nil {
+			p.NextRetryAts[i] = *d.NextRetryAt
+		}
+		if a.ResponseStatus != nil { // 0: none
+			p.ResponseStatuses[i] = int32(*a.ResponseStatus)
+		}
+		if a.TransportError != nil { // "": none
+			p.TransportErrors[i] = *a.TransportError
+		}
+	}
+	_, err := s.queries(ctx).DeliverySettleAttempts(ctx, p)
 	return interpretError(err)
 }
 
 // Release gives a claimed delivery back untouched, due again at next.
 func (s *Store) Release(ctx context.Context, d Delivery, next time.Time) error {
 	return interpretError(s.queries(ctx).DeliveryRelease(ctx, db.DeliveryReleaseParams{ID: d.ID, LeaseToken: &d.LeaseToken, NextRetryAt: next}))
-}
-
-func int32Ptr(p *int) *int32 {
-	if p == nil {
-		return nil
-	}
-	v := int32(*p)
-	return &v
 }
 
 // EventDeliveries lists an event's deliveries with their attempts (the event must be

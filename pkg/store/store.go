@@ -341,6 +341,13 @@ func interpretError(err error) error {
 	return err
 }
 
+// Refused reports whether err is PostgreSQL refusing a statement it received (a
+// constraint, a type, a permission), rather than a failure to reach it.
+func Refused(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) || errors.Is(err, ErrConflict) || errors.Is(err, ErrNotFound)
+}
+
 func eqPtr[T comparable](a, b *T) bool {
 	return a == nil && b == nil || a != nil && b != nil && *a == *b
 }

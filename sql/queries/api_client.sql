@@ -33,3 +33,8 @@ SELECT pg_advisory_xact_lock(hashtextextended('doceval.api_client_hold:' || (@id
 
 -- name: ClientDisabled :one
 SELECT (disabled_at IS NOT NULL)::boolean AS disabled FROM api_clients WHERE id = @id;
+
+-- name: APIClientsDisabled :many
+-- Which of these API clients are disabled now (deliveries claimed before a disable are
+-- given back, not sent).
+SELECT id FROM api_clients WHERE id = ANY (@ids::uuid[]) AND disabled_at IS NOT NULL;

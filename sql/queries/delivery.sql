@@ -27,14 +27,19 @@ RETURNING id;
 -- client no more than per_client in this dispatcher, counting its sends in flight
 -- (in_flight_*), so one client's many slow endpoints cannot crowd out the other
 -- clients. The deliveries of a disabled API client are held (neither sent nor
--- failed) until it is enabled again.
+-- failed) until it is enabled again. Each comes with what sending it needs (the
+-- envelope, the endpoint's URL and sealed secrets): no lookup per delivery.
 WITH in_flight AS ( -- this dispatcher's sends in flight, by client
     SELECT unnest(@in_flight_clients::uuid[]) AS api_client_id, unnest(@in_flight_counts::bigint[]) AS n
 )
 UPDATE deliveries d SET lease_until = @lease_until::timestamptz, lease_token = gen_random_uuid()
-WHERE d.id IN (
+FROM webhook_endpoints w
+-- The chosen ids are arrays (= ANY (ARRAY(…))), and each envelope is a subquery, so
+-- every step finds its rows by primary key whatever the planner thinks of a table's
+-- size (an IN joined all due rows, a join read all events).
+WHERE w.id = d.endpoint_id AND d.id = ANY (ARRAY(
     SELECT c.id FROM deliveries c
-    WHERE c.id IN (
+    WHERE c.id = ANY (ARRAY(
         SELECT ranked.id FROM (
             SELECT due.id, due.next_retry_at, w.api_client_id,
                    row_number() OVER (PARTITION BY w.api_client_id ORDER BY due.next_retry_at) AS client_rank
@@ -45,8 +50,11 @@ WHERE d.id IN (
                   AND d2.next_retry_at <= @now::timestamptz
                   AND (d2.lease_until IS NULL OR d2.lease_until < @now::timestamptz)
                 ORDER BY d2.next_retry_at
+                -- Counted up to the bound only (LIMIT), which also keeps the count on
+                -- the index, marking the entries of settled leases dead as it passes.
                 LIMIT greatest(0, sqlc.arg(per_endpoint)::bigint - (
-                    SELECT count(*) FROM deliveries l WHERE l.endpoint_id = w.id AND l.lease_until >= @now::timestamptz))
+                    SELECT count(*) FROM (SELECT FROM deliveries l WHERE l.endpoint_id = w.id AND l.lease_until >= @now::timestamptz
+                                          LIMIT sqlc.arg(per_endpoint)::bigint) leased))
             ) due
             WHERE (w.status = 'active' OR w.deleted_at IS NOT NULL)
               AND NOT EXISTS (SELECT 1 FROM api_clients ac WHERE ac.id = w.api_client_id AND ac.disabled_at IS NOT NULL)
@@ -54,12 +62,15 @@ WHERE d.id IN (
         LEFT JOIN in_flight ON in_flight.api_client_id = ranked.api_client_id
         WHERE ranked.client_rank <= sqlc.arg(per_client)::bigint - coalesce(in_flight.n, 0)
         ORDER BY ranked.next_retry_at
-        LIMIT @max_rows)
+        LIMIT @max_rows))
     -- Checked again on the row as it is once locked: a delivery another dispatcher
     -- leased (or settled) since this statement's snapshot is not leased twice.
     AND c.status IN ('pending', 'failed_retryable') AND (c.lease_until IS NULL OR c.lease_until < @now::timestamptz)
-    FOR UPDATE OF c SKIP LOCKED)
-RETURNING d.*;
+    FOR UPDATE OF c SKIP LOCKED))
+RETURNING d.id, d.event_id, d.endpoint_id, d.api_client_id, d.status, d.attempt_count, d.next_retry_at,
+          d.last_attempted_at, d.lease_token, d.trace_context,
+          (SELECT e.envelope FROM events e WHERE e.id = d.event_id)::json AS envelope, w.url, w.secret, w.previous_secret,
+          w.previous_secret_expires_at, (w.deleted_at IS NOT NULL)::boolean AS endpoint_deleted;
 
 -- name: DeliveryTarget :one
 SELECT e.envelope, w.url, w.secret, w.previous_secret, w.previous_secret_expires_at, (w.deleted_at IS NOT NULL)::boolean AS endpoint_deleted,
@@ -119,17 +130,27 @@ WHERE event_id = @event_id
 UPDATE deliveries SET status = 'failed_permanent', next_retry_at = NULL
 WHERE endpoint_id = @endpoint_id AND status IN ('pending', 'failed_retryable') AND (lease_until IS NULL OR lease_until < @now::timestamptz);
 
--- name: DeliverySettleAttempt :execrows
--- DeliverySettle and the attempt's record in one statement (one round trip per send).
-WITH settled AS (
-    UPDATE deliveries
-    SET status = CASE WHEN requeue_requested THEN 'pending' ELSE @status::text END,
-        attempt_count = @attempt_count::int, last_attempted_at = @attempted_at::timestamptz,
-        next_retry_at = CASE WHEN requeue_requested THEN @now::timestamptz ELSE sqlc.narg(next_retry_at)::timestamptz END,
+-- name: DeliverySettleAttempts :execrows
+-- DeliverySettle and the attempt's record for many sends in one statement (one round
+-- trip per batch of sends): only each lease's holder settles, a redelivery asked for
+-- meanwhile wins over the outcome. next_retry_at is kept only for a retry.
+WITH outcome AS (
+    SELECT unnest(@ids::uuid[]) AS id, unnest(@lease_tokens::uuid[]) AS lease_token, unnest(@statuses::text[]) AS status,
+           unnest(@attempt_numbers::int[]) AS attempt_number, unnest(@attempted_ats::timestamptz[]) AS attempted_at,
+           unnest(@next_retry_ats::timestamptz[]) AS next_retry_at, unnest(@outcomes::text[]) AS outcome,
+           unnest(@response_statuses::int[]) AS response_status, unnest(@transport_errors::text[]) AS transport_error,
+           unnest(@response_times_ms::int[]) AS response_time_ms
+), settled AS (
+    UPDATE deliveries d
+    SET status = CASE WHEN d.requeue_requested THEN 'pending' ELSE o.status END,
+        attempt_count = o.attempt_number, last_attempted_at = o.attempted_at,
+        next_retry_at = CASE WHEN d.requeue_requested THEN @now::timestamptz
+                             WHEN o.status = 'failed_retryable' THEN o.next_retry_at END,
         requeue_requested = false, lease_until = NULL, lease_token = NULL
-    WHERE deliveries.id = @id::uuid AND deliveries.lease_token = @lease_token::uuid
-    RETURNING deliveries.id)
+    FROM outcome o
+    WHERE d.id = o.id AND d.lease_token = o.lease_token
+    RETURNING d.id)
 INSERT INTO delivery_attempts (delivery_id, attempt_number, attempted_at, outcome, response_status, transport_error, response_time_ms)
-SELECT settled.id, @attempt_count::int, @attempted_at::timestamptz, @outcome::text,
-       sqlc.narg(response_status)::int, sqlc.narg(transport_error)::text, @response_time_ms::int
-FROM settled;
+-- 0 and '' stand for no status and no transport error (arrays of non-null values).
+SELECT o.id, o.attempt_number, o.attempted_at, o.outcome, nullif(o.response_status, 0), nullif(o.transport_error, ''), o.response_time_ms
+FROM outcome o JOIN settled USING (id);
