@@ -108,17 +108,20 @@ func TestCSRF(t *testing.T) {
 			t.Errorf("%s token: %d, want 403", name, p.status)
 		}
 	}
-	// A form posted from another site is refused before its token is looked at.
-	req, _ := http.NewRequest(http.MethodPost, b.srv.URL+"/clients", strings.NewReader(url.Values{"name": {"n"}, "csrf": {tokenA}}.Encode()))
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.Header.Set("Origin", "https://evil.example")
-	res, err := a.c.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res.Body.Close()
-	if res.StatusCode != http.StatusForbidden {
-		t.Fatalf("cross-origin post: %d", res.StatusCode)
+	// A form posted from another site is refused before its token is looked at, whether
+	// the browser says so (Sec-Fetch-Site) or only its Origin shows it.
+	for _, h := range [][2]string{{"Origin", "https://evil.example"}, {"Sec-Fetch-Site", "cross-site"}, {"Sec-Fetch-Site", "same-site"}} {
+		req, _ := http.NewRequest(http.MethodPost, b.srv.URL+"/clients", strings.NewReader(url.Values{"name": {"n"}, "csrf": {tokenA}}.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set(h[0], h[1])
+		res, err := a.c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != http.StatusForbidden {
+			t.Fatalf("cross-origin post with %s %s: %d", h[0], h[1], res.StatusCode)
+		}
 	}
 	clients, err := b.st.ListClients(context.Background())
 	if err != nil || len(clients) != 0 {
