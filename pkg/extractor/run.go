@@ -21,7 +21,7 @@ import (
 // finished within the shutdown timeout. It connects to nothing.
 func Run(ctx context.Context, cfg ServerConfig, log *slog.Logger) error {
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), service.BuildInfo("extractor"))
 	srv := NewServer(cfg, log, reg)
 	if err := srv.Ready(); err != nil {
 		log.Warn("document tools missing: not ready", "error", err)

@@ -103,7 +103,7 @@ func Start(ctx context.Context, name string, cfg config.Common, log *slog.Logger
 		return nil, err
 	}
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), BuildInfo(name))
 	rt.Store, rt.NC, rt.JS, rt.Registry = store.New(pool), nc, js, reg
 	rt.Tracer, rt.consumers, rt.flushTracing = tp, messaging.NewMetrics(reg), flushTracing
 	reg.MustRegister(outboxCollector{store: rt.Store}, prometheus.NewGaugeFunc(prometheus.GaugeOpts{

@@ -5,11 +5,13 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"testing"
 
 	"github.com/doceval/doceval/pkg/config"
 	"github.com/doceval/doceval/pkg/service"
 	"github.com/doceval/doceval/pkg/testkit/dbtest"
+	"github.com/doceval/doceval/pkg/testkit/metricstest"
 	"github.com/doceval/doceval/pkg/testkit/natstest"
 )
 
@@ -49,5 +51,22 @@ func TestReadyzTellsNoReason(t *testing.T) {
 	rt.OpsHandler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/readyz", nil))
 	if rec.Code != http.StatusServiceUnavailable || rec.Body.String() != "not ready\n" {
 		t.Fatalf("readyz: %d %q", rec.Code, rec.Body.String())
+	}
+}
+
+// Every service reports doceval_build_info on its /metrics: 1, with its name, version
+// and Go version.
+func TestBuildInfoOnMetrics(t *testing.T) {
+	t.Parallel()
+	_, dbURL := dbtest.NewWithURL(t)
+	cfg := config.Common{DatabaseURL: dbURL, NatsURL: natstest.URL(t), StreamReplicas: 1}
+	rt, err := service.Start(context.Background(), "dispatcher", cfg, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	v, ok := metricstest.Value(t, rt.Registry, "doceval_build_info", "service", "dispatcher", "version", service.Version, "goversion", runtime.Version())
+	if !ok || v != 1 {
+		t.Fatalf("doceval_build_info: %v %v", v, ok)
 	}
 }
