@@ -1,6 +1,7 @@
-# doceval — see README.md. Every target works on a fresh Debian machine with Go: what is
-# missing (gcc for -race and sqlc, PostgreSQL, Node.js for Spectral) is installed with
-# apt-get when running as root.
+# doceval — see README.md. Every target works on a fresh Debian machine with Go: what it
+# needs and is missing is installed with apt-get when running as root (make run and make
+# build: only what the stack runs, RUN_TOOLS; the test targets add TEST_TOOLS, PostgreSQL
+# and, for Spectral, Node.js).
 
 SHELL := /bin/bash
 GO    ?= go
@@ -22,11 +23,11 @@ DEVSTACK := bin/doceval-devstack
 
 FUZZTIME ?= 20s
 
-.PHONY: all build run test real-dev replicas chaos bench scale fuzz fuzz-targets generate check-generated tidy tidy-module lint fmt-check spec-lint vet staticcheck tools clean
+.PHONY: all build run test real-dev replicas chaos bench scale fuzz fuzz-targets generate check-generated tidy tidy-module lint fmt-check spec-lint vet staticcheck tools run-tools install-missing clean
 
 all: build
 
-build: tools
+build: run-tools
 	@mkdir -p bin
 	@for s in $(SERVICES); do $(GO) build -o bin/doceval-$$s ./services/$$s || exit 1; done
 	@$(GO) build -o bin/doceval ./services/doceval
@@ -139,16 +140,26 @@ spec-lint:
 # languages is read again with its model (the EU languages lenders see most).
 OCR_LANGS := deu eng fra spa ita nld por pol
 
-# gcc: the race detector and sqlc's parser need cgo. poppler-utils, tesseract (with
-# OCR_LANGS) and antiword: the ingest service's text extraction, run in bubblewrap's
-# sandbox (bwrap; DOCEVAL_PARSER_ISOLATION); qpdf: its tests; curl and chromium: the
-# quickstart's and the console's browser tests.
+# What the stack runs (make run, make build): poppler-utils, tesseract (with OCR_LANGS)
+# and antiword for the ingest service's text extraction, run in bubblewrap's sandbox
+# (bwrap; DOCEVAL_PARSER_ISOLATION).
+RUN_TOOLS := pdftotext:poppler-utils pdfinfo:poppler-utils pdftoppm:poppler-utils tesseract:tesseract-ocr antiword:antiword bwrap:bubblewrap
+# What only the tests add: gcc for the race detector and sqlc's parser, qpdf for the
+# extraction tests, curl and chromium for the quickstart's and the console's browser tests.
+TEST_TOOLS := gcc:gcc qpdf:qpdf curl:curl chromium:chromium
+
+run-tools:
+	@$(MAKE) --no-print-directory install-missing NEED="$(RUN_TOOLS)"
+
 tools:
-	@command -v gcc >/dev/null || $(MAKE) --no-print-directory apt PKGS="gcc libc6-dev"
+	@$(MAKE) --no-print-directory install-missing NEED="$(RUN_TOOLS) $(TEST_TOOLS)"
+
+# install-missing installs the Debian package of each command:package in NEED whose
+# command is missing, and the OCR languages' data when NEED has tesseract.
+install-missing:
 	@missing=""; \
-	for t in pdftotext:poppler-utils pdfinfo:poppler-utils pdftoppm:poppler-utils tesseract:tesseract-ocr antiword:antiword bwrap:bubblewrap qpdf:qpdf curl:curl \
-			chromium:chromium; do \
-		command -v $${t%%:*} >/dev/null || missing="$$missing $${t#*:}"; done; \
+	for t in $(NEED); do command -v $${t%%:*} >/dev/null || missing="$$missing $${t#*:}"; done; \
+	case "$$missing" in *gcc*) missing="$$missing libc6-dev";; esac; \
 	if command -v tesseract >/dev/null; then \
 		langs=$$(tesseract --list-langs 2>/dev/null); \
 		for l in $(OCR_LANGS) osd; do echo "$$langs" | grep -qx $$l || missing="$$missing tesseract-ocr-$$l"; done; \
