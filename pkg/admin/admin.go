@@ -8,7 +8,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -16,57 +15,36 @@ import (
 	"strings"
 
 	"github.com/google/uuid"
+	"github.com/spf13/cobra"
 
 	"github.com/doceval/doceval/pkg/auth"
 	"github.com/doceval/doceval/pkg/secretbox"
 	"github.com/doceval/doceval/pkg/store"
 )
 
-// Usage is printed for -h and usage errors.
-const Usage = `usage: doceval-admin COMMAND (reads DATABASE_URL)
-
-  migrate                                        apply pending database migrations
-  clients create --name NAME [--permissions all|p1,p2]
-                                                 create an API client and its first key
-  clients list                                   list API clients
-  clients disable ID | clients enable ID         disable (403 api_client_disabled; deliveries and
-                                                 jobs held) or enable (held ones resume)
-  clients set-permissions ID p1,p2               replace a client's permissions ("all" for all)
-  keys create --client ID                        issue another key for a client
-  keys list --client ID                          a client's keys: id, prefix, created, last used, revoked
-  keys revoke KEY_ID                             revoke a key at once (401 invalid_api_key)
-  secrets reencrypt                              after a key rotation: seal every webhook signing
-                                                 secret and response kept for Idempotency-Key
-                                                 replay with the first key of DOCEVAL_SECRET_KEY,
-                                                 and every staff TOTP secret with the first key
-                                                 of DOCEVAL_CONSOLE_SECRET_KEY (each when set)
-  operators create --email E --role admin|advisor [--clients ID,ID] [--sso-only]
-                                                 a console account; its password is printed once
-                                                 (--clients: an advisor sees only these clients)
-  operators list                                 console accounts
-  operators set-password ID                      a new random password (printed once); ends sessions
-  operators set-access ID --role R [--clients ID,ID]
-                                                 change role and visible clients
-  operators disable ID | operators enable ID     disabling ends the account's sessions at once
-  operators reset-totp ID                        remove the account's second factor (a lost device);
-                                                 ends its sessions
-
-permissions: ` + "templates:read templates:write catalog:read catalog:write submissions:read submissions:write files:read files:write evaluations:read evaluations:write events:read events:write webhooks:read webhooks:write" + `
-`
-
-var errUsage = errors.New("usage")
+// usageError is a command line that names no command, an unknown one, a wrong number of
+// arguments or a bad flag: the command's usage follows the message, and the exit
+// status is 2.
+type usageError struct{ error }
 
 // Opener connects to the database (and migrates it for "migrate").
 type Opener func(ctx context.Context, migrate bool) (*store.Store, func(), error)
 
-// Run executes one command and returns the process exit status.
+// Run executes one command and returns the process exit status: 0, 1 when the command
+// failed, 2 on a usage error. Results are JSON on stdout; errors and usage go to
+// stderr.
 func Run(ctx context.Context, args []string, open Opener, stdout, stderr io.Writer) int {
-	err := run(ctx, args, open, stdout)
+	root := newRoot(open)
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	cmd, err := root.ExecuteContextC(ctx)
+	var usage usageError
 	switch {
 	case err == nil:
 		return 0
-	case errors.Is(err, errUsage):
-		fmt.Fprint(stderr, Usage)
+	case errors.As(err, &usage) || strings.HasPrefix(err.Error(), "unknown command"):
+		fmt.Fprintf(stderr, "doceval-admin: %v\n\n%s", err, cmd.UsageString())
 		return 2
 	default:
 		fmt.Fprintf(stderr, "doceval-admin: %v\n", err)
@@ -74,54 +52,232 @@ func Run(ctx context.Context, args []string, open Opener, stdout, stderr io.Writ
 	}
 }
 
-func run(ctx context.Context, args []string, open Opener, stdout io.Writer) error {
-	if len(args) == 0 {
-		return errUsage
+// permissionsHelp lists the permissions a client may hold.
+var permissionsHelp = "permissions: all, or a comma-separated list of " + strings.Join(func() []string {
+	var ps []string
+	for _, p := range auth.AllPermissions {
+		ps = append(ps, string(p))
 	}
-	cmd := args[0]
-	if len(args) > 1 && cmd != "migrate" {
-		cmd += " " + args[1]
-		args = args[2:]
-	} else {
-		args = args[1:]
-	}
-	out := json.NewEncoder(stdout)
-	out.SetIndent("", "  ")
+	return ps
+}(), ", ")
 
-	if cmd == "migrate" {
-		if len(args) != 0 {
-			return errUsage
-		}
-		_, closeDB, err := open(ctx, true)
-		if err != nil {
-			return err
-		}
-		closeDB()
-		return out.Encode(map[string]string{"status": "migrated"})
+func newRoot(open Opener) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "doceval-admin",
+		Short: "The operator CLI: API clients, keys, permissions, console accounts, migrations",
+		Long: "doceval-admin manages doceval's API clients, their keys and permissions, the console's\n" +
+			"staff accounts and the database schema. It reads DATABASE_URL; every change is in the\n" +
+			"console's audit log under the operating-system user. Results are JSON on stdout.",
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		RunE:          groupOnly,
 	}
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.AddCommand(&cobra.Command{
+		Use:   "migrate",
+		Short: "Apply pending database migrations",
+		Args:  exactArgs(0),
+		RunE: func(c *cobra.Command, _ []string) error {
+			_, closeDB, err := open(c.Context(), true)
+			if err != nil {
+				return err
+			}
+			closeDB()
+			return printJSON(c, map[string]string{"status": "migrated"})
+		},
+	})
+	root.AddCommand(clientsCommand(open), keysCommand(open), secretsCommand(open), operatorsCommand(open))
+	return root
+}
 
-	handler, ok := commands[cmd]
-	if !ok {
-		return errUsage
+// groupOnly is what a command of commands does when named alone or with an unknown
+// subcommand: a usage error.
+func groupOnly(c *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return usageError{fmt.Errorf("unknown command %q for %q", args[0], c.CommandPath())}
 	}
+	return usageError{errors.New("a command is missing")}
+}
+
+func group(use, short string, cmds ...*cobra.Command) *cobra.Command {
+	g := &cobra.Command{Use: use, Short: short, RunE: groupOnly}
+	g.AddCommand(cmds...)
+	return g
+}
+
+// exactArgs is cobra.ExactArgs as a usage error.
+func exactArgs(n int) cobra.PositionalArgs {
+	return func(c *cobra.Command, args []string) error {
+		if err := cobra.ExactArgs(n)(c, args); err != nil {
+			return usageError{err}
+		}
+		return nil
+	}
+}
+
+// action is a command's work on the database, as the CLI's audited actor.
+type action func(ctx context.Context, st *store.Store) (any, error)
+
+// run opens the database, does the work and prints its result.
+func run(c *cobra.Command, open Opener, do action) error {
+	ctx := c.Context()
 	st, closeDB, err := open(ctx, false)
 	if err != nil {
 		return err
 	}
 	defer closeDB()
 	// Every change is in the console's audit log, under the operating-system user.
-	result, err := handler(ctx, st.As(store.Actor{Name: "doceval-admin (" + osUser() + ")"}), args)
+	result, err := do(ctx, st.As(store.Actor{Name: "doceval-admin (" + osUser() + ")"}))
+	name := c.Parent().Name() + " " + c.Name()
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		return fmt.Errorf("%s: no such client, key or operator", cmd)
+		return fmt.Errorf("%s: no such client, key or operator", name)
 	case errors.Is(err, store.ErrAdminLimited):
-		return fmt.Errorf("%s: --clients is for advisors: %w", cmd, err)
+		return fmt.Errorf("%s: --clients is for advisors: %w", name, err)
 	case errors.Is(err, store.ErrConflict):
-		return fmt.Errorf("%s: already exists (an operator with this e-mail?)", cmd)
+		return fmt.Errorf("%s: already exists (an operator with this e-mail?)", name)
 	case err != nil:
 		return err
 	}
-	return out.Encode(result)
+	return printJSON(c, result)
+}
+
+func printJSON(c *cobra.Command, v any) error {
+	out := json.NewEncoder(c.OutOrStdout())
+	out.SetIndent("", "  ")
+	return out.Encode(v)
+}
+
+// idArg parses the command's one argument, an id.
+func idArg(args []string) (uuid.UUID, error) {
+	id, err := uuid.Parse(args[0])
+	if err != nil {
+		return uuid.Nil, fmt.Errorf("%q is not a UUID", args[0])
+	}
+	return id, nil
+}
+
+// byID is a command whose one argument is an id, which do gets.
+func byID(open Opener, use, short string, do func(ctx context.Context, st *store.Store, id uuid.UUID) (any, error)) *cobra.Command {
+	return &cobra.Command{
+		Use: use + " ID", Short: short, Args: exactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			id, err := idArg(args)
+			if err != nil {
+				return err
+			}
+			return run(c, open, func(ctx context.Context, st *store.Store) (any, error) { return do(ctx, st, id) })
+		},
+	}
+}
+
+func clientsCommand(open Opener) *cobra.Command {
+	create := &cobra.Command{
+		Use:   "create --name NAME [--permissions all|p1,p2]",
+		Short: "Create an API client and its first key (printed once)",
+		Long:  "Create an API client and its first key; the key is printed once.\n\n" + permissionsHelp,
+		Args:  exactArgs(0),
+	}
+	name := create.Flags().String("name", "", "the client's name (required)")
+	perms := create.Flags().String("permissions", "all", "all, or a comma-separated list")
+	create.RunE = func(c *cobra.Command, _ []string) error {
+		if strings.TrimSpace(*name) == "" {
+			return usageError{errors.New("--name is required")}
+		}
+		ps, err := auth.ParsePermissions(*perms)
+		if err != nil {
+			return err
+		}
+		return run(c, open, func(ctx context.Context, st *store.Store) (any, error) {
+			client, first, key, err := st.CreateClient(ctx, strings.TrimSpace(*name), ps)
+			if err != nil {
+				return nil, err
+			}
+			return map[string]any{"api_client_id": client.ID, "api_key_id": first.ID, "api_key": key}, nil
+		})
+	}
+	list := &cobra.Command{
+		Use: "list", Short: "List API clients", Args: exactArgs(0),
+		RunE: func(c *cobra.Command, _ []string) error {
+			return run(c, open, func(ctx context.Context, st *store.Store) (any, error) {
+				clients, err := st.ListClients(ctx)
+				return map[string]any{"data": clients}, err
+			})
+		},
+	}
+	setDisabled := func(disabled bool) func(context.Context, *store.Store, uuid.UUID) (any, error) {
+		return func(ctx context.Context, st *store.Store, id uuid.UUID) (any, error) {
+			return st.SetClientDisabled(ctx, id, disabled)
+		}
+	}
+	setPermissions := &cobra.Command{
+		Use:   "set-permissions ID p1,p2",
+		Short: `Replace a client's permissions ("all" for all)`,
+		Long:  "Replace a client's permissions.\n\n" + permissionsHelp,
+		Args:  exactArgs(2),
+		RunE: func(c *cobra.Command, args []string) error {
+			id, err := idArg(args)
+			if err != nil {
+				return err
+			}
+			ps, err := auth.ParsePermissions(args[1])
+			if err != nil {
+				return err
+			}
+			return run(c, open, func(ctx context.Context, st *store.Store) (any, error) {
+				return st.SetClientPermissions(ctx, id, ps)
+			})
+		},
+	}
+	return group("clients", "API clients: create, list, disable, enable, set permissions",
+		create, list,
+		byID(open, "disable", "Disable a client (403 api_client_disabled; its deliveries and jobs are held)", setDisabled(true)),
+		byID(open, "enable", "Enable a client (held deliveries and jobs resume)", setDisabled(false)),
+		setPermissions)
+}
+
+func keysCommand(open Opener) *cobra.Command {
+	// withClient is a keys command on the client named by --client.
+	withClient := func(use, short string, do func(ctx context.Context, st *store.Store, client uuid.UUID) (any, error)) *cobra.Command {
+		c := &cobra.Command{Use: use + " --client ID", Short: short, Args: exactArgs(0)}
+		client := c.Flags().String("client", "", "the API client's id (required)")
+		c.RunE = func(c *cobra.Command, _ []string) error {
+			id, err := uuid.Parse(*client)
+			if err != nil {
+				return fmt.Errorf("--client: %q is not a UUID", *client)
+			}
+			return run(c, open, func(ctx context.Context, st *store.Store) (any, error) { return do(ctx, st, id) })
+		}
+		return c
+	}
+	return group("keys", "API keys: issue, list, revoke",
+		withClient("create", "Issue another key for a client (printed once)", func(ctx context.Context, st *store.Store, client uuid.UUID) (any, error) {
+			key, secret, err := st.CreateKey(ctx, client)
+			if err != nil {
+				return nil, err
+			}
+			return map[string]any{"api_key_id": key.ID, "api_key": secret}, nil
+		}),
+		withClient("list", "A client's keys: id, prefix, created, last used, revoked", func(ctx context.Context, st *store.Store, client uuid.UUID) (any, error) {
+			keys, err := st.ListKeys(ctx, client)
+			return map[string]any{"data": keys}, err
+		}),
+		byID(open, "revoke", "Revoke a key at once (401 invalid_api_key)", func(ctx context.Context, st *store.Store, id uuid.UUID) (any, error) {
+			return st.RevokeKey(ctx, id)
+		}))
+}
+
+func secretsCommand(open Opener) *cobra.Command {
+	return group("secrets", "Sealed secrets: re-encrypt after a key rotation", &cobra.Command{
+		Use:   "reencrypt",
+		Short: "Seal every secret with the newest key of its ring",
+		Long: "After a key rotation (a new key put first): seal every webhook signing secret and\n" +
+			"response kept for Idempotency-Key replay with the first key of DOCEVAL_SECRET_KEY,\n" +
+			"and every staff TOTP secret with the first key of DOCEVAL_CONSOLE_SECRET_KEY (each\n" +
+			"ring when set); then the old keys can be dropped.",
+		Args: exactArgs(0),
+		RunE: func(c *cobra.Command, _ []string) error { return run(c, open, secretsReencrypt) },
+	})
 }
 
 func osUser() string {
@@ -129,111 +285,6 @@ func osUser() string {
 		return u
 	}
 	return "unknown user"
-}
-
-type command func(ctx context.Context, st *store.Store, args []string) (any, error)
-
-var commands = map[string]command{
-	"clients create": clientsCreate,
-	"clients list":   clientsList,
-	"clients disable": func(ctx context.Context, st *store.Store, args []string) (any, error) {
-		return setDisabled(ctx, st, args, true)
-	},
-	"clients enable": func(ctx context.Context, st *store.Store, args []string) (any, error) {
-		return setDisabled(ctx, st, args, false)
-	},
-	"clients set-permissions": clientsSetPermissions,
-	"keys create":             keysCreate,
-	"keys list":               keysList,
-	"keys revoke":             keysRevoke,
-	"secrets reencrypt":       secretsReencrypt,
-	"operators create":        operatorsCreate,
-	"operators list":          operatorsList,
-	"operators set-password":  operatorsSetPassword,
-	"operators set-access":    operatorsSetAccess,
-	"operators disable":       operatorsSetDisabled(true),
-	"operators enable":        operatorsSetDisabled(false),
-	"operators reset-totp":    operatorsResetTOTP,
-}
-
-func clientsCreate(ctx context.Context, st *store.Store, args []string) (any, error) {
-	fs := flag.NewFlagSet("clients create", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	name := fs.String("name", "", "client name")
-	perms := fs.String("permissions", "all", "all, or a comma-separated list")
-	if err := fs.Parse(args); err != nil || fs.NArg() != 0 || strings.TrimSpace(*name) == "" {
-		return nil, errUsage
-	}
-	ps, err := auth.ParsePermissions(*perms)
-	if err != nil {
-		return nil, err
-	}
-	client, first, key, err := st.CreateClient(ctx, strings.TrimSpace(*name), ps)
-	if err != nil {
-		return nil, err
-	}
-	return map[string]any{"api_client_id": client.ID, "api_key_id": first.ID, "api_key": key}, nil
-}
-
-func clientsList(ctx context.Context, st *store.Store, args []string) (any, error) {
-	if len(args) != 0 {
-		return nil, errUsage
-	}
-	clients, err := st.ListClients(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return map[string]any{"data": clients}, nil
-}
-
-func setDisabled(ctx context.Context, st *store.Store, args []string, disabled bool) (any, error) {
-	id, err := oneID(args, 1)
-	if err != nil {
-		return nil, err
-	}
-	return st.SetClientDisabled(ctx, id, disabled)
-}
-
-func clientsSetPermissions(ctx context.Context, st *store.Store, args []string) (any, error) {
-	if len(args) != 2 {
-		return nil, errUsage
-	}
-	id, err := oneID(args[:1], 1)
-	if err != nil {
-		return nil, err
-	}
-	ps, err := auth.ParsePermissions(args[1])
-	if err != nil {
-		return nil, err
-	}
-	return st.SetClientPermissions(ctx, id, ps)
-}
-
-// clientFlag reads the --client ID of a keys command.
-func clientFlag(name string, args []string) (uuid.UUID, error) {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	client := fs.String("client", "", "API client id")
-	if err := fs.Parse(args); err != nil || fs.NArg() != 0 {
-		return uuid.Nil, errUsage
-	}
-	id, err := uuid.Parse(*client)
-	if err != nil {
-		return uuid.Nil, fmt.Errorf("--client: %q is not a UUID", *client)
-	}
-	return id, nil
-}
-
-func keysList(ctx context.Context, st *store.Store, args []string) (any, error) {
-	id, err := clientFlag("keys list", args)
-	if err != nil {
-		return nil, err
-	}
-	keys, err := st.ListKeys(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	return map[string]any{"data": keys}, nil
 }
 
 // secretsReencrypt moves sealed secrets to the newest key of their ring (secretbox): run
@@ -244,10 +295,7 @@ func keysList(ctx context.Context, st *store.Store, args []string) (any, error) 
 // secrets. The two rings must not share a key: the console holds its own ring and
 // reads webhook_endpoints, so with a key of the api's it could open every signing
 // secret.
-func secretsReencrypt(ctx context.Context, st *store.Store, args []string) (any, error) {
-	if len(args) != 0 {
-		return nil, errUsage
-	}
+func secretsReencrypt(ctx context.Context, st *store.Store) (any, error) {
 	apiEnv, consoleEnv := os.Getenv("DOCEVAL_SECRET_KEY"), os.Getenv("DOCEVAL_CONSOLE_SECRET_KEY")
 	if apiEnv == "" && consoleEnv == "" {
 		return nil, errors.New("set DOCEVAL_SECRET_KEY (webhook signing secrets, replayed responses), DOCEVAL_CONSOLE_SECRET_KEY (staff TOTP secrets), or both")
@@ -308,35 +356,4 @@ func parseRing(name, value string) ([][]byte, error) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return keys, nil
-}
-
-func keysCreate(ctx context.Context, st *store.Store, args []string) (any, error) {
-	id, err := clientFlag("keys create", args)
-	if err != nil {
-		return nil, err
-	}
-	key, secret, err := st.CreateKey(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	return map[string]any{"api_key_id": key.ID, "api_key": secret}, nil
-}
-
-func keysRevoke(ctx context.Context, st *store.Store, args []string) (any, error) {
-	id, err := oneID(args, 1)
-	if err != nil {
-		return nil, err
-	}
-	return st.RevokeKey(ctx, id)
-}
-
-func oneID(args []string, n int) (uuid.UUID, error) {
-	if len(args) != n {
-		return uuid.Nil, errUsage
-	}
-	id, err := uuid.Parse(args[0])
-	if err != nil {
-		return uuid.Nil, fmt.Errorf("%q is not a UUID", args[0])
-	}
-	return id, nil
 }

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -106,7 +108,7 @@ func TestUsageErrors(t *testing.T) {
 	} {
 		_, stderr, code := run(args...)
 		require.Equal(t, 2, code, "%v", args)
-		require.Contains(t, stderr, "usage:", "%v", args)
+		require.Contains(t, stderr, "Usage:", "%v", args)
 	}
 	_, stderr, code := run("clients", "create", "--name", "x", "--permissions", "templates:fly")
 	require.Equal(t, 1, code)
@@ -243,4 +245,44 @@ func TestSecretsReencrypt(t *testing.T) {
 	_, stderr, code = run("secrets", "reencrypt")
 	require.NotEqual(t, 0, code, "no key ring at all")
 	require.Contains(t, stderr, "DOCEVAL_CONSOLE_SECRET_KEY")
+}
+
+// Every command has its own help, with its flags; a usage error shows the usage of the
+// command it was in; shell completion is generated. None of them opens the database.
+func TestHelpAndCompletion(t *testing.T) {
+	t.Parallel()
+	noDB := func(context.Context, bool) (*store.Store, func(), error) {
+		t.Error("the database was opened")
+		return nil, nil, errors.New("no database")
+	}
+	cli := func(args ...string) (string, string, int) {
+		var stdout, stderr bytes.Buffer
+		code := admin.Run(context.Background(), args, noDB, &stdout, &stderr)
+		return stdout.String(), stderr.String(), code
+	}
+	for args, want := range map[string][]string{
+		"--help":                      {"clients", "keys", "operators", "secrets", "migrate", "completion"},
+		"clients create --help":       {"--name", "--permissions", "templates:read", "webhooks:write"},
+		"keys list --help":            {"--client"},
+		"operators set-access --help": {"--role", "--clients"},
+		"secrets reencrypt --help":    {"DOCEVAL_SECRET_KEY", "DOCEVAL_CONSOLE_SECRET_KEY"},
+		"completion bash":             {"bash completion"},
+		"help operators reset-totp":   {"second factor"},
+	} {
+		out, _, code := cli(strings.Fields(args)...)
+		require.Equal(t, 0, code, args)
+		for _, w := range want {
+			require.Contains(t, out, w, args)
+		}
+	}
+	_, stderr, code := cli("operators", "create", "--role", "admin")
+	require.Equal(t, 2, code)
+	require.Contains(t, stderr, "--email is required")
+	require.Contains(t, stderr, "--sso-only", "the usage of operators create follows the error")
+	_, stderr, code = cli("keys", "revoke", "a", "b")
+	require.Equal(t, 2, code)
+	require.Contains(t, stderr, "keys revoke ID")
+	_, stderr, code = cli("clients", "create", "--name", "x", "--colour", "blue")
+	require.Equal(t, 2, code)
+	require.Contains(t, stderr, "unknown flag: --colour")
 }

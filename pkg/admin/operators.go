@@ -2,12 +2,12 @@ package admin
 
 import (
 	"context"
-	"flag"
+	"errors"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/google/uuid"
+	"github.com/spf13/cobra"
 
 	"github.com/doceval/doceval/pkg/auth"
 	"github.com/doceval/doceval/pkg/store"
@@ -16,62 +16,109 @@ import (
 // Staff accounts of the console. A new account gets a random password, printed once;
 // --sso-only makes an account that signs in through single sign-on alone.
 
-func operatorsCreate(ctx context.Context, st *store.Store, args []string) (any, error) {
-	fs := flag.NewFlagSet("operators create", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	email := fs.String("email", "", "the operator's e-mail (their sign-in name)")
-	role := fs.String("role", "", "admin or advisor")
-	clients := fs.String("clients", "", "comma-separated API client ids the operator may see (default: all)")
-	ssoOnly := fs.Bool("sso-only", false, "no password: sign in through single sign-on only")
-	if err := fs.Parse(args); err != nil || fs.NArg() != 0 || !strings.Contains(*email, "@") {
-		return nil, errUsage
+func operatorsCommand(open Opener) *cobra.Command {
+	create := &cobra.Command{
+		Use:   "create --email E --role admin|advisor [--clients ID,ID] [--sso-only]",
+		Short: "Create a console account; its password is printed once",
+		Args:  exactArgs(0),
 	}
-	if *role != store.RoleAdmin && *role != store.RoleAdvisor {
-		return nil, fmt.Errorf("--role: %q is neither admin nor advisor", *role)
-	}
-	ids, err := parseClientIDs(*clients)
-	if err != nil {
-		return nil, err
-	}
-	in := store.NewOperator{Email: *email, Role: *role, ClientIDs: ids}
-	password := ""
-	if !*ssoOnly {
-		var hash string
-		var err error
-		if password, hash, err = auth.NewPasswordHash(20); err != nil {
-			return nil, err
+	email := create.Flags().String("email", "", "the operator's e-mail, their sign-in name (required)")
+	access := accessFlags(create)
+	ssoOnly := create.Flags().Bool("sso-only", false, "no password: sign in through single sign-on only")
+	create.RunE = func(c *cobra.Command, _ []string) error {
+		if !strings.Contains(*email, "@") {
+			return usageError{errors.New("--email is required")}
 		}
-		in.PasswordHash = &hash
+		role, ids, err := access()
+		if err != nil {
+			return err
+		}
+		return run(c, open, func(ctx context.Context, st *store.Store) (any, error) {
+			in := store.NewOperator{Email: *email, Role: role, ClientIDs: ids}
+			password := ""
+			if !*ssoOnly {
+				var hash string
+				var err error
+				if password, hash, err = auth.NewPasswordHash(20); err != nil {
+					return nil, err
+				}
+				in.PasswordHash = &hash
+			}
+			op, err := st.CreateOperator(ctx, in)
+			if err != nil {
+				return nil, err
+			}
+			out := map[string]any{"operator": op}
+			if password != "" {
+				out["password"] = password
+			}
+			return out, nil
+		})
 	}
-	op, err := st.CreateOperator(ctx, in)
-	if err != nil {
-		return nil, err
+	list := &cobra.Command{
+		Use: "list", Short: "List console accounts", Args: exactArgs(0),
+		RunE: func(c *cobra.Command, _ []string) error {
+			return run(c, open, func(ctx context.Context, st *store.Store) (any, error) {
+				ops, err := st.Operators(ctx)
+				return map[string]any{"data": ops}, err
+			})
+		},
 	}
-	out := map[string]any{"operator": op}
-	if password != "" {
-		out["password"] = password
+	setAccess := &cobra.Command{
+		Use:   "set-access ID --role admin|advisor [--clients ID,ID]",
+		Short: "Change an account's role and the clients it sees",
+		Args:  exactArgs(1),
 	}
-	return out, nil
+	newAccess := accessFlags(setAccess)
+	setAccess.RunE = func(c *cobra.Command, args []string) error {
+		id, err := idArg(args)
+		if err != nil {
+			return err
+		}
+		role, ids, err := newAccess()
+		if err != nil {
+			return err
+		}
+		return run(c, open, func(ctx context.Context, st *store.Store) (any, error) {
+			if err := st.SetOperatorAccess(ctx, id, role, ids); err != nil {
+				return nil, err
+			}
+			return st.OperatorByID(ctx, id)
+		})
+	}
+	setDisabled := func(disabled bool) func(context.Context, *store.Store, uuid.UUID) (any, error) {
+		return func(ctx context.Context, st *store.Store, id uuid.UUID) (any, error) {
+			if err := st.SetOperatorDisabled(ctx, id, disabled); err != nil {
+				return nil, err
+			}
+			return st.OperatorByID(ctx, id)
+		}
+	}
+	return group("operators", "Console accounts: create, list, passwords, access, second factors",
+		create, list,
+		byID(open, "set-password", "Give an account a new random password (printed once); ends its sessions", operatorsSetPassword),
+		setAccess,
+		byID(open, "disable", "Disable an account; ends its sessions at once", setDisabled(true)),
+		byID(open, "enable", "Enable an account", setDisabled(false)),
+		byID(open, "reset-totp", "Remove an account's second factor (a lost device); ends its sessions", operatorsResetTOTP))
 }
 
-func operatorsList(ctx context.Context, st *store.Store, args []string) (any, error) {
-	if len(args) != 0 {
-		return nil, errUsage
+// accessFlags adds --role and --clients to c and returns what reads them.
+func accessFlags(c *cobra.Command) func() (role string, clients []uuid.UUID, err error) {
+	role := c.Flags().String("role", "", "admin or advisor (required)")
+	clients := c.Flags().String("clients", "", "comma-separated API client ids an advisor may see (default: all)")
+	return func() (string, []uuid.UUID, error) {
+		if *role != store.RoleAdmin && *role != store.RoleAdvisor {
+			return "", nil, fmt.Errorf("--role: %q is neither admin nor advisor", *role)
+		}
+		ids, err := parseClientIDs(*clients)
+		return *role, ids, err
 	}
-	ops, err := st.Operators(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return map[string]any{"data": ops}, nil
 }
 
 // operatorsSetPassword gives an account a new random password (printed once) and ends
 // its sessions.
-func operatorsSetPassword(ctx context.Context, st *store.Store, args []string) (any, error) {
-	id, err := oneID(args, 1)
-	if err != nil {
-		return nil, err
-	}
+func operatorsSetPassword(ctx context.Context, st *store.Store, id uuid.UUID) (any, error) {
 	password, hash, err := auth.NewPasswordHash(20)
 	if err != nil {
 		return nil, err
@@ -80,47 +127,6 @@ func operatorsSetPassword(ctx context.Context, st *store.Store, args []string) (
 		return nil, err
 	}
 	return map[string]any{"operator_id": id, "password": password}, nil
-}
-
-func operatorsSetAccess(ctx context.Context, st *store.Store, args []string) (any, error) {
-	if len(args) < 1 {
-		return nil, errUsage
-	}
-	id, err := oneID(args[:1], 1)
-	if err != nil {
-		return nil, err
-	}
-	fs := flag.NewFlagSet("operators set-access", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	role := fs.String("role", "", "admin or advisor")
-	clients := fs.String("clients", "", "comma-separated API client ids (default: all)")
-	if err := fs.Parse(args[1:]); err != nil || fs.NArg() != 0 {
-		return nil, errUsage
-	}
-	if *role != store.RoleAdmin && *role != store.RoleAdvisor {
-		return nil, fmt.Errorf("--role: %q is neither admin nor advisor", *role)
-	}
-	ids, err := parseClientIDs(*clients)
-	if err != nil {
-		return nil, err
-	}
-	if err := st.SetOperatorAccess(ctx, id, *role, ids); err != nil {
-		return nil, err
-	}
-	return st.OperatorByID(ctx, id)
-}
-
-func operatorsSetDisabled(disabled bool) command {
-	return func(ctx context.Context, st *store.Store, args []string) (any, error) {
-		id, err := oneID(args, 1)
-		if err != nil {
-			return nil, err
-		}
-		if err := st.SetOperatorDisabled(ctx, id, disabled); err != nil {
-			return nil, err
-		}
-		return st.OperatorByID(ctx, id)
-	}
 }
 
 // parseClientIDs reads a comma-separated list of client ids; "" is nil (all clients).
@@ -141,11 +147,7 @@ func parseClientIDs(s string) ([]uuid.UUID, error) {
 
 // operatorsResetTOTP removes an account's second factor and ends its sessions; the
 // operator enrols anew from the console (at once, when DOCEVAL_CONSOLE_REQUIRE_MFA).
-func operatorsResetTOTP(ctx context.Context, st *store.Store, args []string) (any, error) {
-	id, err := oneID(args, 1)
-	if err != nil {
-		return nil, err
-	}
+func operatorsResetTOTP(ctx context.Context, st *store.Store, id uuid.UUID) (any, error) {
 	if err := st.ResetTOTP(ctx, id); err != nil {
 		return nil, err
 	}
