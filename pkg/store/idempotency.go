@@ -184,15 +184,17 @@ type KeptAnswer struct {
 // work returns an answer to keep, it is kept and all of it commits at once, so a lost
 // COMMIT answer leaves either nothing or the kept answer, which a retry replays. When
 // work returns no answer (nil: NotKept), asks to be set aside, or something it ran
-// failed inside the transaction (SetAside), all of it rolls back. One attempt: a transaction aborted for
-// its timing (a deadlock) is set aside too, and the run without it has InTx's retries.
+// failed inside the transaction (SetAside), all of it rolls back. One attempt: a
+// transaction aborted for its timing (a deadlock) is set aside too, and the run without
+// it has InTx's retries. The claim is sent with BEGIN and the kept answer with COMMIT
+// (runPipelinedTx): the key costs the request no round trip of its own.
 //
 // The error is the claim's or the commit's, with what InTx returns for them; the
 // outcome is then meaningless.
 func (s *Store) IdempotentTx(ctx context.Context, client uuid.UUID, key string, owner uuid.UUID, work func(ctx context.Context) (answer *KeptAnswer, setAside bool)) (IdempotentOutcome, KeyRecord, error) {
 	var outcome IdempotentOutcome
 	var rec KeyRecord
-	err := s.runTx(ctx, func(tx *Tx) error {
+	err := s.runPipelinedTx(ctx, func(tx *Tx) error {
 		now := s.Now()
 		c, err := tx.q.IdempotencyClaimInTx(ctx, db.IdempotencyClaimInTxParams{
 			LockName: "idempotency/" + client.String() + "/" + key, APIClientID: client, Key: key,
@@ -226,15 +228,22 @@ func (s *Store) IdempotentTx(ctx context.Context, client uuid.UUID, key string, 
 			outcome = NotKept
 			return errSetAside
 		}
-		if err := finishIdempotencyKey(ctx, tx.q, client, key, owner, answer.RequestHash, answer.Response); err != nil {
+		err = tx.atCommit(func(q *db.Queries) error {
+			return finishIdempotencyKey(ctx, q, client, key, owner, answer.RequestHash, answer.Response)
+		})
+		if err != nil {
 			outcome = SetAside
 			return errSetAside
 		}
 		outcome = KeptInTx
 		return nil
 	})
-	if errors.Is(err, errSetAside) {
+	var refused atCommitRefused
+	switch {
+	case errors.Is(err, errSetAside):
 		err = nil
+	case errors.As(err, &refused): // the kept answer refused: all of it rolled back
+		outcome, err = SetAside, nil
 	}
 	return outcome, rec, err
 }
