@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -195,5 +196,34 @@ func TestKeyCacheKeepsLastUsedToTheMinute(t *testing.T) {
 	}
 	if age > 5*time.Second {
 		t.Fatalf("last_used_at is %v old after the lookup", age)
+	}
+}
+
+// Requests that use a key for the first time at once all authenticate: the ones whose
+// record of the use lost the race to another's still learn when the key was used.
+func TestAuthenticateConcurrentFirstUse(t *testing.T) {
+	ctx := context.Background()
+	st := store.New(dbtest.New(t))
+	c, _, _, err := st.CreateClient(ctx, "first use", auth.AllPermissions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 20 {
+		_, secret, err := st.CreateKey(ctx, c.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		for range 8 {
+			wg.Go(func() {
+				if _, err := st.Authenticate(ctx, auth.HashKey(secret)); err != nil {
+					t.Error(err)
+				}
+			})
+		}
+		wg.Wait()
+		if t.Failed() {
+			return
+		}
 	}
 }

@@ -6,7 +6,8 @@ RETURNING *;
 -- name: KeyAuthenticate :one
 -- Resolves a key and, in the same round trip, records its use: only when the last
 -- record is older than @stale_before, so a busy key does not write on every request.
--- last_used_at is the record after this use.
+-- last_used_at is the record after this use (a concurrent request's, or now, when
+-- another request recorded its use between this one's read and its write).
 WITH found AS (
     SELECT k.id AS key_id, c.id AS api_client_id, c.permissions, c.disabled_at, k.last_used_at
     FROM api_keys k
@@ -19,7 +20,7 @@ WITH found AS (
     RETURNING u.last_used_at
 )
 SELECT key_id, api_client_id, permissions, disabled_at,
-       coalesce((SELECT last_used_at FROM touched), found.last_used_at)::timestamptz AS last_used_at
+       coalesce((SELECT last_used_at FROM touched), found.last_used_at, now())::timestamptz AS last_used_at
 FROM found;
 
 -- name: KeysOfClient :many
