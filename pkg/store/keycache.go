@@ -9,7 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// keysChannel carries the announcements of migration 00019: a key revoked or removed, a
+// keysChannel carries the announcements of migration 00020: a key revoked or removed, a
 // client's permissions or disabled state changed, sent by the transaction that changed
 // it when it commits.
 const keysChannel = "doceval_api_keys"
