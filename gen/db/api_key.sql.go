@@ -14,7 +14,7 @@ import (
 
 const keyAuthenticate = `-- name: KeyAuthenticate :one
 WITH found AS (
-    SELECT k.id AS key_id, c.id AS api_client_id, c.permissions, c.disabled_at
+    SELECT k.id AS key_id, c.id AS api_client_id, c.permissions, c.disabled_at, k.last_used_at
     FROM api_keys k
     JOIN api_clients c ON c.id = k.api_client_id
     WHERE k.key_hash = $1 AND k.revoked_at IS NULL
@@ -22,8 +22,11 @@ WITH found AS (
     UPDATE api_keys u SET last_used_at = $2
     FROM found f
     WHERE u.id = f.key_id AND (u.last_used_at IS NULL OR u.last_used_at < $3)
+    RETURNING u.last_used_at
 )
-SELECT key_id, api_client_id, permissions, disabled_at FROM found
+SELECT key_id, api_client_id, permissions, disabled_at,
+       coalesce((SELECT last_used_at FROM touched), found.last_used_at, now())::timestamptz AS last_used_at
+FROM found
 `
 
 type KeyAuthenticateParams struct {
@@ -37,10 +40,13 @@ type KeyAuthenticateRow struct {
 	APIClientID uuid.UUID
 	Permissions []string
 	DisabledAt  *time.Time
+	LastUsedAt  time.Time
 }
 
 // Resolves a key and, in the same round trip, records its use: only when the last
 // record is older than @stale_before, so a busy key does not write on every request.
+// last_used_at is the record after this use (a concurrent request's, or now, when
+// another request recorded its use between this one's read and its write).
 func (q *Queries) KeyAuthenticate(ctx context.Context, arg KeyAuthenticateParams) (KeyAuthenticateRow, error) {
 	row := q.db.QueryRow(ctx, keyAuthenticate, arg.KeyHash, arg.Now, arg.StaleBefore)
 	var i KeyAuthenticateRow
@@ -49,6 +55,7 @@ func (q *Queries) KeyAuthenticate(ctx context.Context, arg KeyAuthenticateParams
 		&i.APIClientID,
 		&i.Permissions,
 		&i.DisabledAt,
+		&i.LastUsedAt,
 	)
 	return i, err
 }

@@ -12,6 +12,50 @@ import (
 	"github.com/google/uuid"
 )
 
+const idempotencyCheckInTx = `-- name: IdempotencyCheckInTx :one
+WITH lock AS (
+    SELECT pg_try_advisory_xact_lock(hashtextextended($5::text, 0)) AS free
+)
+SELECT lock.free, EXISTS (
+    SELECT 1 FROM idempotency_keys k
+    WHERE k.api_client_id = $1 AND k.key = $2 AND k.expires_at > $3
+      AND NOT (k.state = 'running' AND k.created_at < $4::timestamptz)
+) AS taken
+FROM lock
+`
+
+type IdempotencyCheckInTxParams struct {
+	APIClientID uuid.UUID
+	Key         string
+	Now         time.Time
+	StaleBefore time.Time
+	LockName    string
+}
+
+type IdempotencyCheckInTxRow struct {
+	Free  bool
+	Taken bool
+}
+
+// The first step of a key whose claim commits in one transaction with the request's
+// work and its kept answer (IdempotencyKeepInTx). The key is locked for the
+// transaction (an advisory lock on the hash of @lock_name): free is false while another
+// request holds it and still runs. taken: the key holds a request that has neither
+// expired nor been abandoned (read it with IdempotencyGet); otherwise it is claimed by
+// the lock, and written only with its answer.
+func (q *Queries) IdempotencyCheckInTx(ctx context.Context, arg IdempotencyCheckInTxParams) (IdempotencyCheckInTxRow, error) {
+	row := q.db.QueryRow(ctx, idempotencyCheckInTx,
+		arg.APIClientID,
+		arg.Key,
+		arg.Now,
+		arg.StaleBefore,
+		arg.LockName,
+	)
+	var i IdempotencyCheckInTxRow
+	err := row.Scan(&i.Free, &i.Taken)
+	return i, err
+}
+
 const idempotencyClaim = `-- name: IdempotencyClaim :one
 INSERT INTO idempotency_keys (api_client_id, key, state, created_at, expires_at, owner)
 VALUES ($1, $2, 'running', $3, $4, $5)
@@ -47,59 +91,6 @@ func (q *Queries) IdempotencyClaim(ctx context.Context, arg IdempotencyClaimPara
 	var key string
 	err := row.Scan(&key)
 	return key, err
-}
-
-const idempotencyClaimInTx = `-- name: IdempotencyClaimInTx :one
-WITH lock AS (
-    SELECT pg_try_advisory_xact_lock(hashtextextended($1::text, 0)) AS free
-), claim AS (
-    INSERT INTO idempotency_keys (api_client_id, key, state, created_at, expires_at, owner)
-    SELECT $2::uuid, $3::text, 'running', $4::timestamptz,
-           $5::timestamptz, $6::uuid
-    FROM lock WHERE lock.free
-    ON CONFLICT (api_client_id, key) DO UPDATE
-    SET state = 'running', request_hash = NULL, response_status = NULL, response_content_type = NULL,
-        response_body = NULL, response_sealed = NULL, created_at = EXCLUDED.created_at,
-        expires_at = EXCLUDED.expires_at, owner = EXCLUDED.owner
-    WHERE idempotency_keys.expires_at <= EXCLUDED.created_at
-       OR (idempotency_keys.state = 'running' AND idempotency_keys.created_at < $7::timestamptz)
-    RETURNING key
-)
-SELECT lock.free, EXISTS (SELECT 1 FROM claim) AS claimed FROM lock
-`
-
-type IdempotencyClaimInTxParams struct {
-	LockName    string
-	APIClientID uuid.UUID
-	Key         string
-	Now         time.Time
-	ExpiresAt   time.Time
-	Owner       uuid.UUID
-	StaleBefore time.Time
-}
-
-type IdempotencyClaimInTxRow struct {
-	Free    bool
-	Claimed bool
-}
-
-// IdempotencyClaim for a claim that commits in one transaction with the request's work
-// and its kept answer. The key is first locked for the transaction (an advisory lock on
-// the hash of @lock_name): free is false while another request holds it and still runs.
-// claimed is IdempotencyClaim's row: false when the key is taken (IdempotencyGet).
-func (q *Queries) IdempotencyClaimInTx(ctx context.Context, arg IdempotencyClaimInTxParams) (IdempotencyClaimInTxRow, error) {
-	row := q.db.QueryRow(ctx, idempotencyClaimInTx,
-		arg.LockName,
-		arg.APIClientID,
-		arg.Key,
-		arg.Now,
-		arg.ExpiresAt,
-		arg.Owner,
-		arg.StaleBefore,
-	)
-	var i IdempotencyClaimInTxRow
-	err := row.Scan(&i.Free, &i.Claimed)
-	return i, err
 }
 
 const idempotencyDeleteExpired = `-- name: IdempotencyDeleteExpired :execrows
@@ -172,6 +163,57 @@ func (q *Queries) IdempotencyGet(ctx context.Context, arg IdempotencyGetParams) 
 		&i.ResponseSealed,
 	)
 	return i, err
+}
+
+const idempotencyKeepInTx = `-- name: IdempotencyKeepInTx :exec
+WITH kept AS (
+    INSERT INTO idempotency_keys (api_client_id, key, state, created_at, expires_at, owner,
+                                  request_hash, response_status, response_content_type, response_sealed)
+    VALUES ($1, $2, 'done', $3, $4, $5,
+            $6, $7, $8, $9)
+    ON CONFLICT (api_client_id, key) DO UPDATE
+    SET state = 'done', request_hash = EXCLUDED.request_hash, response_status = EXCLUDED.response_status,
+        response_content_type = EXCLUDED.response_content_type, response_body = NULL,
+        response_sealed = EXCLUDED.response_sealed, created_at = EXCLUDED.created_at,
+        expires_at = EXCLUDED.expires_at, owner = EXCLUDED.owner
+    WHERE idempotency_keys.expires_at <= EXCLUDED.created_at
+       OR (idempotency_keys.state = 'running' AND idempotency_keys.created_at < $10::timestamptz)
+    RETURNING 1
+)
+SELECT 1 / count(*) FROM kept
+`
+
+type IdempotencyKeepInTxParams struct {
+	APIClientID         uuid.UUID
+	Key                 string
+	Now                 time.Time
+	ExpiresAt           time.Time
+	Owner               *uuid.UUID
+	RequestHash         []byte
+	ResponseStatus      *int32
+	ResponseContentType *string
+	ResponseSealed      []byte
+	StaleBefore         time.Time
+}
+
+// The answer to a key IdempotencyCheckInTx found free, kept in the same transaction as
+// the work. A key taken meanwhile by a request outside such a transaction (an upload,
+// which claims without the lock) is not overwritten: the statement then fails (division
+// by zero), so the transaction, sent with it in one pipeline, rolls back whole.
+func (q *Queries) IdempotencyKeepInTx(ctx context.Context, arg IdempotencyKeepInTxParams) error {
+	_, err := q.db.Exec(ctx, idempotencyKeepInTx,
+		arg.APIClientID,
+		arg.Key,
+		arg.Now,
+		arg.ExpiresAt,
+		arg.Owner,
+		arg.RequestHash,
+		arg.ResponseStatus,
+		arg.ResponseContentType,
+		arg.ResponseSealed,
+		arg.StaleBefore,
+	)
+	return err
 }
 
 const idempotencyRelease = `-- name: IdempotencyRelease :exec

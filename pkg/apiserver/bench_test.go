@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -54,8 +55,14 @@ func BenchmarkSubmissionWrite(b *testing.B) {
 	})
 
 	throughAPI := func(b *testing.B, idempotencyKey bool) {
+		// Key lookups are cached as doceval-api caches them (RunOn), its listener running.
+		keys := store.NewKeyCache(st, 10*time.Second, nil)
+		watchCtx, stopWatch := context.WithCancel(ctx)
+		watched := make(chan struct{})
+		go func() { defer close(watched); _ = keys.Watch(watchCtx) }()
+		defer func() { stopWatch(); <-watched }()
 		e, err := apiserver.New(apiserver.Deps{
-			Store: st, Secrets: newSecrets(b), Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Registry: prometheus.NewRegistry(),
+			Store: st, Keys: keys, Secrets: newSecrets(b), Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Registry: prometheus.NewRegistry(),
 			RateLimiter: httpx.NewRateLimiter(0, 1, nil),
 		})
 		if err != nil {

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/doceval/doceval/gen/client"
 	"github.com/doceval/doceval/pkg/apiserver"
 	"github.com/doceval/doceval/pkg/auth"
@@ -67,13 +69,34 @@ func TestAPIServiceLifecycle(t *testing.T) {
 		t.Fatal(err)
 	}
 	base := "http://" + ln.Addr().String()
-	cfg := apiserver.Config{Common: common(t), Tunables: apiserver.Tunables{RateLimit: 50, RateLimitBurst: 100, SecretKey: secretbox.NewKey()}}
+	cfg := apiserver.Config{Common: common(t), Tunables: apiserver.Tunables{
+		RateLimit: 50, RateLimitBurst: 100, SecretKey: secretbox.NewKey(), KeyCacheTTL: 10 * time.Second,
+	}}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- apiserver.RunOn(ctx, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), ln) }()
 	t.Cleanup(cancel)
 
 	waitFor(t, base+"/readyz")
+	// Its key cache listens for changes to keys (store.KeyCache): it serves nothing else.
+	db, err := pgx.Connect(ctx, cfg.DatabaseURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close(context.Background())
+	for start := time.Now(); ; time.Sleep(20 * time.Millisecond) {
+		var listening bool
+		err := db.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND query = 'LISTEN doceval_api_keys')").Scan(&listening)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if listening {
+			break
+		}
+		if time.Since(start) > 10*time.Second {
+			t.Fatal("the api's key cache does not listen for changes to keys")
+		}
+	}
 	if code, _ := get(t, base+"/healthz"); code != 200 {
 		t.Errorf("/healthz: %d", code)
 	}

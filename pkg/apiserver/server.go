@@ -67,6 +67,10 @@ type Tunables struct {
 	// MaxFeedWaits is how many listEventFeed long-polls of one API client wait at once
 	// on one replica; beyond it a read answers at once (0: any number).
 	MaxFeedWaits int `env:"DOCEVAL_MAX_FEED_WAITS" envDefault:"4"`
+	// KeyCacheTTL is how long an API key's lookup is answered from memory at most
+	// (store.KeyCache: changes to keys and clients empty it at once; 0: every request
+	// looks its key up).
+	KeyCacheTTL time.Duration `env:"DOCEVAL_API_KEY_CACHE_TTL" envDefault:"10s"`
 	// SecretKey encrypts webhook signing secrets at rest: 32 bytes in base64.
 	SecretKey string `env:"DOCEVAL_SECRET_KEY"`
 	// SecretRotationGrace is how long a rotated-out signing secret stays valid.
@@ -75,7 +79,10 @@ type Tunables struct {
 
 // Deps are what the HTTP server is built from.
 type Deps struct {
-	Store       *store.Store
+	Store *store.Store
+	// Keys answers key lookups from memory (nil: every request looks its key up in
+	// Store); its Watch must run.
+	Keys        *store.KeyCache
 	Log         *slog.Logger
 	Registry    prometheus.Registerer
 	RateLimiter *httpx.RateLimiter
@@ -155,8 +162,12 @@ func New(d Deps) (*echo.Echo, error) {
 		return nil, err
 	}
 
+	var keys httpx.Authenticator = d.Store
+	if d.Keys != nil {
+		keys = d.Keys
+	}
 	e.Use(httpx.Under("/v1/",
-		httpx.Authenticate(d.Store, d.InvalidKeyLimiter),
+		httpx.Authenticate(keys, d.InvalidKeyLimiter),
 		d.RateLimiter.Middleware(),
 		contract.Middleware(),
 		idempotency(d.Store, d.Secrets, d.Log),
@@ -201,8 +212,9 @@ func RunOn(ctx context.Context, cfg Config, log *slog.Logger, ln net.Listener) e
 		if err != nil {
 			return service.Server{}, err
 		}
+		keys := store.NewKeyCache(rt.Store, cfg.KeyCacheTTL, log)
 		e, err := New(Deps{
-			Store: rt.Store, Blobs: blobs, Log: log, Registry: rt.Registry, TracerProvider: rt.Tracer, Ops: rt.OpsHandler(),
+			Store: rt.Store, Keys: keys, Blobs: blobs, Log: log, Registry: rt.Registry, TracerProvider: rt.Tracer, Ops: rt.OpsHandler(),
 			RateLimiter: httpx.NewRateLimiter(cfg.RateLimit, cfg.RateLimitBurst, nil), MaxUploadBytes: cfg.MaxUploadBytes,
 			InvalidKeyLimiter: httpx.NewInvalidKeyLimiter(cfg.InvalidKeyRate, cfg.InvalidKeyBurst, nil), TrustedProxies: proxies,
 			Secrets: secrets, RotationGrace: cfg.SecretRotationGrace,
@@ -219,7 +231,7 @@ func RunOn(ctx context.Context, cfg Config, log *slog.Logger, ln net.Listener) e
 				}
 			})
 		}
-		return service.Server{Handler: e, Loops: []service.Loop{expiredKeys}}, nil
+		return service.Server{Handler: e, Loops: []service.Loop{expiredKeys, keys.Watch}}, nil
 	})
 }
 

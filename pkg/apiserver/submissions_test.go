@@ -148,6 +148,19 @@ func TestSubmissionCreate(t *testing.T) {
 
 	archived, err := c.DeleteTemplateWithResponse(ctx, tpl.JSON201.Id)
 	expect(t, err, archived.StatusCode(), archived.Body, 204)
+	// A repeat answers with its submission whatever its template or extra requirements
+	// would say now.
+	for _, body := range []string{
+		`{"external_submission_id": "crm-3"}`,
+		`{"external_submission_id": "crm-3", "template_id": "` + tpl.JSON201.Id + `"}`,
+		`{"external_submission_id": "crm-3", "extra_document_requirements": [{"document_type_id": "nope"}]}`,
+	} {
+		res, b := e.raw("POST", "/v1/submissions", key, "application/json", strings.NewReader(body))
+		var got client.Submission
+		if expect(t, nil, res.StatusCode, b, 200); json.Unmarshal(b, &got) != nil || got.Id != mine.Id {
+			t.Errorf("repeat %s: %s, want submission %s", body, b, mine.Id)
+		}
+	}
 	for _, tc := range []struct {
 		body  string
 		param string

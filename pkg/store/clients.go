@@ -219,14 +219,20 @@ type Credential struct {
 
 // Authenticate resolves a key hash. Unknown and revoked keys are ErrNotFound.
 func (s *Store) Authenticate(ctx context.Context, keyHash []byte) (Credential, error) {
+	cred, _, err := s.authenticate(ctx, keyHash)
+	return cred, err
+}
+
+// authenticate is Authenticate that also returns the key's last_used_at after this use.
+func (s *Store) authenticate(ctx context.Context, keyHash []byte) (Credential, time.Time, error) {
 	now := s.Now()
 	stale := now.Add(-keyUseResolution)
 	row, err := s.queries(ctx).KeyAuthenticate(ctx, db.KeyAuthenticateParams{KeyHash: keyHash, Now: &now, StaleBefore: &stale})
 	if err != nil {
-		return Credential{}, interpretError(err)
+		return Credential{}, time.Time{}, interpretError(err)
 	}
 	return Credential{
 		Principal: auth.Principal{ClientID: row.APIClientID, KeyID: row.KeyID, Permissions: auth.FromStrings(row.Permissions)},
 		Disabled:  row.DisabledAt != nil,
-	}, nil
+	}, row.LastUsedAt, nil
 }

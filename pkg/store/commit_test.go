@@ -3,11 +3,13 @@ package store_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -125,15 +127,19 @@ func TestInTxCommitsInOneRoundTrip(t *testing.T) {
 	}
 }
 
+// withParam adds a parameter to a connection URL.
+func withParam(url, param string) string {
+	if strings.Contains(url, "?") {
+		return url + "&" + param
+	}
+	return url + "?" + param
+}
+
 // A new connection is bounded: 10 s unless DATABASE_URL's connect_timeout says otherwise.
 func TestConnectBoundsNewConnections(t *testing.T) {
 	ctx := context.Background()
 	_, url := dbtest.NewWithURL(t)
-	sep := "?"
-	if strings.Contains(url, "?") {
-		sep = "&"
-	}
-	for u, want := range map[string]time.Duration{url: store.DefaultConnectTimeout, url + sep + "connect_timeout=3": 3 * time.Second} {
+	for u, want := range map[string]time.Duration{url: store.DefaultConnectTimeout, withParam(url, "connect_timeout=3"): 3 * time.Second} {
 		pool, err := store.Connect(ctx, u, slog.New(slog.DiscardHandler))
 		if err != nil {
 			t.Fatal(err)
@@ -181,9 +187,10 @@ func TestInTxReportsARefusedCommit(t *testing.T) {
 }
 
 // A submission is created in few round trips: the template is locked and read in one
-// statement, its slots are inserted in one, and the submission is answered from its
-// INSERT. The bound counts this pool's round trips, which send every statement's text
-// (no cached prepared statements: two per statement); it was 38.
+// statement, its slots are inserted in one, the submission is answered from its
+// INSERT, and a repeat is found by that INSERT, not looked up before it. The bound
+// counts this pool's round trips, which send every statement's text (no cached
+// prepared statements: two per statement); it was 38, then 16.
 func TestCreateSubmissionRoundTrips(t *testing.T) {
 	ctx := context.Background()
 	st, _, f := faultyStore(t)
@@ -196,8 +203,8 @@ func TestCreateSubmissionRoundTrips(t *testing.T) {
 	if err != nil || !created {
 		t.Fatalf("create: %v (created %v)", err, created)
 	}
-	if got := f.RoundTrips() - before; got > 16 {
-		t.Errorf("creating a submission took %d round trips, want at most 16", got)
+	if got := f.RoundTrips() - before; got > 14 {
+		t.Errorf("creating a submission took %d round trips, want at most 14", got)
 	}
 	d, err := st.Tenant(c.ID).Submission(ctx, sub.ID)
 	if err != nil {
@@ -210,5 +217,49 @@ func TestCreateSubmissionRoundTrips(t *testing.T) {
 	}
 	if len(d.Slots) != len(sub.Snapshot.DocumentRequirements) || len(d.Slots) == 0 {
 		t.Fatalf("%d slots for %d requirements", len(d.Slots), len(sub.Snapshot.DocumentRequirements))
+	}
+}
+
+// An Idempotency-Key costs its request no round trip of its own: the claim is sent
+// with BEGIN and the kept answer with COMMIT. This pool sends every statement's text
+// (two round trips per statement), and a batch is described before it runs, so the
+// claim's batch costs one more than BEGIN alone; the claim and the kept answer sent
+// on their own cost four more.
+func TestIdempotentTxCostsNoRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	_, url := dbtest.NewWithURL(t)
+	pool, f := dbtest.FaultyPool(t, withParam(url, "pool_max_conns=1")) // one connection: its statements stay prepared
+	if _, err := pool.Exec(ctx, "CREATE TABLE probe (id int PRIMARY KEY)"); err != nil {
+		t.Fatal(err)
+	}
+	st := store.New(pool)
+	c, _, _, err := st.CreateClient(ctx, "round trips", auth.AllPermissions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	insert := func(ctx context.Context, id int) error {
+		return st.InTx(ctx, func(tx *store.Tx) error { return tx.Exec(ctx, "INSERT INTO probe VALUES ($1)", id) })
+	}
+	keyed := func(id int) int {
+		before := f.RoundTrips()
+		outcome, _, err := st.IdempotentTx(ctx, c.ID, fmt.Sprint("key-", id), uuid.New(), func(ctx context.Context) (*store.KeptAnswer, bool) {
+			if err := insert(ctx, id); err != nil {
+				t.Error(err)
+			}
+			return &store.KeptAnswer{RequestHash: []byte{1}, Response: store.StoredResponse{Status: 201, ContentType: "application/json", SealedBody: []byte("sealed")}}, false
+		})
+		if err != nil || outcome != store.KeptInTx {
+			t.Fatalf("IdempotentTx: %v (outcome %d)", err, outcome)
+		}
+		return f.RoundTrips() - before
+	}
+	keyed(1) // prepares the kept answer's statement on the connection
+	before := f.RoundTrips()
+	if err := insert(ctx, 2); err != nil {
+		t.Fatal(err)
+	}
+	plain := f.RoundTrips() - before
+	if got := keyed(3); got > plain+1 {
+		t.Fatalf("the work with an Idempotency-Key took %d round trips, without %d; want at most one more", got, plain)
 	}
 }

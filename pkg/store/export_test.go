@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"time"
 
 	"github.com/google/uuid"
 )
@@ -24,3 +25,6 @@ func (tx *Tx) ClientDisabled(ctx context.Context, client uuid.UUID) (bool, error
 
 // RetentionBatch exposes how many events a retention statement deletes.
 const RetentionBatch = retentionBatch
+
+// SetRelisten sets the pause before the cache listens again (before Watch runs).
+func (c *KeyCache) SetRelisten(d time.Duration) { c.relisten = d }

@@ -90,14 +90,21 @@ func (s *Store) FinishIdempotencyKey(ctx context.Context, client uuid.UUID, key 
 }
 
 func finishIdempotencyKey(ctx context.Context, q *db.Queries, client uuid.UUID, key string, owner uuid.UUID, requestHash []byte, resp StoredResponse) error {
-	if resp.SealedBody == nil || resp.Body != nil {
-		return errors.New("an idempotent response is kept sealed only")
+	if err := sealedOnly(resp); err != nil {
+		return err
 	}
 	status := int32(resp.Status)
 	return interpretError(q.IdempotencyFinish(ctx, db.IdempotencyFinishParams{
 		APIClientID: client, Key: key, Owner: &owner, RequestHash: requestHash, ResponseStatus: &status,
 		ResponseContentType: &resp.ContentType, ResponseSealed: resp.SealedBody,
 	}))
+}
+
+func sealedOnly(resp StoredResponse) error {
+	if resp.SealedBody == nil || resp.Body != nil {
+		return errors.New("an idempotent response is kept sealed only")
+	}
+	return nil
 }
 
 // ReleaseIdempotencyKey gives up a key owner claimed, whose request did nothing worth
@@ -184,19 +191,26 @@ type KeptAnswer struct {
 // work returns an answer to keep, it is kept and all of it commits at once, so a lost
 // COMMIT answer leaves either nothing or the kept answer, which a retry replays. When
 // work returns no answer (nil: NotKept), asks to be set aside, or something it ran
-// failed inside the transaction (SetAside), all of it rolls back. One attempt: a transaction aborted for
-// its timing (a deadlock) is set aside too, and the run without it has InTx's retries.
+// failed inside the transaction (SetAside), all of it rolls back. One attempt: a
+// transaction aborted for its timing (a deadlock) is set aside too, and the run without
+// it has InTx's retries.
+//
+// The claim is a lock for the transaction and a look at the key, sent with BEGIN; the
+// key's row is written once, with its answer, sent with COMMIT (runPipelinedTx): the key
+// costs the request no round trip and one write. An upload that claimed the key
+// meanwhile (uploads claim without the lock) makes that write fail: all of it rolls back
+// (SetAside), and the request run in steps meets the upload's claim.
 //
 // The error is the claim's or the commit's, with what InTx returns for them; the
 // outcome is then meaningless.
 func (s *Store) IdempotentTx(ctx context.Context, client uuid.UUID, key string, owner uuid.UUID, work func(ctx context.Context) (answer *KeptAnswer, setAside bool)) (IdempotentOutcome, KeyRecord, error) {
 	var outcome IdempotentOutcome
 	var rec KeyRecord
-	err := s.runTx(ctx, func(tx *Tx) error {
+	err := s.runPipelinedTx(ctx, func(tx *Tx) error {
 		now := s.Now()
-		c, err := tx.q.IdempotencyClaimInTx(ctx, db.IdempotencyClaimInTxParams{
+		c, err := tx.q.IdempotencyCheckInTx(ctx, db.IdempotencyCheckInTxParams{
 			LockName: "idempotency/" + client.String() + "/" + key, APIClientID: client, Key: key,
-			Now: now, ExpiresAt: now.Add(IdempotencyTTL), StaleBefore: now.Add(-idempotencyStale), Owner: owner,
+			Now: now, StaleBefore: now.Add(-idempotencyStale),
 		})
 		switch {
 		case err != nil:
@@ -204,7 +218,7 @@ func (s *Store) IdempotentTx(ctx context.Context, client uuid.UUID, key string, 
 		case !c.Free:
 			outcome = KeyInUse
 			return errSetAside
-		case !c.Claimed:
+		case c.Taken:
 			r, err := tx.q.IdempotencyGet(ctx, db.IdempotencyGetParams{APIClientID: client, Key: key})
 			if errors.Is(interpretError(err), ErrNotFound) {
 				outcome = SetAside // released in between: the run without this transaction claims it
@@ -226,15 +240,31 @@ func (s *Store) IdempotentTx(ctx context.Context, client uuid.UUID, key string, 
 			outcome = NotKept
 			return errSetAside
 		}
-		if err := finishIdempotencyKey(ctx, tx.q, client, key, owner, answer.RequestHash, answer.Response); err != nil {
+		resp := answer.Response
+		status := int32(resp.Status)
+		err = tx.atCommit(func(q *db.Queries) error {
+			if err := sealedOnly(resp); err != nil {
+				return err
+			}
+			return q.IdempotencyKeepInTx(ctx, db.IdempotencyKeepInTxParams{
+				APIClientID: client, Key: key, Now: now, ExpiresAt: now.Add(IdempotencyTTL), StaleBefore: now.Add(-idempotencyStale),
+				Owner: &owner, RequestHash: answer.RequestHash, ResponseStatus: &status, ResponseContentType: &resp.ContentType,
+				ResponseSealed: resp.SealedBody,
+			})
+		})
+		if err != nil {
 			outcome = SetAside
 			return errSetAside
 		}
 		outcome = KeptInTx
 		return nil
 	})
-	if errors.Is(err, errSetAside) {
+	var refused atCommitRefused
+	switch {
+	case errors.Is(err, errSetAside):
 		err = nil
+	case errors.As(err, &refused): // the kept answer refused: all of it rolled back
+		outcome, err = SetAside, nil
 	}
 	return outcome, rec, err
 }

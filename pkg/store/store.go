@@ -76,8 +76,10 @@ func (s *Store) Ping(ctx context.Context) error { return s.pool.Ping(ctx) }
 // back as a whole.
 type Tx struct {
 	s  *Store
-	tx pgx.Tx
+	tx db.DBTX
 	q  *db.Queries
+	// last is the statement a pipelined transaction sends with COMMIT (atCommit).
+	last *statement
 	// spoiled: a transaction joined by InTx failed (join); what it wrote before failing
 	// is still in this transaction, which must therefore not commit.
 	spoiled bool
@@ -134,6 +136,17 @@ func retryable(err error) bool {
 // The id is asked for at the end, not forced at BEGIN, because a transaction given an
 // id must flush WAL when it commits: read-only ones would pay for that.
 func (s *Store) runTx(ctx context.Context, fn func(tx *Tx) error) error {
+	return s.runTxOn(ctx, false, fn)
+}
+
+// runPipelinedTx is runTx spending no round trip of its own: BEGIN is sent with the
+// first statement, and the statement fn leaves with Tx.atCommit is sent with COMMIT
+// (its refusal rolls back: atCommitRefused).
+func (s *Store) runPipelinedTx(ctx context.Context, fn func(tx *Tx) error) error {
+	return s.runTxOn(ctx, true, fn)
+}
+
+func (s *Store) runTxOn(ctx context.Context, pipelined bool, fn func(tx *Tx) error) error {
 	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
 		return err
@@ -141,21 +154,41 @@ func (s *Store) runTx(ctx context.Context, fn func(tx *Tx) error) error {
 	// The pool destroys a released connection that broke or is still in a transaction,
 	// so neither serves another request.
 	defer conn.Release()
-	ptx, err := conn.Begin(ctx)
-	if err != nil {
+	tx := &Tx{s: s}
+	var rollback func()
+	if pipelined {
+		b := &beginWith{conn: conn.Conn()}
+		tx.tx, tx.q = b, db.New(b)
+		rollback = func() {
+			if b.begun {
+				_, _ = conn.Exec(context.WithoutCancel(ctx), "ROLLBACK")
+			}
+		}
+	} else {
+		ptx, err := conn.Begin(ctx)
+		if err != nil {
+			return err
+		}
+		tx.tx, tx.q = ptx, db.New(ptx)
+		rollback = func() { _ = ptx.Rollback(context.WithoutCancel(ctx)) }
+	}
+	if err := fn(tx); err != nil {
+		rollback()
 		return err
 	}
-	if err := fn(&Tx{s: s, tx: ptx, q: db.New(ptx)}); err != nil {
-		_ = ptx.Rollback(context.WithoutCancel(ctx))
-		return err
+	if b, ok := tx.tx.(*beginWith); ok {
+		if err := b.begin(ctx); err != nil {
+			rollback()
+			return err
+		}
 	}
-	c := commitReportingID(ctx, conn.Conn().PgConn())
+	c := commitReportingID(ctx, conn.Conn(), tx.last)
 	var pgErr *pgconn.PgError
 	switch {
 	case c.err == nil:
 		return nil
 	case c.rollBack:
-		_ = ptx.Rollback(context.WithoutCancel(ctx))
+		rollback()
 		return c.err
 	case errors.As(c.err, &pgErr):
 		return c.err // the server answered: rolled back
@@ -185,12 +218,22 @@ type commitResult struct {
 	rollBack bool
 }
 
-// commitReportingID sends, in one pipeline, the query of the transaction's id, a Flush
-// (the server sends that answer before it runs COMMIT) and COMMIT, then reads both
-// answers in order.
-func commitReportingID(ctx context.Context, pc *pgconn.PgConn) commitResult {
-	pl := pc.StartPipeline(ctx)
+// commitReportingID sends, in one pipeline, last (when there is one), the query of the
+// transaction's id, a Flush (the server sends those answers before it runs COMMIT) and
+// COMMIT, then reads the answers in order.
+func commitReportingID(ctx context.Context, conn *pgx.Conn, last *statement) commitResult {
+	var p *prepared
+	if last != nil {
+		var err error
+		if p, err = prepare(ctx, conn, last); err != nil {
+			return commitResult{err: err, rollBack: true}
+		}
+	}
+	pl := conn.PgConn().StartPipeline(ctx)
 	defer pl.Close()
+	if p != nil {
+		p.send(pl)
+	}
 	pl.SendQueryParams("SELECT pg_current_xact_id_if_assigned()::text", nil, nil, nil, nil)
 	pl.SendFlushRequest()
 	pl.SendQueryParams("COMMIT", nil, nil, nil, nil)
@@ -199,6 +242,16 @@ func commitReportingID(ctx context.Context, pc *pgconn.PgConn) commitResult {
 	}
 	var r commitResult
 	var pgErr *pgconn.PgError
+	if p != nil {
+		if r.err = readStatement(pl); r.err != nil {
+			// Refused: the server skips the rest, and the transaction is rolled back.
+			// Lost: nothing more is known than of a lost COMMIT with no id.
+			if r.rollBack = errors.As(r.err, &pgErr); r.rollBack {
+				r.err = atCommitRefused{r.err}
+			}
+			return r
+		}
+	}
 	r.xid, r.err = readXID(pl)
 	if r.err != nil {
 		// The deferred Close reads past the skipped COMMIT before runTx rolls back.
@@ -219,6 +272,16 @@ func commitReportingID(ctx context.Context, pc *pgconn.PgConn) commitResult {
 		r.err = pgx.ErrTxCommitRollback
 	}
 	return r
+}
+
+// readStatement reads the answer of a statement without rows from the pipeline.
+func readStatement(pl *pgconn.Pipeline) error {
+	rr, err := nextResult(pl)
+	if err != nil {
+		return err
+	}
+	_, err = rr.Close()
+	return err
 }
 
 // readXID reads the answer of pg_current_xact_id_if_assigned from the pipeline.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/doceval/doceval/gen/db"
 	"github.com/doceval/doceval/pkg/blobkey"
+	"github.com/doceval/doceval/pkg/domain"
 	"github.com/doceval/doceval/pkg/domain/catalog"
 	"github.com/doceval/doceval/pkg/domain/evaluation"
 	"github.com/doceval/doceval/pkg/domain/submission"
@@ -75,31 +76,47 @@ func newDisplayID() string {
 // CreateSubmission creates a submission with the template's snapshot and its slots, or
 // returns the client's existing submission with the same external id (created false),
 // also when a concurrent request created it first.
+//
+// A repeat is found by the INSERT meeting the external id's unique index, not by a
+// lookup before it: a new submission costs no extra statement, and the lookup's plan,
+// made on the table while it was small, cannot make every create scan the client's
+// submissions (it did, until autovacuum analyzed the table). A repeat answers with its
+// submission whatever its template or extra requirements would say now.
 func (t Tenant) CreateSubmission(ctx context.Context, in submission.New) (submission.Submission, bool, error) {
 	var out submission.Submission
 	created := false
 	err := t.s.InTx(ctx, func(tx *Tx) error {
-		existing, err := tx.submissionByExternalID(ctx, t.clientID, in.ExternalID)
-		if err == nil {
+		// existingOr answers with the submission the external id already names, or
+		// with refusal when there is none.
+		existingOr := func(refusal error) error {
+			existing, err := tx.submissionByExternalID(ctx, t.clientID, in.ExternalID)
+			switch {
+			case errors.Is(err, ErrNotFound):
+				return refusal
+			case err != nil:
+				return err
+			}
 			if err := submission.CheckLive(existing.Purging); err != nil {
 				return err
 			}
 			out = existing
 			return nil
-		} else if !errors.Is(err, ErrNotFound) {
-			return err
 		}
 		snap, err := takeSnapshot(ctx, tx.q, t.clientID, in.TemplateRef)
 		switch {
 		case errors.Is(err, ErrNotFound):
-			return submission.UnusableTemplate(in.TemplateRef, false)
+			return existingOr(submission.UnusableTemplate(in.TemplateRef, false))
 		case errors.Is(err, catalog.ErrArchived):
-			return submission.UnusableTemplate(in.TemplateRef, true)
+			return existingOr(submission.UnusableTemplate(in.TemplateRef, true))
 		case err != nil:
 			return err
 		}
 		slots, err := tx.slotsFor(ctx, t.clientID, snap, in.Extra)
-		if err != nil {
+		var refused *domain.FieldError
+		switch {
+		case errors.As(err, &refused):
+			return existingOr(err)
+		case err != nil:
 			return err
 		}
 		snapJSON, err := json.Marshal(snap)
@@ -121,7 +138,8 @@ func (t Tenant) CreateSubmission(ctx context.Context, in submission.New) (submis
 			if err = interpretError(err); !errors.Is(err, ErrNotFound) {
 				return err
 			}
-			// A concurrent request with the same external id won: answer with its submission.
+			// The external id is taken (a repeat, or a concurrent request that won):
+			// answer with its submission.
 			if existing, err := tx.submissionByExternalID(ctx, t.clientID, in.ExternalID); err == nil {
 				if err := submission.CheckLive(existing.Purging); err != nil {
 					return err

@@ -139,7 +139,7 @@ func (c *faultConn) Write(p []byte) (int, error) {
 		return 0, &net.OpError{Op: "write", Net: "tcp", Err: errFault}
 	}
 	c.wrote = true
-	if len(f.markers) > 0 && bytes.Contains(bytes.ToLower(p), f.markers[0]) {
+	if len(f.markers) > 0 && bytes.Contains(lowerASCII(p), f.markers[0]) {
 		c.last = f.markers[0]
 		f.markers = f.markers[1:]
 		c.cutNext = len(f.markers) == 0
@@ -158,12 +158,25 @@ func (c *faultConn) Write(p []byte) (int, error) {
 		return 0, &net.OpError{Op: "write", Net: "tcp", Err: errFault}
 	}
 	n, err := c.Conn.Write(p)
-	if before := executesBefore(p, bytes.Index(bytes.ToLower(p), c.last)); before > 0 {
+	if before := executesBefore(p, bytes.Index(lowerASCII(p), c.last)); before > 0 {
 		c.cutReads, c.cutAfter = true, before
 		return n, err
 	}
 	c.Conn.Close() // the server still reads what was sent before the end of the stream
 	return n, err
+}
+
+// lowerASCII lower-cases the ASCII letters of p only, keeping every offset: p holds
+// binary parameters (a sealed body), which bytes.ToLower would reencode.
+func lowerASCII(p []byte) []byte {
+	out := make([]byte, len(p))
+	for i, c := range p {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		out[i] = c
+	}
+	return out
 }
 
 // executesBefore counts the statements p runs in messages that start before offset end.

@@ -302,6 +302,7 @@ DOCEVAL_UPLOAD_IDLE_TIMEOUT: {{ $c.uploadIdleTimeout | quote }}
 DOCEVAL_MAX_UPLOADS_PER_SUBMISSION: {{ int64 $c.maxUploadsPerSubmission | quote }}
 DOCEVAL_MAX_PAGES_PER_EVALUATION: {{ int64 $c.maxPagesPerEvaluation | quote }}
 DOCEVAL_MAX_FEED_WAITS: {{ int64 $c.maxFeedWaits | quote }}
+DOCEVAL_API_KEY_CACHE_TTL: {{ $c.keyCacheTTL | quote }}
 DOCEVAL_SECRET_ROTATION_GRACE: {{ $c.secretRotationGrace | quote }}
 {{- else if eq .svc "ingest" }}
 DOCEVAL_INGEST_MAX_PAGES: {{ int64 $c.maxPages | quote }}
