@@ -1,12 +1,15 @@
 package extract
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/xml"
 	"errors"
+	"fmt"
 	"io"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/doceval/doceval/pkg/document"
@@ -45,11 +48,7 @@ var errBBox = errors.New("malformed pdftotext bbox output")
 // page. Pages past maxPages are skipped; words past maxBBoxWords on a page keep no box.
 // A malformed document ends the reading with errBBox and the pages read so far.
 func parseBBox(r io.Reader, maxPages int) ([]bboxPage, error) {
-	b, err := io.ReadAll(r)
-	if err != nil {
-		return nil, err
-	}
-	dec := xml.NewDecoder(bytes.NewReader(xmlSafe(b)))
+	dec := xml.NewDecoder(bufio.NewReader(&xmlSafeReader{r: r}))
 	dec.Strict = false // poppler writes XHTML; HTML entities are tolerated
 	dec.Entity = xml.HTMLEntity
 	var pages []bboxPage
@@ -197,11 +196,7 @@ func attrFloat(e xml.StartElement, name string) float64 {
 func xmlSafe(b []byte) []byte {
 	var out []byte // nil until the first character to replace
 	for i := 0; i < len(b); {
-		r, size := rune(b[i]), 1
-		if r >= utf8.RuneSelf {
-			r, size = utf8.DecodeRune(b[i:])
-		}
-		bad := r < 0x20 && r != '\n' && r != '\r' && r != '\t' || r == utf8.RuneError && size == 1 || r == 0xFFFE || r == 0xFFFF
+		size, bad := xmlUnsafe(b[i:])
 		if bad && out == nil {
 			out = append(make([]byte, 0, len(b)), b[:i]...)
 		}
@@ -217,4 +212,155 @@ func xmlSafe(b []byte) []byte {
 		return b
 	}
 	return out
+}
+
+// xmlUnsafe reports the size of the character b starts with, and whether XML forbids it.
+func xmlUnsafe(b []byte) (size int, bad bool) {
+	r, size := rune(b[0]), 1
+	if r >= utf8.RuneSelf {
+		r, size = utf8.DecodeRune(b)
+	}
+	return size, r < 0x20 && r != '\n' && r != '\r' && r != '\t' || r == utf8.RuneError && size == 1 || r == 0xFFFE || r == 0xFFFF
+}
+
+// xmlSafeReader is xmlSafe on a stream: what it reads from r, the same bytes xmlSafe
+// gives for the whole. A character split between two reads of r is held until it is
+// whole (or r ends).
+type xmlSafeReader struct {
+	r    io.Reader
+	back []byte // the buffer of buf
+	buf  []byte // read from r and not yet handed on
+	err  error  // r's, once it has ended
+}
+
+func (x *xmlSafeReader) Read(p []byte) (int, error) {
+	if len(p) < utf8.UTFMax {
+		return 0, io.ErrShortBuffer
+	}
+	for {
+		n, i := 0, 0
+		for i < len(x.buf) && n+utf8.UTFMax <= len(p) {
+			if x.err == nil && !utf8.FullRune(x.buf[i:]) {
+				break // the rest of the character is still to come
+			}
+			size, bad := xmlUnsafe(x.buf[i:])
+			if bad {
+				p[n] = ' '
+				n++
+			} else {
+				n += copy(p[n:], x.buf[i:i+size])
+			}
+			i += size
+		}
+		x.buf = x.buf[i:]
+		if n > 0 {
+			return n, nil
+		}
+		if x.err != nil {
+			return 0, x.err
+		}
+		if x.back == nil {
+			x.back = make([]byte, 32<<10)
+		}
+		kept := copy(x.back, x.buf)
+		m, err := x.r.Read(x.back[kept:])
+		x.buf, x.err = x.back[:kept+m], err
+	}
+}
+
+// bboxInfo reads the document information at the head of pdftotext -bbox-layout's
+// XHTML (a title element, meta elements with name and content), as pdfinfo showed it:
+// each value up to its first line break, dates in local time (see infoDate), empty
+// values left out.
+func bboxInfo(b []byte) map[string]string {
+	meta := map[string]string{}
+	if end := bytes.Index(b, []byte("</head>")); end >= 0 {
+		b = b[:end]
+	}
+	dec := xml.NewDecoder(bytes.NewReader(xmlSafe(b)))
+	dec.Strict = false
+	dec.Entity = xml.HTMLEntity
+	put := func(k, v string) {
+		v, _, _ = strings.Cut(v, "\n")
+		if k == "CreationDate" || k == "ModDate" {
+			v = infoDate(v)
+		}
+		if v = clean(strings.TrimSpace(v)); v != "" && pdfInfoKeys[k] {
+			meta[k] = v
+		}
+	}
+	var title *strings.Builder
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return meta
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			switch t.Name.Local {
+			case "title":
+				title = &strings.Builder{}
+			case "meta":
+				var name, content string
+				for _, a := range t.Attr {
+					switch a.Name.Local {
+					case "name":
+						name = a.Value
+					case "content":
+						content = a.Value
+					}
+				}
+				put(name, content)
+			}
+		case xml.CharData:
+			if title != nil && title.Len()+len(t) <= maxWordBytes {
+				title.Write(t)
+			}
+		case xml.EndElement:
+			if t.Name.Local == "title" && title != nil {
+				put("Title", title.String())
+				title = nil
+			}
+		}
+	}
+}
+
+// infoDate turns a date as pdftotext writes it (2018-02-06T09:27:34-01, or with Z or
+// -01:30) into pdfinfo's form in local time (Tue Feb  6 10:27:34 2018 UTC); anything
+// else is returned as it is.
+func infoDate(s string) string {
+	var y, mo, d, h, mi, sec int
+	if len(s) < 20 || s[10] != 'T' {
+		return s
+	}
+	if n, err := fmt.Sscanf(s[:19], "%4d-%2d-%2dT%2d:%2d:%2d", &y, &mo, &d, &h, &mi, &sec); n != 6 || err != nil {
+		return s
+	}
+	offset := 0
+	switch zone := s[19:]; {
+	case zone == "Z":
+	case len(zone) == 3 || len(zone) == 6 && zone[3] == ':':
+		zh, err := strconv.Atoi(zone[1:3])
+		if err != nil {
+			return s
+		}
+		zm := 0
+		if len(zone) == 6 {
+			if zm, err = strconv.Atoi(zone[4:6]); err != nil {
+				return s
+			}
+		}
+		offset = zh*3600 + zm*60
+		switch zone[0] {
+		case '-':
+			offset = -offset
+		case '+':
+		default:
+			return s
+		}
+	default:
+		return s
+	}
+	t := time.Date(y, time.Month(mo), d, h, mi, sec, 0, time.FixedZone("", offset))
+	return t.In(time.Local).Format("Mon Jan _2 15:04:05 2006 MST")
 }
