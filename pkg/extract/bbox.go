@@ -1,7 +1,6 @@
 package extract
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/xml"
 	"errors"
@@ -48,47 +47,41 @@ var errBBox = errors.New("malformed pdftotext bbox output")
 // page. Pages past maxPages are skipped; words past maxBBoxWords on a page keep no box.
 // A malformed document ends the reading with errBBox and the pages read so far.
 func parseBBox(r io.Reader, maxPages int) ([]bboxPage, error) {
-	dec := xml.NewDecoder(bufio.NewReader(&xmlSafeReader{r: r}))
+	raw, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	dec := xml.NewDecoder(bytes.NewReader(xmlSafe(raw)))
 	dec.Strict = false // poppler writes XHTML; HTML entities are tolerated
 	dec.Entity = xml.HTMLEntity
-	var pages []bboxPage
-	var cur *bboxPage
-	flow, line := -1, -1
+	b := bboxBuilder{maxPages: maxPages}
 	depth := 0
 	inWord := false
 	var word bytes.Buffer
 	var wx0, wy0, wx1, wy1 float64
-	var ln lineBuilder
 	for {
 		tok, err := dec.Token()
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			ln.end(cur)
-			return pages, errBBox
+			return b.end(), errBBox
 		}
 		switch t := tok.(type) {
 		case xml.StartElement:
 			depth++
 			if depth > maxBBoxDepth {
-				ln.end(cur)
-				return pages, errBBox
+				return b.end(), errBBox
 			}
 			switch t.Name.Local {
 			case "page":
-				ln.end(cur)
-				if len(pages) >= min(maxPages, maxBBoxPages) {
-					return pages, nil
+				if !b.page(attrFloat(t, "width"), attrFloat(t, "height")) {
+					return b.pages, nil
 				}
-				pages = append(pages, bboxPage{width: attrFloat(t, "width"), height: attrFloat(t, "height")})
-				cur = &pages[len(pages)-1]
-				flow, line = -1, -1
 			case "flow":
-				flow++
+				b.flow++
 			case "line":
-				ln.end(cur)
-				line++
+				b.startLine()
 			case "word":
 				inWord = true
 				word.Reset()
@@ -97,32 +90,69 @@ func parseBBox(r io.Reader, maxPages int) ([]bboxPage, error) {
 		case xml.EndElement:
 			depth--
 			if t.Name.Local == "line" {
-				ln.end(cur)
+				b.ln.end(b.cur)
 			}
-			if t.Name.Local != "word" || !inWord {
-				continue
+			if t.Name.Local == "word" && inWord {
+				inWord = false
+				b.word(word.String(), wx0, wy0, wx1, wy1)
 			}
-			inWord = false
-			text := strings.TrimSpace(word.String())
-			if cur == nil || text == "" {
-				continue
-			}
-			ln.add(text, wx0, wy0, wx1, wy1)
-			if len(cur.words) >= maxBBoxWords || cur.width <= 0 || cur.height <= 0 {
-				continue
-			}
-			cur.words = append(cur.words, document.Word{
-				Text: text, Conf: 1, Block: max(flow, 0), Line: max(line, 0),
-				Box: box(wx0/cur.width, wy0/cur.height, wx1/cur.width, wy1/cur.height),
-			})
 		case xml.CharData:
 			if inWord && word.Len()+len(t) <= maxWordBytes {
 				word.Write(t)
 			}
 		}
 	}
-	ln.end(cur)
-	return pages, nil
+	return b.end(), nil
+}
+
+// bboxBuilder makes the pages of the elements of pdftotext's bbox XHTML as they come
+// (from parseBBox or fastBBox).
+type bboxBuilder struct {
+	maxPages   int
+	pages      []bboxPage
+	cur        *bboxPage
+	flow, line int
+	ln         lineBuilder
+}
+
+// page starts a page of size w × h points; false when it is past maxPages, and the
+// reading ends.
+func (b *bboxBuilder) page(w, h float64) bool {
+	b.ln.end(b.cur)
+	if len(b.pages) >= min(b.maxPages, maxBBoxPages) {
+		return false
+	}
+	b.pages = append(b.pages, bboxPage{width: w, height: h})
+	b.cur = &b.pages[len(b.pages)-1]
+	b.flow, b.line = -1, -1
+	return true
+}
+
+func (b *bboxBuilder) startLine() {
+	b.ln.end(b.cur)
+	b.line++
+}
+
+// word adds a word with its text (before trimming) and box.
+func (b *bboxBuilder) word(text string, x0, y0, x1, y1 float64) {
+	text = strings.TrimSpace(text)
+	if b.cur == nil || text == "" {
+		return
+	}
+	b.ln.add(text, x0, y0, x1, y1)
+	if len(b.cur.words) >= maxBBoxWords || b.cur.width <= 0 || b.cur.height <= 0 {
+		return
+	}
+	b.cur.words = append(b.cur.words, document.Word{
+		Text: text, Conf: 1, Block: max(b.flow, 0), Line: max(b.line, 0),
+		Box: box(x0/b.cur.width, y0/b.cur.height, x1/b.cur.width, y1/b.cur.height),
+	})
+}
+
+// end closes the reading: the pages read.
+func (b *bboxBuilder) end() []bboxPage {
+	b.ln.end(b.cur)
+	return b.pages
 }
 
 // lineBuilder gathers the words of one line for the page text.
@@ -196,6 +226,13 @@ func attrFloat(e xml.StartElement, name string) float64 {
 func xmlSafe(b []byte) []byte {
 	var out []byte // nil until the first character to replace
 	for i := 0; i < len(b); {
+		if c := b[i]; c >= 0x20 && c < utf8.RuneSelf { // the common case, at a byte's cost
+			if out != nil {
+				out = append(out, c)
+			}
+			i++
+			continue
+		}
 		size, bad := xmlUnsafe(b[i:])
 		if bad && out == nil {
 			out = append(make([]byte, 0, len(b)), b[:i]...)
@@ -223,55 +260,10 @@ func xmlUnsafe(b []byte) (size int, bad bool) {
 	return size, r < 0x20 && r != '\n' && r != '\r' && r != '\t' || r == utf8.RuneError && size == 1 || r == 0xFFFE || r == 0xFFFF
 }
 
-// xmlSafeReader is xmlSafe on a stream: what it reads from r, the same bytes xmlSafe
-// gives for the whole. A character split between two reads of r is held until it is
-// whole (or r ends).
-type xmlSafeReader struct {
-	r    io.Reader
-	back []byte // the buffer of buf
-	buf  []byte // read from r and not yet handed on
-	err  error  // r's, once it has ended
-}
-
-func (x *xmlSafeReader) Read(p []byte) (int, error) {
-	if len(p) < utf8.UTFMax {
-		return 0, io.ErrShortBuffer
-	}
-	for {
-		n, i := 0, 0
-		for i < len(x.buf) && n+utf8.UTFMax <= len(p) {
-			if x.err == nil && !utf8.FullRune(x.buf[i:]) {
-				break // the rest of the character is still to come
-			}
-			size, bad := xmlUnsafe(x.buf[i:])
-			if bad {
-				p[n] = ' '
-				n++
-			} else {
-				n += copy(p[n:], x.buf[i:i+size])
-			}
-			i += size
-		}
-		x.buf = x.buf[i:]
-		if n > 0 {
-			return n, nil
-		}
-		if x.err != nil {
-			return 0, x.err
-		}
-		if x.back == nil {
-			x.back = make([]byte, 32<<10)
-		}
-		kept := copy(x.back, x.buf)
-		m, err := x.r.Read(x.back[kept:])
-		x.buf, x.err = x.back[:kept+m], err
-	}
-}
-
 // bboxInfo reads the document information at the head of pdftotext -bbox-layout's
 // XHTML (a title element, meta elements with name and content), as pdfinfo showed it:
-// each value up to its first line break, dates in local time (see infoDate), empty
-// values left out.
+// each value up to its first line break, dates in local time (see infoDate). An empty
+// title is left out: pdftotext writes the element for a PDF without one too.
 func bboxInfo(b []byte) map[string]string {
 	meta := map[string]string{}
 	if end := bytes.Index(b, []byte("</head>")); end >= 0 {
@@ -285,7 +277,7 @@ func bboxInfo(b []byte) map[string]string {
 		if k == "CreationDate" || k == "ModDate" {
 			v = infoDate(v)
 		}
-		if v = clean(strings.TrimSpace(v)); v != "" && pdfInfoKeys[k] {
+		if v = clean(strings.TrimSpace(v)); pdfInfoKeys[k] && (v != "" || k != "Title") {
 			meta[k] = v
 		}
 	}

@@ -222,19 +222,18 @@ func file(ctx context.Context, path, declared string, opt Options) (*Result, err
 // non-zero exit is returned as *exitError with the tool's stderr, for the caller to
 // classify.
 func run(ctx context.Context, opt Options, maxOut int64, name string, args ...string) ([]byte, error) {
-	return runTool(ctx, opt, maxOut, "", nil, name, args...)
+	return runTool(ctx, opt, maxOut, "", name, args...)
 }
 
 // runOn is run for a tool that reads the file at input on its standard input (its
 // argument "-"): in the sandbox it sees no job directory, and its sandbox may have
 // been started ahead of need (see warmPool).
 func runOn(ctx context.Context, opt Options, maxOut int64, input string, name string, args ...string) ([]byte, error) {
-	return runTool(ctx, opt, maxOut, input, nil, name, args...)
+	return runTool(ctx, opt, maxOut, input, name, args...)
 }
 
-// runTool is run, or runOn with input, whose output is also written to tee (when not
-// nil) as the tool makes it.
-func runTool(ctx context.Context, opt Options, maxOut int64, input string, tee io.Writer, name string, args ...string) ([]byte, error) {
+// runTool is run, or runOn when input is not empty.
+func runTool(ctx context.Context, opt Options, maxOut int64, input string, name string, args ...string) ([]byte, error) {
 	var in *os.File
 	if input != "" {
 		var err error
@@ -268,7 +267,7 @@ func runTool(ctx context.Context, opt Options, maxOut int64, input string, tee i
 	if in != nil {
 		stdin = in
 	}
-	return p.finish(ctx, stdin, maxOut, tee)
+	return p.finish(ctx, stdin, maxOut)
 }
 
 // toolFailure classifies a tool's failure on a file: a non-zero exit whose message
@@ -516,24 +515,11 @@ func readPDFInfo(ctx context.Context, path string, opt Options) (*pdfInfo, error
 
 // readPDFText runs pdftotext -bbox-layout over the PDF at path and reads its words,
 // lines and document information, at most opt.MaxPages+1 pages (one more than are
-// read: a PDF with more is refused). A malformed tail (never seen from poppler) leaves
-// its pages without text: they are read by OCR like pages without a text layer.
+// read: a PDF with more is refused): by fastBBox, or parseBBox where the output is not
+// in poppler's usual form. A malformed tail (never seen from poppler) leaves its pages
+// without text: they are read by OCR like pages without a text layer.
 func readPDFText(ctx context.Context, path string, opt Options) pdfText {
-	// The boxes are parsed as pdftotext writes them, on another core.
-	type parsed struct {
-		pages []bboxPage
-		err   error
-	}
-	boxes, stream := io.Pipe()
-	parsedc := make(chan parsed, 1)
-	go func() {
-		pages, err := parseBBox(boxes, opt.MaxPages+1)
-		_, _ = io.Copy(io.Discard, boxes) // the rest: the run is never held up
-		parsedc <- parsed{pages, err}
-	}()
-	out, err := runTool(ctx, opt, opt.MaxOutputBytes, path, stream, "pdftotext", "-bbox-layout", "-enc", "UTF-8", "-l", strconv.Itoa(opt.MaxPages+1), "-", "-")
-	stream.Close()
-	boxed := <-parsedc
+	out, err := runOn(ctx, opt, opt.MaxOutputBytes, path, "pdftotext", "-bbox-layout", "-enc", "UTF-8", "-l", strconv.Itoa(opt.MaxPages+1), "-", "-")
 	if _, ok := errors.AsType[*outputCapError](err); ok {
 		// The boxes take about twenty times the bytes of the text: a long, dense
 		// document past the cap is still read, as text without words.
@@ -546,9 +532,14 @@ func readPDFText(ctx context.Context, path string, opt Options) pdfText {
 	if err != nil {
 		return pdfText{err: err}
 	}
+	pages, fast := fastBBox(out, opt.MaxPages+1)
+	var malformed error
+	if !fast {
+		pages, malformed = parseBBox(bytes.NewReader(out), opt.MaxPages+1)
+	}
 	meta := bboxInfo(out)
-	meta["Pages"] = strconv.Itoa(len(boxed.pages))
-	return pdfText{pages: boxed.pages, meta: meta, malformed: boxed.err != nil}
+	meta["Pages"] = strconv.Itoa(len(pages))
+	return pdfText{pages: pages, meta: meta, malformed: malformed != nil}
 }
 
 // pdfInfoKeys are the document information kept as metadata, as pdfinfo shows it and

@@ -234,7 +234,7 @@ func TestPDFMetadata(t *testing.T) {
 		"<< /Type /Catalog /Pages 2 0 R >>",
 		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
 		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>",
-		"<< /Title (A & B <c> \"q\") /Author (M\\374ller) /CreationDate (D:20180206092734-01'00') /Producer (p\\nq) >>",
+		"<< /Title (A & B <c> \"q\") /Author (M\\374ller) /CreationDate (D:20180206092734-01'00') /Producer (p\\nq) /Subject () >>",
 	})
 	if !bytes.Contains(pdf, []byte("/Root 1 0 R")) {
 		t.Fatalf("no catalog in %s", pdf)
@@ -253,7 +253,7 @@ func TestPDFMetadata(t *testing.T) {
 	if !maps.Equal(res.Metadata, info.meta) {
 		t.Errorf("metadata %q, pdfinfo's %q", res.Metadata, info.meta)
 	}
-	want := map[string]string{"Title": `A & B <c> "q"`, "Author": "Müller", "Producer": "p", "Pages": "1",
+	want := map[string]string{"Title": `A & B <c> "q"`, "Author": "Müller", "Producer": "p", "Subject": "", "Pages": "1",
 		"CreationDate": time.Date(2018, 2, 6, 10, 27, 34, 0, time.UTC).In(time.Local).Format("Mon Jan _2 15:04:05 2006 MST")}
 	if !maps.Equal(res.Metadata, want) {
 		t.Errorf("metadata %q, want %q", res.Metadata, want)

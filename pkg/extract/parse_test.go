@@ -3,12 +3,9 @@ package extract
 import (
 	"bytes"
 	"encoding/binary"
-	"io"
 	"math"
-	"math/rand/v2"
 	"strings"
 	"testing"
-	"testing/iotest"
 
 	"github.com/doceval/doceval/pkg/document"
 )
@@ -74,36 +71,6 @@ func TestParseBBoxForbiddenCharacters(t *testing.T) {
 	}
 	if clean := []byte("<x>Grüße\t\n</x>"); &xmlSafe(clean)[0] != &clean[0] {
 		t.Error("clean input copied")
-	}
-}
-
-// Read as a stream, in reads of any size, the output is made XML-safe as it would be
-// whole: a character split between two reads is neither lost nor replaced.
-func TestXMLSafeReader(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	inputs := [][]byte{
-		[]byte("Grüße € 𝄞 \uFFFE\uFFFF ok"), {0xE2, 0x82}, {0xF0, 0x9F, 0x98}, {0xE2, 0x82, 'x', 0xAC}, {0xFF, 0xC0, 0x80, 0xED, 0xA0, 0x80},
-		[]byte("a\x01b\tc\r\nd\x00"), nil,
-	}
-	alphabet := []byte("ab<>& \t\n\r\x01\x7f\xc3\xa4\xe2\x82\xac\xf0\x9f\x98\x80\xef\xbf\xbe\xff\x80\xc0")
-	for range 300 {
-		b := make([]byte, rng.IntN(200))
-		for i := range b {
-			b[i] = alphabet[rng.IntN(len(alphabet))]
-		}
-		inputs = append(inputs, b)
-	}
-	for _, in := range inputs {
-		want := string(xmlSafe(bytes.Clone(in)))
-		for _, r := range []io.Reader{bytes.NewReader(in), iotest.OneByteReader(bytes.NewReader(in)), iotest.HalfReader(bytes.NewReader(in)), iotest.DataErrReader(bytes.NewReader(in))} {
-			got, err := io.ReadAll(&xmlSafeReader{r: r})
-			if err != nil || string(got) != want {
-				t.Fatalf("%q: read %q (%v), want %q", in, got, err, want)
-			}
-		}
-	}
-	if _, err := (&xmlSafeReader{r: strings.NewReader("abc")}).Read(make([]byte, 3)); err != io.ErrShortBuffer {
-		t.Errorf("a buffer too short for a character: %v", err)
 	}
 }
 

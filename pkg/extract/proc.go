@@ -96,10 +96,10 @@ func (p *toolProc) discard() {
 }
 
 // finish runs the tool to its end: input (for a tool that reads standard input) is
-// handed to it, and its standard output, at most maxOut bytes, is returned, and
-// written to tee (when not nil) as it comes. A non-zero exit is an *exitError with
-// the tool's stderr, for the caller to classify; ctx ends the run.
-func (p *toolProc) finish(ctx context.Context, input io.Reader, maxOut int64, tee io.Writer) ([]byte, error) {
+// handed to it, and its standard output, at most maxOut bytes, is returned. A
+// non-zero exit is an *exitError with the tool's stderr, for the caller to classify;
+// ctx ends the run.
+func (p *toolProc) finish(ctx context.Context, input io.Reader, maxOut int64) ([]byte, error) {
 	defer p.stdout.Close()
 	// Whatever the tool left running in its group (a child that closed its output and
 	// lived on, where no PID namespace ends with it) is killed when the run ends.
@@ -119,11 +119,7 @@ func (p *toolProc) finish(ctx context.Context, input io.Reader, maxOut int64, te
 	} else {
 		fed <- nil
 	}
-	var stdout io.Reader = p.stdout
-	if tee != nil {
-		stdout = io.TeeReader(stdout, tee)
-	}
-	out, readErr := io.ReadAll(io.LimitReader(stdout, maxOut+1))
+	out, readErr := io.ReadAll(io.LimitReader(p.stdout, maxOut+1))
 	if int64(len(out)) > maxOut {
 		p.kill()
 		<-p.done

@@ -82,7 +82,7 @@ func TestWarmSandboxServesOneRun(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out, err := p.finish(context.Background(), f, 1<<20, nil)
+		out, err := p.finish(context.Background(), f, 1<<20)
 		f.Close()
 		if err != nil {
 			t.Fatal(err)
