@@ -162,15 +162,8 @@ func File(ctx context.Context, path, declared string, opt Options) (*Result, err
 	opt = opt.withDefaults()
 	ctx, cancel := context.WithTimeout(ctx, opt.Timeout)
 	defer cancel()
-	j, err := newJob(opt.TempDir, opt.Limits.withDefaults().Confinement)
-	if err != nil {
-		return nil, err
-	}
+	j := laterJob(opt.TempDir, opt.Limits.withDefaults().Confinement)
 	defer j.remove()
-	// The tools read a copy in the job's directory: they see nothing else of the host.
-	if path, err = j.copyIn(path); err != nil {
-		return nil, err
-	}
 	opt.job = j
 	res, err := file(ctx, path, declared, opt)
 	if err != nil && ctx.Err() == context.DeadlineExceeded {
@@ -196,6 +189,13 @@ func file(ctx context.Context, path, declared string, opt Options) (*Result, err
 		return nil, fail(CodeUnsupported, "the file is not a PDF, JPEG, PNG, DOC or DOCX document")
 	case declared != "" && detected != declared:
 		return nil, fail(CodeMismatch, "declared %s, but the bytes are %s", declared, detected)
+	}
+	// Tools that read the file by path read a copy in the job's directory: they see
+	// nothing else of the host. A PDF's text tools get it on standard input (see pdf).
+	if detected != PDF {
+		if path, err = opt.job.copyIn(path); err != nil {
+			return nil, err
+		}
 	}
 	var res *Result
 	switch detected {
@@ -419,7 +419,7 @@ func pdf(ctx context.Context, path string, opt Options) (*Result, error) {
 		return inf.sizes[n], nil
 	}
 	res := &Result{PageCount: pages, Metadata: meta}
-	ocrPages := 0
+	ocrPages, copied := 0, ""
 	// ocrPage reads page n by OCR. It refuses the page that would exceed MaxOCRPages:
 	// a few kilobytes of blank pages would otherwise cost minutes of OCR each.
 	ocrPage := func(n int) (document.Page, error) {
@@ -430,7 +430,12 @@ func pdf(ctx context.Context, path string, opt Options) (*Result, error) {
 		if err != nil {
 			return document.Page{}, err
 		}
-		return pdfPageOCR(ctx, path, n, size, opt)
+		if copied == "" { // the renderer reads a copy in the job's directory
+			if copied, err = opt.job.copyIn(path); err != nil {
+				return document.Page{}, err
+			}
+		}
+		return pdfPageOCR(ctx, copied, n, size, opt)
 	}
 	for i := 1; i <= pages; i++ {
 		var g bboxPage

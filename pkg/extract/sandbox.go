@@ -138,12 +138,16 @@ func (c toolCommand) key() string {
 func sandboxed(opt Options, stdin bool, name string, args ...string) (toolCommand, func(), error) {
 	lim := opt.Limits.withDefaults()
 	j, cleanup := opt.job, func() {}
-	if j == nil && !(stdin && lim.Confinement.sandboxed()) {
+	if !stdin || !lim.Confinement.sandboxed() { // the job's directory is needed
 		var err error
-		if j, err = newJob(opt.TempDir, lim.Confinement); err != nil {
+		if j == nil {
+			if j, err = newJob(opt.TempDir, lim.Confinement); err != nil {
+				return toolCommand{}, nil, err
+			}
+			cleanup = j.remove
+		} else if err = j.made(); err != nil {
 			return toolCommand{}, nil, err
 		}
-		cleanup = j.remove
 	}
 	home := "/tmp" // the sandbox's own
 	if !lim.Confinement.sandboxed() {
