@@ -20,16 +20,15 @@ import (
 // and as its only writable place a fresh /tmp in memory that ends with it. A tool that
 // reads its file on standard input (pdftotext and pdfinfo on a PDF, see runOn) sees no
 // job directory at all, and its sandbox may be made ahead of need (see warmPool), to
-// serve that one run. It sees no
-// other process, no network and no other job; its environment is PATH and the tool's
-// own settings (TESSDATA_PREFIX, OMP_THREAD_LIMIT) with HOME and TMPDIR in /tmp;
-// never DATABASE_URL, keys or cloud credentials. The tools hand back what they make
-// on standard output: one that could write to the job's directory could plant a link
-// there that this process, often root, would follow when it writes the next file.
-// Inside the sandbox prlimit(1) bounds the address space (MaxMemory), CPU time (the
-// file's timeout), the size of any file written (MaxFileSize), open files, processes
-// and threads (MaxProcesses), and turns core dumps off. A sandbox that cannot be made
-// fails the run; it never falls back.
+// serve that one run. It sees no other process, no network and no other job; its
+// environment is PATH and the tool's own settings (TESSDATA_PREFIX, OMP_THREAD_LIMIT)
+// with HOME and TMPDIR in /tmp; never DATABASE_URL, keys or cloud credentials. The
+// tools hand back what they make on standard output: one that could write to the
+// job's directory could plant a link there that this process, often root, would
+// follow when it writes the next file. Inside the sandbox prlimit(1) bounds the
+// address space (MaxMemory), CPU time (the file's timeout), the size of any file
+// written (MaxFileSize), open files, processes and threads (MaxProcesses), and turns
+// core dumps off. A sandbox that cannot be made fails the run; it never falls back.
 //
 // Under Unconfined the tools run as this process's user with the same environment
 // (HOME and TMPDIR in the job's directory) and resource limits but for the process
@@ -112,8 +111,8 @@ func orSystemTemp(dir string) string {
 // toolEnv is what a tool inherits from this process: nothing else.
 var toolEnv = []string{"PATH", "TESSDATA_PREFIX", "OMP_THREAD_LIMIT"}
 
-// toolCommand is how one tool run is started: its command line, environment and
-// process attributes, fixed before the run starts.
+// toolCommand is how one tool run is started (see start): its command line and
+// environment, fixed before the run starts.
 type toolCommand struct {
 	name string // the tool, for messages
 	argv []string
