@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -159,4 +160,32 @@ func TestWarmSandboxThatDiedIsNotUsed(t *testing.T) {
 			t.Fatalf("after the sandboxes made ahead died: %q, %v", out, err)
 		}
 	}
+}
+
+// Files extracted at once (the ingest slots) each read their own text from the
+// sandboxes made ahead: none is handed to two runs.
+func TestWarmSandboxesForFilesAtOnce(t *testing.T) {
+	needTools(t)
+	needSandbox(t)
+	pool := newWarmPool()
+	defer pool.stop()
+	files := map[string]string{
+		writeTemp(t, "a.pdf", makePDF(payslip)): "Nettobezug 3.250,00 EUR",
+		writeTemp(t, "b.pdf", benchPDF(2)):      "Kontoauszug Nr. 1 / 2026",
+	}
+	var wg sync.WaitGroup
+	for range 4 {
+		for path, want := range files {
+			wg.Go(func() {
+				for range 5 {
+					res, err := File(context.Background(), path, PDF, Options{warm: pool})
+					if err != nil || !strings.Contains(res.Pages[0].Text, want) {
+						t.Errorf("%s: %v, want %q", filepath.Base(path), err, want)
+						return
+					}
+				}
+			})
+		}
+	}
+	wg.Wait()
 }
