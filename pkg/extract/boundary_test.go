@@ -79,49 +79,59 @@ func TestACompromisedToolReachesNothing(t *testing.T) {
 	}, "pdftotext", "pdfinfo", "pdftoppm", "tesseract")
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 
-	// Through run, the boundary every tool call crosses: the stand-in's report.
-	opt := Options{TempDir: tempDir, Limits: lim, Timeout: time.Minute}.withDefaults()
-	start := time.Now()
-	_, err = run(context.Background(), opt, 1<<20, "pdftotext", "-layout", "-enc", "UTF-8", "input", "-")
-	var ee *exitError
-	if !errors.As(err, &ee) {
-		t.Fatalf("the stand-in's run: %v, want its failure", err)
-	}
-	t.Logf("the stand-in failed after %s: %v", time.Since(start).Round(time.Millisecond), ee.err)
-	attempts := map[string]string{}
-	sc := bufio.NewScanner(strings.NewReader(ee.stderr))
-	for sc.Scan() {
-		line := sc.Text()
-		if name, rest, ok := strings.Cut(strings.TrimPrefix(line, "attempt "), " "); ok && strings.HasPrefix(line, "attempt ") {
-			attempts[name] = rest
-			t.Logf("%-22s %s", name, rest)
+	// Through run, the boundary every tool call crosses, and through runOn, which hands
+	// a file on standard input to a sandbox made ahead of need: the stand-in's report.
+	pool := newWarmPool()
+	opt := Options{TempDir: tempDir, Limits: lim, Timeout: time.Minute, warm: pool}.withDefaults()
+	input := writeTemp(t, "input.pdf", []byte("%PDF-1.4"))
+	for _, how := range []string{"run", "runOn"} {
+		start := time.Now()
+		if how == "run" {
+			_, err = run(context.Background(), opt, 1<<20, "pdftotext", "-layout", "-enc", "UTF-8", "input", "-")
 		} else {
-			t.Log(line)
+			_, err = runOn(context.Background(), opt, 1<<20, input, "pdftotext", "-layout", "-enc", "UTF-8", "-", "-")
+		}
+		var ee *exitError
+		if !errors.As(err, &ee) {
+			t.Fatalf("the stand-in's run through %s: %v, want its failure", how, err)
+		}
+		t.Logf("through %s, the stand-in failed after %s: %v", how, time.Since(start).Round(time.Millisecond), ee.err)
+		attempts := map[string]string{}
+		sc := bufio.NewScanner(strings.NewReader(ee.stderr))
+		for sc.Scan() {
+			line := sc.Text()
+			if name, rest, ok := strings.Cut(strings.TrimPrefix(line, "attempt "), " "); ok && strings.HasPrefix(line, "attempt ") {
+				attempts[name] = rest
+				t.Logf("%-22s %s", name, rest)
+			} else {
+				t.Log(line)
+			}
+		}
+		if !strings.Contains(ee.stderr, "identity uid=65534 gid=65534 capeff=0000000000000000") {
+			t.Errorf("%s: the stand-in does not run as uid 65534 without capabilities", how)
+		}
+		for _, name := range []string{
+			"environ-parent", "environ-init", "environ-worker", "proc",
+			"other-job-list", "other-job-read", "loopback-listener", "database",
+			"write-usr", "write-etc", "write-root", "write-job", "fork-100",
+		} {
+			outcome, ok := attempts[name]
+			switch {
+			case !ok:
+				t.Errorf("%s: %s: no report", how, name)
+			case !strings.HasPrefix(outcome, "blocked "):
+				t.Errorf("%s: %s: %s", how, name, outcome)
+			}
+		}
+		// The write beyond MaxFileSize ends the tool (SIGXFSZ) or fails.
+		if outcome, ok := attempts["huge-file"]; ok && !strings.HasPrefix(outcome, "blocked ") {
+			t.Errorf("%s: huge-file: %s", how, outcome)
+		}
+		if !strings.Contains(ee.stderr, "huge-file writing") {
+			t.Errorf("%s: the stand-in never tried the huge file", how)
 		}
 	}
-	if !strings.Contains(ee.stderr, "identity uid=65534 gid=65534 capeff=0000000000000000") {
-		t.Error("the stand-in does not run as uid 65534 without capabilities")
-	}
-	for _, name := range []string{
-		"environ-parent", "environ-init", "environ-worker", "proc",
-		"other-job-list", "other-job-read", "loopback-listener", "database",
-		"write-usr", "write-etc", "write-root", "write-job", "fork-100",
-	} {
-		outcome, ok := attempts[name]
-		switch {
-		case !ok:
-			t.Errorf("%s: no report", name)
-		case !strings.HasPrefix(outcome, "blocked "):
-			t.Errorf("%s: %s", name, outcome)
-		}
-	}
-	// The write beyond MaxFileSize ends the tool (SIGXFSZ) or fails.
-	if outcome, ok := attempts["huge-file"]; ok && !strings.HasPrefix(outcome, "blocked ") {
-		t.Errorf("huge-file: %s", outcome)
-	}
-	if !strings.Contains(ee.stderr, "huge-file writing") {
-		t.Error("the stand-in never tried the huge file")
-	}
+	pool.stop()
 	if n := accepted.Load(); n > 0 {
 		t.Errorf("the listener on the host's loopback accepted %d connections", n)
 	}

@@ -66,7 +66,9 @@ func sandboxArgv(j *job, lim Limits, env, limits []string, name string, args []s
 // bwrapArgs is bubblewrap's command line for running inner (prlimit and the tool at
 // path tool) in job j with the environment env and nothing else. The job's directory
 // appears read-only at its own path, so the paths of its files need no translation;
-// /tmp, in memory and at most maxSandboxTmp, is the only writable place.
+// /tmp, in memory and at most maxSandboxTmp, is the only writable place. Without a job
+// (j nil: a tool that reads its input on standard input) no host directory but the
+// system's is seen, and the tool works in the read-only root.
 func bwrapArgs(j *job, lim Limits, tool string, env, inner []string) []string {
 	a := []string{
 		"--unshare-all", "--unshare-user", "--disable-userns",
@@ -98,8 +100,12 @@ func bwrapArgs(j *job, lim Limits, tool string, env, inner []string) []string {
 		a = append(a, "--ro-bind-try", td, td)
 	}
 	a = append(a, "--proc", "/proc", "--dev", "/dev",
-		"--size", strconv.FormatInt(min(lim.MaxFileSize, maxSandboxTmp), 10), "--tmpfs", "/tmp",
-		"--ro-bind", j.dir, j.dir, "--chdir", j.dir)
+		"--size", strconv.FormatInt(min(lim.MaxFileSize, maxSandboxTmp), 10), "--tmpfs", "/tmp")
+	if j != nil {
+		a = append(a, "--ro-bind", j.dir, j.dir, "--chdir", j.dir)
+	} else {
+		a = append(a, "--chdir", "/")
+	}
 	if !inSystem(tool) {
 		// A program outside the system's directories (a static build, a test's
 		// stand-in) is bound alone.

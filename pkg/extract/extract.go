@@ -20,7 +20,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -84,7 +83,8 @@ type Options struct {
 	DPI     int    // rendering resolution for OCR (default 200)
 	Limits  Limits // confinement of the document tools
 
-	job *job // the file's job, set by File
+	job  *job      // the file's job, set by File
+	warm *warmPool // the sandboxes made ahead of need; nil: warmSandboxes
 }
 
 func (o Options) withDefaults() Options {
@@ -162,15 +162,8 @@ func File(ctx context.Context, path, declared string, opt Options) (*Result, err
 	opt = opt.withDefaults()
 	ctx, cancel := context.WithTimeout(ctx, opt.Timeout)
 	defer cancel()
-	j, err := newJob(opt.TempDir, opt.Limits.withDefaults().Confinement)
-	if err != nil {
-		return nil, err
-	}
+	j := laterJob(opt.TempDir, opt.Limits.withDefaults().Confinement)
 	defer j.remove()
-	// The tools read a copy in the job's directory: they see nothing else of the host.
-	if path, err = j.copyIn(path); err != nil {
-		return nil, err
-	}
 	opt.job = j
 	res, err := file(ctx, path, declared, opt)
 	if err != nil && ctx.Err() == context.DeadlineExceeded {
@@ -197,6 +190,13 @@ func file(ctx context.Context, path, declared string, opt Options) (*Result, err
 	case declared != "" && detected != declared:
 		return nil, fail(CodeMismatch, "declared %s, but the bytes are %s", declared, detected)
 	}
+	// Tools that read the file by path read a copy in the job's directory: they see
+	// nothing else of the host. A PDF's text tools get it on standard input (see pdf).
+	if detected != PDF {
+		if path, err = opt.job.copyIn(path); err != nil {
+			return nil, err
+		}
+	}
 	var res *Result
 	switch detected {
 	case PDF:
@@ -218,51 +218,56 @@ func file(ctx context.Context, path, declared string, opt Options) (*Result, err
 	return res, nil
 }
 
-// run executes a tool with bounded output. A non-zero exit is returned as *exitError
-// with the tool's stderr, for the caller to classify.
+// run executes a tool that reads the job's files by path, with bounded output. A
+// non-zero exit is returned as *exitError with the tool's stderr, for the caller to
+// classify.
 func run(ctx context.Context, opt Options, maxOut int64, name string, args ...string) ([]byte, error) {
-	cmd, cleanup, err := sandboxed(ctx, opt, name, args...)
+	return runTool(ctx, opt, maxOut, "", name, args...)
+}
+
+// runOn is run for a tool that reads the file at input on its standard input (its
+// argument "-"): in the sandbox it sees no job directory, and its sandbox may have
+// been started ahead of need (see warmPool).
+func runOn(ctx context.Context, opt Options, maxOut int64, input string, name string, args ...string) ([]byte, error) {
+	return runTool(ctx, opt, maxOut, input, name, args...)
+}
+
+// runTool is run, or runOn when input is not empty.
+func runTool(ctx context.Context, opt Options, maxOut int64, input string, name string, args ...string) ([]byte, error) {
+	var in *os.File
+	if input != "" {
+		var err error
+		if in, err = os.Open(input); err != nil {
+			return nil, err
+		}
+		defer in.Close()
+	}
+	cmd, cleanup, err := sandboxed(opt, in != nil, name, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer cleanup()
-	// The tool and anything it starts form one process group (sandboxed sets it),
-	// killed as a whole; in the sandbox its PID namespace ends with bwrap.
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 2 * time.Second
-	var stderr bytes.Buffer
-	cmd.Stderr = &limitedBuffer{buf: &stderr, max: 64 << 10}
-	stdout, err := cmd.StdoutPipe()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var p *toolProc
+	if cmd.warmable {
+		pool := opt.warm
+		if pool == nil {
+			pool = warmSandboxes
+		}
+		p, err = pool.take(cmd)
+	} else {
+		p, err = cmd.start()
+	}
 	if err != nil {
 		return nil, err
 	}
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err) // missing tool: not the file's fault
+	var stdin io.Reader
+	if in != nil {
+		stdin = in
 	}
-	// Whatever the tool left running in its group (a child that closed its output and
-	// lived on, where no PID namespace ends with it) is killed when the run ends.
-	defer func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }()
-	out, readErr := io.ReadAll(io.LimitReader(stdout, maxOut+1))
-	if int64(len(out)) > maxOut {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		_ = cmd.Wait()
-		return nil, &outputCapError{fail(CodeError, "%s produced more than %d bytes of output", name, maxOut)}
-	}
-	if err := cmd.Wait(); err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		msg := strings.TrimSpace(stderr.String())
-		if cmd.Args[0] == bwrap && strings.HasPrefix(msg, bwrap+": ") {
-			// The sandbox could not be made: not the file's fault.
-			return nil, fmt.Errorf("%s: %s", name, msg)
-		}
-		return nil, &exitError{tool: name, stderr: msg, err: err}
-	}
-	if readErr != nil {
-		return nil, readErr
-	}
-	return out, nil
+	return p.finish(ctx, stdin, maxOut)
 }
 
 // toolFailure classifies a tool's failure on a file: a non-zero exit whose message
@@ -349,73 +354,88 @@ func newPage(n int, text string) document.Page {
 
 // ---- PDF
 
-// pdfText is what the pdftotext run gave: the pages' words and lines, or, when the
-// boxes passed the output cap, the plain text of each page.
+// pdfText is what the pdftotext run gave: the pages' words and lines and the
+// document information, or, when the boxes passed the output cap, the plain text of
+// each page.
 type pdfText struct {
-	pages []bboxPage
-	plain []string // pdftotext -layout's pages
-	err   error
+	pages     []bboxPage
+	meta      map[string]string
+	malformed bool     // the boxes ended early (see parseBBox)
+	plain     []string // pdftotext -layout's pages
+	err       error
+}
+
+// pdfInfo is what pdfinfo says of a PDF: its document information, page count and
+// the size of each page in points.
+type pdfInfo struct {
+	meta  map[string]string
+	pages int
+	sizes map[int][2]float64
 }
 
 // pdf reads the text layer page by page with one pdftotext -bbox-layout run: its
-// words with their boxes, and the page text laid out from its lines (see layoutText),
-// so that every word stands in the text citations quote. Pages with too little text,
-// or a garbled text layer, are rendered and read by OCR.
+// words with their boxes, the page text laid out from its lines (see layoutText), so
+// that every word stands in the text citations quote, and the page count and document
+// information. Pages with too little text, or a garbled text layer, are rendered and
+// read by OCR.
+//
+// pdfinfo runs only where that run does not suffice: to classify its failure (an
+// encrypted or a broken file, as pdfinfo always did), to count the pages of a PDF
+// with more than MaxPages or of boxes that ended early, and for the page sizes that
+// bound the rendering of OCR pages. A text PDF costs one tool run.
 func pdf(ctx context.Context, path string, opt Options) (*Result, error) {
-	// pdftotext starts alongside pdfinfo, and its output is read while pdfinfo may
-	// still run: the text is usually wanted, and a refusal from pdfinfo cancels it.
-	textCtx, cancelText := context.WithCancel(ctx)
-	defer cancelText()
-	textc := make(chan pdfText, 1)
-	go func() { textc <- readPDFText(textCtx, path, opt) }()
-
-	// -f/-l: one "Page N size: W x H pts" line per page, to bound the rendering of OCR pages.
-	info, err := run(ctx, opt, 4<<20, "pdfinfo", "-f", "1", "-l", strconv.Itoa(opt.MaxPages+1), path)
-	if err != nil {
-		return nil, toolFailure(err, "the PDF is encrypted", "the PDF cannot be read", "incorrect password", "encrypt")
-	}
-	meta := map[string]string{}
-	sizes := map[int][2]float64{} // page → width, height in points
-	for _, line := range strings.Split(string(info), "\n") {
-		k, v, ok := strings.Cut(line, ":")
-		if !ok {
-			continue
-		}
-		var n int
-		var w, h float64
-		if _, err := fmt.Sscanf(k, "Page %d size", &n); err == nil {
-			if _, err := fmt.Sscanf(strings.TrimSpace(v), "%g x %g", &w, &h); err == nil {
-				sizes[n] = [2]float64{w, h}
+	var info *pdfInfo
+	readInfo := func() (*pdfInfo, error) {
+		if info == nil {
+			var err error
+			if info, err = readPDFInfo(ctx, path, opt); err != nil {
+				return nil, err
 			}
-			continue
 		}
-		if key := strings.TrimSpace(k); pdfInfoKeys[key] {
-			meta[key] = clean(strings.TrimSpace(v))
-		}
+		return info, nil
 	}
-	pages, err := strconv.Atoi(meta["Pages"])
-	if err != nil || pages < 1 {
-		return nil, fail(CodeCorrupt, "the PDF has no pages")
-	}
-	// A PDF with only an owner password (copy restrictions, common on bank statements)
-	// opens without one: it is read. One that needs a user password failed above.
-	if pages > opt.MaxPages {
-		return nil, fail(CodeTooMany, "%d pages; at most %d are processed", pages, opt.MaxPages)
-	}
-	text := <-textc
+	text := readPDFText(ctx, path, opt)
 	if text.err != nil {
+		if _, err := readInfo(); err != nil {
+			return nil, err
+		}
 		return nil, toolFailure(text.err, "the PDF is encrypted", "the PDF text cannot be read", "password")
 	}
-	geometry, plain := text.pages, text.plain
-	res := &Result{PageCount: pages, Metadata: meta}
-	ocrPages := 0
-	// ocrBudget refuses the page that would exceed MaxOCRPages: a few kilobytes of
-	// blank pages would otherwise cost minutes of OCR each.
-	ocrBudget := func() error {
-		if ocrPages++; ocrPages > opt.MaxOCRPages {
-			return fail(CodeTooMany, "more than %d pages have no usable text layer; at most %d scanned pages are read per file", opt.MaxOCRPages, opt.MaxOCRPages)
+	pages, meta := len(text.pages), text.meta
+	if text.plain != nil || text.malformed || pages < 1 || pages > opt.MaxPages {
+		inf, err := readInfo()
+		if err != nil {
+			return nil, err
 		}
-		return nil
+		pages, meta = inf.pages, inf.meta
+	}
+	geometry, plain := text.pages, text.plain
+	// sizes are pdfinfo's page sizes, read for the first page that needs one.
+	sizes := func(n int) ([2]float64, error) {
+		inf, err := readInfo()
+		if err != nil {
+			return [2]float64{}, err
+		}
+		return inf.sizes[n], nil
+	}
+	res := &Result{PageCount: pages, Metadata: meta}
+	ocrPages, copied := 0, ""
+	// ocrPage reads page n by OCR. It refuses the page that would exceed MaxOCRPages:
+	// a few kilobytes of blank pages would otherwise cost minutes of OCR each.
+	ocrPage := func(n int) (document.Page, error) {
+		if ocrPages++; ocrPages > opt.MaxOCRPages {
+			return document.Page{}, fail(CodeTooMany, "more than %d pages have no usable text layer; at most %d scanned pages are read per file", opt.MaxOCRPages, opt.MaxOCRPages)
+		}
+		size, err := sizes(n)
+		if err != nil {
+			return document.Page{}, err
+		}
+		if copied == "" { // the renderer reads a copy in the job's directory
+			if copied, err = opt.job.copyIn(path); err != nil {
+				return document.Page{}, err
+			}
+		}
+		return pdfPageOCR(ctx, copied, n, size, opt)
 	}
 	for i := 1; i <= pages; i++ {
 		var g bboxPage
@@ -427,17 +447,19 @@ func pdf(ctx context.Context, path string, opt Options) (*Result, error) {
 			t = plain[i-1]
 		}
 		p := newPage(i, t)
-		p.Width, p.Height = sizes[i][0], sizes[i][1]
 		if g.width > 0 && g.height > 0 {
 			p.Width, p.Height = g.width, g.height
 			p.Words = wordsInText(p.Text, g.words)
+		} else {
+			size, err := sizes(i)
+			if err != nil {
+				return nil, err
+			}
+			p.Width, p.Height = size[0], size[1]
 		}
 		switch {
 		case p.Chars < opt.MinTextChars:
-			if err := ocrBudget(); err != nil {
-				return nil, err
-			}
-			ocr, err := pdfPageOCR(ctx, path, i, sizes[i], opt)
+			ocr, err := ocrPage(i)
 			if err != nil {
 				return nil, err
 			}
@@ -445,10 +467,7 @@ func pdf(ctx context.Context, path string, opt Options) (*Result, error) {
 				p = ocr
 			}
 		case garbled(p.Text):
-			if err := ocrBudget(); err != nil {
-				return nil, err
-			}
-			ocr, err := pdfPageOCR(ctx, path, i, sizes[i], opt)
+			ocr, err := ocrPage(i)
 			if err != nil {
 				return nil, err
 			}
@@ -461,17 +480,55 @@ func pdf(ctx context.Context, path string, opt Options) (*Result, error) {
 	return res, nil
 }
 
-// readPDFText runs pdftotext -bbox-layout over the PDF at path and reads its words and
-// lines, at most opt.MaxPages pages (a PDF with more is refused). A malformed tail
-// (never seen from poppler) leaves its pages without text: they are read by OCR like
-// pages without a text layer.
+// readPDFInfo runs pdfinfo over the PDF at path: a failure is the file's (encrypted or
+// broken), and so are no pages and more than MaxPages.
+func readPDFInfo(ctx context.Context, path string, opt Options) (*pdfInfo, error) {
+	// -f/-l: one "Page N size: W x H pts" line per page, to bound the rendering of OCR pages.
+	out, err := runOn(ctx, opt, 4<<20, path, "pdfinfo", "-f", "1", "-l", strconv.Itoa(opt.MaxPages+1), "-")
+	if err != nil {
+		return nil, toolFailure(err, "the PDF is encrypted", "the PDF cannot be read", "incorrect password", "encrypt")
+	}
+	info := &pdfInfo{meta: map[string]string{}, sizes: map[int][2]float64{}}
+	for _, line := range strings.Split(string(out), "\n") {
+		k, v, ok := strings.Cut(line, ":")
+		if !ok {
+			continue
+		}
+		var n int
+		var w, h float64
+		if _, err := fmt.Sscanf(k, "Page %d size", &n); err == nil {
+			if _, err := fmt.Sscanf(strings.TrimSpace(v), "%g x %g", &w, &h); err == nil {
+				info.sizes[n] = [2]float64{w, h}
+			}
+			continue
+		}
+		if key := strings.TrimSpace(k); pdfInfoKeys[key] {
+			info.meta[key] = clean(strings.TrimSpace(v))
+		}
+	}
+	info.pages, err = strconv.Atoi(info.meta["Pages"])
+	if err != nil || info.pages < 1 {
+		return nil, fail(CodeCorrupt, "the PDF has no pages")
+	}
+	// A PDF with only an owner password (copy restrictions, common on bank statements)
+	// opens without one: it is read. One that needs a user password failed above.
+	if info.pages > opt.MaxPages {
+		return nil, fail(CodeTooMany, "%d pages; at most %d are processed", info.pages, opt.MaxPages)
+	}
+	return info, nil
+}
+
+// readPDFText runs pdftotext -bbox-layout over the PDF at path and reads its words,
+// lines and document information, at most opt.MaxPages+1 pages (one more than are
+// read: a PDF with more is refused): by fastBBox, or parseBBox where the output is not
+// in poppler's usual form. A malformed tail (never seen from poppler) leaves its pages
+// without text: they are read by OCR like pages without a text layer.
 func readPDFText(ctx context.Context, path string, opt Options) pdfText {
-	last := strconv.Itoa(opt.MaxPages)
-	out, err := run(ctx, opt, opt.MaxOutputBytes, "pdftotext", "-bbox-layout", "-enc", "UTF-8", "-l", last, path, "-")
+	out, err := runOn(ctx, opt, opt.MaxOutputBytes, path, "pdftotext", "-bbox-layout", "-enc", "UTF-8", "-l", strconv.Itoa(opt.MaxPages+1), "-", "-")
 	if _, ok := errors.AsType[*outputCapError](err); ok {
 		// The boxes take about twenty times the bytes of the text: a long, dense
 		// document past the cap is still read, as text without words.
-		out, err = run(ctx, opt, opt.MaxOutputBytes, "pdftotext", "-layout", "-enc", "UTF-8", "-l", last, path, "-")
+		out, err = runOn(ctx, opt, opt.MaxOutputBytes, path, "pdftotext", "-layout", "-enc", "UTF-8", "-l", strconv.Itoa(opt.MaxPages), "-", "-")
 		if err != nil {
 			return pdfText{err: err}
 		}
@@ -480,16 +537,22 @@ func readPDFText(ctx context.Context, path string, opt Options) pdfText {
 	if err != nil {
 		return pdfText{err: err}
 	}
-	pages, _ := parseBBox(bytes.NewReader(out), opt.MaxPages)
-	return pdfText{pages: pages}
+	pages, fast := fastBBox(out, opt.MaxPages+1)
+	var malformed error
+	if !fast {
+		pages, malformed = parseBBox(bytes.NewReader(out), opt.MaxPages+1)
+	}
+	meta := bboxInfo(out)
+	meta["Pages"] = strconv.Itoa(len(pages))
+	return pdfText{pages: pages, meta: meta, malformed: malformed != nil}
 }
 
-// pdfInfoKeys are the pdfinfo lines kept as metadata: a document's own title cannot
-// smuggle in other keys (its newlines start new "lines").
+// pdfInfoKeys are the document information kept as metadata, as pdfinfo shows it and
+// pdftotext's boxes carry it: a document's own title cannot smuggle in other keys (its
+// newlines start new "lines").
 var pdfInfoKeys = map[string]bool{
 	"Title": true, "Subject": true, "Keywords": true, "Author": true, "Creator": true, "Producer": true,
-	"CreationDate": true, "ModDate": true, "Pages": true, "Encrypted": true, "Page size": true, "PDF version": true,
-	"Tagged": true, "Form": true, "JavaScript": true, "Optimized": true,
+	"CreationDate": true, "ModDate": true, "Pages": true,
 }
 
 // maxRenderPixels bounds the longer side of a page rendered for OCR: a tiny PDF can

@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"hash/crc32"
+	"maps"
 	"math"
 	"os"
 	"os/exec"
@@ -171,7 +172,7 @@ func TestBadInput(t *testing.T) {
 		code           string
 	}{
 		{"empty", PDF, nil, CodeEmpty},
-		{"corrupt pdf", PDF, []byte("%PDF-1.4\nthis is not a pdf at all\n"), CodeCorrupt},
+		{"corrupt pdf", PDF, []byte("%PDF-1.4\nthis is not a pdf at all\n"), CodeCorrupt}, // see TestPDFRefusalsAsPdfinfoGives
 		{"png declared pdf", PDF, []byte("\x89PNG\r\n\x1a\nxxxx"), CodeMismatch},
 		{"unknown bytes", PDF, []byte("hello world"), CodeUnsupported},
 		{"not a zip", DOCX, []byte("PK\x03\x04garbage"), CodeCorrupt},
@@ -183,27 +184,80 @@ func TestBadInput(t *testing.T) {
 			wantFailure(t, err, tc.code)
 		})
 	}
-	t.Run("too many pages", func(t *testing.T) {
-		_, err := File(ctx, writeTemp(t, "f.pdf", makePDF(payslip)), PDF, Options{MaxPages: 2})
-		wantFailure(t, err, CodeTooMany)
-	})
+	// An encrypted PDF and one of too many pages: TestPDFRefusalsAsPdfinfoGives.
 	t.Run("timeout", func(t *testing.T) {
 		jpegs, w, h := scanOf(t, makePDF(payslip), 200)
 		_, err := File(ctx, writeTemp(t, "f.pdf", imagePDF(jpegs, w, h, 200)), PDF, Options{Timeout: 300 * time.Millisecond})
 		wantFailure(t, err, CodeTimeout)
 	})
-	t.Run("encrypted", func(t *testing.T) {
-		if _, err := exec.LookPath("qpdf"); err != nil {
-			t.Skip("qpdf is not installed")
+}
+
+// A PDF refused is refused as pdfinfo always told it, though pdfinfo now runs only
+// when the one pdftotext run fails or cannot count the pages: the same code and
+// message for a broken file, an encrypted one and one with too many pages.
+func TestPDFRefusalsAsPdfinfoGives(t *testing.T) {
+	needTools(t)
+	ctx := context.Background()
+	check := func(t *testing.T, err error, code, message string) {
+		t.Helper()
+		var f *Failure
+		if !errors.As(err, &f) || f.Code != code || f.Message != message {
+			t.Errorf("error %v, want %s: %s", err, code, message)
 		}
-		src := writeTemp(t, "plain.pdf", makePDF(payslip[:1]))
-		dst := src + ".enc.pdf"
-		if out, err := exec.Command("qpdf", "--encrypt", "user", "owner", "256", "--", src, dst).CombinedOutput(); err != nil {
-			t.Fatalf("qpdf: %v %s", err, out)
-		}
-		_, err := File(ctx, dst, PDF, Options{})
-		wantFailure(t, err, CodeEncrypted)
+	}
+	_, err := File(ctx, writeTemp(t, "f.pdf", []byte("%PDF-1.4\nthis is not a pdf at all\n")), PDF, Options{})
+	check(t, err, CodeCorrupt, "the PDF cannot be read")
+	_, err = File(ctx, writeTemp(t, "f.pdf", makePDF(payslip)), PDF, Options{MaxPages: 2})
+	check(t, err, CodeTooMany, "3 pages; at most 2 are processed")
+	// Exactly MaxPages is read.
+	res, err := File(ctx, writeTemp(t, "f.pdf", makePDF(payslip)), PDF, Options{MaxPages: 3})
+	if err != nil || res.PageCount != 3 || res.Metadata["Pages"] != "3" {
+		t.Errorf("three pages of at most 3: %v", err)
+	}
+	if _, err := exec.LookPath("qpdf"); err != nil {
+		t.Skip("qpdf is not installed")
+	}
+	src := writeTemp(t, "plain.pdf", makePDF(payslip[:1]))
+	dst := src + ".enc.pdf"
+	if out, err := exec.Command("qpdf", "--encrypt", "user", "owner", "256", "--", src, dst).CombinedOutput(); err != nil {
+		t.Fatalf("qpdf: %v %s", err, out)
+	}
+	_, err = File(ctx, dst, PDF, Options{})
+	check(t, err, CodeEncrypted, "the PDF is encrypted")
+}
+
+// The document information is kept as pdfinfo showed it (dates in local time), from
+// the pdftotext run.
+func TestPDFMetadata(t *testing.T) {
+	needTools(t)
+	pdf := samplepdf.Assemble([]string{
+		"<< /Type /Catalog /Pages 2 0 R >>",
+		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>",
+		"<< /Title (A & B <c> \"q\") /Author (M\\374ller) /CreationDate (D:20180206092734-01'00') /Producer (p\\nq) /Subject () >>",
 	})
+	if !bytes.Contains(pdf, []byte("/Root 1 0 R")) {
+		t.Fatalf("no catalog in %s", pdf)
+	}
+	pdf = bytes.Replace(pdf, []byte("/Root 1 0 R"), []byte("/Root 1 0 R /Info 4 0 R"), 1)
+	path := writeTemp(t, "info.pdf", pdf)
+	res, err := File(context.Background(), path, PDF, Options{MinTextChars: 1, MaxOCRPages: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := Options{}.withDefaults()
+	info, err := readPDFInfo(context.Background(), path, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !maps.Equal(res.Metadata, info.meta) {
+		t.Errorf("metadata %q, pdfinfo's %q", res.Metadata, info.meta)
+	}
+	want := map[string]string{"Title": `A & B <c> "q"`, "Author": "Müller", "Producer": "p", "Subject": "", "Pages": "1",
+		"CreationDate": time.Date(2018, 2, 6, 10, 27, 34, 0, time.UTC).In(time.Local).Format("Mon Jan _2 15:04:05 2006 MST")}
+	if !maps.Equal(res.Metadata, want) {
+		t.Errorf("metadata %q, want %q", res.Metadata, want)
+	}
 }
 
 // A tiny PDF declaring a huge blank page is rendered within a pixel budget: quickly,
@@ -399,18 +453,21 @@ func TestTextPDFPastTheBoxesCap(t *testing.T) {
 	wantFailure(t, err, CodeError)
 }
 
-// A text PDF costs one pdftotext run: its words, their boxes and the page text come
-// from the same -bbox-layout output.
+// A text PDF costs one tool run, pdftotext's: its words, their boxes, the page text,
+// the page count and the document information come from the same -bbox-layout output,
+// and pdfinfo does not run.
 func TestTextPDFOnePdftotextRun(t *testing.T) {
 	needTools(t)
-	real, err := exec.LookPath("pdftotext")
-	if err != nil {
-		t.Fatal(err)
-	}
 	bin, log := t.TempDir(), filepath.Join(t.TempDir(), "runs")
-	script := "#!/bin/sh\necho \"$*\" >> " + log + "\nexec " + real + " \"$@\"\n"
-	if err := os.WriteFile(filepath.Join(bin, "pdftotext"), []byte(script), 0o755); err != nil {
-		t.Fatal(err)
+	for _, tool := range []string{"pdftotext", "pdfinfo"} {
+		real, err := exec.LookPath(tool)
+		if err != nil {
+			t.Fatal(err)
+		}
+		script := "#!/bin/sh\necho \"" + tool + " $*\" >> " + log + "\nexec " + real + " \"$@\"\n"
+		if err := os.WriteFile(filepath.Join(bin, tool), []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
 	}
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 	res, err := File(context.Background(), writeTemp(t, "a.pdf", makePDF(payslip)), PDF, Options{Limits: Limits{Confinement: Unconfined}})
@@ -421,10 +478,11 @@ func TestTextPDFOnePdftotextRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := strings.Count(string(runs), "\n"); n != 1 || !strings.HasPrefix(string(runs), "-bbox-layout -enc UTF-8 -l 500 ") {
-		t.Errorf("pdftotext ran %d times: %s", n, runs)
+	// One page more than are read, to know a longer PDF without pdfinfo.
+	if n := strings.Count(string(runs), "\n"); n != 1 || !strings.HasPrefix(string(runs), "pdftotext -bbox-layout -enc UTF-8 -l 501 ") {
+		t.Errorf("%d tool runs: %s", n, runs)
 	}
-	if len(res.Pages) != 3 || !strings.Contains(res.Pages[0].Text, "Nettobezug 3.250,00 EUR") || len(res.Pages[0].Words) == 0 {
+	if len(res.Pages) != 3 || res.PageCount != 3 || !strings.Contains(res.Pages[0].Text, "Nettobezug 3.250,00 EUR") || len(res.Pages[0].Words) == 0 {
 		t.Errorf("pages %+v", res.Pages)
 	}
 }

@@ -21,6 +21,30 @@ type job struct {
 	// a link this root process would follow), else -1 (this process's user, which the
 	// sandbox maps to its own).
 	gid int
+	// Where and for what confinement the directory of a job made on first need is
+	// made (see laterJob).
+	tempDir     string
+	confinement Confinement
+}
+
+// laterJob is a job whose directory is made on first need (see made): File's, whose
+// text PDF goes to its tool on standard input and needs none unless a page is read
+// by OCR.
+func laterJob(tempDir string, c Confinement) *job {
+	return &job{gid: -1, tempDir: tempDir, confinement: c}
+}
+
+// made makes the job's directory, if it is not made yet.
+func (j *job) made() error {
+	if j.dir != "" {
+		return nil
+	}
+	n, err := newJob(j.tempDir, j.confinement)
+	if err != nil {
+		return err
+	}
+	j.dir, j.gid = n.dir, n.gid
+	return nil
 }
 
 // newJob makes a job's directory in tempDir (the system's when empty).
@@ -48,6 +72,9 @@ func newJob(tempDir string, c Confinement) (*job, error) {
 
 // mkdir makes a scratch directory in the job's directory, readable by its tools.
 func (j *job) mkdir(pattern string) (string, error) {
+	if err := j.made(); err != nil {
+		return "", err
+	}
 	dir, err := os.MkdirTemp(j.dir, pattern)
 	if err != nil {
 		return "", err
@@ -91,6 +118,9 @@ func (j *job) copyIn(src string) (string, error) {
 		return "", err
 	}
 	defer in.Close()
+	if err := j.made(); err != nil {
+		return "", err
+	}
 	dst := filepath.Join(j.dir, "input")
 	out, err := j.create(dst)
 	if err != nil {
@@ -104,7 +134,11 @@ func (j *job) copyIn(src string) (string, error) {
 	return dst, nil
 }
 
-func (j *job) remove() { _ = os.RemoveAll(j.dir) }
+func (j *job) remove() {
+	if j.dir != "" {
+		_ = os.RemoveAll(j.dir)
+	}
+}
 
 // scratch makes a scratch directory for OCR's images in the file's job.
 func (o Options) scratch() (string, error) {

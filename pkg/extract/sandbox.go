@@ -6,7 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
-	"syscall"
+	"strings"
 	"time"
 )
 
@@ -17,16 +17,18 @@ import (
 // user, PID, network, IPC, UTS and cgroup namespaces of its own, uid 65534, no
 // capabilities, a read-only view of the system's programs, libraries and fonts, its
 // own /proc and /dev, the directory of its job (one file's work, see job) read-only,
-// and as its only writable place a fresh /tmp in memory that ends with it. It sees no
-// other process, no network and no other job; its environment is PATH and the tool's
-// own settings (TESSDATA_PREFIX, OMP_THREAD_LIMIT) with HOME and TMPDIR in /tmp;
-// never DATABASE_URL, keys or cloud credentials. The tools hand back what they make
-// on standard output: one that could write to the job's directory could plant a link
-// there that this process, often root, would follow when it writes the next file.
-// Inside the sandbox prlimit(1) bounds the address space (MaxMemory), CPU time (the
-// file's timeout), the size of any file written (MaxFileSize), open files, processes
-// and threads (MaxProcesses), and turns core dumps off. A sandbox that cannot be made
-// fails the run; it never falls back.
+// and as its only writable place a fresh /tmp in memory that ends with it. A tool that
+// reads its file on standard input (pdftotext and pdfinfo on a PDF, see runOn) sees no
+// job directory at all, and its sandbox may be made ahead of need (see warmPool), to
+// serve that one run. It sees no other process, no network and no other job; its
+// environment is PATH and the tool's own settings (TESSDATA_PREFIX, OMP_THREAD_LIMIT)
+// with HOME and TMPDIR in /tmp; never DATABASE_URL, keys or cloud credentials. The
+// tools hand back what they make on standard output: one that could write to the
+// job's directory could plant a link there that this process, often root, would
+// follow when it writes the next file. Inside the sandbox prlimit(1) bounds the
+// address space (MaxMemory), CPU time (the file's timeout), the size of any file
+// written (MaxFileSize), open files, processes and threads (MaxProcesses), and turns
+// core dumps off. A sandbox that cannot be made fails the run; it never falls back.
 //
 // Under Unconfined the tools run as this process's user with the same environment
 // (HOME and TMPDIR in the job's directory) and resource limits but for the process
@@ -109,21 +111,46 @@ func orSystemTemp(dir string) string {
 // toolEnv is what a tool inherits from this process: nothing else.
 var toolEnv = []string{"PATH", "TESSDATA_PREFIX", "OMP_THREAD_LIMIT"}
 
+// toolCommand is how one tool run is started (see start): its command line and
+// environment, fixed before the run starts.
+type toolCommand struct {
+	name string // the tool, for messages
+	argv []string
+	env  []string
+	// stdin: the tool reads its input on standard input (its file argument is "-") and
+	// sees no job directory; else its standard input is empty.
+	stdin bool
+	// warmable: the command names nothing of one job (a sandboxed tool that reads its
+	// input on standard input), so its sandbox can be started ahead of need (see warmPool).
+	warmable bool
+}
+
+// key is what two runs of the same command share, and nothing else does.
+func (c toolCommand) key() string {
+	return strings.Join(c.argv, "\x00") + "\x00\x00" + strings.Join(c.env, "\x00")
+}
+
 // sandboxed builds the confined command for one tool run in opt's job (a job of its
-// own, removed by the returned cleanup, when opt has none).
-func sandboxed(ctx context.Context, opt Options, name string, args ...string) (*exec.Cmd, func(), error) {
+// own, removed by the returned cleanup, when opt has none). With stdin the tool reads
+// its input on standard input: in the sandbox it then sees no job directory at all
+// and works in the read-only root, and its command is warmable.
+func sandboxed(opt Options, stdin bool, name string, args ...string) (toolCommand, func(), error) {
 	lim := opt.Limits.withDefaults()
 	j, cleanup := opt.job, func() {}
-	if j == nil {
+	if !stdin || !lim.Confinement.sandboxed() { // the job's directory is needed
 		var err error
-		if j, err = newJob(opt.TempDir, lim.Confinement); err != nil {
-			return nil, nil, err
+		if j == nil {
+			if j, err = newJob(opt.TempDir, lim.Confinement); err != nil {
+				return toolCommand{}, nil, err
+			}
+			cleanup = j.remove
+		} else if err = j.made(); err != nil {
+			return toolCommand{}, nil, err
 		}
-		cleanup = j.remove
 	}
-	home := j.dir
-	if lim.Confinement.sandboxed() {
-		home = "/tmp" // the sandbox's own
+	home := "/tmp" // the sandbox's own
+	if !lim.Confinement.sandboxed() {
+		home = j.dir
 	}
 	env := []string{"HOME=" + home, "TMPDIR=" + home}
 	for _, k := range toolEnv {
@@ -137,26 +164,24 @@ func sandboxed(ctx context.Context, opt Options, name string, args ...string) (*
 		"--fsize=" + strconv.FormatInt(lim.MaxFileSize, 10),
 		"--nofile=256", "--core=0",
 	}
-	// The run is one process group, killed as a whole, and dies with this process.
-	attr := &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	var argv []string
+	cmd := toolCommand{name: name, env: env, stdin: stdin}
 	if lim.Confinement.sandboxed() {
+		if stdin {
+			j = nil // the input comes on standard input: no job directory is bound
+		}
 		var err error
-		if argv, err = sandboxArgv(j, lim, env, limits, name, args); err != nil {
+		if cmd.argv, err = sandboxArgv(j, lim, env, limits, name, args); err != nil {
 			cleanup()
-			return nil, nil, err
+			return toolCommand{}, nil, err
 		}
-		attr.Credential = sandboxCredential()
-	} else {
-		// RLIMIT_NPROC counts every process of the user, and root is exempt: outside a
-		// sandbox it bounds nothing of one run.
-		if _, err := exec.LookPath("prlimit"); err == nil {
-			argv = append(append([]string{"prlimit"}, limits...), "--")
-		}
-		argv = append(append(argv, name), args...)
+		cmd.warmable = stdin
+		return cmd, cleanup, nil
 	}
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	cmd.Env = env
-	cmd.SysProcAttr = attr
+	// RLIMIT_NPROC counts every process of the user, and root is exempt: outside a
+	// sandbox it bounds nothing of one run.
+	if _, err := exec.LookPath("prlimit"); err == nil {
+		cmd.argv = append(append([]string{"prlimit"}, limits...), "--")
+	}
+	cmd.argv = append(append(cmd.argv, name), args...)
 	return cmd, cleanup, nil
 }

@@ -40,52 +40,76 @@ func needSandbox(t testing.TB) {
 
 // A sandboxed tool inherits none of the worker's secrets, runs as the sandbox's user
 // without capabilities, works in a /tmp of its own with its job's directory read-only,
-// leaves nothing behind, and runs under the resource limits.
+// leaves nothing behind, and runs under the resource limits: one that reads the job's
+// files, and one that reads its input on standard input in a sandbox made ahead of
+// need, which sees no job directory and works in the read-only root.
 func TestToolsRunWithoutSecretsAndWithLimits(t *testing.T) {
 	needSandbox(t)
 	t.Setenv("DATABASE_URL", "postgres://doceval:secret@db/doceval")
 	t.Setenv("AWS_SECRET_ACCESS_KEY", "do-not-leak")
 	t.Setenv("DOCEVAL_SECRET_KEY", "do-not-leak-either")
-	dir := openTempDir(t)
-	opt := Options{TempDir: dir, Limits: Limits{MaxMemory: 1 << 30, MaxFileSize: 8 << 20, MaxProcesses: 40}}.withDefaults()
 	script := `env; echo "as=$(ulimit -v) fsize=$(ulimit -f) cpu=$(ulimit -t) nproc=$(ulimit -u) core=$(ulimit -c)"
 		echo "uid=$(id -u) pwd=$(pwd)"; grep CapEff /proc/self/status
 		touch "$(pwd)/x" 2>/dev/null && echo job-writable; touch /tmp/x && echo tmp-writable`
-	out, err := run(context.Background(), opt, 1<<20, "bash", "-c", script)
-	if err != nil {
+	input := filepath.Join(t.TempDir(), "input")
+	if err := os.WriteFile(input, []byte("%PDF-1.4"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	got := string(out)
-	t.Log(got)
-	for _, secret := range []string{"DATABASE_URL", "AWS_SECRET_ACCESS_KEY", "DOCEVAL_SECRET_KEY", "secret@db", "do-not-leak"} {
-		if strings.Contains(got, secret) {
-			t.Errorf("the tool sees %s", secret)
-		}
-	}
-	var pwd string
-	for line := range strings.Lines(got) {
-		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "uid=65534 pwd="); ok {
-			pwd = v
-		}
-	}
-	if pwd == "" || filepath.Dir(pwd) != dir {
-		t.Errorf("want uid 65534 in a job directory under %s", dir)
-	}
-	for _, want := range []string{"HOME=/tmp\n", "TMPDIR=/tmp\n", "CapEff:\t0000000000000000", "tmp-writable"} {
-		if !strings.Contains(got, want) {
-			t.Errorf("want %q", want)
-		}
-	}
-	if strings.Contains(got, "job-writable") {
-		t.Error("the tool can write to its job's directory")
-	}
-	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
-		t.Errorf("the run left %v behind", entries)
-	}
-	cpu := strconv.Itoa(int(opt.Timeout.Seconds()))
-	want := "as=" + strconv.Itoa(1<<20) + " fsize=" + strconv.Itoa(8<<20/1024) + " cpu=" + cpu + " nproc=40 core=0"
-	if !strings.Contains(got, want) {
-		t.Errorf("limits: want %q", want)
+	for _, stdin := range []bool{false, true} {
+		t.Run(map[bool]string{false: "job directory", true: "standard input"}[stdin], func(t *testing.T) {
+			dir := openTempDir(t)
+			pool := newWarmPool()
+			defer pool.stop()
+			opt := Options{TempDir: dir, Limits: Limits{MaxMemory: 1 << 30, MaxFileSize: 8 << 20, MaxProcesses: 40}, warm: pool}.withDefaults()
+			var out []byte
+			var err error
+			if stdin {
+				out, err = runOn(context.Background(), opt, 1<<20, input, "bash", "-c", script)
+				if err == nil { // again, from a sandbox made ahead
+					c, cleanup, _ := sandboxed(opt, true, "bash", "-c", script)
+					cleanup()
+					waitReady(t, pool, c, 1)
+					out, err = runOn(context.Background(), opt, 1<<20, input, "bash", "-c", script)
+				}
+			} else {
+				out, err = run(context.Background(), opt, 1<<20, "bash", "-c", script)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := string(out)
+			t.Log(got)
+			for _, secret := range []string{"DATABASE_URL", "AWS_SECRET_ACCESS_KEY", "DOCEVAL_SECRET_KEY", "secret@db", "do-not-leak"} {
+				if strings.Contains(got, secret) {
+					t.Errorf("the tool sees %s", secret)
+				}
+			}
+			var pwd string
+			for line := range strings.Lines(got) {
+				if v, ok := strings.CutPrefix(strings.TrimSpace(line), "uid=65534 pwd="); ok {
+					pwd = v
+				}
+			}
+			if stdin && pwd != "/" || !stdin && (pwd == "" || filepath.Dir(pwd) != dir) {
+				t.Errorf("want uid 65534 in a job directory under %s, or in / for standard input: %q", dir, pwd)
+			}
+			for _, want := range []string{"HOME=/tmp\n", "TMPDIR=/tmp\n", "CapEff:\t0000000000000000", "tmp-writable"} {
+				if !strings.Contains(got, want) {
+					t.Errorf("want %q", want)
+				}
+			}
+			if strings.Contains(got, "job-writable") {
+				t.Error("the tool can write to its job's directory")
+			}
+			if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+				t.Errorf("the run left %v behind", entries)
+			}
+			cpu := strconv.Itoa(int(opt.Timeout.Seconds()))
+			want := "as=" + strconv.Itoa(1<<20) + " fsize=" + strconv.Itoa(8<<20/1024) + " cpu=" + cpu + " nproc=40 core=0"
+			if !strings.Contains(got, want) {
+				t.Errorf("limits: want %q", want)
+			}
+		})
 	}
 }
 
