@@ -1120,7 +1120,7 @@ type CheckItem struct {
 
 // CheckItemInput defines model for CheckItemInput.
 type CheckItemInput struct {
-	// CheckId Builtin check key or custom UUID; must not be archived.
+	// CheckId Builtin check key, or a custom entry's UUID or key; must not be archived.
 	CheckId string `json:"check_id"`
 }
 
@@ -1236,7 +1236,7 @@ type CreateSubmissionRequest struct {
 	// Metadata Partner-owned JSON object, at most 16 KiB serialized (else 422 `invalid_field` with `param` `metadata`). Replaced as a whole on PATCH, never merged.
 	Metadata *Metadata `json:"metadata,omitempty"`
 
-	// TemplateId Builtin key or custom UUID of a non-archived template. Optional: default the client's custom default template, else the builtin `personal_real_estate_financing`.
+	// TemplateId Builtin key, or custom UUID or key, of a non-archived template. Optional: default the client's custom default template, else the builtin `personal_real_estate_financing`.
 	TemplateId *string `json:"template_id,omitempty"`
 }
 
@@ -1324,7 +1324,7 @@ type DataFieldItemInput struct {
 	// ConfidenceThreshold Values extracted with a lower confidence get status `low_confidence`.
 	ConfidenceThreshold *float64 `json:"confidence_threshold,omitempty"`
 
-	// DataFieldId Builtin data-field key or custom UUID; must not be archived.
+	// DataFieldId Builtin data-field key, or a custom entry's UUID or key; must not be archived.
 	DataFieldId string `json:"data_field_id"`
 	Required    *bool  `json:"required,omitempty"`
 }
@@ -1410,7 +1410,7 @@ type DocumentRequirementInput struct {
 	// Description Overrides the description; default the document type's description (max 2000 characters).
 	Description *string `json:"description,omitempty"`
 
-	// DocumentTypeId Builtin document-type key or custom UUID; must not be archived.
+	// DocumentTypeId Builtin document-type key, or a custom entry's UUID or key; must not be archived.
 	DocumentTypeId string `json:"document_type_id"`
 
 	// Label Overrides the slot label; default the document type's display name (max 200 characters).
@@ -3278,7 +3278,7 @@ type ClientInterface interface {
 
 	// GetCheck Get a check
 	//
-	// Returns one check by builtin key or custom UUID. Archived entries stay readable (`archived` true).
+	// Returns one check by builtin key, or a custom entry's UUID or key. Archived entries stay readable (`archived` true).
 	//
 	// Corresponds with GET /v1/checks/{check_id} (the `GetCheck` operationId).
 	GetCheck(ctx context.Context, checkId CheckId, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3362,7 +3362,7 @@ type ClientInterface interface {
 
 	// GetDataField Get a data field
 	//
-	// Returns one data field by builtin key or custom UUID. Archived entries stay readable (`archived` true).
+	// Returns one data field by builtin key, or a custom entry's UUID or key. Archived entries stay readable (`archived` true).
 	//
 	// Corresponds with GET /v1/data_fields/{data_field_id} (the `GetDataField` operationId).
 	GetDataField(ctx context.Context, dataFieldId DataFieldId, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3444,7 +3444,7 @@ type ClientInterface interface {
 
 	// GetDocumentType Get a document type
 	//
-	// Returns one document type by builtin key or custom UUID. Archived entries stay readable (`archived` true).
+	// Returns one document type by builtin key, or a custom entry's UUID or key. Archived entries stay readable (`archived` true).
 	//
 	// Corresponds with GET /v1/document_types/{document_type_id} (the `GetDocumentType` operationId).
 	GetDocumentType(ctx context.Context, documentTypeId DocumentTypeId, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3901,7 +3901,7 @@ type ClientInterface interface {
 
 	// GetTemplate Get a template
 	//
-	// Returns the template detail. The id is a builtin key or a custom UUID. Archived templates stay readable (`archived` true).
+	// Returns the template detail. The id is a builtin key, or a custom template's UUID or key. Archived templates stay readable (`archived` true).
 	//
 	// Corresponds with GET /v1/templates/{template_id} (the `GetTemplate` operationId).
 	GetTemplate(ctx context.Context, templateId TemplateId, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -4283,7 +4283,7 @@ func (c *Client) DeleteCheck(ctx context.Context, checkId CheckId, reqEditors ..
 
 // GetCheck Get a check
 //
-// Returns one check by builtin key or custom UUID. Archived entries stay readable (`archived` true).
+// Returns one check by builtin key, or a custom entry's UUID or key. Archived entries stay readable (`archived` true).
 //
 // Corresponds with GET /v1/checks/{check_id} (the `GetCheck` operationId).
 func (c *Client) GetCheck(ctx context.Context, checkId CheckId, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -4437,7 +4437,7 @@ func (c *Client) DeleteDataField(ctx context.Context, dataFieldId DataFieldId, r
 
 // GetDataField Get a data field
 //
-// Returns one data field by builtin key or custom UUID. Archived entries stay readable (`archived` true).
+// Returns one data field by builtin key, or a custom entry's UUID or key. Archived entries stay readable (`archived` true).
 //
 // Corresponds with GET /v1/data_fields/{data_field_id} (the `GetDataField` operationId).
 func (c *Client) GetDataField(ctx context.Context, dataFieldId DataFieldId, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -4589,7 +4589,7 @@ func (c *Client) DeleteDocumentType(ctx context.Context, documentTypeId Document
 
 // GetDocumentType Get a document type
 //
-// Returns one document type by builtin key or custom UUID. Archived entries stay readable (`archived` true).
+// Returns one document type by builtin key, or a custom entry's UUID or key. Archived entries stay readable (`archived` true).
 //
 // Corresponds with GET /v1/document_types/{document_type_id} (the `GetDocumentType` operationId).
 func (c *Client) GetDocumentType(ctx context.Context, documentTypeId DocumentTypeId, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -5336,7 +5336,7 @@ func (c *Client) DeleteTemplate(ctx context.Context, templateId TemplateId, reqE
 
 // GetTemplate Get a template
 //
-// Returns the template detail. The id is a builtin key or a custom UUID. Archived templates stay readable (`archived` true).
+// Returns the template detail. The id is a builtin key, or a custom template's UUID or key. Archived templates stay readable (`archived` true).
 //
 // Corresponds with GET /v1/templates/{template_id} (the `GetTemplate` operationId).
 func (c *Client) GetTemplate(ctx context.Context, templateId TemplateId, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -8447,7 +8447,7 @@ type ClientWithResponsesInterface interface {
 
 	// GetCheckWithResponse Get a check
 	//
-	// Returns one check by builtin key or custom UUID. Archived entries stay readable (`archived` true).
+	// Returns one check by builtin key, or a custom entry's UUID or key. Archived entries stay readable (`archived` true).
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -8537,7 +8537,7 @@ type ClientWithResponsesInterface interface {
 
 	// GetDataFieldWithResponse Get a data field
 	//
-	// Returns one data field by builtin key or custom UUID. Archived entries stay readable (`archived` true).
+	// Returns one data field by builtin key, or a custom entry's UUID or key. Archived entries stay readable (`archived` true).
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -8625,7 +8625,7 @@ type ClientWithResponsesInterface interface {
 
 	// GetDocumentTypeWithResponse Get a document type
 	//
-	// Returns one document type by builtin key or custom UUID. Archived entries stay readable (`archived` true).
+	// Returns one document type by builtin key, or a custom entry's UUID or key. Archived entries stay readable (`archived` true).
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -9112,7 +9112,7 @@ type ClientWithResponsesInterface interface {
 
 	// GetTemplateWithResponse Get a template
 	//
-	// Returns the template detail. The id is a builtin key or a custom UUID. Archived templates stay readable (`archived` true).
+	// Returns the template detail. The id is a builtin key, or a custom template's UUID or key. Archived templates stay readable (`archived` true).
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -17494,7 +17494,7 @@ func (c *ClientWithResponses) DeleteCheckWithResponse(ctx context.Context, check
 
 // GetCheckWithResponse Get a check
 //
-// Returns one check by builtin key or custom UUID. Archived entries stay readable (`archived` true).
+// Returns one check by builtin key, or a custom entry's UUID or key. Archived entries stay readable (`archived` true).
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -17626,7 +17626,7 @@ func (c *ClientWithResponses) DeleteDataFieldWithResponse(ctx context.Context, d
 
 // GetDataFieldWithResponse Get a data field
 //
-// Returns one data field by builtin key or custom UUID. Archived entries stay readable (`archived` true).
+// Returns one data field by builtin key, or a custom entry's UUID or key. Archived entries stay readable (`archived` true).
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -17756,7 +17756,7 @@ func (c *ClientWithResponses) DeleteDocumentTypeWithResponse(ctx context.Context
 
 // GetDocumentTypeWithResponse Get a document type
 //
-// Returns one document type by builtin key or custom UUID. Archived entries stay readable (`archived` true).
+// Returns one document type by builtin key, or a custom entry's UUID or key. Archived entries stay readable (`archived` true).
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -18417,7 +18417,7 @@ func (c *ClientWithResponses) DeleteTemplateWithResponse(ctx context.Context, te
 
 // GetTemplateWithResponse Get a template
 //
-// Returns the template detail. The id is a builtin key or a custom UUID. Archived templates stay readable (`archived` true).
+// Returns the template detail. The id is a builtin key, or a custom template's UUID or key. Archived templates stay readable (`archived` true).
 //
 // Returns a wrapper object for the known response body format(s).
 //

@@ -231,6 +231,21 @@ func TestTemplateLifecycle(t *testing.T) {
 	if len(list.JSON200.Data) != 4 {
 		t.Errorf("%d templates listed, want 2 builtin + 2 duplicates", len(list.JSON200.Data))
 	}
+
+	// A custom template or entry is found by its key as well as its UUID (getTemplate,
+	// getCheck), and a template may name a custom entry by its key.
+	byKey, err := c.GetTemplateWithResponse(ctx, named.JSON201.Key)
+	expect(t, err, byKey.StatusCode(), byKey.Body, 200)
+	checkByKey, err := c.GetCheckWithResponse(ctx, custom.JSON201.Key)
+	expect(t, err, checkByKey.StatusCode(), checkByKey.Body, 200)
+	viaKey, err := c.CreateTemplateWithResponse(ctx, nil, client.CreateTemplateRequest{
+		DisplayName: "Via key", CheckItems: &[]client.CheckItemInput{{CheckId: custom.JSON201.Key}},
+	})
+	expect(t, err, viaKey.StatusCode(), viaKey.Body, 201)
+	if byKey.JSON200.Id != named.JSON201.Id || checkByKey.JSON200.Id != custom.JSON201.Id ||
+		len(viaKey.JSON201.CheckItems) != 1 || viaKey.JSON201.CheckItems[0].CheckId != custom.JSON201.Id {
+		t.Errorf("by key: template %s, check %s, item %+v", byKey.JSON200.Id, checkByKey.JSON200.Id, viaKey.JSON201.CheckItems)
+	}
 }
 
 func call[R interface{ StatusCode() int }](res R, err error) struct {
