@@ -28,3 +28,9 @@ const RetentionBatch = retentionBatch
 
 // SetRelisten sets the pause before the cache listens again (before Watch runs).
 func (c *KeyCache) SetRelisten(d time.Duration) { c.relisten = d }
+
+// SetProbes makes the cache's listener listen on channel (keysChannel in production)
+// and probe every probeEvery, waiting probeWithin for its notice (before Watch runs).
+func (c *KeyCache) SetProbes(channel string, probeEvery, probeWithin time.Duration) {
+	c.channel, c.probeEvery, c.probeWithin = channel, probeEvery, probeWithin
+}

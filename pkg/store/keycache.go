@@ -2,10 +2,14 @@ package store
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -29,6 +33,11 @@ type KeyCache struct {
 	log *slog.Logger
 	// relisten is the pause before Watch listens again after losing its connection.
 	relisten time.Duration
+	// probeEvery and probeWithin: see listen.
+	probeEvery, probeWithin time.Duration
+	// channel is where the listener listens (keysChannel; another only in tests, as a
+	// connection that does not hear the announcements).
+	channel string
 
 	mu sync.Mutex
 	// listening: Watch listens, cached answers may be served.
@@ -50,7 +59,10 @@ func NewKeyCache(s *Store, ttl time.Duration, log *slog.Logger) *KeyCache {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &KeyCache{s: s, ttl: ttl, log: log, relisten: time.Second, entries: map[string]keyEntry{}}
+	return &KeyCache{
+		s: s, ttl: ttl, log: log, relisten: time.Second, probeEvery: 5 * time.Second, probeWithin: 2 * time.Second,
+		channel: keysChannel, entries: map[string]keyEntry{},
+	}
 }
 
 // Authenticate is Store.Authenticate, from the cache when it holds the key.
@@ -82,13 +94,20 @@ func (c *KeyCache) Watch(ctx context.Context) error {
 	if c.ttl <= 0 {
 		return nil
 	}
-	for {
+	for failures := 1; ; failures++ {
 		err := c.listen(ctx)
 		c.empty(false)
 		if ctx.Err() != nil {
 			return nil
 		}
-		c.log.Warn("api key cache: lost its listener, keys are looked up until it is back", "error", err, "retry_in", c.relisten)
+		if errors.Is(err, errListenerServed) {
+			failures = 1 // it served until now: this is a new loss
+		}
+		// A listener that never hears itself (a pooler in transaction mode) fails every
+		// time: said once, then now and then.
+		if failures == 1 || failures%100 == 0 {
+			c.log.Warn("api key cache: not listening, keys are looked up until it is", "error", err, "retry_in", c.relisten, "attempts", failures)
+		}
 		select {
 		case <-ctx.Done():
 			return nil
@@ -97,24 +116,91 @@ func (c *KeyCache) Watch(ctx context.Context) error {
 	}
 }
 
+// errListenerServed wraps the end of a listener that had served answers.
+var errListenerServed = errors.New("the listener stopped")
+
+// listen listens until its connection fails. The cache serves answers only while the
+// listener proves that it hears the channel: every probeEvery a notice of its own
+// (payload "probe:" and a nonce), sent on a second connection, must come back within
+// probeWithin. A listening connection that died without a word, or one behind a pooler
+// in transaction mode, where LISTEN does not outlive its statement, is so found out
+// within seconds instead of serving what it never heard of until the TTL.
 func (c *KeyCache) listen(ctx context.Context) error {
-	conn, err := pgx.ConnectConfig(ctx, c.s.pool.Config().ConnConfig)
+	cfg := c.s.pool.Config().ConnConfig
+	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
-	if _, err := conn.Exec(ctx, "LISTEN "+keysChannel); err != nil {
+	prober, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
 		return err
 	}
-	// What changed while nobody listened was missed: nothing older than now is kept.
-	c.empty(true)
+	defer prober.Close(context.WithoutCancel(ctx))
+	if _, err := conn.Exec(ctx, "LISTEN "+c.channel); err != nil { // a constant
+		return err
+	}
+	ctx, stop := context.WithCancelCause(ctx)
+	nonce := probePrefix + uuid.NewString()
+	heard := make(chan struct{}, 1)
+	probing := make(chan struct{})
+	defer func() { stop(nil); <-probing }() // before the prober's connection closes
+	go func() {
+		defer close(probing)
+		for {
+			if _, err := prober.Exec(ctx, "SELECT pg_notify($1, $2)", keysChannel, nonce); err != nil {
+				stop(err)
+				return
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-heard:
+			case <-time.After(c.probeWithin):
+				stop(fmt.Errorf("the listener did not hear its own notice within %s", c.probeWithin))
+				return
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(c.probeEvery):
+			}
+		}
+	}()
+	serving := false
 	for {
-		if _, err := conn.WaitForNotification(ctx); err != nil {
+		n, err := conn.WaitForNotification(ctx)
+		if err != nil {
+			if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
+				err = cause
+			}
+			if serving {
+				err = fmt.Errorf("%w: %w", errListenerServed, err)
+			}
 			return err
 		}
-		c.empty(true)
+		switch {
+		case n.Payload == nonce:
+			if !serving {
+				// What changed before the listener was proven was missed: nothing
+				// older than now is kept.
+				serving = true
+				c.empty(true)
+			}
+			select {
+			case heard <- struct{}{}:
+			default:
+			}
+		case strings.HasPrefix(n.Payload, probePrefix): // another replica's probe
+		default:
+			c.empty(serving)
+		}
 	}
 }
+
+// probePrefix starts the payload of a listener's probe; a change is announced with an
+// empty one.
+const probePrefix = "probe:"
 
 // empty drops every cached answer, and says whether answers may be cached from now on.
 func (c *KeyCache) empty(listening bool) {

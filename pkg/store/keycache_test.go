@@ -113,7 +113,7 @@ func (s keyCacheSetup) listener(t *testing.T) int {
 	t.Helper()
 	var pid int
 	err := s.owner.QueryRow(context.Background(),
-		"SELECT coalesce(max(pid), 0) FROM pg_stat_activity WHERE datname = current_database() AND query = 'LISTEN doceval_api_keys'").Scan(&pid)
+		"SELECT coalesce(max(pid), 0) FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN %'").Scan(&pid)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,5 +225,33 @@ func TestAuthenticateConcurrentFirstUse(t *testing.T) {
 		if t.Failed() {
 			return
 		}
+	}
+}
+
+// A listener that does not hear the announcements (behind a pooler in transaction
+// mode LISTEN ends with its statement; a connection may die without a word) never
+// hears its own probes either: the cache then serves nothing, and looks every key up.
+func TestKeyCacheServesOnlyWhileItHearsItself(t *testing.T) {
+	owner, url := dbtest.NewWithURL(t)
+	pool, f := dbtest.FaultyPool(t, url)
+	cache := store.NewKeyCache(store.New(pool), time.Hour, nil)
+	cache.SetProbes("somewhere_else", 20*time.Millisecond, 100*time.Millisecond)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); _ = cache.Watch(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	_, _, secret, err := store.New(owner).CreateClient(context.Background(), "deaf", auth.AllPermissions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 5 {
+		before := f.RoundTrips()
+		if _, err := cache.Authenticate(context.Background(), auth.HashKey(secret)); err != nil || f.RoundTrips() == before {
+			t.Fatalf("a deaf listener's cache answered without a lookup (err %v)", err)
+		}
+		if cache.Listening() {
+			t.Fatal("a deaf listener's cache says it listens")
+		}
+		time.Sleep(60 * time.Millisecond)
 	}
 }
