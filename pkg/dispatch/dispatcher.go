@@ -237,7 +237,7 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 	var mu sync.Mutex
 	perEndpoint, perClient := map[uuid.UUID]int{}, map[uuid.UUID]int{}
 	freedSinceClaim := 0
-	refill := max(1, min(batchSize, d.perClient())/2)
+	refill := max(1, min(batchSize, d.perClient(), d.Concurrency)/2)
 	freed := make(chan struct{}, 1)
 
 	sent := make(chan store.Settlement, d.Concurrency)

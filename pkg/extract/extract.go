@@ -402,7 +402,9 @@ func pdf(ctx context.Context, path string, opt Options) (*Result, error) {
 		return nil, toolFailure(text.err, "the PDF is encrypted", "the PDF text cannot be read", "password")
 	}
 	pages, meta := len(text.pages), text.meta
-	if text.plain != nil || text.malformed || pages < 1 || pages > opt.MaxPages {
+	// The bbox reader stops at maxBBoxPages: a PDF that reaches it may be longer, and
+	// only pdfinfo counts its pages (too_many_pages when MaxPages is that high).
+	if text.plain != nil || text.malformed || pages < 1 || pages > opt.MaxPages || pages >= maxBBoxPages {
 		inf, err := readInfo()
 		if err != nil {
 			return nil, err

@@ -86,9 +86,12 @@ func (p *toolProc) ended() bool {
 // kill ends the run's process group; what it left running ends with it.
 func (p *toolProc) kill() { _ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL) }
 
-// discard ends a run that was never used.
+// discard ends a run that was never used. One that has ended is not signalled: its
+// process group is gone, and its id may by now be another run's.
 func (p *toolProc) discard() {
-	p.kill()
+	if !p.ended() {
+		p.kill()
+	}
 	p.stdout.Close()
 	if p.stdin != nil {
 		p.stdin.Close()
