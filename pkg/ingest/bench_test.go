@@ -69,14 +69,25 @@ func BenchmarkIngestNewcomer(b *testing.B) {
 			if flood > 0 {
 				e.waitQueued(b, flood/2) // the flood is published and in work
 			}
+			sent := flood
 			for b.Loop() {
 				newcomer.waitReady(b, newcomer.upload(uuid.NewString(), extract.PDF, file))
-			}
-			b.StopTimer()
-			if flood > 0 {
-				if left := e.count("SELECT count(*) FROM uploads WHERE upload_status = 'processing' AND api_client_id = $1", e.sub.ClientID); left < flood/4 {
+				if flood == 0 {
+					continue
+				}
+				// Each newcomer must have waited behind a flood: most of it still queued
+				// when it was ready; what was done meanwhile is sent again, untimed.
+				b.StopTimer()
+				left := e.count("SELECT count(*) FROM uploads WHERE upload_status = 'processing' AND api_client_id = $1", e.sub.ClientID)
+				if left < flood/4 {
 					b.Fatalf("only %d of the flood's files were left: the newcomer did not wait behind a flood", left)
 				}
+				for ; left < flood; left++ {
+					e.upload(fmt.Sprintf("flood-%d", sent), extract.PDF, file)
+					sent++
+				}
+				e.waitQueued(b, flood/2)
+				b.StartTimer()
 			}
 			b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ready-ms")
 		})
