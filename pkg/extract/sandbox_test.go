@@ -178,3 +178,29 @@ var (
 	probeOnce sync.Once
 	probed    string
 )
+
+// The command line of a run without a job is made once and reused: the same as one
+// made anew, and a caller changing its copy changes nothing for the next run.
+func TestSandboxArgvWithoutAJobIsReused(t *testing.T) {
+	needSandbox(t)
+	lim := Limits{}.withDefaults()
+	env, limits := []string{"PATH=/usr/bin:/bin"}, []string{"--core=0"}
+	first, err := sandboxArgv(nil, lim, env, limits, "pdftotext", []string{"-bbox-layout", "-", "-"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh, err := makeSandboxArgv(nil, lim, env, limits, "pdftotext", []string{"-bbox-layout", "-", "-"})
+	if err != nil || strings.Join(first, " ") != strings.Join(fresh, " ") {
+		t.Fatalf("cached %q, made anew %q (%v)", first, fresh, err)
+	}
+	want := strings.Join(first, " ")
+	first[len(first)-1] = "changed"
+	again, err := sandboxArgv(nil, lim, env, limits, "pdftotext", []string{"-bbox-layout", "-", "-"})
+	if err != nil || strings.Join(again, " ") != want {
+		t.Fatalf("after the caller changed its copy: %q (%v)", again, err)
+	}
+	other, _ := sandboxArgv(nil, lim, env, limits, "pdfinfo", []string{"-"})
+	if strings.Join(other, " ") == want {
+		t.Fatal("another tool got pdftotext's command line")
+	}
+}
