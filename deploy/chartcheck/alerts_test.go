@@ -1,9 +1,13 @@
 package chartcheck
 
 import (
+	"io/fs"
 	"os"
+	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
@@ -106,6 +110,58 @@ func TestSchemaRejectsBadAlertValues(t *testing.T) {
 		_, err := render(t, overlay(defaults(), set(bad)))
 		if err == nil || !regexp.MustCompile(`schema`).MatchString(err.Error()) {
 			t.Errorf("%s: %v, want a schema error", bad, err)
+		}
+	}
+}
+
+// Every alert of the chart's PrometheusRule reads only metrics the services export (the
+// doceval_* names in pkg/, a histogram's _count, _sum and _bucket series included), in
+// the release's namespace, and carries a severity and a summary.
+func TestAlertsReadExportedMetrics(t *testing.T) {
+	t.Parallel()
+	exported := map[string]bool{}
+	err := filepath.WalkDir("../../pkg", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		for _, m := range regexp.MustCompile(`"(doceval_[a-z_]+)"`).FindAllStringSubmatch(string(b), -1) {
+			exported[m[1]] = true
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := mustRender(t, set("secretKey.value="+testSecretKey, "console.secretKey.value="+testConsoleSecretKey, "serviceMonitor.enabled=true"))
+	rules := all[*monitoringv1.PrometheusRule](r)
+	if len(rules) != 1 {
+		t.Fatalf("PrometheusRules: %d, want 1", len(rules))
+	}
+	var alerts []string
+	for _, g := range rules[0].Spec.Groups {
+		for _, rule := range g.Rules {
+			alerts = append(alerts, rule.Alert)
+			expr := rule.Expr.String()
+			for _, name := range regexp.MustCompile(`doceval_[a-z_]+`).FindAllString(expr, -1) {
+				base := regexp.MustCompile(`_(count|sum|bucket)$`).ReplaceAllString(name, "")
+				if !exported[name] && !exported[base] {
+					t.Errorf("%s reads %s, which no service exports", rule.Alert, name)
+				}
+			}
+			for _, sel := range regexp.MustCompile(`doceval_[a-z_]+(\{[^}]*\})?`).FindAllStringSubmatch(expr, -1) {
+				if !strings.Contains(sel[1], `namespace="doceval"`) {
+					t.Errorf("%s reads %s beyond the release's namespace", rule.Alert, sel[0])
+				}
+			}
+			if rule.Labels["severity"] == "" || rule.Annotations["summary"] == "" {
+				t.Errorf("%s: labels %v, annotations %v", rule.Alert, rule.Labels, rule.Annotations)
+			}
+		}
+	}
+	for _, want := range []string{"DocevalPurgeStalled", "DocevalOutboxLagging", "DocevalNATSDisconnected", "DocevalQueueBacklog", "DocevalWebhooksAbandoned", "DocevalAPIErrors", "DocevalExtractorBusy"} {
+		if !slices.Contains(alerts, want) {
+			t.Errorf("no %s among %v", want, alerts)
 		}
 	}
 }
