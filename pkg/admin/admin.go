@@ -53,13 +53,7 @@ func Run(ctx context.Context, args []string, open Opener, stdout, stderr io.Writ
 }
 
 // permissionsHelp lists the permissions a client may hold.
-var permissionsHelp = "permissions: all, or a comma-separated list of " + strings.Join(func() []string {
-	var ps []string
-	for _, p := range auth.AllPermissions {
-		ps = append(ps, string(p))
-	}
-	return ps
-}(), ", ")
+var permissionsHelp = "permissions: all, or a comma-separated list of " + strings.Join(auth.Strings(auth.AllPermissions), ", ")
 
 func newRoot(open Opener) *cobra.Command {
 	root := &cobra.Command{

@@ -95,12 +95,12 @@ func (c *KeyCache) Watch(ctx context.Context) error {
 		return nil
 	}
 	for failures := 1; ; failures++ {
-		err := c.listen(ctx)
+		served, err := c.listen(ctx)
 		c.empty(false)
 		if ctx.Err() != nil {
 			return nil
 		}
-		if errors.Is(err, errListenerServed) {
+		if served {
 			failures = 1 // it served until now: this is a new loss
 		}
 		// A listener that never hears itself (a pooler in transaction mode) fails every
@@ -116,29 +116,27 @@ func (c *KeyCache) Watch(ctx context.Context) error {
 	}
 }
 
-// errListenerServed wraps the end of a listener that had served answers.
-var errListenerServed = errors.New("the listener stopped")
-
 // listen listens until its connection fails. The cache serves answers only while the
 // listener proves that it hears the channel: every probeEvery a notice of its own
 // (payload "probe:" and a nonce), sent on a second connection, must come back within
 // probeWithin. A listening connection that died without a word, or one behind a pooler
 // in transaction mode, where LISTEN does not outlive its statement, is so found out
 // within seconds instead of serving what it never heard of until the TTL.
-func (c *KeyCache) listen(ctx context.Context) error {
+// It says whether the cache served answers before the listener ended.
+func (c *KeyCache) listen(ctx context.Context) (served bool, err error) {
 	cfg := c.s.pool.Config().ConnConfig
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
 	prober, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer prober.Close(context.WithoutCancel(ctx))
 	if _, err := conn.Exec(ctx, "LISTEN "+c.channel); err != nil { // a constant
-		return err
+		return false, err
 	}
 	ctx, stop := context.WithCancelCause(ctx)
 	nonce := probePrefix + uuid.NewString()
@@ -174,10 +172,7 @@ func (c *KeyCache) listen(ctx context.Context) error {
 			if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
 				err = cause
 			}
-			if serving {
-				err = fmt.Errorf("%w: %w", errListenerServed, err)
-			}
-			return err
+			return serving, err
 		}
 		switch {
 		case n.Payload == nonce:
