@@ -225,6 +225,9 @@ func TestBusyIsUnavailable(t *testing.T) {
 	if _, err := pw.Write([]byte("%PDF-1.4\n")); err != nil {
 		t.Fatal(err)
 	}
+	// The bytes written say the request was sent, not that its handler runs: the slot is
+	// held once the server counts it in flight.
+	metricstest.WaitFor(t, b.reg, 1, "doceval_extractor_in_flight")
 	_, err := b.client.File(context.Background(), writeFile(t, "a.pdf", samplepdf.Text(payslip)), extract.PDF, extract.Options{})
 	if !errors.Is(err, extractor.ErrUnavailable) {
 		t.Errorf("with every slot busy: %v, want ErrUnavailable", err)
