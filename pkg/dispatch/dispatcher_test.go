@@ -3,6 +3,7 @@ package dispatch_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -797,7 +798,23 @@ func TestConnectionsReused(t *testing.T) {
 	cancel()
 	<-done
 	if got.Load() < 4*perEndpoint {
-		t.Fatalf("%d of %d delivered", got.Load(), 4*perEndpoint)
+		// Say where the missing ones stand, for the next look at a failure.
+		var states []string
+		rows, err := f.st.Pool().Query(f.ctx, `SELECT d.status, d.attempt_count, d.lease_until IS NOT NULL,
+			coalesce(a.outcome, ''), coalesce(a.transport_error, '') FROM deliveries d
+			LEFT JOIN delivery_attempts a ON a.delivery_id = d.id WHERE d.status <> 'delivered'`)
+		if err == nil {
+			for rows.Next() {
+				var status, outcome, transport string
+				var attempts int
+				var leased bool
+				if rows.Scan(&status, &attempts, &leased, &outcome, &transport) == nil {
+					states = append(states, fmt.Sprintf("%s after %d attempts (leased %v, last %q %q)", status, attempts, leased, outcome, transport))
+				}
+			}
+			rows.Close()
+		}
+		t.Fatalf("%d of %d delivered; not delivered: %v", got.Load(), 4*perEndpoint, states)
 	}
 	if n := opened.Load(); n > 16 {
 		t.Errorf("%d connections opened for at most 16 sends in flight", n)
