@@ -145,8 +145,8 @@ OCR_LANGS := deu eng fra spa ita nld por pol
 # (bwrap; DOCEVAL_PARSER_ISOLATION).
 RUN_TOOLS := pdftotext:poppler-utils pdfinfo:poppler-utils pdftoppm:poppler-utils tesseract:tesseract-ocr antiword:antiword bwrap:bubblewrap
 # What only the tests add: gcc for the race detector and sqlc's parser, qpdf for the
-# extraction tests, curl and chromium for the quickstart's and the console's browser tests.
-TEST_TOOLS := gcc:gcc qpdf:qpdf curl:curl chromium:chromium
+# extraction tests, curl and jq for the quickstart, chromium for the console's browser tests.
+TEST_TOOLS := gcc:gcc qpdf:qpdf curl:curl jq:jq chromium:chromium
 
 run-tools:
 	@$(MAKE) --no-print-directory install-missing NEED="$(RUN_TOOLS)"

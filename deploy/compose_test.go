@@ -95,12 +95,26 @@ func TestCompose(t *testing.T) {
 				t.Errorf("%s: no %s", s, k)
 			}
 		}
-		// Each key ring only where it is read: the console seals TOTP secrets with its
-		// own and never gets the api's, which opens the webhook secrets it can read.
-		for k, readers := range map[string][]string{"DOCEVAL_SECRET_KEY": {"api", "dispatcher"}, "DOCEVAL_CONSOLE_SECRET_KEY": {"console"}} {
-			if got, want := svc.Environment[k] != "", slices.Contains(readers, s); got != want {
-				t.Errorf("%s: has %s %v, want %v", s, k, got, want)
+		// Each key ring only where it is read, as a file from its own volume: the
+		// console seals TOTP secrets with its own and never gets the api's, which opens
+		// the webhook secrets it can read.
+		for k, ring := range map[string]struct {
+			volume  string
+			readers []string
+		}{"DOCEVAL_SECRET_KEY": {"secret-key", []string{"api", "dispatcher"}}, "DOCEVAL_CONSOLE_SECRET_KEY": {"console-secret-key", []string{"console"}}} {
+			want := slices.Contains(ring.readers, s)
+			if got := svc.Environment[k+"_FILE"] == "/run/doceval/secret.key"; got != want {
+				t.Errorf("%s: has %s_FILE %v, want %v", s, k, got, want)
 			}
+			if got := slices.Contains(svc.Volumes, ring.volume+":/run/doceval:ro"); got != want {
+				t.Errorf("%s: mounts %s %v, want %v", s, ring.volume, got, want)
+			}
+			if svc.Environment[k] != "" {
+				t.Errorf("%s: %s in the environment, not from its volume", s, k)
+			}
+		}
+		if svc.DependsOn["keys"].Condition != "service_completed_successfully" {
+			t.Errorf("%s: starts before its keys exist", s)
 		}
 		// Each service as its own login user (made by db-users), never the owner.
 		if !strings.HasPrefix(svc.Environment["DATABASE_URL"], "postgres://doceval_"+s+"_login:") {
@@ -116,7 +130,16 @@ func TestCompose(t *testing.T) {
 			t.Errorf("%s: does not share the blob volume: %v", s, svc.Volumes)
 		}
 	}
-	for _, v := range []string{"pgdata", "natsdata", "blobs"} {
+	// docker compose up alone works: the keys are made once into their volumes, and
+	// the first up prints an API key (later ups print none).
+	if k := c.Services["keys"]; !slices.Contains(k.Volumes, "secret-key:/keys/api") || !slices.Contains(k.Volumes, "console-secret-key:/keys/console") {
+		t.Errorf("keys: volumes %v", k.Volumes)
+	}
+	if b := c.Services["bootstrap"]; !slices.Equal(b.Command, []string{"clients", "create", "--name", "compose", "--if-absent"}) ||
+		b.Image != c.Services["migrate"].Image || b.DependsOn["migrate"].Condition != "service_completed_successfully" {
+		t.Errorf("bootstrap: %+v", b)
+	}
+	for _, v := range []string{"pgdata", "natsdata", "blobs", "secret-key", "console-secret-key"} {
 		if _, ok := c.Volumes[v]; !ok {
 			t.Errorf("no volume %s", v)
 		}

@@ -10,17 +10,17 @@ import (
 	corev1 "k8s.io/api/core/v1"
 )
 
-// The top-level README's "Running in production" site file, on top of the production
+// docs/operations.md's "Running in production" site file, on top of the production
 // overlay, renders a complete installation that uses what it names.
 func TestReadmeSiteValues(t *testing.T) {
 	t.Parallel()
-	readme, err := os.ReadFile(filepath.Join(chartDir, "..", "..", "..", "README.md"))
+	readme, err := os.ReadFile(filepath.Join(chartDir, "..", "..", "..", "docs", "operations.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	block := regexp.MustCompile("(?s)`my-site.yaml`.*?```yaml\n(.*?)```").FindSubmatch(readme)
 	if block == nil {
-		t.Fatal("README.md has no my-site.yaml example")
+		t.Fatal("docs/operations.md has no my-site.yaml example")
 	}
 	site, err := chartutil.ReadValues(block[1])
 	if err != nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/doceval/doceval/pkg/auth"
+	"github.com/doceval/doceval/pkg/config"
 	"github.com/doceval/doceval/pkg/secretbox"
 	"github.com/doceval/doceval/pkg/store"
 )
@@ -174,6 +175,7 @@ func clientsCommand(open Opener) *cobra.Command {
 	}
 	name := create.Flags().String("name", "", "the client's name (required)")
 	perms := create.Flags().String("permissions", "all", "all, or a comma-separated list")
+	ifAbsent := create.Flags().Bool("if-absent", false, "when a client of this name exists, print it (without a key) instead of creating another: for a setup that runs at every start, such as the Docker Compose file")
 	create.RunE = func(c *cobra.Command, _ []string) error {
 		if strings.TrimSpace(*name) == "" {
 			return usageError{errors.New("--name is required")}
@@ -183,6 +185,16 @@ func clientsCommand(open Opener) *cobra.Command {
 			return err
 		}
 		return run(c, open, func(ctx context.Context, st *store.Store) (any, error) {
+			if *ifAbsent {
+				clients, err := st.ListClients(ctx)
+				if err != nil {
+					return nil, err
+				}
+				if i := slices.IndexFunc(clients, func(cl store.Client) bool { return cl.Name == strings.TrimSpace(*name) }); i >= 0 {
+					return map[string]any{"api_client_id": clients[i].ID, "existing": true,
+						"api_key": "not shown again; issue another with: doceval-admin keys create --client " + clients[i].ID.String()}, nil
+				}
+			}
 			client, first, key, err := st.CreateClient(ctx, strings.TrimSpace(*name), ps)
 			if err != nil {
 				return nil, err
@@ -290,7 +302,11 @@ func osUser() string {
 // reads webhook_endpoints, so with a key of the api's it could open every signing
 // secret.
 func secretsReencrypt(ctx context.Context, st *store.Store) (any, error) {
-	apiEnv, consoleEnv := os.Getenv("DOCEVAL_SECRET_KEY"), os.Getenv("DOCEVAL_CONSOLE_SECRET_KEY")
+	environment, err := config.Environment("DOCEVAL_SECRET_KEY", "DOCEVAL_CONSOLE_SECRET_KEY") // or their _FILE
+	if err != nil {
+		return nil, err
+	}
+	apiEnv, consoleEnv := environment["DOCEVAL_SECRET_KEY"], environment["DOCEVAL_CONSOLE_SECRET_KEY"]
 	if apiEnv == "" && consoleEnv == "" {
 		return nil, errors.New("set DOCEVAL_SECRET_KEY (webhook signing secrets, replayed responses), DOCEVAL_CONSOLE_SECRET_KEY (staff TOTP secrets), or both")
 	}

@@ -286,3 +286,28 @@ func TestHelpAndCompletion(t *testing.T) {
 	require.Equal(t, 2, code)
 	require.Contains(t, stderr, "unknown flag: --colour")
 }
+
+// clients create --if-absent makes the client and its key once; run again (a setup
+// that runs at every start) it names the existing client and issues no other key.
+func TestClientsCreateIfAbsent(t *testing.T) {
+	t.Parallel()
+	run, b := setup(t)
+	ctx := context.Background()
+	out, _, code := run("clients", "create", "--name", "compose", "--if-absent")
+	require.Equal(t, 0, code)
+	clientID, _ := out["api_client_id"].(string)
+	key, _ := out["api_key"].(string)
+	_, err := b.store.Authenticate(ctx, auth.HashKey(key))
+	require.NoError(t, err, "the first run prints a working key")
+
+	out, _, code = run("clients", "create", "--name", "compose", "--if-absent")
+	require.Equal(t, 0, code)
+	require.Equal(t, clientID, out["api_client_id"])
+	require.Equal(t, true, out["existing"])
+	require.NotContains(t, out["api_key"], "dek_")
+	keys, _, _ := run("keys", "list", "--client", clientID)
+	require.Len(t, keys["data"], 1, "no second key")
+
+	out, _, _ = run("clients", "create", "--name", "compose")
+	require.NotEqual(t, clientID, out["api_client_id"], "without --if-absent a second client is made")
+}

@@ -5,6 +5,8 @@ package config
 import (
 	"fmt"
 	"log/slog"
+	"os"
+	"strings"
 	"time"
 
 	"github.com/caarlos0/env/v11"
@@ -32,13 +34,50 @@ type Common struct {
 	OutboxRelay bool `env:"DOCEVAL_OUTBOX_RELAY" envDefault:"true"`
 }
 
-// Load reads the environment into a new T.
+// Load reads the environment into a new T. Any setting NAME of T may instead be given
+// as NAME_FILE, the path of a file holding its value (Docker and Kubernetes secrets
+// mounted as files); NAME itself wins when both are set.
 func Load[T any]() (T, error) {
 	var cfg T
-	if err := env.Parse(&cfg); err != nil {
+	fields, err := env.GetFieldParams(&cfg)
+	if err != nil {
+		return cfg, fmt.Errorf("configuration: %w", err)
+	}
+	names := make([]string, 0, len(fields))
+	for _, f := range fields {
+		names = append(names, f.Key)
+	}
+	environment, err := Environment(names...)
+	if err != nil {
+		return cfg, err
+	}
+	if err := env.ParseWithOptions(&cfg, env.Options{Environment: environment}); err != nil {
 		return cfg, fmt.Errorf("configuration: %w", err)
 	}
 	return cfg, nil
+}
+
+// Environment is the process environment where each of names that is unset but has a
+// NAME_FILE is set to that file's content, less a trailing newline.
+func Environment(names ...string) (map[string]string, error) {
+	vars := map[string]string{}
+	for _, kv := range os.Environ() {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			vars[k] = v
+		}
+	}
+	for _, name := range names {
+		path := vars[name+"_FILE"]
+		if _, set := vars[name]; set || path == "" {
+			continue
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("configuration: %s_FILE: %w", name, err)
+		}
+		vars[name] = strings.TrimRight(string(b), "\r\n")
+	}
+	return vars, nil
 }
 
 // Level is the configured log level (for service.Main).
