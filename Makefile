@@ -23,7 +23,7 @@ DEVSTACK := bin/doceval-devstack
 
 FUZZTIME ?= 20s
 
-.PHONY: all build run test real-dev replicas chaos bench scale fuzz fuzz-targets generate check-generated tidy tidy-module lint fmt-check spec-lint vet staticcheck tools run-tools install-missing clean
+.PHONY: all build run test real-dev replicas chaos bench scale fuzz fuzz-targets generate check-generated tidy tidy-module lint fmt-check spec-lint vet staticcheck tools node-tools run-tools install-missing clean
 
 all: build
 
@@ -82,15 +82,16 @@ scale: tools
 	$(GO) build -o $(DEVSTACK) ./services/devstack
 	$(DEVSTACK) with-postgres -- env DOCEVAL_SCALE=1 DOCEVAL_SCALE_FACTOR=$(SCALE_FACTOR) $(GO) test -count=1 -v -timeout 3h -run '^TestScale$$' ./pkg/devtools/scale/
 
-# Every fuzz target (func Fuzz...) of the main module, each for FUZZTIME, against a
-# private PostgreSQL cluster (some targets drive the API on a real database).
+# Every fuzz target (func Fuzz...) of the main module and the SDK (its webhook signature
+# parsers), each for FUZZTIME, against a private PostgreSQL cluster (some targets drive
+# the API on a real database).
 fuzz: tools
 	@mkdir -p bin
 	$(GO) build -o $(DEVSTACK) ./services/devstack
 	$(DEVSTACK) with-postgres -- $(MAKE) --no-print-directory fuzz-targets
 
 fuzz-targets:
-	@for pkg in $$($(GO) list ./...); do \
+	@for pkg in $$($(GO) list ./... github.com/doceval/doceval/pkg/sdk/...); do \
 		for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
 			echo "== $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
 		done; done
@@ -145,14 +146,27 @@ OCR_LANGS := deu eng fra spa ita nld por pol
 # (bwrap; DOCEVAL_PARSER_ISOLATION).
 RUN_TOOLS := pdftotext:poppler-utils pdfinfo:poppler-utils pdftoppm:poppler-utils tesseract:tesseract-ocr antiword:antiword bwrap:bubblewrap
 # What only the tests add: gcc for the race detector and sqlc's parser, qpdf for the
-# extraction tests, curl and jq for the quickstart, chromium for the console's browser tests.
-TEST_TOOLS := gcc:gcc qpdf:qpdf curl:curl jq:jq chromium:chromium
+# extraction tests, curl and jq for the quickstart, chromium for the console's browser
+# tests, Node.js and npm for the Standard Webhooks check below (and Spectral).
+TEST_TOOLS := gcc:gcc qpdf:qpdf curl:curl jq:jq chromium:chromium node:nodejs npm:npm
+
+# The Standard Webhooks reference library for Node, pinned: pkg/apiserver's tests verify
+# real deliveries with it as a partner's receiver in another language would. Installed
+# under .tools/node (not committed); a no-op when that version is there.
+NODE_TEST_LIB := standardwebhooks
+NODE_TEST_LIB_VERSION := 1.1.1
 
 run-tools:
 	@$(MAKE) --no-print-directory install-missing NEED="$(RUN_TOOLS)"
 
 tools:
 	@$(MAKE) --no-print-directory install-missing NEED="$(RUN_TOOLS) $(TEST_TOOLS)"
+	@$(MAKE) --no-print-directory node-tools
+
+node-tools:
+	@installed=$$(node -p 'require("./.tools/node/node_modules/$(NODE_TEST_LIB)/package.json").version' 2>/dev/null); \
+	if [ "$$installed" != "$(NODE_TEST_LIB_VERSION)" ]; then \
+		npm install --prefix .tools/node --no-save --no-audit --no-fund $(NODE_TEST_LIB)@$(NODE_TEST_LIB_VERSION); fi
 
 # install-missing installs the Debian package of each command:package in NEED whose
 # command is missing, and the OCR languages' data when NEED has tesseract.

@@ -2047,7 +2047,7 @@ type SecretRotation struct {
 	// PreviousSecretExpiresAt Until then (24 hours; less if rotated again) deliveries carry signatures for both secrets.
 	PreviousSecretExpiresAt time.Time `json:"previous_secret_expires_at"`
 
-	// SigningSecret The new HMAC-SHA256 key; store it.
+	// SigningSecret The new signing secret, in the form of `WebhookEndpointWithSecret.signing_secret` (give it as is to Standard Webhooks libraries); store it.
 	SigningSecret string `json:"signing_secret"`
 }
 
@@ -2447,7 +2447,9 @@ type WebhookEndpointWithSecret struct {
 	Events *[]EventType       `json:"events"`
 	Id     openapi_types.UUID `json:"id"`
 
-	// SigningSecret HMAC-SHA256 key for verifying `X-Service-Signature`.
+	// SigningSecret The endpoint's signing secret: `whsec_` and the standard base64 (with padding) of 32 random bytes. `X-Service-Signature` is keyed with this string as is; the Standard Webhooks `webhook-signature` with the bytes it encodes, so the Standard Webhooks libraries take it as is. Secrets issued before the Standard Webhooks headers were URL-safe base64 without padding (see Webhooks in the API description).
+	//
+	// Example: whsec_+2PCfheixaWMloMQaHvcrtcrtKC01GXiIR6aspUjTz4=
 	SigningSecret string `json:"signing_secret"`
 
 	// Status `active` endpoints receive deliveries; `disabled` ones are paused, and events emitted meanwhile are never delivered to them later. Validated in requests.
@@ -2731,6 +2733,15 @@ type TestWebhookEndpointParams struct {
 type EventDeliveryParams struct {
 	// XServiceSignature `t=<unix seconds>,v1=<hex HMAC-SHA256>`, with several `v1=` values while a secret rotation is in its grace window.
 	XServiceSignature string `json:"X-Service-Signature"`
+
+	// WebhookId Standard Webhooks message id: the event `id`, the same on every retry and redelivery (deduplicate on it).
+	WebhookId string `json:"webhook-id"`
+
+	// WebhookTimestamp Standard Webhooks timestamp, unix seconds; when this attempt was signed.
+	WebhookTimestamp string `json:"webhook-timestamp"`
+
+	// WebhookSignature Standard Webhooks signatures: `v1,<base64 HMAC-SHA256 of {webhook-id}.{webhook-timestamp}.{raw body}>`, keyed with the bytes `signing_secret` encodes after `whsec_`; one per valid secret, space-separated, while a secret rotation is in its grace window.
+	WebhookSignature string `json:"webhook-signature"`
 }
 
 // CreateCheckJSONRequestBody defines body for CreateCheck for application/json ContentType.
@@ -28170,6 +28181,33 @@ func NewEventDeliveryCallbackRequestWithBody(targetURL string, params *EventDeli
 		}
 
 		req.Header.Set("X-Service-Signature", headerParam0)
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "webhook-id", params.WebhookId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("webhook-id", headerParam1)
+
+		var headerParam2 string
+
+		headerParam2, err = runtime.StyleParamWithOptions("simple", false, "webhook-timestamp", params.WebhookTimestamp, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("webhook-timestamp", headerParam2)
+
+		var headerParam3 string
+
+		headerParam3, err = runtime.StyleParamWithOptions("simple", false, "webhook-signature", params.WebhookSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("webhook-signature", headerParam3)
 
 	}
 	return req, nil

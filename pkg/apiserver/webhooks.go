@@ -20,11 +20,14 @@ import (
 // SecretPrefix starts every signing secret, so leaked ones are recognizable.
 const SecretPrefix = "whsec_"
 
-// newSigningSecret returns 256 bits of randomness, base64url.
+// newSigningSecret returns 256 bits of randomness in standard base64 with padding, the
+// form the Standard Webhooks libraries decode (webhook-signature is keyed with those
+// bytes, X-Service-Signature with the whole string). Secrets issued before were URL-safe
+// without padding; the dispatcher decodes both (dispatch.StandardKey).
 func newSigningSecret() string {
 	b := make([]byte, 32)
 	_, _ = rand.Read(b)
-	return SecretPrefix + base64.RawURLEncoding.EncodeToString(b)
+	return SecretPrefix + base64.StdEncoding.EncodeToString(b)
 }
 
 // checkWebhookURL applies createWebhookEndpoint's url rule: https, or http only for the loopback hosts.

@@ -3,6 +3,7 @@ package apiserver_test
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"fmt"
 	"strings"
 	"testing"
@@ -29,6 +30,11 @@ func TestWebhookEndpointLifecycle(t *testing.T) {
 	if ep.Status != "active" || ep.Description != "CRM" || ep.Events == nil || len(*ep.Events) != 2 ||
 		!strings.HasPrefix(ep.SigningSecret, "whsec_") || len(ep.SigningSecret) < 40 {
 		t.Fatalf("created: %+v", ep)
+	}
+	// 256 random bits in standard base64 with padding, which the Standard Webhooks
+	// libraries decode as is (strictly: Go's reference library's StdEncoding).
+	if key, err := base64.StdEncoding.Strict().DecodeString(strings.TrimPrefix(ep.SigningSecret, "whsec_")); err != nil || len(key) != 32 {
+		t.Errorf("signing_secret %q is not whsec_ and the standard base64 of 32 bytes: %v", ep.SigningSecret, err)
 	}
 	// The secret is stored sealed, never in clear.
 	var sealed []byte

@@ -29,6 +29,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	"go.opentelemetry.io/otel/trace/noop"
 
+	"github.com/doceval/doceval/pkg/events"
 	"github.com/doceval/doceval/pkg/jobs"
 	"github.com/doceval/doceval/pkg/messaging"
 	"github.com/doceval/doceval/pkg/secretbox"
@@ -497,7 +498,7 @@ func (d *Dispatcher) attempt(ctx context.Context, del store.Delivery, target sto
 		}
 	}
 	start := time.Now()
-	a := d.post(ctx, target, secrets)
+	a := d.post(ctx, events.FormatID(del.EventID), target, secrets)
 	d.Metrics.attempted(a.Outcome, time.Since(start))
 	if recording && a.ResponseStatus != nil {
 		span.SetAttributes(semconv.HTTPResponseStatusCode(*a.ResponseStatus))
@@ -515,8 +516,9 @@ func (d *Dispatcher) release(ctx context.Context, del store.Delivery, after time
 	}
 }
 
-// post sends the envelope and classifies the result.
-func (d *Dispatcher) post(ctx context.Context, target store.DeliveryTarget, secrets [][]byte) store.Attempt {
+// post sends the envelope of event id and classifies the result. Each attempt is signed
+// anew, so its timestamp passes the receiver's tolerance; webhook-id stays the event id.
+func (d *Dispatcher) post(ctx context.Context, id string, target store.DeliveryTarget, secrets [][]byte) store.Attempt {
 	start := time.Now()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target.URL, bytes.NewReader(target.Envelope))
 	if err != nil {
@@ -525,7 +527,7 @@ func (d *Dispatcher) post(ctx context.Context, target store.DeliveryTarget, secr
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "doceval-webhooks/1")
-	req.Header.Set(SignatureHeader, Sign(target.Envelope, time.Now(), secrets...))
+	signDelivery(req.Header, id, target.Envelope, time.Now(), secrets)
 	res, err := d.client.Do(req)
 	elapsed := int(time.Since(start).Milliseconds())
 	if err != nil {

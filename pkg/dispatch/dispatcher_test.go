@@ -3,6 +3,7 @@ package dispatch_test
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"fmt"
 	"io"
 	"log/slog"
@@ -20,6 +21,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 	"github.com/stripe/stripe-go/v82/webhook"
 
 	"github.com/doceval/doceval/pkg/auth"
@@ -33,6 +35,26 @@ import (
 	"github.com/doceval/doceval/pkg/testkit/dbtest"
 	"github.com/doceval/doceval/pkg/testkit/natstest"
 )
+
+// Secrets as createWebhookEndpoint issues them now (standard base64, padded) and did before
+// (URL-safe base64 without padding), and the latter converted as the spec tells partners
+// to for the Standard Webhooks libraries. Their bytes give both alphabets' extra letters.
+var (
+	issuedSecret          = "whsec_" + base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{0xfb, 0xff, 0xbf}, 11)[:32])
+	legacySecret          = "whsec_" + base64.RawURLEncoding.EncodeToString(bytes.Repeat([]byte{0xfb, 0xff, 0xbe}, 11)[:32])
+	legacySecretConverted = "whsec_" + strings.NewReplacer("-", "+", "_", "/").Replace(strings.TrimPrefix(legacySecret, "whsec_")) + "="
+	otherSecret           = "whsec_" + base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{7}, 32))
+)
+
+// verifyStandard checks a delivery's Standard Webhooks headers with the scheme's reference
+// Go library, given the secret as a partner holds it.
+func verifyStandard(got delivery, secret string) error {
+	wh, err := standardwebhooks.NewWebhook(secret)
+	if err != nil {
+		return err
+	}
+	return wh.Verify(got.body, got.header)
+}
 
 // receiver records deliveries and answers with status.
 type receiver struct {
@@ -140,7 +162,7 @@ func TestDeliverySigned(t *testing.T) {
 	rec := &receiver{status: 200}
 	srv := httptest.NewServer(rec)
 	defer srv.Close()
-	f.endpoint(srv.URL+"/hook", "whsec_one", nil)
+	f.endpoint(srv.URL+"/hook", issuedSecret, nil)
 	f.endpoint(srv.URL+"/only-evaluations", "whsec_two", []string{"evaluation.completed"})
 	ev := f.emit(events.FileReady)
 	if n := f.run(); n != 1 {
@@ -154,8 +176,14 @@ func TestDeliverySigned(t *testing.T) {
 	if string(got.body) != string(stored.Envelope) || got.ctype != "application/json" {
 		t.Errorf("delivered %s (%s), stored %s", got.body, got.ctype, stored.Envelope)
 	}
-	if err := webhook.ValidatePayload(got.body, got.signature, "whsec_one"); err != nil {
+	if err := webhook.ValidatePayload(got.body, got.signature, issuedSecret); err != nil {
 		t.Errorf("signature: %v", err)
+	}
+	if id := got.header.Get(dispatch.IDHeader); id != events.FormatID(ev) {
+		t.Errorf("webhook-id %q, want the event id %s", id, events.FormatID(ev))
+	}
+	if err := verifyStandard(got, issuedSecret); err != nil {
+		t.Errorf("Standard Webhooks signature: %v", err)
 	}
 	ds := f.deliveries(ev)
 	if len(ds) != 1 || ds[0].Status != "succeeded" || ds[0].AttemptCount != 1 || len(ds[0].Attempts) != 1 ||
@@ -335,16 +363,26 @@ func TestRotationSignsWithBothSecrets(t *testing.T) {
 	rec := &receiver{status: 200}
 	srv := httptest.NewServer(rec)
 	defer srv.Close()
-	ep := f.endpoint(srv.URL, "whsec_old", nil)
-	if _, err := f.tenant.RotateWebhookSecret(f.ctx, ep, 24*time.Hour, func(id uuid.UUID) []byte { return f.box.Seal([]byte("whsec_new"), id[:]) }); err != nil {
+	// The old secret in the form issued before (URL-safe base64): Standard Webhooks
+	// libraries take it converted to standard base64 (legacySecretConverted).
+	ep := f.endpoint(srv.URL, legacySecret, nil)
+	if _, err := f.tenant.RotateWebhookSecret(f.ctx, ep, 24*time.Hour, func(id uuid.UUID) []byte { return f.box.Seal([]byte(issuedSecret), id[:]) }); err != nil {
 		t.Fatal(err)
 	}
 	f.emit(events.FileReady)
 	f.run()
 	got := rec.got[0]
-	for _, secret := range []string{"whsec_new", "whsec_old"} {
+	for _, secret := range []string{issuedSecret, legacySecret} {
 		if err := webhook.ValidatePayload(got.body, got.signature, secret); err != nil {
 			t.Errorf("%s: %v", secret, err)
+		}
+	}
+	if n := len(strings.Fields(got.header.Get(dispatch.StandardSignatureHeader))); n != 2 {
+		t.Errorf("webhook-signature has %d values, want one per secret", n)
+	}
+	for _, secret := range []string{issuedSecret, legacySecretConverted} {
+		if err := verifyStandard(got, secret); err != nil {
+			t.Errorf("Standard Webhooks signature with %s: %v", secret, err)
 		}
 	}
 	// After the grace period only the new secret signs.
@@ -352,8 +390,11 @@ func TestRotationSignsWithBothSecrets(t *testing.T) {
 	f.emit(events.FileReady)
 	f.run()
 	late := rec.got[1]
-	if webhook.ValidatePayload(late.body, late.signature, "whsec_old") == nil {
+	if webhook.ValidatePayload(late.body, late.signature, legacySecret) == nil || verifyStandard(late, legacySecretConverted) == nil {
 		t.Error("the expired secret still signs")
+	}
+	if err := verifyStandard(late, issuedSecret); err != nil {
+		t.Errorf("Standard Webhooks signature after the grace period: %v", err)
 	}
 }
 

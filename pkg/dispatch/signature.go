@@ -3,14 +3,27 @@ package dispatch
 import (
 	"crypto/hmac"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
+	"net/http"
 	"strconv"
 	"strings"
 	"time"
+
+	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 )
 
 // SignatureHeader is the header carrying a delivery's signatures (X-Service-Signature).
 const SignatureHeader = "X-Service-Signature"
+
+// The Standard Webhooks headers, sent on every delivery beside X-Service-Signature so that
+// the scheme's libraries in other languages verify deliveries with the signing_secret as
+// issued.
+const (
+	IDHeader                = standardwebhooks.HeaderWebhookID        // the event id
+	TimestampHeader         = standardwebhooks.HeaderWebhookTimestamp // unix seconds
+	StandardSignatureHeader = standardwebhooks.HeaderWebhookSignature // v1,<base64> per secret
+)
 
 // Sign returns the X-Service-Signature value for a delivery of body at time t:
 // "t=<unix seconds>" and one "v1=<hex HMAC-SHA256 of {t}.{body}>" per secret (the
@@ -27,4 +40,43 @@ func Sign(body []byte, t time.Time, secrets ...[]byte) string {
 		b.WriteString(",v1=" + hex.EncodeToString(mac.Sum(nil)))
 	}
 	return b.String()
+}
+
+// SignStandard returns the webhook-signature value for the delivery of body as event id
+// (its webhook-id) at time t: one "v1,<base64 HMAC-SHA256 of {id}.{t}.{body}>" per
+// secret, in Sign's order, space-separated, each keyed with StandardKey(secret).
+func SignStandard(id string, body []byte, t time.Time, secrets ...[]byte) string {
+	values := make([]string, 0, len(secrets))
+	for _, secret := range secrets {
+		// Neither errs: a raw key is taken as is and signing cannot fail.
+		wh, _ := standardwebhooks.NewWebhookRaw(StandardKey(secret))
+		v, _ := wh.Sign(id, t, body)
+		values = append(values, v)
+	}
+	return strings.Join(values, " ")
+}
+
+// StandardKey is the Standard Webhooks HMAC key of a signing secret: the base64 after
+// "whsec_", decoded, as the scheme's libraries decode the secret they are given. Secrets
+// issued now are standard base64 with padding (newSigningSecret in pkg/apiserver), which
+// every library decodes as is; secrets issued before were URL-safe base64 without
+// padding, and decode here, in either alphabet with or without padding, to the same
+// bytes. A secret that is not base64 (never issued; some tests use one) keys with its own
+// bytes, whole.
+func StandardKey(secret []byte) []byte {
+	encoded := strings.TrimRight(strings.TrimPrefix(string(secret), "whsec_"), "=")
+	encoded = strings.NewReplacer("-", "+", "_", "/").Replace(encoded)
+	if key, err := base64.RawStdEncoding.DecodeString(encoded); err == nil && len(key) > 0 {
+		return key
+	}
+	return secret
+}
+
+// signDelivery sets both schemes' headers on a delivery of body as event id, signed now
+// with each secret.
+func signDelivery(h http.Header, id string, body []byte, now time.Time, secrets [][]byte) {
+	h.Set(SignatureHeader, Sign(body, now, secrets...))
+	h.Set(IDHeader, id)
+	h.Set(TimestampHeader, strconv.FormatInt(now.Unix(), 10))
+	h.Set(StandardSignatureHeader, SignStandard(id, body, now, secrets...))
 }

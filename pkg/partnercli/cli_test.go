@@ -20,7 +20,7 @@ func TestHelpForEveryGroup(t *testing.T) {
 		"files":          {"list", "get", "upload", "move", "delete"},
 		"evaluations":    {"start", "get"},
 		"events":         {"list", "get", "redeliver", "feed"},
-		"webhooks":       {"list", "get", "create", "update", "delete", "rotate-secret", "test"},
+		"webhooks":       {"list", "get", "create", "update", "delete", "rotate-secret", "test", "sign", "verify"},
 	}
 	for group, subs := range groups {
 		t.Run(group, func(t *testing.T) {

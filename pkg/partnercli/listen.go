@@ -188,11 +188,12 @@ func (a *app) listenState(name string, reset bool) (*listenState, error) {
 	return state, err
 }
 
-// newLocalSecret is made like the service's endpoint secrets: 256 random bits.
+// newLocalSecret is made like the service's endpoint secrets: 256 random bits in standard
+// base64, which the Standard Webhooks libraries take as is.
 func newLocalSecret() string {
 	b := make([]byte, 32)
 	_, _ = rand.Read(b)
-	return "whsec_" + base64.RawURLEncoding.EncodeToString(b)
+	return "whsec_" + base64.StdEncoding.EncodeToString(b)
 }
 
 // begin sets the first position: the current end of the feed, or its start.
@@ -285,7 +286,7 @@ func (l *feedListener) forward(ctx context.Context, id string, body []byte) (int
 	}
 	delay := l.delay
 	for {
-		status, err := l.post(context.WithoutCancel(ctx), body)
+		status, err := l.post(context.WithoutCancel(ctx), id, body)
 		if err == nil && status >= 200 && status < 300 {
 			return status, nil
 		}
@@ -301,15 +302,16 @@ func (l *feedListener) forward(ctx context.Context, id string, body []byte) (int
 	}
 }
 
-func (l *feedListener) post(ctx context.Context, body []byte) (int, error) {
+func (l *feedListener) post(ctx context.Context, id string, body []byte) (int, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, l.forwardTo, bytes.NewReader(body))
 	if err != nil {
 		return 0, err
 	}
 	req.Header.Set("Content-Type", jsonContentType)
 	req.Header.Set("User-Agent", userAgent())
-	// Signed at each attempt, so the timestamp passes the receiver's tolerance check.
-	req.Header.Set(webhook.SignatureHeader, webhook.Sign(body, time.Now(), l.secret))
+	// Signed at each attempt, so the timestamp passes the receiver's tolerance check; both
+	// schemes, as the service signs deliveries.
+	webhook.SignRequest(req.Header, id, body, time.Now(), l.secret)
 	res, err := l.http.Do(req)
 	if err != nil {
 		return 0, err

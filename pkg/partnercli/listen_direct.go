@@ -76,8 +76,7 @@ func (r *receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		http.Error(w, "cannot read body", http.StatusBadRequest)
 		return
 	}
-	signature := req.Header.Get(webhook.SignatureHeader)
-	if err := webhook.Verify(signature, body, r.secrets, 0, time.Now()); err != nil {
+	if err := webhook.VerifyRequest(req.Header, body, r.secrets, 0, time.Now()); err != nil {
 		r.warn("rejected unverifiable delivery from %s: %v", req.RemoteAddr, err)
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
@@ -95,7 +94,7 @@ func (r *receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	}
 	// The sender sees the forwarded-to app's answer, so its retries behave as they
 	// would against the app directly.
-	status := r.forward(req.Context(), body, signature)
+	status := r.forward(req.Context(), body, req.Header)
 	w.WriteHeader(status)
 }
 
@@ -110,14 +109,21 @@ func (r *receiver) print(event webhook.Event, body []byte) {
 	fmt.Fprintln(r.app.stdout, eventLine(event, ""))
 }
 
-func (r *receiver) forward(ctx context.Context, body []byte, signature string) int {
+// signatureHeaders are passed on as received: both schemes' (the receiver verifies either).
+var signatureHeaders = []string{webhook.SignatureHeader, webhook.IDHeader, webhook.TimestampHeader, webhook.StandardSignatureHeader}
+
+func (r *receiver) forward(ctx context.Context, body []byte, received http.Header) int {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, r.forwardTo, bytes.NewReader(body))
 	if err != nil {
 		r.warn("forward: %v", err)
 		return http.StatusBadGateway
 	}
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set(webhook.SignatureHeader, signature)
+	for _, name := range signatureHeaders {
+		if v := received.Get(name); v != "" {
+			req.Header.Set(name, v)
+		}
+	}
 	res, err := r.http.Do(req)
 	if err != nil {
 		r.warn("forward to %s failed: %v", r.forwardTo, err)

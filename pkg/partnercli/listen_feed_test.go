@@ -3,6 +3,7 @@ package partnercli_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -39,12 +40,22 @@ func newForwardReceiver(t *testing.T, secret string) *forwardReceiver {
 		body, _ := io.ReadAll(req.Body)
 		r.mu.Lock()
 		defer r.mu.Unlock()
+		// Each scheme on its own: a forward carries both, as the service's deliveries do.
 		if err := webhook.Verify(req.Header.Get(webhook.SignatureHeader), body, []string{r.secret}, 0, time.Now()); err != nil {
 			r.bad = append(r.bad, err.Error())
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
+		h := req.Header
+		if err := webhook.VerifyStandard(h.Get(webhook.IDHeader), h.Get(webhook.TimestampHeader), h.Get(webhook.StandardSignatureHeader), body, []string{r.secret}, 0, time.Now()); err != nil {
+			r.bad = append(r.bad, "webhook-signature: "+err.Error())
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
 		event, err := webhook.ParseEvent(body)
+		if err == nil && h.Get(webhook.IDHeader) != event.ID {
+			err = fmt.Errorf("webhook-id %q is not the event id %q", h.Get(webhook.IDHeader), event.ID)
+		}
 		if err != nil {
 			r.bad = append(r.bad, err.Error())
 			http.Error(w, err.Error(), http.StatusBadRequest)

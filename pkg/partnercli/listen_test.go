@@ -3,9 +3,11 @@ package partnercli_test
 import (
 	"bytes"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -61,6 +63,26 @@ func TestListenVerifiesAndForwards(t *testing.T) {
 		t.Errorf("delivery signed by the dispatcher with the old secret answered %d", status)
 	}
 
+	// Signed by the dispatcher with the Standard Webhooks headers alone: verified, and
+	// forwarded with them.
+	standard := http.Header{}
+	standard.Set(webhook.IDHeader, "evt_0190a1b2-0000-7000-8000-000000000001")
+	standard.Set(webhook.TimestampHeader, strconv.FormatInt(time.Now().Unix(), 10))
+	standard.Set(webhook.StandardSignatureHeader, dispatch.SignStandard(standard.Get(webhook.IDHeader), body, time.Now(), []byte("whsec_old")))
+	if status := postHeaders(t, url, body, standard); status != http.StatusNoContent {
+		t.Errorf("delivery with Standard Webhooks headers only answered %d", status)
+	}
+	mu.Lock()
+	if len(forwarded) != 3 || forwarded[2].Header.Get(webhook.StandardSignatureHeader) != standard.Get(webhook.StandardSignatureHeader) ||
+		forwarded[2].Header.Get(webhook.IDHeader) != standard.Get(webhook.IDHeader) || forwarded[2].Header.Get(webhook.TimestampHeader) != standard.Get(webhook.TimestampHeader) {
+		t.Errorf("the Standard Webhooks headers were not forwarded as received (%d forwards)", len(forwarded))
+	}
+	mu.Unlock()
+	standard.Set(webhook.IDHeader, "evt_0190a1b2-0000-7000-8000-000000000009")
+	if status := postHeaders(t, url, body, standard); status != http.StatusBadRequest {
+		t.Errorf("Standard Webhooks headers for another event id answered %d, want 400", status)
+	}
+
 	tampered := bytes.Replace(body, []byte("passed"), []byte("failed"), 1)
 	if status := post(t, url, tampered, signature); status != http.StatusBadRequest {
 		t.Errorf("tampered delivery answered %d, want 400", status)
@@ -72,21 +94,28 @@ func TestListenVerifiesAndForwards(t *testing.T) {
 		t.Errorf("no warning printed: %s", stderr.String())
 	}
 	mu.Lock()
-	if len(forwarded) != 2 {
-		t.Errorf("%d requests forwarded, want only the 2 verified", len(forwarded))
+	if len(forwarded) != 3 {
+		t.Errorf("%d requests forwarded, want only the 3 verified", len(forwarded))
 	}
 	mu.Unlock()
 }
 
 func post(t *testing.T, url string, body []byte, signature string) int {
 	t.Helper()
+	h := http.Header{}
+	if signature != "" {
+		h.Set(webhook.SignatureHeader, signature)
+	}
+	return postHeaders(t, url, body, h)
+}
+
+func postHeaders(t *testing.T, url string, body []byte, h http.Header) int {
+	t.Helper()
 	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if signature != "" {
-		req.Header.Set(webhook.SignatureHeader, signature)
-	}
+	maps.Copy(req.Header, h)
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)

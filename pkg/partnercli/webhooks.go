@@ -15,12 +15,14 @@ import (
 )
 
 func (a *app) webhooksCommand() *cobra.Command {
-	cmd := a.group("webhooks", "Manage webhook endpoints: create, list, change, rotate the secret, test",
-		`Webhook endpoints receive events as signed POSTs (X-Service-Signature). The signing
-secret is shown when an endpoint is created and when it is rotated, never again.`,
+	cmd := a.group("webhooks", "Manage webhook endpoints: create, list, change, rotate the secret, test; sign and verify deliveries",
+		`Webhook endpoints receive events as signed POSTs (X-Service-Signature and the Standard
+Webhooks headers webhook-id, webhook-timestamp, webhook-signature). The signing secret is
+shown when an endpoint is created and when it is rotated, never again. 'sign' and 'verify'
+work offline: they sign a body as a delivery, or check a received one.`,
 		"webhook", "webhook-endpoints")
 	cmd.AddCommand(a.webhooksList(), a.webhooksGet(), a.webhooksCreate(), a.webhooksUpdate(), a.webhooksDelete(),
-		a.webhooksRotate(), a.webhooksTest("test", "webhooks test"))
+		a.webhooksRotate(), a.webhooksTest("test", "webhooks test"), a.webhooksSign(), a.webhooksVerify())
 	return cmd
 }
 

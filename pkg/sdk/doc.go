@@ -71,8 +71,9 @@
 // # Webhooks
 //
 // Package [github.com/doceval/doceval/pkg/sdk/webhook] receives deliveries: it verifies
-// the X-Service-Signature header (t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body">)
-// over the raw body with the endpoint's signing_secret, accepting either secret during a
+// the X-Service-Signature header (t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body">) or
+// the Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature) over
+// the raw body with the endpoint's signing_secret, accepting either secret during a
 // rotation, decodes the event envelope and deduplicates on the event id.
 // [Client.TestWebhookEndpoint] sends a signed webhook_endpoint.test event to check a
 // receiver.

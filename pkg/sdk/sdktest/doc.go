@@ -34,9 +34,9 @@
 //     deliveries, redeliverEvent.
 //   - Webhooks: createWebhookEndpoint, listWebhookEndpoints, getWebhookEndpoint,
 //     deleteWebhookEndpoint, testWebhookEndpoint. Events are POSTed in the background
-//     to the endpoints subscribed to them, signed in X-Service-Signature with the
-//     endpoint's signing_secret exactly as the service signs (verify them with package
-//     webhook); WaitForDeliveries waits for them.
+//     to the endpoints subscribed to them, signed in X-Service-Signature and the
+//     Standard Webhooks headers with the endpoint's signing_secret exactly as the service
+//     signs (verify them with package webhook); WaitForDeliveries waits for them.
 //   - Idempotency-Key on every POST, with the service's rules: the first answer is
 //     replayed with Idempotent-Replayed: true, another body is 422
 //     idempotency_key_reused, a key still in use is 409 idempotency_key_in_use, and

@@ -3,6 +3,8 @@ package sdktest
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"net"
@@ -16,6 +18,14 @@ import (
 	"github.com/doceval/doceval/gen/client"
 	"github.com/doceval/doceval/pkg/sdk/webhook"
 )
+
+// newSigningSecret is made as the service makes endpoint secrets: 256 random bits in
+// standard base64, which the Standard Webhooks libraries take as is.
+func newSigningSecret() string {
+	b := make([]byte, 32)
+	_, _ = rand.Read(b)
+	return "whsec_" + base64.StdEncoding.EncodeToString(b)
+}
 
 // deliveryTimeout bounds one delivery; the service waits 30 s, tests should not.
 const deliveryTimeout = 10 * time.Second
@@ -73,7 +83,7 @@ func (s *Server) createWebhookEndpoint(c *call) (int, any, error) {
 	if active >= maxActiveEndpoints {
 		return 0, nil, invalidField("url", "at most 20 active webhook endpoints")
 	}
-	ep := &endpoint{secret: "whsec_" + randomHex(24), WebhookEndpoint: client.WebhookEndpoint{
+	ep := &endpoint{secret: newSigningSecret(), WebhookEndpoint: client.WebhookEndpoint{
 		Id: uuid.New(), Url: req.Url, Events: req.Events, Status: client.Active, CreatedAt: now(),
 	}}
 	if req.Description != nil {
@@ -186,7 +196,7 @@ func (s *Server) deliverEvents() {
 		body, _ := json.Marshal(job.event.Event)
 		target, secret := job.endpoint.Url, job.endpoint.secret
 		s.mu.Unlock()
-		attempt := s.post(target, secret, body)
+		attempt := s.post(target, secret, job.event.Id, body)
 		s.mu.Lock()
 		s.inFlight--
 		record := job.record
@@ -205,7 +215,7 @@ func (s *Server) deliverEvents() {
 }
 
 // post sends one signed delivery, as the service does, and describes the attempt.
-func (s *Server) post(target, secret string, body []byte) client.DeliveryAttempt {
+func (s *Server) post(target, secret, id string, body []byte) client.DeliveryAttempt {
 	attempt := client.DeliveryAttempt{AttemptedAt: now(), Outcome: client.DeliveryAttemptOutcomeNetworkError}
 	req, err := http.NewRequestWithContext(s.stop, http.MethodPost, target, bytes.NewReader(body))
 	if err != nil {
@@ -215,7 +225,7 @@ func (s *Server) post(target, secret string, body []byte) client.DeliveryAttempt
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "doceval-sdktest")
-	req.Header.Set(webhook.SignatureHeader, webhook.Sign(body, time.Now(), secret))
+	webhook.SignRequest(req.Header, id, body, time.Now(), secret)
 	res, err := s.deliver.Do(req)
 	elapsed := int(time.Since(attempt.AttemptedAt).Milliseconds())
 	attempt.ResponseTimeMs = &elapsed

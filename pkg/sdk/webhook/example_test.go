@@ -33,6 +33,24 @@ func ExampleVerify() {
 	// webhook: signature does not match the body
 }
 
+func ExampleVerifyRequest() {
+	secrets := []string{"whsec_+2PCfheixaWMloMQaHvcrtcrtKC01GXiIR6aspUjTz4="}
+	// What the service would send: X-Service-Signature and the Standard Webhooks headers
+	// (webhook.SignRequest exists for tests like this one).
+	req := httptest.NewRequest(http.MethodPost, "/webhooks/doceval", bytes.NewReader(exampleBody))
+	webhook.SignRequest(req.Header, "evt_0190a1b2-0000-7000-8000-000000000000", exampleBody, time.Now(), secrets...)
+	req.Header.Del(webhook.SignatureHeader) // either scheme is enough
+
+	// In a handler: body is the raw request body, read before any JSON decoding.
+	body, _ := io.ReadAll(req.Body)
+	if err := webhook.VerifyRequest(req.Header, body, secrets, webhook.DefaultTolerance, time.Now()); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("verified", req.Header.Get(webhook.IDHeader))
+	// Output:
+	// verified evt_0190a1b2-0000-7000-8000-000000000000
+}
+
 func ExampleHandler() {
 	handle := func(ctx context.Context, e webhook.Event) error {
 		switch e.Type {

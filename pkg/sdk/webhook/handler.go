@@ -24,12 +24,12 @@ func WithMaxBodyBytes(n int64) HandlerOption { return func(h *handler) { h.maxBo
 // WithClock replaces time.Now for the timestamp check (tests).
 func WithClock(now func() time.Time) HandlerOption { return func(h *handler) { h.now = now } }
 
-// Handler receives deliveries: it reads the raw body (bounded), verifies the signature
-// with secrets (400 when it fails), decodes the envelope (400 when it is not one),
-// skips an event id the store has already seen (200), and calls fn. fn's error
-// answers 500 and releases the claim, so the service retries the delivery; success
-// answers 200. The service waits 30 s for an answer, so fn should hand long work to a
-// queue and return. store may be nil to turn deduplication off.
+// Handler receives deliveries: it reads the raw body (bounded), verifies its signature
+// with secrets under either scheme (VerifyRequest; 400 when it fails), decodes the
+// envelope (400 when it is not one), skips an event id the store has already seen (200),
+// and calls fn. fn's error answers 500 and releases the claim, so the service retries the
+// delivery; success answers 200. The service waits 30 s for an answer, so fn should hand
+// long work to a queue and return. store may be nil to turn deduplication off.
 func Handler(secrets []string, store DedupStore, fn func(context.Context, Event) error, opts ...HandlerOption) http.Handler {
 	h := &handler{secrets: secrets, store: store, fn: fn, maxBody: DefaultMaxBodyBytes, now: time.Now}
 	for _, opt := range opts {
@@ -62,7 +62,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "cannot read body", http.StatusBadRequest)
 		return
 	}
-	if err := Verify(r.Header.Get(SignatureHeader), body, h.secrets, h.tolerance, h.now()); err != nil {
+	if err := VerifyRequest(r.Header, body, h.secrets, h.tolerance, h.now()); err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
