@@ -16,7 +16,7 @@ SPECTRAL     := @stoplight/spectral-cli@6.16.3
 SERVICES := api ingest evaluator dispatcher admin console extractor devstack
 # The chart's verification is a module of its own (Helm and Kubernetes stay out of the
 # main module and the images); it is vetted and linted with the others.
-MAIN_MODULES := ./... github.com/doceval/doceval/gen/client/... github.com/doceval/doceval/pkg/sdk/...
+MAIN_MODULES := ./... github.com/doceval/doceval/gen/client/... github.com/doceval/doceval/pkg/sdk/... github.com/doceval/doceval/services/doceval/...
 CHART_CHECK  := github.com/doceval/doceval/deploy/chartcheck/...
 MODULES      := $(MAIN_MODULES) $(CHART_CHECK)
 DEVSTACK := bin/doceval-devstack
@@ -105,14 +105,15 @@ check-generated: generate
 	@if [ -n "$$(git status --porcelain -- gen sql openapi)" ]; then \
 		echo "generated code is stale; run make generate and commit:"; git status --porcelain -- gen sql openapi; git diff --stat -- gen; exit 1; fi
 
-# go mod tidy and go get ignore go.work, and the main module and the SDK require the
-# client and SDK modules at their release version, which no proxy has before it is
+# go mod tidy and go get ignore go.work, and the main module, the SDK and the CLI require
+# the client, SDK and CLI modules at their release version, which no proxy has before it is
 # tagged: each module is tidied with those replaced by their directories for the run.
 # (To add a dependency, import it and run make tidy.)
 tidy:
 	@$(MAKE) --no-print-directory tidy-module DIR=gen/client
 	@$(MAKE) --no-print-directory tidy-module DIR=pkg/sdk OURS="gen/client"
-	@$(MAKE) --no-print-directory tidy-module DIR=. OURS="gen/client pkg/sdk"
+	@$(MAKE) --no-print-directory tidy-module DIR=services/doceval OURS="gen/client pkg/sdk"
+	@$(MAKE) --no-print-directory tidy-module DIR=. OURS="gen/client pkg/sdk services/doceval"
 	@$(MAKE) --no-print-directory tidy-module DIR=deploy/chartcheck
 
 tidy-module:
