@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"go/parser"
+	"go/token"
 	"go/version"
 	"io"
 	"io/fs"
@@ -15,6 +17,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -88,7 +91,8 @@ func TestInstallOutsideWorkspace(t *testing.T) {
 		t.Logf("go %s: %s", strings.Join(args, " "), time.Since(start).Round(time.Millisecond))
 	}
 
-	// (a) A program of the partner's own that imports the SDK.
+	// (a) A program of the partner's own that imports only the SDK.
+	checkPartnerImports(t, partnerProgram)
 	program := t.TempDir()
 	goCmd(program, "mod", "init", "example.com/partner")
 	goCmd(program, "get", "github.com/doceval/doceval/pkg/sdk@"+version)
@@ -296,32 +300,117 @@ func cliToolchain(t *testing.T, mods []releasedModule) string {
 	return ""
 }
 
-// partnerProgram is what a partner writes after `go get`: it creates a submission with
-// the external id in its argument and prints the submission's id.
+// partnerProgram is what a partner writes after `go get`, importing only the SDK and
+// sdk/webhook (checkPartnerImports): it creates a submission with the external id in its
+// argument, finds a builtin template, and prints the submission's id. flow, not run, names
+// the types of the rest of a partner's flow: it builds only while the SDK re-exports them.
 const partnerProgram = `package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log"
+	"net/http"
 	"os"
+	"time"
 
-	"github.com/doceval/doceval/gen/client"
 	"github.com/doceval/doceval/pkg/sdk"
+	"github.com/doceval/doceval/pkg/sdk/webhook"
 )
 
 func main() {
+	ctx := context.Background()
 	c, err := sdk.New(os.Getenv("DOCEVAL_BASE_URL"), os.Getenv("DOCEVAL_API_KEY"))
 	if err != nil {
 		log.Fatal(err)
 	}
-	sub, err := c.CreateSubmission(context.Background(), client.CreateSubmissionRequest{ExternalSubmissionId: os.Args[1]})
+	var sub *sdk.Submission
+	sub, err = c.CreateSubmission(ctx, sdk.CreateSubmissionRequest{ExternalSubmissionId: os.Args[1]})
 	if err != nil {
 		log.Fatal(err)
 	}
+	var builtin *sdk.Template
+	for tpl, err := range c.ListTemplates(ctx, &sdk.ListTemplatesParams{}) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		if tpl.Builtin {
+			builtin = tpl
+			break
+		}
+	}
+	if builtin == nil {
+		log.Fatal("no builtin template")
+	}
 	fmt.Println(sub.Id)
 }
+
+func flow(ctx context.Context, c *sdk.Client, sub *sdk.Submission, f *os.File) error {
+	var up *sdk.Upload
+	up, err := c.UploadFile(ctx, sub.Id, sdk.UploadParams{ExternalFileID: "f1", Filename: "a.pdf", ContentType: "application/pdf", Body: f})
+	if err != nil {
+		return err
+	}
+	if up.UploadStatus == sdk.UploadStatusFailed {
+		return errors.New("failed")
+	}
+	var ev *sdk.Evaluation
+	if ev, err = c.StartEvaluation(ctx, sub.Id); err != nil {
+		return err
+	}
+	if ev, err = c.WaitForEvaluation(ctx, sub.Id, ev.Id, sdk.WaitOptions{}); err != nil || ev.Status != sdk.EvaluationStatusCompleted {
+		return err
+	}
+	status := sdk.SubmissionStatus("completed")
+	for s, err := range c.ListSubmissions(ctx, &sdk.ListSubmissionsParams{Status: &status}) {
+		var _ *sdk.SubmissionSummary = s
+		if err != nil {
+			return err
+		}
+	}
+	for e, err := range c.ListEvents(ctx, &sdk.ListEventsParams{SubmissionId: &sub.Id}) {
+		var _ *sdk.Event = e
+		if err != nil || e.Type == sdk.EventTypeEvaluationCompleted {
+			return err
+		}
+	}
+	var endpoint *sdk.WebhookEndpointWithSecret
+	if endpoint, err = c.CreateWebhookEndpoint(ctx, sdk.CreateWebhookEndpointRequest{Url: "https://crm.example/hook"}); err != nil {
+		return err
+	}
+	var _ *sdk.WebhookEndpoint
+	http.Handle("/hook", webhook.Handler([]string{endpoint.SigningSecret}, webhook.NewMemoryDedupStore(time.Hour),
+		func(ctx context.Context, e webhook.Event) error {
+			var done *sdk.Evaluation
+			done, err := e.Evaluation()
+			if err == nil && done.Status == sdk.EvaluationStatusCompleted {
+				fmt.Println("done")
+			}
+			return err
+		}))
+	return nil
+}
+
+var _ = flow
 `
+
+// checkPartnerImports fails the test if program imports any package but the standard
+// library's, pkg/sdk and pkg/sdk/webhook: a partner needs no other package of ours.
+func checkPartnerImports(t *testing.T, program string) {
+	t.Helper()
+	f, err := parser.ParseFile(token.NewFileSet(), "main.go", program, parser.ImportsOnly)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, imp := range f.Imports {
+		p, _ := strconv.Unquote(imp.Path.Value)
+		std := !strings.Contains(strings.Split(p, "/")[0], ".")
+		if !std && p != "github.com/doceval/doceval/pkg/sdk" && p != "github.com/doceval/doceval/pkg/sdk/webhook" {
+			t.Errorf("the partner program imports %s; it must need only pkg/sdk and pkg/sdk/webhook", p)
+		}
+	}
+}
 
 // installEnviron is a partner's environment: no workspace, go.mod updated as needed,
 // this repository's modules from the file:// proxy (GOPRIVATE or GONOPROXY would fetch
