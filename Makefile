@@ -23,7 +23,7 @@ DEVSTACK := bin/doceval-devstack
 
 FUZZTIME ?= 20s
 
-.PHONY: all build run test real-dev replicas chaos bench scale fuzz fuzz-targets generate check-generated tidy tidy-module lint fmt-check spec-lint vet staticcheck tools run-tools install-missing clean
+.PHONY: all build run test real-dev replicas chaos bench scale fuzz fuzz-targets generate check-generated tidy tidy-module release release-check lint fmt-check spec-lint vet staticcheck tools run-tools install-missing clean
 
 all: build
 
@@ -121,6 +121,27 @@ tidy-module:
 	$(if $(OURS),$(GO) mod edit $(foreach m,$(OURS),-replace=github.com/doceval/doceval/$(m)=$$up/$(m)) &&) \
 	{ GOWORK=off $(GO) mod tidy; rc=$$?; \
 	  $(if $(OURS),$(GO) mod edit $(foreach m,$(OURS),-dropreplace=github.com/doceval/doceval/$(m));) exit $$rc; }
+
+# make release VERSION=vX.Y.Z releases the partner modules and the server together (see
+# README, "Releasing"): sets VERSION in every released module's requirements of the
+# others, in go.work's and images.work's replace lines, in sdk.Version and CHANGELOG.md,
+# tidies every module, vets and tests the client, SDK and CLI modules, runs the CLI's
+# tests against the real API and the file-proxy install test at VERSION, and prints the
+# tags. DRY_RUN=1, the default, does all that in a copy of the working tree and leaves
+# the repository as it was (about 2 minutes); DRY_RUN=0, on a clean tree, commits and
+# creates the tags (vX.Y.Z, gen/client/vX.Y.Z, pkg/sdk/vX.Y.Z, services/doceval/vX.Y.Z)
+# for you to push. release-check (CI) is the dry run at the next minor version.
+DRY_RUN ?= 1
+release: tools
+	@if [ -z "$(VERSION)" ]; then echo "usage: make release VERSION=vX.Y.Z [DRY_RUN=0]"; exit 2; fi
+	@mkdir -p bin
+	$(GO) build -o $(DEVSTACK) ./services/devstack
+	$(DEVSTACK) with-postgres -- $(DEVSTACK) release -dry-run=$(if $(filter 0,$(DRY_RUN)),false,true) $(VERSION)
+
+release-check: tools
+	@mkdir -p bin
+	$(GO) build -o $(DEVSTACK) ./services/devstack
+	$(DEVSTACK) with-postgres -- $(DEVSTACK) release -dry-run -next
 
 lint: fmt-check vet staticcheck spec-lint
 

@@ -26,14 +26,13 @@ import (
 	"golang.org/x/mod/module"
 	modzip "golang.org/x/mod/zip"
 
+	"github.com/doceval/doceval/pkg/devtools/devstack"
 	"github.com/doceval/doceval/pkg/sdk"
 )
 
-// releasedModules are the directories of the modules released together: the main module
-// (the server), the generated client, the SDK on it, and the partner CLI, a small module
-// of its own on the SDK. Each requires the others at the release version they are tagged
-// with together.
-var releasedModules = []string{".", "gen/client", "pkg/sdk", "services/doceval"}
+// releasedModules are the modules released together (devstack.ReleasedModules, which
+// make release versions and tags).
+var releasedModules = devstack.ReleasedModules
 
 // cliModule is the CLI's module directory: partners `go install` it with the Go its
 // go.mod names, which may be older than the server's.
