@@ -82,15 +82,16 @@ scale: tools
 	$(GO) build -o $(DEVSTACK) ./services/devstack
 	$(DEVSTACK) with-postgres -- env DOCEVAL_SCALE=1 DOCEVAL_SCALE_FACTOR=$(SCALE_FACTOR) $(GO) test -count=1 -v -timeout 3h -run '^TestScale$$' ./pkg/devtools/scale/
 
-# Every fuzz target (func Fuzz...) of the main module, each for FUZZTIME, against a
-# private PostgreSQL cluster (some targets drive the API on a real database).
+# Every fuzz target (func Fuzz...) of MAIN_MODULES (the CLI's module too), each for
+# FUZZTIME, against a private PostgreSQL cluster (some targets drive the API on a real
+# database).
 fuzz: tools
 	@mkdir -p bin
 	$(GO) build -o $(DEVSTACK) ./services/devstack
 	$(DEVSTACK) with-postgres -- $(MAKE) --no-print-directory fuzz-targets
 
 fuzz-targets:
-	@for pkg in $$($(GO) list ./...); do \
+	@for pkg in $$($(GO) list $(MAIN_MODULES)); do \
 		for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
 			echo "== $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
 		done; done
