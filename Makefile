@@ -16,14 +16,14 @@ SPECTRAL     := @stoplight/spectral-cli@6.16.3
 SERVICES := api ingest evaluator dispatcher admin console extractor devstack
 # The chart's verification is a module of its own (Helm and Kubernetes stay out of the
 # main module and the images); it is vetted and linted with the others.
-MAIN_MODULES := ./... github.com/doceval/doceval/gen/client/... github.com/doceval/doceval/pkg/sdk/...
+MAIN_MODULES := ./... github.com/doceval/doceval/gen/client/... github.com/doceval/doceval/pkg/sdk/... github.com/doceval/doceval/services/doceval/...
 CHART_CHECK  := github.com/doceval/doceval/deploy/chartcheck/...
 MODULES      := $(MAIN_MODULES) $(CHART_CHECK)
 DEVSTACK := bin/doceval-devstack
 
 FUZZTIME ?= 20s
 
-.PHONY: all build run test real-dev replicas chaos bench scale fuzz fuzz-targets generate check-generated tidy tidy-module lint fmt-check spec-lint vet staticcheck tools node-tools run-tools install-missing clean
+.PHONY: all build run test real-dev replicas chaos bench scale fuzz fuzz-targets generate check-generated tidy tidy-module release release-check lint fmt-check spec-lint vet staticcheck tools node-tools run-tools install-missing clean
 
 all: build
 
@@ -82,16 +82,16 @@ scale: tools
 	$(GO) build -o $(DEVSTACK) ./services/devstack
 	$(DEVSTACK) with-postgres -- env DOCEVAL_SCALE=1 DOCEVAL_SCALE_FACTOR=$(SCALE_FACTOR) $(GO) test -count=1 -v -timeout 3h -run '^TestScale$$' ./pkg/devtools/scale/
 
-# Every fuzz target (func Fuzz...) of the main module and the SDK (its webhook signature
-# parsers), each for FUZZTIME, against a private PostgreSQL cluster (some targets drive
-# the API on a real database).
+# Every fuzz target (func Fuzz...) of MAIN_MODULES (the CLI's module too), each for
+# FUZZTIME, against a private PostgreSQL cluster (some targets drive the API on a real
+# database).
 fuzz: tools
 	@mkdir -p bin
 	$(GO) build -o $(DEVSTACK) ./services/devstack
 	$(DEVSTACK) with-postgres -- $(MAKE) --no-print-directory fuzz-targets
 
 fuzz-targets:
-	@for pkg in $$($(GO) list ./... github.com/doceval/doceval/pkg/sdk/...); do \
+	@for pkg in $$($(GO) list $(MAIN_MODULES)); do \
 		for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
 			echo "== $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
 		done; done
@@ -106,14 +106,15 @@ check-generated: generate
 	@if [ -n "$$(git status --porcelain -- gen sql openapi)" ]; then \
 		echo "generated code is stale; run make generate and commit:"; git status --porcelain -- gen sql openapi; git diff --stat -- gen; exit 1; fi
 
-# go mod tidy and go get ignore go.work, and the main module and the SDK require the
-# client and SDK modules at their release version, which no proxy has before it is
+# go mod tidy and go get ignore go.work, and the main module, the SDK and the CLI require
+# the client, SDK and CLI modules at their release version, which no proxy has before it is
 # tagged: each module is tidied with those replaced by their directories for the run.
 # (To add a dependency, import it and run make tidy.)
 tidy:
 	@$(MAKE) --no-print-directory tidy-module DIR=gen/client
 	@$(MAKE) --no-print-directory tidy-module DIR=pkg/sdk OURS="gen/client"
-	@$(MAKE) --no-print-directory tidy-module DIR=. OURS="gen/client pkg/sdk"
+	@$(MAKE) --no-print-directory tidy-module DIR=services/doceval OURS="gen/client pkg/sdk"
+	@$(MAKE) --no-print-directory tidy-module DIR=. OURS="gen/client pkg/sdk services/doceval"
 	@$(MAKE) --no-print-directory tidy-module DIR=deploy/chartcheck
 
 tidy-module:
@@ -121,6 +122,27 @@ tidy-module:
 	$(if $(OURS),$(GO) mod edit $(foreach m,$(OURS),-replace=github.com/doceval/doceval/$(m)=$$up/$(m)) &&) \
 	{ GOWORK=off $(GO) mod tidy; rc=$$?; \
 	  $(if $(OURS),$(GO) mod edit $(foreach m,$(OURS),-dropreplace=github.com/doceval/doceval/$(m));) exit $$rc; }
+
+# make release VERSION=vX.Y.Z releases the partner modules and the server together (see
+# README, "Releasing"): sets VERSION in every released module's requirements of the
+# others, in go.work's and images.work's replace lines, in sdk.Version and CHANGELOG.md,
+# tidies every module, vets and tests the client, SDK and CLI modules, runs the CLI's
+# tests against the real API and the file-proxy install test at VERSION, and prints the
+# tags. DRY_RUN=1, the default, does all that in a copy of the working tree and leaves
+# the repository as it was (about 2 minutes); DRY_RUN=0, on a clean tree, commits and
+# creates the tags (vX.Y.Z, gen/client/vX.Y.Z, pkg/sdk/vX.Y.Z, services/doceval/vX.Y.Z)
+# for you to push. release-check (CI) is the dry run at the next minor version.
+DRY_RUN ?= 1
+release: tools
+	@if [ -z "$(VERSION)" ]; then echo "usage: make release VERSION=vX.Y.Z [DRY_RUN=0]"; exit 2; fi
+	@mkdir -p bin
+	$(GO) build -o $(DEVSTACK) ./services/devstack
+	$(DEVSTACK) with-postgres -- $(DEVSTACK) release -dry-run=$(if $(filter 0,$(DRY_RUN)),false,true) $(VERSION)
+
+release-check: tools
+	@mkdir -p bin
+	$(GO) build -o $(DEVSTACK) ./services/devstack
+	$(DEVSTACK) with-postgres -- $(DEVSTACK) release -dry-run -next
 
 lint: fmt-check vet staticcheck spec-lint
 

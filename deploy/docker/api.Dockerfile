@@ -3,15 +3,16 @@
 FROM golang:1.26-bookworm AS build
 ARG VERSION=dev
 WORKDIR /src
-# The main module requires the client and SDK modules at their release version: the
-# image builds all three from this tree, in the workspace images.work (the repository's
-# go.work also holds the chart-verification module, whose Helm and Kubernetes
-# dependencies no image needs).
+# The main module requires the client, SDK and CLI modules at their release version (the
+# CLI for its tests only): the image builds with all four from this tree, in the
+# workspace images.work (the repository's go.work also holds the chart-verification
+# module, whose Helm and Kubernetes dependencies no image needs).
 ENV GOWORK=/src/deploy/docker/images.work
 COPY go.mod go.sum ./
 COPY gen/client/go.mod gen/client/go.sum gen/client/
 COPY pkg/sdk/go.mod pkg/sdk/go.sum pkg/sdk/
-COPY deploy/docker/images.work deploy/docker/
+COPY services/doceval/go.mod services/doceval/go.sum services/doceval/
+COPY deploy/docker/images.work deploy/docker/images.work.sum deploy/docker/
 # In a workspace, go mod download fetches the whole build list, the dependencies' own
 # test dependencies included: only the modules the main module requires.
 RUN go mod download $(awk '/^require \(/ {r = 1; next} /^\)/ {r = 0} r && $1 !~ /doceval/ {print $1} /^require [^(]/ && $2 !~ /doceval/ {print $2}' go.mod)

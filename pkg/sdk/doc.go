@@ -1,8 +1,9 @@
 // Package sdk is the Go client of the doceval API: typed calls for every operation of
 // the API, safe automatic retries, typed errors, iterators over lists, streaming uploads
 // and waiters. The generated client it builds on is
-// github.com/doceval/doceval/gen/client, whose types (client.Submission,
-// client.CreateSubmissionRequest, …) the calls take and return.
+// github.com/doceval/doceval/gen/client, whose types the calls take and return; this
+// package re-exports them under the same names ([Submission], [CreateSubmissionRequest],
+// [EvaluationStatusCompleted], …), so a program needs no import of the client.
 //
 // # Install
 //

@@ -12,7 +12,6 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/doceval/doceval/gen/client"
 	"github.com/doceval/doceval/pkg/sdk"
 	"github.com/doceval/doceval/pkg/sdk/sdktest"
 )
@@ -26,7 +25,7 @@ func ExampleWithIdempotencyKey() {
 	c := srv.Client()
 	ctx := context.Background()
 
-	req := client.CreateWebhookEndpointRequest{Url: "https://crm.example/doceval"}
+	req := sdk.CreateWebhookEndpointRequest{Url: "https://crm.example/doceval"}
 	first, err := c.CreateWebhookEndpoint(ctx, req, sdk.WithIdempotencyKey("crm-setup-webhook"))
 	if err != nil {
 		log.Fatal(err)
@@ -38,7 +37,7 @@ func ExampleWithIdempotencyKey() {
 	fmt.Println("same endpoint:", first.Id == again.Id)
 
 	// The key belongs to that request: another body with it is refused.
-	_, err = c.CreateWebhookEndpoint(ctx, client.CreateWebhookEndpointRequest{Url: "https://crm.example/other"},
+	_, err = c.CreateWebhookEndpoint(ctx, sdk.CreateWebhookEndpointRequest{Url: "https://crm.example/other"},
 		sdk.WithIdempotencyKey("crm-setup-webhook"))
 	fmt.Println(sdk.Code(err))
 	// Output:
@@ -61,7 +60,7 @@ func ExampleWithLogger() {
 	c := srv.Client(sdk.WithLogger(logger))
 
 	srv.FailNext("createSubmission", http.StatusServiceUnavailable, "service_unavailable")
-	sub, err := c.CreateSubmission(context.Background(), client.CreateSubmissionRequest{ExternalSubmissionId: "crm-7"})
+	sub, err := c.CreateSubmission(context.Background(), sdk.CreateSubmissionRequest{ExternalSubmissionId: "crm-7"})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -76,7 +75,7 @@ func ExampleClient_WaitForUploads() {
 	defer srv.Close()
 	c := srv.Client()
 	ctx := context.Background()
-	sub, err := c.CreateSubmission(ctx, client.CreateSubmissionRequest{ExternalSubmissionId: "crm-8"})
+	sub, err := c.CreateSubmission(ctx, sdk.CreateSubmissionRequest{ExternalSubmissionId: "crm-8"})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -99,9 +98,9 @@ func ExampleClient_WaitForUploads() {
 	}
 	for _, up := range uploads {
 		switch up.UploadStatus {
-		case client.UploadStatusReady:
+		case sdk.UploadStatusReady:
 			fmt.Println(up.ExternalFileId, "ready")
-		case client.UploadStatusFailed:
+		case sdk.UploadStatusFailed:
 			fmt.Println(up.ExternalFileId, "failed:", up.Failure.Code)
 		default: // a status this version does not know
 			fmt.Println(up.ExternalFileId, up.UploadStatus)

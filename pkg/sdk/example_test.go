@@ -12,7 +12,6 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/doceval/doceval/gen/client"
 	"github.com/doceval/doceval/pkg/sdk"
 )
 
@@ -80,8 +79,8 @@ func ExampleClient_ListSubmissions() {
 	defer srv.Close()
 	c, _ := sdk.New(srv.URL, "dek_example")
 
-	completed := client.SubmissionStatus("completed")
-	for sub, err := range c.ListSubmissions(context.Background(), &client.ListSubmissionsParams{Status: &completed}) {
+	completed := sdk.SubmissionStatus("completed")
+	for sub, err := range c.ListSubmissions(context.Background(), &sdk.ListSubmissionsParams{Status: &completed}) {
 		if err != nil {
 			log.Fatal(err)
 		}
@@ -140,15 +139,15 @@ func ExampleClient_WaitForEvaluation() {
 
 	ev, err := c.WaitForEvaluation(context.Background(), uuid.MustParse(exampleSubmission), uuid.MustParse(exampleEvaluation), sdk.WaitOptions{
 		Interval:   10 * time.Millisecond, // the default, 15 s, is what production should use
-		OnProgress: func(e *client.Evaluation) { fmt.Println(e.Status, e.ProgressPercent) },
+		OnProgress: func(e *sdk.Evaluation) { fmt.Println(e.Status, e.ProgressPercent) },
 	})
 	if err != nil {
 		log.Fatal(err)
 	}
 	switch ev.Status {
-	case client.EvaluationStatusCompleted:
+	case sdk.EvaluationStatusCompleted:
 		fmt.Println("done")
-	case client.EvaluationStatusFailed, client.EvaluationStatusCanceled:
+	case sdk.EvaluationStatusFailed, sdk.EvaluationStatusCanceled:
 		fmt.Println("ended without a result")
 	default: // a status this version does not know: do not treat it as an error
 		fmt.Println("ended in", ev.Status)

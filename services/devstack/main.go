@@ -6,6 +6,9 @@
 //	doceval-devstack packages [-n 40] [-parallel 2]
 //	                                        # against make run (. .data/dev.env first): 40
 //	                                        # applicant packages, upload → ready per file
+//	doceval-devstack release [-dry-run] [-skip-checks] vX.Y.Z | -next
+//	                                        # make release: version, tidy, check, tag the
+//	                                        # released modules (-next: the next minor)
 package main
 
 import (
@@ -72,6 +75,32 @@ func main() {
 			fmt.Fprintln(os.Stderr, "doceval-devstack packages:", err)
 			os.Exit(1)
 		}
+	case "release":
+		fs := flag.NewFlagSet("release", flag.ExitOnError)
+		dryRun := fs.Bool("dry-run", true, "release a copy of the working tree and leave the repository as it was")
+		skipChecks := fs.Bool("skip-checks", false, "leave out the tests a release runs")
+		next := fs.Bool("next", false, "release the next minor version")
+		fs.Parse(os.Args[2:]) //nolint:errcheck // ExitOnError
+		repo, err := os.Getwd()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "doceval-devstack release:", err)
+			os.Exit(1)
+		}
+		version := fs.Arg(0)
+		if *next {
+			if version, err = devstack.NextMinorVersion(repo); err != nil {
+				fmt.Fprintln(os.Stderr, "doceval-devstack release:", err)
+				os.Exit(1)
+			}
+		}
+		if version == "" || fs.NArg() > 1 || (*next && fs.NArg() > 0) {
+			usage()
+		}
+		err = devstack.Release(ctx, devstack.ReleaseOptions{Repo: repo, Version: version, DryRun: *dryRun, SkipChecks: *skipChecks, Out: os.Stdout})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "doceval-devstack", err)
+			os.Exit(1)
+		}
 	default:
 		usage()
 	}
@@ -93,6 +122,6 @@ func level() slog.Level {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: doceval-devstack run | with-postgres -- CMD [ARGS] | bench-table < go-test-bench-output | packages [-n N] [-parallel P] [-seed S]")
+	fmt.Fprintln(os.Stderr, "usage: doceval-devstack run | with-postgres -- CMD [ARGS] | bench-table < go-test-bench-output | packages [-n N] [-parallel P] [-seed S] | release [-dry-run=false] [-skip-checks] vX.Y.Z|-next")
 	os.Exit(2)
 }

@@ -1,6 +1,6 @@
 // Command doceval is the partner command line tool for the doceval API: every operation
 // as a command, profiles, shell completion, and `listen` to receive events locally.
-// All logic lives in pkg/partnercli; this file only wires the process to it.
+// All logic lives in package partnercli; this file only wires the process to it.
 package main
 
 import (
@@ -9,7 +9,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/doceval/doceval/pkg/partnercli"
+	"github.com/doceval/doceval/services/doceval/partnercli"
 )
 
 func main() {

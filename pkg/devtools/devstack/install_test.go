@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"go/parser"
+	"go/token"
+	"go/version"
 	"io"
 	"io/fs"
 	"net/http"
@@ -14,6 +17,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -22,19 +26,25 @@ import (
 	"golang.org/x/mod/module"
 	modzip "golang.org/x/mod/zip"
 
+	"github.com/doceval/doceval/pkg/devtools/devstack"
 	"github.com/doceval/doceval/pkg/sdk"
 )
 
-// releasedModules are the directories of the modules partners install: the main module
-// (the CLI is services/doceval), the SDK, and the generated client it is versioned with.
-// Each requires the others at the release version they are tagged with together.
-var releasedModules = []string{".", "gen/client", "pkg/sdk"}
+// releasedModules are the modules released together (devstack.ReleasedModules, which
+// make release versions and tags).
+var releasedModules = devstack.ReleasedModules
+
+// cliModule is the CLI's module directory: partners `go install` it with the Go its
+// go.mod names, which may be older than the server's.
+const cliModule = "services/doceval"
 
 // Partners install the SDK with `go get` and the CLI with `go install`, with no
-// workspace and no replace directive. This publishes the three modules of this working
-// tree to a file:// module proxy, then, outside the repository and with GOWORK=off,
-// builds a program that imports the SDK and creates a submission on the dev stack, and
-// installs the CLI and runs it.
+// workspace and no replace directive, on the oldest Go the CLI's go.mod accepts. This
+// publishes the released modules of this working tree to a file:// module proxy, then,
+// outside the repository, with GOWORK=off and GOTOOLCHAIN set to that Go, builds a
+// program that imports only the SDK and creates a submission on the dev stack, and
+// installs the CLI and runs it. DOCEVAL_INSTALL_VERSION, set by make release, publishes
+// at that version (with a suffix, see below) instead of the one the go.mod files name.
 func TestInstallOutsideWorkspace(t *testing.T) {
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("needs the go command")
@@ -45,10 +55,16 @@ func TestInstallOutsideWorkspace(t *testing.T) {
 		t.Fatal(err)
 	}
 	mods := readReleasedModules(t, repo)
+	release := releaseVersion(t, mods)
+	if v := os.Getenv("DOCEVAL_INSTALL_VERSION"); v != "" {
+		if v != release {
+			t.Fatalf("DOCEVAL_INSTALL_VERSION is %s, but the go.mod files require each other at %s", v, release)
+		}
+	}
 	// The shared module cache may hold an older build of the release version, and the go
 	// command prefers its cache to any proxy: the modules are published at a version of
 	// their own, with each go.mod requiring the others at it.
-	version := fmt.Sprintf("%s-install.%d", releaseVersion(t, mods), time.Now().UnixNano())
+	version := fmt.Sprintf("%s-install.%d", release, time.Now().UnixNano())
 	proxy := t.TempDir()
 	for _, m := range mods {
 		publishModule(t, proxy, repo, m, mods, version)
@@ -61,7 +77,7 @@ func TestInstallOutsideWorkspace(t *testing.T) {
 	})
 
 	gobin := t.TempDir()
-	environ := installEnviron(t, proxy, gobin)
+	environ := installEnviron(t, proxy, gobin, cliToolchain(t, mods))
 	goCmd := func(dir string, args ...string) {
 		t.Helper()
 		cmd := exec.Command("go", args...)
@@ -74,7 +90,8 @@ func TestInstallOutsideWorkspace(t *testing.T) {
 		t.Logf("go %s: %s", strings.Join(args, " "), time.Since(start).Round(time.Millisecond))
 	}
 
-	// (a) A program of the partner's own that imports the SDK.
+	// (a) A program of the partner's own that imports only the SDK.
+	checkPartnerImports(t, partnerProgram)
 	program := t.TempDir()
 	goCmd(program, "mod", "init", "example.com/partner")
 	goCmd(program, "get", "github.com/doceval/doceval/pkg/sdk@"+version)
@@ -130,6 +147,9 @@ func TestInstallOutsideWorkspace(t *testing.T) {
 	// read command against the stack.
 	if out, err := run("doceval", "version"); err == nil {
 		t.Logf("doceval version: %s (names the module version: %t)", strings.TrimSpace(out), strings.Contains(out, version))
+		if toolchain := cliToolchain(t, mods); !strings.Contains(out, toolchain) {
+			t.Errorf("doceval version does not name %s, the Go it was to be installed with:\n%s", toolchain, out)
+		}
 	} else if _, err := run("doceval", "--help"); err != nil {
 		t.Error(err)
 	}
@@ -201,49 +221,213 @@ func TestReleasedModules(t *testing.T) {
 	}
 }
 
-// partnerProgram is what a partner writes after `go get`: it creates a submission with
-// the external id in its argument and prints the submission's id.
+// The CLI's module is small and old-Go friendly: its go.mod names Go 1.24 at most and
+// requires no server module and no library beyond the SDK's and cliLibraries, and the
+// CLI's packages, tests included, are built from no package of this repository but the
+// client, the SDK and its own.
+func TestCLIModule(t *testing.T) {
+	t.Parallel()
+	repo, err := filepath.Abs("../../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mods := readReleasedModules(t, repo)
+	toolchain := cliToolchain(t, mods)
+	if version.Compare(toolchain, "go1.25") >= 0 {
+		t.Errorf("%s/go.mod needs %s; partners install the CLI with Go 1.24", cliModule, toolchain)
+	}
+	allowed := map[string]bool{}
+	for _, l := range cliLibraries {
+		allowed[l] = true
+	}
+	for _, m := range mods {
+		switch m.dir {
+		case "gen/client", "pkg/sdk":
+			allowed[m.path()] = true
+			for _, r := range m.gomod.Require {
+				allowed[r.Mod.Path] = true
+			}
+			if version.Compare("go"+m.gomod.Go.Version, toolchain) > 0 {
+				t.Errorf("%s/go.mod needs go %s, newer than the CLI's %s", m.dir, m.gomod.Go.Version, toolchain)
+			}
+		}
+	}
+	for _, m := range mods {
+		if m.dir != cliModule {
+			continue
+		}
+		for _, r := range m.gomod.Require {
+			if !allowed[r.Mod.Path] {
+				t.Errorf("%s/go.mod requires %s: not the client's, the SDK's or one of cliLibraries", cliModule, r.Mod.Path)
+			}
+		}
+	}
+	cmd := exec.Command("go", "list", "-deps", "-test", "./...")
+	cmd.Dir = filepath.Join(repo, cliModule)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list -deps -test in %s: %v", cliModule, err)
+	}
+	for _, p := range strings.Fields(string(out)) {
+		own, ok := strings.CutPrefix(p, "github.com/doceval/doceval/")
+		if ok && !slices.ContainsFunc([]string{"gen/client", "pkg/sdk", cliModule}, func(dir string) bool {
+			return own == dir || strings.HasPrefix(own, dir+"/") || strings.HasPrefix(own, dir+".")
+		}) {
+			t.Errorf("the CLI is built from %s", p)
+		}
+	}
+}
+
+// cliLibraries are the modules the CLI may require besides the client's and the SDK's:
+// cobra (with pflag and, on Windows, mousetrap) for commands, x/term (with x/sys) for
+// prompts, uuid for ids, and, in its tests only, creack/pty and YAML to read the spec.
+var cliLibraries = []string{
+	"github.com/spf13/cobra", "github.com/spf13/pflag", "github.com/inconshreveable/mousetrap",
+	"golang.org/x/term", "golang.org/x/sys", "github.com/google/uuid",
+	"github.com/creack/pty", "go.yaml.in/yaml/v3",
+}
+
+// cliToolchain is the oldest Go the CLI's go.mod accepts, as GOTOOLCHAIN names it.
+func cliToolchain(t *testing.T, mods []releasedModule) string {
+	t.Helper()
+	for _, m := range mods {
+		if m.dir == cliModule && m.gomod.Go != nil {
+			return "go" + m.gomod.Go.Version
+		}
+	}
+	t.Fatalf("%s/go.mod has no go line", cliModule)
+	return ""
+}
+
+// partnerProgram is what a partner writes after `go get`, importing only the SDK and
+// sdk/webhook (checkPartnerImports): it creates a submission with the external id in its
+// argument, finds a builtin template, and prints the submission's id. flow, not run, names
+// the types of the rest of a partner's flow: it builds only while the SDK re-exports them.
 const partnerProgram = `package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log"
+	"net/http"
 	"os"
+	"time"
 
-	"github.com/doceval/doceval/gen/client"
 	"github.com/doceval/doceval/pkg/sdk"
+	"github.com/doceval/doceval/pkg/sdk/webhook"
 )
 
 func main() {
+	ctx := context.Background()
 	c, err := sdk.New(os.Getenv("DOCEVAL_BASE_URL"), os.Getenv("DOCEVAL_API_KEY"))
 	if err != nil {
 		log.Fatal(err)
 	}
-	sub, err := c.CreateSubmission(context.Background(), client.CreateSubmissionRequest{ExternalSubmissionId: os.Args[1]})
+	var sub *sdk.Submission
+	sub, err = c.CreateSubmission(ctx, sdk.CreateSubmissionRequest{ExternalSubmissionId: os.Args[1]})
 	if err != nil {
 		log.Fatal(err)
 	}
+	var builtin *sdk.Template
+	for tpl, err := range c.ListTemplates(ctx, &sdk.ListTemplatesParams{}) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		if tpl.Builtin {
+			builtin = tpl
+			break
+		}
+	}
+	if builtin == nil {
+		log.Fatal("no builtin template")
+	}
 	fmt.Println(sub.Id)
 }
+
+func flow(ctx context.Context, c *sdk.Client, sub *sdk.Submission, f *os.File) error {
+	var up *sdk.Upload
+	up, err := c.UploadFile(ctx, sub.Id, sdk.UploadParams{ExternalFileID: "f1", Filename: "a.pdf", ContentType: "application/pdf", Body: f})
+	if err != nil {
+		return err
+	}
+	if up.UploadStatus == sdk.UploadStatusFailed {
+		return errors.New("failed")
+	}
+	var ev *sdk.Evaluation
+	if ev, err = c.StartEvaluation(ctx, sub.Id); err != nil {
+		return err
+	}
+	if ev, err = c.WaitForEvaluation(ctx, sub.Id, ev.Id, sdk.WaitOptions{}); err != nil || ev.Status != sdk.EvaluationStatusCompleted {
+		return err
+	}
+	status := sdk.SubmissionStatus("completed")
+	for s, err := range c.ListSubmissions(ctx, &sdk.ListSubmissionsParams{Status: &status}) {
+		var _ *sdk.SubmissionSummary = s
+		if err != nil {
+			return err
+		}
+	}
+	for e, err := range c.ListEvents(ctx, &sdk.ListEventsParams{SubmissionId: &sub.Id}) {
+		var _ *sdk.Event = e
+		if err != nil || e.Type == sdk.EventTypeEvaluationCompleted {
+			return err
+		}
+	}
+	var endpoint *sdk.WebhookEndpointWithSecret
+	if endpoint, err = c.CreateWebhookEndpoint(ctx, sdk.CreateWebhookEndpointRequest{Url: "https://crm.example/hook"}); err != nil {
+		return err
+	}
+	var _ *sdk.WebhookEndpoint
+	http.Handle("/hook", webhook.Handler([]string{endpoint.SigningSecret}, webhook.NewMemoryDedupStore(time.Hour),
+		func(ctx context.Context, e webhook.Event) error {
+			var done *sdk.Evaluation
+			done, err := e.Evaluation()
+			if err == nil && done.Status == sdk.EvaluationStatusCompleted {
+				fmt.Println("done")
+			}
+			return err
+		}))
+	return nil
+}
+
+var _ = flow
 `
+
+// checkPartnerImports fails the test if program imports any package but the standard
+// library's, pkg/sdk and pkg/sdk/webhook: a partner needs no other package of ours.
+func checkPartnerImports(t *testing.T, program string) {
+	t.Helper()
+	f, err := parser.ParseFile(token.NewFileSet(), "main.go", program, parser.ImportsOnly)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, imp := range f.Imports {
+		p, _ := strconv.Unquote(imp.Path.Value)
+		std := !strings.Contains(strings.Split(p, "/")[0], ".")
+		if !std && p != "github.com/doceval/doceval/pkg/sdk" && p != "github.com/doceval/doceval/pkg/sdk/webhook" {
+			t.Errorf("the partner program imports %s; it must need only pkg/sdk and pkg/sdk/webhook", p)
+		}
+	}
+}
 
 // installEnviron is a partner's environment: no workspace, go.mod updated as needed,
 // this repository's modules from the file:// proxy (GOPRIVATE or GONOPROXY would fetch
-// them from git instead) and every other module from the module cache or the machine's
-// own proxy. Our modules skip the checksum database, which never saw these versions.
-func installEnviron(t *testing.T, proxy, gobin string) []string {
+// them from git instead) and every other module, and the Go toolchain, from the module
+// cache or the machine's own proxy. Our modules skip the checksum database, which never
+// saw these versions.
+func installEnviron(t *testing.T, proxy, gobin, toolchain string) []string {
 	t.Helper()
 	var environ []string
 	for _, kv := range os.Environ() {
 		switch k, _, _ := strings.Cut(kv, "="); k {
-		case "GOWORK", "GOFLAGS", "GOPROXY", "GONOPROXY", "GOPRIVATE", "GONOSUMDB", "GOBIN":
+		case "GOWORK", "GOFLAGS", "GOPROXY", "GONOPROXY", "GOPRIVATE", "GONOSUMDB", "GOBIN", "GOTOOLCHAIN":
 		default:
 			environ = append(environ, kv)
 		}
 	}
 	return append(environ,
-		"GOWORK=off", "GOFLAGS=-mod=mod", "GOBIN="+gobin,
+		"GOWORK=off", "GOFLAGS=-mod=mod", "GOBIN="+gobin, "GOTOOLCHAIN="+toolchain,
 		"GOPROXY=file://"+filepath.ToSlash(proxy)+","+goEnv(t, "GOPROXY"),
 		"GONOSUMDB="+strings.Trim(goEnv(t, "GONOSUMDB")+",github.com/doceval/doceval", ","),
 	)

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/doceval/doceval/gen/client"
 	"github.com/doceval/doceval/pkg/sdk"
 	"github.com/doceval/doceval/pkg/sdk/sdktest"
 )
@@ -21,7 +20,7 @@ func Example() {
 	c := srv.Client() // an *sdk.Client; sdk.New(srv.URL, srv.APIKey) works as well
 	ctx := context.Background()
 
-	sub, err := c.CreateSubmission(ctx, client.CreateSubmissionRequest{ExternalSubmissionId: "crm-4711", TemplateId: ptr("personal_loan")})
+	sub, err := c.CreateSubmission(ctx, sdk.CreateSubmissionRequest{ExternalSubmissionId: "crm-4711", TemplateId: ptr("personal_loan")})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -44,7 +43,7 @@ func Example() {
 	done, _ := c.WaitForEvaluation(ctx, sub.Id, ev.Id, sdk.WaitOptions{Interval: time.Millisecond})
 	fmt.Println("evaluation:", done.Status, done.Result.Summary.Outcome)
 
-	for e, err := range c.ListEvents(ctx, &client.ListEventsParams{SubmissionId: &sub.Id}) {
+	for e, err := range c.ListEvents(ctx, &sdk.ListEventsParams{SubmissionId: &sub.Id}) {
 		if err != nil {
 			log.Fatal(err)
 		}
@@ -67,11 +66,11 @@ func ExampleServer_FailNext() {
 	c := srv.Client()
 
 	srv.FailNext("createSubmission", http.StatusServiceUnavailable, "authz_not_applied_yet")
-	_, err := c.CreateSubmission(context.Background(), client.CreateSubmissionRequest{ExternalSubmissionId: "crm-1"})
+	_, err := c.CreateSubmission(context.Background(), sdk.CreateSubmissionRequest{ExternalSubmissionId: "crm-1"})
 	fmt.Println(err, srv.Calls("createSubmission"))
 
 	srv.FailNext("createSubmission", http.StatusConflict, "partner_data_purge_in_progress")
-	_, err = c.CreateSubmission(context.Background(), client.CreateSubmissionRequest{ExternalSubmissionId: "crm-2"})
+	_, err = c.CreateSubmission(context.Background(), sdk.CreateSubmissionRequest{ExternalSubmissionId: "crm-2"})
 	fmt.Println(sdk.Code(err), sdk.IsRetryable(err))
 	// Output:
 	// <nil> 2

@@ -9,7 +9,7 @@ import (
 
 	"github.com/doceval/doceval/gen/client"
 	"github.com/doceval/doceval/pkg/auth"
-	"github.com/doceval/doceval/pkg/partnercli"
+	"github.com/doceval/doceval/services/doceval/partnercli"
 )
 
 // envOf is an environment with only the given NAME, VALUE pairs.

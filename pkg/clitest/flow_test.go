@@ -14,9 +14,9 @@ import (
 
 	"github.com/doceval/doceval/gen/client"
 	"github.com/doceval/doceval/pkg/document"
-	"github.com/doceval/doceval/pkg/partnercli"
 	"github.com/doceval/doceval/pkg/sdk"
 	"github.com/doceval/doceval/pkg/testkit/samplepdf"
+	"github.com/doceval/doceval/services/doceval/partnercli"
 )
 
 // The partner's main path: create a submission, upload a PDF (twice: the second run

@@ -6,7 +6,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/doceval/doceval/pkg/partnercli"
+	"github.com/doceval/doceval/services/doceval/partnercli"
 )
 
 // An API error names the status, the code and the request id (what support asks

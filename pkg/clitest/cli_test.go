@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/doceval/doceval/pkg/partnercli"
+	"github.com/doceval/doceval/services/doceval/partnercli"
 )
 
 // Every group answers --help (and `help GROUP`) with its subcommands, exit 0 and no

@@ -14,7 +14,7 @@ import (
 
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
-	"github.com/doceval/doceval/pkg/partnercli"
+	"github.com/doceval/doceval/services/doceval/partnercli"
 	"github.com/doceval/doceval/pkg/sdk/webhook"
 )
 

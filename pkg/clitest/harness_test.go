@@ -19,10 +19,10 @@ import (
 	"github.com/doceval/doceval/pkg/blob"
 	"github.com/doceval/doceval/pkg/events"
 	"github.com/doceval/doceval/pkg/httpx"
-	"github.com/doceval/doceval/pkg/partnercli"
 	"github.com/doceval/doceval/pkg/secretbox"
 	"github.com/doceval/doceval/pkg/store"
 	"github.com/doceval/doceval/pkg/testkit/dbtest"
+	"github.com/doceval/doceval/services/doceval/partnercli"
 )
 
 // realAPI is the real API server on a fresh database, as pkg/apiserver's tests set it

@@ -25,7 +25,7 @@ type spec struct {
 
 func readSpec(t *testing.T) spec {
 	t.Helper()
-	b, err := os.ReadFile("../../openapi/openapi.yaml")
+	b, err := os.ReadFile("../../../openapi/openapi.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,8 +14,8 @@ import (
 
 	"github.com/doceval/doceval/gen/client"
 	"github.com/doceval/doceval/pkg/document"
-	"github.com/doceval/doceval/pkg/partnercli"
 	"github.com/doceval/doceval/pkg/testkit/samplepdf"
+	"github.com/doceval/doceval/services/doceval/partnercli"
 )
 
 // The remaining submission commands, table and JSON.

@@ -10,8 +10,8 @@ import (
 
 	"github.com/doceval/doceval/gen/client"
 	"github.com/doceval/doceval/pkg/document"
-	"github.com/doceval/doceval/pkg/partnercli"
 	"github.com/doceval/doceval/pkg/testkit/samplepdf"
+	"github.com/doceval/doceval/services/doceval/partnercli"
 )
 
 // A failed evaluation under --wait prints the failure and exits 1, so a script does
