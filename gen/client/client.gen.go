@@ -1452,11 +1452,15 @@ type DocumentSlot struct {
 type DocumentSlotStatus string
 
 // DocumentSlotUpdatedEvent A slot's status changed, through an upload change or an advisor decision (`accepted`, `rejected`, `needs_review`) that no partner call triggered.
+//
+// Example: {"api_client_id":"0193a5f0-7c2e-7a31-9d4e-2f6b8c1d0e01","created_at":"2026-11-23T09:13:02Z","data":{"document_slot":{"id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f10","key":"salary_statement","label":"Salary statements (last three months)","required":true,"review":null,"status":"received","uploads":[{"content_type":"application/pdf","created_at":"2026-11-23T09:12:41Z","document_slot_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f10","external_file_id":"payslip-2026-10","external_submission_id":"loan-2026-004217","failure":null,"file_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a04","filename":"payslip_2026-10.pdf","id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03","submission_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f02","upload_status":"ready"}]},"external_submission_id":"loan-2026-004217","previous_status":"processing","submission_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f02"},"id":"evt_0193a5f2-9a1b-7c2d-8e3f-4a5b6c7d8e08","type":"document_slot.updated"}
 type DocumentSlotUpdatedEvent struct {
 	ApiClientId openapi_types.UUID `json:"api_client_id"`
 	CreatedAt   time.Time          `json:"created_at"`
 
 	// Data `data` of `document_slot.updated`: emitted on every slot status change.
+	//
+	// Example: {"document_slot":{"id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f10","key":"salary_statement","label":"Salary statements (last three months)","required":true,"review":null,"status":"received","uploads":[{"content_type":"application/pdf","created_at":"2026-11-23T09:12:41Z","document_slot_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f10","external_file_id":"payslip-2026-10","external_submission_id":"loan-2026-004217","failure":null,"file_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a04","filename":"payslip_2026-10.pdf","id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03","submission_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f02","upload_status":"ready"}]},"external_submission_id":"loan-2026-004217","previous_status":"processing","submission_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f02"}
 	Data DocumentSlotUpdatedEventData `json:"data"`
 
 	// Id `evt_` followed by a lowercase UUID; stable across retries and redeliveries.
@@ -1468,6 +1472,8 @@ type DocumentSlotUpdatedEvent struct {
 type DocumentSlotUpdatedEventType string
 
 // DocumentSlotUpdatedEventData `data` of `document_slot.updated`: emitted on every slot status change.
+//
+// Example: {"document_slot":{"id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f10","key":"salary_statement","label":"Salary statements (last three months)","required":true,"review":null,"status":"received","uploads":[{"content_type":"application/pdf","created_at":"2026-11-23T09:12:41Z","document_slot_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f10","external_file_id":"payslip-2026-10","external_submission_id":"loan-2026-004217","failure":null,"file_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a04","filename":"payslip_2026-10.pdf","id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03","submission_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f02","upload_status":"ready"}]},"external_submission_id":"loan-2026-004217","previous_status":"processing","submission_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f02"}
 type DocumentSlotUpdatedEventData struct {
 	DocumentSlot         DocumentSlot `json:"document_slot"`
 	ExternalSubmissionId string       `json:"external_submission_id"`
@@ -1635,11 +1641,15 @@ type Evaluation struct {
 }
 
 // EvaluationCanceledEvent A queued or running evaluation was canceled, for example because the submission was canceled or deleted.
+//
+// Example: {"api_client_id":"0193a5f0-7c2e-7a31-9d4e-2f6b8c1d0e01","created_at":"2026-11-23T09:14:52Z","data":{"evaluation":{"external_submission_id":"loan-2026-004217","finished_at":"2026-11-23T09:14:52Z","id":"0193a5f3-8a9b-7c07-9d14-6dafc15a4c07","input_file_ids":["0193a5f2-4c5d-7e63-9f70-4b8daf3e2a04"],"kind":"basic","progress_percent":20,"stage_label":"Canceled","started_at":"2026-11-23T09:14:05Z","status":"canceled","submission_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f02"}},"id":"evt_0193a5f3-9a1b-7c2d-8e3f-4a5b6c7d8e07","type":"evaluation.canceled"}
 type EvaluationCanceledEvent struct {
 	ApiClientId openapi_types.UUID `json:"api_client_id"`
 	CreatedAt   time.Time          `json:"created_at"`
 
 	// Data `data` of the `evaluation.*` events. The evaluation carries `submission_id` and `external_submission_id`; on `evaluation.completed` its `result` (with the summary) is filled, on `evaluation.failed` its `failure`.
+	//
+	// Example: {"evaluation":{"external_submission_id":"loan-2026-004217","finished_at":"2026-11-23T09:15:37Z","id":"0193a5f3-8a9b-7c07-9d14-6dafc15a4c07","input_file_ids":["0193a5f2-4c5d-7e63-9f70-4b8daf3e2a04"],"kind":"basic","progress_percent":100,"result":{"checks":[{"check_id":"income_documents_recent","citations":[{"excerpt":"Abrechnungsmonat Oktober 2026","external_file_id":"payslip-2026-10","pages":[1],"upload_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03"}],"confidence":0.97,"key":"income_documents_recent","reasoning_summary":"The newest salary statement is for October 2026, within two months of the evaluation.","status":"fulfilled","title":"Income documents are recent"},{"check_id":"required_documents_present","citations":[],"confidence":0.9,"key":"required_documents_present","reasoning_summary":"No readable bank statement was uploaded; the ID card and property exposé are missing too.","status":"open","title":"Required documents are present"}],"documents":[{"document_slot_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f10","document_types":["salary_statement"],"external_file_id":"payslip-2026-10","file_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a04","readability":{"status":"passed"},"upload_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03"}],"fields":[{"citations":[{"excerpt":"Auszahlungsbetrag 3.250,00 EUR","external_file_id":"payslip-2026-10","pages":[1],"upload_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03"}],"confidence":0.94,"data_field_id":"net_monthly_income","key":"net_monthly_income","label":"Net monthly income","source":"rules","status":"succeeded","value":{"amount":"3250.00","currency":"EUR"}}],"summary":{"outcome":"action_required","recommendation":"request_documents","risk_band":"medium"}},"stage_label":"Completed","started_at":"2026-11-23T09:14:05Z","status":"completed","submission_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f02"}}
 	Data EvaluationEventData `json:"data"`
 
 	// Id `evt_` followed by a lowercase UUID; stable across retries and redeliveries.
@@ -1651,11 +1661,15 @@ type EvaluationCanceledEvent struct {
 type EvaluationCanceledEventType string
 
 // EvaluationCompletedEvent An evaluation completed; `data.evaluation.result` carries the summary.
+//
+// Example: {"api_client_id":"0193a5f0-7c2e-7a31-9d4e-2f6b8c1d0e01","created_at":"2026-11-23T09:15:37Z","data":{"evaluation":{"external_submission_id":"loan-2026-004217","finished_at":"2026-11-23T09:15:37Z","id":"0193a5f3-8a9b-7c07-9d14-6dafc15a4c07","input_file_ids":["0193a5f2-4c5d-7e63-9f70-4b8daf3e2a04"],"kind":"basic","progress_percent":100,"result":{"checks":[{"check_id":"income_documents_recent","citations":[{"excerpt":"Abrechnungsmonat Oktober 2026","external_file_id":"payslip-2026-10","pages":[1],"upload_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03"}],"confidence":0.97,"key":"income_documents_recent","reasoning_summary":"The newest salary statement is for October 2026, within two months of the evaluation.","status":"fulfilled","title":"Income documents are recent"},{"check_id":"required_documents_present","citations":[],"confidence":0.9,"key":"required_documents_present","reasoning_summary":"No readable bank statement was uploaded; the ID card and property exposé are missing too.","status":"open","title":"Required documents are present"}],"documents":[{"document_slot_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f10","document_types":["salary_statement"],"external_file_id":"payslip-2026-10","file_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a04","readability":{"status":"passed"},"upload_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03"}],"fields":[{"citations":[{"excerpt":"Auszahlungsbetrag 3.250,00 EUR","external_file_id":"payslip-2026-10","pages":[1],"upload_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03"}],"confidence":0.94,"data_field_id":"net_monthly_income","key":"net_monthly_income","label":"Net monthly income","source":"rules","status":"succeeded","value":{"amount":"3250.00","currency":"EUR"}}],"summary":{"outcome":"action_required","recommendation":"request_documents","risk_band":"medium"}},"stage_label":"Completed","started_at":"2026-11-23T09:14:05Z","status":"completed","submission_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f02"}},"id":"evt_0193a5f3-9a1b-7c2d-8e3f-4a5b6c7d8e05","type":"evaluation.completed"}
 type EvaluationCompletedEvent struct {
 	ApiClientId openapi_types.UUID `json:"api_client_id"`
 	CreatedAt   time.Time          `json:"created_at"`
 
 	// Data `data` of the `evaluation.*` events. The evaluation carries `submission_id` and `external_submission_id`; on `evaluation.completed` its `result` (with the summary) is filled, on `evaluation.failed` its `failure`.
+	//
+	// Example: {"evaluation":{"external_submission_id":"loan-2026-004217","finished_at":"2026-11-23T09:15:37Z","id":"0193a5f3-8a9b-7c07-9d14-6dafc15a4c07","input_file_ids":["0193a5f2-4c5d-7e63-9f70-4b8daf3e2a04"],"kind":"basic","progress_percent":100,"result":{"checks":[{"check_id":"income_documents_recent","citations":[{"excerpt":"Abrechnungsmonat Oktober 2026","external_file_id":"payslip-2026-10","pages":[1],"upload_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03"}],"confidence":0.97,"key":"income_documents_recent","reasoning_summary":"The newest salary statement is for October 2026, within two months of the evaluation.","status":"fulfilled","title":"Income documents are recent"},{"check_id":"required_documents_present","citations":[],"confidence":0.9,"key":"required_documents_present","reasoning_summary":"No readable bank statement was uploaded; the ID card and property exposé are missing too.","status":"open","title":"Required documents are present"}],"documents":[{"document_slot_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f10","document_types":["salary_statement"],"external_file_id":"payslip-2026-10","file_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a04","readability":{"status":"passed"},"upload_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03"}],"fields":[{"citations":[{"excerpt":"Auszahlungsbetrag 3.250,00 EUR","external_file_id":"payslip-2026-10","pages":[1],"upload_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03"}],"confidence":0.94,"data_field_id":"net_monthly_income","key":"net_monthly_income","label":"Net monthly income","source":"rules","status":"succeeded","value":{"amount":"3250.00","currency":"EUR"}}],"summary":{"outcome":"action_required","recommendation":"request_documents","risk_band":"medium"}},"stage_label":"Completed","started_at":"2026-11-23T09:14:05Z","status":"completed","submission_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f02"}}
 	Data EvaluationEventData `json:"data"`
 
 	// Id `evt_` followed by a lowercase UUID; stable across retries and redeliveries.
@@ -1667,16 +1681,22 @@ type EvaluationCompletedEvent struct {
 type EvaluationCompletedEventType string
 
 // EvaluationEventData `data` of the `evaluation.*` events. The evaluation carries `submission_id` and `external_submission_id`; on `evaluation.completed` its `result` (with the summary) is filled, on `evaluation.failed` its `failure`.
+//
+// Example: {"evaluation":{"external_submission_id":"loan-2026-004217","finished_at":"2026-11-23T09:15:37Z","id":"0193a5f3-8a9b-7c07-9d14-6dafc15a4c07","input_file_ids":["0193a5f2-4c5d-7e63-9f70-4b8daf3e2a04"],"kind":"basic","progress_percent":100,"result":{"checks":[{"check_id":"income_documents_recent","citations":[{"excerpt":"Abrechnungsmonat Oktober 2026","external_file_id":"payslip-2026-10","pages":[1],"upload_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03"}],"confidence":0.97,"key":"income_documents_recent","reasoning_summary":"The newest salary statement is for October 2026, within two months of the evaluation.","status":"fulfilled","title":"Income documents are recent"},{"check_id":"required_documents_present","citations":[],"confidence":0.9,"key":"required_documents_present","reasoning_summary":"No readable bank statement was uploaded; the ID card and property exposé are missing too.","status":"open","title":"Required documents are present"}],"documents":[{"document_slot_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f10","document_types":["salary_statement"],"external_file_id":"payslip-2026-10","file_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a04","readability":{"status":"passed"},"upload_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03"}],"fields":[{"citations":[{"excerpt":"Auszahlungsbetrag 3.250,00 EUR","external_file_id":"payslip-2026-10","pages":[1],"upload_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03"}],"confidence":0.94,"data_field_id":"net_monthly_income","key":"net_monthly_income","label":"Net monthly income","source":"rules","status":"succeeded","value":{"amount":"3250.00","currency":"EUR"}}],"summary":{"outcome":"action_required","recommendation":"request_documents","risk_band":"medium"}},"stage_label":"Completed","started_at":"2026-11-23T09:14:05Z","status":"completed","submission_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f02"}}
 type EvaluationEventData struct {
 	Evaluation Evaluation `json:"evaluation"`
 }
 
 // EvaluationFailedEvent An evaluation failed; `data.evaluation.failure` carries the reason.
+//
+// Example: {"api_client_id":"0193a5f0-7c2e-7a31-9d4e-2f6b8c1d0e01","created_at":"2026-11-23T09:44:05Z","data":{"evaluation":{"external_submission_id":"loan-2026-004217","failure":{"code":"evaluation_timeout","message":"The evaluation ran longer than the time limit of 30 minutes; start it again."},"finished_at":"2026-11-23T09:44:05Z","id":"0193a5f3-8a9b-7c07-9d14-6dafc15a4c07","input_file_ids":["0193a5f2-4c5d-7e63-9f70-4b8daf3e2a04"],"kind":"basic","progress_percent":40,"stage_label":"Failed","started_at":"2026-11-23T09:14:05Z","status":"failed","submission_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f02"}},"id":"evt_0193a5f3-9a1b-7c2d-8e3f-4a5b6c7d8e06","type":"evaluation.failed"}
 type EvaluationFailedEvent struct {
 	ApiClientId openapi_types.UUID `json:"api_client_id"`
 	CreatedAt   time.Time          `json:"created_at"`
 
 	// Data `data` of the `evaluation.*` events. The evaluation carries `submission_id` and `external_submission_id`; on `evaluation.completed` its `result` (with the summary) is filled, on `evaluation.failed` its `failure`.
+	//
+	// Example: {"evaluation":{"external_submission_id":"loan-2026-004217","finished_at":"2026-11-23T09:15:37Z","id":"0193a5f3-8a9b-7c07-9d14-6dafc15a4c07","input_file_ids":["0193a5f2-4c5d-7e63-9f70-4b8daf3e2a04"],"kind":"basic","progress_percent":100,"result":{"checks":[{"check_id":"income_documents_recent","citations":[{"excerpt":"Abrechnungsmonat Oktober 2026","external_file_id":"payslip-2026-10","pages":[1],"upload_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03"}],"confidence":0.97,"key":"income_documents_recent","reasoning_summary":"The newest salary statement is for October 2026, within two months of the evaluation.","status":"fulfilled","title":"Income documents are recent"},{"check_id":"required_documents_present","citations":[],"confidence":0.9,"key":"required_documents_present","reasoning_summary":"No readable bank statement was uploaded; the ID card and property exposé are missing too.","status":"open","title":"Required documents are present"}],"documents":[{"document_slot_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f10","document_types":["salary_statement"],"external_file_id":"payslip-2026-10","file_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a04","readability":{"status":"passed"},"upload_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03"}],"fields":[{"citations":[{"excerpt":"Auszahlungsbetrag 3.250,00 EUR","external_file_id":"payslip-2026-10","pages":[1],"upload_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03"}],"confidence":0.94,"data_field_id":"net_monthly_income","key":"net_monthly_income","label":"Net monthly income","source":"rules","status":"succeeded","value":{"amount":"3250.00","currency":"EUR"}}],"summary":{"outcome":"action_required","recommendation":"request_documents","risk_band":"medium"}},"stage_label":"Completed","started_at":"2026-11-23T09:14:05Z","status":"completed","submission_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f02"}}
 	Data EvaluationEventData `json:"data"`
 
 	// Id `evt_` followed by a lowercase UUID; stable across retries and redeliveries.
@@ -1691,11 +1711,15 @@ type EvaluationFailedEventType string
 type EvaluationKind string
 
 // EvaluationProgressEvent An evaluation advanced. Throttled: not every internal step emits one, and it may arrive after `evaluation.completed`.
+//
+// Example: {"api_client_id":"0193a5f0-7c2e-7a31-9d4e-2f6b8c1d0e01","created_at":"2026-11-23T09:14:48Z","data":{"evaluation":{"external_submission_id":"loan-2026-004217","id":"0193a5f3-8a9b-7c07-9d14-6dafc15a4c07","input_file_ids":["0193a5f2-4c5d-7e63-9f70-4b8daf3e2a04"],"kind":"basic","progress_percent":60,"stage_label":"Extracting data fields","started_at":"2026-11-23T09:14:05Z","status":"running","submission_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f02"}},"id":"evt_0193a5f3-9a1b-7c2d-8e3f-4a5b6c7d8e04","type":"evaluation.progress"}
 type EvaluationProgressEvent struct {
 	ApiClientId openapi_types.UUID `json:"api_client_id"`
 	CreatedAt   time.Time          `json:"created_at"`
 
 	// Data `data` of the `evaluation.*` events. The evaluation carries `submission_id` and `external_submission_id`; on `evaluation.completed` its `result` (with the summary) is filled, on `evaluation.failed` its `failure`.
+	//
+	// Example: {"evaluation":{"external_submission_id":"loan-2026-004217","finished_at":"2026-11-23T09:15:37Z","id":"0193a5f3-8a9b-7c07-9d14-6dafc15a4c07","input_file_ids":["0193a5f2-4c5d-7e63-9f70-4b8daf3e2a04"],"kind":"basic","progress_percent":100,"result":{"checks":[{"check_id":"income_documents_recent","citations":[{"excerpt":"Abrechnungsmonat Oktober 2026","external_file_id":"payslip-2026-10","pages":[1],"upload_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03"}],"confidence":0.97,"key":"income_documents_recent","reasoning_summary":"The newest salary statement is for October 2026, within two months of the evaluation.","status":"fulfilled","title":"Income documents are recent"},{"check_id":"required_documents_present","citations":[],"confidence":0.9,"key":"required_documents_present","reasoning_summary":"No readable bank statement was uploaded; the ID card and property exposé are missing too.","status":"open","title":"Required documents are present"}],"documents":[{"document_slot_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f10","document_types":["salary_statement"],"external_file_id":"payslip-2026-10","file_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a04","readability":{"status":"passed"},"upload_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03"}],"fields":[{"citations":[{"excerpt":"Auszahlungsbetrag 3.250,00 EUR","external_file_id":"payslip-2026-10","pages":[1],"upload_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03"}],"confidence":0.94,"data_field_id":"net_monthly_income","key":"net_monthly_income","label":"Net monthly income","source":"rules","status":"succeeded","value":{"amount":"3250.00","currency":"EUR"}}],"summary":{"outcome":"action_required","recommendation":"request_documents","risk_band":"medium"}},"stage_label":"Completed","started_at":"2026-11-23T09:14:05Z","status":"completed","submission_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f02"}}
 	Data EvaluationEventData `json:"data"`
 
 	// Id `evt_` followed by a lowercase UUID; stable across retries and redeliveries.
@@ -1727,11 +1751,15 @@ type EvaluationResult struct {
 }
 
 // EvaluationStartedEvent A queued evaluation began processing.
+//
+// Example: {"api_client_id":"0193a5f0-7c2e-7a31-9d4e-2f6b8c1d0e01","created_at":"2026-11-23T09:14:05Z","data":{"evaluation":{"external_submission_id":"loan-2026-004217","id":"0193a5f3-8a9b-7c07-9d14-6dafc15a4c07","input_file_ids":["0193a5f2-4c5d-7e63-9f70-4b8daf3e2a04"],"kind":"basic","progress_percent":0,"stage_label":"Starting","started_at":"2026-11-23T09:14:05Z","status":"running","submission_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f02"}},"id":"evt_0193a5f3-9a1b-7c2d-8e3f-4a5b6c7d8e03","type":"evaluation.started"}
 type EvaluationStartedEvent struct {
 	ApiClientId openapi_types.UUID `json:"api_client_id"`
 	CreatedAt   time.Time          `json:"created_at"`
 
 	// Data `data` of the `evaluation.*` events. The evaluation carries `submission_id` and `external_submission_id`; on `evaluation.completed` its `result` (with the summary) is filled, on `evaluation.failed` its `failure`.
+	//
+	// Example: {"evaluation":{"external_submission_id":"loan-2026-004217","finished_at":"2026-11-23T09:15:37Z","id":"0193a5f3-8a9b-7c07-9d14-6dafc15a4c07","input_file_ids":["0193a5f2-4c5d-7e63-9f70-4b8daf3e2a04"],"kind":"basic","progress_percent":100,"result":{"checks":[{"check_id":"income_documents_recent","citations":[{"excerpt":"Abrechnungsmonat Oktober 2026","external_file_id":"payslip-2026-10","pages":[1],"upload_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03"}],"confidence":0.97,"key":"income_documents_recent","reasoning_summary":"The newest salary statement is for October 2026, within two months of the evaluation.","status":"fulfilled","title":"Income documents are recent"},{"check_id":"required_documents_present","citations":[],"confidence":0.9,"key":"required_documents_present","reasoning_summary":"No readable bank statement was uploaded; the ID card and property exposé are missing too.","status":"open","title":"Required documents are present"}],"documents":[{"document_slot_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f10","document_types":["salary_statement"],"external_file_id":"payslip-2026-10","file_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a04","readability":{"status":"passed"},"upload_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03"}],"fields":[{"citations":[{"excerpt":"Auszahlungsbetrag 3.250,00 EUR","external_file_id":"payslip-2026-10","pages":[1],"upload_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03"}],"confidence":0.94,"data_field_id":"net_monthly_income","key":"net_monthly_income","label":"Net monthly income","source":"rules","status":"succeeded","value":{"amount":"3250.00","currency":"EUR"}}],"summary":{"outcome":"action_required","recommendation":"request_documents","risk_band":"medium"}},"stage_label":"Completed","started_at":"2026-11-23T09:14:05Z","status":"completed","submission_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f02"}}
 	Data EvaluationEventData `json:"data"`
 
 	// Id `evt_` followed by a lowercase UUID; stable across retries and redeliveries.
@@ -1750,6 +1778,8 @@ type EvaluationStartedEventType string
 type EvaluationStatus string
 
 // Event Event envelope, identical as webhook body and as list/get item. The shape of `data` depends on `type`: `FileEventData` (file.*), `EvaluationEventData` (evaluation.*), `DocumentSlotUpdatedEventData` (document_slot.updated); see `WebhookEvent` for the typed variants.
+//
+// Example: {"api_client_id":"0193a5f0-7c2e-7a31-9d4e-2f6b8c1d0e01","created_at":"2026-11-23T09:13:02Z","data":{"upload":{"content_type":"application/pdf","created_at":"2026-11-23T09:12:41Z","document_slot_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f10","external_file_id":"payslip-2026-10","external_submission_id":"loan-2026-004217","failure":null,"file_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a04","filename":"payslip_2026-10.pdf","id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03","submission_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f02","upload_status":"ready"}},"id":"evt_0193a5f2-9a1b-7c2d-8e3f-4a5b6c7d8e01","type":"file.ready"}
 type Event struct {
 	ApiClientId openapi_types.UUID `json:"api_client_id"`
 	CreatedAt   time.Time          `json:"created_at"`
@@ -1837,16 +1867,22 @@ type Failure struct {
 }
 
 // FileEventData `data` of `file.ready` and `file.failed` (with `upload.failure` set).
+//
+// Example: {"upload":{"content_type":"application/pdf","created_at":"2026-11-23T09:12:41Z","document_slot_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f10","external_file_id":"payslip-2026-10","external_submission_id":"loan-2026-004217","failure":null,"file_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a04","filename":"payslip_2026-10.pdf","id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03","submission_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f02","upload_status":"ready"}}
 type FileEventData struct {
 	Upload Upload `json:"upload"`
 }
 
 // FileFailedEvent An uploaded file failed processing; `data.upload.failure` gives the reason.
+//
+// Example: {"api_client_id":"0193a5f0-7c2e-7a31-9d4e-2f6b8c1d0e01","created_at":"2026-11-23T09:13:10Z","data":{"upload":{"content_type":"application/pdf","created_at":"2026-11-23T09:12:58Z","document_slot_id":null,"external_file_id":"bank-statement-2026-10","external_submission_id":"loan-2026-004217","failure":{"code":"file_encrypted","message":"The PDF is password-protected; upload it again without a password."},"file_id":"0193a5f2-6e7f-7a85-8b92-5c9eb04f3b06","filename":"bank_statement_2026-10.pdf","id":"0193a5f2-6e7f-7a85-8b92-5c9eb04f3b05","submission_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f02","upload_status":"failed"}},"id":"evt_0193a5f2-9a1b-7c2d-8e3f-4a5b6c7d8e02","type":"file.failed"}
 type FileFailedEvent struct {
 	ApiClientId openapi_types.UUID `json:"api_client_id"`
 	CreatedAt   time.Time          `json:"created_at"`
 
 	// Data `data` of `file.ready` and `file.failed` (with `upload.failure` set).
+	//
+	// Example: {"upload":{"content_type":"application/pdf","created_at":"2026-11-23T09:12:41Z","document_slot_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f10","external_file_id":"payslip-2026-10","external_submission_id":"loan-2026-004217","failure":null,"file_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a04","filename":"payslip_2026-10.pdf","id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03","submission_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f02","upload_status":"ready"}}
 	Data FileEventData `json:"data"`
 
 	// Id `evt_` followed by a lowercase UUID; stable across retries and redeliveries.
@@ -1858,11 +1894,15 @@ type FileFailedEvent struct {
 type FileFailedEventType string
 
 // FileReadyEvent An uploaded file finished processing successfully.
+//
+// Example: {"api_client_id":"0193a5f0-7c2e-7a31-9d4e-2f6b8c1d0e01","created_at":"2026-11-23T09:13:02Z","data":{"upload":{"content_type":"application/pdf","created_at":"2026-11-23T09:12:41Z","document_slot_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f10","external_file_id":"payslip-2026-10","external_submission_id":"loan-2026-004217","failure":null,"file_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a04","filename":"payslip_2026-10.pdf","id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03","submission_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f02","upload_status":"ready"}},"id":"evt_0193a5f2-9a1b-7c2d-8e3f-4a5b6c7d8e01","type":"file.ready"}
 type FileReadyEvent struct {
 	ApiClientId openapi_types.UUID `json:"api_client_id"`
 	CreatedAt   time.Time          `json:"created_at"`
 
 	// Data `data` of `file.ready` and `file.failed` (with `upload.failure` set).
+	//
+	// Example: {"upload":{"content_type":"application/pdf","created_at":"2026-11-23T09:12:41Z","document_slot_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f10","external_file_id":"payslip-2026-10","external_submission_id":"loan-2026-004217","failure":null,"file_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a04","filename":"payslip_2026-10.pdf","id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03","submission_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f02","upload_status":"ready"}}
 	Data FileEventData `json:"data"`
 
 	// Id `evt_` followed by a lowercase UUID; stable across retries and redeliveries.
@@ -2415,11 +2455,15 @@ type WebhookEndpointList struct {
 type WebhookEndpointStatus string
 
 // WebhookEndpointTestEvent A test event sent to one endpoint on request (testWebhookEndpoint).
+//
+// Example: {"api_client_id":"0193a5f0-7c2e-7a31-9d4e-2f6b8c1d0e01","created_at":"2026-11-23T08:55:20Z","data":{"message":"A test event sent on request to check this endpoint's receiver.","webhook_endpoint_id":"0193a5f0-9d8e-7f61-a2b3-7e0d4f5a6b08"},"id":"evt_0193a5f0-9a1b-7c2d-8e3f-4a5b6c7d8e09","type":"webhook_endpoint.test"}
 type WebhookEndpointTestEvent struct {
 	ApiClientId openapi_types.UUID `json:"api_client_id"`
 	CreatedAt   time.Time          `json:"created_at"`
 
 	// Data `data` of `webhook_endpoint.test`.
+	//
+	// Example: {"message":"A test event sent on request to check this endpoint's receiver.","webhook_endpoint_id":"0193a5f0-9d8e-7f61-a2b3-7e0d4f5a6b08"}
 	Data WebhookEndpointTestEventData `json:"data"`
 
 	// Id `evt_` followed by a lowercase UUID; stable across retries and redeliveries.
@@ -2431,6 +2475,8 @@ type WebhookEndpointTestEvent struct {
 type WebhookEndpointTestEventType string
 
 // WebhookEndpointTestEventData `data` of `webhook_endpoint.test`.
+//
+// Example: {"message":"A test event sent on request to check this endpoint's receiver.","webhook_endpoint_id":"0193a5f0-9d8e-7f61-a2b3-7e0d4f5a6b08"}
 type WebhookEndpointTestEventData struct {
 	Message           string             `json:"message"`
 	WebhookEndpointId openapi_types.UUID `json:"webhook_endpoint_id"`
@@ -2456,6 +2502,8 @@ type WebhookEndpointWithSecret struct {
 }
 
 // WebhookEvent A delivered event, discriminated by `type`. Receivers must tolerate (and acknowledge) types they do not know.
+//
+// Example: {"api_client_id":"0193a5f0-7c2e-7a31-9d4e-2f6b8c1d0e01","created_at":"2026-11-23T09:15:37Z","data":{"evaluation":{"external_submission_id":"loan-2026-004217","finished_at":"2026-11-23T09:15:37Z","id":"0193a5f3-8a9b-7c07-9d14-6dafc15a4c07","input_file_ids":["0193a5f2-4c5d-7e63-9f70-4b8daf3e2a04"],"kind":"basic","progress_percent":100,"result":{"checks":[{"check_id":"income_documents_recent","citations":[{"excerpt":"Abrechnungsmonat Oktober 2026","external_file_id":"payslip-2026-10","pages":[1],"upload_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03"}],"confidence":0.97,"key":"income_documents_recent","reasoning_summary":"The newest salary statement is for October 2026, within two months of the evaluation.","status":"fulfilled","title":"Income documents are recent"},{"check_id":"required_documents_present","citations":[],"confidence":0.9,"key":"required_documents_present","reasoning_summary":"No readable bank statement was uploaded; the ID card and property exposé are missing too.","status":"open","title":"Required documents are present"}],"documents":[{"document_slot_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f10","document_types":["salary_statement"],"external_file_id":"payslip-2026-10","file_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a04","readability":{"status":"passed"},"upload_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03"}],"fields":[{"citations":[{"excerpt":"Auszahlungsbetrag 3.250,00 EUR","external_file_id":"payslip-2026-10","pages":[1],"upload_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03"}],"confidence":0.94,"data_field_id":"net_monthly_income","key":"net_monthly_income","label":"Net monthly income","source":"rules","status":"succeeded","value":{"amount":"3250.00","currency":"EUR"}}],"summary":{"outcome":"action_required","recommendation":"request_documents","risk_band":"medium"}},"stage_label":"Completed","started_at":"2026-11-23T09:14:05Z","status":"completed","submission_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f02"}},"id":"evt_0193a5f3-9a1b-7c2d-8e3f-4a5b6c7d8e05","type":"evaluation.completed"}
 type WebhookEvent struct {
 	union json.RawMessage
 }
