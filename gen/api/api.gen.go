@@ -1470,8 +1470,11 @@ type DocumentSlotUpdatedEvent struct {
 	Data DocumentSlotUpdatedEventData `json:"data"`
 
 	// Id `evt_` followed by a lowercase UUID; stable across retries and redeliveries.
-	Id   EventId                      `json:"id"`
-	Type DocumentSlotUpdatedEventType `json:"type"`
+	Id EventId `json:"id"`
+
+	// Triggered True only on an event emitted by triggerEvent (see `Event`); absent otherwise.
+	Triggered *bool                        `json:"triggered,omitempty"`
+	Type      DocumentSlotUpdatedEventType `json:"type"`
 }
 
 // DocumentSlotUpdatedEventType defines model for DocumentSlotUpdatedEvent.Type.
@@ -1659,8 +1662,11 @@ type EvaluationCanceledEvent struct {
 	Data EvaluationEventData `json:"data"`
 
 	// Id `evt_` followed by a lowercase UUID; stable across retries and redeliveries.
-	Id   EventId                     `json:"id"`
-	Type EvaluationCanceledEventType `json:"type"`
+	Id EventId `json:"id"`
+
+	// Triggered True only on an event emitted by triggerEvent (see `Event`); absent otherwise.
+	Triggered *bool                       `json:"triggered,omitempty"`
+	Type      EvaluationCanceledEventType `json:"type"`
 }
 
 // EvaluationCanceledEventType defines model for EvaluationCanceledEvent.Type.
@@ -1679,8 +1685,11 @@ type EvaluationCompletedEvent struct {
 	Data EvaluationEventData `json:"data"`
 
 	// Id `evt_` followed by a lowercase UUID; stable across retries and redeliveries.
-	Id   EventId                      `json:"id"`
-	Type EvaluationCompletedEventType `json:"type"`
+	Id EventId `json:"id"`
+
+	// Triggered True only on an event emitted by triggerEvent (see `Event`); absent otherwise.
+	Triggered *bool                        `json:"triggered,omitempty"`
+	Type      EvaluationCompletedEventType `json:"type"`
 }
 
 // EvaluationCompletedEventType defines model for EvaluationCompletedEvent.Type.
@@ -1706,8 +1715,11 @@ type EvaluationFailedEvent struct {
 	Data EvaluationEventData `json:"data"`
 
 	// Id `evt_` followed by a lowercase UUID; stable across retries and redeliveries.
-	Id   EventId                   `json:"id"`
-	Type EvaluationFailedEventType `json:"type"`
+	Id EventId `json:"id"`
+
+	// Triggered True only on an event emitted by triggerEvent (see `Event`); absent otherwise.
+	Triggered *bool                     `json:"triggered,omitempty"`
+	Type      EvaluationFailedEventType `json:"type"`
 }
 
 // EvaluationFailedEventType defines model for EvaluationFailedEvent.Type.
@@ -1729,8 +1741,11 @@ type EvaluationProgressEvent struct {
 	Data EvaluationEventData `json:"data"`
 
 	// Id `evt_` followed by a lowercase UUID; stable across retries and redeliveries.
-	Id   EventId                     `json:"id"`
-	Type EvaluationProgressEventType `json:"type"`
+	Id EventId `json:"id"`
+
+	// Triggered True only on an event emitted by triggerEvent (see `Event`); absent otherwise.
+	Triggered *bool                       `json:"triggered,omitempty"`
+	Type      EvaluationProgressEventType `json:"type"`
 }
 
 // EvaluationProgressEventType defines model for EvaluationProgressEvent.Type.
@@ -1769,8 +1784,11 @@ type EvaluationStartedEvent struct {
 	Data EvaluationEventData `json:"data"`
 
 	// Id `evt_` followed by a lowercase UUID; stable across retries and redeliveries.
-	Id   EventId                    `json:"id"`
-	Type EvaluationStartedEventType `json:"type"`
+	Id EventId `json:"id"`
+
+	// Triggered True only on an event emitted by triggerEvent (see `Event`); absent otherwise.
+	Triggered *bool                      `json:"triggered,omitempty"`
+	Type      EvaluationStartedEventType `json:"type"`
 }
 
 // EvaluationStartedEventType defines model for EvaluationStartedEvent.Type.
@@ -1796,6 +1814,9 @@ type Event struct {
 	// Id `evt_` followed by a lowercase UUID; stable across retries and redeliveries.
 	Id EventId `json:"id"`
 
+	// Triggered Present, and true, only on events emitted by triggerEvent (`doceval trigger`): their `data` is the example of this document for the type and names no real resource. Acknowledge such an event without acting on it. Absent on real events.
+	Triggered *bool `json:"triggered,omitempty"`
+
 	// Type Event type. Open enum in responses: new types appear over time (endpoints with `events`
 	// null receive them automatically); tolerate unknown ones. Validated in requests.
 	// - `file.ready` / `file.failed`: an upload finished processing / failed (`FileEventData`).
@@ -1805,6 +1826,7 @@ type Event struct {
 	//   (`DocumentSlotUpdatedEventData`).
 	// - `webhook_endpoint.test`: sent on request to one endpoint to check a receiver
 	//   (`WebhookEndpointTestEventData`); no endpoint subscribes to it.
+	// Any type can be sent as a sample with triggerEvent (`triggered: true`).
 	Type EventType `json:"type"`
 }
 
@@ -1820,6 +1842,9 @@ type EventDetail struct {
 	// Id `evt_` followed by a lowercase UUID; stable across retries and redeliveries.
 	Id EventId `json:"id"`
 
+	// Triggered Present, and true, only on events emitted by triggerEvent (`doceval trigger`): their `data` is the example of this document for the type and names no real resource. Acknowledge such an event without acting on it. Absent on real events.
+	Triggered *bool `json:"triggered,omitempty"`
+
 	// Type Event type. Open enum in responses: new types appear over time (endpoints with `events`
 	// null receive them automatically); tolerate unknown ones. Validated in requests.
 	// - `file.ready` / `file.failed`: an upload finished processing / failed (`FileEventData`).
@@ -1829,6 +1854,7 @@ type EventDetail struct {
 	//   (`DocumentSlotUpdatedEventData`).
 	// - `webhook_endpoint.test`: sent on request to one endpoint to check a receiver
 	//   (`WebhookEndpointTestEventData`); no endpoint subscribes to it.
+	// Any type can be sent as a sample with triggerEvent (`triggered: true`).
 	Type EventType `json:"type"`
 }
 
@@ -1860,6 +1886,8 @@ type EventList struct {
 //     (`DocumentSlotUpdatedEventData`).
 //   - `webhook_endpoint.test`: sent on request to one endpoint to check a receiver
 //     (`WebhookEndpointTestEventData`); no endpoint subscribes to it.
+//
+// Any type can be sent as a sample with triggerEvent (`triggered: true`).
 type EventType string
 
 // Failure Why an evaluation failed.
@@ -1892,8 +1920,11 @@ type FileFailedEvent struct {
 	Data FileEventData `json:"data"`
 
 	// Id `evt_` followed by a lowercase UUID; stable across retries and redeliveries.
-	Id   EventId             `json:"id"`
-	Type FileFailedEventType `json:"type"`
+	Id EventId `json:"id"`
+
+	// Triggered True only on an event emitted by triggerEvent (see `Event`); absent otherwise.
+	Triggered *bool               `json:"triggered,omitempty"`
+	Type      FileFailedEventType `json:"type"`
 }
 
 // FileFailedEventType defines model for FileFailedEvent.Type.
@@ -1912,8 +1943,11 @@ type FileReadyEvent struct {
 	Data FileEventData `json:"data"`
 
 	// Id `evt_` followed by a lowercase UUID; stable across retries and redeliveries.
-	Id   EventId            `json:"id"`
-	Type FileReadyEventType `json:"type"`
+	Id EventId `json:"id"`
+
+	// Triggered True only on an event emitted by triggerEvent (see `Event`); absent otherwise.
+	Triggered *bool              `json:"triggered,omitempty"`
+	Type      FileReadyEventType `json:"type"`
 }
 
 // FileReadyEventType defines model for FileReadyEvent.Type.
@@ -2306,6 +2340,26 @@ type TemplateList struct {
 	NextCursor *string `json:"next_cursor"`
 }
 
+// TriggerEventRequest What triggerEvent emits, and to which endpoint.
+//
+// Example: {"endpoint_id":"0193a5f0-9d8e-7f61-a2b3-7e0d4f5a6b08","type":"evaluation.completed"}
+type TriggerEventRequest struct {
+	// EndpointId Deliver to this endpoint only, whatever its `events` filter; omitted means every active endpoint subscribed to `type`.
+	EndpointId *openapi_types.UUID `json:"endpoint_id,omitempty"`
+
+	// Type Event type. Open enum in responses: new types appear over time (endpoints with `events`
+	// null receive them automatically); tolerate unknown ones. Validated in requests.
+	// - `file.ready` / `file.failed`: an upload finished processing / failed (`FileEventData`).
+	// - `evaluation.started`, `evaluation.progress` (throttled), `evaluation.completed`,
+	//   `evaluation.failed`, `evaluation.canceled` (`EvaluationEventData`).
+	// - `document_slot.updated`: a slot's status changed, including advisor decisions
+	//   (`DocumentSlotUpdatedEventData`).
+	// - `webhook_endpoint.test`: sent on request to one endpoint to check a receiver
+	//   (`WebhookEndpointTestEventData`); no endpoint subscribes to it.
+	// Any type can be sent as a sample with triggerEvent (`triggered: true`).
+	Type EventType `json:"type"`
+}
+
 // UpdateCheckRequest Omitted fields stay unchanged.
 type UpdateCheckRequest struct {
 	// Category Category of a check. Open enum in responses (new values appear; tolerate unknown ones); validated in requests.
@@ -2473,8 +2527,11 @@ type WebhookEndpointTestEvent struct {
 	Data WebhookEndpointTestEventData `json:"data"`
 
 	// Id `evt_` followed by a lowercase UUID; stable across retries and redeliveries.
-	Id   EventId                      `json:"id"`
-	Type WebhookEndpointTestEventType `json:"type"`
+	Id EventId `json:"id"`
+
+	// Triggered True only on an event emitted by triggerEvent (see `Event`); absent otherwise.
+	Triggered *bool                        `json:"triggered,omitempty"`
+	Type      WebhookEndpointTestEventType `json:"type"`
 }
 
 // WebhookEndpointTestEventType defines model for WebhookEndpointTestEvent.Type.
@@ -2664,6 +2721,12 @@ type ListEventFeedParams struct {
 	Type *[]EventType `form:"type,omitempty" json:"type,omitempty"`
 }
 
+// TriggerEventParams defines parameters for TriggerEvent.
+type TriggerEventParams struct {
+	// IdempotencyKey Makes the POST safe to retry: the first response to this key (per API client, kept 24 hours) is replayed to a repeat with the same method, path and body. Another body with the same key is 422 `idempotency_key_reused`; a repeat while the first request runs is 409 `idempotency_key_in_use`.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // RedeliverEventParams defines parameters for RedeliverEvent.
 type RedeliverEventParams struct {
 	// IdempotencyKey Makes the POST safe to retry: the first response to this key (per API client, kept 24 hours) is replayed to a repeat with the same method, path and body. Another body with the same key is 422 `idempotency_key_reused`; a repeat while the first request runs is 409 `idempotency_key_in_use`.
@@ -2804,6 +2867,9 @@ type CreateDocumentTypeJSONRequestBody = CreateDocumentTypeRequest
 
 // UpdateDocumentTypeJSONRequestBody defines body for UpdateDocumentType for application/json ContentType.
 type UpdateDocumentTypeJSONRequestBody = UpdateDocumentTypeRequest
+
+// TriggerEventJSONRequestBody defines body for TriggerEvent for application/json ContentType.
+type TriggerEventJSONRequestBody = TriggerEventRequest
 
 // RedeliverEventJSONRequestBody defines body for RedeliverEvent for application/json ContentType.
 type RedeliverEventJSONRequestBody = RedeliverEventRequest
@@ -3256,6 +3322,9 @@ type ServerInterface interface {
 	// ListEventFeed Read the event stream forward
 	// (GET /v1/events/feed)
 	ListEventFeed(ctx echo.Context, params ListEventFeedParams) error
+	// TriggerEvent Trigger a sample event of any type
+	// (POST /v1/events/trigger)
+	TriggerEvent(ctx echo.Context, params TriggerEventParams) error
 	// GetEvent Get an event with its deliveries
 	// (GET /v1/events/{event_id})
 	GetEvent(ctx echo.Context, eventId EventIdParam) error
@@ -3747,6 +3816,35 @@ func (w *ServerInterfaceWrapper) ListEventFeed(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.ListEventFeed(ctx, params)
+	return err
+}
+
+// TriggerEvent converts echo context to params.
+func (w *ServerInterfaceWrapper) TriggerEvent(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params TriggerEventParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.TriggerEvent(ctx, params)
 	return err
 }
 
@@ -4666,6 +4764,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.PATCH(options.BaseURL+"/v1/document_types/:document_type_id", wrapper.UpdateDocumentType, options.OperationMiddlewares["updateDocumentType"]...)
 	router.GET(options.BaseURL+"/v1/events", wrapper.ListEvents, options.OperationMiddlewares["listEvents"]...)
 	router.GET(options.BaseURL+"/v1/events/feed", wrapper.ListEventFeed, options.OperationMiddlewares["listEventFeed"]...)
+	router.POST(options.BaseURL+"/v1/events/trigger", wrapper.TriggerEvent, options.OperationMiddlewares["triggerEvent"]...)
 	router.GET(options.BaseURL+"/v1/events/:event_id", wrapper.GetEvent, options.OperationMiddlewares["getEvent"]...)
 	router.POST(options.BaseURL+"/v1/events/:event_id/redeliver", wrapper.RedeliverEvent, options.OperationMiddlewares["redeliverEvent"]...)
 	router.GET(options.BaseURL+"/v1/webhook_endpoints", wrapper.ListWebhookEndpoints, options.OperationMiddlewares["listWebhookEndpoints"]...)
@@ -7614,6 +7713,203 @@ type ListEventFeeddefaultJSONResponse struct {
 }
 
 func (response ListEventFeeddefaultJSONResponse) VisitListEventFeedResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TriggerEventRequestObject struct {
+	Params TriggerEventParams
+	Body   *TriggerEventJSONRequestBody
+}
+
+type TriggerEventResponseObject interface {
+	VisitTriggerEventResponse(w http.ResponseWriter) error
+}
+
+type TriggerEvent202ResponseHeaders struct {
+	IdempotentReplayed *string
+	XRequestId         *string
+}
+
+type TriggerEvent202JSONResponse struct {
+	Body    EventDetail
+	Headers TriggerEvent202ResponseHeaders
+}
+
+func (response TriggerEvent202JSONResponse) VisitTriggerEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(202)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TriggerEvent400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response TriggerEvent400JSONResponse) VisitTriggerEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TriggerEvent401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response TriggerEvent401JSONResponse) VisitTriggerEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TriggerEvent403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response TriggerEvent403JSONResponse) VisitTriggerEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TriggerEvent409JSONResponse struct{ ConflictJSONResponse }
+
+func (response TriggerEvent409JSONResponse) VisitTriggerEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TriggerEvent413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response TriggerEvent413JSONResponse) VisitTriggerEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TriggerEvent422JSONResponse struct {
+	UnprocessableEntityJSONResponse
+}
+
+func (response TriggerEvent422JSONResponse) VisitTriggerEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TriggerEvent429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response TriggerEvent429JSONResponse) VisitTriggerEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TriggerEvent500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response TriggerEvent500JSONResponse) VisitTriggerEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TriggerEventdefaultJSONResponse struct {
+	Body       ErrorResponse
+	Headers    UnexpectedErrorResponseHeaders
+	StatusCode int
+}
+
+func (response TriggerEventdefaultJSONResponse) VisitTriggerEventResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -13697,6 +13993,9 @@ type StrictServerInterface interface {
 	// ListEventFeed Read the event stream forward
 	// (GET /v1/events/feed)
 	ListEventFeed(ctx context.Context, request ListEventFeedRequestObject) (ListEventFeedResponseObject, error)
+	// TriggerEvent Trigger a sample event of any type
+	// (POST /v1/events/trigger)
+	TriggerEvent(ctx context.Context, request TriggerEventRequestObject) (TriggerEventResponseObject, error)
 	// GetEvent Get an event with its deliveries
 	// (GET /v1/events/{event_id})
 	GetEvent(ctx context.Context, request GetEventRequestObject) (GetEventResponseObject, error)
@@ -14364,6 +14663,54 @@ func (sh *strictHandler) ListEventFeed(ctx echo.Context, params ListEventFeedPar
 		return err
 	} else if validResponse, ok := response.(ListEventFeedResponseObject); ok {
 		return validResponse.VisitListEventFeedResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// TriggerEvent operation middleware
+func (sh *strictHandler) TriggerEvent(ctx echo.Context, params TriggerEventParams) error {
+	var request TriggerEventRequestObject
+
+	request.Params = params
+
+	var body TriggerEventJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.TriggerEvent(ctx.Request().Context(), request.(TriggerEventRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "TriggerEvent")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(TriggerEventResponseObject); ok {
+		return validResponse.VisitTriggerEventResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -15483,535 +15830,559 @@ func (sh *strictHandler) TestWebhookEndpoint(ctx echo.Context, endpointId Endpoi
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P3bkhs5li4IvwqMvduS7O2kGKeURFrbb5GSskt/KVMyHaq6OqlNB91BEhVOgOmARwQzU2ZzNTZzu+cV",
-	"5mYu5xVm3qSfZGytBbjDnU4GQwoplV1xUZUKujsOC8DCOn+/dhK9WmsllDWd0a+dpeCpyPGfz1OxWmsr",
-	"lH0t1hnfiBR+TYVJcrm2UqvOqBPbvBAxu1oKxexSGpYLs9bKCCYNs0vBjNW5SKufrWZcMcHzTIqc5eLn",
-	"QhjLrqRd0ut8JVhc9pxs+n8Wm3jM+MwIZZm2S5FfSSMGnahjkqVYcRiTUMWqM/qpA4PpvI86drMWnVHH",
-	"2FyqRefDh6jzWth8cz63It+ewxuRaJUaGNoVl5bNxFznguXwiVQL6ArGKXMgAHQRdr2SSq6g92HZrVRW",
-	"LESO/f77a5rh8xbaPU+FsnIOdNBzTz18O2I0W8XEpcg3FfW6pkgSYQzjKmUiz3XeG7Bn8F8206kU0MJa",
-	"cMukZdywGF8ZuFanMo3H7OdCWwHPcc1ysda5lWrBOFvnepaJVZ20TVJ+iDprnvOVsG6XPFmK5KJtet8V",
-	"MrNSsQReYBdiE7GkMFav3C/v3j1/GjGd13+9EBsYgIQW1twuO1FH8RUMAZ9PZbp/Ofj1C6EWdtkZfXsa",
-	"wer4P4/atsWTIje6ZUu8XPOfC8ESfDzCnRkrcW2n9EtMCybYOheXUheGrflCDNjLlUTSz3WOj+cyN9Y9",
-	"O3etMbvklqVaGKa0ZalIdIqn5fT4mMVSXfJMptO5FFka07mIkeAxi13nJX1+LkS+CQhEk9m3elHnKbf8",
-	"e2h835Kl3PI+DqG2bsHPzcWrf7FjBeElmtkdL+NTnRQroezbzVrsnZd7rw9N1KdWe7I1u+Z3uybo3pvC",
-	"e3c8x2cqXWupWjnJX8VsqfUFE+4dJtMdI/Rv3DS4uc5X3HZGnaLAN1vGc8mzgsMA2kZUPd0zlvKduxiN",
-	"ANK8gpPSNhqBRIlYLC7tNGZznWX6SqRstmGcwT/zhBta+J2jFTeT7b/lYt4Zdf7pQXWpPqCn5oEbIg43",
-	"uOD+LDbbA/6BXwi6P1+9fPOWGT7HmxOvpFHAWsJrFS+QC7Fh3bXI2fmr5yzJpFA2YhdibdnxKVvqIjc9",
-	"hvcMXeh4Hfs7o34Jr4Rd6jRiQAW8bmY63QzYucI7GP9qfAF9l3ysmuD0QmymuSiMgOun6m0pM1GbCokC",
-	"eaEMNjN8vN2MVNPCiIoDkrRSLVJDcOjsOG/HZ2fNA7fm1ooc2vwfP00m18dH/cnk+uGz9//9v7Xutxdy",
-	"Je32ur3iC8GM/EVELBVzXmSWnQ0H7C88K4RhfKYvBTsaDhnPBUsyvlrTEhwNh2M2E5m+YkfAduBi4Io5",
-	"QeKwyyGDEe28G/BpjRxufJ3R2TCqpJijVinmTaZb+Y7nu8xkms7XPNcr2hHFbCWNAQaQCstl9o1hcckf",
-	"4X0T7zhp8PDTOcKbcgBtI6+e7uZP1RQ+fTRvxWqdcbv3drLundrFVP7YvJPCt3dMwL9yxzfRu3Wmeav8",
-	"QE92U7TA559KzQ/wMfE9lEC/46mTsuGvRCtQWeCffL3OZII3zIO/Gxjhr4fyapCbX7tOqMuG3uPPomNb",
-	"8YiteAYjR2WHWFmfzXjK/v9vXv4YMdxJaoF8M2JXuVYL5obKUKrogtAorvlqnQnGmdKqvyoyK9c8t4wI",
-	"18P158r9STwYxUlj9Rp4Cc9zeel0lkCTu+67IfVlumvq7vUHgcaC836i1TyTyRek7TkzFjZ24noeI0PR",
-	"a5GTQBG8zQzfGLhKkiUDOdowGNdmwGIQzPHorqRZcZssY9Y1lmeCxeJ6LRIrYO3onXjMctHPBU/xosNb",
-	"toeyQiWgqOk614tcGBOzLmiwgYBj2M+FKEQKq5MXSkm1GFMrDI5fDm0FzERpO024SkTGZ5mIWbfBL6Vh",
-	"QLZMWJE2PqXPRBqzrtJuGxjothqOAbWRM/9m0DC0xRXPNkaaqS5syi22BN0H07nihpliLXIjUpGOWWEE",
-	"i2Eexk6r12JoDfamEvkUBft1kS9Eg1DbM5sJOAX4bjpGfbt3h5v1e53PZJoK9QU5AV/LKUla01QaWNI0",
-	"JhmtksFg5v7hgMVrkfsVTYWS5QdOgkLOwmaFZRlPLkgOrD5pnAYlRGpYN77upzqB9elXr8Z3SdvnCgQk",
-	"niFFviinpX6naMyIR6xQ/gQzI/JLkZMlZMDQyENi0YwnF3o+H7OrXFqBcrGT9hUT19QgkykKYjXpuiHT",
-	"0lV2RxT8UdvvdaHSL0g84DVz6NPtsFwYXeSJqAwQ4loaG6H0qRaG7HMk4ocqBDCFVCBLYl3uzm9wtCPG",
-	"y+dXDW20BwxKGrbmKObDtGHjdlGjMne5RV/xDXDEt1q/4PlCfEE6z2UmplbraQYdx6PmLa1hm8ZPXz55",
-	"9pfzF9Mfzv99+u7Vi5fnT6ff/e3tszcx63p1AbSDH+R3vTEszhJ4pTTOiIq3Glnyaj2hhBF0cwQN3CFV",
-	"34j8UibineKXXOKd9SW5a2GXv+CVib2IdLoRIG3B7zqXv5RXsLEyy9g612u+4BZkIPZXLi3QzOabPp9b",
-	"kcfMkK03gsOgWk987NnDtCb/x7CJq2e43jKNG2QO+rqJyoFF+kP0SevzVusfuNq4X80XXJwclAtULcsr",
-	"jBjGN4bBM4bPqs19NvSysYELza1GxGZFbnDro3FCXCcCRA+UdkGY8UcpCnpgPAOBbcOMQNv9UrCVNraU",
-	"ibhlWiVo6F7xze32grs8UBj8u7RW5F/DMr9Tfs+L9HdQdEDMuRAbt8wzwXORe4HFKTdRoAOBKCwu9YW4",
-	"ywv0XXnzf2Eh5FxtyPdEokbEQmXtdHjGYjKXEaMi2yJyjLPhEcNLWMKrK6HgpES4s5y+kqYiJTVhwP7E",
-	"VQran2KFulD6SuFLILZIa9if3r59hapRYViScWNGLNV4h88yqdJs4/YwZ6fX12PG2dn1NWx+NiNnloS7",
-	"Odjfd7ow61wnwqCE+0xZaTe/wxYluxjciOSJ0DkrfVVsziWoQ/gmXRpdbztTfCUMk7Y3ZjwzmhgOaEeo",
-	"bufJUl4KpueMs5kz1Qhl8w0tI2e5SEUm4eZF6irNUOGEu9s9AIV022BgLHeut5o66Rsh9uaECOCE0AOq",
-	"AnwhiH9WX5FlgClxVX7hX/ccERlueaXd2eJ/8KYbssUQgdAp2GrZ/rPYGFCgUyZT0wOqzkI/oRmwl2sB",
-	"BC5WI5zOBXzA12vBPQnkSoyZ1RloQGKi/FHRSpgBe8KtWOhcCjOq7I1mCsREbTsiIUrmIp1Wj9e5MELZ",
-	"eKK6XvVWwpjemMWyem+KKwhNwI6ZJloZadDYHLOuRG+u3fTGExVLleiVmIb9J9A+aPM84/lmiiYOeuZ7",
-	"jKOJ8o+TXKRwq061ms64uqjeh66wdRgciDsitxvSwOsD8s9wQJnmamo1zKAQU9hiUtHNHbPuXCquEqkW",
-	"0CRPUwlrxbNpLs0FcDRhgDCtD3qDiepEpQN+m+CBpW+b3p2os0VeZy0MJ4PGxFaCdqLObnpWD3dTsxN1",
-	"dtKwE3V2k60TdVoJ0hJ+EPlTUfpeb3kyYGDE0j75eKAngpGFFU6IY8vKwuzFVM+nM5nbJWzUcGXE9Vrm",
-	"SCHapWK1zvSGTPnAxegJ68J/YBMtcm3MdKWVXWabKS0enhtht36dqJgniS6Unc54xlWCb66LPFlyI6br",
-	"XNIvuBZ8BS/Cn7Cp7Mb/wLpJkeewarTd0Qo65bngMeuanwueiynFLMDwassao8MMdhM8mstrkU7R5gCK",
-	"1lrkUqew/TeC48c8y0gUMKwbkG9eZNkUNm6TdKpYzUSOI0aiidy9BmxixhVO1m9BnqZoOYtYDP3BesCG",
-	"tHmRkNGNzXMhmBXXtn7wWgYCO7R9dRvHjkbY+DFYcegmHHon6rStLxzcreUtv23sFehtxmEGjbUPD6Sj",
-	"BvxU2w1wMKsF7kSdNlr500sbBMYRbpjm2e5EndaV33ucg6iD255o7ziDtg891BPlTzXbc+fJdJrwHG+p",
-	"NTdmrXO6dkQ2n6bSJJk2Re42vQHmhQemyUWr/YoLB4JczhP82fLrKTdGGONfXAuFWnL19UQFl9TW/QVf",
-	"W1O7v8T1Wpv6wa/6hAPNFYhOC2DN+VRcl6OZZ1rn03VGBynYFtOEZ0mRkbEaZqNEvthME5FbOQdJVMAo",
-	"q0uSxXiqY9bF//Yi51ZA67haSCUYN0YuFNrIyosIJDX038ylNfUz6VYCtq9bCLiR6uvQcoHVj4ynQifq",
-	"1AkPzTbp3ok6u683InF4mIK2W+kLh6Ikb/3QhdTFKTeJ24k6SMd9B8g7RW95eLxb81Mvw4nqoyne0BUu",
-	"eDYVSLlpKRA5F0Z5bMmO0RsxJ9OY4LxNFNuW7mLWJS9eBjskE6YXtRyIxiugV2BrzeMxbj0ebNfpwDZu",
-	"dyRQpdlmFjwXTK9J2GnQDdho3EqQQ6hRTvUmmtSP1v5Vw6MRDK91Dz7hlmd60br33lgQXdG6gWpfQu+S",
-	"2gealt+CA/ZdoBEiAw73C0bjiJ8LnlGAjmAy7Q3YE/Lgl59wZrJi4WMKU2nWGd+gVop9SZsJxi1LcuEV",
-	"V97/Zdh/PI0j9m8iX4G+usp4YQ2zOVcmkxb3e9qL2IqncF3InwvBSH6tGdFAgV1wqYwNB20oLkoVK5HL",
-	"hJliPpfXrOuXdnoc98ZMWqYEHLJkydUCTuO52lwtRY4GDJmSKY/MNREQsZr15huKVLrS+QWwUz3o1CNw",
-	"3Pxao28iCjndXrXzcgqNoNJBxQYlhQw4pT4NYiRnWmeCK2jfNdP+MKHLdnOT2QIH+cS/DB/C8ol0ym0t",
-	"yAGkoT7wqbaZ1ib46/ZzUta52rycd0Y/7R9QUzX/EN0YavE+2hGqgiejJLKPmrvuL3R/a4wX4mZaVWfx",
-	"Ay5VWiQURGlaYqzoMYlOtJkxclgathJcYfQtxp9YsTI39ewaAxEOunaD53nO/VBW65Y4r9fiUoorkTNZ",
-	"CZzluSZDBtMq24zdEXH6LtOqae5oW3U88a3rTWap2+yhD2GkDcgkHVqRapf7/uprHWz05opE1fGp7era",
-	"8CqWq2d/F4ktz+2T4PzUieqfOJ6LJ7e64ZlUZbijYV247i9dWB1e+NU1X5OOe2Nv8hMpNUH+h0FNUCPT",
-	"TWlngCmijBrIT6ghVBdMaCbaaQvYJwNR3LwVGK5a505lpPvNMfUtp3DXATx4mzW2TBB3TxuHvtu5wDCn",
-	"52pd2E+amDNoNi4NmCM8uBCbMVsVxpL5W3grLTobbhnO1jrXnbN7IU3LxFJu0Y59EM+h66uF2wQZBi2n",
-	"g7IHnJAAr6IheMxUkWXMhYVk3OcbgDZeZM5bSxF2+6eOU6iPoZUI0nJ/HdVpIK4Tkbcxy3M8n4ZdinzG",
-	"rVyx7tVSWmHWPBF9BTwsk7+ItOcnkUg4q2jlbt3PTSds6+bGz7fHctSfceNaZ2T4MLXLYl8k7PaKgcyt",
-	"VUs/f0U5CHVHIgszlqvUtMwxYoaCsN2VknDFjKCPzVrbEfAxNtPXaMHPQBHVOfG+WgcJaDwghVGqlEvJ",
-	"KpXXJU9BV8WJL4Reoauoy1kmFjzZsL/qPC21WhDX8EWQGHVh0eDUO/hS9XvkNVKnjW5VIOhB0bPhPg1j",
-	"SLd2gl/3qNyN+/awG1+bIKmvYaWA8NBgxHIBatOl8HI8/Dpi1yhAb1A9gl+tXvczMYe1yJXIQR4B/Smt",
-	"wqLhu29M88WIXcnUhdkvhVwsLTr8KJCcZxnjhs1Bp6P4vnnYFH2pc/9hd4gR5b1toZdecAG/5SZvSWBz",
-	"BkF3im4+FTiEW7V7fau3N7d4u7FbcALQH7TiRxp5UrRujsABsM2Eq4dMKtq4oJHlwha5oggzkogwcSKh",
-	"JaVYzBYtpLDLX1pyKl2ky1aUi08rCyIql7AziizblJEvIg2EpkHTRCzS9vzIkGY0rFba4NTw/goirht3",
-	"/MfqRw1dp3EkLYV3HA+HQ1A44TCI3IzLNAuxWttN4/aHl1vujxv0i6fNFj9GkVjx6+f02fGwwf6iDqnj",
-	"7jnczbfUNCLGA3KE9GghwPAGCSiQA3eSPOyBvV0KFl+ITQwaV2W6kHa789sJX14NcaTYvQFLP9onb8Ky",
-	"pdpGJAMM+Tp+B7Ls3gzPyLKHEW+fbTuQr9Nfyvvph+7E7+nVLYEyJOMhqxq4Uz59YYPGfhcm83tvon2L",
-	"sXsN3mTaUhJPsAKN1MQyKQW2SERBk9ywmFqofR0P2CueW+Nip+ySq5YYSrI5w19kaJYLReGu50ki1iAn",
-	"zzFVENh15bLGSKJ1Okd/64ovxIO/r8Wi+mut8I/w7ZW50mSYDn+9VOlAr4W6XmXOL97X87lMhJeGB/CV",
-	"i2+SarHKBv5JPC6P3m1ie7clgTaVpplZiKkW/WSpjVCYa3cEgt7x2VltqwYZk2RirWy+9eCf/emQW/sZ",
-	"BrY9KtivnhhjlFlhZ3xj2BOK/OrD+SNFfYZmYe6XFH1mZZwUGs03lhS+Uh+YScXR/rR/b7doATjaPdu8",
-	"pMRORtMeBfzx64J5vNJU64PGQGlZPVn3I1YG3T2V495RZuULejQYT2mnqnzQ4Resi6mZPSdrShMKm2TR",
-	"pLwIK1bMLPkazz4vHSLfmPZ2D5ajPON+XX1MxqSaUHU23NYpM64WhdNX9vVQLf4L/wW0LSz3Vpx9X//g",
-	"3wPBKciv3GnR8raswErnLFgRGTqVVn1vvgocSy+du21U3j618GpfmcA/c99FTGRG1JxQN7k4P9FktuOg",
-	"7D583uu7+44nI5zfLQ0NDM3mEZOqdJTpPBU56wZC0C1MFXWLZUNyb9llYQ2L9hE+raK17myYVdWO2wz1",
-	"o0WQMrf4rgTaA7nT0zbWcXdEPIi1tJDy42SpW8lR94LSvaD0FQpKrrCMrz2zk2V/MbWKcgZ3VXhxLmHN",
-	"cpEIeSnGTK+ktZSOgn6SleDKoEmV4kUpBGJe2CJ3B+dgdoJdbtt7XDkN99fRTjfMPmNQkWctZsGltWsT",
-	"s3evX4Qa/+mjGk3xrRhFNZThjo4fDoaD4eAoYqPREc420wnPltrY2h4qctlcgdNHNxrj86x195T31WFR",
-	"GlWA8+8SqtFqBfqocI3GjXsX8Rq1oPGvOWbjFharMlQiiGy/KV4CQ/baiH77mIi7s3G1hlM0DF9BHMVH",
-	"xk1s788bYieC8/RFAii8hnGbAIrdkRE1YbdFPdBqLlOhEjG1y1yYpW5jM67kkouF9JlvrtYXq9pgC2F9",
-	"Ul2c6atp9Siu8cdUF5TOcrDbql7u7sBie4cEdNzIZnZFfFRbd5tdtoQDhLX6aJM3tnb5QdS+Kns38744",
-	"kZ1L7GpWDQePov8iC/6FAl3qi18Scs4zU8kkh22Gvat6B/ExlfDwB42ReeqyPneoAe4pDFMrwQSJrhr/",
-	"aNbOaJGHLGjndopZMzdVoI386y0i8/dAE/eYLaWxOofNmKXCWKrJN65SW6W7JhTWqyMbwGGL6WZ7Th21",
-	"LaknyJRO5aEtvqG3QSkIilreHE8SvO/k7K0XYItMHWlKyaIZheollIT0NUfIK24w5rrOSvbJIribMHN7",
-	"b0dUL5G7HG9pGNAjLTJiBR8RClovBVqjyfaaRI19F2ysfSfAr/oWQ/CtOeZ5Y4hJczEOI60uLEojt9uj",
-	"L91XQZ25YGvWVyfMyadgK1eBlStzJXKRRhSIJatfgis9mGDZE8xl2ohFaz3ZGOq/1rmlwkhtMWgbGFMu",
-	"cFMqTQUEaBgRme29bDpi8SzTyYVIR2wwGMQRi1NlMGe+yDEtK9FKicQFu8yxmGfzVyMwGWWJZThULniy",
-	"9CnXNjNUOQH/kCuhC0sVVZSwVzq/cE8H7Efh89Zd9p8wLJU88yUljM4uRW4YNxc1Uu6KZanvs8ZGqnbI",
-	"AZv4ZbWZGsWi6YHn5yV/d12NMEEupWwiqdg8k4ulpcJuCVU6iVn3+Pram6BOhr40CbwE+rwrfcW6Sqv+",
-	"8fV1L6BiVNJwWlLYrWXMupbnIO+4JWOzDXvz5vX3LC8wp6Y9UMiNthN1ygF2ok41DgwBxs4p5bPqG9Qg",
-	"6rpdsK9z7ra0GzhHqML4i7CqoBDkem0pKqTIDCYqIHVaYKBkRXHWnxTD4YkICY/SV0y1IYgJu5p8FaOd",
-	"qJLTVk0MBoOqOT7jKtUKCI41YSoxg9roHq0idraK2MlwFbHjZcSO4P+OT5c9GLLrfY2ZPEJZV2KlZCVB",
-	"7a0Bey3K/YWaGOpvFZUaWVJtC9mcbPVTOQI4J35O7Su5bUpvs/RUaa6hU4GbC8PmOh8zYBFsJuD04Cxq",
-	"5WTJOSauGubYxj2SgQjvc8XQsNkejasYibpk4IX2QakwpSENTi6FlgZMJbAl7bVwglgH0tA3placUl+K",
-	"PJdp6JSrJf7WX29X9ZoVxQ+vbX6L1ICtzMsyFy0crquO4gsVuldyYYD6aoFUbe0l4zOR7aUavnEQvYLk",
-	"uNa+bqPibldrJy2XxtvMhwmU3dZd13qF7HI57TssgfMLuFflXKdiho6pxXv8/vFtDsp+TfCGnf/SLRlJ",
-	"P8Gzcc1tvWfbs+6KXzd9A70Dg6w+/nR8MbV7x+avEw4ZEr55A93C3FBPuP10+zi7QE0bPvgA7TsCbzLd",
-	"ogccqLHtMmiVxL0VH4Cnl1Jc3RgpkmlL8bfwzYHaaTDdSkN1NZgONoGQ73hbWd5tfvY8K+BSperme79p",
-	"eQ6Ry2p39IFCWZ/FrkJcPGJl3WJX4ErnrHIZu9zy8m98Xwl6Fb1emeDutm5+5Xx+GDYfvoff0iveqUpV",
-	"oP6OqckkQIvUTGlTYC47/MOpdcIwI6wrHcvTS2lAcuFqM1HMz4QyoL2BCQ8zIiwkKNbUmquqTcKyF+ib",
-	"VKIutzliEQ93c8SlpQlS0RScCP5K80BZvJrGXrGNwjzRpI9ezLbrCGbxjSnrzeEMsQJjrovFMqhv6ief",
-	"BwRiqUiwtDbrHkb0HtUxxwQl9N+zhGcZs7lcLLzS7OrtUTW5suYycJDO8OjxCT+bD/sPk2PRf8hPjvqP",
-	"01PRP55/O3uUHKVDMTyqO11GnePh8bf9o6P+8cnb4ePR0cloePwfnag0VdawCjyr8h0d9Y9mJ0n/YXp6",
-	"3H8kzub9E/4weZwei6P50dCdyVFbZQ/HsDpv8BGrqlaxLioMdpkLwbCGjum1VMn3jEsVWVaxpHBrlKzm",
-	"p7L+3tQzkXpAyA0EOR6dHiFBQkJMb0OF7WCNzppvTCbXfeqr9lIj0BLr89B7w+Hp8dFDp6cUufDTr5p1",
-	"AzrunyZnaf+h+Pak/3j+cNg/nT1K+fxEHPPhqYt2cFAEbiBTN5AB0ePQxk5Qp6qP92aiDI/L9ZkGS8fT",
-	"TefD+w+3I4VHnqoaqvGKjxqcc1B3xKWdlkR4zI9mcKzS/iNxMu+f8rPZt8nD9JEYPqpu6toeGTh3pvML",
-	"h0Jo/dgecPF/lBf+gDDOXZzwqQvt3F0FcQvOx4/g160qeHVqvD8oNx9fabiH62RzE7zpMt+a1XZACbSD",
-	"UGZx64jjERM+fMYj0eHdVrsTGpz5nm3es81/PLbZ8HY2z8ChnKizZzZtOe7NyXyMarLVze3Ssetz3R5T",
-	"tAWjdIuA8TCL68BIslBh/n2CyXZknn2O8j+fJd6sUdXwqw05+zy1cBoRLjtL4nxsKFfb7rgpmqu2p/+I",
-	"AV3BpO8iPiTkCn/UEJGCZIqbs2H2Z3H8yMnxSAaF9aaWGhEaBut2RQKBabGn3zbHdGtiWK39iU7Fzqp6",
-	"K54spSK8LfwBXYdY6X7s8psMm+VcJUtKkdsq80iV86my/URRBX1uGVcbLPh46zr6COjl3zy9vkanX7Ou",
-	"vhTpATX1e4OJmqjfqL/ffC+/sdLbxn7DGHSpFuy3ifqt3+/X/gffNirFs9/Y6XDIuqfHxySHl5XisZwu",
-	"hnR7Uwxfmx77jSkN3TTx6Ea3gKOLGIfms0ykIY7NmCZ7enx81+XrK3vSDYXrWY1GFEb3G+Jjunl/QvX/",
-	"Q6r+jw+p918fpIPOwIU88sOEH/biZlAbLehi2M6Jbyeo5hiAjNHHWzhj9U8JZwydIS5GG4FHHTQutlDi",
-	"R+GXpyWNscZQxPSV8rBalLnk8aJ2YUFF29BR1NE2fgb2eBZOE6FoEa/KIDoajNaZU7H4H7TgJr4XmA5b",
-	"fhy2fBNGnVuLJnjedkO3x9GjprfgCsumN8JELqzAgRQi72g6BV20606IQ7cjW/F02/ribKVR6PgNLdg1",
-	"mH5ptiH6Kwgmot4SWXDa3i2hAdePLWKsb7UKRMR3aX5ul9WwibUDI8ae2iEb6xNEsBVgzhhk0wTRWOlL",
-	"qRYPcAM77uYYE0XgaSVaER+p/50wjzftuRLxcaudEsmx1kLFWIMttwv5kdqsY5RBc0cnjeY+DqvMb+EG",
-	"Nlm9hzaQMvdhgCKFe6JcqRoa029sqZUu8jqKkw9K0MCF1WYL/8kx4hBCkP3GzoZD6gOmXsEJ4uNxKyxY",
-	"CBpYcsYA1AcbLZl7GbuDDNXDprGN8JykDdUMmzjxcy8htX9rVIEKIM7GrSRxO4hQ26ZFBdu2swOcJb0P",
-	"20eh/4onSxSXgIfOuEHUiIotgMikC8vJ8wPXKyxrr31EUTvS2tZpR1ClGp3DKp11sQhVk0AICP52923d",
-	"cupvRioOXb8WQWD3F10HawE07iIsLLfvSoG+mrdDh+yONbaOxrI2HtzygLgkUKCVqdVNK3VuU3/mOYIz",
-	"5VUn1FlKa6cWfgsOJJI1PD2OVsHWh7m37Wesdr+1CVs1RNQaniJOeFs2SCoOAolCtQNrORjjCkE0onWL",
-	"FVeB4nG9zrjiFK5SKIP6SeRS0GoaSJtxBsXHlrB6OA6wIfuZuBQZ8RQCmSvv0RYBlVuGTLUOLbYLjDBC",
-	"wDEsRIGJ3KA2/3T8fuDrlxIWwkpieCipoQiWIDNKcmkNl4Bt0BZD8+zngmcUpxKHOFFxaX1gBA11czgu",
-	"LmW1QLV+3+/SJkvsr+3oHrxO5s434YJjy1G1ZI/7QOkbt5Lbi1sx89hA60jLM/oJtWSqrEesFsozyg8p",
-	"7/fK2oO4CIpyR9rTIkuj//7Zfu9ew8x1Jc3ykHyHUliJvGKl81LuODzz4UAfoFTrwnpniGmPI4zLGgnl",
-	"dnAiDcYVgBhJCmlVFrWhR9PASwPUjaNqWp0upDrAZ+j7/DO8TY4DZOZTB0FUr3TpLDB7kgAo+vLwfl/T",
-	"+xTOtBDTHdFpDUapQiuTy5vH71t3niPnzduosQwzseAqDOs5eCMd5v+oqLDH+3F3J/J2fhQyRktVC9wK",
-	"16hlr2wdjf2M6Yk7oDtDfrZ1moY66494/ZKaiYQXLl430DnCDxiGBFEI+2eP5DkdndUieUSNNd/KcRpy",
-	"xF3dhMM+6T/ij2f9h8nwYf9xenTa/zbl8+TojJ8mw4fb6zX66TAX7HvPXjozbmTSthewzmjtTHeeVGJf",
-	"eCS35zE8+49O4BUPxMWP84e2xJGc7IkjeVgdjmqpBuUovuIokups3V3wSBsJvkDoSMAm/OW+i0/UzL2l",
-	"KDBmGE8yCMZPl1PMEp5jAikxiNWK55vPzwXORicPvwAX8N18JVwARYZKKCCQEQpqKbEX9oBpJq4yOn1S",
-	"VvTvnM9ykSxVoRZmpRW37OWF1TORM6DGoSErriT/T0fvawXgDwsc+fA+rDHQGQ0Hjx/6gKHd88kFNxpu",
-	"sqnbd05cVOIK9DDTCCdiEhOT2Mukml1UVoa60i7CyItCwVYP+ee8yOYyIwbqait3nuMQA9g4ngvmhvkh",
-	"qq3OXrjUcIG2KeIJsreJNpr8SP4aFPZmXF0EJEELLK4WnHGY9vOncKJTlHi8L5ghQtn/+3/hvLxzyQE7",
-	"lYTRa6ECmrikmLRBFT9SDCvwT3A/fnxIVS1TAU/cVpDZ+wN38a2jp4iwMnOY2FXgETeGrrePOgxUNYeO",
-	"9q5TW5hf+DKDUzsTNucLdjI4PhtGwyF79u7173VsT7cKZbTjhtJWbn3kJZwfhWXuISsfkm8bTkGRCRPu",
-	"vzALklA/4eohPNBR5+T4bDgYwow9lGxn1AE6fYBJlGfl1yqrvENes2mQc5GLRK9WQqXupikNHNVOjjqI",
-	"EDTjyMpXIpXFCi/0hvTmL9Zbi2/hh19Cfjtrl9/KYfwDC3AlDb6oBHdQzC+a84Kx/kvsdVcsARqKeE58",
-	"i+s2SKpGucNAOQaVOW4jRYxOhdjLht3KJ0AnrIeXMN6fUbMRMja5FnxxgoYoeS/n3ct593LevZx3L+fd",
-	"y3n3ct5Ncl7DUVW7Ow8TnLZ9ZNWj/WLK93ibH2Rloou/xcTkhYCajYk432c3MZ36JbkDE1PlrCNvd+jz",
-	"r4rtlI7tTkNEy7limVYLXzsc663IlWDoBIZ77GTIVlIVVpixixuVlqCfB1u+v13z/Epkn9MtSzftpNse",
-	"oHn51ZfQkr5t1ZLcGP5xVSRHgC+qH/3ZuWobZW+kSsl77N8bsxh3IQY3wpHCqtqwP5nVKd/sqJ9FO7c1",
-	"zKVs+pXb1QdxP55ecpWIFDSzXFubiXSEkWXk6PbxOcxYscaUTcO0EhG5JC2GqwN3vBQutrNdL/sSjrnT",
-	"R3fDL78STvTtFify9a7VIqxtfVvO5NyvX4o1nbaypjLO7B+XOZUk+KLs6XWp1rcUbCWdPwoqpG8HUpRn",
-	"ejsCyhsKDky1oqHsBKwO1LZbNegzuNra9PrOrRrcWS44EOf3Y0LRa7uyW02nHFjkaVg1vn8539DJvynq",
-	"4oZAmM/Nme9Kkv1KOPMWY37jspW+clZ80sqK3Yj/gTmxp8AXZcQH1MMK5bRDS5TSgY+r+qFuj8WsG29P",
-	"OQ7qlgZG9G67EBdNVGlaJ+NkL6hw2vjM/RhVtnT/zZiVo9Q5NOlHWA3FxaY0R+J/7lWRlo1ElyokbKJ8",
-	"TFgt0J967kTB2QttHaXatic8JursYLeEEyTUpcj0WkRMpkJZmXCEWPfJapilAsIzNyyTxj5YCIuVKsk1",
-	"QrCHWDYFnSmpWAsH7R/DOOIRi7+XmSgPQsy6wOQG/9KLWNxyUGLWDR0x8Na+Si4x67bWa+mNmRGCxR60",
-	"Cd6PS9BwGFnKLnkuuQtQ/LL1tMik6NAd7sur/DHKq9yyItRRdXvghnet/L63Fi8hT18Fo6Bc/iZ03Aao",
-	"MHYnfA2qMh5o1oWDRVI28A9U7dwF1gtioKtL5KPuvQPRxj7DjQecpcy+4Vl2QLkQYrAfom0oOA8YcXhB",
-	"B4+XcVO9y6Dt7XlsVSE5d9HYlHYmrWkWFZfCsC7wduD1VVZ3GdPdG5TU+V5Q0ZhPKFvhCXa7ehV/xQL+",
-	"Za0KOFGYqC9VAaNfc2PQkmtYTLl2PY+hBdzo5oycA+tV+N26HVAArAFuGZe0Pdt4zJ2EG4E1X9DgPMsE",
-	"40mujXF1E0yd6pLQvdbcAuPtjDr/Axr+adh/zPvz978++tAv/316wL+Pjj/8t84useAOapB83GJ+JcVH",
-	"Kl6yB0dxV6EZKsFBSItUZ8ZVbJArwbo+8dXVOY0ppCSeKEXGC6y3BtNcMV5YveIofGWb3o5iNQP2l9Za",
-	"NVjOtbpjYvbA/elk2lGQt+19G4FGzR74xKVuQ1TrUdMtcnhU+9WrnDHrWm+U7UVsp1TOWLvk3SY7s26r",
-	"lOiGtqtWH99VslWqJCuwakCzOquBcXX3C5uuV8c6pyUwkRXGxiPm02N8aqPDMSoToK1maC/BKgK4+jl1",
-	"2oAWfSuMDTodM6WrRkwxg006I3BPaev6QiBqkDA1KFWEFg0yajXwRe1hW1GLqyJqDdGPdlR9jDqtlGvV",
-	"Wb6vvIDbSC68xSHaYt9rrbzzQ7PkjvOQ0hE3wo7JoTEKay+XoCMERrGQSrBEF1lKtXHoVNW3/LSEdulK",
-	"2+qUhLFyq/NvDLkme6CwBg0kOYejig0YdqXzC5EzY/UalJcqUz/bMAOXHM+Q75hmM650DY1jxVOBlYV9",
-	"NQhUibTGwfVoL22tRZBDfKuU1jZ+W+Mwe+twhhytBHsuw94oVi52MBWlzm6E7TX0uXtl64+pbNUPc7WK",
-	"h9SKb0Lz0s+79uNNwRc+FIwgxd1lWTEHH4rR3IsLefllgzCOTkZHw89iZzh71L71aeO1bOwZVxf9MtDs",
-	"U/d3GQmCHQiV5BtX8b0eBfLq6fdMGgaKwJXO0/461xZ55NjLPz7QA0UyXVjGy7cHHrG8cYa+FQ/n/Yf8",
-	"0Vn/0ezxcf8seSxmw9P5yQzDGIIzBHOuguv2HqXdbZ7d3VHy8RS3NFwcNwwXX39YRv1O+VRLezjpL2Bi",
-	"h8G/BqZ3MP9pEeExys+YeZFlm3tz5v0N+w9izvzCTIHm/AV4wg+uns1tTbZYlalPhQixxhg1GZXIbkff",
-	"sj/L75gRueSZ/AV0foQXOz0+ZnGthFTsjBauMGRVYqc3YK8JzyUl3MyrpcZScOzV+dsnf/Ilg1YiX9RA",
-	"KavZvcp1WiQ7jC5PcpFKC7wN3vkdyvxOc8GzqcB7fBrW9C1fAD7RqrO+rke910/GYXU5giZ8YY7G7nLt",
-	"tG2b7Y+3yBu8Ui+ovAv/kgL2qeSXxCLIO69GGICzYOJJ2lnGt4FR3Bwh+jwpvhDrK/rXESuNrOMRu1py",
-	"ixsNdGNcrMPqjLQQDTezrz2M8T3PrViZ3cNvFpRsMTIUxjLxcwE6eVAnJi5LUDpYv9Ph4+rHsjBaPAiR",
-	"1o+PTh+ePjr59vRhdAMwcGmt3a4J5M04aLDMpLERnANf8Vjnqcjr5ZKxrd7B0NYl2QjS7wOO/zl9eRzg",
-	"1bX7MrYp6rt9f/OK1UD071ftNqtWI93vsHLbiJD363er9dsFqfmZV7EKhNzGclSCjNzfGHYp8lQmdsA8",
-	"BgJFC2LGmzNQkpdsLq9FSkDM5EAB7g5rOFFVnhwyeWeBrYy/WKTahaSnfNNaeJis3b1RzWVgpt4CHI/K",
-	"4PF1YaukwP/8X/8ni8vExhiB7rCacoZIDkpbekWvhYo97t6uJMSyk7yZAYgyThnDyldaLWjqrBqKr+T6",
-	"L7MNlWmXc6dX/QvrUrtlc3itk/hV1kLXhbJmDE2SvWOtc0tVvMgCzJXPcOxtTxvPTDhLWc1vinIVQRk+",
-	"f1oNoiLMGK3112uZb9hMzHXeDNGFUcEqOhRSqr/+w+v/cL6SVC6kpWq++E+eNXpJcomOM+iJvoYWw49d",
-	"wTs2z/WKcWYSrlj35ZPXmA2wkgYfStuLgqHibygCZ9LaDJejSupzCH+I7F7Wz4TPmhsClL9popWRBouZ",
-	"OjxrqrOugeqRz8jlKqU81GrLd0vwRnule0goobSlwsskj7Juwo2IWLHKeGHNA0TCz6QFIdiVcU5FHrGV",
-	"TNPMdywXSueC1hrdcbVdzlI5n4sc5zkT9koI5b6riBKQorEI2B5SgKLeYKi+5GBI0AY1K6oAd+BsDhxT",
-	"WCtydMzxtS/vX2svWNExfFK6V6701lLsyJiORz4zes03QFSp01JfCvKfq70L4wlYDD4/4NQ0s2/N1F8P",
-	"uClygSQxIimsvPQAXoe3m6DiJNKpVtO6JRL9ofTY53X/P//3EftnjypOMydfPIfJrflGFxbUK3qUCQOi",
-	"NyhkUivjMmekbeEViFBa3xEoyUOzuB14I9f6G8NmWl9ItYAlTbRKZCaqKJUZz7hKQNeDGUu1YP/dTcWw",
-	"//zf/icdiRn89a8sybSRatGLWFLiJgjKY+I4D1op2ERLnaXAstzRc8Tx88eQDUZJsqzLPT1o2gEdHPYF",
-	"vV669RzVenCSqH3kHdQFn+lL4Wu0OvJiTjl1IRUzReKK17tk9CaTw7LvV9KI6qRFcHSAOHhvomPSgzXD",
-	"MRmHwDk+Ub15PHxWOxV1rrMsn+h+adi6yJMlN7hXMb2HrXOZuASrTF6iaz0X3KCf3223M/bP21tlJjZa",
-	"pdvTUx6ShVTA8CZRGrenz7+vGCW+VJZcTvBWp2mBsj61eopmgimNh+o5xyMicspevP2Lkwzhbb/wD6q5",
-	"4hRH7D//9/+TPRqyf26wzAgfHA2H7J/L9aB1Dufl7RG1m5F5owL27CkGO6Gc5O6pVZahKWZXw81g8LAv",
-	"eK6kWZI4kLNc2CJXIHLIXCSWToyfPJ9Bd46tuT7oM9jMPEn8KXDHNILN5M8Ay6TyeAuecPCClckFiHb6",
-	"GlrFe32DUU7mSuRjqgQPO8hPAF5ZCIVO7CTjhRGEgqKqhqgVpatLKyCur9G5zvXM3XsoU/atyFcM1A29",
-	"8dQAlrfgyGMddylbLLeZ2pL+IpZITGULocgNM4LnyRKjtisItoD35cJgBiITl+6ua71DgfP4q344+Nbt",
-	"RmknSppgtwTj8cI149kV3xgYnQee94MrW2FlI4OJ+iuBY2RcLQq+gHsmFRmNZVHkIo0CkBcSorBqMEfx",
-	"HIZ4KXxrvtrpRMmQ6+AM62SShnEDC+nCvbDTEXJ4Pw+Q4fkFCgxwXSCFLkUu51KkrKz2EG2Rzl/VSDZg",
-	"QpXDlTwjmJc0UTOxkMqwCZrAQOmoxjHpsO6k8xe9Yj/A3xlbiAyk8dGk0xvTvKFholQqDV/kQjgeOlEl",
-	"ZZ8QtFug5NB+F2V3FZUb9HfTonvBT3aiyvmjz9LYEjOIWXFtYUd46mVibkveQZ+RWOq3nTR+pOPA9xkM",
-	"iGbHPUAdLb00VbqEQ1VxvmyMFGnJp9uFzxjU6zgwrPCJ+6ItsjAsrxE6DXRBBf+rstGtRaNVsZqR8r4L",
-	"TL+lYExT033ezOj4xrDYL2s8+PjazIF+XRVndgVkbozA8Wvg0fzou6COckC6cFXapnyD8r/LxvwXtydR",
-	"7sIBDdjbpTTsUid8VqDEhXWtrn11HW8wWOd6tbYYkpcKw66WMlmyuVQpioeZKytNP3vjQhj8FhQhcnV3",
-	"PCd2SA3VHXqTIbuWmrldE1xfsSAUDDkeguGgBcFp3V3Q0xdw71rtIhKd3aC3Hay27fRsMyhhGxUeGCpC",
-	"krB6MKgURexC+Y7bTOI3RNFu1w1qjuNpzW4hU8O6swrj0jRALk0vJJS3XYg0nAU3EZsRFkRurDeUYPPu",
-	"vqhuEgLgkgqutS6Q3LUBsjhK9S4WLmJisBgEho2IOQ8sBVs39RBoEkVPVCUJ8MX4hcWLCoQ3wmsrtRP4",
-	"ySHEqZQ+IlNLmWlEl0FvzGIU251OrDTNbi6tGbCXIOZyVb5SGYbg4oWrk5V+KDSPXUpxhYgZuV5rw7Ny",
-	"pNBrIMJGDDiD3UT4Y9/qPkrBOFgyuWG5BNR9Ue+tGR5vrPK/7W1v+Sh4dqMruFE16kA/WaOa1G1Be6tP",
-	"q8G2zK0lLGHrqNRnsJt7Uob2NrbL13lFNgpXtazxrku0BFTYvghdvar2DI8Yt2lcmnlGLEbbcC3+9ht6",
-	"JnJDWZ0ov7g3KrFmouqC1sjzJspgp4Pr2Rf9RgIk2qLrMi0JaYFUVi4YttIuk/YG7BwBAssc0Bzt1UqT",
-	"59pJ5O3iWFTJYwST4w+6kydplGgEo2yJmcj+83/5P7DhiVpzmZsQZjKXpMnhe95ojg2D6BKCq8YR4TgK",
-	"d+HqTEzUlc6BYpjLgiw0SUi4J2siXeWOwzgLUcQKleK/YI38v4GwWbFSE7UkCD90i9QGQ+o67dq4t0/q",
-	"fzj2KJcTdbXUxpEBg5xh2XHWJpRk6xHzvmIaErxVGLiN1IZHu5LayoprzZiuDcVn4PPG9a20RfxM2P2C",
-	"SqiIdMDeLPm60iSqgirfgGBfIxf5OXxBt3jE4l8nruTbpDNiE1/1bdKJ2KQs/EaPnr17Pel8iFnXGUE4",
-	"CmMrLKgD9ECrjv8Eb9c3L9np8dFDRHntYc8bwXMTRyx2FQjgn+bngudiivhOZKPA+ROXYd340XBwFiMa",
-	"rGHwb/bP1FbK0TzKXfcs/tvf/va3/g8/9J8+jeEFAt9k3XkuSCnqVS/jMtfFnbYkoYq3eZnZg4yUMjMt",
-	"407Z+QZOv0tO9vVxCFDFZ9HTqo5YXFbuQwArfTWteo9ZNzgLM5E5cbTEwYTbA45R9dbULnNhQEKC4xSX",
-	"EG8+4x3ORXsISFhBsD6MBlTcHnn6jUhyYV9ruwMVqkLKxxen6E0RphU2552yEh28inWPT9lSF7kZk41a",
-	"zlmunVkLNOZemN2Y8DzfMBCMuS1yQTLaTNslo07NLTB25IIUJfywXVRX4or96YfzJ/03fzo/PvsWZOMx",
-	"M1YD+7c35yI2uoj2kaht/73JtH0tQFJsH14z/YmETecSdNl3IOhEzAjr2XMmgIN/Y9BRoTOXrDdRXZ27",
-	"k9jbuuaUGLC/IlqoLNv3jcMWpa3vy4pNlB/QgAGXJHxS78bELK5wdIRW7bSINBVpxFb6Ev7jQXd1PlEt",
-	"EbM9llMsAmaMlnWXga8X8Jk7kHivZ8DPKGBAXMXjieKqJB/WE8uMprcQoPsZGXForFSBbEeeGhBG04xT",
-	"gZc7xc6Zpb5yFpamttbML8Yvbxc76ejb4rpvO/1wya89gOPfMUoAsypFaqZEkdYDT8aEvVuPBDij1djb",
-	"ML0PHA5m7HtzyT9hj/FHZIP6WZdDi0LqtZ6g0rDTBsNYukdulNGDVz823NVJZm1WgQY6GdXwmEuRIxXX",
-	"Qq8zwbqmWK91biNP+1qmftXRweB8LtI0AXlLhZDGhKBdKPlzQUUDzl89d0DYg0+AvVsFAbH7iF0Gzh4s",
-	"tlWrHNja3DW60wxT3rNtMF+0wCSVh5YRkPLevXv+tJ30jifcYl+0RR0HO6U+jZ1rG0g5JZEbYcvB0Paf",
-	"k9uWTQhOWEvthJBlthUegp8r3adcEqP42izxbikNKXkQYMbWWWG2Lbcoadde3I7VunVcFoyxTTffQj6/",
-	"TYnhqFMZ+KYuMOhgi4FPkLupuESd+K1dHlJ1onY4vNWsXBZsPArslRVitUoZESmMtOjGoVuaxAuLEVkg",
-	"OQMPdGUqqo31wmn/tH8QVbYz6ghi/+FQ/YuupZr3yBdogE3z8slrtpTKDtjT0ibp4gD+TeQrruCYP1OL",
-	"TJolExIh2q/4JrxSMUdWtIeQByP/9MIMAW/zNf3+mEUatpj0vjJkwZ7bnTmwoyRZLVGAm4ni7OcCxLm5",
-	"zKzIye+e6CwTWNe0CiYCHRVtHsg50QGNJhLMNaQnHFQCJ58GGJCgUHsAe8V4rbBZWK0smFWtKoNaUIGH",
-	"RtCjl9uo8G0LRr+fS9nZg7KvkVvW5vmrcPl9yQjXiC/WMGJW5CupeBa5Sb96+eatK3NWN7u0ETEoJ/CR",
-	"lc62d3xLkcmAJ7miZq3VAz5ZULuFePWxctGdyThfozxyOyFkx3I/Fbm89OJY5ZEJIgVcOC4Zf8l25tAO",
-	"4lH5z2mhEpFbLlXlwinvMWeVRQEcdEKKE+SKLXk2Z3oORzzsOhflUfPxfN5POfXeztiHy1WO+CDeBT7C",
-	"iJUGGkPLVxSpEXISjIGpz5ulEu3c0Kaz9/iRUQZQGd8cQj3EvkYGFmSgF3tjFq+4KjCRCpU11vUDL125",
-	"EarljDnrVzUWuGvwyqQr2BAZfchaySigky2QiRhrqTSb9IC8dbwV3yIapf3aRW2UwZgsTpIGGrqgb3dp",
-	"xKxbbgtXGqaEuQDaZPqqogvC1KeyWMVbg4RnS7lYBqSCbj214PGOHre4VonTcVCN35fu7Q/bIB4Hff+6",
-	"/tGHGszHYS1Ic/EdvN5kH34iWyML+9jDCV5WhGhYOdA9nDHXwb7Kpa2JcNv4J1tntxN1ttjGjuuqjYwt",
-	"KXHuuUhJBjNWrHeNk85jJ2pFYamdTBTrcVvtHZxfoe1hSXPBYB12DCXTV6hVIthL1IEdfkOXPjGo7db2",
-	"mnQVXuDvkyq/xP/ioaZ42tcq24z9F1oJg+ZyBGoinky2CQbitnGRkpR2iIUPxwz4BFUJcnrJVY6hdu7V",
-	"uExmQuU33hYkeJ4s4QpqMSXkpavs6bMXz94+GzP/cmMqhSIxhQySHIsO0fUYSDMmMCzMtM4ExyPpCBfc",
-	"8sHDT5FyKLF9p/DC1eYAG4BbOk/FP4sN2gJukHy2NM3v6naWIAAFiHLdX+j+9jDNtFQJW5fG6TelaQGF",
-	"2QeXRw8CmrPCYKSSUCwOBBzUTvVKWivSUbDRvjF+bK7rKv9LK9FzIZvwfhlMuj8xOW5fdOeS32uY5JZn",
-	"ekEU7+zOqsNq4YZxy45w+y1yfWXYbMOOwqDFqgIFHZAxM4IgN7hh8VaCGSXb7c2ruxsJlDx6/gw0Nm9t",
-	"DwQ0iKpDezsxtM4MDreElYxv2w7mIvq8vn+7bNxWoILA53mrVmvZovsgEKahGe3w5reTGQ+3U9V6jGpE",
-	"a5nxQaar8tiXhiv4mM0KlWZiwM5hQC6HU5qmoTDYC3dgyAm2xx/SfkOFFHFXBvm9DbmMmKUPwjGWb1ih",
-	"XOHGFvWcW7HQN6NZYKdP/MsfGsv8a2fFr18ItbBLzJMdtlx3rhRFFQ550JKFRS4a2biNNQSRSP5cCPcc",
-	"wxSw19XatoxwiHzT/3LUMuAyVLj+5Q3ffdi5buW5/9JrV3ZcW7+G9HGrSX4SXcMgm8NZ+1/gq+/pozY2",
-	"U9YwYdTymMVwBjF1RCDTAVG1jG9pO6OheOOfDX50//gpGMD7UBbqy9Va58SaOMy5s5B2WcwGiV490Hwt",
-	"+4lOxUKoB2V/H8LPzYVc9/WaEnj6WKFD5FWYza7N5Dg2HIwvvp+Cvj+JJXzSHtxNm8pOt7MKwu0doQ2O",
-	"XTawm0/722bnIJrTb2zpoJ5BsuQYv5Y7JO34QmxilmpBBhVaUVd34Tan+OstBnGTTrHiF5in5aIvS60A",
-	"cx29TuBFjzGbcxijC0GpxQ2Vwv6NtRx2rzR5A3ev8405Cecuq2HuVObKsm41I69eGOhvdRXraHXp+HMT",
-	"u2Wmwj6XJQx297Qb5Zbvig3dmo1QQfDtfn8UV65aP7mdnLhG0ZE8y8rNjIH8hS1ygjQxBzuoAwSFUDY5",
-	"o5Pn/jrauQQ7BZeb7qKf3pc9f7G76FAvSWNXVK6SIs9aChUvrV2bmL17/aIqr3Y8PH0U8Lwxw7coAx6N",
-	"20fHDwfDwXBwFLHRiNTpTCc8W2pjHaAORve1scjqeOSyyTFPHx14zfhCjVvhTEHZxm0XSpLxXBDWQpn4",
-	"43QKLEm55nl7eM9HmZc+KhMKM0zLdKvaifnEfKi2NJfbhEOVWPq1kJNPi79ygXLSo3qsCa3FtLYalNG9",
-	"OTTE112vp+40Mh/LPF6MZ6W6pOPAhk5eVcw8ViyuQ9vFB9RpCwtnbpmjuJIWSxf6d1gXY/3tEvehiZjS",
-	"VJ1AZ8FhDE7p2RmbbazYEQR3qOv1sCXSZXxqBQfh8hiJ/R9EjkYNz0MWckf5wF3ZTfUewlSolryncnWi",
-	"Ouuo9lrt6L/fyYr2VvkP6tt6zHM81YXCYO+4NuS4luFxY+SsxwY4+EA8gQ/uuBb+dgdt9RqNViGAR7P6",
-	"+EFIeyy2Wk9XXG2mmAsUj8hLTYlBZemSVJSFElwHwmAUJ3L57tlwyGallNqLSmd3lRZJeUyFQV846Kss",
-	"4xuRs65JuFIijdgs4+qiR31K6/wqsw0GVlVdHdW7GjOzzqSt5YKGrqZCuQhXkU4bOzL8sxTv/QZPdJ4X",
-	"a+v/DCuL0w+rtcUs6hr1SPLz0BAVJH0TL6LVx0WLfgdGwV2hfH8Uk2DApFq4Z1XaOgSYpENQg+aII8oF",
-	"iR1URDcEjmgCPoYQEiHUI8JGHHKQmp5WHIJL/Nzsz4EJDUHbt5rHUcQKZC7py9mFEHAtDhKKBpQfWaUW",
-	"kpxT2YgmqhUpaMw0zDCMhBs0c8Vohe4yZexLJ4WFQWZuoJ2og/1TFV9ExY06td7JSyBaF66hGLRpwR5M",
-	"zd/xUckMsTwtyvR3FGJWVzIbqNh+B4wZci4fquRKpi3kpdgheO7QRN94sKHUCZqoZn5mfXSv0nnXsXE3",
-	"aX0NresAjyN8WF+nkr7twW1t7LExrDu4Lpq7+A96b7Sv17Z6zhMrL0UcSN0ecK1KCRxj0jMMMY0pNoSj",
-	"MFMYLIOk3KY3mMUFvBR2/BXmssGLlKzlmqMqHwjmhjlru8DaaqlVMETySeMgDuE+JTZYGxtyAbsYWy/U",
-	"NgBZgE3WhXcbbfc+M3TEo9HZ2ei4hlBT4bdsj76OpOZrUdULgnsctUELuFhj0I/TR6L/cP7tUZ8fz076",
-	"D8UwPZ2f8W9nw0edFjCE4R4whMcVJ2hHNPuKcRH2Yc19MkzCofhud46YsHdW+1DG2rH8Ggfh69mlTW/Q",
-	"LmV0Rz+3LY7S1sh+nbaxEH+VdvmmzJI+zGO6fVNtYSnckH/dyLtG0ytW7diguPjv/Tciv5SJ6L/x2eDx",
-	"rTOyD4ohacqFAf5kXG8vHldlGtFcPNu4CL8Be2N91WR6d+Rq+tEFVH4227ga4wuB5TbWoOkOwkXZdW9U",
-	"dxhu7IilEl5YSeUrdBP284C9djvZsFWBO96pSV0qCAK6UibSheg5VFS7FBuWajRlw8MBXXe+cRI0Vny9",
-	"Boo3XU4lcOQBaXYhVucOWMobc+ueuDfbGilTUW5uxb/a0oxTD29sI0SkawfpvLGJV+7NlkY8/OeNbbyh",
-	"F30TITLWHtSd+uAD5Jw93wQIWLtQQm95nwXccvMjQTBZp2B8XnSss9HJw1DEqWd53gp9ytUt2NtNOOyT",
-	"/iP+GGSW4cP+4/TotP9tyufJ0Rk/TYbQYN0SD0ztIByr91HnQiqC9TMyIT0WN9fUq9Ojo+EQ2KVxnm9K",
-	"dUFWX5WF7OwowV0rpgKfiOtE5GuY9PksF8lSFWphVlpxy15eWD0TOQNqHIr4RUa70U9H72uVwg7D3QK2",
-	"HtbSGg4eP3TxtXvm01I/0lcFAUnB1Z0Oqs9ROZKXSTW7qHQcVUXInfYVnOVKpxzV6h+6ILDOcxxiI/3F",
-	"DRMu1mB1doMXNBZomyKeIHubaKPJj7pKnWoU5LvipkS+o9pSrpIfFcz29ZF9beowrcdqXSOMKwbpafK6",
-	"CcHgFD83UrzIy6QJ2I8fj0jXLKb4U6dZBh5O10G7+Nbgc41yeiU1XCrLh488DBQNQUd716ktzC98mcGp",
-	"nQmb8wU7GRyfDaPhkD179/r3OranW7XsOkrYKR6tbDOlw9zxW7n1kato1/lRWOYesvKhL2pXlhQrKR6W",
-	"UCpLgpG5tDPytlU4ZN5eOeoAnT7AJIL6s2VyV0sSUjN/qzX9J8jO8nk5H8hSthBTP7cnQdatkxRaL6DT",
-	"0fDsP8JZhum6H4VV2IZJeLJHDT+rZPZWUe1D1NFKHKBxNCQQ4Is3vR4KOTe9v0OgOvyzuix3+HcNUfTw",
-	"Dz9udnX5+abvdkrvN324W+J7j7tZJEUu7eYNvE764kzwXOTnhV1Wf31fWlTExXRSDIcnyYwb8e0x/lts",
-	"FYiI4XOdy19wqiP2HbbC6MvzV8+nf372N/o0HrBzhYVvQPeUhsXQRczmOsv0VVXDj7pjQiUaNcKwCPzJ",
-	"Mcu5SvWKIhUG7M9iQ7eUNKYQaaO2DjTJVYkoz7pxqhM4E32erqRyb/niNJjrj7V63d+9yEdyoOqJsI5L",
-	"bpZkBCU1k+qNeed7Li71hUgH7Ae6ciO24tlc5ytXY4Aej9jp8KgClgRh+0Js4jHzFk83MHjvhMWBMF7a",
-	"ZcdYyFHkPq5wXgIT0DLgh9XzaSqUdBEAuF8wVBKXqmIWS2vXnQ/IbdRc+wAonqDk6uBaHf22XC7+AQYc",
-	"Kfant29fPUCvlSGTAg7Q89w+LHHqsT/CTD2/Q9zydbH02ZriiHpsLTFPvIwDjdxCmVp1C9hetJt8LWJ/",
-	"rTKZRr6WSgih1fVe/ZRxs1HJMtdKFybb4AagNK9aJYkSRwUVuFp5FnTcTxQ9NJjJtsYYKJFc+OLcJgqc",
-	"mZRo7uA6t+p5qlqRf7QmTJS7+3owx7XOMpeybZe5LhZLb10xg4maqGcOXcthh1CWp/FpnrywS6GsTNCg",
-	"ERSlYueKMs7LSFzfBB63iZLqUho5cxgAVNGfnQ5PwxqKA/a2WikgQIQFOvs0Zfiu3BEYO4f4NRPF53OR",
-	"WO8xC5MK4RgO2HmWMStXwli+WtPpf/7mJXv07fCIlXZgw6Ri794+QSL80z+x82qmWOFCpcHxMZ5OpUHK",
-	"iRCG3Yq/ldyonbVN1C1429hZtuj4IB9y4dAhE+LITJEVTZSrfeiZUcj5iPNg2kSTCSLHo+foO/fqQp13",
-	"TZRjXtghrbfZxcd4k5PtY2R8Qt+XQYEOeCVkb+VU4A+sebeTw8F6v6pWdlTln5oRQXCUf2JGJkso4ZMe",
-	"+j/oUbD38DEcveoXegdEddcy/ZN+DqL+6GH4g38FuI9r2P1BT/wJpi/Lv/AhXKOYHeMou9RZSu5m0oJX",
-	"fvmBhH79J8rwjakwkgbsNQYYASlZTJt5zlcy29Bexo7jseevERlN4R9UngfrHYNUYyL26t1bE01UWhCo",
-	"OTxz0bq5DgtB5yKoOrqzYz/HZzxZhmtOAG3AHoJt4cJH4+u+39LVwxjZvqJ6R4g6SUvLqDsCwzKu+Agx",
-	"polyIe0ha/K+fR/VaxoNUJ6vC0Nbc7v0HOdZnuvcT508ITItOY3Sqn98fV2GnMCZJvFHpxuMM8FYqUln",
-	"xH6dYNQcBZk4JwP9gSjUk87/D/7tFRuZTjofPsQT1SXBkMU4kNeuHzji3+VcAXUVi6Hh2INTww+u/XhQ",
-	"YlwT6XE3zecCSzkAM6AZEStHq3rOMWYEb3r8uZ+JS5ExQXTowu/OxMjidntfHE1UjG77n47fD7wNBgv9",
-	"IjRVz5cR9VSLfII1DAE7irCgrXQjjq/7bqR9mcZUWFvkQZkUmcaUDWOoSCk0gTWbPVINxQYZYV28Eb7x",
-	"BKjWG7ElVynegBPlA6LgWy97gBTkA7UQ4oH1vdF/lkmVZjARixiHZUDV6fU18M+z62tXPw1obXMpHDrS",
-	"jCcXej6HA0wrUBIeaVDWaucWYyJ93S5ionRJHx8DlfegmhthxwHzn+kU6NmdcYJPj0qDEuzVyEFTuoDC",
-	"iYLz0qskgmF1QTiix9XgXdNAamNzmdhRndU7cB2UJKGzibKYKBQ/od76bzdrMfL4XPDJg78bOPt4UXYd",
-	"WLZAW6GvJuYbJ2CliYpXRWYlCJkPYMJ9dIISqqkTgcL4fmna59SLqtMrDWz0xGabCQYZVTXNWdfmXKLA",
-	"hqXKfUH4fc0qQSUuXJj2yTHDcwUSrBBr1oX/p2TrXS2goJDncAMgFkgJ4wgnxKe5xPCnzBlxjYlCSxxI",
-	"5BX1Se49Yj/I7yoJ4OikOk1W62nG84WIx2ESAh5eWiQ4l5rE4+31QPFuos6r07ASdqldBTj6BQPaK/Hj",
-	"DCH4lzqdIo4NiVsOXNXLch4vBAs58UsuMfyGbYQtGzoDOQZakMCegO17UeKf/om94gupHPTUC2lsEDwD",
-	"O8gzJ1gJylM7G45d9fEjj4jLFXPpcLhQx8escQIdtJc/gq7NcYnjj8B5R8MhnpUk46s1hdYcDYc9KgVM",
-	"0UEO6kGv+c8FbO4gcCj2dnJfM9tFKnFGz4lQZYpNKpCXHTZc10MPr9pNWQXm1wnaFuEW+2kwGLyHiyoY",
-	"Efw+GAw+xGNWHyjCclG+71YIFaOQK+IaILwKy9baSKcjKUy8mxthjV/AMoDV77SJapbGieqqiNNXSBCo",
-	"VBboDS4YzJGVKBdRPjsJCRGJdMQC4a/wNkGkNGP9feDWtVZ+ESakm2MdVanQoBut14LnTgGVKxFEl8Nr",
-	"oMGBVIJCzxNn3ai7pF3HTQ/0RMEIL4CjcDbnWQYXjTcrrAbsWTCkMHKLdcNKkCYKsL6iJgJDxGKfkxxH",
-	"ZRBAWeocdzHJwXEPiREUnQyQ3jwtXO2fpciFk/BCJTuE1erGW/hcca8E2/Lb5DWQB88dijiv/QxhJPjz",
-	"tn0pOPIVReAdIxKtUn9/zYrcYDro0XA4nqhSKzPCInhi/PTlk2d/OX8xfX3+9tn0xfMfnr+lMGY49Lj7",
-	"kYOixk73Kp7KxyyGJZ26wflDyYEh23zTx9slZiT0IIgqjsqM2VIrXeDFQ+IpCCGheIE//11ajNh7pbOM",
-	"cTtRuH8Jg5hUbJjpSqrCinGppSC5YKTA77A21xXfAKfKBM+Vw9X0jlIkfUlowikJLITbmmjkr4bIG9Ow",
-	"ZqjXNhtLNVHO7MHTNEeV2LArkWXVugVrczx0IfNHwQqOWXOxgDP55Xr+41/OXzx/Ov3zs7/h0rk93Pb4",
-	"u3ev3+CiUtF/7sFcpfHWJKAwjj1C4TEPt1+JmLi96E50q614Bcosc0fLicLTARQU14lY26oDt2ngPcK0",
-	"rBmFyCmabUaMs0pPL4yrS4hmDQQoI36EBSU9WC9N8YrDfDJ5IRBeDCHhyIqDc/CMfI3mWkQLO3/1fKKM",
-	"yCmOB2W7AG4sYkazmVhKlbIf/XMD1xgdSpCbF8KyYg3b7ke3VzkwwqTUzr7ThUpN4zxPVJ+9c8Y8qcpd",
-	"OiolpqNv4Z9aJc0q7rjw8Gd91Fh7cfdx/+H836dPXv745N3r189+fDt99+rFy/Onb+Iewf1iDpE0tcXH",
-	"6paHrj8iRTuBFBT6AftuJ9WgYSAclqfaphxXG8yJeGN5llUVqUdBChadXrRdMWP1GkROAj6GfXIy9NwH",
-	"aVKSgOY8ff70xbPp2+c/PHv57i2x5qTAe5ym1yrZkhXewQJJbJfM9WOCFbwq8+thV8PVZnB69Dp8OQgX",
-	"HA99qY2OguzlYTBeWDK3TtNXz15P37z77ofnb948f/ljY9lgODXBqRx214NweLuxu4YRI48KZr4iZCqR",
-	"B2ajUavFOTRLU9JYTcQ/jobDISWiwYCkQktRfTqvzv/tGU0Gfnp3/tZNxu+/XMzxuHsIk7BLT3b03zk8",
-	"qtZZ47ReaLXor3WWBUfqFGRd56r6Hkum0jRoWwPviJGD7Dh4WC8V7zBiE/Wpff/s2dPpX8+fv8VDxdm8",
-	"yFGlQ1DK4GT5trlhEuvS+o5FLtgwQoTlfMUz3AyIn9UNMkkCWBfajEpc9QbsFVZY5W7fO8RnZF14OnMC",
-	"+aoXw1YuQ4XQbBG2nK8EXstM8Bz1o4kCYYeES2euMWilcRpo4UpPItOhMuwOdgV1WrISkoJGOUUGZaiJ",
-	"8je3uxxL+fl5lbntzVdY8490cVTYHV51HLza/7PYlMJH9wg4yvHZGQGPoQJ2/ubJ8+dwL1WFATjWJiRw",
-	"x4XWKUuWWiaC1ArCwawsZggf6iQFvD6Az3joI7QTNhk0gttsyo0Kc3XjqwZu+6/dWyNm80LEEXbkQXcq",
-	"01fZhAHSI8AHqaKRV1JTZyAxMFCy7Hpbjq99nmkDSikJdUuQ7lEPTpxE65v2WOJkkKh1g2hNxOOdZada",
-	"gumF2ExzAafXaeRVgyiG2ICqzkQJzFtmGZshlDNZuFIE3MaSMM3WpZoWRsSs6yxZbl4rDboUyLBOwyYc",
-	"Jb4JcdwmKoWDiEkjoIaItUViwahgjAlXbCZI1sBTMkK7WDfGOhaKZ5RPioqGc5RMi0rDB30DZJlfpiXG",
-	"rUinG4E2kW1BKkJvBqza6fAEt/5fqaRp6U/kNVciuZ3LbUMCipcw3Q7TeejR8PbHUXvJTK122kW39I7j",
-	"4RHVzT8eDidKXEsDkoWz9fjbodagCymKG/ccNHVcNsXKlgYTde7W8owu3xrJqSb02fAkCrWH2g5Dc29J",
-	"Lc9LXJSCAbF/AQpcHphTCAkR6NKMdTXOI0AZBtIgBdFfi52iicop30JdikyvBasM4PAADsBmjdmjueSI",
-	"fahYHIaAx70mW5iotqD4EbP/Sp6LQsnrUqxB/0V0eeSeLcW18wtGcEsgfueRx/NiS3Fdg0HT84mKf7Uf",
-	"Br/m/AoP9IfYbbxyTEHmRDNKfsD+gnH8gWcamkFZjFjHRCVaGcuVRfcoghbwXBqNmhQmt7pqrTjGqlj7",
-	"ybCU3BgHVQ4lfKWvohLtcm0nigqs0/3isIZpws7eQLiZhnXTApNTedNJhK7H4+trH94ZCoxBBL0ZM5ee",
-	"7GM2Q4Z6tIrY2SpiJ8NVxI6XETs6JkZ8fLp02h2fcWQ7sCOfVg4pRCwDgVUwjZKnq2HJVRqxnOci20TM",
-	"XslEjFgqSmeXN0/RvoxlGqOLQqEfm4bHpXK60smQpXxTxQlQNQDntYdd7/LqfFUUOEl+N/vz8xey7qCF",
-	"Am4IZ+3x+4rqfeRiLq9Z/ODyKB6w8zSVFuZFQoBhXSWuSqBX+DcCgdA64Q/OG+mNWvhKZcry37iD2XPX",
-	"ll836nUSBpb62JDzV887UceNuDPqHA2GgyGGo62F4mvZGXVOBsPBCQY52iXGKAFZfNT0r51FW1oL1aj2",
-	"hYExZCIA6zcR01kawGiHVYSFsrj6UpXuQVr2LunOcRXRXh5d/6JY62TJKDT9qD88KhGUZF7aI3tu04WF",
-	"tqEvh4biyqKyc1/e2qsGPf+FH6C/I53Na1ZYqrtVRQlvgMmWJb/9d+TYI4zHmIo8YhBQaXV/njoKPiEi",
-	"R53KobQzQLB65cELuD13xqYFL5LVFgNQS4snrOXxcBjUWqLkg7o3B6N0kZUfVNUUk4IxjKmZz7N2QEa0",
-	"L4AMxOZxHKGncFc/7vUH/+5MVs9T6uh0eLTrk3KuD94p7kJJKAbzdHhy80ff63wm01Rg9erT4+NDunHR",
-	"TLAtninroMBPjx/f/O1brX/gauMNcvDdGS3P/u+eO+EAnaMUG1YW+7tptL4wn/v2QxDai/vSrRawE77A",
-	"UHG3U99HnTa/f2fUCSM6MN9Ft5Wxe1LGjoXsYsBiZFvOlOeOjLtqKKx4zOKgpbhUl0rPFqlwDhk4sHmD",
-	"IuHR7H3rVQ3dmPQM9zUcdNQBJorGQEoRQRSgNdfYvCDADHEtkqJpJa/BuJWxbmOSQ1ts5N4azrpxmTAB",
-	"EjQCpUQBzIqDyXWnFOXsifLFRHolgowbNaFJGtA3kmWJ3cEyV+yJfnbDwTuuj4qPpNJlqA6OXX1M/MFk",
-	"BYZN+VXqxrz/y7D/eApC/YqnwqMs0nVUYsxU8aAMPRkyYaaYz+V1GMzpbki0VTx3UUmavC19REdwaDht",
-	"HrG6C13xFWZcePBuuhDrXJc2IO7mW7PdQM/GSvXvS2CL73S6uTuGWg3Rl4P8UE8AdbUEGyz96G5Zehs7",
-	"R4ePA5Wkk1vn5y0K/U1svfqk/ALLKX7KxXAA9/yuqjX6Be+S4QH3wROt5pmkDObTowO6eEUF995q/YLn",
-	"C/EPeWnRmWlcKx9zfaHFCBuvhOAHv/qoqA90o4G42JK7TAKlcXqjRR+oB2+I0a7VG7DnFj1n6FJ2mKEZ",
-	"qf8mRFSZCQKRniirAwAWjCqdi1yoRKRsoZ2l/4rn6bh6LaoF8JLmY+i2RI8Xz8iiXTbFJNnq2ZXOL7CQ",
-	"G00Gmq8GlAO/NiIt1SeY6Pmr5+OJQpqgiqkq3BiiAZla8R5Ruq/XrHs8PO25a+e8phVsbsfkUe+SrWz+",
-	"Ka6RZ/MNRnm6c+1SX6xoptPNH1BWpant/+JHbb9HlPx/RD7h1vnuGEXUrh6/xlgcgz4PipCYbVgAwOzw",
-	"3QKFc/ONITu8Ru9xoJ96tbKue26zlq1D8G/C7jgBwy8kKrSICPfH6L/AMfo3YT2w4yfpiLcSvwlJKEW5",
-	"G0PjW9RLZ21zikpUVxqjUrWsKYgtWuHY42XtqLeO6hImUknjrYHosHH0zjZk8pKUcUOqFLZhLME7Vld6",
-	"4UC2MOLMGRYxnBtTcWrZD6Q2rTk55PBCx8pgzn8Qehg89Lihe90GVku7FJuJyjlZDzH9C6dCnk9HQe8x",
-	"IowApcsIt+a9DXysduHf2R0eIPV0Po+m1YIFdJCm9YXYpys58xnY6NerIN2W894rSIdxbNrqd64gVUUM",
-	"PsJVgNH43idy7y84wF9QolD9wX0G5Txu9hsEm+TeefDHcB4ESxZwmKfBr3fuRqi6HGAh1RITar9LoRQC",
-	"JypwKHh/wYDVQ+kJhtfZd24qjB33xs5BT1KiEyijqjQ2pSy5Zm5lhq9P8A9vjS+5wddtkd/CHvzCVvmK",
-	"TDdY5oPDcG+evzfPf4Xm+WqHfvQFsVMOffBrrbLWvcn+D2WyD++Ce7P9vb1xh9n+7hjIAQb8qrPfyYq/",
-	"51AMv5x4sVOsuD9i/2VM+ndwrj7OuF8B+h9m4K+pQPsM+3UNrrsX0Lp3b/f/auz+dZ73uWz/H6fTfUGm",
-	"630An4n53jsC/tEdAXevijXKTN/aK1CrAXbvGDjMMeCI9hZp/sf2DQRTOcA9UNst9x6CP4iHoLZqIeOp",
-	"P7h7P0HY/parQJqPyzdwtaBaUg7+oc36wUH+yi37wUh/L+N+SKyb7Pu1TXxv4r838X+NJv5wk34Kh98n",
-	"XT74tfb3vbn/D2fur98R9xb/e3PkLov/HfOTQ+z+YdO/l+l/7wEZflH5Y5/ccX/o/uv4AO7qpH2kJyDY",
-	"iR/pDKhpbnXd7N7C//VY+Jus7bMZ+T9Wvfuy7LU09X82Nntv7f+Ht/Z/Hq2MaijdYOuvrFXfGIfD4ouj",
-	"Y6FxX6mpmws4cFKriO0u4/rsL89+fDt9/eztsx+pdmbkAU3RUxC1FnQiTlhWTXbYKAP2zgjnC85FolWC",
-	"1YKxuFWqrxTW7tK5K98XVrm/4qaqg9x1cxLugqHKV7lwJrgK2Npq6AwrG/bazflUzerz2/Gj5kq9VNmm",
-	"tjbSlGxIwgtYeLwTeWgyt40OY4I4K8cB9/ZM9aqx8+ri2zWEOrxjOJab8OU/pxcD53qz+4ImfO+2+GO4",
-	"LYQ/lp5tunO6m10GcFMNZvlgLsg028ox37bxysARGpFdipe+SuZrFbvC74SC5j6lGvWEWOARAEoeVscI",
-	"8mXj0FWJmC6Ms4yvrV4T88RSRh4hzVmecsGTpTcY/dV1FVNdbIJogcmWsH5UK4kAZhHYY8RiBIDBjAg0",
-	"63Cq3dsEqCDB0k/ZEmCzK44oru0AO2cx/DDF3v4Vq8kCu6XOsXIx9e/IWRYLpPJ7XXcLUUnorf6Jlasi",
-	"y0Yur4PKTJKYf21pQMBBpMLKfldLQcWPc4JCYcTW8PwveeoZAHtjqXi41wOMq2vqqDgOam4zcyHXawcQ",
-	"x1gu1uQW4EmuDRUdNxFdZEoktjQvIgEILoPKTrp9lejVSlpXgZEqJqMTnbs3mDeFYrVmgt6yOVeGcC9p",
-	"W8zEAgvHuhroiKyFSASOkFTaueuqS0au2vnJsOew1KjMNpXDRTiOQlmZsWoMWCbSMF/9nlHle2mgpS66",
-	"sBwqY2/MhiXGjKsx7REAnDm0LE/srKxLbrw7Dctju2LYHEEpqNokugZvqHYdeS8hO+1FjNPi8LRWVXtH",
-	"AWx8ZThivCx2HXkIG6wCOSDVzGHGwNbNqVIo0c3JS9Xu3YEgU1PW8IDR9hrR8XCWYM8spG1T3l6EhcM/",
-	"QUTZZnj7cXOwmP4OGQBnUbv7m3f9VodbbMpRYB9zkMpYWFAPfa92DqjiQLVRlZfRnGdGlBLJTOtMcNU2",
-	"zDeuCqzVVJAdmHV5KJqF0BUBLHWH7mztGh201D6uYdRZ8Wu5Klad0Qn8IRX9MSwH6yCVbpLhiEZGkEYB",
-	"Qj2wKWcZ8LB1KNjDn1Z4GNbVihscuLheZzoVJa0OEj8Rx+4WcihO9zl9dFzNEYG7OghHvsFqqiBKdj6/",
-	"wIhHaod5wMvGqJaE92DUkAx8MUC8j/xL9yLmVy9ivkag1LKusbG54CvvO7wjofNX/K/3k+71gFQjKbVn",
-	"jJGLK0TRn97HEXpK1iLfFiyrBkBNzjVWy7Q6IrgZPO7SGjYvEOnIguDHltJYnW8GLKgSrefMg3dUVctr",
-	"vhRf/vmQi3EHanKb74WQ3D/3mX8Kd0y299RXxKpof+9/+S/qf1G71/yjmcBtpTRs/Xn6Cn7pfHi/i4c8",
-	"KOGFYeaf1MWuCD5cm0KEVCjFr0sETX8bIIB6TJSmKur5BgHbihIMGIFsRSpS3/yGdV1V3SlCLPhSu4z5",
-	"n4HIHGaDSBe+rj3BJ+U02HTgO2/27LBRuQ1xBcqugxZAceQWlU1J3M4K0gHqjNLDsIzRyeS4qEGNTTlD",
-	"Iw0GJEWlq74cNEC7S6dbQkyGw2e+msEVqUsLeSlUr01FeO23heegX2XsX32UgWPow1fK8p3s5/aIVIv7",
-	"2L/Pe//cBwt+NlHX7eryuvuIq63uggqc6bfxQ9V88HUHEoenMGKQttj3hLUKGupMKqeunv/4dMDeBJF8",
-	"hMe3LvIFquQBniEBhStplg4ys0oIafcBBc3+Do6gZ9c8sXRLeLiVNc+tEvk3pgbIVIGMVZhiOw0P7UhL",
-	"NQ1+xa9fCLWwy87o+OwMLRD+76PoZrMOmiDC2ErprHcEeLvTiYRPD/ZkVWtDwLYHjcSHb6O5mjxrLlSE",
-	"dYPIMtgo7949f7qTiP6rPZT79vTTCeeHyy1GgjizA4xargTrSpVkhZGXYuc4q+yr6cKKds9cyq1AbKTO",
-	"pwyxhF4tRyeubzG6zN5+cJ/TFFTtrpsdiGFgUMms7m09fwh3oqlxeH/9hXx/9x0YfHtwDlSwV5z30LMS",
-	"DHpfcStyyTP5CwFMytWqINBIH3LmNK+J8t+NSUL1wSMm0+RPEp7JibKLABDFJ1khOAoalSYqxkpo0zKc",
-	"P3wlZl2CLOFp6vqwuhkegLpV5H0XEwroo3j3TTkIh2kJulLwJV3UDiM+TnSWicRKtShHY3we1/Ma8uCB",
-	"wIEjUpxq9Hf4ctwyiY5ODPQzkfMpEpK/h6E7Hg4pGBAVN0KjRIWXSpLA6BdK5yIdsHOcmlaCEFrJB3Y8",
-	"PIoc5stKcGWYP62UxbrkZIPbgKiy5gti+s6GXKMSNFrg6av8at9pu/QZqolWBt3GySautM56b74PdBwi",
-	"0rEu7IidDU924UYiEQiCOYBbHrdCIO5aEfJBBhdn7MNAR3Vx0DvwXLhUdUHH0kzdw7gXMZFRbCeMy9/d",
-	"8VrkRkPnueDZVKDSPp1LxVUi1SLGeEyHpF4LrvS9jAhMlO0PsaxNg2wCHr+oltG3ixajwxyDuyjJ4pWw",
-	"nNz1CHx49C37s/yOGc870t0dYMN+GmUzO+lSj7+nlMe9fAKD8hHdtEyfoQBPNtvUmBG8R7I3+n0JYfDG",
-	"4NZMXoibxvDT8P2gmZPkDwNh0Htb9jY3uGETw0kngFjUL9IRol0PH+P4QDKfYuEzfDiVauo1D4dCS/mn",
-	"ufAnuPIjwQe70zir++jrTuKsxvk7xfgGhGoV2bYXXJrdi+23MN4MIh03r4YqZP0rNALdZWbsfrJuX+fj",
-	"lvutcbMRKRtX2b0t7T6P9lM0g7NDiOhwjd9VgNmfIwXXhCz74/WKnQa2B7/WmNXenFvK8zRb0iQBF6OM",
-	"xLowWboVXZGVJCswdoydM3KIYF5toQiDF4Zd0OmWhiVcJSLDjJ7cWNaNq8cD/yx2kj9Z5pwDqRoOCN5m",
-	"ohyGd8SM1SQ1oOIUZOdKw7jZqGSZa6ULM3JhavL/Y+9rl9vGkbVvBeV3qyK9S8uyk8nuyDU/NIl2Jufk",
-	"q2xn52yN5ogwCUlcU4CWIG1rsrn3U+hugCBFWUrGcpINfyWWKBIAgf58+mlI6GibWop4mlLUzK/yYR0E",
-	"ltnpUTPnEsH3fPRydDHqOsv9Sf/7sdyu3UGV3/As1vW0dkDijhysTVaFNQpcHt0pH4KyVysXYc5jWWbX",
-	"xe0yyYBdYkOZb8WGqCngkw17xtwYG10b7ecMFbMLqi8hXfXY6JsqBv5o4futhVdw1927JAy2I2a80x5D",
-	"lm9QD49YYz/JmJM3heRaJzOw6/CzsYQm6BA5MB6NDRBgtUwuAI3uxBx7ZmWgHx6tYmQwgvEcO8Hnvixs",
-	"8kkGu3kWEGfYKH6aBMJPIr9LGuzDHL873br2xloJ0koQKoW+J/HxaSCc8jl3l0FDWsSLyhiTCFxDrEcu",
-	"HZ7MuCWR8YE04+xmrszXWNGwENnMNaH4AxGepvDO/YudzTXFNdGyr4riLzzW4FcT+0YuvqFKmLYtL26B",
-	"Hw8K/AARhKU2JCFQFjy0z3qEruHHAxfXxXJj2u2Vul73eiFtJVhuRi95WuacrJva6PB6lt5Y+g4vMFA0",
-	"ebtYSAe+W48NS/tMKgiWkY0JBWTlz5Gn1LpcrAOS2Fu00pdGdwzenbExdd3IHJL7aH8xQF6pgJ30+6AO",
-	"nll/n+S99xRjPeLvAHvpxwYqqX8umc6TNGWXEJO31KsPpG3Q3r7v0PhnUxbRuvuwg7b4QmKkrYn9lTIG",
-	"wqb7HKLfeuSH4JEfvTf/wBfTJMXj90dUwnbU3Xmq8juVxzlfQFkogpTegbgOgDfa8gmhCMd4JEUOSLlU",
-	"wg0spLmFY9nhkiVxicxYc3wfaaj/xtwlLI0V9eaPRxZDh66EmVkBCdRO9Uc9sjxDiN7CIJDmNs+UnLE5",
-	"lAYpKqCcJZIqXUEvZkU+dzxEbugElNBYEYu3tOQUVWFejz4c2hGgLONpqm4miyLNk2UqJvC2Qwb1hfgM",
-	"VxAMNclc0jLvmJivLIPL+27CjJinI6we+Hxrr2QAyFhL/wRsUxbN0TcjcSljdw3tCJcXZB0oTccSAn+j",
-	"0Ds1u4gC3IhGNbfFwDfpaFA9loZdJ78LliaLJGedJ8ePWQjjz5WapMaa9Yqfj/t99ir5sRuAl5gVqcC4",
-	"FcBHyPJYiszff52KP0nKIOwG7npbKt15cvI9YkF4LiYwHCi+MJaQznlqdNilihOhjf3Sb7wnRNVZs2nD",
-	"jraaA/Cs7/qPsXy6EbIyMGd3qrLK+b0jw56qHK/Zb4YdNz7P8qOpyhaHZn7mYyEjFSdyBtjHJBXery6o",
-	"HNYzPZbxNGDJgs/E0T+XYmb/v5SzgPnXLfSNyuLqZ9cy7qmlkLeLFEGW+lBNp0kk7Mnpmd+QhkvkbJE6",
-	"LAXqjo+BA7hF/UwuOr3RJiiAlSuNOAAnF75yBMDJA6zkRUUbBmu60AhiYIIK8YoJarAQuinQJgvbzH8b",
-	"TPnWoAJ4pHyyz0TmiowrzwrH6+6ywMGI+gjb24s37C32ck5EQ9KLnGAou2pkPdLOwEDzLxMsBKEbMqlu",
-	"qI/MWIZWJmt2KQDeHCZyWeRWVmtj675WmH9mQ2epnXhmmgdZsFjjsQwx1kMIPc8gWmD0SJXhHQCQvrXF",
-	"RJYOx/J8E/eNo8fxo0L/PyTuiFNjgFI4hehC/Wfi1AABTREXqFhlU56kwFdKJbChxRl7c0I0IWcekCNj",
-	"eDmkLzNxSFdTUIzYnxzmAi24Ygn05ZahnWdpIgDR2WPDHLl5IBlawX/wKE+ugYPAB1uQG/FaOVephHjj",
-	"K65lMayF2LMNO1D72vEZl4AtVCag9AIQ4zxNkWugutEA5GGswypR0NvhT6PzydvR2cR89G4IrIWl1XzS",
-	"7/e7G4YUWD4sjwQKd84pRbXKVDKwDnpsPg4h7L0sMizWAo0UDysvrcfBgINoPVa0HsXzApoUjOMYihs4",
-	"8/sTom5wrkdudHsIup3cY6GvG+bGOl97ReBvThIJbaytjbXdn74/R4Hgi4FKxW2pk+8qu3VXfZq+P3rv",
-	"S5adKWjKU+K0KXDGhAjKCzEy4GktzIuQ2sKvfeU18rRHXC9XQslplzVYMxjGMkT4zcTTsFBPkrENStcj",
-	"6IKiA8f9YCNdFeHsdGBMPZ3EjQABTUKWS56udKInqsgxznZqtGtG5EEQxCl1ulmJQgu2PuiHyssDj463",
-	"5/bIrLC7wG0hPq1MLNl27kUi3gfGJ9iBNcc+ERygHeSvS2lsYURo8orqjAjGOTx0MRaQLQ64uBd84Sb+",
-	"SeuWftWNLnES20u86WW0MquVWVg3ns9FCeHYiJ3ZNXRzX+DExkjMOztMv50ShJpqwQdHUA3iBHxcSBNS",
-	"uq9TpgvHMkrNVdNEaKq3WAv/Ittyt8d+VPFqwMKGzEdYWpO5uM3H0nzdFIZvJDhxBdLmMoY/Nf8NT6lA",
-	"e4kRqEyMpa3OpoCEC1cPygjRXeFpjA2pIgdD1QZ+LldezAfJizESBMPoURDriP50tq99HxWkT9nXwAti",
-	"FFKfEinyyvHVwEQh9cor+POHz3MGZfpjQzrTz2UO7VQjP6mJuyoWUcqhLcNq6UqD8GXCfAPzo2mSLdAi",
-	"T3LNFnyWRFD6bR7YHbCwliELAxaWObLyr6WEP9bzZMQxd0/JMiiphn2I0ChvggEtklkgYPfBo4btzGwd",
-	"uZn8jlXcsE499iqBMZi70C8adsCOt1z7HQWegPPARXEpqkcZ6Uqk7d3bl2+Gzyc//uNidF7JSz/563d/",
-	"edrv0xL8YJ5qk9UD1pzUhha6HvW6t6dgyzXsc1XjemhAFjim8aKUj2Y0C75qnAvGDc/f/fjqxfn5Wtxw",
-	"Y9gQWSCaJgBOp3fqEErnnT0XBW2gS9dCNs3B5uiTHOZhKTqINn09IPrszetn787ORq8v7Cz9l/UUZvV9",
-	"LdO/hQzCVsvgKV6ULPT+FkKOLtwDOldLlKnUp7NsMEO76MXzl6PJxYtXozfvLkLWseN7DNKJ6OzNUJvA",
-	"Bhu2zymsIBD8uwjt35JUSL4g8aW5THJjeLGOVNhJa4ns/VKBDMtU6qmjwKw9vAujplAoPXC0lg0rRde4",
-	"nxzZh5wNtkAmtvF51GSBB4GC4+ZHf8xLJIW3nlJJcnbJoyto4802k71sQGq0KI17Rmm0CI1vDKHRYjFa",
-	"LEaLxWjEYki/DNhJ1H1iMeD6o/d0HrcQOZyJhStpKeyQ4xIJrB3iyqYy7wAGv8j1WFZZFjLBMnhEbFv3",
-	"GUU9y8zeZVkym+eIMgjAUkhAvOZJSlkblfGZGEty1Yyeh4c0SW2Lc3BUSGtQiN5YvvVbsUKjVduK3YY3",
-	"bUwziaFbgWuubs2S6ZpZUiah7rJL7mag+6XBV3dogJ1T+dBjMVvZHoSfPbGP9frOutreBh5/8M11gW/j",
-	"ozsSP9hj+Onic4f+8KVNE6VFjIEU4Joia8bKQWBygMZNFhJlf4lYLZupfrAUyk8i33TW+g9kE+IKtGe2",
-	"PbM2D/vJB/ZhMq84mruZGGy5E1gw6+VAlJ+omFAQJeNYrHXKQlmkaUit2ZN8LL38KkTjUKKUPVD4dArr",
-	"StwyaETZ0izW4SwT14m4KQGnNugfBizMxD/hxxgykULEeoLXhxW6CCLPdLdVUmACRPBoTky7AuqN6wVk",
-	"zuTrsVfqumYg3RG3qbBmfYMGEpS/re+fnergMJRflr1h0O1jK98wi+WVv9Xj9i45c2f52waaDk/77Iui",
-	"4wuNLPnUHHvQgW2koqXg2KJuh6BQAhCrRlRYFXMfRjPFHCzN8jbckWXONrqkxrjtNBzmnqo9LpG02/66",
-	"/EkiWcRznqqZ7WGMPGth2ezBdZG2F4qliubspH/y9LB/fNg/xiaH+DvbPLNLsHoaI3FUYnUnlJaYh/XY",
-	"0BJXdywbhTe2assXqOWusiperliyoRXMhVvPrxrwZKexHfLklq1tZfGVQJK8HWplR7lrN0sP97udm1jU",
-	"mfnBBuHStf5jl4WMU9hF4QaW+LEMo7mIribQLZjg4mCMgWljP+5ACtL8wfScL83TUXTk80wI9vbdRdmP",
-	"9JRBy+CxRLmTaBYnepnyFcoGr++EG/icaxaSDCNTLGB+mwH6bCxDY5SbBQvZMVHGhldiVdqDxtorZjhl",
-	"fOxE8oUIWSfkh7/3D7+fhN2ALXgsWCGTfxWCsDhjWUpYQpsXC5ElEdPFdJrcIrLmSqyIJQ4tfV3i1mFx",
-	"/MAob2byt8I2iQMqUcP8bhIj+b6RprZrhVnHHcn4mf8efz35rUd/xnekcO2u/LLJ7O0oP8p+Pb53SX03",
-	"c6Ztv+S6yLTJu5ZC/UsgFrI86DVd8cm6aYN1e/Tea8VyZ+6MLMMm/dUJrZQMmTnWkBwz2oMvl4JnGkuT",
-	"UoRqATU5X+mxrJqNaEFzaPGaKjkTlnrE50w7LRFfPpMaJLeo0Nk2erK2rLk24tLYrZeCAZmMNgeesKY5",
-	"4sP8qzEzhhgpO8exjFKYCgSIPA1XTZyt9cNBeBQqOCCQY52T/pMuQWzHEl6Lxi63rPN2ePHs58Co5aBs",
-	"nlqqzrLz99buN/UOO4Qdq7kbJUv7Vi7U2v02pL88zbQ9AWZ9jW8tA/bNeev4nu9fmO3AZe52OvFigw2L",
-	"bYQ48zpWUsSxNsBHGtpYmu+uxMrzjkufuOoAr0vCpsTV5lPSf2Dzp7487en7D2UB/8NH7tMyVPYZd+ec",
-	"nqFPVvf8uIyPVFb1JyGPXDulp7YRHnYTxDM5liVykQ0hxaTZtMiLrGJQQMtFyxlul3FSOquLQudM/Kvg",
-	"qU/54elk6qMHKRT74WSRaChMCKG/mVfa7MYcGJmxXKaUlsL0E2KR8mwFrINFZHbgtEgZiDuWyIjcfwKP",
-	"2zFertgxdgf0V8qIH8rCYVPZph6BniEQM7JwoCQo5TOmoFud37JxzfDjHqPJ0lwADzjFWxFgnNP4KU0I",
-	"BTn2BrlSAdOqZuewWaZudPeUkjvO8jLLgk+wmRsot7LDspOC5KIfXd3e1fACq84xJFEJFCAgv7YzYwUR",
-	"hHs0qVgHJ5H87vdjhBqpuCAdIGfdU7NY5umNxubmZFVF4+wrXfVJDv9DazybuNrg8LepqzZ1tVd1jEfl",
-	"oR37Iy/I+PGUZXUtXjQa3YC0QMELfTmQKERNGTwb4qw2xsyaQ8x1Re1DKPatqU+RdQR0rqdqG/Xshl6v",
-	"oQvdViPERjlu6c/qFw9iVLgxHvyxCqdJIdCLsu/0mbn9C9gX+9ENG5/XqolWTbRqYocmI578bPR/9qw6",
-	"6lnFB9cfZgCH1Cj+I5TIWD64u3cfSsRf7o/TJGtwtpomqd55P+rkOc/538zFD6hSqs9s1UqrVlq1soNa",
-	"qYvVz6JbmtAtD69gLKuPP4otWmYsP1tQ8V60jF34fLUU2xTN1rYhdUVTv/medA095szfOw+jcRqe3Oqd",
-	"Vu+0emcXvdMkbT+L8qHAuvjjCmc3wGekliucqJWEKmsGg4IgVkUWiUcamYIBpoi40EaIJWtAWEpxg6hK",
-	"yGtg7hvogxLtsKana7kNvK92/UfsMKz+M5eZeyXQRWuubhpQ7DwTzCU0GhDhz+3Sf+lQxrWBemL+86MX",
-	"zQuu7Z8WwNiqiK+z7N2etPtAK1QVwI24nCt1NXFQ9x24hF2qnFpzGIkaJ7DQMaMblth5Vy6DhTXVQplu",
-	"4HLVITGDTrSIMpEbmQwZ+hDI4QjGH0EdC1nVfvrd3K65uuYXHNDITfCrLrKpzWZ7rc3a+2hrbr6Ompu1",
-	"F+ed+F/Wvtt88uk+6yU4EU/TSx5dwTaAbgbPRZqYM2U+eP8n2hc9Yxb9v6MiSwED3WzP0ZPZ2zfnFxoK",
-	"x7E/AvUBxVEyXVyaH10iqpfKbf7r/M1ruljIa5GqpRjLTkj9KQ8vVksxYPUDE3bLJqN480e6DBYUWRqy",
-	"DmeAGWZqOpb4USbiJIPABBR+sxjnmwjsT3QlxJJojkAEdQHA7K7IxBi2spA5CGOonA//55DYow7Pk5nk",
-	"eZGJEFueQsXNpeCZQIjkWI7l30WWTGkiA5bzK8FCkm0ozcLr47BsV4EH79TW5tNnt2P586vhs8Pzn4cn",
-	"3z21lZTilkc50zlgi8L3+Yfe+4zfMHqLYNx+CM1AhKO9E2PpLV9dAONjgUp4xhOpc3yvMMJEskhJnXPz",
-	"ipOFcMStY2keipxPHUQLcZaJQy2yhKfAeaku/ymiHCkGkK8AgURcrpCzVuhThuQF8MVYhv+W6oYdsvzf",
-	"IRO3kRCxZo/7fcvP6ZXi49BZpnIs3eycPGFzVWS6663nWEY8g3eqpMD5LEXGkNcW7wAva8hObm9dsxBL",
-	"cPzYPZd1UNuojGmRA87d0Yv+Mvrx5zdv/ttRi3bHkkdXUt2kIp5RpI22H0DapJKH/tMCo+qThTCaEeG3",
-	"SkoRwaSEERljOeVJqlmSe7yEwJuFzbqOFwH7bhGwx/1FwE7mATs+mcOSnzyZm/NVH+jZ6OLsH5PzZz+P",
-	"nr97OQptTSy/5DJWQFDhnYUFXxFVNYMBTikUCFQ4Gc9EugrGEtppQQctJSMxYLFwbqUl5cJzH0KQ7Wae",
-	"RHOkUQXAMI8ype20NPbIykR5ZoHlttIfvySbiAADBgO8FFMzDi6rbdNqDDo1k6Aq3cL8h3HR7z+OCpnc",
-	"2rcPn4jg+pi+m4tb5h1L/DqkYgVtTgJPzWb7ITQ7rQD4HHBZrG3aBMqPk1yzWcYjs/FkrG6M3k7MaHAT",
-	"HwQHxts8GBw0SKCDepjNp+1c8tyorYPBwf/mP/zaP/z+tz93zDTMf/nh9Lf3T5986P75T0bdIPMoypSD",
-	"D/tyJK1Nc40Uo7vGCGsWT3m6gP94BYeXKJrWj65/GLEO0nr/ls+9ps/rDKLW8LRkeHBIvRNbP69dxHsS",
-	"Q5Q9+nAiy7PbQ0NAREVm7JfBr7/5ZgEsUPnTjqa6Tqt8N2vEIku75JbXI/8zY4dn2E3R6mmvXRma+BQg",
-	"caKQMLNKpgjwD9il0ElsTulY1rZzQHWswKIl1tXMAGmTAcNaVbcMx3oJlIFYzBpW7BRzztGGsRkFUPOQ",
-	"Q4C2SPM8X+rwlC1Tnkj8ExgCgC8FPJJ0BdRd5t6pUkvgoJkrTUDi45O/9Pq9fu84DFg4GByTF5KqiKfm",
-	"qrDH3phdcJNoMdih9IjhCN1EVyw3Ti1R+/BUK0Q0AGu/kM5AkbPASkwex9giMsoLnqYroIBPeCrigZtB",
-	"wJZZcm2xy76b9GL4esj0UkSJMROLbKl0ecuOnvNMxMArfilkNF/w7AqenQktsmsRByxN5NUhzD9gL95e",
-	"P7UVx/TR6+HF0ycBW/DlUsTmgiddNJwYy8S00EDrmJqHwf6x6hPeh3ajtouyrqWGL1+++WXy9uzF34cX",
-	"I2RAx5abHEfAYgEmJHbIz2Et1HRqrlhmKi7gQHZPwSbB4RhhuFjmbM7xlVMnhpCFl6kybyLssXMF96ft",
-	"Qdvo3dlLlrnjA4sMHdmB+yHR9t0J6OyYK9xreEV9nvjyYUsiWB17i4UOvA8ETkWahgPoSmmPtXm7lGIj",
-	"a3u1NOJM2T2JD6W+YURNAddg1smyivetJ1867cYgKrnhzYKdHOv8I/Y4xVkXxiObCab5ythHN/PV5trt",
-	"mm/7ZZdw1wb7mSq5a6P4Jcnn5yBWtxV12zddpzdci8K0MdO26PtLKvquh0X+aFRkSzj06L3977Yi8OcC",
-	"hKhrgeysKSxdcjR3lYJvZDFeCgkH0ItHIIuxoxSemMFzs2ThKZxTZwXOE2M+rbBwvKy29Gu4UZtAKTdR",
-	"kPpl2cQMZ4O0dtgD9qT/hIVS5ZOpKuRdlc3rcrtl+G0rLCuEvfs6tjuUObtzuDnRMFzb/SX8pnYImmqW",
-	"t+7/vYX/N7ZCtS1o2yP1H1q0fN/n6dNqmO0+3LGG2fgFAQu9b82f1tmxNc3UOKSxdNnruTKWcF/LSmLc",
-	"Maj+lCq3RcNlKL9XPoZIeGu5iNKrGkvPrUJnyY0JACGQ5wzZkkMxbamzB1bRCho3xvfsL8YSUp8QEne+",
-	"YT1mQ4mJTiYiJSPzc3CufhpdMGOe0ANU5kVCu6cuSgMdDRZofywqIZGsSJHgTBGv4Q7hCopVmJuciUMy",
-	"btCJMwM76XvuInqwaEngYHbsBkcLu7k8t0m47qtK94/4dA8u4y1usfTkNiq4FtHYpDha1+sjy3I/q+t1",
-	"hJv5yIaVPwEKX9dWjZnsF1oXAEyE9o9rpuLfVMZsTnE9/zeWLmJ5Pnp2NrqYnL25GF68ePN68tPZ8Nko",
-	"7FI01rlvNhOpbepGQzz6UhHSUaUxZr5sE1QcySkLl5m4TlShaWwTcbtMMqGBBFcbXxAiyPYeSkIbnaXx",
-	"LKHNqgYVegaraTxB5OKSOomJMhyzToxui/0q6JE2Y0UtIXvstUIPrgmYbp5Ql6wUo7qXAN+eIms4xDPa",
-	"bXehDO1iyLhccrdSZt1pCb/MUFrbVuMrhY3DuUITl1pqa3uqHlAq5wKF6B4k8Qg6TnAW1sfQMw8NKeUB",
-	"4EOUppqaigOnj7OolUxXAaO+ax5u0IrggN3MeS5s42EfEGNdhmmSglXOS5hjmSttLNEJvH7H5XKF3R57",
-	"pwUNE2uXOctEJMxIMMeKs0IIQImQSNUMx85t4tljQawkkymfpVmn6jQcvYd/zUuzFIue/Y5uCY2EJQ1Q",
-	"yguh870kaCry+/56Vo4wUXw3w5vOcX2D6jpiN5E29dGK+M8q4s8FpFDLbYppZHHvBngVc/L+AEGLwyKf",
-	"Hwx+/c0cU0j/N2KjFvxKsKyQLBbXmHE/CA6KLD0YHMzzfDk4OnIgisFf+3/tw6mnUdfv5YDsluW9sR4q",
-	"QMmJmM2Y55wCRD32Y2OxTSZ4fAiJ8LIRBQARqwRiGDQpYVUlqv5D0NAJqmxglGiXVYXcDveY7BBuSR2W",
-	"qDHQI81s10pgTDejWvDcAiQBipMsFgWi4CxnL8I8ucdL1wGZZVcIO0RFaiFK+Gjj8nW9OZZdsppmaUs5",
-	"NTUOARxOrirt7wPmeprCN5Xx+P1HUJ7Sc23fkYaV1SsZzTMljfFcwvW0A5gyDDK5zvrTynC8Z4zKHzc8",
-	"55ltJDK1u6mDvbFEZrygPEOoiKYGBGya3IqYXYssTqKcXauIXxYpz1b+agJ/z5aHefvV7ALo8E77xvW6",
-	"8m75vLx8y33tukPEEndKczWh2W64WYDZn+XKf17lNg2PHGEEMjOK1bx046w+7rOYr3TgYMVJ5mIFHlzT",
-	"fzVQj7x+958vLt6ee2YJTMNaJbTNhI+Cq953XQh++O3D/wUAAP//",
+	"7P3tkhs3ljeI3wqC80yYnCdJkfViSWRM/KMsydP6t20p9NI9PaYfJpgJkuhKAnQis6poWxH7aWP367O3",
+	"sF/2497C7p3MlWyccwAkMplksaSSLE/rQ7dVzEy8HAAH5/V3fu0ker3RSqjCdMa/dlaCpyLHfz5PxXqj",
+	"C6GKV2KT8a1I4ddUmCSXm0Jq1Rl34iIvRcyuV0KxYiUNy4XZaGUEk4YVK8FMoXORVj8XmnHFBM8zKXKW",
+	"i59LYQp2LYsVvc7XgsW+52Tb/7PYxhPG50aoguliJfJracSgE3VMshJrDmMSqlx3xj92YDCdn6JOsd2I",
+	"zrhjilyqZefdu6jzShT59mJRiHx3Dq9FolVqYGjXXBZsLhY6FyyHT6RaQlcwTpkDAaCLsOu1VHINvQ99",
+	"t1IVYily7PffX9EMn7fQ7nkqVCEXQAe9cNTDtyNGs1VMXIl8W1Gva8okEcYwrlIm8lznvQF7Bv9lc51K",
+	"AS1sBC+YLBg3LMZXBrbVmUzjCfu51IWA57hmudjovJBqyTjb5HqeiXWdtE1Svos6G57ztSjsLnmyEsll",
+	"2/S+KWVWSMUSeIFdim3EktIUem1/efv2+dOI6bz+66XYwgAktLDhxaoTdRRfwxDw+Uymh5eD33wn1LJY",
+	"dcZfn0WwOu7PUdu2eFLmRrdsiRcb/nMpWIKPx7gzYyVuihn9EtOCCbbJxZXUpWEbvhQD9mItkfQLnePj",
+	"hcxNYZ9d2NZYseIFS7UwTOmCpSLRKZ6Ws5MTFkt1xTOZzhZSZGlM5yJGgscstp17+vxcinwbEIgmc2j1",
+	"os5TXvBvofFDS5bygvdxCLV1C35uLl79iz0rCC/RzO55GZ/qpFwLVbzZbsTBedn3+tBEfWq1Jzuza363",
+	"b4L2vRm8d89zfKbSjZaqlZP8VcxXWl8yYd9hMt0zQvfGbYNb6HzNi864U5b4Zst4rnhWchhA24iqpwfG",
+	"4t+5j9EIIM1LOCltoxFIlIjF4qqYxWyhs0xfi5TNt4wz+GeecEMLv3e04nay/bdcLDrjzj89qC7VB/TU",
+	"PLBDxOEGF9yfxXZ3wN/zS0H358sXr98wwxd4c+KVNA5YS3it4gVyKbasuxE5u3j5nCWZFKqI2KXYFOzk",
+	"jK10mZsew3uGLnS8jt2dUb+E16JY6TRiQAW8buY63Q7YhcI7GP9qfAF9ez5WTXB2KbazXJRGwPVT9baS",
+	"mahNhUSBvFQGmxk+3m1GqllpRMUBSVqpFqkhOHT2nLeT8/PmgdvwohA5tPk/fpxOb05G/en05uGzn/77",
+	"f2vdb9/JtSx21+0lXwpm5C8iYqlY8DIr2PlwwP7Cs1IYxuf6SrDRcMh4LliS8fWGlmA0HE7YXGT6mo2A",
+	"7cDFwBWzgsRxl0MGI9p7N+DTGjns+Drj82FUSTGjVinmdaZb+Y7ju8xkms7XItdr2hHlfC2NAQaQioLL",
+	"7CvDYs8f4X0T7zlp8PDDOcJrP4C2kVdP9/OnagofPpo3Yr3JeHHwdirsO7WLyf/YvJPCt/dMwL1yzzfR",
+	"202meav8QE/2U7TE5x9KzXfwMfE9lEC/4amVsuGvRCtQWeCffLPJZII3zIO/Gxjhr8fyapCbX9lOqMuG",
+	"3uPOomVb8ZiteQYjR2WHWFmfzXnK/v+vX/wQMdxJaol8M2LXuVZLZofKUKrogtAobvh6kwnGmdKqvy6z",
+	"Qm54XjAiXA/Xnyv7J/FgFCdNoTfAS3ieyyurswSa3E3fDqkv031Tt68/CDQWnPcTrRaZTD4hbS+YKWBj",
+	"J7bnCTIUvRE5CRTB28zwrYGrJFkxkKMNg3FtBywGwRyP7lqaNS+SVcy6puCZYLG42YikELB29E48Ybno",
+	"54KneNHhLdtDWaESUNRsk+tlLoyJWRc02EDAMeznUpQihdXJS6WkWk6oFQbHL4e2AmaidDFLuEpExueZ",
+	"iFm3wS+lYUC2TBQibXxKn4k0Zl2l7TYw0G01HANqI2fuzaBhaIsrnm2NNDNdFikvsCXoPpjONTfMlBuR",
+	"G5GKdMJKI1gM8zDFrHothtZgbyqRz1Cw35T5UjQItTuzuYBTgO+mE9S3e/e4Wb/V+VymqVCfkBPwjZyR",
+	"pDVLpYElTWOS0SoZDGbuHg5YvBG5W9FUKOk/sBIUchY2LwuW8eSS5MDqk8ZpUEKkhnXjm36qE1iffvVq",
+	"fJ+0fa5AQOIZUuSTclrqd4bGjHjMSuVOMDMivxI5WUIGDI08JBbNeXKpF4sJu85lIVAuttK+YuKGGmQy",
+	"RUGsJl03ZFq6yu6Jgj/o4ltdqvQTEg94zQL6tDssF0aXeSIqA4S4kaaIUPpUS0P2ORLxQxUCmEIqkCWx",
+	"LrfnNzjaEeP++XVDG+0Bg5KGbTiK+TBt2Lhd1KjMfW7Rl3wLHPGN1t/xfCk+IZ0XMhOzQutZBh3H4+Yt",
+	"rWGbxk9fPHn2l4vvZt9f/Pvs7cvvXlw8nX3ztzfPXses69QF0A6+l9/0JrA4K+CV0lgjKt5qZMmr9YQS",
+	"RtDNCBq4R6q+FvmVTMRbxa+4xDvrU3LXslj9glcm9iLS2VaAtAW/61z+4q9gU8gsY5tcb/iSFyADsb9y",
+	"WQDNinzb54tC5DEzZOuN4DCo1hMfO/Ywq8n/MWzi6hmut0zjBpmDvm6jcmCRfhd90Pq80fp7rrb2V/MJ",
+	"FycH5QJVS3+FEcP4yjB4xvBZtbnPh042NnCh2dWI2LzMDW59NE6Im0SA6IHSLggz7ihFQQ+MZyCwbZkR",
+	"aLtfCbbWpvAyES+YVgkautd8e7e9YC8PFAb/LotC5J/DMr9Vbs+L9HdQdEDMuRRbu8xzwXORO4HFKjdR",
+	"oAOBKCyu9KW4zwv0rb/5P7EQcqG25HsiUSNiobJ2NjxnMZnLiFGRbRE5xvlwxPASlvDqWig4KRHuLKuv",
+	"pKlISU0YsD9xlYL2p1ipLpW+VvgSiC2yMOxPb968RNWoNCzJuDFjlmq8w+eZVGm2tXuYs7Obmwnj7Pzm",
+	"BjY/m5MzS8LdHOzve12YTa4TYVDCfaYKWWx/hy1KdjG4EckToXPmfVVswSWoQ/gmXRpdZztTfC0Mk0Vv",
+	"wnhmNDEc0I5Q3c6TlbwSTC8YZ3NrqhGqyLe0jJzlIhWZhJsXqas0Q4UT7m77ABTSXYOBKbh1vdXUSdcI",
+	"sTcrRAAnhB5QFeBLQfyz+oosA0yJa/+Fe91xRGS4/kq7t8V/50w3ZIshAqFTsNWy/WexNaBAp0ympgdU",
+	"nYd+QjNgLzYCCFyuxzidS/iAbzaCOxLItZiwQmegAYmpckdFK2EG7AkvxFLnUphxZW80MyAmatsRCVEy",
+	"F+mserzJhRGqiKeq61RvJYzpTVgsq/dmuILQBOyYWaKVkQaNzTHrSvTmFtveZKpiqRK9FrOw/wTaB22e",
+	"ZzzfztDEQc9cj3E0Ve5xkosUbtWZVrM5V5fV+9AVtg6DA3FH5MWWNPD6gNwzHFCmuZoVGmZQihlsMano",
+	"5o5ZdyEVV4lUS2iSp6mEteLZLJfmEjiaMECY1ge9wVR1Iu+A3yV4YOnbpXcn6uyQ11oLw8mgMbGVoJ2o",
+	"s5+e1cP91OxEnb007ESd/WTrRJ1WgrSEH0TuVHjf6x1PBgyMWNoHHw/0RDCysMIJsWxZFTB7MdOL2Vzm",
+	"xQo2argy4mYjc6QQ7VKx3mR6S6Z84GL0hHXhP7CJlrk2ZrbWqlhl2xktHp4bUez8OlUxTxJdqmI25xlX",
+	"Cb65KfNkxY2YbXJJv+Ba8DW8CH/Cpiq27gfWTco8h1Wj7Y5W0BnPBY9Z1/xc8lzMKGYBhldb1hgdZrCb",
+	"4NFC3oh0hjYHULQ2Ipc6he2/FRw/5llGooBh3YB8izLLZrBxm6RT5XouchwxEk3k9jVgE3OucLJuC/I0",
+	"RctZxGLoD9YDNmSRlwkZ3dgiF4IV4qaoH7yWgcAObV/dxrGjETZ+DFYcugmH3ok6besLB3dnef23jb0C",
+	"vc05zKCx9uGBtNSAn2q7AQ5mtcCdqNNGK3d6aYPAOMIN0zzbnajTuvIHj3MQdXDXE+0cZ9D2sYd6qtyp",
+	"ZgfuPJnOEp7jLbXhxmx0TteOyBazVJok06bM7aY3wLzwwDS5aLVfceFAkMt5gj8X/GbGjRHGuBc3QqGW",
+	"XH09VcEltXN/wdeFqd1f4majTf3gV33CgeYKRKclsOZ8Jm78aBaZ1vlsk9FBCrbFLOFZUmZkrIbZKJEv",
+	"t7NE5IVcgCQqYJTVJcliPNUx6+J/e5F1K6B1XC2lEowbI5cKbWT+IgJJDf03C1mY+pm0KwHb1y4E3Ej1",
+	"dWi5wOpHxlGhE3XqhIdmm3TvRJ391xuRODxMQdut9IVD4clbP3QhdXHKTeJ2og7S8dABck7ROx4e59b8",
+	"0Mtwqvpoijd0hQuezQRSbuYFIuvC8MeW7Bi9MbMyjQnO21SxXekuZl3y4mWwQzJhelHLgWi8AnoFttY8",
+	"HpPW48H2nQ5s425HAlWaXWbBc8H0hoSdBt2AjcatBDmGGn6qt9GkfrQOrxoejWB4rXvwCS94ppete+91",
+	"AaIrWjdQ7UvoXVL7QNNyW3DAvgk0QmTA4X7BaBzxc8kzCtARTKa9AXtCHnz/CWcmK5cupjCVZpPxLWql",
+	"2JcsMsF4wZJcOMWV938Z9h/P4oj9m8jXoK+uM14WhhU5VyaTBe73tBexNU/hupA/l4KR/FozooECu+RS",
+	"mSIctKG4KFWuRS4TZsrFQt6wrlva2UncmzBZMCXgkCUrrpZwGi/U9nolcjRgyJRMeWSuiYCI1ay3X1Gk",
+	"0rXOL4Gd6kGnHoFj59cafRNRyOnuql34KTSCSgcVG5QUMmCV+jSIkZxrnQmuoH3bTPvDhC7b7W1mCxzk",
+	"E/cyfAjLJ9IZL2pBDiAN9YFPtc20NsFfd5+Tss7V9sWiM/7x8ICaqvm76NZQi5+iPaEqeDI8kV3U3E1/",
+	"qfs7Y7wUt9OqOovvcKnSMqEgStMSY0WPSXSizYyRw9KwteAKo28x/qQQa3Nbz7YxEOGgazt4nufcDWW9",
+	"aYnzeiWupLgWOZOVwOnPNRkymFbZdmKPiNV3mVZNc0fbquOJb11vMkvdZQ+9CyNtQCbp0IpUu9z1V1/r",
+	"YKM3VySqjk9tV9eGV7FcPf+7SAp/bp8E56dOVPfE8lw8udUNz6Ty4Y6GdeG6v7JhdXjhV9d8TTruTZzJ",
+	"T6TUBPkfBjVBjUw33s4AU0QZNZCfUEOoLpjQTLTXFnBIBqK4+UJguGqdO/lI99tj6ltO4b4DePQ2a2yZ",
+	"IO6eNg59t3eBYU7P1aYsPmhi1qDZuDRgjvDgUmwnbF2agszfwllp0dlwx3C21rnund130rRMLOUF2rGP",
+	"4jl0fbVwmyDDoOV0UPaAFRLgVTQET5gqs4zZsJCMu3wD0MbLzHprKcLu8NRxCvUxtBJBFtxdR3UaiJtE",
+	"5G3M8gLPp2FXIp/zQq5Z93olC2E2PBF9BTwsk7+ItOcmkUg4q2jlbt3PTSds6+bGz3fHMurPubGtMzJ8",
+	"mNplcSgSdnfFQObWqqWfv6IchLojkYWZgqvUtMwxYoaCsO2VknDFjKCPzUYXY+BjbK5v0IKfgSKqc+J9",
+	"tQ4S0HhACqNUKZuS5ZXXFU9BV8WJL4Veo6uoy1kmljzZsr/qPPVaLYhr+CJIjLos0ODUO/pSdXvkFVKn",
+	"jW5VIOhR0bPhPg1jSHd2glv3yO/GQ3vYjq9NkNQ3sFJAeGgwYrkAtelKODkefh2zGxSgt6gewa+F3vQz",
+	"sYC1yJXIQR4B/SmtwqLhu69M88WIXcvUhtmvhFyuCnT4USA5zzLGDVuATkfxfYuwKfpS5+7D7hAjynu7",
+	"Qi+9YAN+/SZvSWCzBkF7im4/FTiEO7V7c6e3t3d4u7FbcALQH7TiRho5UrRujsABsMuEq4dMKtq4oJHl",
+	"oihzRRFmJBFh4kRCS0qxmC1aSFmsfmnJqbSRLjtRLi6tLIioXMHOKLNs6yNfRBoITYOmiVik7fmRIc1o",
+	"WK20wanh/RVEXDfu+PfVjxq6TuNIFhTecTIcDkHhhMMgcjPxaRZivSm2jdsfXm65P27RL542W3wfRWLN",
+	"b57TZyfDBvuLOqSO2+dwN99R04gYD8gR0qOFAMNbJKBADtxL8rAH9mYlWHwptjFoXJXpQha7nd9N+HJq",
+	"iCXF/g3o/WgfvAl9S7WNSAYY8nX8DmTZvxmekWUPI94+2nYgX6e7lA/TD92J39KrOwJlSMZjVjVwp3z4",
+	"wgaN/S5M5vfeRIcWY/8avM50QUk8wQo0UhN9UgpskYiCJrlhMbVQ+zoesJc8L4yNnSpWXLXEUJLNGf4i",
+	"Q7NcKgp3vUgSsQE5eYGpgsCuK5c1RhJt0gX6W9d8KR78fSOW1V8bhX+Eb6/NtSbDdPjrlUoHeiPUzTqz",
+	"fvG+XixkIpw0PICvbHyTVMt1NnBP4ok/eneJ7d2VBNpUmmZmIaZa9JOVNkJhrt0IBL2T8/PaVg0yJsnE",
+	"Wtl868E/h9Mhd/YzDGx3VLBfHTEmKLPCzvjKsCcU+dWH80eK+hzNwtwtKfrMfJwUGs23BSl8Xh+YS8XR",
+	"/nR4b7doATjaA9vcU2Ivo2mPAn7/dcE8Xmmq9UFjoCxYPVn3PVYG3T2V495SZu0APRqMx9upKh90+AXr",
+	"Ympmz8qa0oTCJlk0KS+iEGtmVnyDZ597h8hXpr3do+Uox7hfVR+TMakmVJ0Pd3XKjKtlafWVQz1Ui/+d",
+	"+wLaFgV3VpxDX3/v3gPBKciv3GvRcraswEpnLVgRGTqVVn1nvgocSy+su23sb59aeLVDJnDP7HcRE5kR",
+	"NSfUbS7ODzSZ7Tko+w+f8/ruv+PJCOd2S0MDQ7N5xKTyjjKdpyJn3UAIuoOpom6xbEjuLbssxLBoH+HT",
+	"Klrr3oZZoXbcZajvLYL43OL7EmiP5E5P21jH/RHxKNbSQsr3k6XuJEd9EZS+CEqfoaBkgWUc9sxelv3J",
+	"1CrKGdyH8GJdwprlIhHySkyYXsuioHQU9JOsBVcGTaoUL0ohEIuyKHN7cI5mJ9jlrr3HwmnYv0Z73TCH",
+	"jEFlnrWYBVdFsTExe/vqu1DjP3tUoym+FaOohjLc6OThYDgYDkYRG49HONtMJzxbaVPU9lCZy+YKnD26",
+	"1RifZ627x99Xx0VpVAHOv0uoRqsV6L3CNRo37n3Ea9SCxj/nmI07WKx8qEQQ2X5bvASG7LUR/e4xEfdn",
+	"42oNp2gYvoI4iveMm9jdn7fETgTn6ZMEUDgN4y4BFPsjI2rCbot6oNVCpkIlYlascmFWuo3NWMglGwvp",
+	"Mt8s1her2mBLUbikujjT17PqUVzjj6kuKZ3laLdVHe7uSLC9YwI6bmUz+yI+qq27yy5bwgFCrD7a5I2t",
+	"7T+I2lfl4GY+FCeyd4ktZtVw8Cj6L7LgnyjQpb74npALnplKJjluMxxc1XuIj6mEhz9ojMxTm/W5Rw2w",
+	"T2GYWgkmSHTV+EcTO6NFHipAOy9mmDVzGwJt5F5vEZm/BZrYx2wlTaFz2IxZKkxBmHyTKrVV2mtCIV4d",
+	"2QCOW0w72wvqqG1JHUFmdCqPbfE1vQ1KQQBqeXs8SfC+lbN3XoAtMrOk8ZJFMwrVSSgJ6WuWkNfcYMx1",
+	"nZUckkVwN2Hm9sGOCC+R2xxvaRjQIy0zYgXvEQpahwKt0WR3TaLGvgs21qET4FZ9hyG41izzvDXEpLkY",
+	"x5FWlwVKI3fboy/sVwHOXLA166sT5uRTsJVFYOXKXItcpBEFYsnql+BKDyboe4K5zBqxaK0nG0P9Nzov",
+	"CBipLQZtC2PKBW5KpQlAgIYRkdneyaZjFs8znVyKdMwGg0EcsThVBnPmyxzTshKtlEhssMsCwTybvxqB",
+	"ySgrhOFQueDJyqVcF5kh5AT8Q66FLgtCVFGiuNb5pX06YD8Il7dus/+EYankmYOUMDq7Erlh3FzWSLkv",
+	"lqW+zxobqdohR2ziF9VmaoBF0wPHzz1/t12NMUEupWwiqdgik8tVQcBuCSGdxKx7cnPjTFCnQwdNAi+B",
+	"Pm+hr1hXadU/ubnpBVSMPA1nnsJ2LWPWLXgO8o5dMjbfstevX33L8hJzatoDhexoO1HHD7ATdapxYAgw",
+	"dk4pn1XfoAZR1+2CfZ1zt6XdwDlCFcZdhBWCQpDrtaOokCIzmKqA1GmJgZIVxVl/Wg6HpyIkPEpfMWFD",
+	"EBO2mHwVo50qz2mrJgaDQdUcn3OVagUER0yYSsygNrqjdcTO1xE7Ha4jdrKK2Aj+7+Rs1YMh2943mMkj",
+	"VGEhVjwrCbC3BuyV8PsLNTHU3yoqNbKk2hayOdnqJz8COCduTu0ruWtKb7P0VGmuoVOBm0vDFjqfMGAR",
+	"bC7g9OAsanCy5BwT1w1zbOMeyUCEd7liaNhsj8ZVjERdMvBC+6BUGG9Ig5NLoaUBUwlsSQctnCDWgTT0",
+	"lamBU+orkecyDZ1ytcTf+uvtql4TUfx4bPM7pAbsZF76XLRwuBYdxQEV2ldyYYD6aolUbe0l43ORHaQa",
+	"vnEUvYLkuNa+7qLi7qK1k5ZL423mwwTKbuuua71C9rmcDh2WwPkF3KtyrhOYoWVq8QG/f3yXg3JYE7xl",
+	"57+wS0bST/BsUnNbH9j2rLvmN03fQO/IIKv3Px2fTO3es/nrhEOGhG/eQrcwN9QR7jDd3s8uUNOGjz5A",
+	"h47A60y36AFHamz7DFqeuHfiA/D0SorrWyNFMl1Q/C18c6R2Gky30lAtBtPRJhDyHe8qy/vNz45nBVzK",
+	"q26u99uW5xi5rHZHHymU9VlsEeLiMfO4xRbgSueschnb3HL/N76vBL2KXq9McHtbN7+yPj8Mmw/fw2/p",
+	"FedUJRSov2NqMgnQIjUz2hSYyw7/sGqdMMyIwkLH8vRKGpBcuNpOFXMzoQxoZ2DCw4wVFhIUa2rNVWiT",
+	"sOwl+iaVqMttlljEw+0ccWlpggSaghPBX2keKItX0zgotlGYJ5r00YvZdh3BLL4yHm8OZ4gIjLkul6sA",
+	"39RNPg8IxFKRILQ26x5H9B7hmGOCEvrvWcKzjBW5XC6d0mzx9ghNzmMuAwfpDEePT/n5Yth/mJyI/kN+",
+	"Ouo/Ts9E/2Tx9fxRMkqHYjiqO13GnZPhydf90ah/cvpm+Hg8Oh0PT/6jE3lTZa1WgWNVrqNRfzQ/TfoP",
+	"07OT/iNxvuif8ofJ4/REjBajoT2T4zZkD8uwOq/xEatQq1gXFYZilQvBEEPH9FpQ8h3jUmWWVSwp3Bqe",
+	"1fzo8fdmjonUA0JuIcjJ+GyEBAkJMbsLFXaDNTobvjWZ3PSpr9pLjUBLxOeh94bDs5PRQ6unlLlw06+a",
+	"tQM66Z8l52n/ofj6tP948XDYP5s/SvniVJzw4ZmNdrClCOxAZnYgA6LHsY2dok5VH+/tRBme+PWZBUvH",
+	"023n3U/v7kYKV3mqaqjGK95rcNZB3RFXxcwT4TEfzeFYpf1H4nTRP+Pn86+Th+kjMXxU3dS1PTKw7kzr",
+	"Fw6F0PqxPeLify8v/BFhnPs44VMb2rkfBXGnnE/U8VyqRcfJS0HBGARkS8Z+YaNS5lvH4Sh+pWuEYDH+",
+	"O+61F73blWXol193MPjqa/HTUcgA+ErDOV1fNEve20SJHZruhrNAO1hILW4dcTz2ZPJ18PBmrd1IjXvh",
+	"C9P+wrT/8Zh2w9faPAPH8sHOgdm0Zdg3J/M+itFON3dLBq/PdXdM0U4RpzuEq4c5ZEfGsYXq+u8TyrYn",
+	"7+1jgA99lGi3BqbiZxvw9nGQeBrxNXsBed43kKxtd9wWS1bb03/EcLJg0vcRnRJyhT9qgEpJMsXtuTiH",
+	"c0h+4OT2JHPGZltLzAjNknWrJpWgabHm3zXDdWdiiBX/RKdiL6bfmicrqajaF/6AjkvE2Z/Y7CrD5jlX",
+	"yYoS9HZAJgm3n3D1p4rw+3nBuNoi3OSdUfyxnJh78+zmBl2OTVR/KdIjEP17g6maqt+ov99cL78x7+tj",
+	"v2EEvFRL9ttU/dbv92v/g28bOPXsN3Y2HLLu2ckJyeEepx7BfDGg3BmC+Mb02G9MaeimWQ1vfIdieBHj",
+	"0HyWiTSsojOhyZ6dnNw3eH5lzboFNp/VaERBfL9hdU477w+oPXBMzYHJMdUG6oO0hTtwIUdumPDDwaod",
+	"1EZLbTNs59S1E2BJBiXO6OOdKmf1T6nKGbpibIQ4lj21hXmxBV+9Cr888zRGvThi+lq5ol6UN+WqVe2r",
+	"RBXtFq6ijnard2CP5+E0sRAuVssyWJsNRmuNuQg9CC3YiR8si4ctPw5bvq1Cnl2LZum+3YbuXsWPmt4p",
+	"luib3goT2aAGWyIReUfTJWljbfcWWLQ7srWab1tfnK01Ch2/of2cOFFF7LhR5zeuCkAR9VbIgtP2bqkW",
+	"cf3YYoX3nVaBiPguzc/uslplZG1LIWNP7QUj6xPEUi/AnDHEp1nCY62vpFo+wA1suZtlTBT/p5VorTdJ",
+	"/e8tMnnbnvP1Jnfa8XUkay1UjDXYcvvqTlKb9Qpp0NzotNHc+1VKc1u4URmt3kNbiTT7YVDDCveEX6la",
+	"Lajf2EorXeb1GlIuJEIDF1bbnepTlhGHBQzZb+x8OKQ+YOpVMUN8PGktShaWLPScMSgphI165u4jh5Ch",
+	"uqJtbCscJ2mrqYZNnLq5+4LevzUwqIICa5NWktgdRDXjZmVVNG5vBzhLeh+2j0LvGU9WKC4BD51zgzUr",
+	"KrYAIpMuC05+J7heYVl77SOK2uu87Zx2LOlUo3OIEVoXi1A1CYSA4G9739Ytp+5mJGjq+rUIAru76DqI",
+	"RNC4ixDW7tCVAn01b4cO2R1rbB2NZW08uOUBcUmgQCtTq5tW6tym/sxxBGvKq06otZTWTi38FhxIJGt4",
+	"eiytgq0Pc2/bz4i1v7MJWzVE1BqeYpXytlyUVBxVogrVDkSSMMbCUDRihcs1V4HicbPJuOIULFMqg/pJ",
+	"ZBPgahpIm3EGxceWoH44DrAh+5m4EhnxFCpx5+/RFgGVFwyZar2w2b5SiBGWO0MYDEwjB7X5x5OfBg49",
+	"lSoxrCUGp5IaiqUaZEYpNq3BGrAN2iJ4nv1c8oyiZOKwSlXsrQ+MClPdHgyMS1ktUK3fn/Zpk77y2G5s",
+	"EV4nC+ubsKG5flQtuesuTPvWrWT34k7EPjbQOlJ/Rj8AyabKuUSsUp5Rdoq/3ytrD1ZlsM6s9qRMb/Q/",
+	"PNtv7WuYN6+kWR2TbeGFlcgpVjr3csfxeRdHeiCl2pSFc4aY9ijG2CM0+O1gRRqMagAxkhTSCpS1oUfT",
+	"wL0B6tZRNa1Ol1Id4bF0ff4Z3ibHATLzmS2AVMfZtBaYAykIFPt5fL+v6H0KplqK2Z7YuAajVKGVyWbt",
+	"4/etO8+S8/Zt1FiGuVhyFQYVHb2RjvN/VFQ44P24vxN5Nz8KGaOlqoWNhWvUsld2jsZhxvTEHtC9AUe7",
+	"Ok1DnXVHvH5JzUXCSxstHOgc4QcMA5IogP6jxxGdjc9rcUSixprv5DgNOeK+bsJhn/Yf8cfz/sNk+LD/",
+	"OB2d9b9O+SIZnfOzZPhwd73GPx7ngv3JsZfOnBuZtO0FRDmtnenOk0rsC4/k7jyG5//RCbzigbj4fv7Q",
+	"liiW0wNRLA+rw1Et1cCP4jOOYanO1n+V0JW2BfgEgSsBk3KixT4uVTM2e0FkwjCaZRCMn67GmCU8x+RZ",
+	"Yk/rNc+3H58HnY9PH34CHuS6+Ux4EAoslUhCBVYopMbXnThQSDSxqPD0ia9m0LmY5yJZqVItzVorXrAX",
+	"l4Wei5wBNY4NmLHlCH4c/VQDvz8ubOXdTyG+Qmc8HDx+6MKV9s8nF9xouEdndt9ZYVWJa9ACTSOYiUlM",
+	"ymIvkmp2kUfFutY2vskJYsFWD7n3oswWMiP2bXGlO89xiEHJPJ4LZof5LqqtzsFSseEC7VLEEeRgE200",
+	"+YG8RShqzrm6DEiC9l9cLTjjMO3nT+FEpyhvOU80w+ps/+//hfNyri1b1MoTRm+ECmhiE4LSBlXcSDGo",
+	"wT3B/fj+AV21LA08cTshbj8duYvvHLtFhJWZrQdehT1xY+hyfa/DQIhBdLT3ndrS/MJXGZzauShyvmSn",
+	"g5PzYTQcsmdvX/1ex/ZsBySkvWYqbeXWR06++kEUzD5k/iF51uEUlJkw4f4LM0Cp4ilcPVQLddw5PTkf",
+	"DoYwY1dGtzPuAJ3ewST8Wfm1yqjvkM9uFuSb5CLR67VQqb1pvHml2slRB6sjzTmy8rVIZbnGC70hO7qL",
+	"9c7CY/jhp5Aez9ulRz+ML+Lj7yQ++hX4pPLjUfHOaMoMxvovsdPbEXw1FDCt8BjX7a+EA7rHODsBesdt",
+	"pIjRoRI7ybRb+UPofPdQBMDbO2o2QoY224KDhWgIsl+kzC9S5hcp84uU+UXK/CJlfpEyb5MyG0662t15",
+	"nNi26x+sHh0WU77F2/woGxdd/C0GLicE1CxcxPk+uoHrzC3JPRi4KkclefrDeIcK5sg79TsNES3nimVa",
+	"LR1qOyLdyLVg6ACHe+x0yNZSlYUwExszKwsquj3Y8Xvum+dnIvuc7Vj5aSfd9QAt/FefQkf7ulVHs2P4",
+	"oqD9PgqaJf8n1c7+bJ3kDbgjqVLy27v3JizGM4BhpXCgkUpwOlihU77dg5tG56Y1wMg3/dKeqaN4L0+v",
+	"uEpECnphrosiE+kYY/ooxMBFRjFTiA0unGFaiYicwQUmCgBvvhI2qrZdK/wULtGzR/fDrT8TPvj1Dh90",
+	"OOdqGWKa35UvWsf3p2KMZ62M0Uf4fWGNvw9r9AvwSZnjK2/SaIEJJntHFODy7wbQeI6yG/nmjCRHptjR",
+	"UPaWSQ9U1js16DL32tp0ut6dGtwLUh2oMocrkdFr+7KaTccPLHI0rBo/vJyvie/cFm1zSwDUx74X7kuK",
+	"/0zuhZ1r4bXNUvvML4LT1ovAjvjLPfA73QOO/p/0GjgCAy6UUY+F5SV2E1eYuXaHx6wb7045DrB6A/dF",
+	"t12AjabKOzXILNwLUH0bn9kfo8qL4b6ZMD9KnUOTboTVUGxMUnMk7udeFd/bSK+qAhGnykUi1tJLqOdO",
+	"FJz80MrkFeYDYVFRZw+zp90p1JXI9EZETKZCFTLhGePGp0hibhQoDtywTJriwVIUiM5KTikq9YlgPejG",
+	"SsVGKCzaw2IYRzxm8bcyE/4YxqwLLHbwL70IzsTOMY1ZN3SBwVuH8INi1m1FCepNGJ46V6gMD58vlA8j",
+	"S9kVzyW3YbGfFkOOjLm2oskXUJ8/BqjPHVHQRhVbxw1vW/l970zuy/y+DEZBCBLNcolboMLEnvCNyO2B",
+	"puuMZHzgH6jW2uuzF9xl1SVyX7euDXsnOwaO2d/B5CfffwPHqU6Arbif4x5iqcvc8S1r0HHB4+hmlEHN",
+	"4pBzYP+Un0+IAqgHoe9jwC4SuOIykS6B2SerSjy4lsVKlwWz5gALInExd6H82NBO6kyLSHBk8cGPIAwA",
+	"0/XpcDzLjsDvobvnXbRbGdLVjzkeYcWVz7kN/jZoe3ceO7BAF+ECYSBDo8aAFIZ14dqDda9gFnySRW/g",
+	"qfOtoI37ATgyjmB3A5D5K9bz8OAxwGwQOUOqEka/4cage8GwmJJfe66kHjDq21PkjgSQcQd5N8oFuCZc",
+	"wBZFYb51JbgSbgSCMKEXZJ4JxpNcG2OBTEyd6pKK/W14AXdSZ9z5H9Dwj8P+Y95f/PTro3d9/++zI/49",
+	"Onn33zr7JKZ7AAV6v8X8TNCAKl5yoKzqPuQnwsShwqsE/GQhVORasK7LRLewxzGxvXiqFFmVEAARprlm",
+	"vCz0mqNcmm17e9CjBuwvreBRiO5cXb8xe2D/tOL+OABScA63wNTBHrhMwm5Diu1R0y0qSlT71dkCYtYt",
+	"nK2+F7G9Cgtj7UpJm1rBuq0CtB3aPvBMvg/BWaokKxHGownWbGBc3cNyuO3Vss6Zr1NWCFPEY1ZdcpRr",
+	"bMuaeUSCQjM0ZCGsB65+Tp02Kg2/EaYIOp3ADewbMeUcNumcav3KYjBVF2pLd3bCFZsLGgeWODJ001Ow",
+	"W11Y8DLIGMUMnFugkwXiHAmsA6+GtWjpUasJN2oPSoxaXGFRa/pLtAfPNeq0LkGrXvht5ePerRDFW9z9",
+	"LRbcVkyt75tgWtb/T7zCiGJCDrNxiOnuixlRkZulVIIlusxSQr2i41k/OzNfMqori1aXO4yVFzr/ypDj",
+	"vRdNVdhAknM489iAYdc6vxQ5M4XegIJYYXBkW2bgtgQJUq6FaTZjQaloHGueCkQsdzgvKDxqjYOze2ln",
+	"LQJ0gDslq7cx7hqrOoiwG7JGX0TeB3VSJGhsy994u4gRRa+hM39RaP+YCm39MFereEwNimbJb/p53368",
+	"LbTIBToiHpC7dSvm4AKNmntxKa8+bYjR6HQ8Gn4UW875o/atTxuvZWPPubrs+zDKD93fPs4JOxAqybe2",
+	"kkQ9xunl029BWwaN4lrnaX+T6wJ55MQJUi6MqdJ4/ds2smnnDH0tHi76D/mj8/6j+eOT/nnyWMyHZ4vT",
+	"OQbpBGcI5lyFjh48SvvbPL+/o+Sihe5oHDppGIc+/6Cj+p3yx/alhCT/BE4UIN0rYLlHc78WTQQjaI1Z",
+	"lFm2/WKw/nK//4MYrP+hWBJR/BNwpO8tStddXQKINdcneFVETqQmI18tc/Q1+7P8hhmRS57JX0TKuliy",
+	"8ezkhMU1YLzYWn4s3G0FHNYbsFdUIyslRf16pRHgkr28ePPkTw4IbS3yZa3QbzW7l7lOy2SP5epJLlJZ",
+	"AGeFd34H8PJZLng2EyjDzEKkcv8CcKlWff1VPZ+lfi6PQxsKmnBwQ43dZdtp2za7H++QN3ilDhO/r6Yw",
+	"peIQkKFEaPe9FzMMwJqB8bTtBSdv1H1vjhB96nS+0cnjXsf6k+RiiNj1ihe40WRBpjJxHHpSC9FwMztE",
+	"dYxee16Itdk//CZMbouBpTQFEz+XPKuhX8UeWNeWSj0bPq5+9HCPscVUJwSvk9HZw7NHp1+fPYxuKbbu",
+	"Td67SGfOhIVW30yaIoJz4HDcdZ6KvA4Cj231auBmB4ssOLJRmdR3OP7n9OVJUAO03SG0S1HX7U+3rxjc",
+	"LhjR92XV7rpqNdL9Diu3W2X3y/rdaf32lSn+yKtYhfnu1sdVgjwFXxl2JfJUJsWAucouFAuLuazWOEvy",
+	"2kLeiJSK25MXCrg7rOFUVRmwyOSt9bkyfCP0vo0OSPm2FU6dLP29cc3vYmbO+h2PfWLGpiyqdN///F//",
+	"J4t9ynKMxUMRIz7D+jRKF/SK3ggVu1qm+9KLfSd5M7eX/B8uQpuvtVrS1Fk1FIdP/S/zLRWfkAur1f0L",
+	"61K7vjm81kn88hUedKkKM4Emydaz0XlB2IRk/ebK5S73dqeNZyacpazmN0O5isrDPn9aDaIizAQl9JuN",
+	"zLdsLhY6bwagw6hgFW1lZ6oq8f2r/7AOp1QuZUEY5fhPnjV6SXKJ3kfoib6GFsOPLYwnW+R6zTgzCVes",
+	"++LJK8y0WUuDD2XRi4Kh4m8oAmeyKDJcjipd11ZNLVWICgyfNTcEqJ6zRCsjDUI0x2PyGWN0igaqRy7X",
+	"nquUMsyrLd/1BXGLa91DQgmlC4KTJ3mUdRNuRMTKdcbLwjwocq5MJgsQgi04fSryiK1lmmauY7lUOhe0",
+	"1ujTrO1ylsrFQuQ4z7koroVQ9ruKKAEpGouA7SEFKKoShuqAVEOCNqhZUQW4A2cL4JiiKESO3k2+cUVL",
+	"au0FKzqBT7xr6VrvLMUeLIR47DAPNnwLRJU69fpSgGxQ7V0YT8Bi8PkRp6aZV29m7nrATZELJIkRSVnI",
+	"K1eW8Ph2E1ScRDrTala3wqJTmR47xIb/5/8esX8mTqEEzZwCGjhMbsO3uixAvaJHmTAgeoNCJrUyNitN",
+	"Fi28Aqs+13cESvLQLG4H3kBR+MqwudaXUi1hSROtEum8viDZz3nGVQK6HsxYqiX773Yqhv3n//Y/6UjM",
+	"4a9/ZUmmjVTLXsQSXw1GUI4gx3nQSsEmWuksBZZlj54ljps/xr0wSn9nXe7oQdMO6GAr+tDr3qVpqdab",
+	"oBMb2kfeQV3wub4SDnnakhfRIqgLqWxQWgAz0WRy3nJRnbQIjg4QB+9NdMq6AvhwTCZhOTAHQdE8Hg6v",
+	"gqDq6yzLQVhcGbYp82TFDe5VTJ1jm1wmNnkxk1cYn5ALbjBYwm63c/bPu1tlLrZapbvTU67QFKmA4U2i",
+	"NG5Ph6xRMUp8yQPJJ3ir07RAWZ8VeoZmghmNh1Dq4zEROWXfvfmLlQzhbbfwD6q54hTH7D//9/+TPRqy",
+	"f26wzAgfjIZD9s9+PWidw3k5e0TtZmTOqIA9O4rBTvCT3D+1yjI0Q9wEuBkMHvYlz5U0KxIHcpaLoswV",
+	"iBwyF0lBJ8ZNns+hO8vWbB/0GWxmniTuFNhjGsFmcmeAZVK5KjKOcPBCIZNLEO30DbSK9/oWQ8XMtcgn",
+	"VN8CdpCbALyyFAod+EnGSyOotpOqGqJWlK4urYC4Dnl4k+u5vfdQpuwXIl8zUDf01lEDWN6SI4+13MW3",
+	"6LeZ2pH+IpZIjAtFQbMSSgXPkxVmBVSFJQPelwuD2b1MXNm7rvUOBc7jrvrh4Gu7G2UxVdIEuyUYjxOu",
+	"Gc+u+dbA6Kyj1Q/Ot8J8I4Op+iuV/Mm4WpZ8CfdMKjIay7LMRRoFpatIiEIsdI7iOQzxSrjWHIbzVMmQ",
+	"6+AM62SShnEDC2lj5rDTMXJ4Nw+Q4fklCgxwXSCFrkQuF1KkzOO4RDukc1c1kg0jj72zmfwymHU3VXOx",
+	"lMqwKZrA0EjsxzHtsO608xe9Zt/D3xlbigyk8fG005vQvKFholQqDV/mQlgeOlWesk+oYGWg5NB+F767",
+	"isoN+ttp0b3gJjtVfv7orzWFr4TGCnFTwI5w1MvEoopgps9ILHXbTho30kng9w0GRLPjruwmLb00VTqO",
+	"rRVl/fgYJdOSLbqv6myAxHNkbOYT+0VbeGYInBO6LHRJZUwqMPxWKHxVruekvNv6oS2VLXagoJqa7vNm",
+	"xtBXhsVuWePB+yPOB/p1BTlvoaFujT5ya+BqlNJ3ATp8QLpwVdqmfIvyv8/G/Be7J1HuwgEN2JuVNOxK",
+	"J3xeosSFiHU3DjfLGQw2uV5vCoxrTIVh1yuZrNhCqhTFw8yC5dPPzrgQBv4F8GIWUctxYlt/prpDbzNk",
+	"1xKPdysd6GsWhMEhx8MSX2hBsFp3F/T0Jdy7hbZhndZu0NsN1Nt1ubYZlLCNqsohKkKSKpBhZC6K2KVy",
+	"HbeZxG8JRd5FBGuO42nNbiFTw7rzqnKvaZTuNb2QUM52IdJwFtxEbE4VbnJTOEMJNm/vi+omobKCUsG1",
+	"1gWS2zZAFkep3sYBRkwMloPAsBEx6/+liPWmHgJNouiJqiSVsTJuYfGiAuGNqlB67QR+snUvVUofkanF",
+	"56PQZdCbsBjFdqsTK02zW8jCDNgLEHO58q9UhiG4eOHqZN4PheaxKymusQ5Qrjfa8MyPFHoNRNiIAWco",
+	"thH+2C90H6VgHCyZ3BCKBHVf1Htrhsdba5fs+vpbPgqe3eqIbuDBHekna+DE3bUUefVpNdiWubUERewc",
+	"lfoM9nNPwh/YrVj1eV6RDUi6ljXed4n6MjG7F6FFomtPk4lxm8bezDNmMdqGa7HHX9EzkRvKGkb5xb5R",
+	"iTVTVRe0xo43ET4DHVzHvug3EiDRFl2XaUlIC6Qyv2DYSrtM2vMpZC7HOEd7tdLkubYSebs4FlXyGBX/",
+	"cgfdypM0SjSCUcrJXGT/+b/8H9jwVG24zE1YPDeXpMnhe85ojg2D6BKWjI4jqk4r7IWrMzFV1zoHimFC",
+	"ELLQJCHhnqyJdJVbDmMtRBErVYr/gjVy/wbCZuVaTdWKCpOiW6Q2GFLXadfGvUNS/8OJq907VdcrbSwZ",
+	"MMAblh1nbUJJtp4t4LAQkeCtwsBdpDY82pXU5rEUmxFlW4rPwOeN61vpAqsCw+4XBE8k0gF7veKbSpOo",
+	"wIq+AsG+Ri7yczioxnjM4l+nFsxx2hmzqcNznHYiNvWQjvTo2dtX0867mHWtEYSjMLZGsCqgB1p13Cd4",
+	"u75+wc5ORg+xdnUPe94Knps4YrHF14B/mp9LnosZVq0jGwXOn7gM68aPhoPzGGtcGwb/Zv9MbaUczaPc",
+	"ds/iv/3tb3/rf/99/+nTGF6w0TzdRS5IKepVL+My18Wdtkyrirc5mdmVTvIyMy3jXtn5Fk6/T0522FNU",
+	"JsqhNNCqjlnsMTmxLJ++nlW9x6wbnIW5yKw46qv7wu0Bx6h6a1ascmFAQoLjFPvClQ5RAc5FewhIiA1a",
+	"H0ajAOYBefq1SHJRvNLFnlp3m1xcSV2amcEXZ+hNEaa1GNhbVUh08CrWPTljK13mZkI2arlgubZmLdCY",
+	"e2GKaMLzfMtAMOZFmQuS0ea6WDHq1NyhcphckqKEH7aL6kpcsz99f/Gk//pPFyfnX4NsPGGm0MD+i9sT",
+	"OhtdRIdI1Lb/Xme6eCVAUmwfXjOHjIRN6xK0KYwg6ETMiMKx50wAB//KoKNCZzbjcaq6OrcnsbdzzSkx",
+	"YH/FGsjSt+8ahy1KW99leE+VG9CAAZekqsvOjYmpcOHoqAa/1SLSVKQRW+sr+I8rJa7zqWqJ1+2xnGIR",
+	"MO3WI6oDXy/hM3sg8V7PgJ9RwIC4jidTxZUnH2L1ZUbTW5gx/oyMODRWQvfbk+wHhNE041Tg5U6xc2al",
+	"r62FpamtNZO08cu7RW5a+ra47ttOP1zyG1eW9u8YJYCpqSI1M6JI64EnY8LBrUcCnNFq4myYzgcOBzN2",
+	"vdnEp7DH+D1Sat2s/dCikHqtJ8gbdtqKy3r3yK0yevDq+wbbWsmszSrQqLlIGDELKXKk4kboTSZY15Sb",
+	"jc6LyNG+hgRRdXR0yVEbaZqAvKXCQu3A5kDokz+XBEpx8fK5Le8/+IBinusgIPYQsX3g7NFiW7XKga3N",
+	"XqN7zTD+nm0rXkgLTFJ5aBkBKe/t2+dP20lvecId9kVb1HGwU+rT2Lu2gZTjidwIWw6Gdvic3BV7Ijhh",
+	"LQAUIctsA7aCnyvdxy+JUXxjVni3eENKHgSYsU1Wml3LLUratRd3Y7XuHJcFY2zTzWGgppi9H3h41KkM",
+	"fDMbGHS0xcAlB96G0FEnfmuXx0B31A6Hs5r5ZcHGo8BeWdXhVykjIoWRFt04dEuTeFFgRBZIzsADLdZH",
+	"tbG+s9o/7R+sld0ZdwSx/3Co7kXbUs175FAuYNO8ePKKraQqBuypt0naOIB/E/maKzjmz9Qyk2bFhARB",
+	"iF3zbXilYn6waA8hD0b+4egWAW9ziJV/TKSLHSZ9COYu2HP7Mwf2QN7VEgW4mSrOfi5BnFvIrBA5+d0T",
+	"nWUCQYKqYCLQUdHmgZwTHdBoIsE8S3rCQSWw8mlQ2RYUaivBYpBbCJwXouEFs6pBW6gloWQ0gh6d3Eag",
+	"0ma3Sq+bi+/sge9rbJe1ef78yx53wzbiEC/GrBD5WiqeRXbSL1+8fmNh9OpmlzYiBlAK74mkt7vjWyBU",
+	"A55kQfNakRM+WFC7g3j1vnLRvck4n6M8cjchZM9yPxW5vHLiWOWRCSIFbDguGX/JdmbrmMRj/89ZqRKR",
+	"F1yqyoXj7zFrlUUBHHRCihPkiq14tmB6AUc87DoX/qi5eD7np5w5b2fswuUqR3wQ7wIfYcRKo85Ky1cU",
+	"qRFyEoyBqc+bpRLt3NCmtfe4kVEGkI9vDou4xA4fBMEo6MXehMVrrkpMpEJljXXdwL0rN0K1nDFr/arG",
+	"AncNXpl0BRsiowtZ84wCOtkpHxMjIE2zSVdmvF5JybWIRmm3dlEbZTAmi5OkgYYu6NteGjHr+m1h8XV8",
+	"ARugTaavK7pELKaKNvHOIOHZSi5XAamgW0cteLynxx2u5SvwHIVg/cK+/W63PM9R37+qf/SuVsDnuBak",
+	"ufwGXm+yDzeRnZGFfRzgBC8qQjSsHOgezpjt4BAybmsi3G5lo52z24k6O2xjz3XVRsaWlDj7XKQkg5lC",
+	"bPaNk85jJ2qtr1Q7mSjW47Y6ODi3QrvDkuaSwTrsGUqmr1GrxDJOUQd2+C1dusSgtlvbadJVeIG7T6r8",
+	"EveLKyLH075W2XbivtBKGDSXYwk24slkm2AgbhsbKUlphwisOWHAJwghyeol1zmG2tlXY5/MhMpvvCtI",
+	"8DxZwRW0J4+Z5KSnz7579ubZhLmXG1MpFYkpZJDkCLhE12MgzeyBpbSEC2754OGHSDmUVr9XeOFqe4QN",
+	"wC6do+KfxRZtAbdIPjua5jd1O0sQgAJEuekvdX93mGbmVcI9KeZ10wIKsw+uRg8CmrPSYKSSUCwOBBzU",
+	"TjVlpI+DjfaVcWOzXVf5X1qJng3ZhPd9MOnhxOS4fdGtS/6gYZIXPNNLonhnf1YdYuEbxgs2wu23zPW1",
+	"YfMtG4VBixX+BR2QCTOCytlww+KdBDNKtjuYV3c/Eih59NwZaGze2h4IaBBVh/ZuYmidGRxvCfOMb9cO",
+	"ZiP6nL5/t2zc1jIcgc/zTq3WskUPFfiYhWa045vfTWY83k5V6zGqEa1lxkeZrvyx94Yr+JjNS5VmYsAu",
+	"YEA2h1OapqEw2Av3YMgJtscf0n7zJsDjCBJ8m7E/vKgjd6DzzAZ1axv26VETGzWMQ0iBCmHncfpI9B8u",
+	"vh71+cn8tP9QDNOzxTn/ej58dNcC4AdBCyz0MQkVAWQBBrM3wAocmKq1KU3cNWGjH4idgpR5JVqgM5EU",
+	"hPR9BODBh4JS49dtK0r4oshn9i7oCzsvG1ZlCr5lpbJ4pi0GF16Ipb69+g52+sS9/K5xcH/trPnNd0It",
+	"ixVmPg9baGLBRaoA16MOYQhb0sivbpxKEHLlz6WwzzHwBHtdb4qWEQ7xJnS/jNoW0QV/17+85bt3e9fN",
+	"c/JPvXa+49r6NeTJO03yg+gahk0df1n/Bb76lj5quzg8Kg2jlicsBq6KyUACrxE4wz5iqY3rhgKrezb4",
+	"wf7jx2AAP4XSbV+uNzqny4bDnDtLWazKObC1B5pvZD/RqVgK9cD39y783FzKTV9vKCWrj4xH5FXg1L7N",
+	"ZO9gOBiffD8FfX8QS/igPbifNpXldS+uxd1d2w0e7RvYz6ed/LB3EM3pN7Z0gFCRrDhGJOaGCszEl2Ib",
+	"s1QLMpHRilokjbuc4s8X3uM2LXHNLzHzzsbTej0Ps1edlueEyQlbcBijDSqqRYJ59e1WdI79K03+3f3r",
+	"fGuWyYXNU7EFNgJfSaEZ+WnD1I1CV9GrhfauXDuxO+aeHHJCw2D3T7uBQn5fbOjObIREu91+fxDXFqXO",
+	"CX1IMZL4eJb5zYypGWVR5lTKxBwdchDIcKFsck4nz/412rsEewWX2+6iH3/yPX+yu+hYv1djV1TOrzLP",
+	"WmC3V0WxMTF7++q7CjDvZHj2KOB5E4ZvEaYBuitGJw8Hw8FwMIrYeEwGkkwnPFtpU9gSXBiv2cYiq+OR",
+	"yybHPHt05DXjgD93AtQCGNBddSXJeC6oBIlP5bJaIkKcbnjeHrD1XgbD98ptw5xhn0BXOzEfmOHWlrh0",
+	"lwA3B2tQDyL6sIg6G/ooHZrlhuo7mdZWA1Do24N9XBWBejJWI5fVZ2ZjhDLh3E4Crwj5yTGXXLG4Xorz",
+	"OEW0AmLdMTByJQsEo3TvsC5mbxQr3IcmYkoT3oTOgsMYnNLzczbfFmJPWOOxzvTjlkj7iOOqSorNTK2q",
+	"Q93aWQMT9piF3AMIuS9frd5DmNzWksnmVyeqs45qr9WO/k97WdHBmhUBXjI5o+2pLhWG78e1Ice1nJ1b",
+	"Y6FdpYujD8QT+OCeKzvsdtCGwGkIttbVtWli6R9Vm5PFhdazNVfbGWZ3xWOKO6BULw9GkwoPfWE7EAbj",
+	"cpHLd8+HQzb3Umov8uELVaIrZaaVBqMbQF9lGd+KnHVNwpUSacTmGVeXPepTFtZTNt9iqFzV1aje1YSZ",
+	"TSaLWnZv6DwslY1ZFumssSPDP7147zZ4ovO83BTuzxAnn35YbwrMi69RjyQ/V+jEVi2p/4jVT1q9lrTo",
+	"92Dm3Rec+ccw8taYVAv3rKDSw5K0dAhqhWbiiLJ7Ylv4pBuWQWmWiA0LooTFYbEIyjEHqek7xyHYVN7t",
+	"4aym0BC0e6u5yquIKWfT+KxdiCCpgxSxAWW8VsmiJOdUNqKpai2gNWEaZhjGNg6a2X+0QveZBPip0/zC",
+	"sEE70E7Uwf4JlxmreEedWu/k9xGtC9dQDNq0YFdj0N3xkWeGCDiMMv09BQ3WlcxGFX+3AyYMOZcLPrMg",
+	"eEt5JfYInns00deVI0H4InHmI+ujB5XO+452vE3ra2hdR/iQ4cP6Onn6tocrtrHHxrDu4bpo7uI/6L3R",
+	"vl676jm5xOJA6nZ1CKskzwmmscMQ05iifTgKM6VBYCuVNivRwo6/xuxEeJHS72xz5GrDGoeYhbivhmEt",
+	"WQ6GSFEGOIhjuI8vmdfGhmwINmZLCLVbly8o2deFdxtt9z5yKZJH4/Pz8Umt3lJVjWh39PUCgw5drA7x",
+	"7soLDlpK5d3Bu9tSXGN4oLjG44oTtNfn+4zrbBwqwfgHL7txbK3Ee6/AcZCmhyr2tRfYbBzDz+eMNH1R",
+	"+1ThPf3cFWynrZHDGnVjIf4qi9Vrn3V/nL92957cqc1xSz5/I48fDb+IArNFYfXf+69FfiUT0X/t0AXi",
+	"O2f4HxWT1JRKg6Kwcb29eFLBfuKZnW9txOiAvS4cCje9O7YYkXT9+c/mW4tZvxQI37IBPXsQLsq+W6u6",
+	"QXFjRyyV8MJaKof4biNY2Cu7kw1bl7jjrZLWJYAZX6u9Z0sVFyuxZalGQzo8HNBl6xonMWfNNxugeNPh",
+	"5YuwHpG2GRbQ3VPi9dZczSf2zbZGfKDR7a24V1uascrprW2E1R3bC97e2sRL+2ZLI66U7q1tvKYXXRNh",
+	"nbcDNaTqgw8qMR34Jqjntq/i7h1v04Bbbn+ggmKFVW8+bq238/Hpw1DAqmcN36mWmsXBONhNOOzT/iP+",
+	"GCSm4cP+43R01v865YtkdM7PkiE0WPcDAFM7qirbT1HnUioqkWlkQlo0bq6ZU+bHo+EQ2KWxfndKnUJW",
+	"X8GMdvZAutfAeeATcZOIfAOTvpjnIlmpUi3NWitesBeXhZ6LnAE1jq1fRybD8Y+jn2rIc8dVkQO2HmKz",
+	"DQePH9p47QPzacEjdSgzIClYHPMAzZDgbV4k1ewi77aqQO2t7hec5UqjHdfwNG0IWuc5DrGRTmWHCRdr",
+	"sDr7i2E0FmiXIo4gB5too8kPukrFawA8XnPj6zgSVplFhiQAdoe37bDOwzSxQusaYSy4qKPJq2ZJD6t2",
+	"2pHiRe6TcGA/vn99xSY454+dZlkBOF1H7eI7l1JswDN6atjUqHfveRgoFoOO9r5TW5pf+CqDUzsXRc6X",
+	"7HRwcj6MhkP27O2r3+vYnu1gI3aUKGZ4tLLtjA5zx23l1kcWIbHzgyiYfcj8QweS6CHqPMVDSC4PMUfG",
+	"2s7YWXbhkDlr6bgDdHoHkwjwjH2yYEtSWzMfsDWdLMj2c3le78hOtxQzN7cnQRa3lRRaL6Cz8fD8P8JZ",
+	"hunf71V5s63C5ukBI8D57THhWokjNI6GBAJ88bbXQyHntvf3CFTHf1aX5Y7/riGKHv/h+82uLj/f9t1e",
+	"6f22D/dLfD/hbhZJmcti+xpeJ31xLngu8ouyWFV/fevtOeJyNi2Hw9Nkzo34+gT/LXYAR2L4XOfyF5zq",
+	"mH2DrTD68uLl89mfn/2NPo0H7EIhkBLontKwGLqI2UJnmb6uMCGpOyZUolEjDIsKnJ6wnKtUrylOYsD+",
+	"LLZ0S0ljSpE2sJqgSa4YXImgVLFunOoEzkSfp2up7FsO7AixIxD72f7di1wcCaqeWCZ0xc2KTLCkZhJ+",
+	"nXP95+JKX4p0wL6nKzdia54tdL62mBX0eMzOhqOqUCkI25diG0+Ys7fagcF7pywOhHFvFZ4gMKjIXVTj",
+	"whe6oGXAD6vns1QoaeMPcL+gwQqXqmIWq6LYdN4ht1EL7cKveIKSqy0+bOm34/BxDzDcSbE/vXnz8gH6",
+	"zAyZFHCAjuf2YYlTV0smzPx0O8QuXxeh9DYUxdRjG4m4Az4KNbILZWpoKbC9aDc5bGt3rTKZRg6bJyzJ",
+	"1nUxBSnjZquSVa6VLk22xQ1AaYM1ZBJflwcVuBrcD4YNTBU9NJgZucEILJFcOrB3EwWuVAIusOVfd/Bh",
+	"Va1oBFoTpsrefT2Y40ZnmYUAKFa5LpcrZ10xg6maqme2WputRUNZw8alDfOyWAlVyAQNGgHIGbtQhGDg",
+	"44BdE3jcpkqqK2nk3NaUoAoR7Gx4FmJyDtibaqWAABECvvZpyvCd3xEYuYf1kKaKLxYiKZy/LkxShWM4",
+	"YBdZxgq5Fqbg6w2d/uevX7BHXw9HzFuhDZOKvX3zBInwT//ELqqZImKKSoPjYxydvEHKihCG3Ym/eW7U",
+	"ztqm6g68bWItW3R8kA/ZYOyQCXFkpsiKpspiaTpmFHI+4jyYtNFkgsjx6Dl67p26UOddU2WZF3ZI6232",
+	"8THe5GSHGBmf0vc+JNEW8gnZm58K/IEYins5HKz3y2plx1U+sxlTSRf/J2b4soQSiOmh+4MeBXsPH8PR",
+	"q36hd0BUty3TP+nnIOaQHoY/uFeA+9iG7R/0xJ1g+tL/hQ/hGsXcHEvZlc5ScnaTFrx2yw8kdOs/VYZv",
+	"TeC2YK8wvAlIyWLazAu+ltmW9jJ2HE8cf43IaAr/ILgnxM8GqcZE7OXbNyaaqrSkEv3wzMYK5zoEFs9F",
+	"gGK7t2M3x2c8WYVrTgX/gD0E28IGr8Y3fbelq4cxsn1F+FlYxZSWllF3VFzNWDAbYkxTZQPqQ9bkIgtc",
+	"TLFpNECJjjYIbsOLleM4z/Jc527q5AmRqec0Sqv+yc2ND3iBM03ij063GOWCkVrTzpj9OsWYPQpxsU4G",
+	"+gOrmk87/z/4t1NsZDrtvHsXT1WXBEMW40Be2X7giH+TcwXUVSyGhmNX7Bx+sO3HA18znUiPu2mxEAgN",
+	"AsyAZkSsHK3qOceIFbzp8ed+Jq5ExgTRoQu/WxMji9vtfXE0VTEGDfx48tPA2WAQOBpLnfUcLK2jWuQS",
+	"9mEI2FGEAMnSjji+6duR9mUaE1C7yAPYHZnGlItjCPQWmkAMcFf5iCKTjPCeQHjjCVCtN2YrrlK8AafK",
+	"hWPBt072ACnIhYlhyRDWd0b/eSZVmsFECqyZ6cO5zm5ugH+e39xYPD6gdZFLYattzXlyqRcLOMC0Ap7w",
+	"SAOP/c8LjMh0OHDEROmSPjkBKh+okm9EMQmY/1ynQM/unFM5/sgblGCvRrbUqQ1nnCo4L71KIhhWF4Ql",
+	"elwN3jYNpDZFLpNiXGf1tlgTSpLQ2VQVmKYUP6He+m+2GzF29d7gkwd/N3D28aLs2uLrAm2FDp3ONU6F",
+	"uqYqXpdZIUHIfAAT7qMTlKrkWhEozC6Qpn1Ovag6vdLARk+KbDvFEKcKI591i5xLFNgQ+t4VGDjUrBIE",
+	"mWKDxE9PGJ4rkGCF2LAu/D8l7+9rAQWFPIcbAGvL+LKgcEJckk0Mf8qcEdeYKrTEgUReUZ/k3hH7Xn5T",
+	"SQCj0+o0FVrPMp4vRTwJUyDw8NIiwbnUJB7vrgeKd1N1UZ2GtShW2iIK0i8YTl+JH+fAseCdGdZFInHL",
+	"Fut1spyrP4PAYPyKSwz+YVtR+IbOQY6BFiSwJ2D7TpT4p39iL/lSKlvK7DtpiiB0B3aQY06wEpQldz6c",
+	"WDT7kauwzBWzyXi4UCcnrHECbak4dwRtmxOnGFAhxtFwiGclyfh6Q4E9o+GwR9DSFJtkS4foDf+5hM0d",
+	"hC3Fzk7uMNhtnBRn9JwI5RN8UoG87Ljh2h56eNVuParQr1O0LcIt9uNgMPgJLqpgRPD7YDB4F09YfaBY",
+	"5o2yjXcCuBgFfBHXAOFVFGyjjbQ6ksK0v4URhXEL6MNn3U6bqibUUlRXRay+QoJApbJAb3DBYIauRLmI",
+	"sulJSIhIpCMWCH+FtwlW3jOFuw/sutbgPGFCujnWcZWIDbrRZiN4bhVQuRZBbDu8BhocSCUo9Dyx1o26",
+	"S9p23PRATxWM8BI4CmcLnmVw0TizwnrAngVDCuPGWDdEFjVRUDsualb0iFjsMqLjyAcBeOh83MUWVaKH",
+	"xAhATIPKgY4WFktqJXJhJbxQyQ7LtHXjnXpvcc8Xb3Pb5BWQB88dijiv3AxhJPjzrn0pOPIVReAdIxKt",
+	"Und/zcvcYDLqaDicTJXXyowosBhn/PTFk2d/ufhu9urizbPZd8+/f/6Ggqjh0OPuRw6KGjvdq3gqH7MY",
+	"lnRmB+cOJQeGXOTbPt4uMSOhB4vy4qjMhK200iVePCSeghASihf4899lgfGCL3WWMV5MFe5fqmlNKjbM",
+	"dC1VWYiJ11KQXDBS4HeI9XbNt8CpMsFzZeu0Okcpkt4TmureBBbCXU00cldD5IxpiEHrtM3GUk2VNXvw",
+	"NM1RJTbsWmRZtW7B2pwMbcD+KFjBCWsuFnAmt1zPf/jLxXfPn87+/OxvuHR2D7c9/ubtq9e4qFREgrvi",
+	"wNI4axJQGMceofCYh9vPV+DcXXQrutVWvCryLXNLy6nC0wEUFDeJ2BRVB3bTwHtUI7VmFCKnaLYdM84q",
+	"Pb00FucSzRpY8I74EQKUuuLPNMVrDvPJ5KXAcnVYYpCsODgHx8g3aK7F6nMXL59PlRE5xfGgbBeUr4uY",
+	"0WwuVlKl7Af33MA1RocS5OalKFi5gW33g92rHBhh4rWzb3SpUtM4z1PVZ2+tMU8qv0vHXmIafQ3/1Cpp",
+	"VgXAhYc/66NGLM/9x/37i3+fPXnxw5O3r149++HN7O3L715cPH0d96h8NGYwSVNbfERLPXb9sfK4FUhB",
+	"oR+wb/ZSDRoGwiHc2S7luNpiRsbrgmdZhXA+DhLA6PSi7YqZQm9A5KRC2rBPToeO+yBNPAlozrPnT797",
+	"Nnvz/PtnL96+IdaclHiP0/RaJVuywtsyUxLbJXP9hMpUXvvsftjVcLUZnB69Dl8OwgXHQ++10XGQOz0M",
+	"xgtLZtdp9vLZq9nrt998//z16+cvfmgsGwynJjj5YXddURdnN7bXMNZcJADWl1TpTOSB2WjcanEOzdKU",
+	"slYT8U+i4XBIaXAwIKnQUlSfzsuLf3tGk4Gf3l68sZNx+y8XCzzuriRO2KUjO/rvbH2z1lnjtL7Tatnf",
+	"6CwLjtQZyLrWVfUtQvDSNGhbA++IkYPsOXiIv4t3GLGJ+tS+ffbs6eyvF8/f4KHibFHmqNJhkdPgZLm2",
+	"uWEScY5dxyIXbBhhxe58zTPcDFiPrRvksQRlgmgzKnHdG7CXiNjL7b63FcSRdeHpzKloXB1cXdn8GKqO",
+	"jGXw+VrgtcwEz1E/mioQdki4tOYag1Yaq4GWFsoUmQ7B+tsyPqjTkpWQFDTKaDIoQ02Vu7nt5ejl5+dV",
+	"3rgzXyGGJOniqLDb+udx8Gr/z2LrhY/uCDjKyfk5FbJDBezi9ZPnz+FeqmAJOGJdUrHQpdYpS1ZaJoLU",
+	"CqqrWlnMsBytlRTw+gA+40ppoZ2wyaCxWNLWb1SYqx1fNfCi/8q+NWZFXoo4wo5cEafK9OWbMEB6LBhD",
+	"qmjklNTUGkgMDJQsu86W47D0M21AKSWhbgXSPerBiZVoXdOuNj0ZJGrdYPUv4vHWslMtwexSbGe5gNNr",
+	"NfKqQRRDioCq1kQJzFtmGZtjaXCycKVYwB0BaZqtSzUrjYhZ11qy7LzWGnQpkGGthk11ufg2rAs4VSkc",
+	"RExZATVEbAokFowKxphwxeaCZA08JWO0i3VjRNFQPKNsVlQ0rKNkVlYaPugbIMv8MvM1k0U62wq0iewK",
+	"UhF6M2DVzoanuPX/ShC53p/Ia65Ecjv7bUMCipMw7Q7TeejRcPbHcTsEq1Z77aI7esfJcER1GE6Gw6kS",
+	"N9KAZGFtPe52qDVoQ4rixj0HTZ34pphvaTBVF3Ytz+nyrZGcMMbPh6dRqD3Udhiaez21HC+xUQoGxP4l",
+	"KHB5YE6hyppAl2asq7EeAcowkAYpiP5a7BRNVFb5FupKZHojWGUAx+yNCSrpKbviueRYS1OxOAwBj3tN",
+	"tjBVbUHxY1b8K3kuSiVvvFiD/ovoamSfrcSN9QtGcEtgPdiRqw/HVuKmVlZPL6Yq/rV4N/g159d4oN/F",
+	"duP5MQWZE80o+QH7C8bxB55paAZlMWIdU5VoZQquCnSPYhEMnkujUZPC1FqL/otjrMD/T4decmMcVDmU",
+	"8JW+jnz11E0xVQTYT/eLrV1NE7b2BqrDalg3LTE1ljedROh6PLm5ceGdocAYRNCbCbPJ0S5mM2Soo3XE",
+	"ztcROx2uI3ayitjohBjxydnKand8zpHtwI58WjmksAIeCKyCaZQ8LSYqV2nEcp6LbBux4lomYsxS4Z1d",
+	"zjxF+zKWaYwuCoV+bBoel8rqSqdDlvJtFSdAWATWaw+73mb1OUwWOEluNw+m6o1GNGXynGO+DfcpNNg+",
+	"uaKqfNio4jPU8gOb2jRV3TjMcgJO6QI47O/s2V9AJXnzt5fP4p6t/8dhSJvMzRaTwre2J3TN2QQiJIj1",
+	"9FiTI7z0lbHGZRQ3QKnPQX+Pfa6WvXAdq/gLGbLQGAOXoTVsuSNEwCq5WMgbFj+4GsUDdpGmEgFHSd4x",
+	"rKvEta+RDP/GGjq0JfEH63h19jt8pbLauW8sD+rZG9ptUep1GsbQOipevHzeiTp2xJ1xZzQYDoYYebcR",
+	"im9kZ9w5HQwHpxjPWawwHAvWyQWI/9pZtmXwELy7w9TG6BCC4XZuTJ2lQQX6EIBbqAI3ulTeE0o7vEtm",
+	"grgK3vdcyr0oNjpZMYrCH/WHI198TObe9Nqz5yvEqIe+bCEhiyjMLhwyvNOCeu4LN0AnDljz3rwsCOCs",
+	"Cojewn3i0fLdd+TDpPKoMaFpYryTdzA8Ty0FnxCRo07lO9sbC1m98uA7EBT2huEFL5KBGmNtvXEX1vJk",
+	"OAxArSjPou64woBkPCNHwcdi9jVGbDVTlza2BhjtCyAD3Wg4jtApuq8f+/qDf7fWuecpdXQ2HO37xM/1",
+	"wVvFbdQMhZueDU9v/+hbnc9lmgrMoDw7OTmmGxu4BdvimSpsFf2zk8e3f/tG6++52jrbI3x3Tstz+Lvn",
+	"Vg5CPzCFwXlUxdtG6xAQ7bfvgihm3Jd2tYCd8CVGxdud+lPUaQtx6Iw7YfAKpvboNrzAJz5MLmQXAxYj",
+	"27JWS3tk7K1KEdQTFgctxV4z9E480lZtUe3AvI/wzqitVK1XYMUxqVT2azjoqO5MFY2B9D+q7oGGa1Pk",
+	"JdWaETciKZsOgVoFRB/WNyGRu8Ud4Az/rBv73BC4ArHGUBRUKLIVpu0pRZViqhxqS88XX7KjpkKsxiJ8",
+	"uyoqLLOoWvSzHQ7ecX3U8SRhxKHmO7FApPiDyUqMEHOr1I15/5dh//EM9Jc1T4UrUErXkS/PVIW+MnTa",
+	"yISZcrGQN2Hcqr0h0Szz3AZgaXIs9bGwiC0k1eb8q0cLKL7G5BJX954uxDrXpQ2Iu/nObDcwKWCRh598",
+	"TZhvdLq9P4ZaDdHhbr6r57pa0MYGSx/dL0tvY+fo27L1WOnk1vl5i+3iNrZefeK/QNzKD7kYjuCe31Sg",
+	"rp/wLhkecR880WqRSUrWPhsd0cVLQjZ8o/V3PF+Kf8hLi85M41p5n+sLjWPYeCUEP/jVBYC9oxsNxMWW",
+	"NG0SKI1VkQt097q6JzFqFL0Be16gkxC957bcbkaWDhMWI5oLqr8+VYUOahdhAO1C5EIlImVLbZ0a1zxP",
+	"J9VrUS1WmZQ8Q7clOvd4RsZ73xST5JZg1zq/RMQ8mgw0Xw0oB35tROo1RZjoxcvnk6lCmqA2raqSS0QD",
+	"sirjPaJ0X29Y92R41rPXzkVNK9jejcmj3iVb2fxTXCPH5huM8mzv2qUOFWqu0+0fUFalqR3+4gddfKtL",
+	"lf5D8gm7zvfHKKJ29fgVhh0ZdO9QMMh8y4La5bY0YqBwbr8y5HLQ6CgP9FOnVtZ1z13WsnMI/k0Ue07A",
+	"8BOJCi0iwpdj9F/gGP2bKFxN1A/SEe8kflMRrhTlbswCaFEvrbXNKipRXWmMvGpZUxBbtMKqhlA7sD2q",
+	"S5gzJo2zBqJvytI725LJS5KJlFQpbMMUVBm1utJLW58Og+usYREj1zHrqJboQWrThpPvES90hGCzrpLQ",
+	"meKq9hu614vAalmsxHaqck7WQ8x0w6mQk9dS0DnHqBiD0j6Yr3lvAx+rXfj3docHJZE6H0fTaim6dJSm",
+	"9YnYp0XX+Qhs9PNVkO7Keb8oSMdxbNrq964gVXgN7+EqwMQD5xP54i84wl/gy339wX0Gfh63+w2CTfLF",
+	"efDHcB4ESxZwmKfBr/fuRqi6HCBirS++ddil4IXAqQocCs5fMGD1rAGqYG3tO7chkMe9iY1FICnRCpRR",
+	"hUFO2Vm2mTuZ4esT/MNb4z03+Lwt8jtFHj+xVb4i0y2W+eAwfDHPfzHPf4bm+WqHvvcFsVcOffBrDUTs",
+	"i8n+D2WyD++CL2b7L/bGPWb7+2MgRxjwq85+Jyv+gUMx/HTixV6x4ssR+y9j0r+Hc/V+xn2/+4408NdU",
+	"oEOG/boG1z1YObz3xe7/2dj96zzvY9n+30+n+4RM1/kAPhLz/eII+Ed3BNy/KtZA1L6zV6AGd/bFMXCc",
+	"Y8AS7Q3S/I/tGwimcoR7oLZbvngI/iAegtqqhYyn/uD+/QRh+zuuAmneL9/Awl61pBz8Q5v1g4P8mVv2",
+	"g5H+Xsb9kFi32fdrm/iLif+Lif9zNPGHm/RDOPwh6fLBr7W/v5j7/3Dm/vod8cXi/8Ucuc/if8/85Bi7",
+	"f9j072X6P3hAhp9U/jgkd3w5dP91fAD3ddLe0xMQ7MT3dAbUNLe6bvbFwv/5WPibrO2jGfnfV737tOzV",
+	"m/o/Gpv9Yu3/h7f2fxytjECdbrH1V9aqr4wtOeNAmRBT3YFSdXMBB05qFbH9iLWECvXq2ZtnPxBMaORq",
+	"t6KnIGrFriJO6AGibRmYAXtrhPUF5yLRKkFgZMTxSvW1QpgynVukwhDQ/5qbCvK5a+fkCvgTyFcurAmu",
+	"quFdaOgMQRx77eZ8Au76+Hb8qLlSL1S2ra2NNJ4NSXgBMdY7kavCZrfRcUwQZ2U54MGeCZobO68uvn1D",
+	"qFeyDMdyWyn9j+nFwLne7r6gCX9xW/wx3BbCHUvHNu053c8ug8paDWb5YCHINNvKMd+08crAERqRXYp7",
+	"XyVzsMwW454KvtlPCY6fijO4Ygeeh9XLITnYOHRVYvkaxlnGN4XeEPNEKCNXDM5annLBk5UzGP3VdhUT",
+	"BDhVo4HJ+gqGhJVEtXSxhsmYWbw+aaxZhxNMcbMWBwmWbsoF1aa2OJDiphhg5yyGH2bY278ijh+wW+oc",
+	"QZqpf0tOj4tI8HtdewsR+vVO/8TKVZllY5vXQYiaJObfFDQg4CBSIbLf9UoQznNOVV8YsTU8/yueOgbA",
+	"XheEk+70AGMhXC0VJwG8ODOXcrOxtfAYy8WG3AI8ybUhfHUT0UWmRFJ48yISgCqDEMKm3VeJXq9lYcEm",
+	"CRwanejcvsGcKRSBqQnasci5MlTik7bFXCwRI9fCvWMRMSy6YAlJKNZdC6QZWWD302HPlo0jRHFC/sXK",
+	"I6UqZMaqMSAipmEO6J8RyL800FIXXVi2AGVvwoa+nI6F03bFDqw51CMxWyvrihvnTkMkcIv7zbH+BgFr",
+	"omvwFmDvyHkJ2VkvYpwWh6c1APE9WN/4ynDMuMf1jly1HkSBHJBqZsvjwNbNCRSV6GblpWr37imWU1PW",
+	"8IDR9hrT8bCWYMcsZNGmvH0XYqR/gIiyy/AOlwjCugF7ZACcRe3ub971Ox3usClLgUPMQSpTwIK6Kv9q",
+	"74AqDlQblb+MFjwzwkskc60zwVXbMF9bwNtCE/Y8MGt/KJqY74pqSXWH9mztGx201D6uYdRZ8xu5Lted",
+	"8Sn8IRX9MfSDtdWjbpPhiEaGAFdRqAc2ZS0DrkIfCvbwZyFcxdn1mhscuLjZZDoVnlZHiZ9Ysu8OcihO",
+	"9zl9dFLNEWuUdbDy+hbRVEGU7Hx8gRGP1B7zgJONUS0J78GoIRk4MEC8j9xLX0TMz17EfIU1YT2Esyly",
+	"wdfOd3hPQqdFOIahtkfMPCN8ZVUhK8OIlvIKEbm3GxHb8iqVxBaCLONF6Y0M8JmZqoWr6IZ+FKwKF9sP",
+	"kM1Dj3X8cweNHtkCPmaq4n1V87E4ug4RqC1aP9oxPUS1Rb4OkKmpOpq/7QgBxlkvc8EzhhKXNQk7uHcl",
+	"rse+nncsropZzGQaTVUt2lDpa38OE55lIv/K1MoOyzSe7KEhzPY6l0UhqMAQdCZTW1hD6aqEtl0cWyi7",
+	"ijSisbrqozuo1kxSAaMKnh4na/mLNVbo3pjkF6KpYYXIMpRJN3BNosgdfja3JZsWGV8SCzIrXWYglXrE",
+	"dCZRAPa6SOLEKxgNkILCk0isJgK48uA0pUwvqXpTsIpjG1UZkawFPfti11WUFOof3aZ204uqch1Wcorq",
+	"FYKBrQxqWo3Tm7CCAakA3rITMSOXCv5baDtGmORVhZhv1wyGZWVQU87h/M2dXchYGHNOyLOOwvShO0PX",
+	"SNq5YF28DrxaQaIl7pq4qnEc6FUgK0yIUlihGdYCvv63ZzV09l/xvzOZvusNWNwsgTAosHoQan1UdqWa",
+	"nsq2uMaI4F+jlSuc7Ml5mJa08ryotw0KFS+ErS0APYW1CGzJPlsCcFKngdMzeOE62Ubs51KUIh2wCxW2",
+	"1ag/iV4Y1tU52ftckK/G4nfe/OfKnrDDHpLapK1YbxlrUB604sC43jZwWCpbQuINvn9sj9h6myj/JkDe",
+	"//QRepbfoTzCs+y1PwgoNPlr8Y07Sn516kemqgE1SNzF0Ik6mPcTaAKtr8HtqJV4Zlve6Rgk6tr+CxsO",
+	"FrIz7gxHj0/5+WLYf5w+Ev2Hi69HfX4yP+0/FMP0bHHOv54PH1U2yIXMxIDgm0moOk5IDBfsTp6sk+PX",
+	"gx4HF1U4uYfJieg/5Kej/uP0TPRPFl/PHyWjdCiGo07UqW7AzriDsfWjUf/k7M1oOB6ejEej/+hEWIUV",
+	"uqDSMMGwZk72Doa2SRd7mz19M3w8Hp2Mzx9hsy4OzGSaBq3KLAMtol51BrQtri77WFQYq6xSg8NO8G7d",
+	"pDzuZJorem84PDsZPexEHVv6g8afuiWdCZXk2w3tQFsRy4rvL59+y9DwY8y1ztP+JtcFioITVxxONvVv",
+	"7t8egJhZzcAux0n/a/Fw0X/IH533H80fn/TPk8diPjxbnM6HX3foA6sowZxnfs4zO+cB0ffYNs9B1WqQ",
+	"xn426o/mp0n/YXp20n8kzhf9U/4weZyeiNFieNKJ/j/2vna5bRxp91ZQPlsV+Swty46TnZFrfiiJZyZn",
+	"M0nKdnbO1iivCJOQxDUFaAnStiabe38L3Q0QpChLTiwn2fBXYpskQBDoz6efpq89wgarZrHs1jfWs5XR",
+	"IHV4nhtVNYIedOB30m/Mn9+7yxfls+bYSc98wE85ke6mIkt3+jvTPJ/r/v5+lM26dCKMwNiHjNE+GRAg",
+	"7WAQYwDSQE/3DmkNxN4P4ye9vaf8bxc/RD/GPXFgltnZYXhIm2XBnXIpL0TOk3SVw+jGQ02CzTzt8lnD",
+	"yuyPuJRxpA9bTHGLKf4KPGJSd7e0+/kEt7gpc+0ZvCtTMhYZWLojzoGC2jHP2PzjfRiA7TAX2XLCpXyA",
+	"MSczBV0kchVgx1kw3cxJHRfQ7BhkH5smOlfZosu8RlFqbG1Rr3FZBWNoO0BtEjCmzn9HvSNsNTFWhYzD",
+	"RkyitRe3Gwu7XbjRAtrFKte+xSX+l+IS5epv/snBsbv6PPD0l/Fb85udj+9XyZB9Fz+AQNvnDLGqsg2+",
+	"TSH8VXBpCfMEjFrZfpy2LWo9Rev7ogG5WVLJPV1EkRCxiEt7oUPdZkbQZdG2oGHM/tosMpfUws21tsMO",
+	"ypkgu6LZ9Q/Atap6+488U8V7guf/JyjtcozPDKqC0nZiPQbwpbUgIZMpKdCCk5kKyaQqx6LugM1Qx06j",
+	"E88sy981phEhWLrb5G+f2m3xhTzuzaRvdZaem/nxKxX5lBOhPZLISWu/blf/tAbv1lJAtKuduvtsA9cD",
+	"md8Fn1nBpleBldz81czYWFvsZ4i1AorkIpGUxh28ftFlZ16FG+aM5kU2gVR1Itk8U5NMaEB0jBOZ6KmI",
+	"a0QJzdhI77FfACB5csOjHLWE7bg651kuIcHj92Qu+4yXbcVXJuRXRJ78YMCM37wScpJPd/qHT55AZt7+",
+	"fBCshztAat6vOUwI1YJhlJXgSgyybBqVKL/NGd64yUxsWTPklBBxSiUUrONVXJmN8u7dyxcrF9HedcvK",
+	"PT36/IWz0+U5VEhQOt7MOpkJ1klklBY6uRIr51mGM0eTXDQjVmOeC2iPvPM5UyQ4ljc7cXOH2aX53Se3",
+	"TYhEubvWA2v9ghknrFoMxDcBs9UVCW/Vny/3V+tA796NuUG8vUKoWitKoBh8xnORJTxN/sRkZzKbFVDr",
+	"5UqxXFbX3neMFqrFQehUIc5SWCEn3BBeo1BLPgJNQyGoNJQhMISPXHrDvyRkHWzlyeOYxoCobgU2b9Om",
+	"6PINsdAN68AXbhK76C4aX8m7ExU1qgAWRipNBaTs3Wy05TcpzeVqq/+KOsOG/yX8so+OU2X9qcU8z1kC",
+	"AGBIveqAksMZhOBsJ/rDXg+L5MBxA74VdHiRqtPMfiJVBuldeDUlIWNssaGHvYOAeqHOBJea2dOK7E5T",
+	"jjG4hTFV5nyCQp8wHZVVMg8t4PSVeNNnKp9a5qZISQ2Ag2gRll5ndTQ7BgBqk5nx5ou8z570HrPQXPnn",
+	"yPV/FfFoIfLQ5e5D8Mj3LFAYfip79UP9y6ovgthcT3GGtjyyXzUHLbCVyohKBR0mekR/DHcDJlKseTTz",
+	"sro7nItMKzN4Jng6EuC0j8aJ5DJK5CSEOsVCXkp1XS06tKP0N0xze6+BMQHb17fCdLNqLfqbAWZXrSQL",
+	"ZyLnCOgxg7GDp+zvyTOmreyIVw8AD7av4R6zcl2qdekIcrlVTkCxupKClbQSmC5G2E4pjMx1aHsDpOQ6",
+	"icQGRZ9pcinWzeGP3vtunavDHgaoqnKx7GVpsGYTm5N+Ydx+9C9iAC4d9X6E+RnLfASE4PDHUSJH1vMI",
+	"j20lL4gWe4JLfKW5YTW9UamPvm5yo3KeX6j21VuoRpNt+YMnevXHtlsYNIOIj+uqoSzl/gqDQPfJGHX7",
+	"si6r8+MG/VbTbLiUNVXWxtLaXPDneAZPNlnEMywoeyf5FU9SM91tUFNpX2R/ul+xMsC2/6EirG7lokL+",
+	"I71kTUowzMFGYh2HVLPko1FaQE0VGxBUA/imCikTORnKEuNmznHEZSRSYLrIdM46oQ+Bo7+FZPljZI4S",
+	"SOV0ADMylIje0QHTuUKrARwnj7Uq0YzrhYymmZKq0H0q30ogoaNtainiaUpRM5/9AgDIcfl6iMHlZWXb",
+	"i5NXJ+cnu85yP+r9OJTrtTuo8muexbqe1g5I3JGDtcqqsEaBy6M75UMl3lVGH3jnoSyz6+JmnmTAuriC",
+	"/qpiQzRB9hr2jHkwjyIxB+3nDBWzC6ofIV102cl3RZJ1Z+H7vYVXcNfduyQM1iNmvNMeQ5avXw+PWGM/",
+	"yZiTN4XkGiH19ndDySVkgYVEdC4FCJBFIhdQpe3EHHtuZaAfHq1iZDCC8aLIHHGNlYVNPkl/M88C4gwr",
+	"xU+TQPhF5LdJg22Y47enW5e+WCtBWglCFGH3JD4+DYRTjnM7PRikRbyojDGJwDVEnq7S4cmMWxIZH0gz",
+	"zq6nyvwZ66BmIpu45oyfEeFpCu/cv9hZzbVVEy3bYtr6ymMNPsuWb+TiF6qEaVvarRb48aDADxBBSEFB",
+	"EgJlwUP7rPvoGt4duLgslhvTbr+pq2Wvl4oRcjN7ydMy52Td1EaH17P0htJ3eIGZscnbxUJI8N26bFDa",
+	"Z1JBsIxsTCBWKW/H/h3W5WIdkMTeopW+NLpj8O2MjanrRuaA3Ed7Rx/5lgN22OuBOnCVzSTvvVGM9Yj3",
+	"AfbSjw1UUv9cMp0nacouICZvqxUfSNugvX3fofEvpiyiZfdhA23xlcRIWxP7G2XSh033JUS/9cj3wCPf",
+	"/0C1lB/3xwnV6X6OSliPujtLVX6r8jjjM6BLQpDSOxDXAfRTsjy7tpZSMxc5IOVSCTewkN4tHMoOlyyJ",
+	"S2TGkuP7SAMvWllfqq2oNz88shg6dCXMmxWQQO1Ub+qS5RlC9BYmge1f8kzJCZtCaRCxHchJIokBCvRi",
+	"VuRTx8/rpl4tGMdHWtLGqjCvRx/27AxQlvE0VdejWZHmyTwVUCqrQwa8OziGI8qCGnouaZk3TMzXa3Nx",
+	"BqswI1TmGlKfm9on6QMy1tIiAwuzRXP0LLkEsWnQNbQjXF6QdYCyDUsI/I1C39TsIgpwIxrVPBYD36Sj",
+	"QfXY9mQ6+VOwNJklOescHTxmIcw/V2qUGmvWIwU76PXYb8mz3QC8xKxIBcatAD5ClsdcZP7+61T8SVIG",
+	"4W7grrcUYp2jwx8RC8JzMYLpQPEFEHHkPDU67ELFidDGfuk1PhOi6qzZtGH7a80BGOtJ7zHSijVCVvrm",
+	"7I5VVjm/t2TYU5XjNdvNsOPG51m+P1bZbM9WqAsZKSgs7n+AGl3vrvPGUvWAJTM+Efv/mouJ/f9cTgLm",
+	"XzeDgu7q765k3FVzIW9mKYIs9Z4aj5NI2JPTNfeQhkvkZJY6LMXO5uQB9UX9Qi46fdEmKICVK404ACcX",
+	"vnEEwOEDrOR5RRsGS7rQCGJgSA4rhfkhdBmkTRa2mf82mPK9QQXwSPlNMBKZKzKuPCscr7vNAgcj6g62",
+	"txdv2Frs5YwIeKUXOcFQdtXIeqSdgYHmXyZYCEIXmc2wv+pQhlYma3YhAN4cJnJe5FZWa2PrvlaYf2YD",
+	"Z6kdemaaB1mwWOOhDDHWQwg9zyCaYfRIleEdAJC+tcVElibW9r8iTlhHG+tHhf5vSORlx8YApXAKtdHw",
+	"x8RXAwQ0RVygYpURBYxZBiiBDS3O2HsnRBNy5gE5MoaXQ/oyE3t0NQXFiBXZYS7Qgivm0NbLdi7jWZoI",
+	"QHR22SBHzlpIhlbwH0Q9NheZD7YgN+K1cq5SCfHGT1zLYlgLsWvp5VD72vkZl4DNVCag9AIQ4zxNkWug",
+	"utEA5GGswyqB7tvBLydno7cnpyPzq3cDYPMvrebDXq+3u2JKgeWJ9siRceccU1SrTCUDG7/HcusQwt7H",
+	"IsNiKdBI8bDy0nocDLh5l2NFy1E8L6BJwTiOobi+M78/IeoG57rkR9xC0O3wHgt93TRX1vnaKwJ/c5JI",
+	"aGNtbazt/vT9GQoEXwxUKm5LnXxb2a276tP0/f4HX7JsTEFTnhKnTYEzJkRQXoiRAU9rYV6E1Bb+2Vde",
+	"J572iOvlSig57bIGSwbDUIYIvxl5GhbqSTK2Qul6xNVQdOC4H2ykqyKcnQ6MqdexuBYgoEnIcsnThU70",
+	"SBU5xtmOjXa1VJcQxCl1ulmJQgu2POmHyssDj46357bIrLC5wG0hPq1MLNl27kUi3gfGJ9iANceOCA7Q",
+	"BvLXpTTWMCI0eUV1RgTjHO65GAvIFgdc3Aq+cFVfBuuWbp0X4f3WA4TrS7zpY7Qyq5VZWDeeT0UJ4ViJ",
+	"ndk0dHNf4MTGSMw7O02/zTCEmmrBB8cFC+IEfFxIE1K6r1OmC4cySs1V40RoqrdYCv9iF6LdLnum4kWf",
+	"hQ2Zj7C0JnNxkw8l8L03hOEbCU5cgbS5jOGt5r/hMRVozzEClYmhtNXZFJBw4ep+GSG6LTyNsSFV5GCo",
+	"2sDPxcKL+SAvOkaCYBpdCmLt04/O9rXfo4L0Kfv9eUGMQupjYpVfOL4aeFHL0O6ZUw+f5wzK9MeKdKaf",
+	"yxzYV438pCbuqlhEKQci9sXclQbhx4T3DcxN4ySboUWe5JrN+CSJoPTbDLjbZ2EtQxYGLCxzZOVPcwk/",
+	"LOfJiGPunpJlUFIN+xChUd4LBrRIZoGA3QePGrb5tnXk5uU3rOKGdeqy3xKYA3DF4x0NO2DDRy7dR4En",
+	"4DxwUVyK6lFGuhJpe/f21ZvBi9Gzf56fnFXy0kc/PPnb016PluAnM6pNVvdZc1LbnHO/JZm3p2DLNexz",
+	"VeN6aEAWuA5cRSkfzWxmfNH4Lhg3PHv37LeXZ2dLccOVYUNkgWh6AXA6vVOHUDrv7LkoaEMbMS1k0zvY",
+	"HH2Sw3tYig5qJ7YcEH3+5vXzd6enJ6/P7Vv6H+spvNWPtUz/GjIIWy2Dp3hWdmfztxBydOEe0Lmao0w1",
+	"CzE2TrydIu2ily9enYzOX/528ubdecg6dn6PQTpRmzcz1SawwYrtcwwr6HjQYW4/E4c5ii/NZZIbw4t1",
+	"pMIO03PsaicVyLBMpZ46Cszaw7cwagqF0gNHa9mgUnSN+8mRfchJfw1kYh2fR00WeBAoOG5+9Md8RFJ4",
+	"yymVJGcXPLpkuYLJrCJ7WYHUaFEa94zSaBEa3xlCo8VitFiMFovRiMWQfhmwk6jbxGLA9fsf6DyuIXI4",
+	"FTNX0lLYKcclElg7xJVNZd4CDH6Z66GssixkgmUwRGxb2htFPcnM3mVZMpnmiDIIwFJIQLzmSUpZG5Xx",
+	"iRhKctWg/5YZpElqW5yDo0JagkJ0h/Ith7aoyPpwKcScZWIsMiFd5zwb00xi6FYgciSbc2bJeMksKZNQ",
+	"t9kltzPQ/d7gqzs0wMapfNZBa4t683/xxD7W6zvrqqbxj1axisTH5LC2xA9tfLRC/GCP4aeLzzVcD8bL",
+	"LG2aKC1iDKQA1xRZM1YOApMDNDS2kCh7J2K1bKb6wVIov4h81VnrPZBNiCvQntn2zNo87Ccf2IfJvOJs",
+	"bmdisOVO2MFyqRyI8hMVE8p2/zTXHLNQFmkashm/BJNgKL38KkTjUKKUPVD4eAzrStwyaETZ0izW4SwT",
+	"V4m4LgGnNugfBizMxL/gZgyZSCFiPcLrwwpdBJFnuscqKTABIng0JaZdAfXG9QIyZ/J12W/qqmYg3RK3",
+	"qbBmfYcGEpS/Le+fjergMJRflr1h0O2ulW+YxfLK3+pxe5ecubX8bQVNh6d9tkXR8ZVGlnxqji3owDZS",
+	"0VJwrFG3A1AoAYhVIyqsirkPo5liDpZmeR3uyDJnG11SY9zW1a7vAbT2s0gkJO22d5e3JJJFPOepmjCV",
+	"xSKjAg5WaVlPXejthWKuoinDprcHe70DbHKI982VTsyEdwlWT3Mkjkqs7oTSEjNYlw0scXXH9c4u51Zt",
+	"+QK13FVWxYsFS1a0gjl36/lNA57sa6yHPLlla1tZfCOQJG+HWtlR7trV0sPdt3ETizozP9ggXLrWf+yi",
+	"kHEKuyhcwRI/lGE0FdHlKMnFjAq6QzDGwLSxv+5ACtL8wPSUz83oKDryaSYEe/vuvOxHesx4lvHFUKLc",
+	"wX7585QvUDZ4fSfcxKdcs5BkGJliAfPbDNDvhjI0RrlZsJAdEGVseCkWpT1orL1igq+Mw44kn4mQdUK+",
+	"92dv78dRuBuwGY8FK2Ty70IQFmcoSwlLaPNiJrIkYroYj5MbRNZcigWxxKGlr0vcOiyOHxjlzUz+Vtgm",
+	"cUAlapjfTWIk3zfS1HatMOu4IRk/87/jH4fvu/RjfEsK1+7Kr5vM3s7yTvbrwb1L6tuZM237JddFpk3e",
+	"tRTqXwOxkOVBr+mKT9ZNK6zb/Q9eK5Zbc2dkGTbpr05opWTIzLGG5JjRHnw+FzzTWJqUIlQLqMn5Qg9l",
+	"1WxEC5pDi9dUyYmw1CM+Z9pxifjymdQguUWFzrbRk7VlzbURl8ZuvRAMyGS0OfCENc0RH+ZfjZkxxEjZ",
+	"dxzKKIVXgQCRp+GqibOlfjgIj0IFBwRyrHPYO9oliO1QwmfR2OWWdd4Ozp//Ghi1HJTNU0vVWXb+Xtv9",
+	"pt5hh7BjNXejZGlfy4Vae96K9JenmdYnwKyv8b1lwL47bx2/8/0Lsw24zN1OJ15ssGGxjRBnXsdKijjW",
+	"JvhIQxtL87dLsfC849InrjrAy5KwKXG1+pT0Htj8qS9Pe/r+S1nAP/vIfVqGyo5xe87pOfpkdc+Py3hf",
+	"ZVV/EvLItVN6bBvhYTdBPJNDWSIX2QBSTJqNi7zIKgYFtFy0nOF2GUelszordM7Evwue+pQfnk6mPnqQ",
+	"QrG/HM0SDYUJIfQ380qb3ZwDIzPm85TSUph+QixSni2AdbCIzA4cFykDcccSGZH7T+BxO8eLBTvA7oD+",
+	"ShnxQ1k4bCrb1CPQMwRiRhYOlASlfMIUdKvzWzYuGX7cYzSZmwtggGN8FAHGOc2f0oRQkGMfkCsVMK1q",
+	"dg6bZOpa7x5TcsdZXmZZcASbuYFyKzst+1KQXPSjq+u7Gp5j1TmGJCqBAgTk13ZmrCCCcI8mFevgSyR/",
+	"+v0YoUYqLkgHyMnusVksM3qjsbk6WVXRONtKV32Sw//QGs8mrlY4/G3qqk1dbVUd41F5aMd+3wsy3p2y",
+	"rK7Fi0ajG5AWKHihLwcShagxg7EhzmpjzKw5xFxX1D6EYtua+hhZR0Dneqq2Uc+u6PUautBtNUJslOOa",
+	"/qx+8SBGhRvjwXdVOE0KgT6U/abPzeNfwr7Yjm5YOV6rJlo10aqJDZqMePKz0f/ZsuqoZxUfXH+YCexR",
+	"o/g7KJGhfHB37z6UiL/cd9MkS3C2miapPnk76uQFz/nP5uIHVCnVMVu10qqVVq1soFbqYvWL6JYmdMvD",
+	"KxjL6uPPYo2WGcovFlS8Fy1jFz5fzMU6RbO2bUhd0dQfviVdQ8Oc+nvnYTROw8it3mn1Tqt3NtE7TdL2",
+	"iygfCqyLz1c4mwE+IzVf4ItaSaiyZjAoCGJVZJF4pJEpGGCKiAtthFiyBoSlFNeIqoS8Bua+gT4o0Q5r",
+	"eryU28Dnatd/xE7D6j9zmXlWAl20puq6AcXOM8FcQqMBEf7CLv3XDmVcmqgn5r88etF84Nr+aQGMrYr4",
+	"Nsve7Um7D7RCVQFci4upUpcjB3XfgEvYpcqpNYeRqHECCx0zemCJnXflMlhYUy2U2Q1crjokZtCRFlEm",
+	"ciOTIUMfAjkcwfgjqGMhq9pPv5vHNVfX/I4TOnEv+E0X2dTeZn2tzdL3aGtuvo2am6UP553435f+tvrk",
+	"03OWS3AinqYXPLqEbQDdDF6INDFnyvziw19oX3SNWfR/9ossBQx0sz1HI7O3b87ONRSOY38E6gOKs2S6",
+	"uDA3XSCql8pt/t/Zm9d0sZBXIlVzMZSdkPpT7p0v5qLP6gcm3C2bjOLDH+kyWFBkacg6nAFmmKnxUOKv",
+	"MhEnGQQmoPCbxfi+icD+RJdCzInmCETQLgCY3RWZGMJWFjIHYQyV8+H/3yP2qL2zZCJ5XmQixJanUHFz",
+	"IXgmECI5lEP5D5ElY3qRPsv5pWAhyTaUZuHVQVi2q8CDd2xr8+l3N0P562+D53tnvw4Onzy1lZTihkc5",
+	"0zlgi8IP+cfuh4xfM/qKYNx+DM1EhKO9E0PpLV9dAOOwQCU84YnUOX5XmGEiWaSkzrn5xMlMOOLWoTSD",
+	"IudTB9FCnGViT4ss4SlwXqqLf4koR4oB5CtAIBGXC+SsFfqYIXkB/GEow/9Idc32WP6fkImbSIhYs8e9",
+	"nuXn9ErxceosUzmWbnYOj9hUFZne9dZzKCOewTdVUuD7zEXGkNcWnwAfa8AOb25csxBLcPzYjcs6qG1U",
+	"xrTIAefu6EV/P3n265s3f3fUortDyaNLqa5TEU8o0kbbDyBtUsk9f7TAqPpkJoxmRPitklJE8FLCiIyh",
+	"HPMk1SzJPV5C4M3CZl0Hs4A9mQXscW8WsMNpwA4Op7Dkh0dTc77qEz09OT/95+js+a8nL969OgltTSy/",
+	"4DJWQFDhnYUZXxBVNYMJjikUCFQ4Gc9EugiGEtppQQctJSPRZ7FwbqUl5cJzH0KQ7XqaRFOkUQXAMI8y",
+	"pe1raeyRlYnyzALLbaU/fkk2EQEGDCZ4IcZmHlxW26bVGHRqJkFVuoX5T8Oi13scFTK5sV8ffiOCqwP6",
+	"21TcMO9Y4p9DKlbQ5iTw1Gy2n0Kz0wqAzwGXxdKmTaD8OMk1m2Q8MhtPxura6O3EzAY38U6wY7zNnf5O",
+	"gwTaqYfZfNrOOc+N2trp7/xP/tMfvb0f3/+1Y17D/Jfvjd9/eHr0cfevfzHqBplHUabsfNyWI2ltmiuk",
+	"GN00RlizeMrTBfzHCzi8RNG0fHT9w4h1kNb7t3zuNX1eZxC1hqclw4ND6p3Y+nndRbwnMUTZow8nsjy7",
+	"XTQERFRkxn7p//HeNwtggcpbO5rqOq3yXa0RiyzdJbe8HvmfGDs8w26KVk977crQxKcAiROFhJlVMkWA",
+	"f8AuhE5ic0qHsradA6pjBRYtsaxm+kibDBjWqrplONcLoAzEYtawYqeYc442jM0ogJqHHAK0RZrm+VyH",
+	"x2ye8kTij8AQAHwp4JGkC6DuMs9OlZoDB81UaQISHxz+rdvr9roHYcDCfv+AvJBURTw1V4Vd9sbsgutE",
+	"i/4GpUcMZ+hedMFy49QStQ9PtUJEA7D2C+kMFDkJrMTkcYwtIqO84Gm6AAr4hKci7rs3CNg8S64sdtl3",
+	"k14OXg+YnosoMWZikc2VLh/Z0VOeiRh4xS+EjKYznl3C2JnQIrsSccDSRF7uwfsH7OXbq6e24ph+9Xpw",
+	"/vQoYDM+n4vYXHC0i4YTY5kYFxpoHVMzGOwfqz7he2g3a7soy1pq8OrVm99Hb09f/mNwfoIM6Nhyk+MM",
+	"WCzAhMQO+TmshRqPzRXzTMUFHMjdY7BJcDpGGM7mOZty/OTUiSFk4UWqzJcIu+xMwfNpe9A2enf6imXu",
+	"+MAiQ0d24H5ItP12Ajo75gr3Gl5Rf0/8+LAlEayOvcVCB94HAqciTcM+dKW0x9p8XUqxkbW9mBtxpuye",
+	"xEGpbxhRU8A1mHWyrOI968mXTrsxiEpueLNghwc6v8MepzjrzHhkE8E0Xxj76Hq6WF27XfNtv+4S7tpk",
+	"v1Ald20Wvyf59AzE6rqibvul6/SGS1GYNmbaFn1/TUXf9bDI50ZF1oRD9z/Y/64rAn8hQIi6FsjOmsLS",
+	"JUdzVyn4RhbjuZBwAL14BLIYO0rhkZk8N0sWHsM5dVbgNDHm0wILx8tqS7+GG7UJlHITBalflk3McDZI",
+	"a6fdZ0e9IxZKlY/GqpC3VTYvy+2W4betsKwQ9m7r2G5Q5uzO4epEw2Bp95fwm9ohaKpZXrv/txb+X9kK",
+	"1bagbY/Uf2nR8n2fp0+rYbb7cMMaZuMXBCz0/mp+tM6OrWmmxiGNpctez5WhhOdaVhLjjkH1p1S5LRou",
+	"Q/ndchgi4a3lIkqvaig9twqdJTcnAIRAnjNkcw7FtKXO7ltFK2jeGN+zdwwlpD4hJO58w3rMhhITnUxE",
+	"SkbmdnCufjk5Z8Y8oQFU5kVCd49dlAY6GszQ/phVQiJZkSLBmSJeww3CFRSrMA85FXtk3KATZyZ22PPc",
+	"RfRg0ZLAyWzYDY4WdnV5bpNw3VaV7uf4dA8u4y1usfTkViq4FtHYpDha1+uOZblf1PXax828b8PKnwCF",
+	"r2urxkz2S60LACZC+8clU/FnlTGbU1zO/w2li1ienTw/PTkfnb45H5y/fPN69Mvp4PlJuEvRWOe+2Uyk",
+	"tqkbDfHoC0VIR5XGmPmyTVBxJscsnGfiKlGFprmNxM08yYQGElxtfEGIINtnKAltdObGs4Q2qxpU6Cms",
+	"pvEEkYtL6iQmynDMOjF6LParoCFtxopaQnbZa4UeXBMw3YxQl6wUo7qXAN+WIms4xVPabbehDO1iyLhc",
+	"crdSZt1pCb/OUFrbVuMbhY3DuUITl1pqa3uqHlAq5wKF6BYk8Ql0nOAsrM+hawYNKeUB4EOUppqaigOn",
+	"j7OolUwXAaO+ax5u0IrggF1PeS5s42EfEGNdhnGSglXOS5hjmSttLNEJvH7H5XKFu132TguaJtYuc5aJ",
+	"SJiZYI4V3wohACVCIlUTnDu3iWePBbGSTKZ8lmadqtOw/wH+NR/NUix69ju6JTQTljRAKc+FzreSoKnI",
+	"7/vrWXmCieLbGd50jusbVNcRu4m0qY9WxH9REX8mIIVablNMI4t7N8CrmJMPOwhaHBT5dKf/x3tzTCH9",
+	"34iNmvFLwbJCslhcYcZ9J9gpsnSnvzPN83l/f9+BKPo/9H7owamnWdef5YDsluW9sR4qQMmJmM2Y55wC",
+	"RF32rLHYJhM83oNEeNmIAoCIVQIxDJqUsKoSVf8xaOgEVTYwSrTLqkJuh3tMdgi3pA5L1BjokWa2ayUw",
+	"pptZzXhuAZIAxUlmswJRcJazF2Ge3OOl64DMsiuEHaIiNRMlfLRx+Xa9dyy7ZDW9pS3l1NQ4BHA4uaq0",
+	"vw+Y62kKf6nMx+8/gvKUxrV9RxpWVi9kNM2UNMZzCdfTDmDKMMjkOuuPK9Pxxjgpb24Y57ltJDK2u6mD",
+	"vbFEZrygPEOoiKYGBGyc3IiYXYksTqKcXamIXxQpzxb+agJ/z5rBvP1qdgF0eKd943pdeY98UV6+5rl2",
+	"3SFiiTuluZrQbDfcLMDsz3Llj1d5TMOQJxiBzIxiNR/dOKuPeyzmCx04WHGSuViBB9f0Pw3UIy8//dfz",
+	"87dnnlkCr2GtEtpmwkfBVZ+7LAQ/vv/4vwEAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,
