@@ -1458,22 +1458,31 @@ type DocumentSlot struct {
 type DocumentSlotStatus string
 
 // DocumentSlotUpdatedEvent A slot's status changed, through an upload change or an advisor decision (`accepted`, `rejected`, `needs_review`) that no partner call triggered.
+//
+// Example: {"api_client_id":"0193a5f0-7c2e-7a31-9d4e-2f6b8c1d0e01","created_at":"2026-11-23T09:13:02Z","data":{"document_slot":{"id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f10","key":"salary_statement","label":"Salary statements (last three months)","required":true,"review":null,"status":"received","uploads":[{"content_type":"application/pdf","created_at":"2026-11-23T09:12:41Z","document_slot_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f10","external_file_id":"payslip-2026-10","external_submission_id":"loan-2026-004217","failure":null,"file_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a04","filename":"payslip_2026-10.pdf","id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03","submission_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f02","upload_status":"ready"}]},"external_submission_id":"loan-2026-004217","previous_status":"processing","submission_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f02"},"id":"evt_0193a5f2-9a1b-7c2d-8e3f-4a5b6c7d8e08","type":"document_slot.updated"}
 type DocumentSlotUpdatedEvent struct {
 	ApiClientId openapi_types.UUID `json:"api_client_id"`
 	CreatedAt   time.Time          `json:"created_at"`
 
 	// Data `data` of `document_slot.updated`: emitted on every slot status change.
+	//
+	// Example: {"document_slot":{"id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f10","key":"salary_statement","label":"Salary statements (last three months)","required":true,"review":null,"status":"received","uploads":[{"content_type":"application/pdf","created_at":"2026-11-23T09:12:41Z","document_slot_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f10","external_file_id":"payslip-2026-10","external_submission_id":"loan-2026-004217","failure":null,"file_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a04","filename":"payslip_2026-10.pdf","id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03","submission_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f02","upload_status":"ready"}]},"external_submission_id":"loan-2026-004217","previous_status":"processing","submission_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f02"}
 	Data DocumentSlotUpdatedEventData `json:"data"`
 
 	// Id `evt_` followed by a lowercase UUID; stable across retries and redeliveries.
-	Id   EventId                      `json:"id"`
-	Type DocumentSlotUpdatedEventType `json:"type"`
+	Id EventId `json:"id"`
+
+	// Triggered True only on an event emitted by triggerEvent (see `Event`); absent otherwise.
+	Triggered *bool                        `json:"triggered,omitempty"`
+	Type      DocumentSlotUpdatedEventType `json:"type"`
 }
 
 // DocumentSlotUpdatedEventType defines model for DocumentSlotUpdatedEvent.Type.
 type DocumentSlotUpdatedEventType string
 
 // DocumentSlotUpdatedEventData `data` of `document_slot.updated`: emitted on every slot status change.
+//
+// Example: {"document_slot":{"id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f10","key":"salary_statement","label":"Salary statements (last three months)","required":true,"review":null,"status":"received","uploads":[{"content_type":"application/pdf","created_at":"2026-11-23T09:12:41Z","document_slot_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f10","external_file_id":"payslip-2026-10","external_submission_id":"loan-2026-004217","failure":null,"file_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a04","filename":"payslip_2026-10.pdf","id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03","submission_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f02","upload_status":"ready"}]},"external_submission_id":"loan-2026-004217","previous_status":"processing","submission_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f02"}
 type DocumentSlotUpdatedEventData struct {
 	DocumentSlot         DocumentSlot `json:"document_slot"`
 	ExternalSubmissionId string       `json:"external_submission_id"`
@@ -1641,53 +1650,76 @@ type Evaluation struct {
 }
 
 // EvaluationCanceledEvent A queued or running evaluation was canceled, for example because the submission was canceled or deleted.
+//
+// Example: {"api_client_id":"0193a5f0-7c2e-7a31-9d4e-2f6b8c1d0e01","created_at":"2026-11-23T09:14:52Z","data":{"evaluation":{"external_submission_id":"loan-2026-004217","finished_at":"2026-11-23T09:14:52Z","id":"0193a5f3-8a9b-7c07-9d14-6dafc15a4c07","input_file_ids":["0193a5f2-4c5d-7e63-9f70-4b8daf3e2a04"],"kind":"basic","progress_percent":20,"stage_label":"Canceled","started_at":"2026-11-23T09:14:05Z","status":"canceled","submission_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f02"}},"id":"evt_0193a5f3-9a1b-7c2d-8e3f-4a5b6c7d8e07","type":"evaluation.canceled"}
 type EvaluationCanceledEvent struct {
 	ApiClientId openapi_types.UUID `json:"api_client_id"`
 	CreatedAt   time.Time          `json:"created_at"`
 
 	// Data `data` of the `evaluation.*` events. The evaluation carries `submission_id` and `external_submission_id`; on `evaluation.completed` its `result` (with the summary) is filled, on `evaluation.failed` its `failure`.
+	//
+	// Example: {"evaluation":{"external_submission_id":"loan-2026-004217","finished_at":"2026-11-23T09:15:37Z","id":"0193a5f3-8a9b-7c07-9d14-6dafc15a4c07","input_file_ids":["0193a5f2-4c5d-7e63-9f70-4b8daf3e2a04"],"kind":"basic","progress_percent":100,"result":{"checks":[{"check_id":"income_documents_recent","citations":[{"excerpt":"Abrechnungsmonat Oktober 2026","external_file_id":"payslip-2026-10","pages":[1],"upload_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03"}],"confidence":0.97,"key":"income_documents_recent","reasoning_summary":"The newest salary statement is for October 2026, within two months of the evaluation.","status":"fulfilled","title":"Income documents are recent"},{"check_id":"required_documents_present","citations":[],"confidence":0.9,"key":"required_documents_present","reasoning_summary":"No readable bank statement was uploaded; the ID card and property exposé are missing too.","status":"open","title":"Required documents are present"}],"documents":[{"document_slot_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f10","document_types":["salary_statement"],"external_file_id":"payslip-2026-10","file_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a04","readability":{"status":"passed"},"upload_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03"}],"fields":[{"citations":[{"excerpt":"Auszahlungsbetrag 3.250,00 EUR","external_file_id":"payslip-2026-10","pages":[1],"upload_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03"}],"confidence":0.94,"data_field_id":"net_monthly_income","key":"net_monthly_income","label":"Net monthly income","source":"rules","status":"succeeded","value":{"amount":"3250.00","currency":"EUR"}}],"summary":{"outcome":"action_required","recommendation":"request_documents","risk_band":"medium"}},"stage_label":"Completed","started_at":"2026-11-23T09:14:05Z","status":"completed","submission_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f02"}}
 	Data EvaluationEventData `json:"data"`
 
 	// Id `evt_` followed by a lowercase UUID; stable across retries and redeliveries.
-	Id   EventId                     `json:"id"`
-	Type EvaluationCanceledEventType `json:"type"`
+	Id EventId `json:"id"`
+
+	// Triggered True only on an event emitted by triggerEvent (see `Event`); absent otherwise.
+	Triggered *bool                       `json:"triggered,omitempty"`
+	Type      EvaluationCanceledEventType `json:"type"`
 }
 
 // EvaluationCanceledEventType defines model for EvaluationCanceledEvent.Type.
 type EvaluationCanceledEventType string
 
 // EvaluationCompletedEvent An evaluation completed; `data.evaluation.result` carries the summary.
+//
+// Example: {"api_client_id":"0193a5f0-7c2e-7a31-9d4e-2f6b8c1d0e01","created_at":"2026-11-23T09:15:37Z","data":{"evaluation":{"external_submission_id":"loan-2026-004217","finished_at":"2026-11-23T09:15:37Z","id":"0193a5f3-8a9b-7c07-9d14-6dafc15a4c07","input_file_ids":["0193a5f2-4c5d-7e63-9f70-4b8daf3e2a04"],"kind":"basic","progress_percent":100,"result":{"checks":[{"check_id":"income_documents_recent","citations":[{"excerpt":"Abrechnungsmonat Oktober 2026","external_file_id":"payslip-2026-10","pages":[1],"upload_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03"}],"confidence":0.97,"key":"income_documents_recent","reasoning_summary":"The newest salary statement is for October 2026, within two months of the evaluation.","status":"fulfilled","title":"Income documents are recent"},{"check_id":"required_documents_present","citations":[],"confidence":0.9,"key":"required_documents_present","reasoning_summary":"No readable bank statement was uploaded; the ID card and property exposé are missing too.","status":"open","title":"Required documents are present"}],"documents":[{"document_slot_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f10","document_types":["salary_statement"],"external_file_id":"payslip-2026-10","file_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a04","readability":{"status":"passed"},"upload_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03"}],"fields":[{"citations":[{"excerpt":"Auszahlungsbetrag 3.250,00 EUR","external_file_id":"payslip-2026-10","pages":[1],"upload_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03"}],"confidence":0.94,"data_field_id":"net_monthly_income","key":"net_monthly_income","label":"Net monthly income","source":"rules","status":"succeeded","value":{"amount":"3250.00","currency":"EUR"}}],"summary":{"outcome":"action_required","recommendation":"request_documents","risk_band":"medium"}},"stage_label":"Completed","started_at":"2026-11-23T09:14:05Z","status":"completed","submission_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f02"}},"id":"evt_0193a5f3-9a1b-7c2d-8e3f-4a5b6c7d8e05","type":"evaluation.completed"}
 type EvaluationCompletedEvent struct {
 	ApiClientId openapi_types.UUID `json:"api_client_id"`
 	CreatedAt   time.Time          `json:"created_at"`
 
 	// Data `data` of the `evaluation.*` events. The evaluation carries `submission_id` and `external_submission_id`; on `evaluation.completed` its `result` (with the summary) is filled, on `evaluation.failed` its `failure`.
+	//
+	// Example: {"evaluation":{"external_submission_id":"loan-2026-004217","finished_at":"2026-11-23T09:15:37Z","id":"0193a5f3-8a9b-7c07-9d14-6dafc15a4c07","input_file_ids":["0193a5f2-4c5d-7e63-9f70-4b8daf3e2a04"],"kind":"basic","progress_percent":100,"result":{"checks":[{"check_id":"income_documents_recent","citations":[{"excerpt":"Abrechnungsmonat Oktober 2026","external_file_id":"payslip-2026-10","pages":[1],"upload_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03"}],"confidence":0.97,"key":"income_documents_recent","reasoning_summary":"The newest salary statement is for October 2026, within two months of the evaluation.","status":"fulfilled","title":"Income documents are recent"},{"check_id":"required_documents_present","citations":[],"confidence":0.9,"key":"required_documents_present","reasoning_summary":"No readable bank statement was uploaded; the ID card and property exposé are missing too.","status":"open","title":"Required documents are present"}],"documents":[{"document_slot_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f10","document_types":["salary_statement"],"external_file_id":"payslip-2026-10","file_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a04","readability":{"status":"passed"},"upload_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03"}],"fields":[{"citations":[{"excerpt":"Auszahlungsbetrag 3.250,00 EUR","external_file_id":"payslip-2026-10","pages":[1],"upload_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03"}],"confidence":0.94,"data_field_id":"net_monthly_income","key":"net_monthly_income","label":"Net monthly income","source":"rules","status":"succeeded","value":{"amount":"3250.00","currency":"EUR"}}],"summary":{"outcome":"action_required","recommendation":"request_documents","risk_band":"medium"}},"stage_label":"Completed","started_at":"2026-11-23T09:14:05Z","status":"completed","submission_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f02"}}
 	Data EvaluationEventData `json:"data"`
 
 	// Id `evt_` followed by a lowercase UUID; stable across retries and redeliveries.
-	Id   EventId                      `json:"id"`
-	Type EvaluationCompletedEventType `json:"type"`
+	Id EventId `json:"id"`
+
+	// Triggered True only on an event emitted by triggerEvent (see `Event`); absent otherwise.
+	Triggered *bool                        `json:"triggered,omitempty"`
+	Type      EvaluationCompletedEventType `json:"type"`
 }
 
 // EvaluationCompletedEventType defines model for EvaluationCompletedEvent.Type.
 type EvaluationCompletedEventType string
 
 // EvaluationEventData `data` of the `evaluation.*` events. The evaluation carries `submission_id` and `external_submission_id`; on `evaluation.completed` its `result` (with the summary) is filled, on `evaluation.failed` its `failure`.
+//
+// Example: {"evaluation":{"external_submission_id":"loan-2026-004217","finished_at":"2026-11-23T09:15:37Z","id":"0193a5f3-8a9b-7c07-9d14-6dafc15a4c07","input_file_ids":["0193a5f2-4c5d-7e63-9f70-4b8daf3e2a04"],"kind":"basic","progress_percent":100,"result":{"checks":[{"check_id":"income_documents_recent","citations":[{"excerpt":"Abrechnungsmonat Oktober 2026","external_file_id":"payslip-2026-10","pages":[1],"upload_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03"}],"confidence":0.97,"key":"income_documents_recent","reasoning_summary":"The newest salary statement is for October 2026, within two months of the evaluation.","status":"fulfilled","title":"Income documents are recent"},{"check_id":"required_documents_present","citations":[],"confidence":0.9,"key":"required_documents_present","reasoning_summary":"No readable bank statement was uploaded; the ID card and property exposé are missing too.","status":"open","title":"Required documents are present"}],"documents":[{"document_slot_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f10","document_types":["salary_statement"],"external_file_id":"payslip-2026-10","file_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a04","readability":{"status":"passed"},"upload_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03"}],"fields":[{"citations":[{"excerpt":"Auszahlungsbetrag 3.250,00 EUR","external_file_id":"payslip-2026-10","pages":[1],"upload_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03"}],"confidence":0.94,"data_field_id":"net_monthly_income","key":"net_monthly_income","label":"Net monthly income","source":"rules","status":"succeeded","value":{"amount":"3250.00","currency":"EUR"}}],"summary":{"outcome":"action_required","recommendation":"request_documents","risk_band":"medium"}},"stage_label":"Completed","started_at":"2026-11-23T09:14:05Z","status":"completed","submission_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f02"}}
 type EvaluationEventData struct {
 	Evaluation Evaluation `json:"evaluation"`
 }
 
 // EvaluationFailedEvent An evaluation failed; `data.evaluation.failure` carries the reason.
+//
+// Example: {"api_client_id":"0193a5f0-7c2e-7a31-9d4e-2f6b8c1d0e01","created_at":"2026-11-23T09:44:05Z","data":{"evaluation":{"external_submission_id":"loan-2026-004217","failure":{"code":"evaluation_timeout","message":"The evaluation ran longer than the time limit of 30 minutes; start it again."},"finished_at":"2026-11-23T09:44:05Z","id":"0193a5f3-8a9b-7c07-9d14-6dafc15a4c07","input_file_ids":["0193a5f2-4c5d-7e63-9f70-4b8daf3e2a04"],"kind":"basic","progress_percent":40,"stage_label":"Failed","started_at":"2026-11-23T09:14:05Z","status":"failed","submission_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f02"}},"id":"evt_0193a5f3-9a1b-7c2d-8e3f-4a5b6c7d8e06","type":"evaluation.failed"}
 type EvaluationFailedEvent struct {
 	ApiClientId openapi_types.UUID `json:"api_client_id"`
 	CreatedAt   time.Time          `json:"created_at"`
 
 	// Data `data` of the `evaluation.*` events. The evaluation carries `submission_id` and `external_submission_id`; on `evaluation.completed` its `result` (with the summary) is filled, on `evaluation.failed` its `failure`.
+	//
+	// Example: {"evaluation":{"external_submission_id":"loan-2026-004217","finished_at":"2026-11-23T09:15:37Z","id":"0193a5f3-8a9b-7c07-9d14-6dafc15a4c07","input_file_ids":["0193a5f2-4c5d-7e63-9f70-4b8daf3e2a04"],"kind":"basic","progress_percent":100,"result":{"checks":[{"check_id":"income_documents_recent","citations":[{"excerpt":"Abrechnungsmonat Oktober 2026","external_file_id":"payslip-2026-10","pages":[1],"upload_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03"}],"confidence":0.97,"key":"income_documents_recent","reasoning_summary":"The newest salary statement is for October 2026, within two months of the evaluation.","status":"fulfilled","title":"Income documents are recent"},{"check_id":"required_documents_present","citations":[],"confidence":0.9,"key":"required_documents_present","reasoning_summary":"No readable bank statement was uploaded; the ID card and property exposé are missing too.","status":"open","title":"Required documents are present"}],"documents":[{"document_slot_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f10","document_types":["salary_statement"],"external_file_id":"payslip-2026-10","file_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a04","readability":{"status":"passed"},"upload_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03"}],"fields":[{"citations":[{"excerpt":"Auszahlungsbetrag 3.250,00 EUR","external_file_id":"payslip-2026-10","pages":[1],"upload_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03"}],"confidence":0.94,"data_field_id":"net_monthly_income","key":"net_monthly_income","label":"Net monthly income","source":"rules","status":"succeeded","value":{"amount":"3250.00","currency":"EUR"}}],"summary":{"outcome":"action_required","recommendation":"request_documents","risk_band":"medium"}},"stage_label":"Completed","started_at":"2026-11-23T09:14:05Z","status":"completed","submission_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f02"}}
 	Data EvaluationEventData `json:"data"`
 
 	// Id `evt_` followed by a lowercase UUID; stable across retries and redeliveries.
-	Id   EventId                   `json:"id"`
-	Type EvaluationFailedEventType `json:"type"`
+	Id EventId `json:"id"`
+
+	// Triggered True only on an event emitted by triggerEvent (see `Event`); absent otherwise.
+	Triggered *bool                     `json:"triggered,omitempty"`
+	Type      EvaluationFailedEventType `json:"type"`
 }
 
 // EvaluationFailedEventType defines model for EvaluationFailedEvent.Type.
@@ -1697,16 +1729,23 @@ type EvaluationFailedEventType string
 type EvaluationKind string
 
 // EvaluationProgressEvent An evaluation advanced. Throttled: not every internal step emits one, and it may arrive after `evaluation.completed`.
+//
+// Example: {"api_client_id":"0193a5f0-7c2e-7a31-9d4e-2f6b8c1d0e01","created_at":"2026-11-23T09:14:48Z","data":{"evaluation":{"external_submission_id":"loan-2026-004217","id":"0193a5f3-8a9b-7c07-9d14-6dafc15a4c07","input_file_ids":["0193a5f2-4c5d-7e63-9f70-4b8daf3e2a04"],"kind":"basic","progress_percent":60,"stage_label":"Extracting data fields","started_at":"2026-11-23T09:14:05Z","status":"running","submission_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f02"}},"id":"evt_0193a5f3-9a1b-7c2d-8e3f-4a5b6c7d8e04","type":"evaluation.progress"}
 type EvaluationProgressEvent struct {
 	ApiClientId openapi_types.UUID `json:"api_client_id"`
 	CreatedAt   time.Time          `json:"created_at"`
 
 	// Data `data` of the `evaluation.*` events. The evaluation carries `submission_id` and `external_submission_id`; on `evaluation.completed` its `result` (with the summary) is filled, on `evaluation.failed` its `failure`.
+	//
+	// Example: {"evaluation":{"external_submission_id":"loan-2026-004217","finished_at":"2026-11-23T09:15:37Z","id":"0193a5f3-8a9b-7c07-9d14-6dafc15a4c07","input_file_ids":["0193a5f2-4c5d-7e63-9f70-4b8daf3e2a04"],"kind":"basic","progress_percent":100,"result":{"checks":[{"check_id":"income_documents_recent","citations":[{"excerpt":"Abrechnungsmonat Oktober 2026","external_file_id":"payslip-2026-10","pages":[1],"upload_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03"}],"confidence":0.97,"key":"income_documents_recent","reasoning_summary":"The newest salary statement is for October 2026, within two months of the evaluation.","status":"fulfilled","title":"Income documents are recent"},{"check_id":"required_documents_present","citations":[],"confidence":0.9,"key":"required_documents_present","reasoning_summary":"No readable bank statement was uploaded; the ID card and property exposé are missing too.","status":"open","title":"Required documents are present"}],"documents":[{"document_slot_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f10","document_types":["salary_statement"],"external_file_id":"payslip-2026-10","file_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a04","readability":{"status":"passed"},"upload_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03"}],"fields":[{"citations":[{"excerpt":"Auszahlungsbetrag 3.250,00 EUR","external_file_id":"payslip-2026-10","pages":[1],"upload_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03"}],"confidence":0.94,"data_field_id":"net_monthly_income","key":"net_monthly_income","label":"Net monthly income","source":"rules","status":"succeeded","value":{"amount":"3250.00","currency":"EUR"}}],"summary":{"outcome":"action_required","recommendation":"request_documents","risk_band":"medium"}},"stage_label":"Completed","started_at":"2026-11-23T09:14:05Z","status":"completed","submission_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f02"}}
 	Data EvaluationEventData `json:"data"`
 
 	// Id `evt_` followed by a lowercase UUID; stable across retries and redeliveries.
-	Id   EventId                     `json:"id"`
-	Type EvaluationProgressEventType `json:"type"`
+	Id EventId `json:"id"`
+
+	// Triggered True only on an event emitted by triggerEvent (see `Event`); absent otherwise.
+	Triggered *bool                       `json:"triggered,omitempty"`
+	Type      EvaluationProgressEventType `json:"type"`
 }
 
 // EvaluationProgressEventType defines model for EvaluationProgressEvent.Type.
@@ -1733,16 +1772,23 @@ type EvaluationResult struct {
 }
 
 // EvaluationStartedEvent A queued evaluation began processing.
+//
+// Example: {"api_client_id":"0193a5f0-7c2e-7a31-9d4e-2f6b8c1d0e01","created_at":"2026-11-23T09:14:05Z","data":{"evaluation":{"external_submission_id":"loan-2026-004217","id":"0193a5f3-8a9b-7c07-9d14-6dafc15a4c07","input_file_ids":["0193a5f2-4c5d-7e63-9f70-4b8daf3e2a04"],"kind":"basic","progress_percent":0,"stage_label":"Starting","started_at":"2026-11-23T09:14:05Z","status":"running","submission_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f02"}},"id":"evt_0193a5f3-9a1b-7c2d-8e3f-4a5b6c7d8e03","type":"evaluation.started"}
 type EvaluationStartedEvent struct {
 	ApiClientId openapi_types.UUID `json:"api_client_id"`
 	CreatedAt   time.Time          `json:"created_at"`
 
 	// Data `data` of the `evaluation.*` events. The evaluation carries `submission_id` and `external_submission_id`; on `evaluation.completed` its `result` (with the summary) is filled, on `evaluation.failed` its `failure`.
+	//
+	// Example: {"evaluation":{"external_submission_id":"loan-2026-004217","finished_at":"2026-11-23T09:15:37Z","id":"0193a5f3-8a9b-7c07-9d14-6dafc15a4c07","input_file_ids":["0193a5f2-4c5d-7e63-9f70-4b8daf3e2a04"],"kind":"basic","progress_percent":100,"result":{"checks":[{"check_id":"income_documents_recent","citations":[{"excerpt":"Abrechnungsmonat Oktober 2026","external_file_id":"payslip-2026-10","pages":[1],"upload_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03"}],"confidence":0.97,"key":"income_documents_recent","reasoning_summary":"The newest salary statement is for October 2026, within two months of the evaluation.","status":"fulfilled","title":"Income documents are recent"},{"check_id":"required_documents_present","citations":[],"confidence":0.9,"key":"required_documents_present","reasoning_summary":"No readable bank statement was uploaded; the ID card and property exposé are missing too.","status":"open","title":"Required documents are present"}],"documents":[{"document_slot_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f10","document_types":["salary_statement"],"external_file_id":"payslip-2026-10","file_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a04","readability":{"status":"passed"},"upload_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03"}],"fields":[{"citations":[{"excerpt":"Auszahlungsbetrag 3.250,00 EUR","external_file_id":"payslip-2026-10","pages":[1],"upload_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03"}],"confidence":0.94,"data_field_id":"net_monthly_income","key":"net_monthly_income","label":"Net monthly income","source":"rules","status":"succeeded","value":{"amount":"3250.00","currency":"EUR"}}],"summary":{"outcome":"action_required","recommendation":"request_documents","risk_band":"medium"}},"stage_label":"Completed","started_at":"2026-11-23T09:14:05Z","status":"completed","submission_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f02"}}
 	Data EvaluationEventData `json:"data"`
 
 	// Id `evt_` followed by a lowercase UUID; stable across retries and redeliveries.
-	Id   EventId                    `json:"id"`
-	Type EvaluationStartedEventType `json:"type"`
+	Id EventId `json:"id"`
+
+	// Triggered True only on an event emitted by triggerEvent (see `Event`); absent otherwise.
+	Triggered *bool                      `json:"triggered,omitempty"`
+	Type      EvaluationStartedEventType `json:"type"`
 }
 
 // EvaluationStartedEventType defines model for EvaluationStartedEvent.Type.
@@ -1756,6 +1802,8 @@ type EvaluationStartedEventType string
 type EvaluationStatus string
 
 // Event Event envelope, identical as webhook body and as list/get item. The shape of `data` depends on `type`: `FileEventData` (file.*), `EvaluationEventData` (evaluation.*), `DocumentSlotUpdatedEventData` (document_slot.updated); see `WebhookEvent` for the typed variants.
+//
+// Example: {"api_client_id":"0193a5f0-7c2e-7a31-9d4e-2f6b8c1d0e01","created_at":"2026-11-23T09:13:02Z","data":{"upload":{"content_type":"application/pdf","created_at":"2026-11-23T09:12:41Z","document_slot_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f10","external_file_id":"payslip-2026-10","external_submission_id":"loan-2026-004217","failure":null,"file_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a04","filename":"payslip_2026-10.pdf","id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03","submission_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f02","upload_status":"ready"}},"id":"evt_0193a5f2-9a1b-7c2d-8e3f-4a5b6c7d8e01","type":"file.ready"}
 type Event struct {
 	ApiClientId openapi_types.UUID `json:"api_client_id"`
 	CreatedAt   time.Time          `json:"created_at"`
@@ -1766,6 +1814,9 @@ type Event struct {
 	// Id `evt_` followed by a lowercase UUID; stable across retries and redeliveries.
 	Id EventId `json:"id"`
 
+	// Triggered Present, and true, only on events emitted by triggerEvent (`doceval trigger`): their `data` is the example of this document for the type and names no real resource. Acknowledge such an event without acting on it. Absent on real events.
+	Triggered *bool `json:"triggered,omitempty"`
+
 	// Type Event type. Open enum in responses: new types appear over time (endpoints with `events`
 	// null receive them automatically); tolerate unknown ones. Validated in requests.
 	// - `file.ready` / `file.failed`: an upload finished processing / failed (`FileEventData`).
@@ -1775,6 +1826,7 @@ type Event struct {
 	//   (`DocumentSlotUpdatedEventData`).
 	// - `webhook_endpoint.test`: sent on request to one endpoint to check a receiver
 	//   (`WebhookEndpointTestEventData`); no endpoint subscribes to it.
+	// Any type can be sent as a sample with triggerEvent (`triggered: true`).
 	Type EventType `json:"type"`
 }
 
@@ -1790,6 +1842,9 @@ type EventDetail struct {
 	// Id `evt_` followed by a lowercase UUID; stable across retries and redeliveries.
 	Id EventId `json:"id"`
 
+	// Triggered Present, and true, only on events emitted by triggerEvent (`doceval trigger`): their `data` is the example of this document for the type and names no real resource. Acknowledge such an event without acting on it. Absent on real events.
+	Triggered *bool `json:"triggered,omitempty"`
+
 	// Type Event type. Open enum in responses: new types appear over time (endpoints with `events`
 	// null receive them automatically); tolerate unknown ones. Validated in requests.
 	// - `file.ready` / `file.failed`: an upload finished processing / failed (`FileEventData`).
@@ -1799,6 +1854,7 @@ type EventDetail struct {
 	//   (`DocumentSlotUpdatedEventData`).
 	// - `webhook_endpoint.test`: sent on request to one endpoint to check a receiver
 	//   (`WebhookEndpointTestEventData`); no endpoint subscribes to it.
+	// Any type can be sent as a sample with triggerEvent (`triggered: true`).
 	Type EventType `json:"type"`
 }
 
@@ -1830,6 +1886,8 @@ type EventList struct {
 //     (`DocumentSlotUpdatedEventData`).
 //   - `webhook_endpoint.test`: sent on request to one endpoint to check a receiver
 //     (`WebhookEndpointTestEventData`); no endpoint subscribes to it.
+//
+// Any type can be sent as a sample with triggerEvent (`triggered: true`).
 type EventType string
 
 // Failure Why an evaluation failed.
@@ -1843,37 +1901,53 @@ type Failure struct {
 }
 
 // FileEventData `data` of `file.ready` and `file.failed` (with `upload.failure` set).
+//
+// Example: {"upload":{"content_type":"application/pdf","created_at":"2026-11-23T09:12:41Z","document_slot_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f10","external_file_id":"payslip-2026-10","external_submission_id":"loan-2026-004217","failure":null,"file_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a04","filename":"payslip_2026-10.pdf","id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03","submission_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f02","upload_status":"ready"}}
 type FileEventData struct {
 	Upload Upload `json:"upload"`
 }
 
 // FileFailedEvent An uploaded file failed processing; `data.upload.failure` gives the reason.
+//
+// Example: {"api_client_id":"0193a5f0-7c2e-7a31-9d4e-2f6b8c1d0e01","created_at":"2026-11-23T09:13:10Z","data":{"upload":{"content_type":"application/pdf","created_at":"2026-11-23T09:12:58Z","document_slot_id":null,"external_file_id":"bank-statement-2026-10","external_submission_id":"loan-2026-004217","failure":{"code":"file_encrypted","message":"The PDF is password-protected; upload it again without a password."},"file_id":"0193a5f2-6e7f-7a85-8b92-5c9eb04f3b06","filename":"bank_statement_2026-10.pdf","id":"0193a5f2-6e7f-7a85-8b92-5c9eb04f3b05","submission_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f02","upload_status":"failed"}},"id":"evt_0193a5f2-9a1b-7c2d-8e3f-4a5b6c7d8e02","type":"file.failed"}
 type FileFailedEvent struct {
 	ApiClientId openapi_types.UUID `json:"api_client_id"`
 	CreatedAt   time.Time          `json:"created_at"`
 
 	// Data `data` of `file.ready` and `file.failed` (with `upload.failure` set).
+	//
+	// Example: {"upload":{"content_type":"application/pdf","created_at":"2026-11-23T09:12:41Z","document_slot_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f10","external_file_id":"payslip-2026-10","external_submission_id":"loan-2026-004217","failure":null,"file_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a04","filename":"payslip_2026-10.pdf","id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03","submission_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f02","upload_status":"ready"}}
 	Data FileEventData `json:"data"`
 
 	// Id `evt_` followed by a lowercase UUID; stable across retries and redeliveries.
-	Id   EventId             `json:"id"`
-	Type FileFailedEventType `json:"type"`
+	Id EventId `json:"id"`
+
+	// Triggered True only on an event emitted by triggerEvent (see `Event`); absent otherwise.
+	Triggered *bool               `json:"triggered,omitempty"`
+	Type      FileFailedEventType `json:"type"`
 }
 
 // FileFailedEventType defines model for FileFailedEvent.Type.
 type FileFailedEventType string
 
 // FileReadyEvent An uploaded file finished processing successfully.
+//
+// Example: {"api_client_id":"0193a5f0-7c2e-7a31-9d4e-2f6b8c1d0e01","created_at":"2026-11-23T09:13:02Z","data":{"upload":{"content_type":"application/pdf","created_at":"2026-11-23T09:12:41Z","document_slot_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f10","external_file_id":"payslip-2026-10","external_submission_id":"loan-2026-004217","failure":null,"file_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a04","filename":"payslip_2026-10.pdf","id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03","submission_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f02","upload_status":"ready"}},"id":"evt_0193a5f2-9a1b-7c2d-8e3f-4a5b6c7d8e01","type":"file.ready"}
 type FileReadyEvent struct {
 	ApiClientId openapi_types.UUID `json:"api_client_id"`
 	CreatedAt   time.Time          `json:"created_at"`
 
 	// Data `data` of `file.ready` and `file.failed` (with `upload.failure` set).
+	//
+	// Example: {"upload":{"content_type":"application/pdf","created_at":"2026-11-23T09:12:41Z","document_slot_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f10","external_file_id":"payslip-2026-10","external_submission_id":"loan-2026-004217","failure":null,"file_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a04","filename":"payslip_2026-10.pdf","id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03","submission_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f02","upload_status":"ready"}}
 	Data FileEventData `json:"data"`
 
 	// Id `evt_` followed by a lowercase UUID; stable across retries and redeliveries.
-	Id   EventId            `json:"id"`
-	Type FileReadyEventType `json:"type"`
+	Id EventId `json:"id"`
+
+	// Triggered True only on an event emitted by triggerEvent (see `Event`); absent otherwise.
+	Triggered *bool              `json:"triggered,omitempty"`
+	Type      FileReadyEventType `json:"type"`
 }
 
 // FileReadyEventType defines model for FileReadyEvent.Type.
@@ -2266,6 +2340,26 @@ type TemplateList struct {
 	NextCursor *string `json:"next_cursor"`
 }
 
+// TriggerEventRequest What triggerEvent emits, and to which endpoint.
+//
+// Example: {"endpoint_id":"0193a5f0-9d8e-7f61-a2b3-7e0d4f5a6b08","type":"evaluation.completed"}
+type TriggerEventRequest struct {
+	// EndpointId Deliver to this endpoint only, whatever its `events` filter; omitted means every active endpoint subscribed to `type`.
+	EndpointId *openapi_types.UUID `json:"endpoint_id,omitempty"`
+
+	// Type Event type. Open enum in responses: new types appear over time (endpoints with `events`
+	// null receive them automatically); tolerate unknown ones. Validated in requests.
+	// - `file.ready` / `file.failed`: an upload finished processing / failed (`FileEventData`).
+	// - `evaluation.started`, `evaluation.progress` (throttled), `evaluation.completed`,
+	//   `evaluation.failed`, `evaluation.canceled` (`EvaluationEventData`).
+	// - `document_slot.updated`: a slot's status changed, including advisor decisions
+	//   (`DocumentSlotUpdatedEventData`).
+	// - `webhook_endpoint.test`: sent on request to one endpoint to check a receiver
+	//   (`WebhookEndpointTestEventData`); no endpoint subscribes to it.
+	// Any type can be sent as a sample with triggerEvent (`triggered: true`).
+	Type EventType `json:"type"`
+}
+
 // UpdateCheckRequest Omitted fields stay unchanged.
 type UpdateCheckRequest struct {
 	// Category Category of a check. Open enum in responses (new values appear; tolerate unknown ones); validated in requests.
@@ -2421,22 +2515,31 @@ type WebhookEndpointList struct {
 type WebhookEndpointStatus string
 
 // WebhookEndpointTestEvent A test event sent to one endpoint on request (testWebhookEndpoint).
+//
+// Example: {"api_client_id":"0193a5f0-7c2e-7a31-9d4e-2f6b8c1d0e01","created_at":"2026-11-23T08:55:20Z","data":{"message":"A test event sent on request to check this endpoint's receiver.","webhook_endpoint_id":"0193a5f0-9d8e-7f61-a2b3-7e0d4f5a6b08"},"id":"evt_0193a5f0-9a1b-7c2d-8e3f-4a5b6c7d8e09","type":"webhook_endpoint.test"}
 type WebhookEndpointTestEvent struct {
 	ApiClientId openapi_types.UUID `json:"api_client_id"`
 	CreatedAt   time.Time          `json:"created_at"`
 
 	// Data `data` of `webhook_endpoint.test`.
+	//
+	// Example: {"message":"A test event sent on request to check this endpoint's receiver.","webhook_endpoint_id":"0193a5f0-9d8e-7f61-a2b3-7e0d4f5a6b08"}
 	Data WebhookEndpointTestEventData `json:"data"`
 
 	// Id `evt_` followed by a lowercase UUID; stable across retries and redeliveries.
-	Id   EventId                      `json:"id"`
-	Type WebhookEndpointTestEventType `json:"type"`
+	Id EventId `json:"id"`
+
+	// Triggered True only on an event emitted by triggerEvent (see `Event`); absent otherwise.
+	Triggered *bool                        `json:"triggered,omitempty"`
+	Type      WebhookEndpointTestEventType `json:"type"`
 }
 
 // WebhookEndpointTestEventType defines model for WebhookEndpointTestEvent.Type.
 type WebhookEndpointTestEventType string
 
 // WebhookEndpointTestEventData `data` of `webhook_endpoint.test`.
+//
+// Example: {"message":"A test event sent on request to check this endpoint's receiver.","webhook_endpoint_id":"0193a5f0-9d8e-7f61-a2b3-7e0d4f5a6b08"}
 type WebhookEndpointTestEventData struct {
 	Message           string             `json:"message"`
 	WebhookEndpointId openapi_types.UUID `json:"webhook_endpoint_id"`
@@ -2464,6 +2567,8 @@ type WebhookEndpointWithSecret struct {
 }
 
 // WebhookEvent A delivered event, discriminated by `type`. Receivers must tolerate (and acknowledge) types they do not know.
+//
+// Example: {"api_client_id":"0193a5f0-7c2e-7a31-9d4e-2f6b8c1d0e01","created_at":"2026-11-23T09:15:37Z","data":{"evaluation":{"external_submission_id":"loan-2026-004217","finished_at":"2026-11-23T09:15:37Z","id":"0193a5f3-8a9b-7c07-9d14-6dafc15a4c07","input_file_ids":["0193a5f2-4c5d-7e63-9f70-4b8daf3e2a04"],"kind":"basic","progress_percent":100,"result":{"checks":[{"check_id":"income_documents_recent","citations":[{"excerpt":"Abrechnungsmonat Oktober 2026","external_file_id":"payslip-2026-10","pages":[1],"upload_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03"}],"confidence":0.97,"key":"income_documents_recent","reasoning_summary":"The newest salary statement is for October 2026, within two months of the evaluation.","status":"fulfilled","title":"Income documents are recent"},{"check_id":"required_documents_present","citations":[],"confidence":0.9,"key":"required_documents_present","reasoning_summary":"No readable bank statement was uploaded; the ID card and property exposé are missing too.","status":"open","title":"Required documents are present"}],"documents":[{"document_slot_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f10","document_types":["salary_statement"],"external_file_id":"payslip-2026-10","file_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a04","readability":{"status":"passed"},"upload_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03"}],"fields":[{"citations":[{"excerpt":"Auszahlungsbetrag 3.250,00 EUR","external_file_id":"payslip-2026-10","pages":[1],"upload_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03"}],"confidence":0.94,"data_field_id":"net_monthly_income","key":"net_monthly_income","label":"Net monthly income","source":"rules","status":"succeeded","value":{"amount":"3250.00","currency":"EUR"}}],"summary":{"outcome":"action_required","recommendation":"request_documents","risk_band":"medium"}},"stage_label":"Completed","started_at":"2026-11-23T09:14:05Z","status":"completed","submission_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f02"}},"id":"evt_0193a5f3-9a1b-7c2d-8e3f-4a5b6c7d8e05","type":"evaluation.completed"}
 type WebhookEvent struct {
 	union json.RawMessage
 }
@@ -2618,6 +2723,12 @@ type ListEventFeedParams struct {
 	Type *[]EventType `form:"type,omitempty" json:"type,omitempty"`
 }
 
+// TriggerEventParams defines parameters for TriggerEvent.
+type TriggerEventParams struct {
+	// IdempotencyKey Makes the POST safe to retry: the first response to this key (per API client, kept 24 hours) is replayed to a repeat with the same method, path and body. Another body with the same key is 422 `idempotency_key_reused`; a repeat while the first request runs is 409 `idempotency_key_in_use`.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // RedeliverEventParams defines parameters for RedeliverEvent.
 type RedeliverEventParams struct {
 	// IdempotencyKey Makes the POST safe to retry: the first response to this key (per API client, kept 24 hours) is replayed to a repeat with the same method, path and body. Another body with the same key is 422 `idempotency_key_reused`; a repeat while the first request runs is 409 `idempotency_key_in_use`.
@@ -2767,6 +2878,9 @@ type CreateDocumentTypeJSONRequestBody = CreateDocumentTypeRequest
 
 // UpdateDocumentTypeJSONRequestBody defines body for UpdateDocumentType for application/json ContentType.
 type UpdateDocumentTypeJSONRequestBody = UpdateDocumentTypeRequest
+
+// TriggerEventJSONRequestBody defines body for TriggerEvent for application/json ContentType.
+type TriggerEventJSONRequestBody = TriggerEventRequest
 
 // RedeliverEventJSONRequestBody defines body for RedeliverEvent for application/json ContentType.
 type RedeliverEventJSONRequestBody = RedeliverEventRequest
@@ -3219,6 +3333,9 @@ type ServerInterface interface {
 	// ListEventFeed Read the event stream forward
 	// (GET /v1/events/feed)
 	ListEventFeed(ctx echo.Context, params ListEventFeedParams) error
+	// TriggerEvent Trigger a sample event of any type
+	// (POST /v1/events/trigger)
+	TriggerEvent(ctx echo.Context, params TriggerEventParams) error
 	// GetEvent Get an event with its deliveries
 	// (GET /v1/events/{event_id})
 	GetEvent(ctx echo.Context, eventId EventIdParam) error
@@ -3710,6 +3827,35 @@ func (w *ServerInterfaceWrapper) ListEventFeed(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.ListEventFeed(ctx, params)
+	return err
+}
+
+// TriggerEvent converts echo context to params.
+func (w *ServerInterfaceWrapper) TriggerEvent(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params TriggerEventParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.TriggerEvent(ctx, params)
 	return err
 }
 
@@ -4629,6 +4775,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.PATCH(options.BaseURL+"/v1/document_types/:document_type_id", wrapper.UpdateDocumentType, options.OperationMiddlewares["updateDocumentType"]...)
 	router.GET(options.BaseURL+"/v1/events", wrapper.ListEvents, options.OperationMiddlewares["listEvents"]...)
 	router.GET(options.BaseURL+"/v1/events/feed", wrapper.ListEventFeed, options.OperationMiddlewares["listEventFeed"]...)
+	router.POST(options.BaseURL+"/v1/events/trigger", wrapper.TriggerEvent, options.OperationMiddlewares["triggerEvent"]...)
 	router.GET(options.BaseURL+"/v1/events/:event_id", wrapper.GetEvent, options.OperationMiddlewares["getEvent"]...)
 	router.POST(options.BaseURL+"/v1/events/:event_id/redeliver", wrapper.RedeliverEvent, options.OperationMiddlewares["redeliverEvent"]...)
 	router.GET(options.BaseURL+"/v1/webhook_endpoints", wrapper.ListWebhookEndpoints, options.OperationMiddlewares["listWebhookEndpoints"]...)
@@ -7631,6 +7778,203 @@ type ListEventFeeddefaultJSONResponse struct {
 }
 
 func (response ListEventFeeddefaultJSONResponse) VisitListEventFeedResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TriggerEventRequestObject struct {
+	Params TriggerEventParams
+	Body   *TriggerEventJSONRequestBody
+}
+
+type TriggerEventResponseObject interface {
+	VisitTriggerEventResponse(w http.ResponseWriter) error
+}
+
+type TriggerEvent202ResponseHeaders struct {
+	IdempotentReplayed *string
+	XRequestId         *string
+}
+
+type TriggerEvent202JSONResponse struct {
+	Body    EventDetail
+	Headers TriggerEvent202ResponseHeaders
+}
+
+func (response TriggerEvent202JSONResponse) VisitTriggerEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(202)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TriggerEvent400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response TriggerEvent400JSONResponse) VisitTriggerEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TriggerEvent401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response TriggerEvent401JSONResponse) VisitTriggerEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TriggerEvent403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response TriggerEvent403JSONResponse) VisitTriggerEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TriggerEvent409JSONResponse struct{ ConflictJSONResponse }
+
+func (response TriggerEvent409JSONResponse) VisitTriggerEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TriggerEvent413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response TriggerEvent413JSONResponse) VisitTriggerEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TriggerEvent422JSONResponse struct {
+	UnprocessableEntityJSONResponse
+}
+
+func (response TriggerEvent422JSONResponse) VisitTriggerEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TriggerEvent429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response TriggerEvent429JSONResponse) VisitTriggerEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TriggerEvent500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response TriggerEvent500JSONResponse) VisitTriggerEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TriggerEventdefaultJSONResponse struct {
+	Body       ErrorResponse
+	Headers    UnexpectedErrorResponseHeaders
+	StatusCode int
+}
+
+func (response TriggerEventdefaultJSONResponse) VisitTriggerEventResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -13714,6 +14058,9 @@ type StrictServerInterface interface {
 	// ListEventFeed Read the event stream forward
 	// (GET /v1/events/feed)
 	ListEventFeed(ctx context.Context, request ListEventFeedRequestObject) (ListEventFeedResponseObject, error)
+	// TriggerEvent Trigger a sample event of any type
+	// (POST /v1/events/trigger)
+	TriggerEvent(ctx context.Context, request TriggerEventRequestObject) (TriggerEventResponseObject, error)
 	// GetEvent Get an event with its deliveries
 	// (GET /v1/events/{event_id})
 	GetEvent(ctx context.Context, request GetEventRequestObject) (GetEventResponseObject, error)
@@ -14381,6 +14728,54 @@ func (sh *strictHandler) ListEventFeed(ctx echo.Context, params ListEventFeedPar
 		return err
 	} else if validResponse, ok := response.(ListEventFeedResponseObject); ok {
 		return validResponse.VisitListEventFeedResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// TriggerEvent operation middleware
+func (sh *strictHandler) TriggerEvent(ctx echo.Context, params TriggerEventParams) error {
+	var request TriggerEventRequestObject
+
+	request.Params = params
+
+	var body TriggerEventJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.TriggerEvent(ctx.Request().Context(), request.(TriggerEventRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "TriggerEvent")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(TriggerEventResponseObject); ok {
+		return validResponse.VisitTriggerEventResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -15500,517 +15895,576 @@ func (sh *strictHandler) TestWebhookEndpoint(ctx echo.Context, endpointId Endpoi
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P3bkttGtjeIv0oG97fD5N4oilWS3N1k7PhHWZK79Vm29NehD2N6iCSQJLMLzKSRiaqibUXM1cTM7Tev",
-	"MDdzOa8w8yb7SSbWWpmJBAiyWFJJlrd10W0VAeQ513mt38+9TK83WgllTW/8c28leC5K/OfTXKw32gpl",
-	"X4pNwbcih19zYbJSbqzUqjfupbasRMquVkIxu5KGlcJstDKCScPsSjBjdSny+merGVdM8LKQomSl+LES",
-	"xrIraVf0Ol8Lloaes+3JN2KbThifG6Es03YlyitpxLCX9Ey2EmsOYxKqWvfG3/dgML0fkp7dbkRv3DO2",
-	"lGrZe/s26b0UttyeL6wod+fwSmRa5QaGdsWlZXOx0KVgJXwi1RK6gnHKEhYAuoi7Xksl19D7KHQrlRVL",
-	"UWK/f39JM3zasXZPc6GsXMA66IVfPXw7YTRbxcSlKLf16vVNlWXCGMZVzkRZ6nIwZE/gv2yucymghY3g",
-	"lknLuGEpvjJ0rc5knk7Yj5W2Ap7jnpVio0sr1ZJxtin1vBDr5tK2l/Jt0tvwkq+Fdafk0UpkF13T+6qS",
-	"hZWKZfACuxDbhGWVsXrtfnnz5unjhOmy+euF2MIAJLSw4XbVS3qKr2EI+Hwm88Pbwa+fCbW0q974ywcJ",
-	"7I7/87TrWDyqSqM7jsTzDf+xEizDx2M8makS13ZGv6S0YYJtSnEpdWXYhi/FkD1fS1z6hS7x8UKWxrpn",
-	"5641ZlfcslwLw5S2LBeZzvG2PDg7Y6lUl7yQ+WwhRZGndC9SXPCUpa7zsD4/VqLcRgtEkzm0e0nvMbf8",
-	"a2j80Jbl3PITHEJj36Kf25vX/GLPDsJLNLM73sbHOqvWQtnX2404OC/33gk00Zxa48nO7Nrf7Zuge28G",
-	"793xHJ+ofKOl6qQkfxPzldYXTLh3mMz3jNC/cdPgFrpcc9sb96oK3+wYzyUvKg4D6BpR/fTAWMI7dzEa",
-	"AUvzAm5K12gELkrCUnFpZylb6KLQVyJn8y3jDP5ZZtzQxu8drbh52f5bKRa9ce9f7tVM9R49NffcEHG4",
-	"EYP7Rmx3B/wtvxDEP188f/WaGb5AzoksaRyRlpitIgO5EFvW34iSnb94yrJCCmUTdiE2lp09YCtdlWbA",
-	"kM8QQ0d27HlGkwmvhV3pPGGwCshu5jrfDtm5Qh6Mf7W+gL4DHasnOLsQ21kpKiOA/dS9rWQhGlMhUaCs",
-	"lMFmRn/abUaqWWVETQFJWqk3qSU49Pbct7OHD9sXbsOtFSW0+T9/P51en52eTKfXf3jyw7//t87z9kyu",
-	"pd3dtxd8KZiRP4mE5WLBq8Kyh6Mh+ysvKmEYn+tLwU5HI8ZLwbKCrze0Baej0YTNRaGv2CmQHWAMXDEn",
-	"SBzHHAoY0V7egE8by+HG1xs/HCW1FHPaKcW8KnQn3fF0l5lC0/1alHpNJ6Kar6UxQAByYbksvjAsDfQR",
-	"3jfpnpsGD9+fIrwKA+gaef10P32qp/D+o3kt1puC24Pcybp3Gowp/NjmSfHbeybgX7ljTvRmU2jeKT/Q",
-	"k/0rWuHz913Nt/Ax0T2UQL/iuZOy4a9MK1BZ4J98sylkhhzm3j8NjPDnY2k1yM0vXSfUZUvv8XfRka10",
-	"zNa8gJGjskOk7ITNec7++6vn3yUMT5JaIt1M2FWp1ZK5oTKUKvogNIprvt4UgnGmtDpZV4WVG15aRgs3",
-	"wP3nyv1JNBjFSWP1BmgJL0t56XSWSJO7PnFDOpH5vqm71+9FGgvO+5FWi0JmH3Ftz5mxcLAz1/MECYre",
-	"iJIEiuhtZvjWACvJVgzkaMNgXNshS0Ewx6u7lmbNbbZKWd9YXgiWiuuNyKyAvaN30gkrxUkpeI6MDrns",
-	"AGWFWkBRs02pl6UwJmV90GAjAcewHytRiRx2p6yUkmo5oVYYXL8S2oqIidJ2lnGViYLPC5GyfoteSsNg",
-	"2QphRd76lD4Tecr6SrtjYKDbejgG1EbO/JtRw9AWV7zYGmlmurI5t9gSdB9N54obZqqNKI3IRT5hlREs",
-	"hXkYO6tfS6E1OJtKlDMU7DdVuRSthdqd2VzALcB38wnq24M7PKxf63Iu81yoj0gJ+EbOSNKa5dLAluYp",
-	"yWi1DAYz9w+HLN2I0u9oLpQMHzgJCikLm1eWFTy7IDmw/qR1G5QQuWH99Pok1xnsz0n9anqXa/tUgYDE",
-	"C1yRj0ppqd8ZGjPSMauUv8HMiPJSlGQJGTI08pBYNOfZhV4sJuyqlFagXOykfcXENTXIZI6CWEO6bsm0",
-	"xMruaAW/0/ZrXan8Iy4e0JoF9OlOWCmMrspM1AYIcS2NTVD6VEtD9jkS8WMVAohCLpAksT539ze62gnj",
-	"4flVSxsdAIGShm04ivkwbTi4fdSozF0e0Rd8CxTxtdbPeLkUH3GdF7IQM6v1rICO03GbS2s4punj54+e",
-	"/PX82ezb87/P3rx49vz88eyrf7x+8iplfa8ugHbwrfxqMIHNWQGtlMYZUZGrkSWv0RNKGFE3p9DAHa7q",
-	"K1Feyky8UfySS+RZH5O6Vnb1E7JM7EXks60AaQt+16X8KbBgY2VRsE2pN3zJLchA7G9cWlgzW25P+MKK",
-	"MmWGbL0JXAbVeeNTTx5mDfk/hUNcP8P9lnnaWuaor5tWObJIv03ea39ea/0tV1v3q/mIm1OCcoGqZWBh",
-	"RDC+MAyeMXxWH+6HIy8bG2BobjcSNq9Kg0cfjRPiOhMgeqC0C8KMv0pJ1APjBQhsW2YE2u5Xgq21sUEm",
-	"4pZplaGhe823tzsLjnmgMPhPaa0oP4VtfqP8mRf5r6DogJhzIbZum+eCl6L0AotTbpJIBwJRWFzqC3GX",
-	"DPRN4PwfWQg5V1vyPZGokbBYWXsweshSMpcRoSLbIlKMh6NThkxYwqtroeCmJHiynL6S5yInNWHI/sJV",
-	"DtqfYpW6UPpK4Usgtkhr2F9ev36BqlFlWFZwY8Ys18jD54VUebF1Z5izB9fXE8bZw+trOPxsTs4sCbw5",
-	"Ot93ujGbUmfCoIT7RFlpt7/CESW7GHBE8kTokgVfFVtwCeoQvklMo+9tZ4qvhWHSDiaMF0YTwQHtCNXt",
-	"MlvJS8H0gnE2d6YaoWy5pW3krBS5KCRwXlxdpRkqnMC73QNQSHcNBsZy53prqJO+ESJvTogASgg9oCrA",
-	"l4LoZ/0VWQaYElfhC/+6p4hIcANLu7PNf+tNN2SLoQVCp2CnZfsbsTWgQOdM5mYAqzqP/YRmyJ5vBCxw",
-	"tR7jdC7gA77ZCO6XQK7FhFldgAYkpspfFa2EGbJH3IqlLqUw49reaGawmKhtJyREyVLks/rxphRGKJtO",
-	"Vd+r3koYM5iwVNbvzXAHoQk4MbNMKyMNGptT1pfozbXbwWSqUqkyvRazuP8M2gdtnhe83M7QxEHPfI9p",
-	"MlX+cVaKHLjqTKvZnKuL+n3oCluHwYG4I0q7JQ28OSD/DAdUaK5mVsMMKjGDIyYVce6U9RdScZVJtYQm",
-	"eZ5L2CtezEppLoCiCQML0/lgMJyqXhIc8LsLHln6dte7l/R2ltdZC+PJoDGxc0F7SW//etYP969mL+nt",
-	"XcNe0tu/bL2k17kgHeEHib8Vwfd6y5sBAyOS9t7XAz0RjCyscEMcWVYWZi9mejGby9Ku4KDGOyOuN7LE",
-	"FaJTKtabQm/JlA9UjJ6wPvwHDtGy1MbM1lrZVbGd0ebhvRF259epSnmW6UrZ2ZwXXGX45qYqsxU3YrYp",
-	"Jf2Ce8HX8CL8CYfKbv0PrJ9VZQm7RscdraAzXgqesr75seKlmFHMAgyvsa0pOszgNMGjhbwW+QxtDqBo",
-	"bUQpdQ7Hfys4fsyLgkQBw/rR8i2qopjBwW0vnarWc1HiiHHRROleAzIx5won648gz3O0nCUshf5gP+BA",
-	"2rLKyOjGFqUQzIpr27x4HQOBE9q9u61rRyNs/RjtOHQTD72X9Lr2Fy7uzvaGb1tnBXqbc5hBa+/jC+lW",
-	"A35qnAa4mPUG95Je11r520sHBMYRH5j23e4lvc6dP3ido6iD295o7ziDto+91FPlbzU7wPNkPst4iVxq",
-	"w43Z6JLYjigWs1yarNCmKt2hN0C88MK0qWh9XnHjQJAreYY/W34948YIY/yLG6FQS66/nqqISe3wL/ja",
-	"mgb/EtcbbZoXv+4TLjRXIDotgTSXM3EdRrMotC5nm4IuUnQsZhkvsqogYzXMRolyuZ1lorRyAZKogFHW",
-	"TJKleKtT1sf/DhLnVkDruFpKJRg3Ri4V2sgCIwJJDf03C2lN8066nYDj6zYCOFJzHzoYWPPK+FXoJb3m",
-	"wkOz7XXvJb397I2WOL5MUdud6wuXIixv89LFq4tTbi9uL+nhOh66QN4pesvL492a78sMp+oETfGGWLjg",
-	"xUzgys2CQORcGOHakh1jMGZOpjHRfZsqtivdpaxPXrwCTkghzCDpuBCtV0CvwNba12PSeT3YvtuBbdzu",
-	"SqBKs0sseCmY3pCw01o3IKNp54IcsxphqjetSfNqHd41vBrR8DrP4CNueaGXnWfvlQXRFa0bqPZl9C6p",
-	"faBp+SM4ZF9FGiES4Pi8YDSO+LHiBQXoCCbzwZA9Ig9++IQzU1RLH1OYS7Mp+Ba1UuxL2kIwbllWCq+4",
-	"8pOfRid/mqUJ+7Mo16CvrgteWcNsyZUppMXzng8StuY5sAv5YyUYya8NIxoosEsulbHxoA3FRalqLUqZ",
-	"MVMtFvKa9f3Wzs7SwYRJy5SAS5atuFrCbTxX26uVKNGAIXMy5ZG5JoFFrGe9/YIila50eQHkVA97zQgc",
-	"N7/O6JuEQk53d+08TKEVVDqsyaCkkAGn1OdRjORc60JwBe27ZrofZsRstzeZLXCQj/zL8CFsn8hn3DaC",
-	"HEAaOgE61TXTxgR/3n1OyjpX2+eL3vj7wwNqq+ZvkxtDLX5I9oSq4M0Ii+yj5q5PlvpkZ4wX4ua1qu/i",
-	"W9yqvMooiNJ0xFjRYxKd6DBj5LA0bC24wuhbjD+xYm1u6tk1BiIcdO0Gz8uS+6GsNx1xXi/FpRRXomSy",
-	"FjjDvSZDBtOq2E7cFXH6LtOqbe7o2nW88Z37TWap25yht3GkDcgkPdqR+pT7/pp7HR309o4k9fVpnOrG",
-	"8GqSq+f/FJkN9/ZRdH+ai+qfOJqLN7fm8EyqEO5oWB/Y/aULq0OGX7P5hnQ8mHiTn8ipCfI/DBuCGplu",
-	"gp0BpogyaiQ/oYZQM5jYTLTXFnBIBqK4eSswXLVJnUKk+80x9R23cN8FPPqYtY5MFHdPB4e+27vBMKen",
-	"alPZ95qYM2i2mAbMER5ciO2ErStjyfwtvJUWnQ23DGfrnOve2T2TpmNiObdoxz6K5hD76qA2UYZBx+2g",
-	"7AEnJMCraAieMFUVBXNhIQX3+QagjVeF89ZShN3hqeMUmmPoXARpuWdHzTUQ15kou4jlOd5Pwy5FOedW",
-	"rln/aiWtMBueiRMFNKyQP4l84CeRSbiraOXuPM9tJ2zn4cbPd8dyejLnxrXOyPBhGsziUCTs7o6BzK1V",
-	"Rz9/QzkIdUdaFmYsV7npmGPCDAVhO5aSccWMoI/NRtsx0DE219dowS9AEdUl0b5GBxloPCCFUaqUS8kK",
-	"yuuK56Cr4sSXQq/RVdTnrBBLnm3Z33SZB60WxDV8ESRGXVk0OA2OZqr+jLzE1elatzoQ9Kjo2ficxjGk",
-	"OyfB73sSTuOhM+zG1yVI6mvYKVh4aDBhpQC16VJ4OR5+HbNrFKC3qB7Br1ZvTgqxgL0olShBHgH9Ka/D",
-	"ouG7L0z7xYRdydyF2a+EXK4sOvwokJwXBeOGLUCno/i+RdwUfalL/2F/hBHlg12hl15wAb/hkHcksDmD",
-	"oLtFN98KHMKt2r2+1dvbW7zdOi04AegPWvEjTfxSdB6OyAGwS4Trh0wqOrigkZXCVqWiCDOSiDBxIqMt",
-	"pVjMDi2ksqufOnIqXaTLTpSLTyuLIipXcDKqotiGyBeRR0LTsG0iFnl3fmS8ZjSszrXBqSH/iiKuWzz+",
-	"XfWjlq7TupKWwjvORqMRKJxwGURpJiHNQqw3dtvi/vByB/+4Qb943G7xXRSJNb9+Sp+djVrkL+mROu6e",
-	"A2++paaRMB4tR7weHQswukECiuTAvUse98BerwRLL8Q2BY2rNl1Iu9v57YQvr4a4pdh/AIMf7b0PYWip",
-	"cRDJAEO+jl9hWfYfhidk2cOItw92HMjX6Zny4fVDd+LX9OqOQBkv4zG7GrlT3n9jo8Z+FSLzax+iQ5ux",
-	"fw9eFdpSEk+0A63UxJCUAkckoaBJblhKLTS+TofsBS+tcbFTdsVVRwwl2ZzhLzI0y6WicNfzLBMbkJMX",
-	"mCoI5Lp2WWMk0SZfoL91zZfi3j83Yln/tVH4R/z22lxpMkzHv16qfKg3Ql2vC+cXP9GLhcyEl4aH8JWL",
-	"b5JquS6G/kk6CVfvNrG9u5JAl0rTzizEVIuTbKWNUJhrdwqC3tnDh42jGmVMkom1tvk2g38Op0PunGcY",
-	"2O6o4Lz6xZigzAon4wvDHlHk1wncP1LU52gW5n5L0WcW4qTQaL61pPAFfWAuFUf70+Gz3aEF4GgPHPOw",
-	"EnsJTXcU8LvvC+bxSlPvDxoDpWXNZN132Bl099SOe7cya1/Qo0V4gp2q9kHHX7A+pmYOnKwpTSxskkWT",
-	"8iKsWDOz4hu8+zw4RL4w3e0eLUd5wv2y/piMSQ2h6uFoV6csuFpWTl851EO9+c/8F9C2sNxbcQ59/a1/",
-	"DwSnKL9yr0XL27IiK52zYCVk6FRanXjzVeRYeu7cbePAfRrh1b4ygX/mvkuYKIxoOKFucnG+p8lsz0XZ",
-	"f/m813c/jycjnD8tLQ0MzeYJkyo4ynSZi5L1IyHoFqaKpsWyJbl3nLK4hkX3CB/X0Vp3Nsy6asdthvrO",
-	"IkjILb4rgfZI6vS4i3Tc3SIeRVo6lvLdZKlbyVGfBaXPgtInKCi5wjK+9sxekv3R1CrKGdxX4cW5hDUr",
-	"RSbkpZgwvZbWUjoK+knWgiuDJlWKF6UQiEVlq9JdnKPJCXa5a+9x5TTcX6d73TCHjEFVWXSYBVfWbkzK",
-	"3rx8Fmv8D/7YWFN8K0VRDWW407M/DEfD0fA0YePxKc620BkvVtrYxhmqStnegQd/vNEYXxadpyfwq+Oi",
-	"NOoA518lVKPTCvRO4RotjnsX8RqNoPFPOWbjFharECoRRbbfFC+BIXtdi377mIi7s3F1hlO0DF9RHMU7",
-	"xk3sns8bYiei+/RRAii8hnGbAIr9kRENYbdDPdBqIXOhMjGzq1KYle4iM67kkouF9JlvrtYXq9tgS2F9",
-	"Ul1a6KtZ/Sht0MdcV5TOcrTbqlnu7shie8cEdNxIZvZFfNRHd5dcdoQDxLX66JC3jnb4IOnelYOH+VCc",
-	"yN4tdjWrRsM/Jv9FNvwjBbo0Nz8s5IIXppZJjjsMB3f1DuJjauHhNxoj89hlfe5RA9xTGKZWggkSXTX+",
-	"0a6d0SEPWdDO7QyzZm6qQJv41ztE5q9hTdxjtpLG6hIOY5ELY6km36RObZWOTSisV0c2gOM20832nDrq",
-	"2lK/IDO6lce2+IreBqUgKmp5czxJ9L6Ts3degCMyc0sTJIt2FKqXUDLS19xCXnGDMddNUnJIFsHThJnb",
-	"Bzuieonc5XhLw2A98qogUvAOoaDNUqCNNdndk6R17qKDdegG+F3fIQi+NUc8bwwxaW/GcUurK4vSyO3O",
-	"6HP3VVRnLjqazd2Jc/Ip2MpVYOXKXIlS5AkFYsn6l4ilRxMMPcFcZq1YtM6bjaH+G11aKozUFYO2hTGV",
-	"Ag+l0lRAgIaRkNney6Zjls4LnV2IfMyGw2GasDRXBnPmqxLTsjKtlMhcsMsCi3m2fzUCk1FWWIZDlYJn",
-	"K59ybQtDlRPwD7kWurJUUUUJe6XLC/d0yL4TPm/dZf8Jw3LJC19SwujiUpSGcXPRWMp9sSzNc9Y6SPUJ",
-	"OeIQP68PU6tYND3w9DzQd9fVGBPkcsomkootCrlcWSrsllGlk5T1z66vvQnq/siXJoGXQJ93pa9YX2l1",
-	"cnZ9PYhWMQlrOAsr7PYyZX3LS5B33Jax+Za9evXya1ZWmFPTHSjkRttLemGAvaRXjwNDgLFzSvms+wY1",
-	"iLruFuyblLsr7QbuEaownhHWFRSiXK8dRYUUmeFURUudVxgoWa84O5lWo9F9ES88Sl8p1YYgIuxq8tWE",
-	"dqoCpa2bGA6HdXN8zlWuFSw41oSpxQxqo3+6TtjDdcLuj9YJO1sl7BT+7+zBagBDdr1vMJNHKOtKrARS",
-	"EtXeGrKXIpwv1MRQf6tXqZUl1bWR7cnWP4URwD3xc+reyV1Tepelp05zjZ0K3FwYttDlhAGJYHMBtwdn",
-	"0SgnS84xcdUyx7b4SAEivM8VQ8NmdzSuYiTqkoEX2gelwgRDGtxcCi2NiEpkSzpo4QSxDqShL0yjOKW+",
-	"FGUp89gp10j8bb7ereq1K4ofX9v8FqkBO5mXIRctHq6rjuILFbpXSmFg9dUSV7Wzl4LPRXFw1fCNo9Yr",
-	"So7r7Os2Ku5utXbScmm87XyYSNntPHWdLGSfy+nQZYmcX0C9auc6FTN0RC094PdPb3NRDmuCN5z8527L",
-	"SPqJnk0abusDx5711/y67RsYHBlk9e6346Op3XsOf3PhkCDhmzesW5wb6hfu8Lq9m12goQ0ffYEOXYFX",
-	"he7QA47U2PYZtMLi3ooOwNNLKa5ujBQptKX4W/jmSO00mm6toboaTEebQMh3vKss7zc/e5oVUamguvne",
-	"b9qeY+SyBo8+Uig7YamrEJeOWahb7Apc6ZLVLmOXWx7+xveVoFfR61UI7rh1+yvn88Ow+fg9/JZe8U5V",
-	"qgL1T0xNJgFa5GZGhwJz2eEfTq0ThhlhXelYnl9KA5ILV9upYn4mlAHtDUx4mRFhIUOxptFcXW0Str1C",
-	"36QSTbnNLRbRcDdH3FqaIBVNwYngrzQPlMXraRwU2yjME0366MXsYkcwiy9MqDeHM8QKjKWulquovqmf",
-	"fBktEMtFhqW1Wf+4RR9QHXNMUEL/Pct4UTBbyuXSK80thlaXXT6SiLyTR++IkLB9q/rYhYntr6i2Aw3i",
-	"R/DzTkUthEwYOkfRzTkc9Qq0XE3NZXMTvIkw7Mxq1zkN7SAsUto54nTMhHfFe1QrvCeN87W7y43GbrMR",
-	"jUTBnRjOjoh7AnKavQ+V3+nmdpltzbnujinZQaS4RexdHBB/pFM+lj1+Hb/8niD+D1FJ4YO47lsFoj5Z",
-	"7/2HKSvQchburS7wrl7xrtNxk2O8caZ/i77xaNJ34WqLqcJv1dtWUYjizYHFhwNiv+NkwyXZbLNtRJnG",
-	"OlZTRaN6+h2midum6+xMDAvfPtK52FugaM2zlVQEXYI/oBUWiwZPXKi4YfOSq2xF2QY7FbOoCDEVCZ4q",
-	"KkbMLYi3WDvr1iWJERvFv/ng+hrtp+0SxVLkR5QnHgynaqp+of5+8b38woLhkv2C4XxSLdkvU/XLyclJ",
-	"43/wbavoLvuFPRiNWP/B2RmJIaHoLlYmxOg4L9XyjRmwX0Ai/WUX2md8C2SfhHFovihEHkMCTGiyD87O",
-	"7roScC2a31ADmDXWiCISfkGoMTfv9yikfEwB5ckxpZObg3RVyHEjT/0w4YeDJcipjQ6gFmznvm8nKowV",
-	"4bXQxzuQLc1PCbIF7Uou3A0x3BzKILYQoDjwywdhjbFcQ8L0lfIIJRQE7qE39sFqJLsoHNTRbily7PFh",
-	"PE1E9UPoD4NAMzBap5liHSVowU38IMYPtvynuOWb4H7cXrRxiHYbuj0kETW9g/wUmt4KkzgPjcN7QtrR",
-	"tq+6wKG9aFHuRHZCE3b1xdlao9DxCxoDGojH0uyiHddoFrR6KyTBeXe3BKzYvLYIV7vTKiwivkvzc6es",
-	"AfOoHa4j9tSNftWcINatB+KM/sp2PfK1vpRqeQ8PsKNujjBRMINWohM8i/rfi5h105kL4Fk77QRQrEYL",
-	"NWGNjtw+EC1qswn3As2d3m81926wL/4It2Bemj104b24DyNADjwTYacawBa/sJVWuiqbgBjev6OBCqvt",
-	"DpSGI8QxGhP7hT0cjagPmHqNzISPJ50IKzH+UqCMET4CNhqIe3CDIkH1CDRsKzwl6QKIwSbu+7kHdNJf",
-	"WgU1IrSYSeeSuBNEADizqkbA2dsBzpLeh+Oj0BTIsxWKS0BD59xgAe6aLIDIpCvLyYgG7BW2ddA9oqQb",
-	"tGbntiM+RWOd44JnTbEIVZNICIj+dvy2aTjynJHqbDbZIgjsntH1MK2yxYuwRs8hlgJ9tblDj0z2DbKO",
-	"Bau7aHDHA6KSsAKdRK1pWmlSm+YzTxFc6kx9Q53pvXFr4bfoQuKyxrfHrVV09GHuXecZCwfvHMJODRG1",
-	"hscIudoVWJuLo/A2UO3AtFhjXE5tK/CpWnMVKR7Xm4IrTp6/ShnUTxIXzd/QQLqMM5tu2Oav4TrAgTwp",
-	"xKUoiKYQXk/gox0CKrcMiWoTpWUfrlOC2C2Y04s5caA2f3/2w9CXgqOy0muJkTYOgT1xWXh7PdCEtt+R",
-	"DvFjxQty+aUx5EZaIzkTysbNkU24lfUGNfr9YZ82GWBUdh2lyE4WzjTr4ozCqDoS8XzM2Y1HyZ3FnfBD",
-	"bKBzpOGOvkdafp1AgoXXeEGhtoG/19YeLDGtKAy3O8PEhcHdNNuv3WuYBKikWR0TOhqElcQrVroMcsfx",
-	"QaRHukCk2lTWp/+Z7pCMNKSbhuPgRBp00YAYSQppXWGupUfTwIMB6sZRta1OF1Id4TLxfX4Db1MKEhLz",
-	"mUNzaBYNG42SG+IpKZDl+H5f0vvkGV6K2R5Hf4tQqtjK5FIQ8fvOk+eW8+Zj1NqGuVhyFXtIjz5Ix/k/",
-	"6lU44P24uxt5Oz8KGaOlavjA4z3qOCs7V+MwYXrkLuhe7+muTtNSZ/0VbzKpuch45UKfIp0j/oChd5Wi",
-	"AT9hp2i9VnfnC62XcBjksI/gCY223RPrffveMN8F0j5h6B4dRuMnYpOyjJeYW0Ebvl7zcvt73lW/Yh93",
-	"W4/ya6PMFo3131JPoLBkRrzvbk/TFoAoVm/YI4VOgC6mXUuRouaY+gPTrxU/Oi4ImbmQBdKSViMkUbgW",
-	"fDB/hyzXELiO2/9dea5+dHi1v8ZBHXWDaPwd18fPpXF/SsFNZ4zw7+X60HJ93LvzjZPVWiHEUuUkPvr3",
-	"EAfIyAytm4hgrootAy7NrM75dk8uAn7TreeGpl84Zn7UkeL5JbCOHG5tqa0tRD4mHGyUdL2CzowVGwxZ",
-	"MUwrQVCPhCXL4MhdCmfc7b6zv+NDGGwqH/UYvgzCe0eSI9HOJKoqsCsxh73b3TpCajjap05D2VvkPSBH",
-	"3bJB76rvapMqKNyywb0pto6x3FxHjV7bF8ZkemFgiV/DuvHD2/mK9J6bxOsbNJ7f6Q10SuPHvYBHxA7H",
-	"dPjYdC7a6LTOtXLqVMr66e6U0yjHKxKg+t1EOpmqIFaRADWIssFan7kfk1qO8t9MWBilLqFJP8J6KE5Z",
-	"aY/E/zyoTSktT1at802VV/oalnzquZf0XK8RMkmd64XhVnv1paS355pRTSWhLkWhNyJhBJOScSxH773R",
-	"6IZCGCnDCmnsvaWwmNVDYjGViMSwUBSkc7ERDgYhhXGkY5Z+LQsRLgLC0RZi+G+DhKUdFyVl/VgIh7cO",
-	"RaqmrN8ZjzqYIMZC6gtcXSLomC+wDiPL2SUvJXcWiF+TlNTYMi+iUVAEVbv22bbQPJ+4Zd+AfIKrzPoe",
-	"UYKqDWCBGEdVBpHlqb7Z70SMjiyX9QHIEGx38HnwojgiSJNO/dtkt5aZr3hwfBidL/hwU8JG1PbuPH5I",
-	"uiRXzP0HnQ9E0VZWLGg+fbhwcAHrWJpgSRsMw+p8LShU9z2CBf2C3S5KsEZCwQjBUvAcw6OkqmD0G24M",
-	"ZscblpKHc+CLQKmqKG72gxwZJehP666GLy7tDK6+C5VB5DssGpNxIzDSdsLIn8V4VmpjXLSaaa66pPJU",
-	"EYodNPz96ORP/GTxw89/fHsS/v3giH+fnr3txL7DedxB5Oe7beYnEvJZ05IDhQD3hfdS4COVCmxjhbK+",
-	"DzdwiTop2XjSqVKkSWAKDkxzzXhl9ZojRyy2gz0hwgi53REhjPlIyOnQmZKye+5PJ2iMo2gZ702KxFt2",
-	"z7uL+i3+OaCmO4SjpPGr19MQ4tRpwoOE7RWVGOsWh7oEGtbvZN1uaPsSRPi+nCOpsqLCWK12epGBcfUP",
-	"SwCuV0c6Z6GyjhXGpmPmnRLeoewK8YSwE6sdKBn3u19Sp63amK+FsVGnE6Z03Yip5nBI51SdUrbAu+tj",
-	"4MIKhkFu6xDrk05tO+m2oyYd9qGk05Ce7Ek1SnqdK9cpSH5dO0p3S5HwDtNeh7LdGe/8bTvQ2dn66Iob",
-	"YSdkRRrHyYOhakaEgpXpqsgpIpluVfPIz0Jtkr60rOSKFVotfUVeNFtt4I7r8gsQd9fSDhAOv24gKzlc",
-	"VWzAIMCpKJmxegMSZR0fVWyZASbHC6Q7pt2MCximcSCGq9IsxOChnKo1Ds4h4+7sRRS5catAgi5626Aw",
-	"B5O/YooWqhUHOzQZr1NXZyEoUkbYjlK/9NaxmbKdKGF7J3OTDZo+9wWVHaWtT5a3SLcnspSXvxlbdHNP",
-	"39f8EFOtj2B3gMG/hFN29BZ2sFAsimIMwmf9znaKmM1H2KhvI1iF2+ixVMObYuIx3JWarAsfn37JvpFf",
-	"MSNKSfCRrI9FQx6cnbG0Ec2YOknO5SjU0V6DIXtJWdo5VcO6WmmMSmYvzl8/+ouPXluLctkoNVXPLgb9",
-	"2pWVS5FLyzYRXPHHzTh7D3D0l8hnZSHtdlfPOC5EJGrCx4i0Tpdrp+vY7H7cAYwWXmnm9u2rasWNCdGn",
-	"EvPx9tIrGIBT6/Am7UeJaVYebI8QrXPk6cJQf/86VkAhk0HCrlbc4kFDyEfYrONCXjoWDQ+zT4ML0Bbm",
-	"AMhNK7ehC6bAWOYg7KOQpTRkQ7hiPQ9Gf6p/DDG6HlyEwq7OTh/84cEf73/54A/JDeX+9kBrvF7VAXOo",
-	"xRXS2BvwIdAYaT4YIshOif32ivpuf7h5xxqlcT/v2m127R0AUu5053brPH3ev1vt3x1hs9x2F2tX7W6F",
-	"JlAX4dEXCF2dy8wOWQOn3CAKi9PayHS4kNcip/KKZFUC6g57OFXBL0pE3qmltUaM+ZIuOCLn284cODIB",
-	"DMYNO4qZebU4HYcwhk1FtlbUlv/zf/0fLF1UBXmsUixfg4l9BRYVAG0YX9EboVJfTYcWdVb34tznoRP/",
-	"SjOrPnjZ+VoTYMlUsXooPqno3+ZbyhiWC4cv82+sT+2G5pCtk/gV0nJ1payZQJOcAUvf6DJgay+oBs3T",
-	"xyzjZT7YnTbemXiWsp7fDOUqKlD09HE9iHphJmjCuN7IcsvmYqHLdhABjCpHEC5M76FU4G9f/k/OgJTL",
-	"pbSUWIb/jDHYsJeslGhNhJ7oa2gx/tjFXhOeNGcm44r1nz96iXEpa2nwobSDJBoq/oYicCGtLXA7onLo",
-	"tGZYrzWkcsBn7QOh+FrMshr/2FWppJRfDaueMMMLXpI7cM7VBauPfD+UZLJXeoALJZS2lANI8ijrZ9yI",
-	"hFXrglfW3MP6toW0IAS7jMJclAlbyzwvfMcOAgn3Gm2UjVPOcrlYiBLnORf2SgjlvqsXJVqK1iZge7gC",
-	"5J/F+tzc7CxoazXrVQHqwNkCKKawVpRoreQbn2neaC/a0Ql8EmxOV3pnK6iOxCy+/xldTCWuBBrft7Co",
-	"UudBX4J21lrZlYnOLownIjH4/IhbQ9uMZWmI1c08e8BDUQpcEiOyCiHTXbdHt5uh4iTymVYzOEZ1R2gk",
-	"pse+WO7/83+fsn/1tUJp5uSg4DC5Dd/qyoJ6RY8KYUD0zisHpU4xXNJ20AqsO9Y8ESjJQ7N4HDid8TC4",
-	"Lwyba30h1RK2NNMqk4WoXXdzXnCVga4HM5Zqyf7dTcWw//zf/gddiTn89R8sK7SRajlICNTfl4OlacI8",
-	"aKcQLl4XiOvvrp5bHD9/Aj/ga6CarM/9etC0o3VwZRjo9WDrdKs2gJtE7SPtoC74XF8Kny7klhcG5LqQ",
-	"ipkqc3nUtEA7RA4zkK+kEfVNS+DqwOIg30RrrS/BCNdkEtdw8YUX2tfDF1Wh/MImyRLXG23+3/+LXRq2",
-	"qcpsxQ2eVcSMYJtSZi7Ur5CX6G8oBTfo/HDH7SH7192jMhdbrfLd6SlfHYRUwJiTKI3H0400IpT4Usj+",
-	"y5Cr07RAWZ9ZPSPsGhoPpRamY1rknD17/VcnGcLbfuPv1XPFKY7Zf/7v/yf744j9a4tkJvjgdDRi/xr2",
-	"g/Y5npe3RzQ4I/NGBezZrxichDDJ/VOrLUOzUpqLGXAGg5d9yUslzYrEgbLG2c9lKTJLN8ZPns+hO0fW",
-	"XB/0GZYTzzJ/C9w1TbBwsrsDrJDKp/77hYMXrMwuQLTT19Aq8vUtun7NlSgnlJQMJyjAquqSLYVCy35W",
-	"8MoIKsih6oaoFaVrphUtrk8X2ZR67vgeypQnVpRrBuqG3vrVAJK35EhjHXUJLYZjpnakv4Rl0nosuUgo",
-	"FbzMVhhfVFcDi2hfKQzGwjJx6XhdJw8FyuNZ/Wj4pTuN0k6VNNFpicbjhWvGiyu+NTA6X07WDy60wkIj",
-	"w6n6mwN4cSiubK1zUdBYlhWW3q/rjZAQhQlsHMVzGOKl8K35xJupkjHVwRk2l0m60vPeB46djpHC+3mA",
-	"DM8vhHLsAlfoUpRyIUUOs8Nt9Sn50dJ5Vo3LBkSodiSQuRojJ6dqLpZSGTZFExgoHfU4pj3Wn/b+qtfs",
-	"W/i7YEtRgDQ+nvYGE5o3NEwrlUvDl6UQjoZOVVhZh84VKTkevMB3V69ya/3dtIgv+MlOVZg/X3KpjA3l",
-	"a5gV1xZOhF+9QixsoB30GYml/thJ40c6Ce/xeEA0u1Dbl7ZemjqwzxX4cD4adJ91ItB2lwoMO3h0rMUj",
-	"90VXuEW9/02nwa3Bh/ZjPrkDNIviepua7tN27OEXhqV+W9Phu6cJRvp1nSdopS2OcUv6PfCF5ei7KKUv",
-	"Wrp4V7qmfIPyv8/G/Fd3JlHuwgEN2euVNOxSZ3xeocSF2TfXIp/QvXAGA8LDwziFXBh2tZLZii0k1uM3",
-	"cGXQek8/e+NCHBHgqWMv6cFRR/8LUWJXNKDmoTcZshvB47vpqfqKRf5xpHhYlwUtCE7r7oOevgS+a7UL",
-	"03B2g8ENJTs7DeOvfZHcujQVKkKSysZgpA2K2JXyHXeZxG8ILWqVBz8EN4x2C5kb1p/X5RZNq96iGcQL",
-	"5W0XIo9nwU3C5gE/yRtKsPlWRX3DqBaURGyYfg0/gLI4SvUuQCBhYrgcRoaNBGRsU8gNRaC19RBGYIlO",
-	"laTaI8ZvLDIqEN6odFjQTuAnV6xM5fQRmVpCTCwxg8GEpSi2O51YaZrdQlozZM9BzOUqvBLhP3BLMNLB",
-	"D4XmMSyMTBWgN9rwIowUeo1E2IQBZbDbBH88sfoEpWACb0WTGybuoO6Lem/D8HhjwnkXqnAnsO+xruCy",
-	"6T870k9WVwp/p/qx9af1YJMu0N+dG7pzVZoz2E89A8Zri39+mixyB5/vDurMk4K3L+w1xWOaBjPPmKVo",
-	"G24EJX1Bz0RpKP8A5Rf3Ri3WTFVT0Bp72uSh5tHq5siXg1RFARJt0U2ZloS0SCoLG4atdMukgyE7nzso",
-	"MspWKNFerTR5rp1E3i2OJbU8RhVb/EV38iSNEo1gFEI6F8V//i//BzY8VRsuSxNXPCwlaXKEG+KM5tgw",
-	"iC5xnc80oZKCwjFcXYiputIlrBgG+CIJzTIS7smaSKzcURhnIUpYpXL8F+yR/zcsbFGt1VStqJocukUa",
-	"g4mhZtPBIan/DxNfcHGqrlbauGWgouhLQbM2sSTbDCPENYT7AAveKQzcRmrDq11LbTiNrkCbLcVn4PMW",
-	"+1baYilHOP0Bl3PIXq34ptYkaqzaL0CwbywX+TnI+4Xmm/TnaY84wrQ3ZtPe/bOHo+FoNO0lbNrz79Gj",
-	"J29eTntvU9Z3RhCOwtgaUzthPdCq4z9B7vrqOXtwdvoHLDg6wJ63gpcmTVjqykTAP82PFS/FDEsNkY0C",
-	"509UhvXTP46GD1OHMw7/Zv9KbeUczaPcdc/Sf/zjH/84+fbbk8ePU3iB6kCy/qIUpBQN6pdxm5viznF4",
-	"rb7eRZCZaRv3ys43UPp9cnKE8mwirAgczrgJt9WGXGX96C7MReHE0VCS0QEEpV2QsHCd0lBtzOdmwb3o",
-	"DgGJUbCaw2hVLTsgT78SWSnsS233FCiqi7bjizP0pgjTWcHljbISHbyK9c8esJWuSjMhG7VcsFI7sxZo",
-	"zIM45SPjZbllIBhzW5WCZLS5titGnZpblHuRS1KU8MNuUR0xuOg910FN5XS5xrjPVjA0MAJaqWGzh5T1",
-	"l/JSuIwPieHQr7AcTJkz14hhhZyXHKY6mDBjNfAZe3MmSGsuyaG96DroEdxL5zrsYFugVOt8jxH2R4KA",
-	"IW6FCgGs4guDHhFduFSJqerr0l35wQ4/VWLI/oYVMmVo3zcOd4HumM+knyo/oCEDckw1Ofcjk/TrxAKs",
-	"95ywtb6E//hCs7qcqo54yUGNaSJtB4yJu/koQBRAOCkyQVylk6mKoEEwhb4wmt7CotRPyFpEY6Wk+z1Z",
-	"ArAwmmacC5QiKEjPrPSVM+W01cJ2dhd+eUvsgGxPnEYnmXlHcBayWhw8eiQpGq0m3ljqne1AAWp0FQq9",
-	"bgCsvEMujp91GFoSr17nDQoWpE5Mb++HuVEZiF5917haJwJ2mR9aFbkorXUhRYmruBF6UwjWN9Vmo0ub",
-	"+LVv5ElGWMLHFqRzIa0ZCHYqLuNLVaMrJX+sKGXz/MVTV/x5+B6l3tZR5O2hxQ4RukfLh/UuR0Y9x6/3",
-	"2nsCQ+8qbUUbTOJ/bIIBcfLNm6ePu5f+blAropPSnMbevY3EqbDIt4OuqFfwtkmr0Q3ryFyNSWZXLj78",
-	"XCtZYUuM4huzQt7SBUJo2KaozK6JGEX6xou7QWG3DgDz2D1tI8BOte/blCpKerUlcfaBsNhai9/Z5TE5",
-	"v43L4c1zDdQ1k0SG0bpKs8oZLVIc0tFPY/83iRcWQ79AbAMa6JKE64P1zJkZGniAPaF67aH6F11LDTeV",
-	"T4+FQ/P80Uu2ksoO2eNg/HQBB39GxFm45k/UspBmxYTEsuRXfBuzVMxQEt2x6tHI3z8tNqJtvrzJbzNF",
-	"dodIH0T1iyB296Yo7KnS0chI4GaqOPuxAnFuIQsrSnLwZ7ooRGZBOg8GcFCG0biClNMhVzh1J1TOV+LK",
-	"yadR3cMIeQ+j6eJaH3EBj2hWjZxYxBVsQW1ww7zcRrWeOurS+7mEzu6FvsZuW9v3r65F7xN2XSM+VXbM",
-	"rCjXUvHCwwW8eP7qtav80bTvdC1ilMz5jsU/dk98FxhgTZNcnY/O3M33FtRuIV69q1x0ZzLOpyiP3E4I",
-	"2bPdj0UpL704Vrt+opAEF/dLVmYy0jkg/XQc/jmrVCZKy6WqfUWBjznzLwrgiBSBAYlcsRUvFkwv4IrH",
-	"XZciXDUfOOgdojPvVk19XF7t8Y8Ca+AjDI0hQ5XHS847vqKQkJiSYLBNc94sl2hQhzadYcmPjFKNQiB1",
-	"ptdroQgrJ/UZypgOSy8OJixdc1VhxhYqa6zvBx58xgmq5cyjy9RjAV6DLJNYsKFl9LFxgVBAJ75CeE2C",
-	"MZO93aQvQlu7KmH5fYto/fZ7l3StDAZ/cZI00KIGfTumkbJ+OBYuMR8jvuZcAS1MC31VrwuWZs9ltU53",
-	"BgnPVnK5ipYKuvWrBY/39LhDtdxxPbLc2XP3Nl7deGeP/P5l8yNoxs//2BakufgKXm+TDz+RnZHFfRyg",
-	"BM/rhdjFquYgvNALh4p5dWbctW5cFMwQ7m4v6e2QjT3sqmsZO3Lv3HORkwxmrNjsGyfdx6iEfsxeGzcT",
-	"xXo8VgcH53dod1jSXDDYhz1DKfQVapVw6HtJD074DV36DKTjMD09P6kTWfwvdMnhXp9oVWwn/guthEG7",
-	"vFoyqyOIrCF7huhRFJJJ+Y1YdmrCgE5QjQanlyCuUng1DVlTqPymh7FFW6aEMvjkHj959uT1k0mAZm9N",
-	"pVIkppBBkpBYiD1G0kxc7/9o9NL3kHLuEl3Ur+LHRBaVZhZUws6tcfpNMC2gMHvv8vRetOYMQbWR66aR",
-	"gIPaqSaQ4HF00L4wAZHWgSWFRDOtxMDFhsL7IWr1cAZ02r3pt0ZN3Z++h+UrETjpFI/fstRXhs237DSO",
-	"jqzrD9AFmTAjqMosN124Y5jVdzCB76PguEZnIFqDd4ZxbRKD4y1hgfDt2sFc6KDX92+X9ttZszVyrt6q",
-	"1UZa6qFqsLPYjHZr+NYoa/J4O1Wjx6SxaB0zPsp0VQPpecMVfMzmlcoLMWTnMCCXLCpN21AYnYU7MORE",
-	"x+M3ab+hMlZ4KqNE4pZc5hDVXbSPsXzLKuXKZnWo50fCbmOnMd52Czu7CWw76sJzopoXddzlUVsWV9No",
-	"pf229hBEIvljJdxzjIfAXtcb2zHCm8B3o5jk9wbtpX0L9/5j713ouLF/LenjVpN8r3WNo3mOJ+1/ha++",
-	"po+6yEwolsKo5QlL4Q5ijopAogOiagik6bqjsXjjnw2/c//4PhrAD7EsdCLXG10SaeIw595S2lU1H2Z6",
-	"fU/zjTzJdC6WQt0L/b2NPzcXcnOiN5QpdIKREqKs43n2HaYIpPujn6c9EPy3JgnvdQb3r01tp9tbbuH2",
-	"jtAWxQ4N7KfT7wk9ft4JNE4VlNMLsU1ZrgUZVGhHb40vnnzCVSdu0inW/AITwlyYZ9AKMKkyQLG7HZiw",
-	"BYcxuhCURtxQEPZvLBqxf6fJG7h/n29Mfjh36RMLpzLXlnWrGXn14owCq+ugSquD489N7JYpEYdclvtw",
-	"A2narfiuuyJDtyYjVI61A7xfXLlayeR2cuIahWHyogiHGTMGKluVVOXbHO2gjupXx7LJQ7p57q/TvVuw",
-	"V3C5iRd9/0Po+aPxomO9JK1TUbtKqrIDCS9dWbsxKXvz8lldx+1s9OCPEc2bMHyLUu3RuH169ofhaDga",
-	"niZsPCZ1utAZL1baWFdjHqP7ukhkfT1K2aaYD/54JJvxVSh3wpmsz5focqFkBS8FVboOGUZOp8CChBte",
-	"dof3vJN56Z1SrjCVNeR1NW7MeyZedeXT3CYcymfbN0NO3i/+ygXKeVxBtqFa+e+F+EmHo4H7uWe+T0PC",
-	"MMazUlXKSWRDJ68qpjgrljbBCNMjCsJR393ixSuupMUaif4d1sekArvCc2gSpjSVQdBFdBmjW/rwIZtv",
-	"rdgTBHes6/VohEh3Quti3LeFhAyJVMcRMtrIPXUK96VRNXuIc646EqzC7iRN0lGftcbV/2EvKTpYYzmq",
-	"buqx0/BWVwqjytPGkNNGKsmNkbPHYEc3htiBIf3elYh3O+gqDGm0isunt8v3HgU+w1Kr9WzN1XaGSUfp",
-	"mLzUlIEUaqTkIlRkcB0Ig1GcSOX7D0cjNg9S6iAJzu46/5ISpiqEVEd9lRV8K0rWNxlXSuQJmxdcXQyo",
-	"T2mdX2W+xcCquqvTZlcTZjaFtI2k09jVVCkX4SryWetExn/GcOt4wDNdltXG+j+Fysqti3amH9Ybi+na",
-	"jdUjyc8X5nZVtps/tgGh66tMm34HRsF9oXy/FZNgRKQ6qGdd2DjGXKJL0CiMniaUdJK6Qt39uGx3GwMp",
-	"LuAdox9h0e5jLlLb04pDcBmm28PJNrEhaJereWghLHXmssucXQjhbtIoc2lIiZh1DiPJObWNaKo6cRom",
-	"TMMM40i4YTspjXboLnPTPnb2WRxk5gbaS3rYP5ULdhjJjd7JSyA6N66lGHRpwR7KxvP4JBBDrINLyUN3",
-	"E2LWVDJbAIH+BEwYUi4fquRqsy3lpdgjeO7RRF95qIfcCZqoZn5gffSg0nnXsXE3aX0tresIjyN82Nyn",
-	"sL7dwW1d5LE1rDtgF+1T/BvlG937taue88zKS5FGUreHu6lzDyeYXQ1DzFOKDeEozFQG6y0pd+gNZnEB",
-	"LYUTf4W5bPAiJWu55qicCELpYM7aPqicRmoVDJF80jiIY6hPQGbpIkMuYBdj64XahX+JkGH68G6r7cGn",
-	"DBxwCKHmvXEEjkWFuXNIgYOzOoRN0o0AtLuB+/WVXSycdyrU0dXIYbVnb3rt8U61XWK2U9f/iFzgqIJ9",
-	"MyV4zNKrlRHZLA1xwsbn9c65EV8+cOgvG57nmE2qF+z+GSu5yvWajAtDlv795JUoL2UmTl759GZUUy/E",
-	"VuQ+6VQaL8ZgDjGVa9jNIvYbfmLqpkLaKnYI2pRQoHaahBm9p52QjYxl3ULq8pDRFsC/TYVxs6Em8G4j",
-	"K6rwwa5EKdibl89ODF8IvzKhVCKtDYmv4VNnCDt/8ZRFG4KUR1zz9QbYRY8W/9/PXjxarIS85n/7ttDf",
-	"/v/5Xy6z0mal/ebR6PTPf5dPX37JzebNP1//9OA/bptPfVQESFuqi7C70lYm+KSu5ojG3vnWxecN2Svr",
-	"F9IfLir9R+wjfDbfulLkS4FVOTagpw7j+7KP6tccCEl/wnIJL6yl8oW8CTdzyF46zC/D1hWigzklp091",
-	"Q0DTKUS+FAOHKGdXYstyjYZoeDgkZuUbJzFhzTcbWPG2wyiAbh2RJBfjnO2B9LoxM+6Re7OrkZBIcnMr",
-	"/tWOZpxyd2MbMSBTN8DZjU00YeA7odNubKOBO93EYjsAztMcfASwc+CbCL1oH8LaLbm6C9XAWqvfoR2Y",
-	"7uvbpKeVOIJDtIYFDOKm1+OZ3/T+nlU+/rPmBh//Xet8Hv/hu82uealu+m7vlb7pw/3H4Acg5EZkVSnt",
-	"9hW8Tvx9LngpyvPKruq/vg7CpriYIV51hjzpjLCrd3I+U/hcl/InnOqYfYWtMPry/MXT2TdP/kGfpkN2",
-	"rpBpXQiskphCF02gVWTE2B2xYcwviQrI7sgH34gtaRyO5TbT5RG7VQWIPtZPc50BGTjh+Voq95bPN8f0",
-	"Pazz5/4eJN45g/wIIaFW3KxIryHeQyVEvD29FJf6QuRD9i0lxyRszQuQBV3aID0eswej0xqUCgTdC7FN",
-	"J8wrMW5g8N59lkaCcFC1EE1yI0ofKrAIRY1pG/DD+vksF0o6oz6eF4x+wK2quf7K2k3vLZwVqRba+zR5",
-	"hgyTHEk9t347VhT/AH2Iiv3l9esX99AQZUh6wwF61nYCW5z7uuFx8L0/IW77+ljNZEOuwQHbSEz9CqEd",
-	"idso00hYdaLhfBvqGHpXDZN54tOjY/iNvjfU54ybrcpWpVa6MsUWDwBFbjeSQ0MNdqTqjYxrtMVPFT00",
-	"GJy+QbemyC58YU+TRPZJyh1zUF87tcBUo0AwihhT5YqYDmCOG10ULgvLrkpdLVde5DLDqZqqJw6Zw9Ud",
-	"p8QN4zM3eGVXhOEOQ4nqTLBzRUlkIbjGN4HXbaqkupRGzl39YKoGzB6MHsT1l4bsdb1TsAAJFvc6oSnD",
-	"d+FEoDsca99PFV8sRGa9ESzOE4BrOGTnhcPItHy9odv/9NVz9scvR6csqMgoJb95/QgX4V/+hZ3XM8Wk",
-	"VZVH18f4dQpSqhN7DbsVfQvUqJu0TdUtaNvEibt0fZAOuQinmAhxJKZIiqbKlTPyxCimfER5UL9pE0Gk",
-	"ePQczeE+sa9Ju6bKES/skPbb7KNjvE3JDhEyPqXvg5/fFW2PyVuYCvyBZWz2UjjY7xf1zo7rlBIzpvLd",
-	"4U9MsmAZ5XDQQ/8HPYrOHj6Gq1f/Qu+AdOdapn/Sz5Ejnx7GP/hXgPq4ht0f9MTfYPoy/IUPgY1iwKtb",
-	"2ZUucrIgk1lx7bc/BqedKsO3psZXADUGKBYsJUvpMC/4WhZbOsvYcTrx9DUhTQr+QRn3WCsRpBqTsBdv",
-	"XptkqvIK6w/jMxeAU+q4iGQMjL6/Yz/HJzxbxXtO4C5AHqJj4RTh9PrEH+n6YYpkX1EJA0Ssoq1l1B0B",
-	"aRiXT0yEaapclFpMmry53gfqmFYDlLrjPMsbblee4jwpS136qZPBUOaB0iitTs6ur4MXCe40iT8636Lr",
-	"CN2f096Y/TxFRzj5jZxRiP5ABMtp7/8H//apijKf9t6+TaeqT4IhS3EgL10/cMW/KrmC1VUshYZTD2wJ",
-	"P7j202HAx6Slx9O0WAjMzgRiQDMiUo6qdsnRDYScHn8+KcSlKJigdejD7848wdLuKJ00maoULfHfn/0w",
-	"9AW/sUggwloMfGUwv2qJz5mCIWBHCRbDk27E6fWJG+mJzFMqyinKKPNZ5ikFuBqqOwZNYL1HX+We3H1G",
-	"WOdCxDcewaoNxmzFVY4ccKq8jxO+9bIHSEEBu7zgxrATbwmYF1LlBUzEIj5S8JE+uL4G+vnw+tqVRIG1",
-	"tqX0xq45zy70YgEXmHYgLDyuQajzyi2GOfhSHEREiUmfncEqH0BERfjsmvjPdQ7r2Z9zgl5NQuo3nNXE",
-	"wVq5GIGpgvsyqCWCUc0g3KKn9eBd07DUxpYys+MmqXeF+VGShM6mymLsb/qIejt5vd2Iscf2gE/u/dPA",
-	"3UdG2XdAmwLBjnyBEN84We+mKl1XhZUgZN6DCZ+gfZgQ0ZwIFIfsSdM9p0FS315p4KBntthO0W9Y10Nl",
-	"fVtyiQIbljn1xWQPNasEZa26yKv7ZwzvFUiwQmxYH/6f8qf2tYCCQlkCB8A64gECCm6Ij1xN4U9ZMqIa",
-	"U4U5kiCR16tPcu8p+1Z+VUsAp/fr22S1nhW8XIp0EscV4uWlTUK8exKPd/cDxbupOq9vw1rYlXZFXegX",
-	"jFGrxY+HCN+70vkMa+CTuOWA2QJgv6s1jrUZ+CWX6FFjW2FDQw9BjoEWJJAnIPtelPiXf2Ev+FIqB1vx",
-	"TBob+cPQ/uuIE+wEhZ4/HE1c5dJTj6bHFXMR7rhRu5jEDhYkgBJTm5OAAYygO6ejEd6VrODrDXnLTkej",
-	"AVX3I4efKxOtN/zHCg535AtMvePRl8F0zkfO6DktVIiazQXSsuOG63oYIKvdhsTun6fotgEu9v1wOPwB",
-	"GFU0Ivh9OBy+TSesOVCE9KAUnh2vKCMvKlENEF6FZRttpNORFMbSL4ywxm9giEnxJ22q2tnuSVMVcfoK",
-	"CQK1ygK9AYPBtBeJclEE5gxq3WUggfBXzE0QZcVYzw/cvjYqKsGEdHus4zq7CXQjxIJ2CqhciyhgDF4D",
-	"DQ6kEhR6HjnrRtNO7Tpum6WnCkZ4ARSFswUvCmA03qywHrIn0ZBiZyzrx8WdTBLhhCTt6s0JS32aUZoE",
-	"z0CoXoqnmOTgdICLEdWRilBi/Fq4dP6VKIWT8GIlO4bk6Kc72B7pIAB1+GPyEpYH7x2KOC/9DGEk+POu",
-	"fSm68vWKwDtGZFrlnn/Nq9JghsfpaDSZqqCVGWEReCl9/PzRk7+eP5u9PH/9ZPbs6bdPX1NkElx6PP1I",
-	"QVFjJ76Kt/JPLIUtnbnB+UvJgSDbcnuC3CV1niYEYMNRmQlbaaUrZDwknoIQEosX+PM/pUUn/AtdFIzb",
-	"qcLzS/iFpGLDTNdSVVZMgpaCywUjBXqH5Tau+BYoVSF4qRwmlzfi49KHhaYa55GFcFcTTTxrSLwxDcuA",
-	"eW2ztVVT5cwePM9LVIkNuxJFUe9btDdnIxcFdxrt4IS1Nwsok9+up9/99fzZ08ezb578A7fOneGux1+9",
-	"efkKN5Xq+HIPBCeNtybBCuPYExQey/j4BbSl3U13oltjx2vHoyzdWk4V3g5YQXGdiY2tO3CHBt4jPKyG",
-	"UYigJIvtmHFW6+mVcaWG0KyB4CZEj7BGlAf6oylecZhPIS8EQpMgnAxZcXAOnpBv0FyLSCPnL55OlREl",
-	"OfdQtougStAzOxcrqXL2nX9ugI3RpQS5eSksqzZw7L5zZ5UDIcyCdvaVrlRuWvd5qk7YG2fMkyqc0nGQ",
-	"mE6/hH9qlbULs+LGw5/NUWM5pf3X/dvzv88ePf/u0ZuXL59893r25sWz5+ePX6UDggrEsGBpGpuPBauO",
-	"3X9EmXQCKSj0Q/bV3lWDhmHhsOLE7spxtcUwx1eWF0VdZHIcRVXT7SU3urF6AyIngSbCObk/8tQH1yQs",
-	"Ac159vTxsyez10+/ffL8zWsizVmFfJym1ynZkhXeQQpIbJfM9ROCJLoKKXNwqoG1GZwevQ5fDuMNx0sf",
-	"tNExi8Gr+40tc/s0e/Hk5ezVm6++ffrq1dPn37W2DYbTEJzCsPu+rra3Gzs2jPg6VAPrBaFaiDIyG407",
-	"Lc6xWZriwBsi/lkyGo0othwGJBVaiprTeXH+5yc0GfjpzflrNxl//kqxwOvuq5LHXfplR/+dw7LonDVO",
-	"65lWy5ONLoroSj0AWde5qr7GKmg0DTrWQDtSpCB7Lh6WQEMeRmSiObWvnzx5PPvb+dPXeKk4W1QlqnQI",
-	"aBXdLN82N0xiqTnfsSgFGyWIzliueYGHAbE3+lFwaFSpnQ6jEleDIXuBRdO4O/cOLRJJF97OkgBCmvUt",
-	"lQs6JSQ8hDzla4FsmQleon40VRh4g8KlM9cYtNI4DbRy1aSQ6FBlVVdJHXVashKSgkZhwgZlqKnynNsx",
-	"xyA/P62Tsbz5Csv4kC6OCrvDukyjV0++EdsgfPRPgaKcPXxIoCWogJ2/evT0KfClOtePY7khAoZaap2z",
-	"bKVlJkitIAyt2mKG0GNOUkD2AXTGwyagnbBNoLFe/TYcVJirG189cHvy0r01ZrasRJpgR76Ofm36Ck0Y",
-	"WHqs2U2qaOKV1NwZSIxG+G5pBfO2HF/OtNAGlFIS6lYg3aMenDmJ1jftcUjJINHoBpEeiMY7y069BbML",
-	"sZ2VAm6v08jrBlEMsdGqOhMlEG9ZFGyOMJBk4coRrBOzvNutSzWrjEhZ31my3LzWGnQpkGGdhk3QCHwb",
-	"Y8BMVQ4XEeNAQQ0RGxuirmCMGVdsLkjWwFsyRrtYP8XUVMULShFBRcM5SmZVreGDvgGyzE+zgI8n8tlW",
-	"oE1kV5BK0JsBu/ZgdB+P/t+oSlnwJ/KGK5HczuHYkIDiJUx3wnQZezS8/XHcXQVLq7120R2942x0SqVw",
-	"z0ajqRLX0ljCh+aq5iuNBl0yWtric9DUWWiKhZaGU3Xu9vIhMd/GklOZx4ej+0msPTROGJp7w2p5WuKD",
-	"2EDsX4ICV0bmFEJRgnVpB8AY5xGgwFxpcAXRX4udoonKKd9CXYpCbwSrDeDwAC7AdoMJIaXkiJukapgS",
-	"fGOQMJ/9eiUzEbl5+dVUwS2bEADp1lelDoGEY5jeSWe44pjZ/yBHR6XkdZCC0N2RXJ66Zytx7dyICTAV",
-	"hAo79YgebCWu2V++PX908uov52cPv3T1UNOf7dvhzyW/QgrwNm0GRTZiM9uxdo14SeTN3++EKP7Qx/zs",
-	"8b17V1dXQx+8GbzLmV4PfBRj4pAr6ZZjgMEXKBnUoZL9F1u70iph3+lcJOy/80uesOF3T14n7M/amUdK",
-	"MXALPK6DNeHMEjga7n0q83SQEI92bwRnMJb2rNfYGcZ2oj7H7PI0iWJbHoSVD/EnD6CD5oqz9Od6SG+H",
-	"P+/0fnAvSC4mLY/tbocLOiXcYKzGTpTUx9AmIXj2hMZ3Qua5fMj+LC8Ddn+93Ls9kEWacRPiJYfs3Lvq",
-	"diJWjWeNuI1IFghe5YZQ1fokiGg0JEKOPWAMS09SNkfw+PTfndI8SzHK8l6aMGSDOUv/IyUeTwb6AnO7",
-	"HkTpyFRKz01/TYev71YCyRBlKGOOJYEnRSGkSJD+Src5vuhup5xSnGkFC29xl7F4Ny+l0Wh+wCSvIBSH",
-	"Y4CGCw3yFOZn3h8FzYfxK74lDVnpqyQgzW1cM048czCfRACcuY4g6wzhgpJlwxU5qOget32u6Mk/u772",
-	"mfOx/hVFqZoJcwl8vt5nLJ+crhP2cJ2w+6N1ws5WCTs9I7nm7MHKGUv4nCMXBwL/uPbvIqYP6H+CaVTk",
-	"XJU3rvKElbwUxTYhKjtGyHXnO/bW3vqqo8dPYVgIDY9L5UwP90cs59s67IbyZV0QDDARl3ni6wbAifDM",
-	"wbOjv5KxFA1+IHA546mnu5QRX4qFvGbpvcvTdMjOEZr+UjiZ2rC+ElcBcxH+jaXyad/wB+fc9zZifKW2",
-	"DPtvHJ8bOCnQ7xv1ihl5riZZCLU6f/G0l/TciHvj3ulwNBxhdOdGKL6RvXHv/nA0vN9LsCAIhvzBspDL",
-	"G/5adkX1UxVXXzoTI5Bi9O+E6SKPEG3jOptCWdx9qYK3nba9T6aotE7wCKzNvyg2Oluxs9HZlyej05PR",
-	"acAYkWUw7w/coYtL0UJfDi/AFQ5k574ArNe0B/4LP0AvcjoT8ryyVJkmHKP5FmSWUBTXf0d+coJbS6kM",
-	"GsbUBSfW09yt4CNa5KRX+2f3xtvWr9x7BsLo3lDP6EVygmDIfXAgwF6ejUZRNRJKP2o6RzGzAyWjo+r+",
-	"YdocRgW2Y+Y3DuqDzgUsg+MY0G7seN/Xj3v93t+dBfhpTh09GJ3u+yTM9d4bxV1klsB0pAej+zd/9LUu",
-	"5zLPBdZ3fXB2dkw3LjgQjsUTZR0q74OzP9387Wutv+Vq6+3b8N1D2p7D3z11sjbGGlCoZSiHddNofekq",
-	"9y0W2XBl/fFcut0CcsKXcCR77qT+kPS6wmh6414cIIUx5bqr0NOjEIoZk4shS5FsOSbvroxjNZRZMmFp",
-	"1FIarA/BUUwWEQfSGbmQQDjwwNK+9brKJMkO3p4CFx1V6qlySOxoY6Ai3ugcMbasqKS8uBZZ1XY6NYCO",
-	"QujohASvDpeTdy6xfhqw20EhRSiBJAIicIiVNXw7qrMuv34QcqfeBT+edBJga5KK+6B1ZeIqyOEPpqgw",
-	"CtHvUj/lJz+NTv40A2VozXPhcciIHQUUhjq8mqFjUGbMVIuFvI5jox2HRPXiqQvy0+S8PMH64Q4vosvB",
-	"3IxIUXwNUk7A0SWG2KS6dADxNN+a7EZmK6zl/EMo/f6Vzrd3R1DrIfqCaW+bSVau2laLpJ/eLUnvIufo",
-	"P3Wwa3Rzm/S8wz52E1mvPwlfYMGx92EMR1DPr+pqfB+Rl4yO4AePtFoUkhI4H5we0cULKkn1WutnvFyK",
-	"3yXTojvTYivvwr7QAIuN10LwvZ99kOFb4mggLnbkB5JAaZxVxWJIgS9vnqKZeDBkTy06ojFCw6HqFWRN",
-	"MzHmwFwQzOpUWR1BFGCQ9kKUQmUiZ0vtHGdXvMwn9WtJIx6eNB9D3BJNC7wgB1FoiklyfbErXV5gqSOa",
-	"DDRfD6gEem1EHtQnl186mSpcE1QxVY2sQGtAngvkI0qf6A3rn40eDBzbOW9oBdvbEXnUu2QnmX+Me+TJ",
-	"fItQPti7d7kv5zHX+fY3KKvS1A5/8Z22XyNg9e+RTrh9vjtCkXSrxy/ReGbQhUgBR/MtiyBKHQJSpHBu",
-	"vzDk1tIYjBHpp16tbOqeu6Rl5xL8Wdg9N2D0kUSFDhHh8zX6L3CN/iyshz57Lx3xVuI3YW3kKHdjpkmH",
-	"eumsbU5RSZpKYxJUy4aC2KEVTjyizJ6KxKguYV6iNN4aiP5Pt97FlkxekhLYSJXCNowlALSapVcOhgYD",
-	"OJ1hEbMjMLOtkUxEatOGk38bGTrWznHuuNhh58F5DfF1G1kt7Upsp6rkZD3EbEqcCgUSuBX0Dliqoq10",
-	"CBht822gYw2Gf2c8PMKy6H0YTasDLeMoTesjkU9X1uEDkNFPV0G6LeX9rCAdR7HpqN+5glQD/ryDqwCT",
-	"W7xP5LO/4Ah/QcBp+Y37DMI8bvYbRIfks/Pgt+E8iLYsojCPo1/v3I1QdznEUoMBNeWwSyEIgVMVORS8",
-	"v2DImpkpBFTp7Ds3lY5NB5OpQoc9SYlOoEzq4rGUAeiauZUZvjnB37w1PlCDT9siv4PO9ZGt8vUy3WCZ",
-	"jy7DZ/P8Z/P8J2ier0/oOzOIvXLovZ9jFMrPJvvflsk+5gWfzfaf7Y17zPZ3R0COMODXnf1KVvwDl2L0",
-	"8cSLvWLF5yv2X8akfwf36t2M+zXk9XEG/oYKdMiw39Tg+gchXwef7f6fjN2/SfM+lO3/3XS6j0h0vQ/g",
-	"AxHfz46A37sj4O5VMV+aPMC439Ir0Cip99kxcJxjIALc/q37BqKpHOEeaJyWzx6C34iHoLFrMeFpPrh7",
-	"P0Hc/o6rQJp3yzdwpdU6Ug5+12b96CJ/4pb9aKS/lnE/Xqyb7PuNQ/zZxP/ZxP8pmvjjQ/o+FP6QdHnv",
-	"58bfn839vzlzf5NHfLb4fzZH7rP43zE9OcbuHzf9a5n+D16Q0UeVPw7JHZ8v3X8dH8Bd3bR39AREJ/Ed",
-	"nQENza2pm3228H86Fv42aftgRv53Ve8+LnkNpv4PRmY/W/t/99b+D6OV1aj2B2z9tbXqC+Pxvh3WANbt",
-	"95Wa+qWACye1Stj+qshP/vrku9ezl09eP/mOStFiiaTgKUg6CzoRJQxFyB3U0JC9McL5gkuRaZVh8W0s",
-	"bpXrK4VVvXTpqmHGoBFX3NRlxfstDHOqfNUNXy4tFQoddJvzn3gU+w9sx0/aO/VcFdvG3kgTyJCEF7CO",
-	"fy/xSH/uGB1HBHFWjgIe7JnKvxNic2B8+4bQqIHZGMtN8Nof0ouBc73ZfUET/uy2+G24LYS/lp5sunu6",
-	"n1xG6G0tYnlvIcg0u9wHmr5DKyNHaEJ2KR58lcyX/nY4CgQq6D4lyAcCANmB2m5CbvmyceiqRIgkxlnB",
-	"N1ZviHhiKSMPOOgsT6Xg2cobjP7mukqpzDyVy4TJBpRMqpWUVWUJHEeofMwc3r40zqzDqRR2G++FBEs/",
-	"ZSTXPHe1EsW1HWLnLIUfZtjbf2BxZiC31DkWAqf+3XKGYoFUfq/vuBBVWN/pn0i5qorCg4tTGVYS868t",
-	"DQgoiFRY2e9qJaiWeEnIQozIGt7/Fc89AXDY5Q5qY8ONcWWC3SpOohL2zFzIzcbhLTJWig25BXhWakM1",
-	"/E1CjEyJzAbzIi4Aoc9QJUl3rjK9XkvrKjBSAXJ0onP3BvOmUCx+Tkh2tuTKEIwsHYu5WGIdZgcpgEB1",
-	"COzhFpIqpfdddcnEgQfcHw0cNCFVrafq0ohuUykrC1aPActEGubBJBgBSUgDLfXRheVATgcTNgqQTa5k",
-	"uwfU8ID4vtq3s7KuuPHuNKw272rLc8R4oWqT6Bq8oXh84r2E7MEgYZw2h+eNIvV76snjK6Mx46F2fOIR",
-	"obAK5JBUMwfBBEcXwUCUWzcnL9Wndw8gU0NZwwtGx2tM18NZgj2xkLZLeXsW1+F/DxFll+AdhqFCbIo9",
-	"MgDOosH727x+p8MdMuVW4BBxkMpY2FA3NKH2DqimQI1RBWa04IURQSKZa10IrrqG+coVhbWa8A2AWIdL",
-	"0cYVUIRX1h+5u7VvdNBS97hGSW/Nr+W6WvfG9+EPqeiPURisQyi7SYajNTKCNAoQ6oFMOcuAR4FEwR7+",
-	"tMKjGq/X3ODAxfWm0LkIa3WU+ImwkLeQQ3G6T+mjs3qOiIMHT43dYjVVECV7H15gxCu1xzzgZWNUS2I+",
-	"mLQkA18MEPmRf+mziPnJi5gvEXc41DU2thR87X2HdyR0/oz/9X7Sgx6QeiRBe8YYubQG6P3+hzRhrtb0",
-	"rmBZNwBqcqmxWqbVCaE34XWX1rBFhcBhFgQ/tpLG6nI7ZFGVaL1gHgunBgFo+FJ8+edjGOMeEPIu3ws2",
-	"2vvQd/4x8Jji4K2vF6te+8/+l/+i/he1f8/fmQjcVkrD1p/mL+CX3tsf9tGQewGtG2b+Xl3si+DDvalE",
-	"vApB/IIWyGHjsW08xFBbFfV0g3CiRcDWRlxokYvcN79lfVdVd4aIJb7ULmP+Z1hkDrNB4Bhf157QyEoa",
-	"bD70nbd7dlDD3MaoG6HrqAVQHLlFZVMStbOCdIAmofSoRhN0Mjkqajw2AhoaaTAgKSpd9+WgArpdOv2A",
-	"2BoPn/lqBlekLi3lpVCDLhXhpT8WnoJ+krF/zVFGjqG3nyjJd7KfOyNSLT/H/n1Y/vM5WPCDibruVAd2",
-	"9w6sremCipzpt/FDNXzwTQcSh6cwYpC22NcEXQwa6lwqp66ef/d4yF5FkXwEb7mpyiWq5BE8KOHuK2lW",
-	"DoG2Tgjp9gFFzf4KjqAn1zyzxCU83MqGl1aJ8gvTwDerMftqyJ29hodu4LKGBr/m18+EWtpVb3z28CFa",
-	"IPzfp8nNZh00QcSxldJZ7wg/eq8TCZ8e7cmq94Zwoo8aiQ/fRnM1edZcqAjrR5FlcFDevHn6eO8i+q8O",
-	"rNyXD95/4fxwucVIEGd2gFHLtWB9qbKiMvJS7B1nnX01W1rR7ZnLuRWImtR7nyEGQKowOnF9i9EV9vaD",
-	"+5CmoPp03exAjAODArH6bOv5TbgTTYPCe/YX0/39PDD69ugcqOisOO+hJyUY9L7mVpSSF/InwmuV63VF",
-	"GKw+5MxpXlPlv5uQhOqDR0yhyZ8kPJEToYsIEMUnWSE4ChqVpirFSmizEM4fv5KyPkGW8Dx3fVjdDg9A",
-	"3SrxvospBfRRvPs2DMJBxIKuFH1JjJpYAEszXRQis1Itw2iMz+N62gDyPBKHc+xw2+IuHeIft0zmATrP",
-	"JM6n6KH36LWz0YiCAVFxI3BXVHipJAmMfql0SUh9MDWtBAEekw/sbHTq8fbWgivD/G2lLNYVJxvcFkSV",
-	"DV8S0Xc25MYqQaMV3r7ar/aVtiufoZppZdBtnG3TWuts9ub7QMchAofryo7Zw9H9fTCsuAiEaB6hl086",
-	"EUX37Qj5ICPGmfow0HFTHPQOPBcuVTPoVJqZe5gOEiYKE+AUPe9ON6I0GjovBS9mApX22UIqrjKplinG",
-	"Y1bqQumrZnCl72VM2LzscIhlYxpkE/D4RY2Mvn1rMT7OMbhvJVm6FpaTux4REU+/ZN/Ir5jxtCPf3wE2",
-	"7KcRmtm7Ls34e0p5PEgnMCgfwYJD+gwFeLL5tkGM4D2SvdHvSwiDNwa3FvJC3DSG70c/DNs5Sf4yYPRY",
-	"sGXvUoMbDjHcdMJbRv0iHyN4/OhPOD6QzGdY+AwfzqSaec3DgTpT/mkp/A2u/Ujwwf40zpoffdpJnPU4",
-	"f6UY32ihOkW23Q2XZv9m+yPsQFUnbdZQh6x/gkagu8yMPbysu+x80sHfWpyNlrLFyj7b0j7n0b6PZvDw",
-	"mEV0uN9vavz5D5GCa2KS/e56xV4D272fG8TqYM4t5XmaHWmSgIxRRmJ9mCxxRVdkJSsqjB1j54wcIphX",
-	"WynC4IVhV3S7pWEZV5koMKOnNJb10/rx0D9LneRPljnnQKqHA4K3mSoHiZ8wYzVJDag4Rdm50jButipb",
-	"lVrpyoxdmJpEh47xrqWMF4WzmsVZPqxPgWV+eg7buY7ge/zk2ZPXTwZBcn8w+tNU3czdkZVf8TI3bbd2",
-	"4sidU7D2SRVeKAh+9MB8XCh7M3MR5zxVtXddXG9kidUl9qT5NmSIFgM+23NmoGHCvQbuFwQVOAXNTSi2",
-	"Q/bkd5UMfGvi+3szr9Cpu3NKmNwcMRPd9hy9fOO2ecQL+7Jkgd5UihsjlyjX0W9ThSDoaDkAjcYbCChb",
-	"xgqMRg9kjj3yNDA2jzZjZMiC8ZiQ4G1MC7t0kvFxmgXaGfaSny6C8GdhD1GDDyGOH3a37uzYZwrymYK4",
-	"VOg7Ih/vFoRT93M4DRrdIpFVBkQiVA0pH7lWeEpQSzLQgQzj7Gql4TFlNKxFuQwgFO9h4eky79w92dmf",
-	"U9wiLR8qo/gTtzXE2cSxkEs71DDTfk4v/hz48VEDP5AEUaqNoxBECz62znqPVMPbBy7ukuVOt9u3+nJX",
-	"60W3lWAWRq94UfucvJraqfBGkt5UxQovVqDo0nYpkQ51tyE7r+UzpdFY5mRMTCCrP6c6pV7lYn2kxNGi",
-	"1bo0qWO4dyBjmraQee7UR//FmOpKJexsNEJ28Mjr+47eR72A9EjfYexlbBtouP65YsbKomBztMn70qsf",
-	"iduQvH3XpvFfjVlku+rDEdziE7GRfhaxf6MVA/HQ/Rqk32vkJ6iR3/sZ/oMPFrKg6/c+LOHmqLtXhbYH",
-	"mccrvsa0UApSeoPkOsG60b6eEJFwskc6y4FjLg1zA0vd3NKp6nPFZF5HZuwovl8YzP8m3yUujSf18McX",
-	"PoaOVAmYWYUO1H7zo6GTPFO03uIgqMytLbVashWmBmmXQLmUymW6Il8sK7sKdYjC0F2ghKGMWGrSF6do",
-	"EvO29eHEj4BoGS8KfTVbV4WVm0LMcLdThvmF1EdICMacZK7cMh/pmG8sQ/D77osZgd4prB7r+ba2ZIyR",
-	"sb78E1ab8tEcIxhJcBmHd9yJCH5B1sfUdEohiA+K21M4Rc7ATdGo0CwZvh2PRtbjy7Ab+ZNghVxLy/oP",
-	"Tu+zFMdvtZ4VIM1Gyc+noxH7Vn41SFBLLKtCkN0Kw0ec5LERZXz++g190jGDdJCE932qdP/B2Z8oFoRb",
-	"McPhYPIFSELG8gJ42FznUhiQX0adbaJVnXWLNuzejeIA9vVwdJ/SpztDVsZwdxe6bNzfAx72Qlt658N6",
-	"2Ong89LeW+hyfQLzg5+FynQu1RJjH2Uhoq9eu3TYSPTY5IuEyTVfinv/3Iil//dGLRMWv7c2V7rMm79d",
-	"qnyoN0JdrwsKsjQnerGQmfA3ZwjfOA4n1XJdhFgK4h23CQcIi/orqehuR7tCATxd6YwDCHThNx4BcPYR",
-	"VvJ1gxsmO7wQCDFWgkrpjRlxsBTRFNwhSz97/j8bU35voQJ0peJin1JZ7YSrSAqn9w5J4ChE3UL2juwN",
-	"H8z28soVGlKR5YRM2U0h6wsTBAwS/0rBUiS6KVP6yuHITFXqabJhc4HhzalUm8p6Wm1A1v1Ok/+ZnQdJ",
-	"7SwS06KQBR9rPFUp2XpchF4kEK3JeqRr8w4GkL7wyUS+HI6v8+1q34TyOLFV6N9SVztiAgKoM6e4cqFx",
-	"nzQ1jIB2FhfMWGULLgusV+pSYFMfZxzNiaIJOYsCOUpGr6P7shQn7m1nFHPVn0LMBUlw1QbLl/sK7bws",
-	"pMCIziE7t1SbB52hjfgPnll5iTUI4mALp0Z8p4OqVId40xa3vBheQhx6wA7ivn58oBKwtS4Fpl5gxDgv",
-	"Cqo10DxoGOQB0mGzUNCL8z8/eTV78eTlDH56c45VC2up+Ww0Gg32DCnx9bCiIlB0cibOqlW7krHqYFTN",
-	"J0QIR5vlBIsdQ6Ozh9Wvtu1gWINo11a0a8WLDJrOGMfJFDcO4vc7WN3wXj8Jo/sARrezO0z0DcPcm+fr",
-	"30jiw+lIwmdb22db293x+1dEEGIy0Mi4rXnyobTb8Na78ft7P8eU5egSNPUtCdwUa8akFJSXkmUg4lrk",
-	"F3Fsix7HzOtJxD3ydroSUU6/rMmOwDBVKYXfzCIOi/kkJdvDdKMCXZh0EGo/eEtXgzgHHpg7TCdxJZBA",
-	"OyLLFS+2RpqZrizZ2SbAXUtXPAiNODVPh5WojGC7g/5YfnmsoxOduQ9YWeF4gvs5xOczTayr7dwJRbyL",
-	"GJ/kiKo5vkdUgI6gv8GlcUNFhC6tqF0RAZTDk2BjQdoSAhc/SHzhvvqTXi39TQNd0iRuTvF2m/GZZn2m",
-	"WZQ3bleiDuHYGztzrOnmroITOy0xb/wwYzglNDW1jA+hQDWSE9Rx0U3o3H392l04VVkBby2kMC7fYsf8",
-	"S9WWB0P2lc63Y5Z2eD7SWpq04tpOFTzuMsN3FjgJCdLwGqNP4Z/pxCVob8gCVYqp8tnZziARzNXj2kJ0",
-	"yDxNtiFdWRRUveFnvo1sPlS8mCxBOIyhM2Ldc38G2dfvRyPSp8Y1iIwYlTITVxR5G+rV4ETR9cob8ecf",
-	"38+Z1O6PPe7M2Jd57qeaxU5NOlW5yAqOsAzbTUgN+v/Yu9rmto0k/VemdFsVshaUKNlxErLyQbGVWHeO",
-	"5ZLo9W2FPmIIDEmswAF3BpDE1fq/X013z2AAgiLtSLK95n7IWhIJzEtPd0+/PA9uJsw3MF+aJGqOHnmS",
-	"azbn0ySC1m/zwnaPhbUMWRiwsMyRlT8tJPywmicjjLl7SpZBSzXIIZZGeRMMaJHMAgG6Dx41pDOzfeRm",
-	"8lt2ccM67bPfExiDeQp9o0ECtnzkyvco8ASYBy6KS1E9ykhXIm1v37w6O34x+uXvg5OLSl766Y/f//Cs",
-	"26Ul+Nm81Sare6w5qQ0Uuh70uidTIHINcp7VsB4aKgsc0nhR6kczmjlfNs4F44YXb3/5/fTiYiVuuDZs",
-	"iCgQTROAS6d36rCUzjt7LgraAJeuhWyag83RJznMw0J0EGz6akD0+dnr52/Pz09eD+ws/c16BrP6qZbp",
-	"3wAGYbtl8BTPSxR6X4QQowtlQOfZAnUq8XSWBDMkRacvXp2MBqe/n5y9HYSsZcf3BLQTwdmboTYVG6wR",
-	"nz6sIAD8uwjtr0kqJJ+T+tJcJrlxvFhLZsiktUD0fpmBDlNZ6pmjwKw97IUxU6iUHjlay44rTdcoTw7s",
-	"Q057G0omNuF51HSBVwIFx82P/phNJIO3mlJJcjbm0SXQeLP1YC9rKjV2VRr3XKWxq9D4xio0drUYu1qM",
-	"XS1GYy2G9NuAnUZ9yFoM+PzBLZ3HDUAO52LuWloKO+S4rATWruLKpjLvKAw+zfVQVlEWlGAKXhFb6j5j",
-	"qKfKyC5TyXSWY5VBAJ5CAuo1T1LK2mSKT8VQ0lXN2Hl4SZPWtnUODgpppRRifyjf+FSsQLRqqdhteNPG",
-	"NJMY2Aocubp1SyYrbkmZhLrLL7kbge5dw13dVQNsncoHjkW1tByEnz2xj/36zrvaTAOPX/jmWOB38dEt",
-	"gR/sMfx09bkFP3zp00RpEWMgBbCmyJuxehCQHIC4yZZE2W9irZbNVD9aCuU3ka87a91H8glxBXZndndm",
-	"bR72kw/s42RecTR3IzHYdifwYFbbgSg/UXGhIErGsVmrz0JZpGlI1OxJPpRefhWicahRSg4UPpnAuhK2",
-	"DDpRtjWLtThT4ioR12XBqQ36hwELlfgHfBlDJlKIWI/w82EFLoLAM91jMykwASJ4NCOkXQH9xvUGMufy",
-	"7bPfs6uag3RH3KaCmvUNOkjQ/rYqP1v1wWEov2x7w6Dbx3a+YRbLa3+rx+1dcubO9rc1MB2e9XkoiI4v",
-	"NLLkQ3M8gA3cRSp2EBwbzO0xGJQA1KpRFdbE3IfTTDEHC7O8qe7IImcbW1JD3HYWDnNPVY5LBO223y6/",
-	"kkgW8Zyn2dRyGCPOWliSPTgWaftBsciiGTvqHj3rdA873UMkOcTvWfLMNpXV0xgJoxK7O6G1xLxsnx1b",
-	"4OqWRaPwxlalfIFe7iqq4njJkjVUMAO3nl91wZOdxuaSJ7dsOyqLr6QkyZNQqztKqV2vPdz3tiaxqCPz",
-	"gw/CpaP+Y+NCxilIUbgGJX4ow2gmossRsAVTuTg4Y+Da2F+3IAVpfmB6xhfm7ag68pkSgr15Oyj5SPsM",
-	"KIOHEvVOolmc6EXKl6gbPN4JN/AZ1ywkHUauWMB8mgH63VCGxik3CxayQ4KMDS/FsvQHjbdXTHHK+NqR",
-	"5HMRslbIO//qdn4ahe2AzXksWCGTfxaCanGGstSwVG1ezIVKIqaLySS5wcqaS7EklDj09HVZtw6L4wdG",
-	"eTOSv1W2SRxQixrmd5MYwfeNNrWsFWYdtwTjZ/4+/nH0fp9+jO9I4Vqp/LLB7O0oP8p/Pbx3TX03cqal",
-	"X3IsMrvk3Q5C/UsAFrI46DVb8cm2aY13e3DrUbHcmTsjz7DJfrVCqyVDZo41JMeM9eCLheBKY2tSiqVa",
-	"AE3Ol3ooq24jetAcKF7TTE6FhR7xMdP6ZcWXj6QGyS1qdLZET9aXNZ+NuDR+61gwAJPR5sBTrWmO9WH+",
-	"pzEzhjVSdo5DGaUwFQgQeRaumjhb4cPB8ig0cAAgx1pH3adtKrEdStgWjSy3rPXmePD8ZWDMclCSp5am",
-	"s2T+3sh+U2fYodqx2nWjRGnfiIVae96a9JdnmTYnwOxd41vLgH1zt3Xc5/tXZltgmTtJJ1xs8GGRRogz",
-	"j7GSIo61AX6ngcbS/O1SLL3bcXknrl6AVzVhU+Jq/SnpPrL7U1+e3en7D0UB/9NH7tMyVPYdd+ecnuOd",
-	"rH7z4zI+yFT1Pgl55Nop7VsiPGQTxDM5lGXlIjuGFJNmkyIvVMWhAMpFixlul3FUXlbnhc6Z+GfBUx/y",
-	"w7PJxKMHKRT7y9E80dCYEAK/mdfa7MYcGJ2xWKSUlsL0E9Yi5WoJqINFZCRwUqQM1B1LZETXfyoet2Mc",
-	"L9khsgP6K2XUD2XhkFS2iSPQcwRiRh4OtASlfMoyYKvzKRtXHD/uIZoszAfgBX18FBWMcxo/pQmhIcc+",
-	"IM+ygOms5uewqcqudbtPyR3neZllwTfYzA20W9lh2UlBctGPrm5mNRxg1zmGJCqBAizIr0lmnEEE4R5d",
-	"KtbCSST/8vkYoUcqLsgGyGm7bxbLvL3R2VyfrKpYnIdKV33Shf+xLZ5NXK258O9SV7vU1YOaYzwqj32x",
-	"P/CCjB8PWVa34kWj0w2VFqh4gZcDgUKyCYN3Q5zVxphZc4i5bqj9EoqHttR9RB0Bm+uZ2kY7u4brNXSh",
-	"22qE2BjHDfysfvMgRoUb48Efa3CaDAJtlN3T5+bxpyAXD2Mb1r5vZyZ2ZmJnJrYgGfH0Z+P954FNRz2r",
-	"+Oj2wwygQ0TxH2FEhvLRr3v3YUT85f44S7JSzlazJNUnP4w5ecFz/qv58COalOo7d2ZlZ1Z2ZmULs1JX",
-	"q5/FtjRVtzy+gbGoPv4oNliZofxsQcV7sTJ24fPlQmwyNBtpQ+qGpv7wB7I19JpzX3Yex+I0vHlnd3Z2",
-	"Z2d3trE7Tdr2sxgfCqyLP29wtiv4jLLFEidqNWGmmotBQRFnhYrEdxqRgqFMEetCG0ssWUOFpRTXWFUJ",
-	"eQ3MfQN8UKJdrWl/JbeBz9WOf8QOw9o/8zHzrARYtGbZdUMVO1eCuYRGQ0X4C7v0X3op48pAPTX/+asX",
-	"zQbX5GdXwLgzEV9n27s9afdRrVA1ANdiPMuyy5Erdd8CS9ilyomaw2jUOIGFjhk9sKydd+0y2FhTbZRp",
-	"By5XHRIy6EiLSInc6GTI0IcADkdl/BH0sZBX7affzeOau2ve4YBO3AS/6iab2mw299qs7Meu5+br6LlZ",
-	"2TjvxL9b+dv6k0/PWW3BiXiajnl0CWIAbAYvRJqYM2V+cfsXkot94xb910GhUqiBbvbn6M3szdnFQEPj",
-	"OPIjEA8ojpLpYmy+NMaqXmq3+e+Ls9f0YSGvRJotxFC2QuKn7AyWC9Fj9QMTtkuSUXz4d7oMFhQqDVmL",
-	"M6gZZtlkKPFXSsSJgsAENH6zGOebCOQnuhRiQTBHoILaUMDsPqHEEERZyByUse2cTxQzqovnhRIa2U6h",
-	"2WYsuBJQHdkjVUXvW7KIK/PMoRxn+YyF/9shBKrOhX1Q6CCIL3IuY65iRpuuGR1H1gppbzsJIMy6H/Nk",
-	"LnTO54swYO6Xboxhu8/MnCZLIB9PQH8mmgmZFVPkZ/2b+TOtN/QdNY2wx3J+KVhIuhmnGF4dhiXdBo60",
-	"P5QELkC/vGEvfz9+3rl4eXz0/TPbCSpueJQznUNtVHibf9i/VfyakRSCc/4hNKsp4qEscYPL7a8bkD5A",
-	"GgAU8pQnUucolzDCRLIokzrnRkSTuRhKhzxrXoqYVS2sduJMiY4WKuEpYHZm43+IKEeIBMRbwEIoLpeI",
-	"uSt0fygRfYFKpP4ts2vWYfm/QyZuIiFizZ50uxZf1IMSwKEzleW49q2jp2yWFUq3sZkLF9TKD8SiYD4L",
-	"oRji8uITGnfxTmnqsSkWIq9+Ik3GiqvlUNZX2Bxhi4YYeBuunfDCYgJt2i9LNuMy7rmes0TjlDS9rzPm",
-	"Wjx7ymKBSJggdysvBCKy8HqmRTSiHSa5Gkp6QE22wtvylHzYv105I41yFqDIGuFJ8hVpwYuolaYgNEtf",
-	"YE/i6mljLb3gkRhKLYyvALBWtibQ3zIWWyGwu99niC1OLs6VUBBCbSNdWEXAVk++OdHAZwYUZp60MX7N",
-	"l3hEZXYN5ZTw/qFMtC6MVhMT/J7Q5YYSBqZ56tvzVx3NJ4LRelsHbsHjGJA3okxeCWUemLNW2AkB1OOv",
-	"RheN8N8HYWA+TYHSn8M2AHeYWZvlBtk9Zkc3N46ox4KLPyln0UJPL1NMixx6TBy077uTX16enf2Pg/Vt",
-	"DyWPLmV2nYp4SlFuq4qB7C6THf9tgXGzk7kwk8LS90xKEcExEsZcD+WEJ6lmSe5hggJmHcrn4Txg388D",
-	"9qQ7D9jRLGCHRzM4EkdPZ8a21Qd6fjI4//vo4vnLkxdvX52Eth+dj7mMMwCH8ezQnC8JJp7BACcUhgcY",
-	"KsWVSJfBUJZbn8lI9FgsXEjHAuKhzQ0hwH09S6IZQhhDsT6PVKbttLQVuNJeAsK0T4jkAb1EUH8JAyRR",
-	"4rJKWVhDr6q541XPIsx/Hhbd7pOokMmN3X34jQiuDulvNZOCfw6pUUgbLc5Tc1R/pqOqLSj+isJNoPU/",
-	"yTWbKh4ZwZNxdm185sSMBo/DXrAn+Vzs9fYa7OJePcTtQ+bmiOWLVs54fQ3cljXtOzc+7VSwhHSnv21e",
-	"UoLsL+LaYLW0czdatd1Pcmi+EDfcbBow3eSj7uFPXX44Pup0u91u5wfznx/Nf7re/9YtQ6lh73v2TqEF",
-	"zBeAPuo9qN7mubnc5uyaa0ZgSpvG6Z5653AX5snKPOf//uh2fnr/178YF/zj51B6hz2wFyizzdZqO2MF",
-	"RspJOfhEZXAUnZcV0wkI0+Ys10xoky0KGNisjjNZwX0dmBX7uO0O5D/jHrTMqTf/5J3J+9tnTz+0G7fl",
-	"gWKe9vp9hWjY26azapfz0hgBVP8SbB2hCa5aOt92Ycu+DVRb6pHa1bMOdm1jJBa3FWyaZ+Dq5q2NrQkE",
-	"Zui0iFEqpanbxzuriAplrtq9P977N1hYoPKrLU0QBPaeuP7yVqi0TRHkepJ6alwQhcS/9krpMWtiNIpi",
-	"+c5zoPaOTKbYixawsdAJHATjklWEOSDIBQB8bDhDPUT4h3aL6s2Q4VjHgG6Lfm1YuVIbs4jXbZv8hhsp",
-	"pLuBwW+W5wsd9tki5YnEH8GHA2gvCJ6lS0CZNM9Os2wBcGmzTFPPy+HRD/vd/e7+ofGzer1DCpilWcRT",
-	"86lwn50ZKbhOtOht0SXLcIRuokuWczUVhELHU51h8R0QzAjp7tJyGlgHg8cxshlHecHTdAlsJQlPRdxz",
-	"MwjYQiVXts3Gj+idHr8+ZnohooSnnUWhFpkuH9nSM65EDBQYYyGj2ZyrS3i3ElqoK6Ox0kRedmD+ATt9",
-	"c/XMgmPQr14fD549DdicLxYiNh942sY7PmNKTAoNCMSpeRnIj/U2YT+0G7VdlFWn7vjVq7N3ozfnp387",
-	"HpwgWQeyQ3McAYsFRDsg36dzWItsMjGfWKgsLuBAtvtw/cThWEM347jlRBoUsnCcZmYnwn12kcHzSTxI",
-	"jN6ev2LKHR9Y5GtgrRwX4L3S3gkgIc4zlDX8RH2euPkgkthXhTSYoeszA6zBIk3DHhAo22NtdpeqQSgw",
-	"tFwYdZZZmcSXEsUloSjBZ7BAwhJgdG3QuYwvG+NV0piYBTs61PlHyDilBK2jpTkERq5ny/UwI7Uw7JeN",
-	"NlIb7GcCHamN4l2Szy5ArW7CH7E7XUfiXUkY7NJ7O3ySLwmfpB7B/7MB/A2Zu4Nb+89NeCUvBChRx9bv",
-	"vCm8NzpE1go2CQLuL4SEA+iFzhFw36Hfj8zguVmysA/n1HmBs8S4T0vEOCmBAXy4EbQmgDpCaNk+ggiB",
-	"mNp8oh12jz3tPmWhzPLRJCvkXSAcq3p7B0a/AwOoYMs/1LHdApHDncP1OfHjFekvK0Vrh6AJXmOj/D9Y",
-	"pnota7dlS98dqf9QfI37Pk+fBrdh5XBLuA1zLwhY6P3V/GgvOxZ+gziuGlE2PHqwoYTnWgAtcx0DoAKZ",
-	"5Rbfosw675evIbz4Wtq8vFUNpXetwsuSGxPULkJJTsgWHHAfSpvds4ZW0Lgxume/MZRQpQPZT3c3rMds",
-	"KIfeUiLKZGS+Dper304GzLgn9IJMeYmDdt9FaYB8Z47+x7wSElFFilicGUHwbhGuoFiFeci56JBzg5c4",
-	"M7CjrnddxBssehI4mC2JS2lh1yNJNCnXhwKU+DN3ukfX8bbEvrzJrTVwu+L7JsOxu3p9JILEZ716HaAw",
-	"H9iw8id0bdWtVWPR1anWBdTQA1Pxiqv4a6aYLR9ZTZcPpYtYXpw8Pz8ZjM7PBseD07PXo9/Oj5+fhO01",
-	"RUteOgvi0VDCBCHSNMZEseXrxpH0WbhQ4irJCk1jG4mbRaKEBrx2be6ClMzDZ2QSGN8W5mYJjOAaTOg5",
-	"rKa5CSJspNRJTOwWmHNi9FikVqJX2nwVsRfvs9cZ3uCaeqigAqGm0yhGdS8BvgeKrOEQz0na7iqIt4sh",
-	"43LJ3UqZdacl/DJDaTsGqK+0wwkre8DFRSVFgvi4WjkXqEQfQBOfADkSd3VYbgz75qUhpTygTh61KYTX",
-	"LIW686gzmS4DqmHwS9ytCg7Y9YznwlYq+rWP9sowSVLwynlZkV/mShu7SQOPmr9crrC9z95qQcNEmA3O",
-	"lIiEGQnmWHFWWABQVqak2RTHzm3i2QPsrSSTKZ+lWat6aTi4hf83m2bRgD3/Ha8lNBKWNFT9D4TOHyRB",
-	"U9Hf90evfIKJ4rvBSHWO6xtU1xGJr3apj52K/6wq/kJACrUUU0wji3t3wKs1J7d7WGR/XOSzvd4f780x",
-	"hfR/YynhnF8KpgrJYnGFGfe9YK9Q6V5vb5bni97BgSui6P3Y/bELp55GXX+W67myhCSNrbsBak6sh455",
-	"zilAtM9+aewLVYLHHUiEl5xJUHNexbrEoElZVFU2gK2Wox37ZMSJdllVyO1wD3QVq8iIDJA47L7TzBIs",
-	"A7mHGdWc57YWHkpxkvm8wKJRCy+Ptebcg1Btgc6yK4RkhlE2F2WnQOPytb05loSOTbO0qAOaOK6gDifP",
-	"GK8w5zn6bfhLZTw+VRbqU3qvpchqWFm9lNFMZdI4z2V1q2ZlKwEEmXBE1MbtsVCX7zgpv9zwnueW82pi",
-	"pamFNI5CmVtQrrBURBNXDpskNyJmV0LFSZSzqyzi4yLlaumvJkDNbXiZJ69GChSPnNw4WkbvkS/Kj294",
-	"rl13iFiipDQ3vhtxQ2EBEhqWZ/77Ko9peOUJRiCVMaxm081l9UmXxXypA1ctmSgXK/Cqm/2tAeiM1ae/",
-	"HAzeXHhuCUzDeiUkZsKvgqs+d1UJfnj/4f8DAAD//w==",
+	"7L3dkhs3lj/4KgjOTJicSVKsL0siY2KjLMnd+lu2tPpwd4+pPxPMBEl0JQE6kVlVtK2IvdrYvf3vK+zN",
+	"Xu4r7L7JPMk/zjkAEplMslhSSZanddFtFTMTHwfAwfn8nV87iV6ttRKqMJ3Rr52l4KnI8Z9PU7Fa60Ko",
+	"4qVYZ3wjUvg1FSbJ5bqQWnVGnbjISxGzq6VQrFhKw3Jh1loZwaRhxVIwU+hcpNXPhWZcMcHzTIqc5eLn",
+	"UpiCXcliSa/zlWCx7znZ9L8Tm3jM+MwIVTBdLEV+JY0YdKKOSZZixWFMQpWrzuinDgym8zbqFJu16Iw6",
+	"psilWnTevYs6L0WRb87nhci35/BKJFqlBoZ2xWXBZmKuc8Fy+ESqBXQF45Q5EAC6CLteSSVX0PvQdytV",
+	"IRYix37/+pJm+LSFdk9ToQo5BzrouaMevh0xmq1i4lLkm4p6XVMmiTCGcZUykec67w3YE/gvm+lUCmhh",
+	"LXjBZMG4YTG+MrCtTmUaj9nPpS4EPMc1y8Va54VUC8bZOtezTKzqpG2S8l3UWfOcr0Rhd8mjpUgu2qb3",
+	"TSmzQiqWwAvsQmwilpSm0Cv7y5s3Tx9HTOf1Xy/EBgYgoYU1L5adqKP4CoaAz6cy3b8c/PqZUIti2Rl9",
+	"fRrB6rg/j9q2xaMyN7plSzxf859LwRJ8PMKdGStxXUzpl5gWTLB1Li6lLg1b84UYsOcriaSf6xwfz2Vu",
+	"Cvvs3LbGiiUvWKqFYUoXLBWJTvG0nB4fs1iqS57JdDqXIktjOhcxEjxmse3c0+fnUuSbgEA0mX2rF3Ue",
+	"84J/C43vW7KUF7yPQ6itW/Bzc/HqX+xYQXiJZnbHy/hYJ+VKqOL1Zi32zsu+14cm6lOrPdmaXfO7XRO0",
+	"703hvTue4xOVrrVUrZzkL2K21PqCCfsOk+mOEbo3bhrcXOcrXnRGnbLEN1vGc8mzksMA2kZUPd0zFv/O",
+	"XYxGAGlewElpG41AokQsFpfFNGZznWX6SqRstmGcwT/zhBta+J2jFTeT7Z9zMe+MOv90r7pU79FTc88O",
+	"EYcbXHDfic32gL/nF4LuzxfPX71mhs/x5sQraRSwlvBaxQvkQmxYdy1ydv7iKUsyKVQRsQuxLtjxKVvq",
+	"Mjc9hvcMXeh4Hbs7o34Jr0Sx1GnEgAp43cx0uhmwc4V3MP7V+AL69nysmuD0QmymuSiNgOun6m0pM1Gb",
+	"CokCeakMNjN8uN2MVNPSiIoDkrRSLVJDcOjsOG/HZ2fNA7fmRSFyaPO//zSZXB8f9SeT6/tP3v7bP7fu",
+	"t2dyJYvtdXvBF4IZ+YuIWCrmvMwKdjYcsB95VgrD+ExfCnY0HDKeC5ZkfLWmJTgaDsdsJjJ9xY6A7cDF",
+	"wBWzgsRhl0MGI9p5N+DTGjns+Dqjs2FUSTFHrVLMq0y38h3Hd5nJNJ2vea5XtCPK2UoaAwwgFQWX2VeG",
+	"xZ4/wvsm3nHS4OGHc4RXfgBtI6+e7uZP1RQ+fDSvxWqd8WLv7VTYd2oXk/+xeSeFb++YgHvljm+iN+tM",
+	"81b5gZ7spmiJzz+Umu/gY+J7KIF+w1MrZcNfiVagssA/+XqdyQRvmHt/NzDCXw/l1SA3v7SdUJcNvced",
+	"Rcu24hFb8QxGjsoOsbI+m/GU/bdXz3+IGO4ktUC+GbGrXKsFs0NlKFV0QWgU13y1zgTjTGnVX5VZIdc8",
+	"LxgRrofrz5X9k3gwipOm0GvgJTzP5aXVWQJN7rpvh9SX6a6p29fvBRoLzvuRVvNMJp+QtufMFLCxE9vz",
+	"GBmKXoucBIrgbWb4xsBVkiwZyNGGwbg2AxaDYI5HdyXNihfJMmZdU/BMsFhcr0VSCFg7eices1z0c8FT",
+	"vOjwlu2hrFAJKGq6zvUiF8bErAsabCDgGPZzKUqRwurkpVJSLcbUCoPjl0NbATNRupgmXCUi47NMxKzb",
+	"4JfSMCBbJgqRNj6lz0Qas67SdhsY6LYajgG1kTP3ZtAwtMUVzzZGmqkui5QX2BJ0H0znihtmyrXIjUhF",
+	"OmalESyGeZhiWr0WQ2uwN5XIpyjYr8t8IRqE2p7ZTMApwHfTMerbvTvcrN/qfCbTVKhPyAn4Wk5J0pqm",
+	"0sCSpjHJaJUMBjN3DwcsXovcrWgqlPQfWAkKOQublQXLeHJBcmD1SeM0KCFSw7rxdT/VCaxPv3o1vkva",
+	"PlUgIPEMKfJJOS31O0VjRjxipXInmBmRX4qcLCEDhkYeEotmPLnQ8/mYXeWyECgXW2lfMXFNDTKZoiBW",
+	"k64bMi1dZXdEwR908a0uVfoJiQe8Zg592h2WC6PLPBGVAUJcS1NEKH2qhSH7HIn4oQoBTCEVyJJYl9vz",
+	"GxztiHH//KqhjfaAQUnD1hzFfJg2bNwualTmLrfoC74Bjvha62c8X4hPSOe5zMS00HqaQcfxqHlLa9im",
+	"8ePnj578eP5s+v35X6dvXjx7fv54+s3fXj95FbOuUxdAO/heftMbw+IsgVdKY42oeKuRJa/WE0oYQTdH",
+	"0MAdUvWVyC9lIt4ofskl3lmfkruWxfIXvDKxF5FONwKkLfhd5/IXfwWbQmYZW+d6zRe8ABmI/YXLAmhW",
+	"5Js+nxcij5khW28Eh0G1nvjYsYdpTf6PYRNXz3C9ZRo3yBz0dROVA4v0u+iD1ue11t9ztbG/mk+4ODko",
+	"F6ha+iuMGMZXhsEzhs+qzX02dLKxgQvNrkbEZmVucOujcUJcJwJED5R2QZhxRykKemA8A4Ftw4xA2/1S",
+	"sJU2hZeJeMG0StDQveKb2+0Fe3mgMPh3WRQi/xyW+Y1ye16kv4OiA2LOhdjYZZ4JnovcCSxWuYkCHQhE",
+	"YXGpL8RdXqBv/M3/iYWQc7Uh3xOJGhELlbXT4RmLyVxGjIpsi8gxzoZHDC9hCa+uhIKTEuHOsvpKmoqU",
+	"1IQB+zNXKWh/ipXqQukrhS+B2CILw/78+vULVI1Kw5KMGzNiqcY7fJZJlWYbu4c5O72+HjPOzq6vYfOz",
+	"GTmzJNzNwf6+04VZ5zoRBiXcJ6qQxeZ32KJkF4MbkTwROmfeV8XmXII6hG/SpdF1tjPFV8IwWfTGjGdG",
+	"E8MB7QjV7TxZykvB9JxxNrOmGqGKfEPLyFkuUpFJuHmRukozVDjh7rYPQCHdNhiYglvXW02ddI0Qe7NC",
+	"BHBC6AFVAb4QxD+rr8gywJS48l+41x1HRIbrr7Q7W/x3znRDthgiEDoFWy3b34mNAQU6ZTI1PaDqLPQT",
+	"mgF7vhZA4HI1wulcwAd8vRbckUCuxJgVOgMNSEyUOypaCTNgj3ghFjqXwowqe6OZAjFR245IiJK5SKfV",
+	"43UujFBFPFFdp3orYUxvzGJZvTfFFYQmYMdME62MNGhsjllXoje32PTGExVLleiVmIb9J9A+aPM84/lm",
+	"iiYOeuZ6jKOJco+TXKRwq061ms64uqjeh66wdRgciDsiLzakgdcH5J7hgDLN1bTQMINSTGGLSUU3d8y6",
+	"c6m4SqRaQJM8TSWsFc+muTQXwNGEAcK0PugNJqoTeQf8NsEDS982vTtRZ4u81loYTgaNia0E7USd3fSs",
+	"Hu6mZifq7KRhJ+rsJlsn6rQSpCX8IHKnwvteb3kyYGDE0j74eKAngpGFFU6IZcuqgNmLqZ5PZzIvlrBR",
+	"w5UR12uZI4Vol4rVOtMbMuUDF6MnrAv/gU20yLUx05VWxTLbTGnx8NyIYuvXiYp5kuhSFdMZz7hK8M11",
+	"mSdLbsR0nUv6BdeCr+BF+BM2VbFxP7BuUuY5rBptd7SCTnkueMy65ueS52JKMQswvNqyxugwg90Ej+by",
+	"WqRTtDmAorUWudQpbP+N4PgxzzISBQzrBuSbl1k2hY3bJJ0qVzOR44iRaCK3rwGbmHGFk3VbkKcpWs4i",
+	"FkN/sB6wIYu8TMjoxua5EKwQ10X94LUMBHZo++o2jh2NsPFjsOLQTTj0TtRpW184uFvL679t7BXobcZh",
+	"Bo21Dw+kpQb8VNsNcDCrBe5EnTZaudNLGwTGEW6Y5tnuRJ3Wld97nIOog9ueaOc4g7YPPdQT5U4123Pn",
+	"yXSa8BxvqTU3Zq1zunZENp+m0iSZNmVuN70B5oUHpslFq/2KCweCXM4T/Lng11NujDDGvbgWCrXk6uuJ",
+	"Ci6prfsLvi5M7f4S12tt6ge/6hMONFcgOi2ANedTce1HM8+0zqfrjA5SsC2mCc+SMiNjNcxGiXyxmSYi",
+	"L+QcJFEBo6wuSRbjqY5ZF//bi6xbAa3jaiGVYNwYuVBoI/MXEUhq6L+Zy8LUz6RdCdi+diHgRqqvQ8sF",
+	"Vj8yjgqdqFMnPDTbpHsn6uy+3ojE4WEK2m6lLxwKT976oQupi1NuErcTdZCO+w6Qc4re8vA4t+aHXoYT",
+	"1UdTvKErXPBsKpByUy8QWReGP7Zkx+iNmJVpTHDeJoptS3cx65IXL4MdkgnTi1oOROMV0CuwtebxGLce",
+	"D7brdGAbtzsSqNJsMwueC6bXJOw06AZsNG4lyCHU8FO9iSb1o7V/1fBoBMNr3YOPeMEzvWjde68KEF3R",
+	"uoFqX0LvktoHmpbbggP2TaARIgMO9wtG44ifS55RgI5gMu0N2CPy4PtPODNZuXAxhak064xvUCvFvmSR",
+	"CcYLluTCKa68/8uw/3AaR+xPIl+BvrrKeFkYVuRcmUwWuN/TXsRWPIXrQv5cCkbya82IBgrsgktlinDQ",
+	"huKiVLkSuUyYKedzec26bmmnx3FvzGTBlIBDliy5WsBpPFebq6XI0YAhUzLlkbkmAiJWs958RZFKVzq/",
+	"AHaqB516BI6dX2v0TUQhp9urdu6n0AgqHVRsUFLIgFXq0yBGcqZ1JriC9m0z7Q8Tumw3N5ktcJCP3Mvw",
+	"ISyfSKe8qAU5gDTUBz7VNtPaBH/dfk7KOleb5/PO6Kf9A2qq5u+iG0Mt3kY7QlXwZHgiu6i56/5C97fG",
+	"eCFuplV1Ft/hUqVlQkGUpiXGih6T6ESbGSOHpWErwRVG32L8SSFW5qaebWMgwkHXdvA8z7kbymrdEuf1",
+	"UlxKcSVyJiuB059rMmQwrbLN2B4Rq+8yrZrmjrZVxxPfut5klrrNHnoXRtqATNKhFal2ueuvvtbBRm+u",
+	"SFQdn9qurg2vYrl69neRFP7cPgrOT52o7onluXhyqxueSeXDHQ3rwnV/acPq8MKvrvmadNwbO5OfSKkJ",
+	"8j8MaoIamW68nQGmiDJqID+hhlBdMKGZaKctYJ8MRHHzhcBw1Tp38pHuN8fUt5zCXQfw4G3W2DJB3D1t",
+	"HPpu5wLDnJ6qdVl80MSsQbNxacAc4cGF2IzZqjQFmb+Fs9Kis+GW4Wytc905u2fStEws5QXasQ/iOXR9",
+	"tXCbIMOg5XRQ9oAVEuBVNASPmSqzjNmwkIy7fAPQxsvMemspwm7/1HEK9TG0EkEW3F1HdRqI60Tkbczy",
+	"HM+nYZcin/FCrlj3aikLYdY8EX0FPCyTv4i05yaRSDiraOVu3c9NJ2zr5sbPt8dy1J9xY1tnZPgwtcti",
+	"XyTs9oqBzK1VSz9/QTkIdUciCzMFV6lpmWPEDAVh2ysl4YoZQR+btS5GwMfYTF+jBT8DRVTnxPtqHSSg",
+	"8YAURqlSNiXLK69LnoKuihNfCL1CV1GXs0wseLJhf9F56rVaENfwRZAYdVmgwal38KXq9shLpE4b3apA",
+	"0IOiZ8N9GsaQbu0Et+6R34379rAdX5sgqa9hpYDw0GDEcgFq06Vwcjz8OmLXKEBvUD2CXwu97mdiDmuR",
+	"K5GDPAL6U1qFRcN3X5nmixG7kqkNs18KuVgW6PCjQHKeZYwbNgedjuL75mFT9KXO3YfdIUaU97aFXnrB",
+	"Bvz6Td6SwGYNgvYU3XwqcAi3avf6Vm9vbvF2Y7fgBKA/aMWNNHKkaN0cgQNgmwlXD5lUtHFBI8tFUeaK",
+	"IsxIIsLEiYSWlGIxW7SQslj+0pJTaSNdtqJcXFpZEFG5hJ1RZtnGR76INBCaBk0TsUjb8yNDmtGwWmmD",
+	"U8P7K4i4btzx76sfNXSdxpEsKLzjeDgcgsIJh0HkZuzTLMRqXWwatz+83HJ/3KBfPG62+D6KxIpfP6XP",
+	"jocN9hd1SB23z+FuvqWmETEekCOkRwsBhjdIQIEcuJPkYQ/s9VKw+EJsYtC4KtOFLLY7v53w5dQQS4rd",
+	"G9D70T54E/qWahuRDDDk6/gdyLJ7Mzwhyx5GvH207UC+Tncp76cfuhO/pVe3BMqQjIesauBO+fCFDRr7",
+	"XZjM772J9i3G7jV4lemCkniCFWikJvqkFNgiEQVNcsNiaqH2dTxgL3heGBs7VSy5aomhJJsz/EWGZrlQ",
+	"FO56niRiDXLyHFMFgV1XLmuMJFqnc/S3rvhC3Pv7Wiyqv9YK/wjfXpkrTYbp8NdLlQ70WqjrVWb94n09",
+	"n8tEOGl4AF/Z+CapFqts4J7EY3/0bhPbuy0JtKk0zcxCTLXoJ0tthMJcuyMQ9I7PzmpbNciYJBNrZfOt",
+	"B//sT4fc2s8wsO1RwX51xBijzAo74yvDHlHkVx/OHynqMzQLc7ek6DPzcVJoNN8UpPB5fWAmFUf70/69",
+	"3aIF4Gj3bHNPiZ2Mpj0K+P3XBfN4panWB42BsmD1ZN33WBl091SOe0uZlQP0aDAeb6eqfNDhF6yLqZk9",
+	"K2tKEwqbZNGkvIhCrJhZ8jWefe4dIl+Z9nYPlqMc435ZfUzGpJpQdTbc1ikzrhal1Vf29VAt/jP3BbQt",
+	"Cu6sOPu+/t69B4JTkF+506LlbFmBlc5asCIydCqt+s58FTiWnlt328jfPrXwaodM4J7Z7yImMiNqTqib",
+	"XJwfaDLbcVB2Hz7n9d19x5MRzu2WhgaGZvOISeUdZTpPRc66gRB0C1NF3WLZkNxbdlmIYdE+wsdVtNad",
+	"DbNC7bjNUN9bBPG5xXcl0B7InR63sY67I+JBrKWFlO8nS91KjvoiKH0RlD5DQckCyzjsmZ0s+5OpVZQz",
+	"uAvhxbqENctFIuSlGDO9kkVB6SjoJ1kJrgyaVClelEIg5mVR5vbgHMxOsMtte4+F07B/He10w+wzBpV5",
+	"1mIWXBbF2sTszctnocZ/+qBGU3wrRlENZbij4/uD4WA4OIrYaHSEs810wrOlNkVtD5W5bK7A6YMbjfF5",
+	"1rp7/H11WJRGFeD8u4RqtFqB3itco3Hj3kW8Ri1o/HOO2biFxcqHSgSR7TfFS2DIXhvRbx8TcXc2rtZw",
+	"iobhK4ijeM+4ie39eUPsRHCePkkAhdMwbhNAsTsyoibstqgHWs1lKlQipsUyF2ap29iMhVyysZAu881i",
+	"fbGqDbYQhUuqizN9Na0exTX+mOqS0lkOdlvV4e4OBNs7JKDjRjazK+Kj2rrb7LIlHCDE6qNN3tja/oOo",
+	"fVX2buZ9cSI7l9hiVg0HD6L/Igv+iQJd6ovvCTnnmalkksM2w95VvYP4mEp4+IPGyDy2WZ871AD7FIap",
+	"lWCCRFeNfzSxM1rkoQK082KKWTM3IdBG7vUWkflboIl9zJbSFDqHzZilwhSEyTeuUlulvSYU4tWRDeCw",
+	"xbSzPaeO2pbUEWRKp/LQFl/R26AUBKCWN8eTBO9bOXvrBdgiU0saL1k0o1CdhJKQvmYJecUNxlzXWck+",
+	"WQR3E2Zu7+2I8BK5zfGWhgE90jIjVvAeoaB1KNAaTbbXJGrsu2Bj7TsBbtW3GIJrzTLPG0NMmotxGGl1",
+	"WaA0crs9+tx+FeDMBVuzvjphTj4FW1kEVq7MlchFGlEglqx+Ca70YIK+J5jLtBGL1nqyMdR/rfOCgJHa",
+	"YtA2MKZc4KZUmgAEaBgRme2dbDpi8SzTyYVIR2wwGMQRi1NlMGe+zDEtK9FKicQGu8wRzLP5qxGYjLJE",
+	"GA6VC54sXcp1kRlCTsA/5ErosiBEFSWKK51f2KcD9oNwees2+08YlkqeOUgJo7NLkRvGzUWNlLtiWer7",
+	"rLGRqh1ywCZ+Xm2mBlg0PXD83PN329UIE+RSyiaSis0zuVgWBOyWENJJzLrH19fOBHUydNAk8BLo8xb6",
+	"inWVVv3j6+teQMXI03DqKWzXMmbdgucg79glY7MNe/Xq5bcsLzGnpj1QyI62E3X8ADtRpxoHhgBj55Ty",
+	"WfUNahB13S7Y1zl3W9oNnCNUYdxFWCEoBLleW4oKKTKDiQpInZYYKFlRnPUn5XB4IkLCo/QVEzYEMWGL",
+	"yVcx2onynLZqYjAYVM3xGVepVkBwxISpxAxqo3u0itjZKmInw1XEjpcRO4L/Oz5d9mDItvc1ZvIIVViI",
+	"Fc9KAuytAXsp/P5CTQz1t4pKjSyptoVsTrb6yY8AzombU/tKbpvS2yw9VZpr6FTg5sKwuc7HDFgEmwk4",
+	"PTiLGpwsOcfEVcMc27hHMhDhXa4YGjbbo3EVI1GXDLzQPigVxhvS4ORSaGnAVAJb0l4LJ4h1IA19ZWrg",
+	"lPpS5LlMQ6dcLfG3/nq7qtdEFD8c2/wWqQFbmZc+Fy0crkVHcUCF9pVcGKC+WiBVW3vJ+Exke6mGbxxE",
+	"ryA5rrWv26i422jtpOXSeJv5MIGy27rrWq+QXS6nfYclcH4B96qc6wRmaJlavMfvH9/moOzXBG/Y+c/t",
+	"kpH0Ezwb19zWe7Y96674ddM30DswyOr9T8cnU7t3bP464ZAh4Zs30C3MDXWE20+397ML1LThgw/QviPw",
+	"KtMtesCBGtsug5Yn7q34ADy9lOLqxkiRTBcUfwvfHKidBtOtNFSLwXSwCYR8x9vK8m7zs+NZAZfyqpvr",
+	"/ablOUQuq93RBwplfRZbhLh4xDxusQW40jmrXMY2t9z/je8rQa+i1ysT3N7Wza+szw/D5sP38Ft6xTlV",
+	"CQXq75iaTAK0SM2UNgXmssM/rFonDDOisNCxPL2UBiQXrjYTxdxMKAPaGZjwMGOFhQTFmlpzFdokLHuJ",
+	"vkkl6nKbJRbxcDtHXFqaIIGm4ETwV5oHyuLVNPaKbRTmiSZ99GK2XUcwi6+Mx5vDGSICY67LxTLAN3WT",
+	"zwMCsVQkCK3NuocRvUc45pighP57lvAsY0UuFwunNFu8PUKT85jLwEE6w6OHJ/xsPuzfT45F/z4/Oeo/",
+	"TE9F/3j+9exBcpQOxfCo7nQZdY6Hx1/3j476xyevhw9HRyej4fF/dCJvqqzVKnCsynV01D+anST9++np",
+	"cf+BOJv3T/j95GF6LI7mR0N7JkdtyB6WYXVe4SNWoVaxLioMxTIXgiGGjum1oOQ7xqXKLKtYUrg1PKv5",
+	"yePvTR0TqQeE3ECQ49HpERIkJMT0NlTYDtborPnGZHLdp75qLzUCLRGfh94bDk+Pj+5bPaXMhZt+1awd",
+	"0HH/NDlL+/fF1yf9h/P7w/7p7EHK5yfimA9PbbSDLUVgBzK1AxkQPQ5t7AR1qvp4bybK8NivzzRYOp5u",
+	"Ou/evrsdKVzlqaqhGq94r8FZB3VHXBZTT4SH/GgGxyrtPxAn8/4pP5t9ndxPH4jhg+qmru2RgXVnWr9w",
+	"KITWj+0BF/97eeEPCOPcxQkf29DO3SiIW+V8oo7nUi06Tl4KCsYgIFsy9gsblTLbOA5H8StdIwSL8d9x",
+	"r73o3bYsQ7/8uoXBV1+LtwchA+ArDed0fdEseW8SJbZouh3OAu1gIbW4dcTxyJPJ18HDm7V2IzXuhS9M",
+	"+wvT/sdj2g1fa/MMHMoHO3tm05Zh35zM+yhGW93cLhm8PtftMUVbRZxuEa4e5pAdGMcWquu/Tyjbjry3",
+	"jwE+9FGi3RqYip9twNvHQeJpxNfsBOR530Cytt1xUyxZbU//EcPJgknfRXRKyBX+qAEqJckUN+fi7M8h",
+	"+YGT25PMGetNLTEjNEvWrZpUgqbFmn/bDNetiSFW/COdip2YfiueLKWial/4AzouEWd/bLOrDJvlXCVL",
+	"StDbApkk3H7C1Z8owu/nBeNqg3CTt0bxx3Ji7s3T62t0OTZR/aVID0D07w0maqJ+o/5+c738xryvj/2G",
+	"EfBSLdhvE/Vbv9+v/Q++beDUs9/Y6XDIuqfHxySHe5x6BPPFgHJnCOJr02O/MaWhm2Y1vNEtiuFFjEPz",
+	"WSbSsIrOmCZ7enx81+D5lTXrBth8VqMRBfH9htU57bw/oPbAITUHxodUG6gP0hbuwIU8csOEH/ZW7aA2",
+	"WmqbYTsnrp0ASzIocUYfb1U5q39KVc7QFWMjxLHsqS3Miy346lX45amnMerFEdNXyhX1orwpV61qVyWq",
+	"aLtwFXW0Xb0DezwLp4mFcLFalsHabDBaa8xF6EFowU58b1k8bPlh2PJNFfLsWjRL9203dPsqftT0VrFE",
+	"3/RGmMgGNdgSicg7mi5JG2u7s8Ci3ZGt1Xzb+uJspVHo+A3t58SJKmLHjTq/cVUAiqi3RBactndLtYjr",
+	"xxYrvG+1CkTEd2l+dpfVKiNrWwoZe2ovGFmfIJZ6AeaMIT7NEh4rfSnV4h5uYMvdLGOi+D+tRGu9Sep/",
+	"Z5HJm/acrze51Y6vI1lroWKswZbbVXeS2qxXSIPmjk4azb1fpTS3hRuV0eo9tJVIsx8GNaxwT/iVqtWC",
+	"+o0ttdJlXq8h5UIiNHBhtdmqPmUZcVjAkP3GzoZD6gOmXhUzxMfj1qJkYclCzxmDkkLYqGfuPnIIGaor",
+	"2sY2wnGStppq2MSJm7sv6P1bA4MqKLA2biWJ3UFUM25aVkXjdnaAs6T3Yfso9J7xZIniEvDQGTdYs6Ji",
+	"CyAy6bLg5HeC6xWWtdc+oqi9ztvWaceSTjU6hxihdbEIVZNACAj+tvdt3XLqbkaCpq5fiyCwu4uug0gE",
+	"jbsIYe32XSnQV/N26JDdscbW0VjWxoNbHhCXBAq0MrW6aaXOberPHEewprzqhFpLae3Uwm/BgUSyhqfH",
+	"0irY+jD3tv2MWPtbm7BVQ0St4TFWKW/LRUnFQSWqUO1AJAljLAxFI1a4XHEVKB7X64wrTsEypTKon0Q2",
+	"Aa6mgbQZZ1B8bAnqh+MAG7KfiUuREU+hEnf+Hm0RUHnBkKnWC5vtKoUYYbkzhMHANHJQm386fjtw6KlU",
+	"iWElMTiV1FAs1SAzSrFpDdaAbdAWwfPk55JnFCUTh1WqYm99YFSY6uZgYFzKaoFq/b7dpU36ymPbsUV4",
+	"ncytb8KG5vpRteSuuzDtG7eS3YtbEfvYQOtI/Rn9ACSbKucSsUp5Rtkp/n6vrD1YlcE6s9qTMr3Rf/9s",
+	"v7WvYd68kmZ5SLaFF1Yip1jp3Msdh+ddHOiBlGpdFs4ZYtqjGGOP0OC3gxVpMKoBxEhSSCtQ1oYeTQP3",
+	"BqgbR9W0Ol1IdYDH0vX5HbxNjgNk5lNbAKmOs2ktMHtSECj28/B+X9L7FEy1ENMdsXENRqlCK5PN2sfv",
+	"W3eeJefN26ixDDOx4CoMKjp4Ix3m/6iosMf7cXcn8nZ+FDJGS1ULGwvXqGWvbB2N/YzpkT2gOwOOtnWa",
+	"hjrrjnj9kpqJhJc2WjjQOcIPGAYkUQD9R48jOh2d1eKIRI0138pxGnLEXd2Ewz7pP+APZ/37yfB+/2F6",
+	"dNr/OuXz5OiMnybD+9vrNfrpMBfsW8deOjNuZNK2FxDltHamO48qsS88ktvzGJ79Ryfwigfi4vv5Q1ui",
+	"WE72RLHcrw5HtVQDP4rPOIalOlv/VUJX2hbgEwSuBEzKiRa7uFTN2OwFkTHDaJZBMH66GmOW8ByTZ4k9",
+	"rVY833x8HnQ2Orn/CXiQ6+Yz4UEosFQiCRVYoZAaX3diTyHRxKLC0ye+mkHnfJaLZKlKtTArrXjBnl8U",
+	"eiZyBtQ4NGDGliP46ehtDfz+sLCVd29DfIXOaDh4eN+FK+2eTy640XCPTu2+s8KqElegBZpGMBOTmJTF",
+	"nifV7CKPinWlbXyTE8SCrR5y73mZzWVG7NviSnee4hCDknk8F8wO811UW529pWLDBdqmiCPI3ibaaPID",
+	"eYtQ1JxxdRGQBO2/uFpwxmHaTx/DiU5R3nKeaIbV2f7//wfn5VxbtqiVJ4xeCxXQxCYEpQ2quJFiUIN7",
+	"gvvx/QO6alkaeOK2QtzeHriLbx27RYSVma0HXoU9cWPocn2vw0CIQXS0d53a0vzClxmc2pkocr5gJ4Pj",
+	"s2E0HLInb17+Xsf2dAskpL1mKm3l1kdOvvpBFMw+ZP4hedbhFJSZMOH+CzNAqeIpXD1UC3XUOTk+Gw6G",
+	"MGNXRrcz6gCd3sEk/Fn5tcqo75DPbhrkm+Qi0auVUKm9abx5pdrJUQerI804svKVSGW5wgu9ITu6i/XW",
+	"wmP44aeQHs/apUc/jC/i4+8kPvoV+KTy40HxzmjKDMb6r7HT2xF8NRQwrfAY1+2vhAO6wzg7BnrHbaSI",
+	"0aESO8m0W/lD6Hz3UATA2ztqNkKGNtuCg4VoCLJfpMwvUuYXKfOLlPlFyvwiZX6RMm+SMhtOutrdeZjY",
+	"tu0frB7tF1O+xdv8IBsXXfwtBi4nBNQsXMT5PrqB69QtyR0YuCpHJXn6w3iHCubIO/U7DREt54plWi0c",
+	"ajsi3ciVYOgAh3vsZMhWUpWFMGMbMysLKro92PJ77prnZyL7nG5Z+Wkn3fYAzf1Xn0JH+7pVR7Nj+KKg",
+	"/T4KmiX/J9XOvrNO8gbckVQp+e3de2MW4xnAsFI40EglOB2s0Cnf7MBNo3PTGmDkm35hz9RBvJenl1wl",
+	"IgW9MNdFkYl0hDF9FGLgIqOYKcQaF84wrUREzuACEwWAN18KG1XbrhV+Cpfo6YO74dafCR/8eosPOpxz",
+	"tQgxzW/LF63j+1MxxtNWxugj/L6wxt+HNfoF+KTM8aU3abTABJO9Iwpw+bcDaDxH2Y58c0aSA1PsaCg7",
+	"y6QHKuutGnSZe21tOl3vVg3uBKkOVJn9lcjotV1ZzabjBxY5GlaN71/OV8R3boq2uSEA6mPfC3clxX8m",
+	"98LWtfDKZql95hfBSetFYEf85R74ne4BR/9Peg0cgAEXyqiHwvISu4krzFy7w2PWjbenHAdYvYH7otsu",
+	"wEYT5Z0aZBbuBai+jc/sj1HlxXDfjJkfpc6hSTfCaig2Jqk5Evdzr4rvbaRXVYGIE+UiEWvpJdRzJwpO",
+	"fmhl8grznrCoqLOD2dPuFOpSZHotIiZToQqZ8Ixx41MkMTcKFAduWCZNcW8hCkRnJacUlfpEsB50Y6Vi",
+	"LRQW7WExjCMesfhbmQl/DGPWBRY7+NdeBGdi65jGrBu6wOCtffhBMeu2ogT1xgxPnStUhofPF8qHkaXs",
+	"kueS27DYT4shR8ZcW9HkC6jPHwPU55YoaEcVW8cNb1v5fe9M7sv8vghGQQgSzXKJG6DC2J7wtcjtgabr",
+	"jGR84B+o1trrsxfcZdUlcle3rg17JzsGjtnfweQn330Dx6lOgK24n+MeYqnL3PEta9BxwePoZpRBzeKQ",
+	"c2D/lJ9PiAKoB6HvY8DOE7jiMpEugNkny0o8uJLFUpcFs+YACyJxPnOh/NjQVupMi0hwYPHBjyAMANP1",
+	"6XA8yw7A76G75120XRnS1Y85HGHFlc+5Cf42aHt7HluwQOfhAmEgQ6PGgBSGdeHag3WvYBZ8kkVv4Knz",
+	"raCN+wE4Mo5gtwOQ+QvW8/DgMcBsEDlDqhJGv+bGoHvBsJiSX3uupB4w6ptT5A4EkHEHeTvKBbgmXMAW",
+	"RWG2cSW4Em4EgjChF2SWCcaTXBtjgUxMneqSiv2teQF3UmfU+e/Q8E/D/kPen7/99cG7vv/36QH/Pjp+",
+	"98+dXRLTHYACvd9ifiZoQBUv2VNWdRfyE2HiUOFVAn6yECpyJVjXZaJb2OOY2F48UYqsSgiACNNcMV4W",
+	"esVRLs02vR3oUQP2Yyt4FKI7V9dvzO7ZP624PwqAFJzDLTB1sHsuk7DbkGJ71HSLihLVfnW2gJh1C2er",
+	"70Vsp8LCWLtS0qZWsG6rAG2Htgs8k+9CcJYqyUqE8WiCNRsYV3e/HG57taxz6uuUFcIU8YhVlxzlGtuy",
+	"Zh6RoNAMDVkI64Grn1OnjUrDr4Upgk7HcAP7Rkw5g006o1q/shhM1Lna0J2dcMVmgsaBJY4M3fQU7FYX",
+	"FrwMMkIxA+cW6GSBOEcC68CrYS1aetRqwo3agxKjFldY1Jr+Eu3Ac406rUvQqhd+W/m4tytE8RZ3f4sF",
+	"txVT6/smmJb1/xOvMKIYk8NsFGK6+2JGVORmIZVgiS6zlFCv6HjWz87Ul4zqyqLV5Q5j5YXOvzLkeO9F",
+	"ExU2kOQczjw2YNiVzi9Ezkyh16AgVhgc2YYZuC1BgpQrYZrNWFAqGseKpwIRyx3OCwqPWuPg7F7aWosA",
+	"HeBWyeptjLvGqvYi7Ias0ReR90GdFAka2/I33i5iRNFr6MxfFNo/pkJbP8zVKh5Sg6JZ8pt+3rUfbwot",
+	"coGOiAfkbt2KObhAo+ZeXMjLTxtidHQyOhp+FFvO2YP2rU8br2Vjz7i66Pswyg/d3z7OCTsQKsk3tpJE",
+	"PcbpxeNvQVsGjeJK52l/nesCeeTYCVIujKnSeP3bNrJp6wx9Le7P+/f5g7P+g9nD4/5Z8lDMhqfzkxkG",
+	"6QRnCOZchY7uPUq72zy7u6PkooVuaRw6bhiHPv+go/qd8sf2pYQk/wROFCDdS2C5B3O/Fk0EI2iNmZdZ",
+	"tvlisP5yv/+DGKz/oVgSUfwTcKTvLUrXbV0CiDXXJ3hVRE6kJiNfLfPoa/ad/IYZkUueyV9EyrpYsvH0",
+	"+JjFNWC82Fp+LNxtBRzWG7CXVCMrJUX9aqkR4JK9OH/96M8OCG0l8kWt0G81uxe5Tstkh+XqUS5SWQBn",
+	"hXd+B/DyaS54NhUow0xDpHL/AnCpVn39ZT2fpX4uD0MbCppwcEON3WXbads22x9vkTd4pQ4Tv6umMKXi",
+	"EJChRGj3nRczDMCagfG07QQnb9R9b44Qfep0vtHJ417H+pPkYojY1ZIXuNFkQaYycRh6UgvRcDM7RHWM",
+	"XntaiJXZPfwmTG6LgaU0BRM/lzyroV/FHljXlko9HT6sfvRwj7HFVCcEr+Oj0/unD06+Pr0f3VBs3Zu8",
+	"t5HOnAkLrb6ZNEUE58DhuOs8FXkdBB7b6tXAzfYWWXBkozKp73D8T+nL46AGaLtDaJuirtu3N68Y3C4Y",
+	"0fdl1W67ajXS/Q4rt11l98v63Wr9dpUp/sirWIX5btfHVYI8BV8ZdinyVCbFgLnKLhQLi7ms1jhL8tpc",
+	"XouUituTFwq4O6zhRFUZsMjkrfW5Mnwj9L6NDkj5phVOnSz9vVHN72Kmzvodj3xixrosqnTf//zf/weL",
+	"fcpyjMVDESM+w/o0Shf0il4LFbtaprvSi30neTO3l/wfLkKbr7Ra0NRZNRSHT/2vsw0Vn5Bzq9X9K+tS",
+	"u745vNZJ/PIVHnSpCjOGJsnWs9Z5QdiEZP3myuUu97anjWcmnKWs5jdFuYrKwz59XA2iIswYJfTrtcw3",
+	"bCbmOm8GoMOoYBVtZWeqKvH9y/+wDqdULmRBGOX4T541eklyid5H6Im+hhbDjy2MJ5vnesU4MwlXrPv8",
+	"0UvMtFlJgw9l0YuCoeJvKAJnsigyXI4qXddWTS1ViAoMnzU3BKie00QrIw1CNMcj8hljdIoGqkcu156r",
+	"lDLMqy3f9QVxiyvdQ0IJpQuCkyd5lHUTbkTEylXGy8LcK3KuTCYLEIItOH0q8oitZJpmrmO5UDoXtNbo",
+	"06ztcpbK+VzkOM+ZKK6EUPa7iigBKRqLgO0hBSiqEobqgFRDgjaoWVEFuANnc+CYoihEjt5NvnZFS2rt",
+	"BSs6hk+8a+lKby3FDiyEeOQwD9Z8A0SVOvX6UoBsUO1dGE/AYvD5AaemmVdvpu56wE2RCySJEUlZyEtX",
+	"lvDwdhNUnEQ61Wpat8KiU5keO8SG/+//PWL/QpxCCZo5BTRwmNyab3RZgHpFjzJhQPQGhUxqZWxWmixa",
+	"eAVWfa7vCJTkoVncDryBovCVYTOtL6RawJImWiXSeX1Bsp/xjKsEdD2YsVQL9m92Kob95//xP+hIzOCv",
+	"f2dJpo1Ui17EEl8NRlCOIMd50ErBJlrqLAWWZY+eJY6bP8a9MEp/Z13u6EHTDuhgK/rQ696laanWG6MT",
+	"G9pH3kFd8Jm+FA552pIX0SKoC6lsUFoAM9Fkct5yUZ20CI4OEAfvTXTKugL4cEzGYTkwB0HRPB4Or4Kg",
+	"6ussy0FYXBq2LvNkyQ3uVUydY+tcJjZ5MZOXGJ+QC24wWMJutzP2L9tbZSY2WqXb01Ou0BSpgOFNojRu",
+	"T4esUTFKfMkDySd4q9O0QFmfFnqKZoIpjYdQ6uMRETllz17/aCVDeNst/L1qrjjFEfvP//P/Zg+G7F8a",
+	"LDPCB0fDIfsXvx60zuG8nD2idjMyZ1TAnh3FYCf4Se6eWmUZmiJuAtwMBg/7gudKmiWJAznLRVHmCkQO",
+	"mYukoBPjJs9n0J1la7YP+gw2M08SdwrsMY1gM7kzwDKpXBUZRzh4oZDJBYh2+hpaxXt9g6Fi5krkY6pv",
+	"ATvITQBeWQiFDvwk46URVNtJVQ1RK0pXl1ZAXIc8vM71zN57KFP2C5GvGKgbeuOoASxvwZHHWu7iW/Tb",
+	"TG1JfxFLJMaFoqBZCaWC58kSswKqwpIB78uFwexeJi7tXdd6hwLncVf9cPC13Y2ymChpgt0SjMcJ14xn",
+	"V3xjYHTW0eoH51thvpHBRP2FSv5kXC1KvoB7JhUZjWVR5iKNgtJVJEQhFjpH8RyGeClcaw7DeaJkyHVw",
+	"hnUyScO4gYW0MXPY6Qg5vJsHyPD8AgUGuC6QQpcil3MpUuZxXKIt0rmrGsmGkcfe2Ux+Gcy6m6iZWEhl",
+	"2ARNYGgk9uOYdFh30vlRr9j38HfGFiIDaXw06fTGNG9omCiVSsMXuRCWh06Up+wjKlgZKDm034XvrqJy",
+	"g/52WnQvuMlOlJ8/+mtN4SuhsUJcF7AjHPUyMa8imOkzEkvdtpPGjXQc+H2DAdHsuCu7SUsvTZWOY2tF",
+	"WT8+Rsm0ZIvuqjobIPEcGJv5yH7RFp4ZAueELgtdUhmTCgy/FQpflasZKe+2fmhLZYstKKimpvu0mTH0",
+	"lWGxW9Z48P6I84F+XUHOW2ioG6OP3Bq4GqX0XYAOH5AuXJW2Kd+g/O+yMf9o9yTKXTigAXu9lIZd6oTP",
+	"SpS4ELHu2uFmOYPBOterdYFxjakw7GopkyWbS5WieJhZsHz62RkXwsC/AF7MImo5Tmzrz1R36E2G7Fri",
+	"8XalA33FgjA45HhY4gstCFbr7oKevoB7t9A2rNPaDXrbgXrbLtc2gxK2UVU5REVIUgUyjMxFEbtUruM2",
+	"k/gNocjbiGDNcTyu2S1kalh3VlXuNY3SvaYXEsrZLkQazoKbiM2owk1uCmcowebtfVHdJFRWUCq41rpA",
+	"ctsGyOIo1ds4wIiJwWIQGDYiZv2/FLHe1EOgSRQ9UZWkMlbGLSxeVCC8URVKr53AT7bupUrpIzK1+HwU",
+	"ugx6Yxaj2G51YqVpdnNZmAF7DmIuV/6VyjAEFy9cncz7odA8dinFFdYByvVaG575kUKvgQgbMeAMxSbC",
+	"H/uF7qMUjIMlkxtCkaDui3pvzfB4Y+2SbV9/y0fBsxsd0Q08uAP9ZA2cuNuWIq8+rQbbMreWoIito1Kf",
+	"wW7uSfgD2xWrPs8rsgFJ17LGuy5RXyZm+yK0SHTtaTIxbtPYm3lGLEbbcC32+Ct6JnJDWcMov9g3KrFm",
+	"ouqC1sjxJsJnoIPr2Bf9RgIk2qLrMi0JaYFU5hcMW2mXSXs+hczlGOdor1aaPNdWIm8Xx6JKHqPiX+6g",
+	"W3mSRolGMEo5mYnsP/+3/wsbnqg1l7kJi+fmkjQ5fM8ZzbFhEF3CktFxRNVphb1wdSYm6krnQDFMCEIW",
+	"miQk3JM1ka5yy2GshShipUrxX7BG7t9A2KxcqYlaUmFSdIvUBkPqOu3auLdP6r8/drV7J+pqqY0lAwZ4",
+	"w7LjrE0oydazBRwWIhK8VRi4jdSGR7uS2jyWYjOibEPxGfi8cX0rXWBVYNj9guCJRDpgr5Z8XWkSFVjR",
+	"VyDY18hFfg4H1RiPWPzrxII5TjojNnF4jpNOxCYe0pEePXnzctJ5F7OuNYJwFMZWCFYF9ECrjvsEb9dX",
+	"z9np8dF9rF3dw543gucmjlhs8TXgn+bnkudiilXryEaB8ycuw7rxg+HgLMYa14bBv9m/UFspR/Mot92z",
+	"+G9/+9vf+t9/33/8OIYXbDRPd54LUop61cu4zHVxpy3TquJtTmZ2pZO8zEzLuFN2voHT75KTHfYUlYly",
+	"KA20qiMWe0xOLMunr6ZV7zHrBmdhJjIrjvrqvnB7wDGq3poWy1wYkJDgOMW+cKVDVIBz0R4CEmKD1ofR",
+	"KIC5R55+JZJcFC91saPW3ToXl1KXZmrwxSl6U4RpLQb2RhUSHbyKdY9P2VKXuRmTjVrOWa6tWQs05l6Y",
+	"IprwPN8wEIx5UeaCZLSZLpaMOjW3qBwmF6Qo4YftoroSV8y+ZzuouJzOV5je0UiegouAKDWo9xCz7kJe",
+	"CpshKjF96hVWFstTZhsxLJOznMNUe2NmCg33THFz5mhjLtG+tWjb6K8yXbwUIJK206GZrEZSrfU92lxJ",
+	"kKgiZkThKJQJuCq+MugR0ZlNrZyors7tke9t3adKDNhfsNiy9O27xuEs0BlzqeQT5QY0YMCOqbyz85di",
+	"zl04Oir2b9WVNBVpxFb6Ev7japbrfKJaAoN7LKegB8zv9dDtcIGU8Jk9+ShAZMA4KTJBXMXjieLKkw9B",
+	"ATOj6S1MTX9C1iIaK8EI7sgqBMJomnEqUIqgID2z1FfWlNNUC5vZ4Pjl7UJELX1bYgTa2AxIE2tX//bv",
+	"GI6AObAiNVOiSCtnIavF3q1HkqLRauyMpc7ZDhwgdr3ZDKuwx/g9cnfdrP3QopB6rSfIW5Daqth6P8yN",
+	"ykDw6vtG9VoRsM380CjuSGA0cylypOJa6HUmWNeU67XOi8jRvgY5UXV0cG1TG9KagGCnworw7EJsQLqU",
+	"P5eEfnH+4imj4NrBB1QNXQWRt/uI7SN0D5YPq1UOjHr2vt5p7/EXeluVRFpgEv9DEwyIk2/ePH3cTnrL",
+	"E26xL9rCm4OdUp/GzrUNxClP5EZ8dDC0/efktiAXwQlrQboIWWYbghb8XClZfkmM4muzxLvFW2zyIJKN",
+	"rbPSbJuIUaSvvbgdFHbrADAYY5sRAAZqiun7oZRHncqSOLURSAebJlwW4k1QIHXit3Z5CEZI7XA485xf",
+	"Fmw8CgyjVcF/lTIiUhjS0Y1D/zeJFwWGfoHYBjzQgopUG+uZNTPQ/sGi3J1RRxD7D4fqXrQt1dxUDk4D",
+	"Ns3zRy/ZUqpiwB5746cNOPiTyFdcwTF/ohaZNEsmJAhC7IpvwisVE5FFe6x6MPIPh9EIeJuDxvxjQmps",
+	"Mel9eHrBntudorADW6+WkcDNRHH2cwni3FxmhcjJwZ/oLBOIRlRFLYEyjMYV5Jzo6UZbDCZ00hMOuoeV",
+	"T4MSuqC5WwkWo+lChL4Qdi+YVQ1DQy0IjqMRXenkNkKvNtvlgN1cfGf3fF8ju6zN8+df9gAfthEHrTFi",
+	"hchXUvEsspN+8fzVa4vXV7fvtBExwGx4T8i+7R3fgtUa8CSLztcK0fDBgtotxKv3lYvuTMb5HOWR2wkh",
+	"O5b7scjlpRPHKtdPEJJg437JykxGOlswJR75f05LlYi84FJVviJ/j1nzLwrgoBNSQCJXbMmzOdNzOOJh",
+	"17nwR80FDjqH6NS5VWMXl1d5/IPAGvgIQ2MaBV1avqKQkJCTYLBNfd4slWhQhzatYcmNjFKNfCB1WC0m",
+	"dkAkiHpBL/bGLF5xVWLGFiprrOsG7n3GEarljFkzWzUWuGvwyqQr2BAZXWycZxTQyVadmhiRb5pNunrm",
+	"9ZJNrkW0fru1i9oog8FfnCQNtKhB3/bSiFnXbwsL5OMr5QBtMn1V0SViMZXOibcGCc+WcrEMSAXdOmrB",
+	"4x09bnEtX+rnIKjs5/btd9t1gA76/mX9o3e1SkGHtSDNxTfwepN9uIlsjSzsYw8neF4RomHlQD90xmwH",
+	"+yB4WzPutksobZ3dTtTZYhs7rqs2Mrbk3tnnIiUZzBRivWucdB47UWshp9rJRLEet9XewbkV2h6WNBcM",
+	"1mHHUDJ9hVol1ouKOrDDb+jSZSC13dpOk67iGNx9UiWyuF9ctTqe9rXKNmP3hVbCoF0ea70RTybbBANx",
+	"29iQTMpvRATPMQM+QVBMVi+5yjGmz74a+6wpVH7jbUGC58kSrqAdCdMkJz1+8uzJ6ydj5l5uTKVUJKaQ",
+	"QZIjshNdj4E0swP/0hIuuOWDhx8i5VD+/k7hhavNATYAu3SOit+JDdoCbpB8tjTNb+p2liDSBYhy3V/o",
+	"/vYwzdSrhDty2eumBRRm710e3QtozkqDIVFCsTgQcFA71ZT6Pgo22lfGjc12XSWaaSV6NjYU3vdRq/sz",
+	"oOP2Rbe+/72GSV7wTC+I4p3d6XsIum8YL9gRbr9Frq8Mm23YURgdWQFt0AEZMyOobg43LN7KZKOsvr0J",
+	"fHcjgZLr0J2Bxuat7YGABlF1aG8nhtaZweGWMM/4tu1gNnTQ6fu3S/ttrfcROFdv1WotLXVfJZFpaEY7",
+	"vPntrMnD7VS1HqMa0VpmfJDpyh97b7iCj9msVGkmBuwcBmSTRaVpGgqDvXAHhpxge/wh7TevA+CPIJO4",
+	"GWTEizpECDrPbPS4tvGlHp6xUSw5xC6ooHwepg9E//7866M+P56d9O+LYXo6P+Nfz4YPbltpfC86gsVY",
+	"JqEiwEbAqPkGKoJDbbU2pbG7JmyYBbFTkDIvRQtGJ5KCIMUPQFb4UPRr/LptRQnIFPnMzgV9budl47dM",
+	"wTesVBY4tcXgwgux0DeX+cFOH7mX3zUO7q+dFb9+JtSiWGKK9bCFJhbFpIqkPegQhvgojUTuxqkEIVf+",
+	"XAr7HCNcsNfVumgZ4RBvQvfLUdsiuijz+pc3fPdu57p5Tv6p1853XFu/hjx5q0l+EF3D+KzDL+sf4atv",
+	"6aO2i8PD3zBqecxi4KqYdSTwGoEz7EOj2rhuKLC6Z4Mf7D9+CgbwNpRu+3K11jldNhzm3FnIYlnOgK3d",
+	"03wt+4lOxUKoe76/d+Hn5kKu+3pNuV99ZDwiryK0dm0mewfDwfjk+yno+4NYwgftwd20qSyvOwE0bu/a",
+	"bvBo38BuPu3kh52DaE6/saUDKIxkyTH0MTdUySa+EJuYpVqQiYxW1EJ23OYUf744IjdpiSt+gSl+NnDX",
+	"63mYJuu0PCdMjtmcwxhtUFEtEsyrbzfCgOxeafLv7l7nG9NZzm1CjK3kEfhKCs3ITxvmiBS6CpMttHfl",
+	"2ondMsllnxMaBrt72o2IvbtiQ7dmIyTabff7g7iycHhO6EOKkcTHs8xvZswBKYsyp5op5uCQg0CGC2WT",
+	"Mzp59q+jnUuwU3C56S766a3v+ZPdRYf6vRq7onJ+lXnWgu+9LIq1idmbl88qZL7j4emDgOeNGb5F4Ano",
+	"rjg6vj8YDoaDo4iNRmQgyXTCs6U2ha31hfGabSyyOh65bHLM0wcHXjMOYXQrQC3AG91WV5KM54Jqnfic",
+	"MaslIpbqmuftAVvvZTB8ryQ6TE72mXq1E/OBqXRtGVK3CXBz+An1IKIPi6izoY/SwWauqZCUaW01QJ++",
+	"OdjHlSuoZ301kmZ9CjhGKBOg7jjwipCfHJPWFYvrNT8PU0QrxNctAyNXskDUS/cO62KaSLHEfWgipjQB",
+	"W+gsOIzBKT07Y7NNIXaENR7qTD9sibSPOK7KsdgU2KoM1Y2dNcBnD1nIHciTuxLj6j2EWXQtKXN+daI6",
+	"66j2Wu3ov93JivYWxwiAmckZbU91qTBPIK4NOa4lB90YC+1Kahx8IB7BB3dcQmK7gzaoT0P4uK6AThO0",
+	"/6AioCwutJ6uuNpMMY0sHlHcAeWUedSbVHiMDduBMBiXi1y+ezYcspmXUnuRD1+oMmopBa40GN0A+irL",
+	"+EbkrGsSrpRIIzbLuLroUZ+ysJ6y2QZD5aqujupdjZlZZ7KopRGHzsNS2ZhlkU4bOzL804v3boMnOs/L",
+	"deH+DAH56YfVusAE/Br1SPJzFVVseZT6j1hmpdVrSYt+B2beXcGZfwwjb41JtXDPCpM9rH1Lh6BW0SaO",
+	"KI0othVWumG9lWYt2rDySliFFqutHHKQmr5zHILNGd7sT58KDUHbt5or8YrgdTZf0NqFCPs6yEUbUGpt",
+	"lZVKck5lI5qo1kpdY6ZhhmFs46CZZkgrdJfZhp86nzAMG7QD7UQd7J8AoLFceNSp9U5+H9G6cA3FoE0L",
+	"dsUM3R0feWaIyMaUDnY3QYN1JbM+kG/dDhgz5Fwu+Myi7S3kpdgheO7QRF9VjgThq9GZj6yP7lU67zra",
+	"8Satr6F1HeBDhg/r6+Tp2x6u2MYeG8O6g+uiuYv/oPdG+3ptq+fkEosDqdsVPKyySceYLw9DTGOK9uEo",
+	"zJQGEbRU2ix5Czv+CrMT4UVKv7PNkasNiyliFuKuYom1ZDkYIkUZ4CAO4T6+Nl8bG7Ih2JgtIdR2AcCg",
+	"NmAX3m203fvINU8ejM7ORse1wk5V2aPt0dcrGToYszqWvKtjOGipyXcL725LFY/hnioeDytO0F4I8DMu",
+	"6LGv1uMfvL7HoUUZ77zUx16a7isN2F7Js3EMP58z0vRF7VKFd/RzW1Sftkb2a9Q7c/EP99du35NbRUAO",
+	"AA4IyF/HDxix+GppRDKNfVKBcSAAM27E16e2IuSapymmnus5OzlmOVepXpHdasDiv/ZfifxSJqL/ymEh",
+	"oAXkQmxE6jLUpXESMgIOELbLNuSA24V9UzXlc9yxQ1DUhUp0KkzEjN7RjocuQAxIj3MwYLQE8G9TYpC9",
+	"BxDfbmRJcEDsSuSCvXn5rG/4XDjKeFxVog1xDf+ptbGev3jKggWpX2odIv6/Hb94NF8Kec3/8n2mv/9f",
+	"+Z8vk7xI8uK7R8OjP/1VPn35NTfrN39//cvpv98WfOGgcLGmwhAUBo4bsBHjCvoV2elsY4N5B+xV4Qjp",
+	"NhfhhJJk4j+bbWzdgoVACJ81L5LlIDwvuwSKSrhBnhOxVMILK6kc6r8NLmIvLZMxbFUiM7L6c5dAhny9",
+	"/p4tV10sxYalGn0c8HBAcpBrnCTQFV+vgeJNX6QvxHtARm1YRHlHmd8b02gf2TfbGvExYDe34l5tacba",
+	"DW5sI6zw2V70+MYmXtg3Wxpx5ZRvbOMVveiaCGv97akjVh98UI1rzzdBTb9dVZdvKegEF9nmByoqV1jN",
+	"8+PW+zsbndwPZd96Qvet6ulZiJK93YTDPuk/4A9BmB3e7z9Mj077X6d8nhyd8dNkCA3WXTTA1A6qzPc2",
+	"6lxIRWVSjUzIwIGba+rsLKOj4RDYpbEhEZTVhrdwBTXb2QHrXwNogk/EdSLyNUz6fJaLZKlKtTArrXjB",
+	"nl8UeiZyBtQ4tIYhWXNHPx29raEPHlZJENh6iM83HDy8b0Pp98ynBZPWIQ2BEGex7ANES4I4ep5Us4u8",
+	"R7EqbGDV8uAsV8aGUQ1T1UYHdp7iEBuZbnaYIPMEq7O7IEpjgbYp4giyt4k2mvygqyzJBsjnFTe+lifJ",
+	"NBYdlED4Hea6w7sPM/gKrWuEsQCzjiYvm2VdrEXAjhQvcp8fBfvx/WtsNgFaf+o0S0vA6TpoF9+6nGYD",
+	"otNTw2atvXvPw0BhMnS0d53a0vzClxmc2pkocr5gJ4Pjs2E0HLInb17+Xsf2dAsfs6NEMcWjlW2mdJg7",
+	"biu3PrIomZ0fRMHsQ+YfOqBMD1PoKR7CsnmYQbKjd0bO6A6HzBmyRx2g0zuYRIBp7fM4W/INm6marZl+",
+	"QSKmS8F7RybUhZi6uT0KEuytpNB6AZ2Ohmf/Ec4yzMx/r+qrbVVWT/bYZ85uDtfXShygDDYkEOCLN70e",
+	"Cjk3vb9DoDr8s7osd/h3DVH08A/fb3Z1+fmm73ZK7zd9uFvie4u7WSRlLovNK3idVPmZ4LnIz8tiWf31",
+	"rTe1iYvppBwOTxJUP4/x32ILCyaGz3Uuf8Gpjtg32AqjL89fPJ1+9+Rv9Gk8YOcK9dMLgejpMXQRs7nO",
+	"Mn1V4YJSd6RxY955UFhiyxTwndjQLWW16zqMFjTJFYMrEZQq1o1TncCZ6PN0JZV9y+FQIawH4n/bv3uR",
+	"C/FB1RNLxS65WZJ1nNRMghZ0URm5uNQXIh2w7+nKjdiKZ3OdryycCD0esdPhUVWsFoTtC7GJx8yZwu3A",
+	"4L0TFgfCuDfYjxEcVuQu4HTui53QMuCH1fNpKpS0oSG4X9CWiEtVMYtlUaw775DbqLl2kXE8QcnVFqC2",
+	"9NvyxbkHGImm2J9fv35xD92Zhgw1OEDHc/uwxKmrJxQm5bodYpeviyiHawow67G1REgIHyAc2YUyNSAb",
+	"awWabTy+ubtWmUwjB5sUluXrunCPlHGzUcky10qXJtvgBqCMzhpojK/NhApcDYkJIzomih4aTFpdY3Cc",
+	"SC4c4L+JAi83YUrYEsBbGMGqVjgErQkTZe++HsxxrbPMojMUy1yXi6WzrpjBRE3UE1uxz9YjooRu4zK6",
+	"eVkshSpkggaNAH+OnSsCl/Ah2q4JPG4TJdWlNHJm64pQlRB2OjwNcVkH7HW1UkCACEF/+zRl+M7vCAyq",
+	"xJpYE8Xnc5EUzpUa5g/DMRyw8yxjhVwJU/DVmk7/01fP2YOvh0fMOwjQIPbm9SMkwj/9EzuvZopgNioN",
+	"jo9xdPIGKStCGHYr/ua5UTtrm6hb8LaxtWzR8UE+ZOPkQybEkZkiK5ooC3PqmFHI+YjzoCmzyQSR49Fz",
+	"DKpw6kKdd02UZV7YIa232cXHeJOT7WNkfELf+2hRW8wpZG9+KvAHwlvu5HCw3i+qlR1VqeZmRGV9/J+Y",
+	"fM0Syu2mh+4PehTsPXwMR6/6hd4BUd22TP+kn4NwUHoY/uBeAe5jG7Z/0BN3gulL/xc+hGsU06YsZZc6",
+	"SykOgbTglVt+IKFb/4kyfGMCjxJ7iZFnQEoW02ae85XMNrSXseN47PhrREZT+AchcSGGOkg1JmIv3rw2",
+	"0USlJdYlwWc2jDvXIbh8LgIk450duzk+4ckyXHMq+gjsIdgW1uYdX/fdlq4exsj2FUGbYSVbWlpG3VGB",
+	"PWNxhogxTZTNdQhZkwv6cOHeptEA5aDa+MQ1L5aO4zzJc527qZOTSqae0yit+sfX1z4WCc40iT863WAA",
+	"EgbRTToj9usEwykp+sj6f+gPrGw/6fwv8G+n2Mh00nn3Lp6oLgmGLMaBvLT9wBH/JucKqKtYDA3HruA9",
+	"/GDbjwe+bj6RHnfTfC4QtQWYAc2IWDla1XOOwUR40+PP/UxciowJokMXfrcmRha32/viaKJijOf46fjt",
+	"wNlgEDwcy931HGKwo1rksBRgCNhRhCDZ0o44vu7bkfZlGhNYv8gDRCSZxpQmZQiPGJpAHHhX/YqCxozw",
+	"Tlp44xFQrTdiS65SvAEnykXKwbdO9gApyEXwYdkY1ndG/1kmVZrBRAqsm+oj7U6vr4F/nl1fW6hEoHWR",
+	"S+fXmvHkQs/ncIBpBTzhkQa+/gMvMFjWQfQRE6VL+vgYqGyZNn5gPV5uxY0oxgHzn+kU6Nmd8RRD1CJv",
+	"UIK9GtlytzbSdKLgvPQqiWBYXRCW6HE1eNs0kNoUuUyKUZ3V24JdKElCZxNVYAZZ/Ih667/erMXI1fyD",
+	"T+793cDZx4uyawvwC7QVOuBA1zg56iYqXpVZIUHIvAcT7qN/miolWxEoTPyQpn1Ovag6vdLARk+KbDPB",
+	"6LOqTgLrFjmXKLBh+QNXZGJfs0oQmo2N3z85ZniuQIIVYs268P+Eq7CrBRQU8hxuAKwv5EvDwglx+U8x",
+	"/ClzRlxjotASBxJ5RX2Se4/Y9/KbSgI4OqlOU6H1NOP5QsTjMDsFDy8tEpxLTeLx9nqgeDdR59VpWIli",
+	"qS3YI/2CmQ6V+HEGHAvemWJtLBK3bMFmJ8u5GkSI2cYvucS4LLYRhW/oDOQYaEECewK270SJf/on9oIv",
+	"pLLl7J5JUwRRVejqtcwJVoISGM+GY1vR4MhV2eaK2TxJXKjjY9Y4gbZcoDuCts2xUwyoGOfRcIhnJcn4",
+	"ak0xV0fDYY9QvylszJaP0Wv+cwmbO4goi52d3MHj2xA2zug5EcrnXqUCedlhw7U99PCq3XjAp18naFuE",
+	"W+ynwWDwFi6qYETw+2AweBePWX2gWOqPEsG3YusYxeIR1wDhVRRsrY20OpLCjMy5EYVxC+gjm91Om6gm",
+	"ClZUV0WsvkKCQKWyQG9wwWDytES5iIAOSEiISKQjFgh/hbcJVl80hbsP7LrWkFZhQro51lGVIw+60Xot",
+	"eG4VULkSQdoBvAYaHEglKPQ8staNukvadtz0QE8UjPACOApnc55lcNE4s8JqwJ4EQwpD+lg3BH01UVA/",
+	"MGpWdYlY7JLV48gHAfiqBriLLeBHD4kR4MsG1SMdLSzM11Lkwkp4oZIdlurrxls1/+KeL+DntslLIA+e",
+	"OxRxXroZwkjw5237UnDkK4rAO0YkWqXu/pqVucE84aPhcDxRXiszosCCrPHj54+e/Hj+bPry/PWT6bOn",
+	"3z99TfHtcOhx9yMHRY2d7lU8lQ9ZDEs6tYNzh5IDQy7yTR9vl9gGlWBhZhyVGbOlVrrEi4fEUxBCQvEC",
+	"f/67LDCU84XOMsaLicL9S3XNScWGma6kKgsx9loKkgtGCvwOYfiu+AY4VSZ4rmytXucoRdJ7QlPto8BC",
+	"uK2JRu5qiJwxDeGBnbbZWKqJsmYPnqY5qsSGXYksq9YtWJvjoc2lOApWcMyaiwWcyS3X0x9+PH/29PH0",
+	"uyd/w6Wze7jt8TdvXr7CRaX6HtwViJbGWZOAwjj2CIXHPNx+vgrr9qJb0a224lWMkcwtLScKTwdQUFwn",
+	"Yl1UHdhNA+9RndyaUYicotlmxDir9PTSWAhSNGtg0UPiR4gd6wqA0xSvOMwnkxcCSxZimUmy4uAcHCNf",
+	"o7kWKxCev3g6UUbkFMeDsl1QwhCDsGZiKVXKfnDPDVxjdChBbl6IgpVr2HY/2L3KgREmXjv7RpcqNY3z",
+	"PFF99sYa86Tyu3TkJaajr+GfWiXNgg248PBnfdQIs7r7uH9//tfpo+c/PHrz8uWTH15P37x49vz88au4",
+	"RyXEMblMmtriI5DtoeuP1eetQAoK/YB9s5Nq0DAQDpHotinH1QaTZV4VPMsq8PlRkJtHp5ci5kyh1yBy",
+	"UjF12CcnQ8d9kCaeBDTn6dPHz55MXz/9/snzN6+JNScl3uM0vVbJlqzwttSYxHbJXD+mUqVXHngBdjVc",
+	"bQanR6/Dl4NwwfHQe210FKS1D4PxwpLZdZq+ePJy+urNN98/ffXq6fMfGssGw6kJTn7YXVdvx9mN7TWM",
+	"dTcJG/cFVbsTeWA2GrVanEOzNGUT1kT842g4HFKGIgxIKrQU1afz4vxPT2gy8NOb89d2Mm7/5WKOx91V",
+	"Kwq7dGRH/52tcdc6a5zWM60W/bXOsuBInYKsa11V3yI6Mk2DtjXwjhg5yI6Dh9DIeIcRm6hP7dsnTx5P",
+	"/3L+9DUeKs7mZY4qHRa6DU6Wa5sbJhGC2nUscsGGEVZtz1c8w82ANfm6QYpRUMGJNqMSV70Be4Fgytzu",
+	"e1tFHlkXns6cCgfWce+VTV2iCtmwbxO+EngtM8Fz1I8mCmNsUbi05hqDVhqrgZYWZRaZDlVcsBWWUKcl",
+	"KyEpaJRsZlCGmih3c9vL0cvPT6uUfme+QnhP0sVRYbc18OPg1f53YuOFj+4RcJTjszMqZogK2PmrR0+f",
+	"wr1UIUZwhCGlgrELrVOWLLVMBKkVVFu3sphhSWIrKeD1AXzGlVNDO2GTQWMdq43fqDBXO75q4EX/pX1r",
+	"xIq8FHGEHbn6WpXpyzdhgPRYy4dU0cgpqak1kBgYKFl2nS3HlTnItAGllIS6JUj3qAcnVqJ1Tds72vpk",
+	"at1gBTji8dayUy3B9EJsprmA02s18qpBFEOKgKrWRAnMW2YZm2F5eLJwpVjEH7GCmq1LNS2NiFnXWrLs",
+	"vFYadCmQYa2GTSXT+CasDTlRKRxEzCYCNUSsCx9gDWNMuGIzQbIGnpIR2sW6MQKcKJ5RojEqGtZRMi0r",
+	"DR/0DZBlfpn6utkinW4E2kS2BakIvRmwaqfDE9z6fyH0Yu9P5DVXIrmd/bYhAcVJmHaH6Tz0aDj746gd",
+	"HVernXbRLb3jeHhEJTKOh8OJEtfSgGRhbT3udqg1aEOK4sY9B00d+6aYb2kwUed2Lc/o8q2RnODfz4Yn",
+	"Uag91HYYmns9tRwvcfHqIPYvQIHLA3MKVVcFujRjXY31CFDyhzRIQfTXYqdoorLKt1CXItNrwSoDOCbW",
+	"jFFJT9klzyXHeqqqKl9IqTcRcxgqVzIRgZuXX00UnLIxw8q5G1etxucMjGB6/dbMhBEr/p0cHaWS114K",
+	"QndHdHlkny3FtXUjRnCpYAnhI1fpjy3FNfvz9+eP+q/+fH589rWtkxD/Wrwb/JrzK+QA7+J6/kMtDaMZ",
+	"Vl9LjcC7+aetbIS3XUT5Gd27d3V1NXB5Gt67nOhVzyUsRBZxlE45Bhh8hZJBlRXRfbEpllpF7Aedioj9",
+	"N37JIzb44cnriP1JW/NILnqWwKMqLwP2LBVNxrWPZRr3Irqj7RveGYyQ/xWNrWFsK8FjxC6PoiC25dRT",
+	"3sefnEIHdYqz+NdqSO8Gv271vnctSC4mLY9tL4fNLxmhzI5VmoiTunSZyOfJ9Gl8fTLPpQP2J0lGgjq5",
+	"t3sgizTjxqdGDNi5c9VtJacYdzXiMiJboLKLN2SlVDtBBKMhEXLkCkmyuB+z2QYp8W9WaZ7GmFBxL44Y",
+	"XoMpi/89pjueDPQZIgScBqA2BLFtp7+izde1lEA2RDg3iNRBRVWDbBFkSD/SaQ4Pul0pqxQnWgHhC1xl",
+	"LOrDc2k0mh8QKsALxX4boOFCgzyFKB8nQ6/5MH7FN6QhK30V+QrUa9uMFc9s+X9iANZcR6WsDevChUmW",
+	"DQuVVdI5bvpc0ZN/fH3toqVD/StISDFjZmEgXAh0KJ8crSJ2torYyXAVseNlxI6OSa45Pl1aYwmfcbzF",
+	"gcE/rvy7WOsT9D/BNCpyFv2ZqzRiOc9FtomIy45YKrzv2Fl7q6OOHj+FYSE0PC6VNT2cDFnKN1XYDaGu",
+	"2CAYuERs/rJDn4Id4S6HwUS91ogbT4EomFnIfbIgtk+e3SrzP6qubWr5nk3inKhuHOZzguDh4qHs7+zJ",
+	"j6Dhv/7biydxz1Y65TAk2NbUBcJfbGxP6Om2qZJIEOs4tRZ8eOkrY301KL1HbMXzC5Gy2GelWvnV3bw/",
+	"kl0YbZsgW1o7sbtiCEIqF3N5zeJ7l0fxgJ2nqURoZVIfDOsqceXLzsO/sVoYbVH8wcYxOHM4vlIZwd03",
+	"9krvWYHXbVHqdRKGpDsqnr942ok6dsSdUedoMBwMMZB1LRRfy86oczIYDk4wPLpYYnQjrJPLt/i1s2jL",
+	"VaRCFq56AAZbUcEBFxWgs5S83LkpRrVSA0IVuNGl8oEFtMO7ZHWLq1wYf4u7F8VaJ0tGSS1H/eGRL7Mo",
+	"c+/J6NnzFVbjgL5syTSLnc7OXQ0MZ1TouS/cAJ10ba3ls7IgKMcqv2AD4pmvC+K+o5AAqjgdE24whg96",
+	"f93T1FLwERE56lSu6J2hxdUr956B3L0zqjV4kfw9GLrufSWwlsfDYQDfR2lLdT8wxvfjGTkIKBtxJjAA",
+	"spkJuLbVDmlfABns5QjthjEGu/qxr9/7qzV2P02po9Ph0a5P/FzvvVHcBqFR9Pbp8OTmj77V+UymqcBc",
+	"8dPj40O6sXGQsC2eqEIWG/r24c3fvtb6e642zpQP353R8uz/7qlVKzCsgqJKPX7sTaN1WK/223dBUgDu",
+	"S7tawE74ApNM7E59G3XaIoY6o04YC4aZcroNGfWRjzoN2cWAxci2rDxjj4y9VSkhYczioKXYG1q8T5yM",
+	"PySbh94yBLJH5b9qvYJlJzHJmY7goKP1YKJoDGROoTpG6AcyRV5SVS1xLZKy6V+r1Xr1UbJjkjFbvGvO",
+	"j8a6sU+1gisQq6lFQS02W7TfnlLU0CfK4VP1fEa4HTWVnDZWnnT1olhm8QPpZzucAalfcK1JQsNEQ9LY",
+	"Qi7jDyYrMeDSrVI35v1fhv2HU9D7VjwVrhQzXUe+EF0VSc7QByoTZsr5XF6HYeD2hkRN6qmNZ9Tkp+1j",
+	"CSVbMq/Nl14PvlF8hblaaJkRWUoXYp3r0gbE3XxrthtY6LCczVtf/eobnW7ujqFWQ3QIw+/qqeMWnrbB",
+	"0o/ulqW3sXN0FdvK03Ry6/y8xRR4E1uvPvFfIELvh1wMB3DPbyr46k94lwwPuA8eaTXPJMFSnB4d0MUL",
+	"wnB9rfUzni/EP+SlRWemca28z/WFtmZsvBKC7/3q4inf0Y0G4mIL6gEJlMYakAqMnnAVnmLUKHoD9rRA",
+	"nzsGo9jC4hkZDk1Ydm2GnneRTlShgyptGI8+F7lQiUjZQlsf4RXP03H1WlQL/Sclz9BtiVYUnpEvzDfF",
+	"JHn52JXOLxAblCYDzVcDyoFfG5F6TdGiZownCmmC2rSqissRDchJg/eI0n29Zt3j4WnPXjvnNa1gczsm",
+	"j3qXbGXzj3GNHJtvMMrTnWuXOvy7mU43f0BZlaa2/4sfdPGtLlX6D8kn7DrfHaOI2tXjl2gnNOgtpdiq",
+	"2cZvdXR4oRcgUDg3Xxny4GmMOwn0U6dW1nXPbdaydQj+JIodJ2D4iUSFFhHhyzH6L3CM/iQKV/35g3TE",
+	"W4nfVG4wRbkbk2pa1EtrbbOKSlRXGiOvWtYUxBatsKqW1l7CA9UlTMGUxlkD0dVr6Z1tyOQlyURKqhS2",
+	"YQqqAV1d6aWtxImxqtawiIkgmMRXy5sitWnNyZWPFzqCTVrPY+ibNIqvzVIXhu71IrBaFkuxmaick/UQ",
+	"E0dxKhQzYSnofM1UdkZpHxvbvLeBj9Uu/Du7w4Pib52Po2m1lJc7SNP6ROzTglV9BDb6+SpIt+W8XxSk",
+	"wzg2bfU7V5Aq+JP3cBVgHo/ziXzxFxzgL/CFDf/gPgM/j5v9BsEm+eI8+GM4D4IlCzjM4+DXO3cjVF0O",
+	"EJvblxnc71LwQuBEBQ4F5y8YsHoSDtXqt/adm2otxL3xRGFsAkmJVqCMqmoLlOxom7mVGb4+wT+8Nd5z",
+	"g8/bIr9VzvYTW+UrMt1gmQ8Owxfz/Bfz/Gdonq926HtfEDvl0Hu/1jD5vpjs/1Am+/Au+GK2/2Jv3GG2",
+	"vzsGcoABv+rsd7Li7zkUw08nXuwUK74csf8yJv07OFfvZ9z3u+9AA39NBdpn2K9rcF0LjZELg4UlsPqJ",
+	"18h6X+z+n43dv87zPpbt//10uk/IdJ0P4CMx3y+OgH90R8Ddq2INgPpbewVq6IFfHAOHOQYs0V4jzf/Y",
+	"voFgKge4B2q75YuH4A/iIaitWsh46g/u3k8Qtr/lKpDm/fINLIpcS8rBP7RZPzjIn7llPxjp72XcD4l1",
+	"k32/tom/mPi/mPg/RxN/uEk/hMPvky7v/Vr7+4u5/w9n7q/fEV8s/l/Mkbss/nfMTw6x+4dN/16m/70H",
+	"ZPhJ5Y99cseXQ/dfxwdwVyftPT0BwU58T2dATXOr62ZfLPyfj4W/ydo+mpH/fdW7T8tevan/o7HZL9b+",
+	"f3hr/8fRygjU6QZbf2Wt+srYCk4OlAlLFDhQqm4u4MBJrSK2GwCaUKFePnn95AdC3Y1cKWT0FESt2FXE",
+	"CT3euq2qNGBvjLC+4FwkWiWIM444Xqm+UghgpnML/BnWx7jipkJQ79o5CXvBEMhXLqwJriqJX2joDDFR",
+	"e+3mfALu+vh2/Ki5Us9VtqmtjTSeDUl4AUsWdCJX1NBuo8OYIM7KcsC9PRPSPXZeXXy7hlAvDBuOZe4K",
+	"cpYlPrHFGslmS7VwPxrDx7ne7L6gCX9xW/wx3BbCHUvHNu053c0ug0J1DWZ5by7INNvKMV+38crAERqR",
+	"XYp7XyVzKOe2ZATVT7SfUnULqnXiaod4HlavLuZg49BVidWgGGcZXxd6TcwToYxcbUVrecoFT5bOYPQX",
+	"21VMiPqEDAqT9QVBCSuJSlNjSaARs3h90lizDifU72ZpGxIs3ZQLKvVuYSHFdTHAzlkMP0yxt39HHD9g",
+	"t9Q5Yp5T/5acHheR4Pe69hYiMPmt/omVqzLLRjavgxBnScy/LmhAwEGkQmS/q6Ug2PSciigxYmt4/pc8",
+	"dQyAvSqo7IDTA4xFRLZUHAdo/cxcyPXalpZkLBdrcgvwJNeGyhWYiC4yJZLCmxeRAFRoh0Az7b5K9Gol",
+	"Cws2SVjr6ETn9g3mTKGI807QjkXOlaGKubQtZmKBkNO2egLW5MMaJpaQBArftUCaka2TcDLs2SqMBNBP",
+	"QNpYyKdUhcxYNQZExDTM1c1gVDNDGmipiy4sW8+1N2ZDX53KotO72iHWHOqBza2VdcmNc6chsL6F0edY",
+	"zoaANdE1eANOfuS8hOy0FzFOi8PTGh7/Duh8fGU4YtzD5Eeu+BWiQA5INbPVpmDrYt0TZelm5aVq9+6o",
+	"PVVT1vCA0fYa0fGwlmDHLGTRprw9C0sOfICIss3w9lfcwjIcO2QAnEXt7m/e9VsdbrEpS4F9zEEqU8CC",
+	"2qEJtXNAFQeqjcpfRnOeGeElkpnWmeCqbZivLP5toamUAzBrfyiaJRQUlWbrDu3Z2jU6aKl9XMOos+LX",
+	"clWuOqMT+EMq+mPoB2uLsd0kwxGNDAGuolAPbMpaBlzBSxTs4c9CuALOqxU3OHBxvc50KjytDhI/sQLm",
+	"LeRQnO5T+ui4miOW/IOnptggmiqIkp2PLzDikdphHnCyMaol4T0YNSQDBwaI95F76YuI+dmLmC+xxLKH",
+	"cDZFLvjK+Q7vSOi0CMcw1PaImSeEr6wqZGUY0UKC0BDD6YhttaJKYgtBlvGi9EYG+MxM1NwVSEQ/CgLS",
+	"x/YDZPPQY72cgKs0ENl6WGai4ie+dM4jDZ8CFX3tAR0iUNviF2jH9BDVFvk6QKamYoMVCjsiwDjrZS54",
+	"xlDisiZhVz1BiauRL48fi8tiGjOZRhNVizZU+sqfw4Rnmci/MrUq3jKNxztoCLO9ymVRCKrXBZ3J1Nap",
+	"UbqqSG8Xx9adryKNaKyumO8WqjWTVA+sqvaAk7X8xRordG9E8gvR1LBCZBnKpAixjyJ3+NnMVkCbZ3xB",
+	"LMgsdZmBVOoR05lEAdjrIokTr2A0QAoKTyKxmgjgqu3TlDK9oGJowSqObFRlRLIW9Oxrx1dRUqh/dJva",
+	"TS+qqt9YySmqF9wGtjKoaTVOb8KCIKQCeMuOK4KBdW9ojDDJy6qehF0zGJaVQU05g/M3c3YhY2HMOSHP",
+	"OgrTh+4MXSFpZ4J18TrwagWJlrhr4qpkeKBXgawwJkoh8D+sBXz9pyc1dPZf8b9Tmb7rDXwVCF9RZFBg",
+	"MS7U+qiKUTU9lWFtApRM6rRydcg9OffTklaeF/W2QaHihbBFB7C+wv9k71u700aydv9KLc67VvB5BQZ8",
+	"SQKrPziJuztn0kmW7UyfOU0OKqQCNBYlRiXZpjP57++qvXeVSkIYnNhOMs186IltXUp12ddnP9vp1EEd",
+	"MKmj5qA8B8bP4Jl5ydJj/8pFDt0cpPusSjtXyMKwZpJivM+AfBPoJWnDf6aLELs9Q1L6aDLrSbA63XYL",
+	"CQzrTcDhSFJHlgu4fts3wtPrTPkLh3n/8RF6JO/AHuFxfG4PAhhNVi1emKNkV6d8ZIqWau3AKIaG14C6",
+	"H8cTqL1Ma8dEilN68sqLtUVd2n/ug52FbPQbne7zA3406bSeh89E6+nkuNvivfFB66nohIeTI3487jwr",
+	"YpCTKBZtpG9Go2o7I9FdsDtlsnrbrwf+2VFU7sc9DXqi9ZQfdFvPw0PR6k2Ox8+CbtgRnW7DaxQasNFv",
+	"ALa+2231Di+6nX6n1+92/1/Dg6bG+hXYackZ1sjY3s7QFuFk7WMPLjrP+91e/+gZPNbgwFSc4KBlHsfa",
+	"iyg3cdLeFpeXLejRDU2L8YGdhnNtOaTcb8QJl3hdp3PY6z5teA1q/YHjD82SjoQM0uUCdyA1mCPz/f2r",
+	"nxkEfpS6TtKwtUiTDEzBgem1GFX9b26vbmszs/gCWo5e61g8nbSe8mdHrWfj573WUfBcjDuHk4Nx57iB",
+	"N5CjpL95ZL95RN/cxvnd9plH2tWqTA3d1m11xwdB62l42Gs9E0eT1gF/GjwPe6I76fQaHq32CPsV68ky",
+	"W19bz0ZGg9ThWaZV1QhaOoLfSb/Rf/5oL18Wz1pgY0q9gF9yIu1NeRo3+g3TuClI5206EVpg7EPGaJ8M",
+	"CJB28BJtANKLjls9mgPRejY56rSO+dPxs+B52BFdPc3WDsNDWi8L7pRLeSUyHsXrHEb7PtQk2BvXTJ8x",
+	"rPT+CAsZR/pwhyneYYq/A4+Y1N0t7X6+wC2uy1w7Bu/alIxBBhbuiHWgoHbMMTb/+Oh7jNpNrSZcigdo",
+	"czJNoItElnjYwBlMN31SJzn0DgfZx2aRypJ02WZOo6hkYmxRpw9gCWNoOkBtEzCmRpqHnUNsNTFJchn6",
+	"tZhEYy8+bCzsduFGE2gmq5j7HS7xPxSXKNev+RcHx+7q88DTX4fv9W8anz+ukyH7Nn4AgbavecW6yjZY",
+	"m1y4s2DTEvoJGLUy7W1Nl+Fqitb1RT1ys2QiWyoPAiFCERb2QpO6zYygaalpQcOY+bWeZC6phZttbYcN",
+	"yVNBdkW96++Ba1X29p84porzBMf/j1DaZRifOSkLStPYeADgS2NBmvaIEGjBwcyEZDIp3kXdAuuhjs1a",
+	"J54Zlr9rTCNCsHSvzt8+M9viG3nc20nf8igdN/PzdyryKSdCeySS0539+rD6Z2fwPlgKiHa1VXdfbeA6",
+	"IPO74DNL2PQysJLrv+oRa2uL/QyxVkCRjCNJadyTt6/a7NypcMOc0SJPp5CqjiRbpMk0FQoQHZNIRmom",
+	"wgpRQj020nnsNwBInt7wIEMtYTquLniaSUjwuC3Oi7b9RdfdtQn5NZEnNxgw5zdvhJxms0a/d3QEmXnz",
+	"c9fbDHeA1LxbcxgRqgXDKGvBlRhk2TYqUazNOd64zUhMWTPklBBxSiUUrOlUXOmN8uHD61drJ9HcdcvM",
+	"HR9+/cSZ4fIMKiQoHa9HHc0Fa0YyiHMVXYm14yzCmaNpJuoRqyHPBDRObnzNEG1Pajs6cXOH0cXZ3Qf3",
+	"kBCJYndtBta6BTNWWO0wED8EzFaVJLxRf67cX68DnXu35gZx9gqhao0ogWLwOc9EGvE4+hOTndF8nkOt",
+	"ly3Fslldc98ALVSDg1BxgjhLYYScsK9wGoUa8hFoGgpBpaH0gSF8ZNMb7iU+a2IrTx6G9A6I6pZg8yZt",
+	"ii7fEAvdsA58aQexh+6i9pWcO1FRowpgfpDEsYCUvR2NMvwmhbmslaJfr858CIcV8Ms+tW53X0lN/3nG",
+	"otB2z1ceJYdN9328rNfpYJEcOG7At4IOL1J16tFPZZJis379aYmEjLHBhvY6XdNyfy64VMycVmR3mnGM",
+	"wS21qbLgUxT6hOkozZJ+aA6nr8CbvkiymWFuChKpAHAQLP3C6yy/zbwDALXRXHvzedZnR50D5usr/xzZ",
+	"/q8iHC1F5tvcvQ8eecsAheEnM5FU/7JuRRCb6yhO35RH9svmoAG2UhlRoaD9SI3oj/6ex0SMNY96XEZ3",
+	"+wuRqkS/PBU8Hglw2keTSHIZRHLqQ51iLi9lcl0uOjRv6W+Z5nY+A2MCpq9vielm3Vz0twPMrptJ5s9F",
+	"xhHQo1/Gusfsb9ELpozsCNe/AB5sPsM+Zu28lOvSEeRyq5yAYvVEClbQSmC6GGE7hTDS16HtDZCS6ygQ",
+	"WxR9xtGl2DSGPzof21WuDnMYoKrKxrJXpcGGTaxP+li7/ehfhABcOuw8h/Fpy3wEhODwx1EkR8bz8Aem",
+	"khdEiznBBb5S37Ce3qjQR983uVExzm9U++pMVK3JtrrgkVq/2GYLg2YQ4aCqGopS7u8wCHSfjFG3T+uq",
+	"Oh/U6LeKZsOprKiyXSxtlwv+Gs/gaJtJPMeCsg+SX/Eo1sN9CGoq5YrsL/cr1gbY9j+VhNWtXFTIf6RW",
+	"rEkJhjnYSKxpkWqGfDSIc6ipYicE1QC+qVzKSE6HssC46XMccBmIGJguUpWxpu9C4OhvPln+GJmjBFIx",
+	"HMCMDCWid5THVJag1QCOk8NaFSnG1VIGszSRSa76VL4VQUJHmdRSwOOYomYu+wUAkMPi8xCDy4vKtlen",
+	"b04vTves5X7YeT6Um7U7qPJrnoaqmtb2SNyRg7XOqjBGgc2jW+VDJd5lRh/45qEssuviZhGlwLq4hv6q",
+	"ZEPUQfZq9ox+MA8CsQDtZw0VvQvKixAv2+z0L0WSdWfh+1cLr+Cuu3dJ6G1GzDinPYQsX78aHjHGfpQy",
+	"K29yyRVC6s3vhpJLyAILiehcChAgi0QmoErbijn20shANzxaxshgBONVnlriGiML63yS/naeBcQZ1oqf",
+	"OoHwi8hukwYPYY7fnm5dWbGdBNlJEKIIuyfx8WUgnOI9t9ODQVrEicpokwhcQ+TpKhyeVLslgfaBFOPs",
+	"epboP2Md1FykU9uc8SsiPHXhnfsXO+u5tiqi5aGYtr7zWIPLsuUaubhCpTDtjnZrB/x4VOAHiCCkoCAJ",
+	"gbLgsX3WfXQN7w5cXBXLtWm335KrVa+XihEyPXrJ4yLnZNzUWofXsfSG0nV4gZmxztvFQkjw3drspLDP",
+	"ZALBMrIxgViluB37dxiXizVBEjuTVvjS6I7B2mkbU1WNzBNyH80dfeRb9liv0wF1YCubSd47b9HWI94H",
+	"2Es3NlBK/XPJVBbFMRtDTN5UKz6StkF7+75D499MWQSr7sMW2uI7iZHuTOwflEkfNt23EP3GI2+BR77/",
+	"iWopP+9PIqrT/RqVsBl1dx4n2a3K45zPgS4JQUofQFx70E/J8OyaWkrFbOSAlEsp3MB8+jZ/KJtcsigs",
+	"kBkrju8TBbxoRX2pMqJe//DEYOjQldBflkMCtVm+qU2Wpw/RWxgEtn/J0kRO2QxKg4jtQE4jSQxQoBfT",
+	"PJtZfl479HLBOD7SkDaWhXk1+tAyI0BZxuM4uR7N8ziLFrGAUlnlM+DdwXdYoiyooeeSpnnLxHy1NhdH",
+	"sA4zQmWuPvW5qSxJH5CxhhYZWJgNmqNjyCWITYOuoR1h84KsCZRtWELgbhRaU72LKMCNaFT9WAx8k44G",
+	"1WPak6noT8HiaB5lrHnYPWA+jD9LklGsrVmHFKzb6bDfohd7HniJaR4LjFsBfIQsj4VI3f3XLPmTpAz8",
+	"Pc9ebyjEmoe954gF4ZkYwXCg+AKIODIeax02TsJIKG2/dGqfCVF1Vm/asP2N5gC866hzgLRitZCVvj67",
+	"kyQtnd9bMuxxkuE1D5thx43P02x/kqTzlqlQFzJIoLC4/wlqdJ27LmpL1T0WzflU7P9zIabm3ws59Zh7",
+	"3RwKusu/u5JhO1kIeTOPEWSpWslkEgXCnJy2voc0XCSn89hiKRrbkwdUJ/Ubuei0onVQACNXanEAVi78",
+	"4AiA3iPM5EVJG3orulALYmBI9kuF+T50GaRN5u8y/7tgyl8NKoBHym2CEcksIePKscLxutsscDCi7mB7",
+	"O/GGB4u9nBMBr3QiJxjKLhtZT5Q1MND8SwXzQegisxn2Vx1K38hkxcYC4M1+JBd5ZmS10rbu2wTzz+zE",
+	"Wmo9x0xzIAsGazyUPsZ6CKHnGERzjB4lRXgHAKTvTTGRoYk1/a+IE9bSxrpRof/tE3nZQBugFE6hNhru",
+	"O/HTAAFNEReoWGVEAaOnAUpgfYMzdr4J0YScOUCOlOHlkL5MRYuupqAYsSJbzAVacPkC2nqZzmU8jSMB",
+	"iM42O8mQsxaSoSX8B1GPLUTqgi3IjXibWFepgHjjEleyGMZCbBt6OdS+ZnzaJWDzJBVQegGIcR7HyDVQ",
+	"3mgA8tDWYZlA9/3JL6fno/enZyP9qw8nwOZfWM29Tqezt2ZInuGJdsiRcecMKKpVpJKBjd9hubUIYWex",
+	"yLBYCTRSPKy4tBoHA27e1VjRahTPCWhSMI5jKK5vze8viLrBuS74ER8g6Na7x0JfO8y1db7mCs/dnCQS",
+	"drG2Xazt/vT9OQoEVwyUKm4LnXxb2a296sv0/f4nV7JsTUFTnBKrTYEzxkdQno+RAUdrYV6E1Bb+2VVe",
+	"p472CKvlSig5zbR6KwbDUPoIvxk5GhbqSVK2Ruk6xNVQdGC5H0ykqyScrQ4MqdexuBYgoEnIcsnjpYrU",
+	"KMkzjLMNtHY1VJcQxCl0up6JXAm2OujHyssDj46z5x6QWWF7gbuD+OxkYsG2cy8S8T4wPt4WrDnmjeAA",
+	"bSF/bUpjAyNCnVdUZUTQzmHLxlhAtljg4oPgC9f1ZTBu6YPzInx88ADh5hJvWoydzNrJLKwbz2aigHCs",
+	"xc5sG7q5L3BibSTmgxmm22YYQk2V4IPlggVxAj4upAkp3dcs0oVDGcT6qkkkFNVbrIR/sQvRXpu9SMJl",
+	"n/k1mQ+/sCYzcZMNJfC914ThawlObIG0vozhrfqf/oAKtBcYgUrFUJrqbApI2HB1v4gQ3RaexthQkmdg",
+	"qJrAz3jpxHyQFx0jQTCMNgWx9ulHa/ua9SghfYp+f04QI5dqQKzyS8tXAx9qGNodc+rx85xekf5Yk850",
+	"c5kn5lMDN6mJuyoUQcyBiH25sKVBuJjwvZ6+aRKlc7TIo0yxOZ9GAZR+6xfu9ZlfyZD5HvOLHFnx00LC",
+	"D6t5MuKYu6dkGZRUwz5EaJTzgR5Nkp4gYPfBo4Ztvk0duf74Lau4YZ7a7LcIxgBc8XhHzQ7Y8pEr91Hg",
+	"CTgPbBSXonqUkS5F2j68f/Pu5NXoxT8uTs9LeenDZ0dPjzsdmoKf9FtNsrrP6pPa+py7LcmcPQVbrmaf",
+	"JxWuhxpkge3AlRfyUY9mzpe134Jxw/MPL357fX6+EjdcGzZEFoi6DwCn0zl1CKVzzp6Ngta0EVNC1n2D",
+	"ydFHGXyHoeigdmKrAdGX796+/HB2dvr2wnylu1jH8FXPK5n+DWQQploGT/G86M7mbiHk6MI9oLJkgTJV",
+	"T8REO/FmiLSLXr96czq6eP3b6bsPFz5rmvEdgHSiNm96qHVggzXbZwAzaHnQYWw/E4c5ii/FZZRpw4s1",
+	"ZYIdphfY1U4mIMPSJHbUkafnHtZCqykUSo8crWUnpaJr3E+W7ENO+xsgE5v4PCqywIFAwXFzoz96EUnh",
+	"raZUooyNeXDJsgQGs47sZQ1SY4fSuGeUxg6h8RdDaOywGDssxg6LUYvFkG4ZsJWoD4nFgOv3P9F53EDk",
+	"cCbmtqQlN0MOCySwsogrk8q8BRj8OlNDWWZZSAVL4RWhaWmvFfU01XuXpdF0liHKwANLIQLxmkUxZW2S",
+	"lE/FUJKrBv239EvqpLbBOVgqpBUoRHso33Noi4qsD5dCLFgqJiIV0nbOMzHNKIRuBSJDsjlrlkxWzJIi",
+	"CXWbXXI7A93vNb66RQNsncpnTbS2qDf/N0/sY72+ta4qGv9wHatIOCCHdUf8sIuPlogfzDH8cvG5getB",
+	"e5mFTRPEeYiBFOCaImvGyEFgcoCGxgYSZe5ErJbJVD9aCuUXka07a51HsglxBnZndndmTR72iw/s42Re",
+	"cTS3MzGYcifsYLlSDkT5iZIJZbp/6msGzJd5HPtszi/BJBhKJ78K0TiUKEUPFD6ZwLwStwwaUaY0izU5",
+	"S8VVJK4LwKkJ+vse81PxT7gZQyZSiFCN8Hq/RBdB5Jn2sYkUmAARPJgR066AeuNqAZk1+drst+SqYiDd",
+	"ErcpsWb9BQ0kKH9b3T9b1cFhKL8oe8Og210r3zCL5ZS/VeP2Njlza/nbGpoOR/s8FEXHdxpZcqk5HkAH",
+	"7iIVOwqODer2BBSKB2JViwqjYu7DaKaYg6FZ3oQ7MszZWpdUGLdVueu7B639DBIJSbvN3cUtkWQBz3ic",
+	"TFmShiKlAg5WallPXejNhWKRBDOGTW+7rU4XmxzifYtERXrAewSrpzESRyVWd0JpiX5Zm50Y4uqm7Z1d",
+	"jK3c8gVqucusiuMli9a0grmw8/lDA57MZ2yGPNlp27Wy+EEgSc4ONbKj2LXrpYe9b+smFlVmfrBBuLSt",
+	"/9g4l2EMu8hfwxI/lH4wE8HlKMrEnAq6fTDGwLQxv25CClL/wNSML/TbUXRks1QI9v7DRdGPdMB4mvLl",
+	"UKLcwX75i5gvUTY4fSfswGdcMZ9kGJliHnPbDNDvhtLXRrmeMJ91iTLWvxTLwh7U1l4+xU/G144knwuf",
+	"NX3e+rPTej7y9zw256FguYz+lQvC4gxlIWEJbZ7PRRoFTOWTSXSDyJpLsSSWOLT0VYFbh8lxA6O8nsnf",
+	"CNso9KhEDfO7UYjk+1qamq4Veh63JONn7jr+0fvYph/DW1K4Zld+32T2ZpR3sl+79y6pb2fONO2XbBeZ",
+	"XfJuR6H+PRALGR70iq74Yt20xrrd/+S0Yrk1d0aWYZ3+avpGSvpMH2tIjmntwRcLwVOFpUkxQrWAmpwv",
+	"1VCWzUa0oDm0eI0TORWGesTlTBsUiC+XSQ2SW1TobBo9GVtWXxtwqe3WsWBAJqP0gSesaYb4MPdqzIwh",
+	"Rsp841AGMXwKBIgcDVdOnK30w0F4FCo4IJBjzV7ncI8gtkMJy6Kwyy1rvj+5ePmrp9WyVzRPLVRn0fl7",
+	"Y/ebaocdwo5V3I2CpX0jF2rleWvSX45m2pwAM77GXy0D9pfz1nGd71+YbcFlbnc68WKDDYtthDhzOlZS",
+	"xLEywCcK2ljqv12KpeMdFz5x2QFelYR1iav1p6TzyOZPdXp2p+8/lAX8q4/cl2WozDtuzzm9RJ+s6vlx",
+	"Ge4nadmfhDxy5ZQOTCM87CaIZ3IoC+QiO4EUk2KTPMvTkkEBLRcNZ7iZxlHhrM5zlTHxr5zHLuWHo5Op",
+	"jx6kUMwvR/NIQWGCD/3NnNJmO2ZPy4zFIqa0FKafEIuUpUtgHcwDvQMnecxA3LFIBuT+E3jcjHG8ZF3s",
+	"DujOlBY/lIXDprJ1PQIdQyBkZOFASVDMpyyBbnVuy8YVw487jCYLfQG8YICPIsA4p/FTmhAKcswDsiTx",
+	"mEoqdg6bpsm12htQcsdaXnpa8A0mcwPlVmZY5qMguehGVzd3NbzAqnMMSZQCBQjIr+zMMIEIwj2aVKyJ",
+	"HxH96fZjhBqpMCcdIKd7Az1Z+u21xub6ZFVJ4zxUuuqLHP7H1ngmcbXG4d+lrnapqwdVx3hUHtux33eC",
+	"jHenLKtq8bzW6AakBQpe6MuBRCHJhMG7Ic5qYsysPsRcVdQuhOKhNfUAWUdA5zqqtlbPrun16tvQbTlC",
+	"rJXjhv6sbvEgRoVr48F3VTh1CoEWyqzpS/3417AvHkY3rH3fTk3s1MROTWzRZMSRn7X+zwOrjmpW8dH1",
+	"hx5AixrF30GJDOWju3v3oUTc6b6bJlmBs1U0SfnJD6NOXvGM/6wvfkSVUn7nTq3s1MpOrWyhVqpi9Zvo",
+	"ljp0y+MrGMPq445ig5YZym8WVLwXLWMmPlsuxCZFs7FtSFXRVB/+QLqGXnPm7p3H0Tg1b97pnZ3e2emd",
+	"bfROnbT9JsqHAuvi6xXOdoDPIFks8UONJEzSejAoCOIkTwPxRCFTMMAUERdaC7FkNQhLKa4RVQl5Dcx9",
+	"A31QpCzWdLCS28DnKtt/xAzD6D99mX5WBF20Zsl1DYqdp4LZhEYNIvyVmfrvHcq4MlBHzH979KJe4Mr+",
+	"2QEYdyrixyx7NyftPtAKZQVwLcazJLkcWaj7FlzCNlVOrTm0RA0jmOiQ0QML7Lwtl8HCmnKhzJ5nc9U+",
+	"MYOOlAhSkWmZDBl6H8jhCMYfQB0LWdVu+l0/rr665ncc0Kn9wB+6yKbyNZtrbVbWY1dz82PU3KwsnHPi",
+	"f1/52/qTT89ZLcEJeByPeXAJ2wC6GbwScaTPlP7Fp/+ifdHWZtH/2s/TGDDQ9fYcvZm9f3d+oaBwHPsj",
+	"UB9QHCVT+VjfNEZUL5Xb/J/zd2/pYiGvRJwsxFA2fepP2bpYLkSfVQ+Mv1c0GcWHP1FFsCBPY581OQPM",
+	"MEsmQ4m/SkUYpRCYgMJvFuL3RgL7E10KsSCaIxBBewBgtlekYghbWcgMhLGpnI9SpkUXz/JUKOx2CsU2",
+	"Y8FTAejIPokqet+SBTzVzxzKcZLNmP9/W8RA1To3D/ItBfF5xmXI05DRoitGx5E1fVrbVgQMs/bHLJoL",
+	"lfH5wveY/aUdo783YPqbJktoPh6B/IwUEzLJp9if9e/6zzTfUHdUN8I+y/ilYD7JZvxE/6rrF+02cKSD",
+	"oSRyAfrlDfv1t5OXrfNfT3pHx6YSVNzwIGMqA2yU/yn73P6U8mtGuxCM88++nk0RDmXBG1wsf1WBDIDS",
+	"AKiQpzySKsN9CSOMJAsSqTKut2g0F0NpmWf1S5GzqoloJ85S0VIijXgMnJ3J+J8iyJAiAfkWEAjF5RI5",
+	"d4UaDCWyLxBE6t8yuWYtlv3bZ+ImECJU7KDTMfyiDpUADp2lSYZz3+wdslmSp2oPi7lwQs3+gVgUfM9C",
+	"pAx5efEJtat4627qsykCkVeviKNxytPlUFZnWB9hw4boOQuu7OaFyYS2aS+WbMZl2Lc1Z5HCT1L0vtaY",
+	"K3F8yEKBTJiw71ZeCI3I/OuZEsGIVpj21VDSAyp7y/9UnJLP7U8rZ6R2n3m4ZfXmibKV3YKOqNlNnq+n",
+	"PseaxNXTxppqwQMxlEpoWwForQwm0F0yFppNYFZ/wJBbnEycK5FCCHUP24WVNtjqydcnGvqZQQszZ7cx",
+	"fs2XeERlcg1wSnj/UEZK5VqqiQneJ1SxoMSBqZ/64exNS/GJYDTfxoBb8DAE5o0gkVci1Q/MWNNv+UDq",
+	"8d9aFo3w3/u+p6+mQOlP/h4Qd+iv1tMNe/eE9W5ubKMeQy5+UHxFEy29JGVKZFBjYql9fz998eu7d3+z",
+	"tL57Q8mDS5lcxyKcUpTbiGJodpfIlvs2T5vZ0Vzoj0LoeyKlCOAYCa2uh3LCo1ixKHM4QYGzDvdnd+6x",
+	"o7nHDjpzj/VmHuv2ZnAkeoczrduqAz07vTj7x+j85a+nrz68OfVNPTofcxkmQA7j6KE5XxJNPIMBTigM",
+	"DzRUKU9FvPSGslj6RAaiz0JhQzqGEA91rg8B7utZFMyQwhjA+jxIE2U+S5kNV+hLYJh2GyI5RC8B4C9h",
+	"gLSVuCy3LKywV1XM8bJl4Wc/DfNO5yDIZXRjVh9+I7yrLv2tolLwzz4VCiktxXmsj+pPdFSVIcVfEbgR",
+	"lP5HmWLTlAd648kwudY2c6RHg8eh4TUkn4tGv1GjFxvVELdLmZshly9qOW311fS2rEjfubZpp4JFJDvd",
+	"ZXOSEqR/kdcG0dLW3GhWVj/KoPhC3HC9aNDpJht1us87vDvutTqdTqf1VP/nmf5Px/nfumkoJOx9f70V",
+	"aB5zN8AA5R6gt3mmnduMXXPFiExp0zjtU28d7kI/OdXP+f9/dFrPP/73f2kT/O7fUFiHfdAXuGfrtdV2",
+	"ygqUlN3lYBMVwVE0XlZUJzBM67NcUaF1ushjoLNaVmV593VgVvTjtiuQ/YRr0NSnXv+TtyYfPx0fft6r",
+	"XZYHinka9/sK2bC3TWdVnPNCGQFV/xJ0HbEJrmo6V3dhyb4JVJvWIxXXs0p2bWIkhrcVdJqj4KrqbQ9L",
+	"E4jM0EoRLVQKVddGn1UEeapd7f4fH10PFiaouLWpiILA+Inrnbc8jfcoglxNUk+1CZJi41/jUjqdNTEa",
+	"RbF8azlQeUciY6xF89hYqAgOgjbJSpvZI8oFIHysOUN9ZPiHcouyZ8hwrGNgt0W71i+51Fotorttkt/g",
+	"kUK6Gzr4zbJsofwBW8Q8kvgj2HBA7QXBs3gJLJP62XGSLIAubZYoqnnp9p62O+1Ou6vtrH6/SwGzOAl4",
+	"rK/y2+yd3gXXkRL9LapkGY7QfuiSZTydCmKh47FKEHwHDWaEtL60nHrGwOBhiN2MgyzncbyEbiURj0XY",
+	"t1/gsUUaXZkyGzei9/rk7QlTCxFEPG4t8nSRqOKRTTXjqQihBcZYyGA25+klvDsVSqRXWmLFkbxswfd7",
+	"7PX7q2NDjkG/entycXzosTlfLESoLzjcQx+fsVRMcgUMxLF+GewfY23Ceig7ajMpq0bdyZs3734fvT97",
+	"/feTi1Ns1oHdoTmOgIUCoh2Q71MZzEUymegrFmkS5nAg9wbgfuJwjKKbcVxyahrkM38cJ3ol/DY7T+D5",
+	"tD1oG304e8NSe3xgkq+ha+U4B+uV1k5AE+Iswb2GV1S/ExcftiTWVWEbTN/WmQHXYB7Hfh8aKJtjrVeX",
+	"0CAUGFoutDhLzJ7El1KLS2JRgmsQIGEaYHRM0LmIL2vlVbQx0RPW66rsDnucUoLG0FIcAiPXs+V6mpFK",
+	"GPb7ZhupDPYbkY5URvF7lM3OQaxu4h8xK11l4l1JGOzSezt+ku+Jn6Qawf/aAP6GzN3+J/PPTXwlrwQI",
+	"Udut31pT6DdaRtYSNwkS7i+EhAPohM6RcN+y34/04LmeMn8A59RagbNIm09L5DgpiAFcuhHUJsA6QmzZ",
+	"LoMIkZiafKIZdp8ddg6ZL5NsNElyeRsJx6rc3pHR78gAStzyD3Vst2DksOdwfU78ZGX3F0jRyiGoo9fY",
+	"uP8fLFO9tmu36Za+O1L/ofwa932evoxuw+zDLek2tF/gMd/5q/7RODuGfoN6XNWybDjtwYYSnmsItLQ7",
+	"BkQFMskMv0WRdW4XryG++EravPCqhtJxq9BZsmMC7CJAcny24MD7UOjsvlG0gsaN0T1zx1ACSgeyn9Y3",
+	"rMZsKIfeTEWQyEDfDs7VL6cXTJsn9IIkdRIHewMbpYHmO3O0P+alkEiax8jFmRAF7xbhCopV6IeciRYZ",
+	"N+jE6YH1Oo67iB4sWhI4mC0bl9LErmeSqBOuD0Uo8TU+3aPLeAOxLzy5tQpuB76vUxw71+uODBLf1PXa",
+	"x828b8LKX1C1VdVWtaCr10rlgKGHTsUrpuLPScoMfGQ1XT6UNmJ5fvry7PRidPbu4uTi9bu3o1/OTl6e",
+	"+ntrQEtOOgvi0QBhghBpHGKi2PTrxpEMmL9IxVWU5IrGNhI3iygVCvjalfYFKZmHz0gkdHxbaM8SOoIr",
+	"UKFnMJvaE0TaSKmikLpbYM6J0WOxtRK90uSrqHtxm71N0IOrq6ECBEJFplGM6l4CfA8UWcMhntFuuw0Q",
+	"byZDhsWU25nS805T+H2G0nYdoH7QCidE9oCJi0KKNuLjSuVMoBB9AEl8Cs2RuMVh2TG09Ut9SnkATh6l",
+	"KYTXTAt1a1EnMl56hGFwIe5GBHvsesYzYZCKLvbRuAyTKAarnBeI/CJXWltN6jmt+Yvp8vfa7IMSNEyk",
+	"2eAsFYHQI8EcK34VAgAKZEqcTHHs3CSeHcLeUjKZ8lmKNctOw/4n+H+9aIYN2LHf0S2hkbCoBvV/IVT2",
+	"IAmakvy+v/bKp5govp2MVGU4v155HrHx1S71sRPx31TEnwtIoRbbFNPI4t4N8DLm5FMDQfYneTZr9P/4",
+	"qI8ppP9roYRzfilYmksWiivMuDe8Rp7GjX5jlmWL/v6+BVH0n3WedeDU06irz7I1V6YhSW3proeSE/HQ",
+	"Ic84BYja7EVtXWgqeNiCRHjRMwkw52WuSwyaFKCqogBsFY524jYjjpTNqkJuhzukq4gio2aA1MPuiWKm",
+	"wTI099CjmvPMYOEBihPN5zmCRg29PGLNuUOh2gSZZWYImxkGyVwUlQK107fnfGPR0LHuKw3rgKIeV4DD",
+	"yRLGS53zbPtt+EtpPG6rLJSn9F7TIqtmZtVSBrM0kdp4LtCtihWlBBBkwhFRGbfThbp4x2lxc817Xpqe",
+	"VxOzm5rYxlGk2gvKUoSKKOqVwybRjQjZlUjDKMjYVRLwcR7zdOnOJlDNbXiZs1/1Lkh5YPeNbcvoPPJV",
+	"cfmG55p5h4gl7pT6wne93XCzQBMaliXu+0qPqXnlKUYgU61Y9aJrZ/Wgw0K+VJ5FS0apjRU46GZ3aYA6",
+	"Y/Xpv15cvD93zBL4DGOV0DYTLgqu/NxVIfj54+f/CQAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -1452,22 +1452,31 @@ type DocumentSlot struct {
 type DocumentSlotStatus string
 
 // DocumentSlotUpdatedEvent A slot's status changed, through an upload change or an advisor decision (`accepted`, `rejected`, `needs_review`) that no partner call triggered.
+//
+// Example: {"api_client_id":"0193a5f0-7c2e-7a31-9d4e-2f6b8c1d0e01","created_at":"2026-11-23T09:13:02Z","data":{"document_slot":{"id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f10","key":"salary_statement","label":"Salary statements (last three months)","required":true,"review":null,"status":"received","uploads":[{"content_type":"application/pdf","created_at":"2026-11-23T09:12:41Z","document_slot_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f10","external_file_id":"payslip-2026-10","external_submission_id":"loan-2026-004217","failure":null,"file_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a04","filename":"payslip_2026-10.pdf","id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03","submission_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f02","upload_status":"ready"}]},"external_submission_id":"loan-2026-004217","previous_status":"processing","submission_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f02"},"id":"evt_0193a5f2-9a1b-7c2d-8e3f-4a5b6c7d8e08","type":"document_slot.updated"}
 type DocumentSlotUpdatedEvent struct {
 	ApiClientId openapi_types.UUID `json:"api_client_id"`
 	CreatedAt   time.Time          `json:"created_at"`
 
 	// Data `data` of `document_slot.updated`: emitted on every slot status change.
+	//
+	// Example: {"document_slot":{"id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f10","key":"salary_statement","label":"Salary statements (last three months)","required":true,"review":null,"status":"received","uploads":[{"content_type":"application/pdf","created_at":"2026-11-23T09:12:41Z","document_slot_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f10","external_file_id":"payslip-2026-10","external_submission_id":"loan-2026-004217","failure":null,"file_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a04","filename":"payslip_2026-10.pdf","id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03","submission_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f02","upload_status":"ready"}]},"external_submission_id":"loan-2026-004217","previous_status":"processing","submission_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f02"}
 	Data DocumentSlotUpdatedEventData `json:"data"`
 
 	// Id `evt_` followed by a lowercase UUID; stable across retries and redeliveries.
-	Id   EventId                      `json:"id"`
-	Type DocumentSlotUpdatedEventType `json:"type"`
+	Id EventId `json:"id"`
+
+	// Triggered True only on an event emitted by triggerEvent (see `Event`); absent otherwise.
+	Triggered *bool                        `json:"triggered,omitempty"`
+	Type      DocumentSlotUpdatedEventType `json:"type"`
 }
 
 // DocumentSlotUpdatedEventType defines model for DocumentSlotUpdatedEvent.Type.
 type DocumentSlotUpdatedEventType string
 
 // DocumentSlotUpdatedEventData `data` of `document_slot.updated`: emitted on every slot status change.
+//
+// Example: {"document_slot":{"id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f10","key":"salary_statement","label":"Salary statements (last three months)","required":true,"review":null,"status":"received","uploads":[{"content_type":"application/pdf","created_at":"2026-11-23T09:12:41Z","document_slot_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f10","external_file_id":"payslip-2026-10","external_submission_id":"loan-2026-004217","failure":null,"file_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a04","filename":"payslip_2026-10.pdf","id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03","submission_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f02","upload_status":"ready"}]},"external_submission_id":"loan-2026-004217","previous_status":"processing","submission_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f02"}
 type DocumentSlotUpdatedEventData struct {
 	DocumentSlot         DocumentSlot `json:"document_slot"`
 	ExternalSubmissionId string       `json:"external_submission_id"`
@@ -1635,53 +1644,76 @@ type Evaluation struct {
 }
 
 // EvaluationCanceledEvent A queued or running evaluation was canceled, for example because the submission was canceled or deleted.
+//
+// Example: {"api_client_id":"0193a5f0-7c2e-7a31-9d4e-2f6b8c1d0e01","created_at":"2026-11-23T09:14:52Z","data":{"evaluation":{"external_submission_id":"loan-2026-004217","finished_at":"2026-11-23T09:14:52Z","id":"0193a5f3-8a9b-7c07-9d14-6dafc15a4c07","input_file_ids":["0193a5f2-4c5d-7e63-9f70-4b8daf3e2a04"],"kind":"basic","progress_percent":20,"stage_label":"Canceled","started_at":"2026-11-23T09:14:05Z","status":"canceled","submission_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f02"}},"id":"evt_0193a5f3-9a1b-7c2d-8e3f-4a5b6c7d8e07","type":"evaluation.canceled"}
 type EvaluationCanceledEvent struct {
 	ApiClientId openapi_types.UUID `json:"api_client_id"`
 	CreatedAt   time.Time          `json:"created_at"`
 
 	// Data `data` of the `evaluation.*` events. The evaluation carries `submission_id` and `external_submission_id`; on `evaluation.completed` its `result` (with the summary) is filled, on `evaluation.failed` its `failure`.
+	//
+	// Example: {"evaluation":{"external_submission_id":"loan-2026-004217","finished_at":"2026-11-23T09:15:37Z","id":"0193a5f3-8a9b-7c07-9d14-6dafc15a4c07","input_file_ids":["0193a5f2-4c5d-7e63-9f70-4b8daf3e2a04"],"kind":"basic","progress_percent":100,"result":{"checks":[{"check_id":"income_documents_recent","citations":[{"excerpt":"Abrechnungsmonat Oktober 2026","external_file_id":"payslip-2026-10","pages":[1],"upload_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03"}],"confidence":0.97,"key":"income_documents_recent","reasoning_summary":"The newest salary statement is for October 2026, within two months of the evaluation.","status":"fulfilled","title":"Income documents are recent"},{"check_id":"required_documents_present","citations":[],"confidence":0.9,"key":"required_documents_present","reasoning_summary":"No readable bank statement was uploaded; the ID card and property exposé are missing too.","status":"open","title":"Required documents are present"}],"documents":[{"document_slot_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f10","document_types":["salary_statement"],"external_file_id":"payslip-2026-10","file_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a04","readability":{"status":"passed"},"upload_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03"}],"fields":[{"citations":[{"excerpt":"Auszahlungsbetrag 3.250,00 EUR","external_file_id":"payslip-2026-10","pages":[1],"upload_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03"}],"confidence":0.94,"data_field_id":"net_monthly_income","key":"net_monthly_income","label":"Net monthly income","source":"rules","status":"succeeded","value":{"amount":"3250.00","currency":"EUR"}}],"summary":{"outcome":"action_required","recommendation":"request_documents","risk_band":"medium"}},"stage_label":"Completed","started_at":"2026-11-23T09:14:05Z","status":"completed","submission_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f02"}}
 	Data EvaluationEventData `json:"data"`
 
 	// Id `evt_` followed by a lowercase UUID; stable across retries and redeliveries.
-	Id   EventId                     `json:"id"`
-	Type EvaluationCanceledEventType `json:"type"`
+	Id EventId `json:"id"`
+
+	// Triggered True only on an event emitted by triggerEvent (see `Event`); absent otherwise.
+	Triggered *bool                       `json:"triggered,omitempty"`
+	Type      EvaluationCanceledEventType `json:"type"`
 }
 
 // EvaluationCanceledEventType defines model for EvaluationCanceledEvent.Type.
 type EvaluationCanceledEventType string
 
 // EvaluationCompletedEvent An evaluation completed; `data.evaluation.result` carries the summary.
+//
+// Example: {"api_client_id":"0193a5f0-7c2e-7a31-9d4e-2f6b8c1d0e01","created_at":"2026-11-23T09:15:37Z","data":{"evaluation":{"external_submission_id":"loan-2026-004217","finished_at":"2026-11-23T09:15:37Z","id":"0193a5f3-8a9b-7c07-9d14-6dafc15a4c07","input_file_ids":["0193a5f2-4c5d-7e63-9f70-4b8daf3e2a04"],"kind":"basic","progress_percent":100,"result":{"checks":[{"check_id":"income_documents_recent","citations":[{"excerpt":"Abrechnungsmonat Oktober 2026","external_file_id":"payslip-2026-10","pages":[1],"upload_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03"}],"confidence":0.97,"key":"income_documents_recent","reasoning_summary":"The newest salary statement is for October 2026, within two months of the evaluation.","status":"fulfilled","title":"Income documents are recent"},{"check_id":"required_documents_present","citations":[],"confidence":0.9,"key":"required_documents_present","reasoning_summary":"No readable bank statement was uploaded; the ID card and property exposé are missing too.","status":"open","title":"Required documents are present"}],"documents":[{"document_slot_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f10","document_types":["salary_statement"],"external_file_id":"payslip-2026-10","file_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a04","readability":{"status":"passed"},"upload_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03"}],"fields":[{"citations":[{"excerpt":"Auszahlungsbetrag 3.250,00 EUR","external_file_id":"payslip-2026-10","pages":[1],"upload_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03"}],"confidence":0.94,"data_field_id":"net_monthly_income","key":"net_monthly_income","label":"Net monthly income","source":"rules","status":"succeeded","value":{"amount":"3250.00","currency":"EUR"}}],"summary":{"outcome":"action_required","recommendation":"request_documents","risk_band":"medium"}},"stage_label":"Completed","started_at":"2026-11-23T09:14:05Z","status":"completed","submission_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f02"}},"id":"evt_0193a5f3-9a1b-7c2d-8e3f-4a5b6c7d8e05","type":"evaluation.completed"}
 type EvaluationCompletedEvent struct {
 	ApiClientId openapi_types.UUID `json:"api_client_id"`
 	CreatedAt   time.Time          `json:"created_at"`
 
 	// Data `data` of the `evaluation.*` events. The evaluation carries `submission_id` and `external_submission_id`; on `evaluation.completed` its `result` (with the summary) is filled, on `evaluation.failed` its `failure`.
+	//
+	// Example: {"evaluation":{"external_submission_id":"loan-2026-004217","finished_at":"2026-11-23T09:15:37Z","id":"0193a5f3-8a9b-7c07-9d14-6dafc15a4c07","input_file_ids":["0193a5f2-4c5d-7e63-9f70-4b8daf3e2a04"],"kind":"basic","progress_percent":100,"result":{"checks":[{"check_id":"income_documents_recent","citations":[{"excerpt":"Abrechnungsmonat Oktober 2026","external_file_id":"payslip-2026-10","pages":[1],"upload_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03"}],"confidence":0.97,"key":"income_documents_recent","reasoning_summary":"The newest salary statement is for October 2026, within two months of the evaluation.","status":"fulfilled","title":"Income documents are recent"},{"check_id":"required_documents_present","citations":[],"confidence":0.9,"key":"required_documents_present","reasoning_summary":"No readable bank statement was uploaded; the ID card and property exposé are missing too.","status":"open","title":"Required documents are present"}],"documents":[{"document_slot_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f10","document_types":["salary_statement"],"external_file_id":"payslip-2026-10","file_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a04","readability":{"status":"passed"},"upload_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03"}],"fields":[{"citations":[{"excerpt":"Auszahlungsbetrag 3.250,00 EUR","external_file_id":"payslip-2026-10","pages":[1],"upload_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03"}],"confidence":0.94,"data_field_id":"net_monthly_income","key":"net_monthly_income","label":"Net monthly income","source":"rules","status":"succeeded","value":{"amount":"3250.00","currency":"EUR"}}],"summary":{"outcome":"action_required","recommendation":"request_documents","risk_band":"medium"}},"stage_label":"Completed","started_at":"2026-11-23T09:14:05Z","status":"completed","submission_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f02"}}
 	Data EvaluationEventData `json:"data"`
 
 	// Id `evt_` followed by a lowercase UUID; stable across retries and redeliveries.
-	Id   EventId                      `json:"id"`
-	Type EvaluationCompletedEventType `json:"type"`
+	Id EventId `json:"id"`
+
+	// Triggered True only on an event emitted by triggerEvent (see `Event`); absent otherwise.
+	Triggered *bool                        `json:"triggered,omitempty"`
+	Type      EvaluationCompletedEventType `json:"type"`
 }
 
 // EvaluationCompletedEventType defines model for EvaluationCompletedEvent.Type.
 type EvaluationCompletedEventType string
 
 // EvaluationEventData `data` of the `evaluation.*` events. The evaluation carries `submission_id` and `external_submission_id`; on `evaluation.completed` its `result` (with the summary) is filled, on `evaluation.failed` its `failure`.
+//
+// Example: {"evaluation":{"external_submission_id":"loan-2026-004217","finished_at":"2026-11-23T09:15:37Z","id":"0193a5f3-8a9b-7c07-9d14-6dafc15a4c07","input_file_ids":["0193a5f2-4c5d-7e63-9f70-4b8daf3e2a04"],"kind":"basic","progress_percent":100,"result":{"checks":[{"check_id":"income_documents_recent","citations":[{"excerpt":"Abrechnungsmonat Oktober 2026","external_file_id":"payslip-2026-10","pages":[1],"upload_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03"}],"confidence":0.97,"key":"income_documents_recent","reasoning_summary":"The newest salary statement is for October 2026, within two months of the evaluation.","status":"fulfilled","title":"Income documents are recent"},{"check_id":"required_documents_present","citations":[],"confidence":0.9,"key":"required_documents_present","reasoning_summary":"No readable bank statement was uploaded; the ID card and property exposé are missing too.","status":"open","title":"Required documents are present"}],"documents":[{"document_slot_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f10","document_types":["salary_statement"],"external_file_id":"payslip-2026-10","file_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a04","readability":{"status":"passed"},"upload_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03"}],"fields":[{"citations":[{"excerpt":"Auszahlungsbetrag 3.250,00 EUR","external_file_id":"payslip-2026-10","pages":[1],"upload_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03"}],"confidence":0.94,"data_field_id":"net_monthly_income","key":"net_monthly_income","label":"Net monthly income","source":"rules","status":"succeeded","value":{"amount":"3250.00","currency":"EUR"}}],"summary":{"outcome":"action_required","recommendation":"request_documents","risk_band":"medium"}},"stage_label":"Completed","started_at":"2026-11-23T09:14:05Z","status":"completed","submission_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f02"}}
 type EvaluationEventData struct {
 	Evaluation Evaluation `json:"evaluation"`
 }
 
 // EvaluationFailedEvent An evaluation failed; `data.evaluation.failure` carries the reason.
+//
+// Example: {"api_client_id":"0193a5f0-7c2e-7a31-9d4e-2f6b8c1d0e01","created_at":"2026-11-23T09:44:05Z","data":{"evaluation":{"external_submission_id":"loan-2026-004217","failure":{"code":"evaluation_timeout","message":"The evaluation ran longer than the time limit of 30 minutes; start it again."},"finished_at":"2026-11-23T09:44:05Z","id":"0193a5f3-8a9b-7c07-9d14-6dafc15a4c07","input_file_ids":["0193a5f2-4c5d-7e63-9f70-4b8daf3e2a04"],"kind":"basic","progress_percent":40,"stage_label":"Failed","started_at":"2026-11-23T09:14:05Z","status":"failed","submission_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f02"}},"id":"evt_0193a5f3-9a1b-7c2d-8e3f-4a5b6c7d8e06","type":"evaluation.failed"}
 type EvaluationFailedEvent struct {
 	ApiClientId openapi_types.UUID `json:"api_client_id"`
 	CreatedAt   time.Time          `json:"created_at"`
 
 	// Data `data` of the `evaluation.*` events. The evaluation carries `submission_id` and `external_submission_id`; on `evaluation.completed` its `result` (with the summary) is filled, on `evaluation.failed` its `failure`.
+	//
+	// Example: {"evaluation":{"external_submission_id":"loan-2026-004217","finished_at":"2026-11-23T09:15:37Z","id":"0193a5f3-8a9b-7c07-9d14-6dafc15a4c07","input_file_ids":["0193a5f2-4c5d-7e63-9f70-4b8daf3e2a04"],"kind":"basic","progress_percent":100,"result":{"checks":[{"check_id":"income_documents_recent","citations":[{"excerpt":"Abrechnungsmonat Oktober 2026","external_file_id":"payslip-2026-10","pages":[1],"upload_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03"}],"confidence":0.97,"key":"income_documents_recent","reasoning_summary":"The newest salary statement is for October 2026, within two months of the evaluation.","status":"fulfilled","title":"Income documents are recent"},{"check_id":"required_documents_present","citations":[],"confidence":0.9,"key":"required_documents_present","reasoning_summary":"No readable bank statement was uploaded; the ID card and property exposé are missing too.","status":"open","title":"Required documents are present"}],"documents":[{"document_slot_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f10","document_types":["salary_statement"],"external_file_id":"payslip-2026-10","file_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a04","readability":{"status":"passed"},"upload_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03"}],"fields":[{"citations":[{"excerpt":"Auszahlungsbetrag 3.250,00 EUR","external_file_id":"payslip-2026-10","pages":[1],"upload_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03"}],"confidence":0.94,"data_field_id":"net_monthly_income","key":"net_monthly_income","label":"Net monthly income","source":"rules","status":"succeeded","value":{"amount":"3250.00","currency":"EUR"}}],"summary":{"outcome":"action_required","recommendation":"request_documents","risk_band":"medium"}},"stage_label":"Completed","started_at":"2026-11-23T09:14:05Z","status":"completed","submission_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f02"}}
 	Data EvaluationEventData `json:"data"`
 
 	// Id `evt_` followed by a lowercase UUID; stable across retries and redeliveries.
-	Id   EventId                   `json:"id"`
-	Type EvaluationFailedEventType `json:"type"`
+	Id EventId `json:"id"`
+
+	// Triggered True only on an event emitted by triggerEvent (see `Event`); absent otherwise.
+	Triggered *bool                     `json:"triggered,omitempty"`
+	Type      EvaluationFailedEventType `json:"type"`
 }
 
 // EvaluationFailedEventType defines model for EvaluationFailedEvent.Type.
@@ -1691,16 +1723,23 @@ type EvaluationFailedEventType string
 type EvaluationKind string
 
 // EvaluationProgressEvent An evaluation advanced. Throttled: not every internal step emits one, and it may arrive after `evaluation.completed`.
+//
+// Example: {"api_client_id":"0193a5f0-7c2e-7a31-9d4e-2f6b8c1d0e01","created_at":"2026-11-23T09:14:48Z","data":{"evaluation":{"external_submission_id":"loan-2026-004217","id":"0193a5f3-8a9b-7c07-9d14-6dafc15a4c07","input_file_ids":["0193a5f2-4c5d-7e63-9f70-4b8daf3e2a04"],"kind":"basic","progress_percent":60,"stage_label":"Extracting data fields","started_at":"2026-11-23T09:14:05Z","status":"running","submission_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f02"}},"id":"evt_0193a5f3-9a1b-7c2d-8e3f-4a5b6c7d8e04","type":"evaluation.progress"}
 type EvaluationProgressEvent struct {
 	ApiClientId openapi_types.UUID `json:"api_client_id"`
 	CreatedAt   time.Time          `json:"created_at"`
 
 	// Data `data` of the `evaluation.*` events. The evaluation carries `submission_id` and `external_submission_id`; on `evaluation.completed` its `result` (with the summary) is filled, on `evaluation.failed` its `failure`.
+	//
+	// Example: {"evaluation":{"external_submission_id":"loan-2026-004217","finished_at":"2026-11-23T09:15:37Z","id":"0193a5f3-8a9b-7c07-9d14-6dafc15a4c07","input_file_ids":["0193a5f2-4c5d-7e63-9f70-4b8daf3e2a04"],"kind":"basic","progress_percent":100,"result":{"checks":[{"check_id":"income_documents_recent","citations":[{"excerpt":"Abrechnungsmonat Oktober 2026","external_file_id":"payslip-2026-10","pages":[1],"upload_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03"}],"confidence":0.97,"key":"income_documents_recent","reasoning_summary":"The newest salary statement is for October 2026, within two months of the evaluation.","status":"fulfilled","title":"Income documents are recent"},{"check_id":"required_documents_present","citations":[],"confidence":0.9,"key":"required_documents_present","reasoning_summary":"No readable bank statement was uploaded; the ID card and property exposé are missing too.","status":"open","title":"Required documents are present"}],"documents":[{"document_slot_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f10","document_types":["salary_statement"],"external_file_id":"payslip-2026-10","file_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a04","readability":{"status":"passed"},"upload_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03"}],"fields":[{"citations":[{"excerpt":"Auszahlungsbetrag 3.250,00 EUR","external_file_id":"payslip-2026-10","pages":[1],"upload_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03"}],"confidence":0.94,"data_field_id":"net_monthly_income","key":"net_monthly_income","label":"Net monthly income","source":"rules","status":"succeeded","value":{"amount":"3250.00","currency":"EUR"}}],"summary":{"outcome":"action_required","recommendation":"request_documents","risk_band":"medium"}},"stage_label":"Completed","started_at":"2026-11-23T09:14:05Z","status":"completed","submission_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f02"}}
 	Data EvaluationEventData `json:"data"`
 
 	// Id `evt_` followed by a lowercase UUID; stable across retries and redeliveries.
-	Id   EventId                     `json:"id"`
-	Type EvaluationProgressEventType `json:"type"`
+	Id EventId `json:"id"`
+
+	// Triggered True only on an event emitted by triggerEvent (see `Event`); absent otherwise.
+	Triggered *bool                       `json:"triggered,omitempty"`
+	Type      EvaluationProgressEventType `json:"type"`
 }
 
 // EvaluationProgressEventType defines model for EvaluationProgressEvent.Type.
@@ -1727,16 +1766,23 @@ type EvaluationResult struct {
 }
 
 // EvaluationStartedEvent A queued evaluation began processing.
+//
+// Example: {"api_client_id":"0193a5f0-7c2e-7a31-9d4e-2f6b8c1d0e01","created_at":"2026-11-23T09:14:05Z","data":{"evaluation":{"external_submission_id":"loan-2026-004217","id":"0193a5f3-8a9b-7c07-9d14-6dafc15a4c07","input_file_ids":["0193a5f2-4c5d-7e63-9f70-4b8daf3e2a04"],"kind":"basic","progress_percent":0,"stage_label":"Starting","started_at":"2026-11-23T09:14:05Z","status":"running","submission_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f02"}},"id":"evt_0193a5f3-9a1b-7c2d-8e3f-4a5b6c7d8e03","type":"evaluation.started"}
 type EvaluationStartedEvent struct {
 	ApiClientId openapi_types.UUID `json:"api_client_id"`
 	CreatedAt   time.Time          `json:"created_at"`
 
 	// Data `data` of the `evaluation.*` events. The evaluation carries `submission_id` and `external_submission_id`; on `evaluation.completed` its `result` (with the summary) is filled, on `evaluation.failed` its `failure`.
+	//
+	// Example: {"evaluation":{"external_submission_id":"loan-2026-004217","finished_at":"2026-11-23T09:15:37Z","id":"0193a5f3-8a9b-7c07-9d14-6dafc15a4c07","input_file_ids":["0193a5f2-4c5d-7e63-9f70-4b8daf3e2a04"],"kind":"basic","progress_percent":100,"result":{"checks":[{"check_id":"income_documents_recent","citations":[{"excerpt":"Abrechnungsmonat Oktober 2026","external_file_id":"payslip-2026-10","pages":[1],"upload_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03"}],"confidence":0.97,"key":"income_documents_recent","reasoning_summary":"The newest salary statement is for October 2026, within two months of the evaluation.","status":"fulfilled","title":"Income documents are recent"},{"check_id":"required_documents_present","citations":[],"confidence":0.9,"key":"required_documents_present","reasoning_summary":"No readable bank statement was uploaded; the ID card and property exposé are missing too.","status":"open","title":"Required documents are present"}],"documents":[{"document_slot_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f10","document_types":["salary_statement"],"external_file_id":"payslip-2026-10","file_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a04","readability":{"status":"passed"},"upload_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03"}],"fields":[{"citations":[{"excerpt":"Auszahlungsbetrag 3.250,00 EUR","external_file_id":"payslip-2026-10","pages":[1],"upload_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03"}],"confidence":0.94,"data_field_id":"net_monthly_income","key":"net_monthly_income","label":"Net monthly income","source":"rules","status":"succeeded","value":{"amount":"3250.00","currency":"EUR"}}],"summary":{"outcome":"action_required","recommendation":"request_documents","risk_band":"medium"}},"stage_label":"Completed","started_at":"2026-11-23T09:14:05Z","status":"completed","submission_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f02"}}
 	Data EvaluationEventData `json:"data"`
 
 	// Id `evt_` followed by a lowercase UUID; stable across retries and redeliveries.
-	Id   EventId                    `json:"id"`
-	Type EvaluationStartedEventType `json:"type"`
+	Id EventId `json:"id"`
+
+	// Triggered True only on an event emitted by triggerEvent (see `Event`); absent otherwise.
+	Triggered *bool                      `json:"triggered,omitempty"`
+	Type      EvaluationStartedEventType `json:"type"`
 }
 
 // EvaluationStartedEventType defines model for EvaluationStartedEvent.Type.
@@ -1750,6 +1796,8 @@ type EvaluationStartedEventType string
 type EvaluationStatus string
 
 // Event Event envelope, identical as webhook body and as list/get item. The shape of `data` depends on `type`: `FileEventData` (file.*), `EvaluationEventData` (evaluation.*), `DocumentSlotUpdatedEventData` (document_slot.updated); see `WebhookEvent` for the typed variants.
+//
+// Example: {"api_client_id":"0193a5f0-7c2e-7a31-9d4e-2f6b8c1d0e01","created_at":"2026-11-23T09:13:02Z","data":{"upload":{"content_type":"application/pdf","created_at":"2026-11-23T09:12:41Z","document_slot_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f10","external_file_id":"payslip-2026-10","external_submission_id":"loan-2026-004217","failure":null,"file_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a04","filename":"payslip_2026-10.pdf","id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03","submission_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f02","upload_status":"ready"}},"id":"evt_0193a5f2-9a1b-7c2d-8e3f-4a5b6c7d8e01","type":"file.ready"}
 type Event struct {
 	ApiClientId openapi_types.UUID `json:"api_client_id"`
 	CreatedAt   time.Time          `json:"created_at"`
@@ -1760,6 +1808,9 @@ type Event struct {
 	// Id `evt_` followed by a lowercase UUID; stable across retries and redeliveries.
 	Id EventId `json:"id"`
 
+	// Triggered Present, and true, only on events emitted by triggerEvent (`doceval trigger`): their `data` is the example of this document for the type and names no real resource. Acknowledge such an event without acting on it. Absent on real events.
+	Triggered *bool `json:"triggered,omitempty"`
+
 	// Type Event type. Open enum in responses: new types appear over time (endpoints with `events`
 	// null receive them automatically); tolerate unknown ones. Validated in requests.
 	// - `file.ready` / `file.failed`: an upload finished processing / failed (`FileEventData`).
@@ -1769,6 +1820,7 @@ type Event struct {
 	//   (`DocumentSlotUpdatedEventData`).
 	// - `webhook_endpoint.test`: sent on request to one endpoint to check a receiver
 	//   (`WebhookEndpointTestEventData`); no endpoint subscribes to it.
+	// Any type can be sent as a sample with triggerEvent (`triggered: true`).
 	Type EventType `json:"type"`
 }
 
@@ -1784,6 +1836,9 @@ type EventDetail struct {
 	// Id `evt_` followed by a lowercase UUID; stable across retries and redeliveries.
 	Id EventId `json:"id"`
 
+	// Triggered Present, and true, only on events emitted by triggerEvent (`doceval trigger`): their `data` is the example of this document for the type and names no real resource. Acknowledge such an event without acting on it. Absent on real events.
+	Triggered *bool `json:"triggered,omitempty"`
+
 	// Type Event type. Open enum in responses: new types appear over time (endpoints with `events`
 	// null receive them automatically); tolerate unknown ones. Validated in requests.
 	// - `file.ready` / `file.failed`: an upload finished processing / failed (`FileEventData`).
@@ -1793,6 +1848,7 @@ type EventDetail struct {
 	//   (`DocumentSlotUpdatedEventData`).
 	// - `webhook_endpoint.test`: sent on request to one endpoint to check a receiver
 	//   (`WebhookEndpointTestEventData`); no endpoint subscribes to it.
+	// Any type can be sent as a sample with triggerEvent (`triggered: true`).
 	Type EventType `json:"type"`
 }
 
@@ -1824,6 +1880,8 @@ type EventList struct {
 //     (`DocumentSlotUpdatedEventData`).
 //   - `webhook_endpoint.test`: sent on request to one endpoint to check a receiver
 //     (`WebhookEndpointTestEventData`); no endpoint subscribes to it.
+//
+// Any type can be sent as a sample with triggerEvent (`triggered: true`).
 type EventType string
 
 // Failure Why an evaluation failed.
@@ -1837,37 +1895,53 @@ type Failure struct {
 }
 
 // FileEventData `data` of `file.ready` and `file.failed` (with `upload.failure` set).
+//
+// Example: {"upload":{"content_type":"application/pdf","created_at":"2026-11-23T09:12:41Z","document_slot_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f10","external_file_id":"payslip-2026-10","external_submission_id":"loan-2026-004217","failure":null,"file_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a04","filename":"payslip_2026-10.pdf","id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03","submission_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f02","upload_status":"ready"}}
 type FileEventData struct {
 	Upload Upload `json:"upload"`
 }
 
 // FileFailedEvent An uploaded file failed processing; `data.upload.failure` gives the reason.
+//
+// Example: {"api_client_id":"0193a5f0-7c2e-7a31-9d4e-2f6b8c1d0e01","created_at":"2026-11-23T09:13:10Z","data":{"upload":{"content_type":"application/pdf","created_at":"2026-11-23T09:12:58Z","document_slot_id":null,"external_file_id":"bank-statement-2026-10","external_submission_id":"loan-2026-004217","failure":{"code":"file_encrypted","message":"The PDF is password-protected; upload it again without a password."},"file_id":"0193a5f2-6e7f-7a85-8b92-5c9eb04f3b06","filename":"bank_statement_2026-10.pdf","id":"0193a5f2-6e7f-7a85-8b92-5c9eb04f3b05","submission_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f02","upload_status":"failed"}},"id":"evt_0193a5f2-9a1b-7c2d-8e3f-4a5b6c7d8e02","type":"file.failed"}
 type FileFailedEvent struct {
 	ApiClientId openapi_types.UUID `json:"api_client_id"`
 	CreatedAt   time.Time          `json:"created_at"`
 
 	// Data `data` of `file.ready` and `file.failed` (with `upload.failure` set).
+	//
+	// Example: {"upload":{"content_type":"application/pdf","created_at":"2026-11-23T09:12:41Z","document_slot_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f10","external_file_id":"payslip-2026-10","external_submission_id":"loan-2026-004217","failure":null,"file_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a04","filename":"payslip_2026-10.pdf","id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03","submission_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f02","upload_status":"ready"}}
 	Data FileEventData `json:"data"`
 
 	// Id `evt_` followed by a lowercase UUID; stable across retries and redeliveries.
-	Id   EventId             `json:"id"`
-	Type FileFailedEventType `json:"type"`
+	Id EventId `json:"id"`
+
+	// Triggered True only on an event emitted by triggerEvent (see `Event`); absent otherwise.
+	Triggered *bool               `json:"triggered,omitempty"`
+	Type      FileFailedEventType `json:"type"`
 }
 
 // FileFailedEventType defines model for FileFailedEvent.Type.
 type FileFailedEventType string
 
 // FileReadyEvent An uploaded file finished processing successfully.
+//
+// Example: {"api_client_id":"0193a5f0-7c2e-7a31-9d4e-2f6b8c1d0e01","created_at":"2026-11-23T09:13:02Z","data":{"upload":{"content_type":"application/pdf","created_at":"2026-11-23T09:12:41Z","document_slot_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f10","external_file_id":"payslip-2026-10","external_submission_id":"loan-2026-004217","failure":null,"file_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a04","filename":"payslip_2026-10.pdf","id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03","submission_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f02","upload_status":"ready"}},"id":"evt_0193a5f2-9a1b-7c2d-8e3f-4a5b6c7d8e01","type":"file.ready"}
 type FileReadyEvent struct {
 	ApiClientId openapi_types.UUID `json:"api_client_id"`
 	CreatedAt   time.Time          `json:"created_at"`
 
 	// Data `data` of `file.ready` and `file.failed` (with `upload.failure` set).
+	//
+	// Example: {"upload":{"content_type":"application/pdf","created_at":"2026-11-23T09:12:41Z","document_slot_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f10","external_file_id":"payslip-2026-10","external_submission_id":"loan-2026-004217","failure":null,"file_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a04","filename":"payslip_2026-10.pdf","id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03","submission_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f02","upload_status":"ready"}}
 	Data FileEventData `json:"data"`
 
 	// Id `evt_` followed by a lowercase UUID; stable across retries and redeliveries.
-	Id   EventId            `json:"id"`
-	Type FileReadyEventType `json:"type"`
+	Id EventId `json:"id"`
+
+	// Triggered True only on an event emitted by triggerEvent (see `Event`); absent otherwise.
+	Triggered *bool              `json:"triggered,omitempty"`
+	Type      FileReadyEventType `json:"type"`
 }
 
 // FileReadyEventType defines model for FileReadyEvent.Type.
@@ -2260,6 +2334,26 @@ type TemplateList struct {
 	NextCursor *string `json:"next_cursor"`
 }
 
+// TriggerEventRequest What triggerEvent emits, and to which endpoint.
+//
+// Example: {"endpoint_id":"0193a5f0-9d8e-7f61-a2b3-7e0d4f5a6b08","type":"evaluation.completed"}
+type TriggerEventRequest struct {
+	// EndpointId Deliver to this endpoint only, whatever its `events` filter; omitted means every active endpoint subscribed to `type`.
+	EndpointId *openapi_types.UUID `json:"endpoint_id,omitempty"`
+
+	// Type Event type. Open enum in responses: new types appear over time (endpoints with `events`
+	// null receive them automatically); tolerate unknown ones. Validated in requests.
+	// - `file.ready` / `file.failed`: an upload finished processing / failed (`FileEventData`).
+	// - `evaluation.started`, `evaluation.progress` (throttled), `evaluation.completed`,
+	//   `evaluation.failed`, `evaluation.canceled` (`EvaluationEventData`).
+	// - `document_slot.updated`: a slot's status changed, including advisor decisions
+	//   (`DocumentSlotUpdatedEventData`).
+	// - `webhook_endpoint.test`: sent on request to one endpoint to check a receiver
+	//   (`WebhookEndpointTestEventData`); no endpoint subscribes to it.
+	// Any type can be sent as a sample with triggerEvent (`triggered: true`).
+	Type EventType `json:"type"`
+}
+
 // UpdateCheckRequest Omitted fields stay unchanged.
 type UpdateCheckRequest struct {
 	// Category Category of a check. Open enum in responses (new values appear; tolerate unknown ones); validated in requests.
@@ -2415,22 +2509,31 @@ type WebhookEndpointList struct {
 type WebhookEndpointStatus string
 
 // WebhookEndpointTestEvent A test event sent to one endpoint on request (testWebhookEndpoint).
+//
+// Example: {"api_client_id":"0193a5f0-7c2e-7a31-9d4e-2f6b8c1d0e01","created_at":"2026-11-23T08:55:20Z","data":{"message":"A test event sent on request to check this endpoint's receiver.","webhook_endpoint_id":"0193a5f0-9d8e-7f61-a2b3-7e0d4f5a6b08"},"id":"evt_0193a5f0-9a1b-7c2d-8e3f-4a5b6c7d8e09","type":"webhook_endpoint.test"}
 type WebhookEndpointTestEvent struct {
 	ApiClientId openapi_types.UUID `json:"api_client_id"`
 	CreatedAt   time.Time          `json:"created_at"`
 
 	// Data `data` of `webhook_endpoint.test`.
+	//
+	// Example: {"message":"A test event sent on request to check this endpoint's receiver.","webhook_endpoint_id":"0193a5f0-9d8e-7f61-a2b3-7e0d4f5a6b08"}
 	Data WebhookEndpointTestEventData `json:"data"`
 
 	// Id `evt_` followed by a lowercase UUID; stable across retries and redeliveries.
-	Id   EventId                      `json:"id"`
-	Type WebhookEndpointTestEventType `json:"type"`
+	Id EventId `json:"id"`
+
+	// Triggered True only on an event emitted by triggerEvent (see `Event`); absent otherwise.
+	Triggered *bool                        `json:"triggered,omitempty"`
+	Type      WebhookEndpointTestEventType `json:"type"`
 }
 
 // WebhookEndpointTestEventType defines model for WebhookEndpointTestEvent.Type.
 type WebhookEndpointTestEventType string
 
 // WebhookEndpointTestEventData `data` of `webhook_endpoint.test`.
+//
+// Example: {"message":"A test event sent on request to check this endpoint's receiver.","webhook_endpoint_id":"0193a5f0-9d8e-7f61-a2b3-7e0d4f5a6b08"}
 type WebhookEndpointTestEventData struct {
 	Message           string             `json:"message"`
 	WebhookEndpointId openapi_types.UUID `json:"webhook_endpoint_id"`
@@ -2458,6 +2561,8 @@ type WebhookEndpointWithSecret struct {
 }
 
 // WebhookEvent A delivered event, discriminated by `type`. Receivers must tolerate (and acknowledge) types they do not know.
+//
+// Example: {"api_client_id":"0193a5f0-7c2e-7a31-9d4e-2f6b8c1d0e01","created_at":"2026-11-23T09:15:37Z","data":{"evaluation":{"external_submission_id":"loan-2026-004217","finished_at":"2026-11-23T09:15:37Z","id":"0193a5f3-8a9b-7c07-9d14-6dafc15a4c07","input_file_ids":["0193a5f2-4c5d-7e63-9f70-4b8daf3e2a04"],"kind":"basic","progress_percent":100,"result":{"checks":[{"check_id":"income_documents_recent","citations":[{"excerpt":"Abrechnungsmonat Oktober 2026","external_file_id":"payslip-2026-10","pages":[1],"upload_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03"}],"confidence":0.97,"key":"income_documents_recent","reasoning_summary":"The newest salary statement is for October 2026, within two months of the evaluation.","status":"fulfilled","title":"Income documents are recent"},{"check_id":"required_documents_present","citations":[],"confidence":0.9,"key":"required_documents_present","reasoning_summary":"No readable bank statement was uploaded; the ID card and property exposé are missing too.","status":"open","title":"Required documents are present"}],"documents":[{"document_slot_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f10","document_types":["salary_statement"],"external_file_id":"payslip-2026-10","file_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a04","readability":{"status":"passed"},"upload_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03"}],"fields":[{"citations":[{"excerpt":"Auszahlungsbetrag 3.250,00 EUR","external_file_id":"payslip-2026-10","pages":[1],"upload_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03"}],"confidence":0.94,"data_field_id":"net_monthly_income","key":"net_monthly_income","label":"Net monthly income","source":"rules","status":"succeeded","value":{"amount":"3250.00","currency":"EUR"}}],"summary":{"outcome":"action_required","recommendation":"request_documents","risk_band":"medium"}},"stage_label":"Completed","started_at":"2026-11-23T09:14:05Z","status":"completed","submission_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f02"}},"id":"evt_0193a5f3-9a1b-7c2d-8e3f-4a5b6c7d8e05","type":"evaluation.completed"}
 type WebhookEvent struct {
 	union json.RawMessage
 }
@@ -2612,6 +2717,12 @@ type ListEventFeedParams struct {
 	Type *[]EventType `form:"type,omitempty" json:"type,omitempty"`
 }
 
+// TriggerEventParams defines parameters for TriggerEvent.
+type TriggerEventParams struct {
+	// IdempotencyKey Makes the POST safe to retry: the first response to this key (per API client, kept 24 hours) is replayed to a repeat with the same method, path and body. Another body with the same key is 422 `idempotency_key_reused`; a repeat while the first request runs is 409 `idempotency_key_in_use`.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // RedeliverEventParams defines parameters for RedeliverEvent.
 type RedeliverEventParams struct {
 	// IdempotencyKey Makes the POST safe to retry: the first response to this key (per API client, kept 24 hours) is replayed to a repeat with the same method, path and body. Another body with the same key is 422 `idempotency_key_reused`; a repeat while the first request runs is 409 `idempotency_key_in_use`.
@@ -2761,6 +2872,9 @@ type CreateDocumentTypeJSONRequestBody = CreateDocumentTypeRequest
 
 // UpdateDocumentTypeJSONRequestBody defines body for UpdateDocumentType for application/json ContentType.
 type UpdateDocumentTypeJSONRequestBody = UpdateDocumentTypeRequest
+
+// TriggerEventJSONRequestBody defines body for TriggerEvent for application/json ContentType.
+type TriggerEventJSONRequestBody = TriggerEventRequest
 
 // RedeliverEventJSONRequestBody defines body for RedeliverEvent for application/json ContentType.
 type RedeliverEventJSONRequestBody = RedeliverEventRequest
@@ -3517,6 +3631,68 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /v1/events/feed (the `ListEventFeed` operationId).
 	ListEventFeed(ctx context.Context, params *ListEventFeedParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// TriggerEventWithBody Trigger a sample event of any type
+	//
+	// Emits an event of the given `type` whose `data` is the example this document gives
+	// for that type (the `example` of its `WebhookEvent` variant, such as
+	// `EvaluationCompletedEvent`), so a receiver can be built and tested for every event
+	// type without producing the real thing. The event is new: its own `evt_` id,
+	// `created_at` now and the caller's `api_client_id`; `data` is the example as
+	// written, so its ids name no resource of the client.
+	//
+	// - The event carries `triggered: true` in its envelope (real events never do):
+	//   receivers tell it apart from real events by that flag, and should acknowledge it
+	//   without acting on its data.
+	// - It is written to the event log like every event: listed, read and followed in
+	//   the feed (`doceval listen`), kept for 30 days, and redeliverable.
+	// - Without `endpoint_id` it is delivered, signed, to every active endpoint of the
+	//   client subscribed to its type, as a real event of that type would be (after
+	//   this answer, so `deliveries` is empty here; read them with
+	//   GET /v1/events/{event_id}). `webhook_endpoint.test` reaches an endpoint only
+	//   when `endpoint_id` names it.
+	// - With `endpoint_id` it is delivered to that endpoint only, whatever the
+	//   endpoint's `events` filter; `deliveries` holds that delivery, queued. An
+	//   endpoint that does not exist (or was deleted) or is disabled is 422
+	//   `invalid_field` with `param` `endpoint_id`.
+	// - A `type` that is not an event type listed in `EventType` is 422
+	//   `invalid_field` with `param` `type`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v1/events/trigger (the `TriggerEvent` operationId).
+	TriggerEventWithBody(ctx context.Context, params *TriggerEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// TriggerEvent Trigger a sample event of any type
+	//
+	// Emits an event of the given `type` whose `data` is the example this document gives
+	// for that type (the `example` of its `WebhookEvent` variant, such as
+	// `EvaluationCompletedEvent`), so a receiver can be built and tested for every event
+	// type without producing the real thing. The event is new: its own `evt_` id,
+	// `created_at` now and the caller's `api_client_id`; `data` is the example as
+	// written, so its ids name no resource of the client.
+	//
+	// - The event carries `triggered: true` in its envelope (real events never do):
+	//   receivers tell it apart from real events by that flag, and should acknowledge it
+	//   without acting on its data.
+	// - It is written to the event log like every event: listed, read and followed in
+	//   the feed (`doceval listen`), kept for 30 days, and redeliverable.
+	// - Without `endpoint_id` it is delivered, signed, to every active endpoint of the
+	//   client subscribed to its type, as a real event of that type would be (after
+	//   this answer, so `deliveries` is empty here; read them with
+	//   GET /v1/events/{event_id}). `webhook_endpoint.test` reaches an endpoint only
+	//   when `endpoint_id` names it.
+	// - With `endpoint_id` it is delivered to that endpoint only, whatever the
+	//   endpoint's `events` filter; `deliveries` holds that delivery, queued. An
+	//   endpoint that does not exist (or was deleted) or is disabled is 422
+	//   `invalid_field` with `param` `endpoint_id`.
+	// - A `type` that is not an event type listed in `EventType` is 422
+	//   `invalid_field` with `param` `type`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v1/events/trigger (the `TriggerEvent` operationId).
+	TriggerEvent(ctx context.Context, params *TriggerEventParams, body TriggerEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetEvent Get an event with its deliveries
 	//
@@ -4703,6 +4879,88 @@ func (c *Client) ListEvents(ctx context.Context, params *ListEventsParams, reqEd
 // Corresponds with GET /v1/events/feed (the `ListEventFeed` operationId).
 func (c *Client) ListEventFeed(ctx context.Context, params *ListEventFeedParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewListEventFeedRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// TriggerEventWithBody Trigger a sample event of any type
+//
+// Emits an event of the given `type` whose `data` is the example this document gives
+// for that type (the `example` of its `WebhookEvent` variant, such as
+// `EvaluationCompletedEvent`), so a receiver can be built and tested for every event
+// type without producing the real thing. The event is new: its own `evt_` id,
+// `created_at` now and the caller's `api_client_id`; `data` is the example as
+// written, so its ids name no resource of the client.
+//
+//   - The event carries `triggered: true` in its envelope (real events never do):
+//     receivers tell it apart from real events by that flag, and should acknowledge it
+//     without acting on its data.
+//   - It is written to the event log like every event: listed, read and followed in
+//     the feed (`doceval listen`), kept for 30 days, and redeliverable.
+//   - Without `endpoint_id` it is delivered, signed, to every active endpoint of the
+//     client subscribed to its type, as a real event of that type would be (after
+//     this answer, so `deliveries` is empty here; read them with
+//     GET /v1/events/{event_id}). `webhook_endpoint.test` reaches an endpoint only
+//     when `endpoint_id` names it.
+//   - With `endpoint_id` it is delivered to that endpoint only, whatever the
+//     endpoint's `events` filter; `deliveries` holds that delivery, queued. An
+//     endpoint that does not exist (or was deleted) or is disabled is 422
+//     `invalid_field` with `param` `endpoint_id`.
+//   - A `type` that is not an event type listed in `EventType` is 422
+//     `invalid_field` with `param` `type`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v1/events/trigger (the `TriggerEvent` operationId).
+func (c *Client) TriggerEventWithBody(ctx context.Context, params *TriggerEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewTriggerEventRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// TriggerEvent Trigger a sample event of any type
+//
+// Emits an event of the given `type` whose `data` is the example this document gives
+// for that type (the `example` of its `WebhookEvent` variant, such as
+// `EvaluationCompletedEvent`), so a receiver can be built and tested for every event
+// type without producing the real thing. The event is new: its own `evt_` id,
+// `created_at` now and the caller's `api_client_id`; `data` is the example as
+// written, so its ids name no resource of the client.
+//
+//   - The event carries `triggered: true` in its envelope (real events never do):
+//     receivers tell it apart from real events by that flag, and should acknowledge it
+//     without acting on its data.
+//   - It is written to the event log like every event: listed, read and followed in
+//     the feed (`doceval listen`), kept for 30 days, and redeliverable.
+//   - Without `endpoint_id` it is delivered, signed, to every active endpoint of the
+//     client subscribed to its type, as a real event of that type would be (after
+//     this answer, so `deliveries` is empty here; read them with
+//     GET /v1/events/{event_id}). `webhook_endpoint.test` reaches an endpoint only
+//     when `endpoint_id` names it.
+//   - With `endpoint_id` it is delivered to that endpoint only, whatever the
+//     endpoint's `events` filter; `deliveries` holds that delivery, queued. An
+//     endpoint that does not exist (or was deleted) or is disabled is 422
+//     `invalid_field` with `param` `endpoint_id`.
+//   - A `type` that is not an event type listed in `EventType` is 422
+//     `invalid_field` with `param` `type`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v1/events/trigger (the `TriggerEvent` operationId).
+func (c *Client) TriggerEvent(ctx context.Context, params *TriggerEventParams, body TriggerEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewTriggerEventRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -6733,6 +6991,61 @@ func NewListEventFeedRequest(server string, params *ListEventFeedParams) (*http.
 	return req, nil
 }
 
+// NewTriggerEventRequest calls the generic TriggerEvent builder with application/json body
+func NewTriggerEventRequest(server string, params *TriggerEventParams, body TriggerEventJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewTriggerEventRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewTriggerEventRequestWithBody constructs an http.Request for the TriggerEvent method, with any body, and a specified content type
+func NewTriggerEventRequestWithBody(server string, params *TriggerEventParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/events/trigger")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
 // NewGetEventRequest constructs an http.Request for the GetEvent method
 func NewGetEventRequest(server string, eventId EventIdParam) (*http.Request, error) {
 	var err error
@@ -8704,6 +9017,68 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /v1/events/feed (the `ListEventFeed` operationId).
 	ListEventFeedWithResponse(ctx context.Context, params *ListEventFeedParams, reqEditors ...RequestEditorFn) (*ListEventFeedResponse, error)
+
+	// TriggerEventWithBodyWithResponse Trigger a sample event of any type
+	//
+	// Emits an event of the given `type` whose `data` is the example this document gives
+	// for that type (the `example` of its `WebhookEvent` variant, such as
+	// `EvaluationCompletedEvent`), so a receiver can be built and tested for every event
+	// type without producing the real thing. The event is new: its own `evt_` id,
+	// `created_at` now and the caller's `api_client_id`; `data` is the example as
+	// written, so its ids name no resource of the client.
+	//
+	// - The event carries `triggered: true` in its envelope (real events never do):
+	//   receivers tell it apart from real events by that flag, and should acknowledge it
+	//   without acting on its data.
+	// - It is written to the event log like every event: listed, read and followed in
+	//   the feed (`doceval listen`), kept for 30 days, and redeliverable.
+	// - Without `endpoint_id` it is delivered, signed, to every active endpoint of the
+	//   client subscribed to its type, as a real event of that type would be (after
+	//   this answer, so `deliveries` is empty here; read them with
+	//   GET /v1/events/{event_id}). `webhook_endpoint.test` reaches an endpoint only
+	//   when `endpoint_id` names it.
+	// - With `endpoint_id` it is delivered to that endpoint only, whatever the
+	//   endpoint's `events` filter; `deliveries` holds that delivery, queued. An
+	//   endpoint that does not exist (or was deleted) or is disabled is 422
+	//   `invalid_field` with `param` `endpoint_id`.
+	// - A `type` that is not an event type listed in `EventType` is 422
+	//   `invalid_field` with `param` `type`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/events/trigger (the `TriggerEvent` operationId).
+	TriggerEventWithBodyWithResponse(ctx context.Context, params *TriggerEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*TriggerEventResponse, error)
+
+	// TriggerEventWithResponse Trigger a sample event of any type
+	//
+	// Emits an event of the given `type` whose `data` is the example this document gives
+	// for that type (the `example` of its `WebhookEvent` variant, such as
+	// `EvaluationCompletedEvent`), so a receiver can be built and tested for every event
+	// type without producing the real thing. The event is new: its own `evt_` id,
+	// `created_at` now and the caller's `api_client_id`; `data` is the example as
+	// written, so its ids name no resource of the client.
+	//
+	// - The event carries `triggered: true` in its envelope (real events never do):
+	//   receivers tell it apart from real events by that flag, and should acknowledge it
+	//   without acting on its data.
+	// - It is written to the event log like every event: listed, read and followed in
+	//   the feed (`doceval listen`), kept for 30 days, and redeliverable.
+	// - Without `endpoint_id` it is delivered, signed, to every active endpoint of the
+	//   client subscribed to its type, as a real event of that type would be (after
+	//   this answer, so `deliveries` is empty here; read them with
+	//   GET /v1/events/{event_id}). `webhook_endpoint.test` reaches an endpoint only
+	//   when `endpoint_id` names it.
+	// - With `endpoint_id` it is delivered to that endpoint only, whatever the
+	//   endpoint's `events` filter; `deliveries` holds that delivery, queued. An
+	//   endpoint that does not exist (or was deleted) or is disabled is 422
+	//   `invalid_field` with `param` `endpoint_id`.
+	// - A `type` that is not an event type listed in `EventType` is 422
+	//   `invalid_field` with `param` `type`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/events/trigger (the `TriggerEvent` operationId).
+	TriggerEventWithResponse(ctx context.Context, params *TriggerEventParams, body TriggerEventJSONRequestBody, reqEditors ...RequestEditorFn) (*TriggerEventResponse, error)
 
 	// GetEventWithResponse Get an event with its deliveries
 	//
@@ -11995,6 +12370,182 @@ func (r ListEventFeedResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r ListEventFeedResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// TriggerEventResponse202Headers the declared response headers of an HTTP 202 response for TriggerEvent
+type TriggerEventResponse202Headers struct {
+	IdempotentReplayed *string
+	XRequestId         *string
+}
+
+// TriggerEventResponse400Headers the declared response headers of an HTTP 400 response for TriggerEvent
+type TriggerEventResponse400Headers struct {
+	XRequestId *string
+}
+
+// TriggerEventResponse401Headers the declared response headers of an HTTP 401 response for TriggerEvent
+type TriggerEventResponse401Headers struct {
+	XRequestId *string
+}
+
+// TriggerEventResponse403Headers the declared response headers of an HTTP 403 response for TriggerEvent
+type TriggerEventResponse403Headers struct {
+	XRequestId *string
+}
+
+// TriggerEventResponse409Headers the declared response headers of an HTTP 409 response for TriggerEvent
+type TriggerEventResponse409Headers struct {
+	XRequestId *string
+}
+
+// TriggerEventResponse413Headers the declared response headers of an HTTP 413 response for TriggerEvent
+type TriggerEventResponse413Headers struct {
+	XRequestId *string
+}
+
+// TriggerEventResponse422Headers the declared response headers of an HTTP 422 response for TriggerEvent
+type TriggerEventResponse422Headers struct {
+	XRequestId *string
+}
+
+// TriggerEventResponse429Headers the declared response headers of an HTTP 429 response for TriggerEvent
+type TriggerEventResponse429Headers struct {
+	RetryAfter int
+	XRequestId *string
+}
+
+// TriggerEventResponse500Headers the declared response headers of an HTTP 500 response for TriggerEvent
+type TriggerEventResponse500Headers struct {
+	XRequestId *string
+}
+
+// TriggerEventResponseDefaultHeaders the declared response headers of an HTTP default response for TriggerEvent
+type TriggerEventResponseDefaultHeaders struct {
+	XRequestId *string
+}
+
+type TriggerEventResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *EventDetail
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *UnprocessableEntity
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+	// Headers202 the parsed response headers for an HTTP 202 response
+	Headers202 *TriggerEventResponse202Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *TriggerEventResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *TriggerEventResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *TriggerEventResponse403Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *TriggerEventResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *TriggerEventResponse413Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *TriggerEventResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *TriggerEventResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *TriggerEventResponse500Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *TriggerEventResponseDefaultHeaders
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r TriggerEventResponse) GetJSON202() *EventDetail {
+	return r.JSON202
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r TriggerEventResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r TriggerEventResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r TriggerEventResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r TriggerEventResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r TriggerEventResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r TriggerEventResponse) GetJSON422() *UnprocessableEntity {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r TriggerEventResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r TriggerEventResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r TriggerEventResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r TriggerEventResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r TriggerEventResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r TriggerEventResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r TriggerEventResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -17866,6 +18417,80 @@ func (c *ClientWithResponses) ListEventFeedWithResponse(ctx context.Context, par
 	return ParseListEventFeedResponse(rsp)
 }
 
+// TriggerEventWithBodyWithResponse Trigger a sample event of any type
+//
+// Emits an event of the given `type` whose `data` is the example this document gives
+// for that type (the `example` of its `WebhookEvent` variant, such as
+// `EvaluationCompletedEvent`), so a receiver can be built and tested for every event
+// type without producing the real thing. The event is new: its own `evt_` id,
+// `created_at` now and the caller's `api_client_id`; `data` is the example as
+// written, so its ids name no resource of the client.
+//
+//   - The event carries `triggered: true` in its envelope (real events never do):
+//     receivers tell it apart from real events by that flag, and should acknowledge it
+//     without acting on its data.
+//   - It is written to the event log like every event: listed, read and followed in
+//     the feed (`doceval listen`), kept for 30 days, and redeliverable.
+//   - Without `endpoint_id` it is delivered, signed, to every active endpoint of the
+//     client subscribed to its type, as a real event of that type would be (after
+//     this answer, so `deliveries` is empty here; read them with
+//     GET /v1/events/{event_id}). `webhook_endpoint.test` reaches an endpoint only
+//     when `endpoint_id` names it.
+//   - With `endpoint_id` it is delivered to that endpoint only, whatever the
+//     endpoint's `events` filter; `deliveries` holds that delivery, queued. An
+//     endpoint that does not exist (or was deleted) or is disabled is 422
+//     `invalid_field` with `param` `endpoint_id`.
+//   - A `type` that is not an event type listed in `EventType` is 422
+//     `invalid_field` with `param` `type`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/events/trigger (the `TriggerEvent` operationId).
+func (c *ClientWithResponses) TriggerEventWithBodyWithResponse(ctx context.Context, params *TriggerEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*TriggerEventResponse, error) {
+	rsp, err := c.TriggerEventWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseTriggerEventResponse(rsp)
+}
+
+// TriggerEventWithResponse Trigger a sample event of any type
+//
+// Emits an event of the given `type` whose `data` is the example this document gives
+// for that type (the `example` of its `WebhookEvent` variant, such as
+// `EvaluationCompletedEvent`), so a receiver can be built and tested for every event
+// type without producing the real thing. The event is new: its own `evt_` id,
+// `created_at` now and the caller's `api_client_id`; `data` is the example as
+// written, so its ids name no resource of the client.
+//
+//   - The event carries `triggered: true` in its envelope (real events never do):
+//     receivers tell it apart from real events by that flag, and should acknowledge it
+//     without acting on its data.
+//   - It is written to the event log like every event: listed, read and followed in
+//     the feed (`doceval listen`), kept for 30 days, and redeliverable.
+//   - Without `endpoint_id` it is delivered, signed, to every active endpoint of the
+//     client subscribed to its type, as a real event of that type would be (after
+//     this answer, so `deliveries` is empty here; read them with
+//     GET /v1/events/{event_id}). `webhook_endpoint.test` reaches an endpoint only
+//     when `endpoint_id` names it.
+//   - With `endpoint_id` it is delivered to that endpoint only, whatever the
+//     endpoint's `events` filter; `deliveries` holds that delivery, queued. An
+//     endpoint that does not exist (or was deleted) or is disabled is 422
+//     `invalid_field` with `param` `endpoint_id`.
+//   - A `type` that is not an event type listed in `EventType` is 422
+//     `invalid_field` with `param` `type`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/events/trigger (the `TriggerEvent` operationId).
+func (c *ClientWithResponses) TriggerEventWithResponse(ctx context.Context, params *TriggerEventParams, body TriggerEventJSONRequestBody, reqEditors ...RequestEditorFn) (*TriggerEventResponse, error) {
+	rsp, err := c.TriggerEvent(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseTriggerEventResponse(rsp)
+}
+
 // GetEventWithResponse Get an event with its deliveries
 //
 // Returns the event envelope plus `deliveries[]`, one per webhook endpoint the event was routed to, each with its full attempt history. Deliveries of deleted endpoints stay readable. Events older than the retention (30 days) answer 404 `not_found`.
@@ -21766,6 +22391,212 @@ func ParseListEventFeedResponse(rsp *http.Response) (*ListEventFeedResponse, err
 		response.Headers500 = &headers
 	case true:
 		var headers ListEventFeedResponseDefaultHeaders
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
+}
+
+// ParseTriggerEventResponse parses an HTTP response from a TriggerEventWithResponse call
+func ParseTriggerEventResponse(rsp *http.Response) (*TriggerEventResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &TriggerEventResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest EventDetail
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest UnprocessableEntity
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 202:
+		var headers TriggerEventResponse202Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers202 = &headers
+	case rsp.StatusCode == 400:
+		var headers TriggerEventResponse400Headers
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers TriggerEventResponse401Headers
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers TriggerEventResponse403Headers
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 409:
+		var headers TriggerEventResponse409Headers
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers TriggerEventResponse413Headers
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 422:
+		var headers TriggerEventResponse422Headers
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers TriggerEventResponse429Headers
+		if values := rsp.Header.Values("retry-after"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "retry-after", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers TriggerEventResponse500Headers
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	case true:
+		var headers TriggerEventResponseDefaultHeaders
 		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {

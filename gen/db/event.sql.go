@@ -133,7 +133,7 @@ func (q *Queries) EventFeedLast(ctx context.Context, apiClientID uuid.UUID) (Eve
 }
 
 const eventGetByID = `-- name: EventGetByID :one
-SELECT id, api_client_id, type, submission_id, envelope, created_at, tx, seq FROM events WHERE api_client_id = $1 AND id = $2
+SELECT id, api_client_id, type, submission_id, envelope, created_at, tx, seq, endpoint_id FROM events WHERE api_client_id = $1 AND id = $2
 `
 
 type EventGetByIDParams struct {
@@ -153,13 +153,14 @@ func (q *Queries) EventGetByID(ctx context.Context, arg EventGetByIDParams) (Eve
 		&i.CreatedAt,
 		&i.Tx,
 		&i.Seq,
+		&i.EndpointID,
 	)
 	return i, err
 }
 
 const eventInsert = `-- name: EventInsert :exec
-INSERT INTO events (id, api_client_id, type, submission_id, envelope, created_at)
-VALUES ($1, $2, $3, $4, $5, $6)
+INSERT INTO events (id, api_client_id, type, submission_id, endpoint_id, envelope, created_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7)
 `
 
 type EventInsertParams struct {
@@ -167,16 +168,19 @@ type EventInsertParams struct {
 	APIClientID  uuid.UUID
 	Type         string
 	SubmissionID *uuid.UUID
+	EndpointID   *uuid.UUID
 	Envelope     []byte
 	CreatedAt    time.Time
 }
 
+// endpoint_id is set only on an event for that one endpoint (triggerEvent).
 func (q *Queries) EventInsert(ctx context.Context, arg EventInsertParams) error {
 	_, err := q.db.Exec(ctx, eventInsert,
 		arg.ID,
 		arg.APIClientID,
 		arg.Type,
 		arg.SubmissionID,
+		arg.EndpointID,
 		arg.Envelope,
 		arg.CreatedAt,
 	)
@@ -184,7 +188,7 @@ func (q *Queries) EventInsert(ctx context.Context, arg EventInsertParams) error 
 }
 
 const eventList = `-- name: EventList :many
-SELECT id, api_client_id, type, submission_id, envelope, created_at, tx, seq FROM events
+SELECT id, api_client_id, type, submission_id, envelope, created_at, tx, seq, endpoint_id FROM events
 WHERE api_client_id = $1
   AND ($2::text IS NULL OR type = $2::text)
   AND ($3::uuid IS NULL OR submission_id = $3::uuid)
@@ -229,6 +233,7 @@ func (q *Queries) EventList(ctx context.Context, arg EventListParams) ([]Event, 
 			&i.CreatedAt,
 			&i.Tx,
 			&i.Seq,
+			&i.EndpointID,
 		); err != nil {
 			return nil, err
 		}

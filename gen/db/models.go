@@ -164,6 +164,7 @@ type Event struct {
 	CreatedAt    time.Time
 	Tx           pgtype.Uint64
 	Seq          *int64
+	EndpointID   *uuid.UUID
 }
 
 type IdempotencyKey struct {

@@ -41,6 +41,8 @@ var contractRoutes = func() []string {
 		"POST /v1/webhook_endpoints/{endpoint_id}/secret/rotations",
 		// Added within /v1: the forward event feed and test events.
 		"GET /v1/events/feed", "POST /v1/webhook_endpoints/{endpoint_id}/test",
+		// Added within /v1: sample events of any type.
+		"POST /v1/events/trigger",
 	}
 	for family, id := range map[string]string{"checks": "check_id", "data_fields": "data_field_id", "document_types": "document_type_id"} {
 		routes = append(routes,

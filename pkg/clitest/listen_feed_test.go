@@ -31,11 +31,13 @@ type forwardReceiver struct {
 	order    []string       // ids of acknowledged forwards, in arrival order
 	attempts map[string]int // every attempt, acknowledged or not
 	bad      []string       // why a forward was refused
+
+	events map[string]webhook.Event // acknowledged forwards by id
 }
 
 func newForwardReceiver(t *testing.T, secret string) *forwardReceiver {
 	t.Helper()
-	r := &forwardReceiver{secret: secret, attempts: map[string]int{}}
+	r := &forwardReceiver{secret: secret, attempts: map[string]int{}, events: map[string]webhook.Event{}}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		body, _ := io.ReadAll(req.Body)
 		r.mu.Lock()
@@ -67,6 +69,7 @@ func newForwardReceiver(t *testing.T, secret string) *forwardReceiver {
 			return
 		}
 		r.order = append(r.order, event.ID)
+		r.events[event.ID] = event
 		w.WriteHeader(http.StatusNoContent)
 	}))
 	t.Cleanup(srv.Close)
@@ -78,6 +81,14 @@ func (r *forwardReceiver) acknowledged() []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return append([]string(nil), r.order...)
+}
+
+// event is the acknowledged forward of event id.
+func (r *forwardReceiver) event(id string) (webhook.Event, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	e, ok := r.events[id]
+	return e, ok
 }
 
 func (r *forwardReceiver) refused() []string {

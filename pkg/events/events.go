@@ -55,6 +55,10 @@ type Envelope struct {
 	CreatedAt   time.Time       `json:"created_at"`
 	APIClientID uuid.UUID       `json:"api_client_id"`
 	Data        json.RawMessage `json:"data"`
+	// Triggered marks an event emitted by triggerEvent, whose data is the spec's example
+	// for its type (Event.triggered); absent from real events, so their bytes are as
+	// they were.
+	Triggered bool `json:"triggered,omitempty"`
 }
 
 // Draft is what a state change emits; the store gives it an id and a time.
@@ -63,4 +67,8 @@ type Draft struct {
 	Type         Type
 	SubmissionID *uuid.UUID // for the submission_id filter of GET /v1/events
 	Data         any        // marshaled to JSON as the envelope's data
+	// Triggered and EndpointID are set by triggerEvent only: the envelope says it is a
+	// sample (Event.triggered), and an event for one endpoint is left out of the fan-out.
+	Triggered  bool
+	EndpointID *uuid.UUID
 }

@@ -77,7 +77,8 @@
 // the raw body with the endpoint's signing_secret, accepting either secret during a
 // rotation, decodes the event envelope and deduplicates on the event id.
 // [Client.TestWebhookEndpoint] sends a signed webhook_endpoint.test event to check a
-// receiver.
+// receiver; [Client.TriggerEvent] sends a signed sample event of any type, marked
+// triggered (webhook.Event.Triggered), to build and test a receiver for every type.
 //
 // # Testing
 //

@@ -49,3 +49,16 @@ func (c *Client) ListEventFeed(ctx context.Context, params *client.ListEventFeed
 		return c.api.ListEventFeed(ctx, params, editors...)
 	})
 }
+
+// TriggerEvent (triggerEvent) emits a sample event of req.Type, its data the spec's
+// example for the type and its envelope marked triggered, to build and test a receiver
+// for every event type. Without req.EndpointId it goes, signed, to every active
+// endpoint subscribed to the type (and to the event feed that `doceval listen` reads);
+// with it, to that endpoint only, whatever its events filter. A type the API does not
+// know, or an endpoint that does not exist or is disabled, is 422 invalid_field
+// (param type or endpoint_id).
+func (c *Client) TriggerEvent(ctx context.Context, req client.TriggerEventRequest, opts ...RequestOption) (*client.EventDetail, error) {
+	return send[client.EventDetail](ctx, opts, func(ctx context.Context, editors ...client.RequestEditorFn) (*http.Response, error) {
+		return c.api.TriggerEvent(ctx, nil, req, editors...)
+	})
+}

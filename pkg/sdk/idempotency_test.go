@@ -169,6 +169,9 @@ var everyWrite = []writeCall{
 	{"redeliverEvent", "POST", "/v1/events/evt_1/redeliver", func(ctx context.Context, c *Client) error {
 		return discardResult(c.RedeliverEvent(ctx, "evt_1", client.RedeliverEventRequest{}))
 	}},
+	{"triggerEvent", "POST", "/v1/events/trigger", func(ctx context.Context, c *Client) error {
+		return discardResult(c.TriggerEvent(ctx, client.TriggerEventRequest{Type: client.EventTypeFileReady}))
+	}},
 	{"createWebhookEndpoint", "POST", "/v1/webhook_endpoints", func(ctx context.Context, c *Client) error {
 		return discardResult(c.CreateWebhookEndpoint(ctx, client.CreateWebhookEndpointRequest{Url: "https://crm.example/hooks"}))
 	}},
@@ -357,7 +360,7 @@ func TestEveryOperationHasAWrapper(t *testing.T) {
 			t.Errorf("Client.%s takes no ...RequestOption", wrapper)
 		}
 	}
-	if len(operations) != 49 {
-		t.Errorf("%d operations, want 49", len(operations))
+	if len(operations) != 50 {
+		t.Errorf("%d operations, want 50", len(operations))
 	}
 }

@@ -28,6 +28,7 @@ func (tx *Tx) Emit(ctx context.Context, d events.Draft) (events.Envelope, error)
 		CreatedAt:   tx.s.Now(),
 		APIClientID: d.APIClientID,
 		Data:        data,
+		Triggered:   d.Triggered,
 	}
 	body, err := json.Marshal(env)
 	if err != nil {
@@ -35,7 +36,7 @@ func (tx *Tx) Emit(ctx context.Context, d events.Draft) (events.Envelope, error)
 	}
 	if err := tx.q.EventInsert(ctx, db.EventInsertParams{
 		ID: id, APIClientID: d.APIClientID, Type: string(d.Type), SubmissionID: d.SubmissionID,
-		Envelope: body, CreatedAt: env.CreatedAt,
+		EndpointID: d.EndpointID, Envelope: body, CreatedAt: env.CreatedAt,
 	}); err != nil {
 		return events.Envelope{}, interpretError(err)
 	}

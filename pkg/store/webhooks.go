@@ -192,25 +192,40 @@ func (t Tenant) TestWebhookEndpoint(ctx context.Context, id uuid.UUID) (StoredEv
 		if err := webhook.CheckTestable(r.Status); err != nil {
 			return domain.OnField("endpoint_id", err)
 		}
-		env, err := tx.Emit(ctx, events.Draft{
+		ev, err = tx.emitToEndpoint(ctx, events.Draft{
 			APIClientID: t.clientID, Type: events.WebhookEndpointTest,
 			Data: webhook.TestData{WebhookEndpointID: id, Message: "A test event sent on request to check this endpoint's receiver."},
-		})
-		if err != nil {
-			return err
-		}
-		eventID, err := events.ParseID(env.ID)
-		if err != nil {
-			return err
-		}
-		if _, err := tx.q.DeliveryInsertOne(ctx, db.DeliveryInsertOneParams{
-			ID: t.s.NewID(), EventID: eventID, EndpointID: id, APIClientID: t.clientID, Now: &env.CreatedAt,
-		}); err != nil {
-			return interpretError(err)
-		}
-		body, err := json.Marshal(env)
-		ev = StoredEvent{ID: eventID, CreatedAt: env.CreatedAt, Envelope: body}
+		}, id)
 		return err
 	})
 	return ev, err
+}
+
+// emitToEndpoint emits d with its one delivery, to endpoint, due now: the fan-out
+// never routes it (a webhook_endpoint.test event, or one with EndpointID set).
+func (tx *Tx) emitToEndpoint(ctx context.Context, d events.Draft, endpoint uuid.UUID) (StoredEvent, error) {
+	ev, err := tx.emitStored(ctx, d)
+	if err != nil {
+		return StoredEvent{}, err
+	}
+	if _, err := tx.q.DeliveryInsertOne(ctx, db.DeliveryInsertOneParams{
+		ID: tx.s.NewID(), EventID: ev.ID, EndpointID: endpoint, APIClientID: d.APIClientID, Now: &ev.CreatedAt,
+	}); err != nil {
+		return StoredEvent{}, interpretError(err)
+	}
+	return ev, nil
+}
+
+// emitStored emits d and returns it as it is stored.
+func (tx *Tx) emitStored(ctx context.Context, d events.Draft) (StoredEvent, error) {
+	env, err := tx.Emit(ctx, d)
+	if err != nil {
+		return StoredEvent{}, err
+	}
+	id, err := events.ParseID(env.ID)
+	if err != nil {
+		return StoredEvent{}, err
+	}
+	body, err := json.Marshal(env)
+	return StoredEvent{ID: id, CreatedAt: env.CreatedAt, Envelope: body}, err
 }

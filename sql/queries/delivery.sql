@@ -10,8 +10,9 @@ WHERE e.id = @event_id AND w.deleted_at IS NULL AND w.created_at <= e.created_at
   AND ((w.status = 'active' AND w.status_changed_at <= e.created_at)
        OR (w.status = 'disabled' AND w.status_changed_at > e.created_at))
   AND (w.events IS NULL OR e.type = ANY (w.events))
-  -- A test event goes to the one endpoint it was sent to (DeliveryInsertOne).
-  AND e.type <> 'webhook_endpoint.test'
+  -- A test event, and an event triggered for one endpoint, go to the one endpoint they
+  -- were sent to (DeliveryInsertOne).
+  AND e.type <> 'webhook_endpoint.test' AND e.endpoint_id IS NULL
 ON CONFLICT (event_id, endpoint_id) DO NOTHING;
 
 -- name: DeliveryInsertOne :one

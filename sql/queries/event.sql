@@ -1,6 +1,7 @@
 -- name: EventInsert :exec
-INSERT INTO events (id, api_client_id, type, submission_id, envelope, created_at)
-VALUES (@id, @api_client_id, @type, sqlc.narg(submission_id), @envelope, @created_at);
+-- endpoint_id is set only on an event for that one endpoint (triggerEvent).
+INSERT INTO events (id, api_client_id, type, submission_id, endpoint_id, envelope, created_at)
+VALUES (@id, @api_client_id, @type, sqlc.narg(submission_id), sqlc.narg(endpoint_id), @envelope, @created_at);
 
 -- name: EventGetByID :one
 SELECT * FROM events WHERE api_client_id = @api_client_id AND id = @id;

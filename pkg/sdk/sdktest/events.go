@@ -220,7 +220,7 @@ func (s *Server) getEvent(c *call) (int, any, error) {
 
 func (ev *event) detail() client.EventDetail {
 	d := client.EventDetail{
-		Id: ev.Id, Type: ev.Type, CreatedAt: ev.CreatedAt, ApiClientId: ev.ApiClientId, Data: ev.Data,
+		Id: ev.Id, Type: ev.Type, CreatedAt: ev.CreatedAt, ApiClientId: ev.ApiClientId, Data: ev.Data, Triggered: ev.Triggered,
 		Deliveries: []client.Delivery{},
 	}
 	for _, dl := range ev.deliveries {

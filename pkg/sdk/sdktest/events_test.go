@@ -71,12 +71,10 @@ func (r *receiver) types() []string {
 	return types
 }
 
-func TestWebhookDeliveriesAreSignedLikeTheService(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	srv := sdktest.NewServer(t)
-	c := srv.Client()
-
+// twoReceivers registers two receivers as endpoints: one for every event type, one for
+// file.failed only.
+func twoReceivers(ctx context.Context, t *testing.T, c *sdk.Client) (all, onlyFailures *receiver, ep, ep2 *client.WebhookEndpointWithSecret) {
+	t.Helper()
 	all, allURL := newReceiver(t)
 	onlyFailures, failuresURL := newReceiver(t)
 	ep, err := c.CreateWebhookEndpoint(ctx, client.CreateWebhookEndpointRequest{Url: allURL})
@@ -85,11 +83,21 @@ func TestWebhookDeliveriesAreSignedLikeTheService(t *testing.T) {
 	}
 	all.verifyWith(ep.SigningSecret)
 	failed := []client.EventType{client.EventTypeFileFailed}
-	ep2, err := c.CreateWebhookEndpoint(ctx, client.CreateWebhookEndpointRequest{Url: failuresURL, Events: &failed})
+	ep2, err = c.CreateWebhookEndpoint(ctx, client.CreateWebhookEndpointRequest{Url: failuresURL, Events: &failed})
 	if err != nil {
 		t.Fatal(err)
 	}
 	onlyFailures.verifyWith(ep2.SigningSecret)
+	return all, onlyFailures, ep, ep2
+}
+
+func TestWebhookDeliveriesAreSignedLikeTheService(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	srv := sdktest.NewServer(t)
+	c := srv.Client()
+
+	all, onlyFailures, ep, ep2 := twoReceivers(ctx, t, c)
 	if _, err := c.CreateWebhookEndpoint(ctx, client.CreateWebhookEndpointRequest{Url: "http://crm.example/hooks"}); sdk.Code(err) != "invalid_field" {
 		t.Errorf("plain http to a public host: %v", err)
 	}

@@ -57,6 +57,7 @@ var routes = []route{
 	{"DELETE", "/v1/document_types/{document_type_id}", "deleteDocumentType", nil, false},
 	{"GET", "/v1/events", "listEvents", (*Server).listEvents, false},
 	{"GET", "/v1/events/feed", "listEventFeed", (*Server).listEventFeed, true},
+	{"POST", "/v1/events/trigger", "triggerEvent", (*Server).triggerEvent, false},
 	{"GET", "/v1/events/{event_id}", "getEvent", (*Server).getEvent, false},
 	{"POST", "/v1/events/{event_id}/redeliver", "redeliverEvent", (*Server).redeliverEvent, false},
 	{"GET", "/v1/webhook_endpoints", "listWebhookEndpoints", (*Server).listWebhookEndpoints, false},

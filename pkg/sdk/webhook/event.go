@@ -19,6 +19,10 @@ type Event struct {
 	CreatedAt   time.Time        `json:"created_at"`
 	APIClientID uuid.UUID        `json:"api_client_id"`
 	Data        json.RawMessage  `json:"data"`
+	// Triggered is true on a sample event sent by triggerEvent (`doceval trigger`): its
+	// data is the API's example for the type and names nothing real, so acknowledge it
+	// without acting on it.
+	Triggered bool `json:"triggered,omitempty"`
 }
 
 // ParseEvent decodes an envelope. Only a missing id or type is an error; an unknown

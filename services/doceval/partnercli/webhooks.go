@@ -213,19 +213,10 @@ func (a *app) webhooksRotate() *cobra.Command {
 	return calls(cmd, "rotateWebhookEndpointSecret")
 }
 
-// triggerCommand is `webhooks test` at the top level, where partners look for it.
-func (a *app) triggerCommand() *cobra.Command {
-	return a.webhooksTest("trigger", "trigger")
-}
-
 // webhooksTest sends a signed webhook_endpoint.test event to one endpoint. Without an
 // id it picks the account's only endpoint.
 func (a *app) webhooksTest(use, path string) *cobra.Command {
-	var (
-		key     string
-		wait    bool
-		timeout time.Duration
-	)
+	var test testFlags
 	cmd := &cobra.Command{
 		Use:   use + " [ENDPOINT_ID]",
 		Short: "Send a signed test event (webhook_endpoint.test) to a webhook endpoint",
@@ -235,27 +226,48 @@ waits for the first delivery attempt and exits 1 unless the receiver acknowledge
 		Example: fmt.Sprintf(`  doceval %[1]s
   doceval %[1]s 0190a1b6-… --wait`, path),
 		Args: maxArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			c := a.sdkClient
-			id, err := a.endpointArg(cmd.Context(), c, args)
-			if err != nil {
-				return err
-			}
-			ev, err := receive[client.EventDetail](c.API().TestWebhookEndpoint(cmd.Context(), id,
-				&client.TestWebhookEndpointParams{IdempotencyKey: optional(key)}))
-			if err != nil {
-				return err
-			}
-			if !wait {
-				return a.printEventDetail(ev)
-			}
-			return a.waitForDelivery(cmd.Context(), c, ev.Id, timeout)
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return a.sendTestEvent(cmd.Context(), args, test) },
 	}
-	cmd.Flags().BoolVar(&wait, "wait", false, "wait for the first delivery attempt and show it")
-	cmd.Flags().DurationVar(&timeout, "timeout", time.Minute, "how long to wait with --wait")
-	idempotencyFlag(cmd, &key)
+	test.register(cmd)
 	return calls(cmd, "testWebhookEndpoint")
+}
+
+// testFlags are --wait, --timeout and --idempotency-key of the commands that send a
+// test event.
+type testFlags struct {
+	key     string
+	wait    bool
+	timeout time.Duration
+}
+
+func (f *testFlags) register(cmd *cobra.Command) {
+	cmd.Flags().BoolVar(&f.wait, "wait", false, "wait for the first delivery attempt and show it")
+	cmd.Flags().DurationVar(&f.timeout, "timeout", time.Minute, "how long to wait with --wait")
+	idempotencyFlag(cmd, &f.key)
+}
+
+// sendTestEvent sends webhook_endpoint.test to the endpoint in args, else the only one
+// (testWebhookEndpoint), and shows it or, with --wait, its first delivery attempt.
+func (a *app) sendTestEvent(ctx context.Context, args []string, f testFlags) error {
+	c := a.sdkClient
+	id, err := a.endpointArg(ctx, c, args)
+	if err != nil {
+		return err
+	}
+	ev, err := receive[client.EventDetail](c.API().TestWebhookEndpoint(ctx, id,
+		&client.TestWebhookEndpointParams{IdempotencyKey: optional(f.key)}))
+	if err != nil {
+		return err
+	}
+	return a.showSent(ctx, c, ev, f)
+}
+
+// showSent prints an event just sent or, with --wait, its first delivery attempt.
+func (a *app) showSent(ctx context.Context, c *sdk.Client, ev *client.EventDetail, f testFlags) error {
+	if !f.wait {
+		return a.printEventDetail(ev)
+	}
+	return a.waitForDelivery(ctx, c, ev.Id, f.timeout)
 }
 
 // endpointArg is the endpoint named on the command line, else the only one there is.
