@@ -111,6 +111,7 @@ type (
 	Template                                   = client.Template
 	TemplateDetail                             = client.TemplateDetail
 	TemplateList                               = client.TemplateList
+	TriggerEventRequest                        = client.TriggerEventRequest
 	UpdateCheckRequest                         = client.UpdateCheckRequest
 	UpdateDataFieldRequest                     = client.UpdateDataFieldRequest
 	UpdateDocumentTypeRequest                  = client.UpdateDocumentTypeRequest
