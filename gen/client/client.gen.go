@@ -2597,10 +2597,14 @@ type ListEventFeedParams struct {
 	// Limit Page size, default 50. Values above 100 are clamped to 100; below 1 or not an integer is 422 `invalid_field` with `param` `limit`.
 	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
 
-	// After The `next_cursor` of the previous read.
+	// Cursor The `next_cursor` of the previous read.
+	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// After Former name of `cursor`, with the same meaning; kept working. Send `cursor`.
+	// Deprecated: this property has been marked as deprecated upstream, but no `x-deprecated-reason` was set
 	After *string `form:"after,omitempty" json:"after,omitempty"`
 
-	// FromStart Without `after`, start at the oldest retained event instead of the end.
+	// FromStart Without `cursor`, start at the oldest retained event instead of the end.
 	FromStart *bool `form:"from_start,omitempty" json:"from_start,omitempty"`
 
 	// Wait Seconds to wait for an event when there is none yet (0 to 30).
@@ -3490,19 +3494,23 @@ type ClientInterface interface {
 	// without a webhook endpoint (for example `doceval listen` on a laptop that the
 	// service cannot reach).
 	//
-	// - Without `after`, the feed starts at the current end: `data` is empty and
+	// - Without `cursor`, the feed starts at the current end: `data` is empty and
 	//   `next_cursor` is the position to read from next. With `from_start=true` it starts
 	//   at the oldest retained event (30 days).
 	// - `next_cursor` is never null: it is where the next read continues, whether or not
-	//   this page had events. Store it and pass it as `after`; nothing is skipped or
-	//   repeated across reads, reconnects and restarts, even when events commit out of
-	//   order (an event appears once every transaction that began before it has ended).
+	//   this page had events. Store it and pass it as `cursor`, the name every list
+	//   pages with; nothing is skipped or repeated across reads, reconnects and restarts,
+	//   even when events commit out of order (an event appears once every transaction
+	//   that began before it has ended).
+	// - `after` is the former name of `cursor` and still means the same; both with
+	//   different values is 422 `invalid_field` with `param` `cursor`.
 	// - `wait` (seconds, up to 30) holds the request open until an event arrives or the
 	//   time is up (long polling); 0 answers at once. While the API client already has
 	//   the most reads waiting on this replica (`DOCEVAL_MAX_FEED_WAITS`, default 4), a
 	//   read with `wait` is answered at once as with 0: a 200 page, not an error.
-	// - A cursor older than the retention (30 days) is 422 `invalid_field` with `param`
-	//   `after`: start again without it.
+	// - A cursor that does not decode, or is older than the retention (30 days), is 422
+	//   `invalid_field` with `param` `cursor` (`after` when it came as `after`): start
+	//   again without it.
 	//
 	// Corresponds with GET /v1/events/feed (the `ListEventFeed` operationId).
 	ListEventFeed(ctx context.Context, params *ListEventFeedParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -4675,19 +4683,23 @@ func (c *Client) ListEvents(ctx context.Context, params *ListEventsParams, reqEd
 // without a webhook endpoint (for example `doceval listen` on a laptop that the
 // service cannot reach).
 //
-//   - Without `after`, the feed starts at the current end: `data` is empty and
+//   - Without `cursor`, the feed starts at the current end: `data` is empty and
 //     `next_cursor` is the position to read from next. With `from_start=true` it starts
 //     at the oldest retained event (30 days).
 //   - `next_cursor` is never null: it is where the next read continues, whether or not
-//     this page had events. Store it and pass it as `after`; nothing is skipped or
-//     repeated across reads, reconnects and restarts, even when events commit out of
-//     order (an event appears once every transaction that began before it has ended).
+//     this page had events. Store it and pass it as `cursor`, the name every list
+//     pages with; nothing is skipped or repeated across reads, reconnects and restarts,
+//     even when events commit out of order (an event appears once every transaction
+//     that began before it has ended).
+//   - `after` is the former name of `cursor` and still means the same; both with
+//     different values is 422 `invalid_field` with `param` `cursor`.
 //   - `wait` (seconds, up to 30) holds the request open until an event arrives or the
 //     time is up (long polling); 0 answers at once. While the API client already has
 //     the most reads waiting on this replica (`DOCEVAL_MAX_FEED_WAITS`, default 4), a
 //     read with `wait` is answered at once as with 0: a 200 page, not an error.
-//   - A cursor older than the retention (30 days) is 422 `invalid_field` with `param`
-//     `after`: start again without it.
+//   - A cursor that does not decode, or is older than the retention (30 days), is 422
+//     `invalid_field` with `param` `cursor` (`after` when it came as `after`): start
+//     again without it.
 //
 // Corresponds with GET /v1/events/feed (the `ListEventFeed` operationId).
 func (c *Client) ListEventFeed(ctx context.Context, params *ListEventFeedParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -6651,6 +6663,18 @@ func NewListEventFeedRequest(server string, params *ListEventFeedParams) (*http.
 		if params.Limit != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -8675,19 +8699,23 @@ type ClientWithResponsesInterface interface {
 	// without a webhook endpoint (for example `doceval listen` on a laptop that the
 	// service cannot reach).
 	//
-	// - Without `after`, the feed starts at the current end: `data` is empty and
+	// - Without `cursor`, the feed starts at the current end: `data` is empty and
 	//   `next_cursor` is the position to read from next. With `from_start=true` it starts
 	//   at the oldest retained event (30 days).
 	// - `next_cursor` is never null: it is where the next read continues, whether or not
-	//   this page had events. Store it and pass it as `after`; nothing is skipped or
-	//   repeated across reads, reconnects and restarts, even when events commit out of
-	//   order (an event appears once every transaction that began before it has ended).
+	//   this page had events. Store it and pass it as `cursor`, the name every list
+	//   pages with; nothing is skipped or repeated across reads, reconnects and restarts,
+	//   even when events commit out of order (an event appears once every transaction
+	//   that began before it has ended).
+	// - `after` is the former name of `cursor` and still means the same; both with
+	//   different values is 422 `invalid_field` with `param` `cursor`.
 	// - `wait` (seconds, up to 30) holds the request open until an event arrives or the
 	//   time is up (long polling); 0 answers at once. While the API client already has
 	//   the most reads waiting on this replica (`DOCEVAL_MAX_FEED_WAITS`, default 4), a
 	//   read with `wait` is answered at once as with 0: a 200 page, not an error.
-	// - A cursor older than the retention (30 days) is 422 `invalid_field` with `param`
-	//   `after`: start again without it.
+	// - A cursor that does not decode, or is older than the retention (30 days), is 422
+	//   `invalid_field` with `param` `cursor` (`after` when it came as `after`): start
+	//   again without it.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -17830,19 +17858,23 @@ func (c *ClientWithResponses) ListEventsWithResponse(ctx context.Context, params
 // without a webhook endpoint (for example `doceval listen` on a laptop that the
 // service cannot reach).
 //
-//   - Without `after`, the feed starts at the current end: `data` is empty and
+//   - Without `cursor`, the feed starts at the current end: `data` is empty and
 //     `next_cursor` is the position to read from next. With `from_start=true` it starts
 //     at the oldest retained event (30 days).
 //   - `next_cursor` is never null: it is where the next read continues, whether or not
-//     this page had events. Store it and pass it as `after`; nothing is skipped or
-//     repeated across reads, reconnects and restarts, even when events commit out of
-//     order (an event appears once every transaction that began before it has ended).
+//     this page had events. Store it and pass it as `cursor`, the name every list
+//     pages with; nothing is skipped or repeated across reads, reconnects and restarts,
+//     even when events commit out of order (an event appears once every transaction
+//     that began before it has ended).
+//   - `after` is the former name of `cursor` and still means the same; both with
+//     different values is 422 `invalid_field` with `param` `cursor`.
 //   - `wait` (seconds, up to 30) holds the request open until an event arrives or the
 //     time is up (long polling); 0 answers at once. While the API client already has
 //     the most reads waiting on this replica (`DOCEVAL_MAX_FEED_WAITS`, default 4), a
 //     read with `wait` is answered at once as with 0: a 200 page, not an error.
-//   - A cursor older than the retention (30 days) is 422 `invalid_field` with `param`
-//     `after`: start again without it.
+//   - A cursor that does not decode, or is older than the retention (30 days), is 422
+//     `invalid_field` with `param` `cursor` (`after` when it came as `after`): start
+//     again without it.
 //
 // Returns a wrapper object for the known response body format(s).
 //
