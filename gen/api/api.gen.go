@@ -1056,6 +1056,8 @@ func (e WebhookEndpointTestEventType) Valid() bool {
 // `salary_credited_on_bank_statement` (income); `property_data_consistency` (property);
 // `loan_to_value_within_limit` (financing); `additional_risk_notes`
 // (additional_risk_notes).
+//
+// Example: salary_statements_complete
 type BuiltinCheckKey string
 
 // BuiltinDataFieldKey Keys (and ids) of builtin data fields. Open enum: new keys appear over time; tolerate
@@ -1065,6 +1067,8 @@ type BuiltinCheckKey string
 // `living_area` (square_meters); `loan_to_value` (percent); `fixed_interest_period`
 // (years); all others (`applicant_full_name`, `id_document_number`, `employer_name`,
 // `iban`, `property_address`, `year_of_construction`) free text.
+//
+// Example: net_monthly_income
 type BuiltinDataFieldKey string
 
 // BuiltinDocumentTypeKey Keys (and ids) of builtin document types. Open enum: new keys appear over time;
@@ -1073,6 +1077,8 @@ type BuiltinDataFieldKey string
 // (income); `bank_statement` (assets); `property_expose`, `purchase_contract`,
 // `land_register_extract`, `floor_plan`, `living_area_calculation`, `energy_certificate`
 // (property); `other` (other), which the engine assigns to documents no type fits.
+//
+// Example: salary_statement
 type BuiltinDocumentTypeKey string
 
 // BuiltinTemplateKey Keys (and ids) of builtin templates. Open enum: new keys appear over time; tolerate
@@ -1083,17 +1089,25 @@ type BuiltinDocumentTypeKey string
 //     `living_area_calculation`, `energy_certificate` and `self_disclosure` are optional.
 //   - `personal_loan`: requires `id_card`, `salary_statement` (multiple files) and
 //     `bank_statement` (multiple files).
+//
+// Example: personal_real_estate_financing
 type BuiltinTemplateKey string
 
 // CatalogKey Stable key of a catalog entry or template. Builtin entries: the builtin key (equal to the id). Custom entries: a slug of the display name or title at creation (`a-z0-9_`, German umlauts transliterated), made unique within the client and against builtin keys by a numeric suffix (`id_card_2`); it never changes. Anywhere an id is expected, a custom entry's key works too.
+//
+// Example: real_estate_salaried
 type CatalogKey = string
 
 // Check A builtin or custom check.
+//
+// Example: {"archived":false,"builtin":false,"category":"income","created_at":"2026-02-11T10:20:00Z","description":"The employment contract's probation period has ended.","id":"c2a7d9e1-4b3f-4e8a-a1d6-7f0e9b2c5d18","key":"probation_period_ended","product_types":["personal_real_estate_financing","personal_loan"],"prompt":"Does the employment contract show that the applicant's probation period has ended before today? Fulfilled when it has, open when it is not stated, critical when it is still running.","title":"Probation period ended","updated_at":"2026-02-11T10:20:00Z"}
 type Check struct {
 	Archived bool `json:"archived"`
 	Builtin  bool `json:"builtin"`
 
 	// Category Category of a check. Open enum in responses (new values appear; tolerate unknown ones); validated in requests.
+	//
+	// Example: income
 	Category    CheckCategory `json:"category"`
 	CreatedAt   time.Time     `json:"created_at"`
 	Description string        `json:"description"`
@@ -1102,6 +1116,8 @@ type Check struct {
 	Id string `json:"id"`
 
 	// Key Stable key of a catalog entry or template. Builtin entries: the builtin key (equal to the id). Custom entries: a slug of the display name or title at creation (`a-z0-9_`, German umlauts transliterated), made unique within the client and against builtin keys by a numeric suffix (`id_card_2`); it never changes. Anywhere an id is expected, a custom entry's key works too.
+	//
+	// Example: real_estate_salaried
 	Key CatalogKey `json:"key"`
 
 	// ProductTypes Product types the check is meant for.
@@ -1114,9 +1130,11 @@ type Check struct {
 }
 
 // CheckCategory Category of a check. Open enum in responses (new values appear; tolerate unknown ones); validated in requests.
+//
+// Example: income
 type CheckCategory string
 
-// CheckItem defines model for CheckItem.
+// CheckItem Example: {"check_id":"salary_statements_complete","key":"salary_statements_complete","title":"Salary statements complete"}
 type CheckItem struct {
 	// CheckId Builtin check key or custom UUID.
 	CheckId string `json:"check_id"`
@@ -1124,13 +1142,13 @@ type CheckItem struct {
 	Title   string `json:"title"`
 }
 
-// CheckItemInput defines model for CheckItemInput.
+// CheckItemInput Example: {"check_id":"salary_statements_complete"}
 type CheckItemInput struct {
 	// CheckId Builtin check key, or a custom entry's UUID or key; must not be archived.
 	CheckId string `json:"check_id"`
 }
 
-// CheckList defines model for CheckList.
+// CheckList Example: {"data":[{"archived":false,"builtin":false,"category":"income","created_at":"2026-02-11T10:20:00Z","description":"The employment contract's probation period has ended.","id":"c2a7d9e1-4b3f-4e8a-a1d6-7f0e9b2c5d18","key":"probation_period_ended","product_types":["personal_real_estate_financing","personal_loan"],"prompt":"Does the employment contract show that the applicant's probation period has ended before today? Fulfilled when it has, open when it is not stated, critical when it is still running.","title":"Probation period ended","updated_at":"2026-02-11T10:20:00Z"}],"next_cursor":null}
 type CheckList struct {
 	Data []Check `json:"data"`
 
@@ -1138,7 +1156,7 @@ type CheckList struct {
 	NextCursor *string `json:"next_cursor"`
 }
 
-// Citation defines model for Citation.
+// Citation Example: {"excerpt":"Auszahlungsbetrag 3.412,57 EUR","external_file_id":"doc-88231","pages":[1],"regions":[{"height":0.03,"page":1,"width":0.28,"x":0.62,"y":0.81}],"upload_id":"9d3e7a1b-5c2f-4e8d-a6b0-3f1c9e2d7a54"}
 type Citation struct {
 	// Excerpt Appears verbatim (whitespace-normalized) on the cited pages.
 	Excerpt        string `json:"excerpt"`
@@ -1153,6 +1171,8 @@ type Citation struct {
 }
 
 // CitationRegion A box on one page, relative to the page: x and y are the top-left corner measured from the page's top-left corner, width and height its size, all as fractions of the page's width or height (0 to 1).
+//
+// Example: {"height":0.03,"page":1,"width":0.28,"x":0.62,"y":0.81}
 type CitationRegion struct {
 	Height float32 `json:"height"`
 	Page   int     `json:"page"`
@@ -1162,6 +1182,8 @@ type CitationRegion struct {
 }
 
 // Consistency Consistency information returned by create, patch and cancel.
+//
+// Example: {"authz":"applied"}
 type Consistency struct {
 	// Authz `applied`: authorization for the submission has fully propagated. Open enum.
 	Authz ConsistencyAuthz `json:"authz"`
@@ -1170,9 +1192,11 @@ type Consistency struct {
 // ConsistencyAuthz `applied`: authorization for the submission has fully propagated. Open enum.
 type ConsistencyAuthz string
 
-// CreateCheckRequest defines model for CreateCheckRequest.
+// CreateCheckRequest Example: {"category":"income","product_types":["personal_real_estate_financing","personal_loan"],"prompt":"Does the employment contract show that the applicant's probation period has ended before today? Fulfilled when it has, open when it is not stated, critical when it is still running.","title":"Probation period ended"}
 type CreateCheckRequest struct {
 	// Category Category of a check. Open enum in responses (new values appear; tolerate unknown ones); validated in requests.
+	//
+	// Example: income
 	Category *CheckCategory `json:"category,omitempty"`
 
 	// Description At most 2000 characters; default empty.
@@ -1188,9 +1212,11 @@ type CreateCheckRequest struct {
 	Title string `json:"title"`
 }
 
-// CreateDataFieldRequest defines model for CreateDataFieldRequest.
+// CreateDataFieldRequest Example: {"category":"financing","display_name":"Monthly rent paid","prompt":"The monthly rent the applicant pays today, as stated in the self-disclosure or seen as a standing order on the bank statement.","value_format":"currency"}
 type CreateDataFieldRequest struct {
 	// Category Category of a data field. Open enum in responses (new values appear; tolerate unknown ones); validated in requests.
+	//
+	// Example: income
 	Category *DataFieldCategory `json:"category,omitempty"`
 
 	// DisplayName At most 200 characters. The `key` is a slug of it.
@@ -1204,12 +1230,17 @@ type CreateDataFieldRequest struct {
 	// - `currency`: object `{"amount": "3250.00", "currency": "EUR"}` (amount a decimal string)
 	// - `years`, `percent`, `square_meters`: a JSON number (`80.5` means 80.5 %)
 	// - `date`: a string `YYYY-MM-DD`
+	//
+	//
+	// Example: currency
 	ValueFormat *ValueFormat `json:"value_format,omitempty"`
 }
 
-// CreateDocumentTypeRequest defines model for CreateDocumentTypeRequest.
+// CreateDocumentTypeRequest Example: {"category":"income","display_name":"Parental allowance notice"}
 type CreateDocumentTypeRequest struct {
 	// Category Category of a document type. Open enum in responses (new values appear; tolerate unknown ones); validated in requests.
+	//
+	// Example: income
 	Category *DocumentTypeCategory `json:"category,omitempty"`
 
 	// Description At most 2000 characters; default empty.
@@ -1220,6 +1251,8 @@ type CreateDocumentTypeRequest struct {
 }
 
 // CreateSlotUploadRequest Multipart form, same as `CreateUploadRequest`. Parts other than `external_file_id` and `file` are ignored. Accepted file types: `application/pdf`, `image/jpeg`, `image/png`, `application/msword`, `application/vnd.openxmlformats-officedocument.wordprocessingml.document`; at most `DOCEVAL_MAX_UPLOAD_BYTES` (default 100 MiB).
+//
+// Example: {"external_file_id":"doc-88231","file":"(the file's bytes)"}
 type CreateSlotUploadRequest struct {
 	// ExternalFileId Partner-chosen id, 1 to 255 characters; idempotency key within the submission.
 	ExternalFileId string `json:"external_file_id"`
@@ -1228,7 +1261,7 @@ type CreateSlotUploadRequest struct {
 	File openapi_types.File `json:"file"`
 }
 
-// CreateSubmissionRequest defines model for CreateSubmissionRequest.
+// CreateSubmissionRequest Example: {"external_submission_id":"loan-2026-004711","extra_document_requirements":[{"document_type_id":"parental_allowance_notice","required":false}],"language":"de","metadata":{"advisor_ref":"AB-1187","branch":"Hamburg-Altona","loan_amount_requested":320000},"template_id":"8f14e45f-ceea-4672-9f4d-6a1d2c3b4e5f"}
 type CreateSubmissionRequest struct {
 	// ExternalSubmissionId Partner-chosen id, 1 to 255 characters; POST is idempotent on it per API client.
 	ExternalSubmissionId string `json:"external_submission_id"`
@@ -1237,16 +1270,20 @@ type CreateSubmissionRequest struct {
 	ExtraDocumentRequirements *[]DocumentRequirementInput `json:"extra_document_requirements,omitempty"`
 
 	// Language Language of reasoning summaries and the OCR hint. Documents may be German or English either way.
+	//
+	// Example: de
 	Language *SubmissionLanguage `json:"language,omitempty"`
 
 	// Metadata Partner-owned JSON object, at most 16 KiB serialized (else 422 `invalid_field` with `param` `metadata`). Replaced as a whole on PATCH, never merged.
+	//
+	// Example: {"advisor_ref":"AB-1187","branch":"Hamburg-Altona","loan_amount_requested":320000}
 	Metadata *Metadata `json:"metadata,omitempty"`
 
 	// TemplateId Builtin key, or custom UUID or key, of a non-archived template. Optional: default the client's custom default template, else the builtin `personal_real_estate_financing`.
 	TemplateId *string `json:"template_id,omitempty"`
 }
 
-// CreateTemplateRequest defines model for CreateTemplateRequest.
+// CreateTemplateRequest Example: {"check_items":[{"check_id":"salary_statements_complete"},{"check_id":"loan_to_value_within_limit"}],"data_field_items":[{"confidence_threshold":0.8,"data_field_id":"net_monthly_income","required":true}],"display_name":"Real estate financing (salaried)","document_requirements":[{"document_type_id":"id_card"},{"allow_multiple_files":true,"document_type_id":"salary_statement","label":"Salary statements (last 3 months)","required":true}]}
 type CreateTemplateRequest struct {
 	// CheckItems Checks, in display order (at most 200).
 	CheckItems *[]CheckItemInput `json:"check_items,omitempty"`
@@ -1262,6 +1299,8 @@ type CreateTemplateRequest struct {
 }
 
 // CreateUploadRequest Multipart form. Parts other than `external_file_id` and `file` are ignored. Accepted file types: `application/pdf`, `image/jpeg`, `image/png`, `application/msword`, `application/vnd.openxmlformats-officedocument.wordprocessingml.document`; at most `DOCEVAL_MAX_UPLOAD_BYTES` (default 100 MiB).
+//
+// Example: {"external_file_id":"doc-88231","file":"(the file's bytes)"}
 type CreateUploadRequest struct {
 	// ExternalFileId Partner-chosen id, 1 to 255 characters; idempotency key within the submission.
 	ExternalFileId string `json:"external_file_id"`
@@ -1270,7 +1309,7 @@ type CreateUploadRequest struct {
 	File openapi_types.File `json:"file"`
 }
 
-// CreateWebhookEndpointRequest defines model for CreateWebhookEndpointRequest.
+// CreateWebhookEndpointRequest Example: {"description":"Loan origination system (production)","events":["file.ready","file.failed","evaluation.completed","evaluation.failed"],"url":"https://hooks.partner-bank.example/doceval"}
 type CreateWebhookEndpointRequest struct {
 	// Description At most 2000 characters; default empty.
 	Description *string `json:"description,omitempty"`
@@ -1283,11 +1322,15 @@ type CreateWebhookEndpointRequest struct {
 }
 
 // DataField A builtin or custom data field.
+//
+// Example: {"archived":false,"builtin":false,"category":"financing","created_at":"2026-02-11T10:25:00Z","display_name":"Monthly rent paid","id":"d4e8f1a2-7c5b-4a9e-b3d1-0e6f2a8c4b97","key":"monthly_rent_paid","prompt":"The monthly rent the applicant pays today, as stated in the self-disclosure or seen as a standing order on the bank statement.","updated_at":"2026-02-11T10:25:00Z","value_format":"currency"}
 type DataField struct {
 	Archived bool `json:"archived"`
 	Builtin  bool `json:"builtin"`
 
 	// Category Category of a data field. Open enum in responses (new values appear; tolerate unknown ones); validated in requests.
+	//
+	// Example: income
 	Category    DataFieldCategory `json:"category"`
 	CreatedAt   time.Time         `json:"created_at"`
 	DisplayName string            `json:"display_name"`
@@ -1296,6 +1339,8 @@ type DataField struct {
 	Id string `json:"id"`
 
 	// Key Stable key of a catalog entry or template. Builtin entries: the builtin key (equal to the id). Custom entries: a slug of the display name or title at creation (`a-z0-9_`, German umlauts transliterated), made unique within the client and against builtin keys by a numeric suffix (`id_card_2`); it never changes. Anywhere an id is expected, a custom entry's key works too.
+	//
+	// Example: real_estate_salaried
 	Key CatalogKey `json:"key"`
 
 	// Prompt Extraction instruction. Custom data fields only; never present on builtin ones.
@@ -1307,13 +1352,18 @@ type DataField struct {
 	// - `currency`: object `{"amount": "3250.00", "currency": "EUR"}` (amount a decimal string)
 	// - `years`, `percent`, `square_meters`: a JSON number (`80.5` means 80.5 %)
 	// - `date`: a string `YYYY-MM-DD`
+	//
+	//
+	// Example: currency
 	ValueFormat *ValueFormat `json:"value_format,omitempty"`
 }
 
 // DataFieldCategory Category of a data field. Open enum in responses (new values appear; tolerate unknown ones); validated in requests.
+//
+// Example: income
 type DataFieldCategory string
 
-// DataFieldItem defines model for DataFieldItem.
+// DataFieldItem Example: {"confidence_threshold":0.8,"data_field_id":"net_monthly_income","display_name":"Net monthly income","key":"net_monthly_income","required":true}
 type DataFieldItem struct {
 	// ConfidenceThreshold Values extracted with a lower confidence get status `low_confidence`.
 	ConfidenceThreshold float64 `json:"confidence_threshold"`
@@ -1325,7 +1375,7 @@ type DataFieldItem struct {
 	Required    bool   `json:"required"`
 }
 
-// DataFieldItemInput defines model for DataFieldItemInput.
+// DataFieldItemInput Example: {"confidence_threshold":0.8,"data_field_id":"net_monthly_income","required":true}
 type DataFieldItemInput struct {
 	// ConfidenceThreshold Values extracted with a lower confidence get status `low_confidence`.
 	ConfidenceThreshold *float64 `json:"confidence_threshold,omitempty"`
@@ -1335,7 +1385,7 @@ type DataFieldItemInput struct {
 	Required    *bool  `json:"required,omitempty"`
 }
 
-// DataFieldList defines model for DataFieldList.
+// DataFieldList Example: {"data":[{"archived":false,"builtin":false,"category":"financing","created_at":"2026-02-11T10:25:00Z","display_name":"Monthly rent paid","id":"d4e8f1a2-7c5b-4a9e-b3d1-0e6f2a8c4b97","key":"monthly_rent_paid","prompt":"The monthly rent the applicant pays today, as stated in the self-disclosure or seen as a standing order on the bank statement.","updated_at":"2026-02-11T10:25:00Z","value_format":"currency"}],"next_cursor":null}
 type DataFieldList struct {
 	Data []DataField `json:"data"`
 
@@ -1344,6 +1394,8 @@ type DataFieldList struct {
 }
 
 // Delivery The delivery of one event to one webhook endpoint.
+//
+// Example: {"attempt_count":1,"attempts":[{"attempt_number":1,"attempted_at":"2026-03-02T09:16:43Z","outcome":"succeeded","response_status":204,"response_time_ms":87}],"delivery_status":"succeeded","endpoint_id":"1e5a9c3f-7b0d-4d2e-8f6a-4c8e2b0d6f93","endpoint_url":"https://hooks.partner-bank.example/doceval","last_attempted_at":"2026-03-02T09:16:43Z"}
 type Delivery struct {
 	AttemptCount int `json:"attempt_count"`
 
@@ -1354,6 +1406,9 @@ type Delivery struct {
 	// `pending` (due or in flight) -> `succeeded`, or `failed_retryable` (a retry is
 	// scheduled) -> ... -> `abandoned` after the last retry (1m, 5m, 30m, 2h, 12h, 24h).
 	// `failed_permanent`: the endpoint was deleted. Redelivery requeues a delivery.
+	//
+	//
+	// Example: succeeded
 	DeliveryStatus DeliveryStatus     `json:"delivery_status"`
 	EndpointId     openapi_types.UUID `json:"endpoint_id"`
 	EndpointUrl    string             `json:"endpoint_url"`
@@ -1365,12 +1420,14 @@ type Delivery struct {
 	NextRetryAt *time.Time `json:"next_retry_at,omitempty"`
 }
 
-// DeliveryAttempt defines model for DeliveryAttempt.
+// DeliveryAttempt Example: {"attempt_number":1,"attempted_at":"2026-03-02T09:16:43Z","outcome":"succeeded","response_status":204,"response_time_ms":87}
 type DeliveryAttempt struct {
 	AttemptNumber int       `json:"attempt_number"`
 	AttemptedAt   time.Time `json:"attempted_at"`
 
 	// Outcome Outcome of one delivery attempt: `pending` (in flight), `succeeded` (2xx within 30 seconds), `http_error` (non-2xx), `timeout`, `network_error`, `blocked` (target refused by SSRF rules). Open enum.
+	//
+	// Example: succeeded
 	Outcome DeliveryAttemptOutcome `json:"outcome"`
 
 	// ResponseStatus HTTP status the endpoint answered, when it answered.
@@ -1382,15 +1439,21 @@ type DeliveryAttempt struct {
 }
 
 // DeliveryAttemptOutcome Outcome of one delivery attempt: `pending` (in flight), `succeeded` (2xx within 30 seconds), `http_error` (non-2xx), `timeout`, `network_error`, `blocked` (target refused by SSRF rules). Open enum.
+//
+// Example: succeeded
 type DeliveryAttemptOutcome string
 
 // DeliveryStatus Status of a webhook delivery. Open enum: tolerate unknown values.
 // `pending` (due or in flight) -> `succeeded`, or `failed_retryable` (a retry is
 // scheduled) -> ... -> `abandoned` after the last retry (1m, 5m, 30m, 2h, 12h, 24h).
 // `failed_permanent`: the endpoint was deleted. Redelivery requeues a delivery.
+//
+// Example: succeeded
 type DeliveryStatus string
 
 // DocumentRequirement A document the template asks for; each becomes a document slot of a new submission.
+//
+// Example: {"allow_multiple_files":true,"description":"The applicant's three most recent monthly salary statements.","document_type_id":"salary_statement","key":"salary_statement","label":"Salary statements (last 3 months)","required":true}
 type DocumentRequirement struct {
 	// AllowMultipleFiles When false, the slot holds at most one upload.
 	AllowMultipleFiles bool `json:"allow_multiple_files"`
@@ -1410,6 +1473,8 @@ type DocumentRequirement struct {
 }
 
 // DocumentRequirementInput A document requirement in a template write or in `extra_document_requirements`.
+//
+// Example: {"allow_multiple_files":true,"document_type_id":"salary_statement","label":"Salary statements (last 3 months)","required":true}
 type DocumentRequirementInput struct {
 	AllowMultipleFiles *bool `json:"allow_multiple_files,omitempty"`
 
@@ -1424,7 +1489,7 @@ type DocumentRequirementInput struct {
 	Required *bool   `json:"required,omitempty"`
 }
 
-// DocumentSlot defines model for DocumentSlot.
+// DocumentSlot Example: {"id":"6b0d2f8c-4e3a-4c9b-8d7f-1a2b3c4d5e6f","key":"salary_statement","label":"Salary statements (last 3 months)","required":true,"review":null,"status":"received","uploads":[{"content_type":"application/pdf","created_at":"2026-03-02T09:16:42Z","document_slot_id":"6b0d2f8c-4e3a-4c9b-8d7f-1a2b3c4d5e6f","external_file_id":"doc-88231","failure":null,"file_id":"a1c5e9f3-7b2d-4f6a-8e0c-4d2b6f8a1c37","filename":"gehaltsabrechnung-2026-02.pdf","id":"9d3e7a1b-5c2f-4e8d-a6b0-3f1c9e2d7a54","upload_status":"ready"}]}
 type DocumentSlot struct {
 	Id       openapi_types.UUID `json:"id"`
 	Key      string             `json:"key"`
@@ -1437,6 +1502,9 @@ type DocumentSlot struct {
 	// finished processing) replaces it with the computed status and clears `review`;
 	// an advisor may also clear it. Every change emits `document_slot.updated`. Who
 	// decided is never shown.
+	//
+	//
+	// Example: {"decided_at":"2026-03-02T10:02:00Z","decision":"needs_review","reason":"The February statement is cut off at the bottom."}
 	Review *SlotReview `json:"review,omitempty"`
 
 	// Status Status of a document slot. Open enum: tolerate unknown values.
@@ -1445,6 +1513,9 @@ type DocumentSlot struct {
 	// - `received`: at least one ready.
 	// - `accepted`, `rejected`, `needs_review`: review statuses set by an advisor; any
 	//   upload change on the slot replaces a review status with the computed one.
+	//
+	//
+	// Example: received
 	Status  DocumentSlotStatus `json:"status"`
 	Uploads []Upload           `json:"uploads"`
 }
@@ -1455,6 +1526,8 @@ type DocumentSlot struct {
 //   - `received`: at least one ready.
 //   - `accepted`, `rejected`, `needs_review`: review statuses set by an advisor; any
 //     upload change on the slot replaces a review status with the computed one.
+//
+// Example: received
 type DocumentSlotStatus string
 
 // DocumentSlotUpdatedEvent A slot's status changed, through an upload change or an advisor decision (`accepted`, `rejected`, `needs_review`) that no partner call triggered.
@@ -1466,6 +1539,8 @@ type DocumentSlotUpdatedEvent struct {
 	Data DocumentSlotUpdatedEventData `json:"data"`
 
 	// Id `evt_` followed by a lowercase UUID; stable across retries and redeliveries.
+	//
+	// Example: evt_2c6e0a4b-8d1f-4e3a-9b5c-7d0f2a6e4c81
 	Id   EventId                      `json:"id"`
 	Type DocumentSlotUpdatedEventType `json:"type"`
 }
@@ -1475,6 +1550,7 @@ type DocumentSlotUpdatedEventType string
 
 // DocumentSlotUpdatedEventData `data` of `document_slot.updated`: emitted on every slot status change.
 type DocumentSlotUpdatedEventData struct {
+	// DocumentSlot Example: {"id":"6b0d2f8c-4e3a-4c9b-8d7f-1a2b3c4d5e6f","key":"salary_statement","label":"Salary statements (last 3 months)","required":true,"review":null,"status":"received","uploads":[{"content_type":"application/pdf","created_at":"2026-03-02T09:16:42Z","document_slot_id":"6b0d2f8c-4e3a-4c9b-8d7f-1a2b3c4d5e6f","external_file_id":"doc-88231","failure":null,"file_id":"a1c5e9f3-7b2d-4f6a-8e0c-4d2b6f8a1c37","filename":"gehaltsabrechnung-2026-02.pdf","id":"9d3e7a1b-5c2f-4e8d-a6b0-3f1c9e2d7a54","upload_status":"ready"}]}
 	DocumentSlot         DocumentSlot `json:"document_slot"`
 	ExternalSubmissionId string       `json:"external_submission_id"`
 
@@ -1484,16 +1560,23 @@ type DocumentSlotUpdatedEventData struct {
 	// - `received`: at least one ready.
 	// - `accepted`, `rejected`, `needs_review`: review statuses set by an advisor; any
 	//   upload change on the slot replaces a review status with the computed one.
+	//
+	//
+	// Example: received
 	PreviousStatus DocumentSlotStatus `json:"previous_status"`
 	SubmissionId   openapi_types.UUID `json:"submission_id"`
 }
 
 // DocumentType A builtin or custom document type.
+//
+// Example: {"archived":false,"builtin":false,"category":"income","created_at":"2026-02-11T10:30:00Z","description":"A notice of parental allowance (Elterngeldbescheid) from the family benefits office.","display_name":"Parental allowance notice","id":"e7b1c3d5-9a2f-4c6e-8d0b-1f3a5c7e9b20","key":"parental_allowance_notice","updated_at":"2026-02-11T10:30:00Z"}
 type DocumentType struct {
 	Archived bool `json:"archived"`
 	Builtin  bool `json:"builtin"`
 
 	// Category Category of a document type. Open enum in responses (new values appear; tolerate unknown ones); validated in requests.
+	//
+	// Example: income
 	Category    DocumentTypeCategory `json:"category"`
 	CreatedAt   time.Time            `json:"created_at"`
 	Description string               `json:"description"`
@@ -1503,14 +1586,18 @@ type DocumentType struct {
 	Id string `json:"id"`
 
 	// Key Stable key of a catalog entry or template. Builtin entries: the builtin key (equal to the id). Custom entries: a slug of the display name or title at creation (`a-z0-9_`, German umlauts transliterated), made unique within the client and against builtin keys by a numeric suffix (`id_card_2`); it never changes. Anywhere an id is expected, a custom entry's key works too.
+	//
+	// Example: real_estate_salaried
 	Key       CatalogKey `json:"key"`
 	UpdatedAt time.Time  `json:"updated_at"`
 }
 
 // DocumentTypeCategory Category of a document type. Open enum in responses (new values appear; tolerate unknown ones); validated in requests.
+//
+// Example: income
 type DocumentTypeCategory string
 
-// DocumentTypeList defines model for DocumentTypeList.
+// DocumentTypeList Example: {"data":[{"archived":false,"builtin":false,"category":"income","created_at":"2026-02-11T10:30:00Z","description":"A notice of parental allowance (Elterngeldbescheid) from the family benefits office.","display_name":"Parental allowance notice","id":"e7b1c3d5-9a2f-4c6e-8d0b-1f3a5c7e9b20","key":"parental_allowance_notice","updated_at":"2026-02-11T10:30:00Z"}],"next_cursor":null}
 type DocumentTypeList struct {
 	Data []DocumentType `json:"data"`
 
@@ -1518,7 +1605,7 @@ type DocumentTypeList struct {
 	NextCursor *string `json:"next_cursor"`
 }
 
-// DuplicateTemplateRequest defines model for DuplicateTemplateRequest.
+// DuplicateTemplateRequest Example: {"display_name":"Real estate financing (salaried)"}
 type DuplicateTemplateRequest struct {
 	// DisplayName Name of the copy (at most 200 characters); default the source's display name.
 	DisplayName *string `json:"display_name,omitempty"`
@@ -1552,9 +1639,11 @@ type DuplicateTemplateRequest struct {
 // | not_implemented | 501 | no | endpoint not available yet |
 // | authz_not_applied_yet | 503 | yes, same key | authorization propagating; honour `retry-after` |
 // | service_unavailable | 503 | yes, same key | the service cannot reach its database for a moment (an outage or failover); honour `retry-after`, retry with the same `Idempotency-Key` or external id |
+//
+// Example: invalid_field
 type ErrorCode string
 
-// ErrorDetail defines model for ErrorDetail.
+// ErrorDetail Example: {"code":"invalid_field","message":"external_submission_id must be 1 to 255 characters","param":"external_submission_id","request_id":"req_0195a1b2c3d47e8f9a0b1c2d3e4f5a6b"}
 type ErrorDetail struct {
 	// Code Stable machine-readable error code; clients branch on it. Open enum: new codes may be
 	// added at any time. Handle an unknown code by its HTTP status class (an unknown 4xx is
@@ -1584,6 +1673,9 @@ type ErrorDetail struct {
 	// | not_implemented | 501 | no | endpoint not available yet |
 	// | authz_not_applied_yet | 503 | yes, same key | authorization propagating; honour `retry-after` |
 	// | service_unavailable | 503 | yes, same key | the service cannot reach its database for a moment (an outage or failover); honour `retry-after`, retry with the same `Idempotency-Key` or external id |
+	//
+	//
+	// Example: invalid_field
 	Code ErrorCode `json:"code"`
 
 	// Message Human-readable explanation; unstable, never branch on it.
@@ -1597,16 +1689,21 @@ type ErrorDetail struct {
 }
 
 // ErrorResponse Body of every non-2xx response.
+//
+// Example: {"error":{"code":"invalid_field","message":"external_submission_id must be 1 to 255 characters","param":"external_submission_id","request_id":"req_0195a1b2c3d47e8f9a0b1c2d3e4f5a6b"}}
 type ErrorResponse struct {
+	// Error Example: {"code":"invalid_field","message":"external_submission_id must be 1 to 255 characters","param":"external_submission_id","request_id":"req_0195a1b2c3d47e8f9a0b1c2d3e4f5a6b"}
 	Error ErrorDetail `json:"error"`
 }
 
-// Evaluation defines model for Evaluation.
+// Evaluation Example: {"external_submission_id":"loan-2026-004711","finished_at":"2026-03-02T09:21:37Z","id":"f0a4c8e2-6d1b-4f5a-9c3e-7b2d0f6a8c15","input_file_ids":["a1c5e9f3-7b2d-4f6a-8e0c-4d2b6f8a1c37"],"kind":"basic","progress_percent":100,"result":{"checks":[{"check_id":"salary_statements_complete","citations":[{"excerpt":"Auszahlungsbetrag 3.412,57 EUR","external_file_id":"doc-88231","pages":[1],"regions":[{"height":0.03,"page":1,"width":0.28,"x":0.62,"y":0.81}],"upload_id":"9d3e7a1b-5c2f-4e8d-a6b0-3f1c9e2d7a54"}],"confidence":0.9,"key":"salary_statements_complete","reasoning_summary":"Only the February 2026 statement was provided; three consecutive months are required.","status":"open","title":"Salary statements complete"}],"documents":[{"document_slot_id":"6b0d2f8c-4e3a-4c9b-8d7f-1a2b3c4d5e6f","document_types":["salary_statement"],"external_file_id":"doc-88231","file_id":"a1c5e9f3-7b2d-4f6a-8e0c-4d2b6f8a1c37","readability":{"status":"passed"},"upload_id":"9d3e7a1b-5c2f-4e8d-a6b0-3f1c9e2d7a54"}],"fields":[{"citations":[{"excerpt":"Auszahlungsbetrag 3.412,57 EUR","external_file_id":"doc-88231","pages":[1],"regions":[{"height":0.03,"page":1,"width":0.28,"x":0.62,"y":0.81}],"upload_id":"9d3e7a1b-5c2f-4e8d-a6b0-3f1c9e2d7a54"}],"confidence":0.93,"data_field_id":"net_monthly_income","key":"net_monthly_income","label":"Net monthly income","source":"rules","status":"succeeded","value":{"amount":"3412.57","currency":"EUR"}}],"summary":{"outcome":"action_required","recommendation":"request_documents","risk_band":"medium"}},"stage_label":"Completed","started_at":"2026-03-02T09:21:05Z","status":"completed","submission_id":"0b8e5f52-6a3c-4d1e-8f7a-2c9d4e6b1a03"}
 type Evaluation struct {
 	// ExternalSubmissionId Present on standalone evaluation responses and in events.
 	ExternalSubmissionId *string `json:"external_submission_id,omitempty"`
 
 	// Failure Why an evaluation failed.
+	//
+	// Example: {"code":"evaluation_timeout","message":"The evaluation took longer than its budget of 10 minutes."}
 	Failure *Failure `json:"failure,omitempty"`
 
 	// FinishedAt Present once completed, failed or canceled.
@@ -1617,10 +1714,14 @@ type Evaluation struct {
 	InputFileIds []openapi_types.UUID `json:"input_file_ids"`
 
 	// Kind Kind of evaluation; `basic` is the only kind today. Open enum.
+	//
+	// Example: basic
 	Kind            EvaluationKind `json:"kind"`
 	ProgressPercent int            `json:"progress_percent"`
 
 	// Result Full result, present once the evaluation completed.
+	//
+	// Example: {"checks":[{"check_id":"salary_statements_complete","citations":[{"excerpt":"Auszahlungsbetrag 3.412,57 EUR","external_file_id":"doc-88231","pages":[1],"regions":[{"height":0.03,"page":1,"width":0.28,"x":0.62,"y":0.81}],"upload_id":"9d3e7a1b-5c2f-4e8d-a6b0-3f1c9e2d7a54"}],"confidence":0.9,"key":"salary_statements_complete","reasoning_summary":"Only the February 2026 statement was provided; three consecutive months are required.","status":"open","title":"Salary statements complete"}],"documents":[{"document_slot_id":"6b0d2f8c-4e3a-4c9b-8d7f-1a2b3c4d5e6f","document_types":["salary_statement"],"external_file_id":"doc-88231","file_id":"a1c5e9f3-7b2d-4f6a-8e0c-4d2b6f8a1c37","readability":{"status":"passed"},"upload_id":"9d3e7a1b-5c2f-4e8d-a6b0-3f1c9e2d7a54"}],"fields":[{"citations":[{"excerpt":"Auszahlungsbetrag 3.412,57 EUR","external_file_id":"doc-88231","pages":[1],"regions":[{"height":0.03,"page":1,"width":0.28,"x":0.62,"y":0.81}],"upload_id":"9d3e7a1b-5c2f-4e8d-a6b0-3f1c9e2d7a54"}],"confidence":0.93,"data_field_id":"net_monthly_income","key":"net_monthly_income","label":"Net monthly income","source":"rules","status":"succeeded","value":{"amount":"3412.57","currency":"EUR"}}],"summary":{"outcome":"action_required","recommendation":"request_documents","risk_band":"medium"}}
 	Result *EvaluationResult `json:"result,omitempty"`
 
 	// StageLabel Human-readable name of the current stage.
@@ -1634,6 +1735,9 @@ type Evaluation struct {
 	// `result` filled) or `failed` (`evaluation.failed`, `failure` filled); `queued` or
 	// `running` -> `canceled` (`evaluation.canceled`) when the submission is canceled or
 	// deleted.
+	//
+	//
+	// Example: completed
 	Status EvaluationStatus `json:"status"`
 
 	// SubmissionId Present on standalone evaluation responses and in events.
@@ -1649,6 +1753,8 @@ type EvaluationCanceledEvent struct {
 	Data EvaluationEventData `json:"data"`
 
 	// Id `evt_` followed by a lowercase UUID; stable across retries and redeliveries.
+	//
+	// Example: evt_2c6e0a4b-8d1f-4e3a-9b5c-7d0f2a6e4c81
 	Id   EventId                     `json:"id"`
 	Type EvaluationCanceledEventType `json:"type"`
 }
@@ -1665,6 +1771,8 @@ type EvaluationCompletedEvent struct {
 	Data EvaluationEventData `json:"data"`
 
 	// Id `evt_` followed by a lowercase UUID; stable across retries and redeliveries.
+	//
+	// Example: evt_2c6e0a4b-8d1f-4e3a-9b5c-7d0f2a6e4c81
 	Id   EventId                      `json:"id"`
 	Type EvaluationCompletedEventType `json:"type"`
 }
@@ -1674,6 +1782,7 @@ type EvaluationCompletedEventType string
 
 // EvaluationEventData `data` of the `evaluation.*` events. The evaluation carries `submission_id` and `external_submission_id`; on `evaluation.completed` its `result` (with the summary) is filled, on `evaluation.failed` its `failure`.
 type EvaluationEventData struct {
+	// Evaluation Example: {"external_submission_id":"loan-2026-004711","finished_at":"2026-03-02T09:21:37Z","id":"f0a4c8e2-6d1b-4f5a-9c3e-7b2d0f6a8c15","input_file_ids":["a1c5e9f3-7b2d-4f6a-8e0c-4d2b6f8a1c37"],"kind":"basic","progress_percent":100,"result":{"checks":[{"check_id":"salary_statements_complete","citations":[{"excerpt":"Auszahlungsbetrag 3.412,57 EUR","external_file_id":"doc-88231","pages":[1],"regions":[{"height":0.03,"page":1,"width":0.28,"x":0.62,"y":0.81}],"upload_id":"9d3e7a1b-5c2f-4e8d-a6b0-3f1c9e2d7a54"}],"confidence":0.9,"key":"salary_statements_complete","reasoning_summary":"Only the February 2026 statement was provided; three consecutive months are required.","status":"open","title":"Salary statements complete"}],"documents":[{"document_slot_id":"6b0d2f8c-4e3a-4c9b-8d7f-1a2b3c4d5e6f","document_types":["salary_statement"],"external_file_id":"doc-88231","file_id":"a1c5e9f3-7b2d-4f6a-8e0c-4d2b6f8a1c37","readability":{"status":"passed"},"upload_id":"9d3e7a1b-5c2f-4e8d-a6b0-3f1c9e2d7a54"}],"fields":[{"citations":[{"excerpt":"Auszahlungsbetrag 3.412,57 EUR","external_file_id":"doc-88231","pages":[1],"regions":[{"height":0.03,"page":1,"width":0.28,"x":0.62,"y":0.81}],"upload_id":"9d3e7a1b-5c2f-4e8d-a6b0-3f1c9e2d7a54"}],"confidence":0.93,"data_field_id":"net_monthly_income","key":"net_monthly_income","label":"Net monthly income","source":"rules","status":"succeeded","value":{"amount":"3412.57","currency":"EUR"}}],"summary":{"outcome":"action_required","recommendation":"request_documents","risk_band":"medium"}},"stage_label":"Completed","started_at":"2026-03-02T09:21:05Z","status":"completed","submission_id":"0b8e5f52-6a3c-4d1e-8f7a-2c9d4e6b1a03"}
 	Evaluation Evaluation `json:"evaluation"`
 }
 
@@ -1686,6 +1795,8 @@ type EvaluationFailedEvent struct {
 	Data EvaluationEventData `json:"data"`
 
 	// Id `evt_` followed by a lowercase UUID; stable across retries and redeliveries.
+	//
+	// Example: evt_2c6e0a4b-8d1f-4e3a-9b5c-7d0f2a6e4c81
 	Id   EventId                   `json:"id"`
 	Type EvaluationFailedEventType `json:"type"`
 }
@@ -1694,6 +1805,8 @@ type EvaluationFailedEvent struct {
 type EvaluationFailedEventType string
 
 // EvaluationKind Kind of evaluation; `basic` is the only kind today. Open enum.
+//
+// Example: basic
 type EvaluationKind string
 
 // EvaluationProgressEvent An evaluation advanced. Throttled: not every internal step emits one, and it may arrive after `evaluation.completed`.
@@ -1705,6 +1818,8 @@ type EvaluationProgressEvent struct {
 	Data EvaluationEventData `json:"data"`
 
 	// Id `evt_` followed by a lowercase UUID; stable across retries and redeliveries.
+	//
+	// Example: evt_2c6e0a4b-8d1f-4e3a-9b5c-7d0f2a6e4c81
 	Id   EventId                     `json:"id"`
 	Type EvaluationProgressEventType `json:"type"`
 }
@@ -1713,6 +1828,8 @@ type EvaluationProgressEvent struct {
 type EvaluationProgressEventType string
 
 // EvaluationResult Full result, present once the evaluation completed.
+//
+// Example: {"checks":[{"check_id":"salary_statements_complete","citations":[{"excerpt":"Auszahlungsbetrag 3.412,57 EUR","external_file_id":"doc-88231","pages":[1],"regions":[{"height":0.03,"page":1,"width":0.28,"x":0.62,"y":0.81}],"upload_id":"9d3e7a1b-5c2f-4e8d-a6b0-3f1c9e2d7a54"}],"confidence":0.9,"key":"salary_statements_complete","reasoning_summary":"Only the February 2026 statement was provided; three consecutive months are required.","status":"open","title":"Salary statements complete"}],"documents":[{"document_slot_id":"6b0d2f8c-4e3a-4c9b-8d7f-1a2b3c4d5e6f","document_types":["salary_statement"],"external_file_id":"doc-88231","file_id":"a1c5e9f3-7b2d-4f6a-8e0c-4d2b6f8a1c37","readability":{"status":"passed"},"upload_id":"9d3e7a1b-5c2f-4e8d-a6b0-3f1c9e2d7a54"}],"fields":[{"citations":[{"excerpt":"Auszahlungsbetrag 3.412,57 EUR","external_file_id":"doc-88231","pages":[1],"regions":[{"height":0.03,"page":1,"width":0.28,"x":0.62,"y":0.81}],"upload_id":"9d3e7a1b-5c2f-4e8d-a6b0-3f1c9e2d7a54"}],"confidence":0.93,"data_field_id":"net_monthly_income","key":"net_monthly_income","label":"Net monthly income","source":"rules","status":"succeeded","value":{"amount":"3412.57","currency":"EUR"}}],"summary":{"outcome":"action_required","recommendation":"request_documents","risk_band":"medium"}}
 type EvaluationResult struct {
 	Checks    []ResultCheck    `json:"checks"`
 	Documents []ResultDocument `json:"documents"`
@@ -1729,6 +1846,9 @@ type EvaluationResult struct {
 	//   was not found); `unknown` (uncertain).
 	// - `risk_band`: `low` (passed), `medium` (action required), `high` (critical
 	//   findings), `unknown` (uncertain).
+	//
+	//
+	// Example: {"outcome":"action_required","recommendation":"request_documents","risk_band":"medium"}
 	Summary Summary `json:"summary"`
 }
 
@@ -1741,6 +1861,8 @@ type EvaluationStartedEvent struct {
 	Data EvaluationEventData `json:"data"`
 
 	// Id `evt_` followed by a lowercase UUID; stable across retries and redeliveries.
+	//
+	// Example: evt_2c6e0a4b-8d1f-4e3a-9b5c-7d0f2a6e4c81
 	Id   EventId                    `json:"id"`
 	Type EvaluationStartedEventType `json:"type"`
 }
@@ -1753,6 +1875,8 @@ type EvaluationStartedEventType string
 // `result` filled) or `failed` (`evaluation.failed`, `failure` filled); `queued` or
 // `running` -> `canceled` (`evaluation.canceled`) when the submission is canceled or
 // deleted.
+//
+// Example: completed
 type EvaluationStatus string
 
 // Event Event envelope, identical as webhook body and as list/get item. The shape of `data` depends on `type`: `FileEventData` (file.*), `EvaluationEventData` (evaluation.*), `DocumentSlotUpdatedEventData` (document_slot.updated); see `WebhookEvent` for the typed variants.
@@ -1764,6 +1888,8 @@ type Event struct {
 	Data map[string]interface{} `json:"data"`
 
 	// Id `evt_` followed by a lowercase UUID; stable across retries and redeliveries.
+	//
+	// Example: evt_2c6e0a4b-8d1f-4e3a-9b5c-7d0f2a6e4c81
 	Id EventId `json:"id"`
 
 	// Type Event type. Open enum in responses: new types appear over time (endpoints with `events`
@@ -1775,6 +1901,9 @@ type Event struct {
 	//   (`DocumentSlotUpdatedEventData`).
 	// - `webhook_endpoint.test`: sent on request to one endpoint to check a receiver
 	//   (`WebhookEndpointTestEventData`); no endpoint subscribes to it.
+	//
+	//
+	// Example: file.ready
 	Type EventType `json:"type"`
 }
 
@@ -1788,6 +1917,8 @@ type EventDetail struct {
 	Deliveries []Delivery             `json:"deliveries"`
 
 	// Id `evt_` followed by a lowercase UUID; stable across retries and redeliveries.
+	//
+	// Example: evt_2c6e0a4b-8d1f-4e3a-9b5c-7d0f2a6e4c81
 	Id EventId `json:"id"`
 
 	// Type Event type. Open enum in responses: new types appear over time (endpoints with `events`
@@ -1799,10 +1930,13 @@ type EventDetail struct {
 	//   (`DocumentSlotUpdatedEventData`).
 	// - `webhook_endpoint.test`: sent on request to one endpoint to check a receiver
 	//   (`WebhookEndpointTestEventData`); no endpoint subscribes to it.
+	//
+	//
+	// Example: file.ready
 	Type EventType `json:"type"`
 }
 
-// EventFeed defines model for EventFeed.
+// EventFeed Example: {"data":[{"api_client_id":"3f6c2a1e-8b4d-4c7a-9e21-5d0b7f9a1c44","created_at":"2026-03-02T09:16:42Z","data":{"upload":{"content_type":"application/pdf","created_at":"2026-03-02T09:16:42Z","document_slot_id":"6b0d2f8c-4e3a-4c9b-8d7f-1a2b3c4d5e6f","external_file_id":"doc-88231","external_submission_id":"loan-2026-004711","failure":null,"file_id":"a1c5e9f3-7b2d-4f6a-8e0c-4d2b6f8a1c37","filename":"gehaltsabrechnung-2026-02.pdf","id":"9d3e7a1b-5c2f-4e8d-a6b0-3f1c9e2d7a54","submission_id":"0b8e5f52-6a3c-4d1e-8f7a-2c9d4e6b1a03","upload_status":"ready"}},"id":"evt_2c6e0a4b-8d1f-4e3a-9b5c-7d0f2a6e4c81","type":"file.ready"}],"next_cursor":"eyJ0eCI6ODgxMjQsInNlcSI6MTIsImF0IjoiMjAyNi0wMy0wMlQwOToyMTozN1oifQ"}
 type EventFeed struct {
 	Data []Event `json:"data"`
 
@@ -1811,9 +1945,11 @@ type EventFeed struct {
 }
 
 // EventId `evt_` followed by a lowercase UUID; stable across retries and redeliveries.
+//
+// Example: evt_2c6e0a4b-8d1f-4e3a-9b5c-7d0f2a6e4c81
 type EventId = string
 
-// EventList defines model for EventList.
+// EventList Example: {"data":[{"api_client_id":"3f6c2a1e-8b4d-4c7a-9e21-5d0b7f9a1c44","created_at":"2026-03-02T09:16:42Z","data":{"upload":{"content_type":"application/pdf","created_at":"2026-03-02T09:16:42Z","document_slot_id":"6b0d2f8c-4e3a-4c9b-8d7f-1a2b3c4d5e6f","external_file_id":"doc-88231","external_submission_id":"loan-2026-004711","failure":null,"file_id":"a1c5e9f3-7b2d-4f6a-8e0c-4d2b6f8a1c37","filename":"gehaltsabrechnung-2026-02.pdf","id":"9d3e7a1b-5c2f-4e8d-a6b0-3f1c9e2d7a54","submission_id":"0b8e5f52-6a3c-4d1e-8f7a-2c9d4e6b1a03","upload_status":"ready"}},"id":"evt_2c6e0a4b-8d1f-4e3a-9b5c-7d0f2a6e4c81","type":"file.ready"}],"next_cursor":null}
 type EventList struct {
 	Data []Event `json:"data"`
 
@@ -1830,9 +1966,13 @@ type EventList struct {
 //     (`DocumentSlotUpdatedEventData`).
 //   - `webhook_endpoint.test`: sent on request to one endpoint to check a receiver
 //     (`WebhookEndpointTestEventData`); no endpoint subscribes to it.
+//
+// Example: file.ready
 type EventType string
 
 // Failure Why an evaluation failed.
+//
+// Example: {"code":"evaluation_timeout","message":"The evaluation took longer than its budget of 10 minutes."}
 type Failure struct {
 	// Code Machine-readable reason. Open set; today: `processing_error` (the engine could
 	// not finish), `evaluation_timeout` (it ran longer than the operator's limit),
@@ -1844,6 +1984,7 @@ type Failure struct {
 
 // FileEventData `data` of `file.ready` and `file.failed` (with `upload.failure` set).
 type FileEventData struct {
+	// Upload Example: {"content_type":"application/pdf","created_at":"2026-03-02T09:16:42Z","document_slot_id":"6b0d2f8c-4e3a-4c9b-8d7f-1a2b3c4d5e6f","external_file_id":"doc-88231","external_submission_id":"loan-2026-004711","failure":null,"file_id":"a1c5e9f3-7b2d-4f6a-8e0c-4d2b6f8a1c37","filename":"gehaltsabrechnung-2026-02.pdf","id":"9d3e7a1b-5c2f-4e8d-a6b0-3f1c9e2d7a54","submission_id":"0b8e5f52-6a3c-4d1e-8f7a-2c9d4e6b1a03","upload_status":"ready"}
 	Upload Upload `json:"upload"`
 }
 
@@ -1856,6 +1997,8 @@ type FileFailedEvent struct {
 	Data FileEventData `json:"data"`
 
 	// Id `evt_` followed by a lowercase UUID; stable across retries and redeliveries.
+	//
+	// Example: evt_2c6e0a4b-8d1f-4e3a-9b5c-7d0f2a6e4c81
 	Id   EventId             `json:"id"`
 	Type FileFailedEventType `json:"type"`
 }
@@ -1872,6 +2015,8 @@ type FileReadyEvent struct {
 	Data FileEventData `json:"data"`
 
 	// Id `evt_` followed by a lowercase UUID; stable across retries and redeliveries.
+	//
+	// Example: evt_2c6e0a4b-8d1f-4e3a-9b5c-7d0f2a6e4c81
 	Id   EventId            `json:"id"`
 	Type FileReadyEventType `json:"type"`
 }
@@ -1880,27 +2025,35 @@ type FileReadyEvent struct {
 type FileReadyEventType string
 
 // Metadata Partner-owned JSON object, at most 16 KiB serialized (else 422 `invalid_field` with `param` `metadata`). Replaced as a whole on PATCH, never merged.
+//
+// Example: {"advisor_ref":"AB-1187","branch":"Hamburg-Altona","loan_amount_requested":320000}
 type Metadata map[string]interface{}
 
 // ProductType Credit product type. Open enum in responses (new values appear; tolerate unknown ones); validated in requests.
+//
+// Example: personal_real_estate_financing
 type ProductType string
 
-// Readability defines model for Readability.
+// Readability Example: {"status":"passed"}
 type Readability struct {
 	// Status Readability of a document. Open enum.
+	//
+	// Example: passed
 	Status ReadabilityStatus `json:"status"`
 }
 
 // ReadabilityStatus Readability of a document. Open enum.
+//
+// Example: passed
 type ReadabilityStatus string
 
-// RedeliverEventRequest defines model for RedeliverEventRequest.
+// RedeliverEventRequest Example: {"endpoint_id":"1e5a9c3f-7b0d-4d2e-8f6a-4c8e2b0d6f93"}
 type RedeliverEventRequest struct {
 	// EndpointId Requeue only this endpoint's delivery, whatever its state.
 	EndpointId *openapi_types.UUID `json:"endpoint_id,omitempty"`
 }
 
-// ReplaceTemplateCheckItemsRequest defines model for ReplaceTemplateCheckItemsRequest.
+// ReplaceTemplateCheckItemsRequest Example: {"expected_revision":3,"items":[{"check_id":"salary_statements_complete"},{"check_id":"name_consistency"}]}
 type ReplaceTemplateCheckItemsRequest struct {
 	// ExpectedRevision Must equal the current `revision`, else 409 `revision_mismatch`.
 	ExpectedRevision int `json:"expected_revision"`
@@ -1909,7 +2062,7 @@ type ReplaceTemplateCheckItemsRequest struct {
 	Items []CheckItemInput `json:"items"`
 }
 
-// ReplaceTemplateDataFieldItemsRequest defines model for ReplaceTemplateDataFieldItemsRequest.
+// ReplaceTemplateDataFieldItemsRequest Example: {"expected_revision":3,"items":[{"confidence_threshold":0.8,"data_field_id":"net_monthly_income","required":true},{"data_field_id":"employer_name"}]}
 type ReplaceTemplateDataFieldItemsRequest struct {
 	// ExpectedRevision Must equal the current `revision`, else 409 `revision_mismatch`.
 	ExpectedRevision int `json:"expected_revision"`
@@ -1918,7 +2071,7 @@ type ReplaceTemplateDataFieldItemsRequest struct {
 	Items []DataFieldItemInput `json:"items"`
 }
 
-// ReplaceTemplateDocumentRequirementsRequest defines model for ReplaceTemplateDocumentRequirementsRequest.
+// ReplaceTemplateDocumentRequirementsRequest Example: {"expected_revision":3,"items":[{"document_type_id":"id_card"},{"allow_multiple_files":true,"document_type_id":"salary_statement","label":"Salary statements (last 3 months)","required":true}]}
 type ReplaceTemplateDocumentRequirementsRequest struct {
 	// ExpectedRevision Must equal the current `revision`, else 409 `revision_mismatch`.
 	ExpectedRevision int `json:"expected_revision"`
@@ -1974,6 +2127,8 @@ type ReplaceTemplateDocumentRequirementsRequest struct {
 // Custom checks are answered by the configured language model, with every citation
 // verified against the page text; a verdict left without verifiable evidence is
 // `open`; without a configured model a custom check is `failed` with a reason.
+//
+// Example: {"check_id":"salary_statements_complete","citations":[{"excerpt":"Auszahlungsbetrag 3.412,57 EUR","external_file_id":"doc-88231","pages":[1],"regions":[{"height":0.03,"page":1,"width":0.28,"x":0.62,"y":0.81}],"upload_id":"9d3e7a1b-5c2f-4e8d-a6b0-3f1c9e2d7a54"}],"confidence":0.9,"key":"salary_statements_complete","reasoning_summary":"Only the February 2026 statement was provided; three consecutive months are required.","status":"open","title":"Salary statements complete"}
 type ResultCheck struct {
 	CheckId    string     `json:"check_id"`
 	Citations  []Citation `json:"citations"`
@@ -1984,14 +2139,20 @@ type ResultCheck struct {
 	ReasoningSummary string `json:"reasoning_summary"`
 
 	// Status Verdict of a check. This vocabulary is fixed; the check's prompt decides which findings land in which verdict.
+	//
+	// Example: fulfilled
 	Status ResultCheckStatus `json:"status"`
 	Title  string            `json:"title"`
 }
 
 // ResultCheckStatus Verdict of a check. This vocabulary is fixed; the check's prompt decides which findings land in which verdict.
+//
+// Example: fulfilled
 type ResultCheckStatus string
 
 // ResultDocument How the engine read one input upload (assigned to a slot or not).
+//
+// Example: {"document_slot_id":"6b0d2f8c-4e3a-4c9b-8d7f-1a2b3c4d5e6f","document_types":["salary_statement"],"external_file_id":"doc-88231","file_id":"a1c5e9f3-7b2d-4f6a-8e0c-4d2b6f8a1c37","readability":{"status":"passed"},"upload_id":"9d3e7a1b-5c2f-4e8d-a6b0-3f1c9e2d7a54"}
 type ResultDocument struct {
 	// DocumentSlotId The slot the upload was in, or null when unassigned.
 	DocumentSlotId *openapi_types.UUID `json:"document_slot_id"`
@@ -2000,11 +2161,13 @@ type ResultDocument struct {
 	DocumentTypes  []string           `json:"document_types"`
 	ExternalFileId string             `json:"external_file_id"`
 	FileId         openapi_types.UUID `json:"file_id"`
-	Readability    Readability        `json:"readability"`
-	UploadId       openapi_types.UUID `json:"upload_id"`
+
+	// Readability Example: {"status":"passed"}
+	Readability Readability        `json:"readability"`
+	UploadId    openapi_types.UUID `json:"upload_id"`
 }
 
-// ResultField defines model for ResultField.
+// ResultField Example: {"citations":[{"excerpt":"Auszahlungsbetrag 3.412,57 EUR","external_file_id":"doc-88231","pages":[1],"regions":[{"height":0.03,"page":1,"width":0.28,"x":0.62,"y":0.81}],"upload_id":"9d3e7a1b-5c2f-4e8d-a6b0-3f1c9e2d7a54"}],"confidence":0.93,"data_field_id":"net_monthly_income","key":"net_monthly_income","label":"Net monthly income","source":"rules","status":"succeeded","value":{"amount":"3412.57","currency":"EUR"}}
 type ResultField struct {
 	Citations   []Citation `json:"citations"`
 	Confidence  float64    `json:"confidence"`
@@ -2023,6 +2186,8 @@ type ResultField struct {
 	Source *ResultFieldSource `json:"source,omitempty"`
 
 	// Status Extraction status of a field: `succeeded`, `low_confidence` (confidence below the template item's `confidence_threshold`), `not_found`, `failed`. Open enum.
+	//
+	// Example: succeeded
 	Status ResultFieldStatus `json:"status"`
 
 	// Value Any JSON value, or null when nothing was extracted. Shaped by the data field's
@@ -2046,9 +2211,11 @@ type ResultField struct {
 type ResultFieldSource string
 
 // ResultFieldStatus Extraction status of a field: `succeeded`, `low_confidence` (confidence below the template item's `confidence_threshold`), `not_found`, `failed`. Open enum.
+//
+// Example: succeeded
 type ResultFieldStatus string
 
-// SecretRotation defines model for SecretRotation.
+// SecretRotation Example: {"previous_secret_expires_at":"2026-03-03T09:30:00Z","signing_secret":"whsec_Qm4Xr8Tz2Nc6Vb1Lp9Kd3Hw7Js5Gf0Ay4Ue8Ri2Oo6Pn"}
 type SecretRotation struct {
 	// PreviousSecretExpiresAt Until then (24 hours; less if rotated again) deliveries carry signatures for both secrets.
 	PreviousSecretExpiresAt time.Time `json:"previous_secret_expires_at"`
@@ -2063,6 +2230,8 @@ type SecretRotation struct {
 // finished processing) replaces it with the computed status and clears `review`;
 // an advisor may also clear it. Every change emits `document_slot.updated`. Who
 // decided is never shown.
+//
+// Example: {"decided_at":"2026-03-02T10:02:00Z","decision":"needs_review","reason":"The February statement is cut off at the bottom."}
 type SlotReview struct {
 	DecidedAt time.Time `json:"decided_at"`
 
@@ -2076,9 +2245,11 @@ type SlotReview struct {
 // SlotReviewDecision Open enum.
 type SlotReviewDecision string
 
-// Submission defines model for Submission.
+// Submission Example: {"consistency":{"authz":"applied"},"created_at":"2026-03-02T09:15:00Z","display_id":"SUB-7KQ2M9XD","external_submission_id":"loan-2026-004711","id":"0b8e5f52-6a3c-4d1e-8f7a-2c9d4e6b1a03","metadata":{"advisor_ref":"AB-1187","branch":"Hamburg-Altona","loan_amount_requested":320000},"status":"collecting_documents","template_id":"8f14e45f-ceea-4672-9f4d-6a1d2c3b4e5f","updated_at":"2026-03-02T09:15:00Z"}
 type Submission struct {
 	// Consistency Consistency information returned by create, patch and cancel.
+	//
+	// Example: {"authz":"applied"}
 	Consistency *Consistency `json:"consistency,omitempty"`
 	CreatedAt   time.Time    `json:"created_at"`
 
@@ -2090,6 +2261,8 @@ type Submission struct {
 	Id                   openapi_types.UUID `json:"id"`
 
 	// Metadata Partner-owned JSON object, at most 16 KiB serialized (else 422 `invalid_field` with `param` `metadata`). Replaced as a whole on PATCH, never merged.
+	//
+	// Example: {"advisor_ref":"AB-1187","branch":"Hamburg-Altona","loan_amount_requested":320000}
 	Metadata Metadata `json:"metadata"`
 
 	// Status Status of a submission. Open enum in responses (tolerate unknown values); validated as
@@ -2099,6 +2272,9 @@ type Submission struct {
 	// - `evaluating`: an evaluation was accepted and is queued or running.
 	// - `completed` / `failed`: the latest evaluation completed / failed.
 	// - `canceled`: terminal, after POST cancel.
+	//
+	//
+	// Example: collecting_documents
 	Status SubmissionStatus `json:"status"`
 
 	// TemplateId The template the submission was created from (builtin key or UUID).
@@ -2109,6 +2285,8 @@ type Submission struct {
 // SubmissionDetail A submission with its document slots, unassigned uploads and latest evaluation (`consistency` is not part of reads).
 type SubmissionDetail struct {
 	// Consistency Consistency information returned by create, patch and cancel.
+	//
+	// Example: {"authz":"applied"}
 	Consistency *Consistency `json:"consistency,omitempty"`
 	CreatedAt   time.Time    `json:"created_at"`
 
@@ -2121,9 +2299,13 @@ type SubmissionDetail struct {
 	// ExternalSubmissionId Partner-chosen idempotency key, unique per API client.
 	ExternalSubmissionId string             `json:"external_submission_id"`
 	Id                   openapi_types.UUID `json:"id"`
-	LatestEvaluation     *Evaluation        `json:"latest_evaluation,omitempty"`
+
+	// LatestEvaluation Example: {"external_submission_id":"loan-2026-004711","finished_at":"2026-03-02T09:21:37Z","id":"f0a4c8e2-6d1b-4f5a-9c3e-7b2d0f6a8c15","input_file_ids":["a1c5e9f3-7b2d-4f6a-8e0c-4d2b6f8a1c37"],"kind":"basic","progress_percent":100,"result":{"checks":[{"check_id":"salary_statements_complete","citations":[{"excerpt":"Auszahlungsbetrag 3.412,57 EUR","external_file_id":"doc-88231","pages":[1],"regions":[{"height":0.03,"page":1,"width":0.28,"x":0.62,"y":0.81}],"upload_id":"9d3e7a1b-5c2f-4e8d-a6b0-3f1c9e2d7a54"}],"confidence":0.9,"key":"salary_statements_complete","reasoning_summary":"Only the February 2026 statement was provided; three consecutive months are required.","status":"open","title":"Salary statements complete"}],"documents":[{"document_slot_id":"6b0d2f8c-4e3a-4c9b-8d7f-1a2b3c4d5e6f","document_types":["salary_statement"],"external_file_id":"doc-88231","file_id":"a1c5e9f3-7b2d-4f6a-8e0c-4d2b6f8a1c37","readability":{"status":"passed"},"upload_id":"9d3e7a1b-5c2f-4e8d-a6b0-3f1c9e2d7a54"}],"fields":[{"citations":[{"excerpt":"Auszahlungsbetrag 3.412,57 EUR","external_file_id":"doc-88231","pages":[1],"regions":[{"height":0.03,"page":1,"width":0.28,"x":0.62,"y":0.81}],"upload_id":"9d3e7a1b-5c2f-4e8d-a6b0-3f1c9e2d7a54"}],"confidence":0.93,"data_field_id":"net_monthly_income","key":"net_monthly_income","label":"Net monthly income","source":"rules","status":"succeeded","value":{"amount":"3412.57","currency":"EUR"}}],"summary":{"outcome":"action_required","recommendation":"request_documents","risk_band":"medium"}},"stage_label":"Completed","started_at":"2026-03-02T09:21:05Z","status":"completed","submission_id":"0b8e5f52-6a3c-4d1e-8f7a-2c9d4e6b1a03"}
+	LatestEvaluation *Evaluation `json:"latest_evaluation,omitempty"`
 
 	// Metadata Partner-owned JSON object, at most 16 KiB serialized (else 422 `invalid_field` with `param` `metadata`). Replaced as a whole on PATCH, never merged.
+	//
+	// Example: {"advisor_ref":"AB-1187","branch":"Hamburg-Altona","loan_amount_requested":320000}
 	Metadata Metadata `json:"metadata"`
 
 	// Status Status of a submission. Open enum in responses (tolerate unknown values); validated as
@@ -2133,6 +2315,9 @@ type SubmissionDetail struct {
 	// - `evaluating`: an evaluation was accepted and is queued or running.
 	// - `completed` / `failed`: the latest evaluation completed / failed.
 	// - `canceled`: terminal, after POST cancel.
+	//
+	//
+	// Example: collecting_documents
 	Status SubmissionStatus `json:"status"`
 
 	// TemplateId The template the submission was created from (builtin key or UUID).
@@ -2142,9 +2327,11 @@ type SubmissionDetail struct {
 }
 
 // SubmissionLanguage Language of reasoning summaries and the OCR hint. Documents may be German or English either way.
+//
+// Example: de
 type SubmissionLanguage string
 
-// SubmissionList defines model for SubmissionList.
+// SubmissionList Example: {"data":[{"created_at":"2026-03-02T09:15:00Z","display_id":"SUB-7KQ2M9XD","external_submission_id":"loan-2026-004711","id":"0b8e5f52-6a3c-4d1e-8f7a-2c9d4e6b1a03","status":"completed","template_id":"8f14e45f-ceea-4672-9f4d-6a1d2c3b4e5f","updated_at":"2026-03-02T09:21:37Z"}],"next_cursor":"eyJ0IjoiMjAyNi0wMy0wMlQwOToxNTowMFoiLCJpIjoiMGI4ZTVmNTIifQ"}
 type SubmissionList struct {
 	Data []SubmissionSummary `json:"data"`
 
@@ -2159,9 +2346,13 @@ type SubmissionList struct {
 //   - `evaluating`: an evaluation was accepted and is queued or running.
 //   - `completed` / `failed`: the latest evaluation completed / failed.
 //   - `canceled`: terminal, after POST cancel.
+//
+// Example: collecting_documents
 type SubmissionStatus string
 
 // SubmissionSummary A submission as listed.
+//
+// Example: {"created_at":"2026-03-02T09:15:00Z","display_id":"SUB-7KQ2M9XD","external_submission_id":"loan-2026-004711","id":"0b8e5f52-6a3c-4d1e-8f7a-2c9d4e6b1a03","status":"completed","template_id":"8f14e45f-ceea-4672-9f4d-6a1d2c3b4e5f","updated_at":"2026-03-02T09:21:37Z"}
 type SubmissionSummary struct {
 	CreatedAt            time.Time          `json:"created_at"`
 	DisplayId            string             `json:"display_id"`
@@ -2175,6 +2366,9 @@ type SubmissionSummary struct {
 	// - `evaluating`: an evaluation was accepted and is queued or running.
 	// - `completed` / `failed`: the latest evaluation completed / failed.
 	// - `canceled`: terminal, after POST cancel.
+	//
+	//
+	// Example: collecting_documents
 	Status     SubmissionStatus `json:"status"`
 	TemplateId string           `json:"template_id"`
 	UpdatedAt  time.Time        `json:"updated_at"`
@@ -2191,27 +2385,43 @@ type SubmissionSummary struct {
 //     was not found); `unknown` (uncertain).
 //   - `risk_band`: `low` (passed), `medium` (action required), `high` (critical
 //     findings), `unknown` (uncertain).
+//
+// Example: {"outcome":"action_required","recommendation":"request_documents","risk_band":"medium"}
 type Summary struct {
 	// Outcome Overall outcome of an evaluation. Open enum.
+	//
+	// Example: action_required
 	Outcome SummaryOutcome `json:"outcome"`
 
 	// Recommendation Recommended next step. Open enum.
+	//
+	// Example: request_documents
 	Recommendation SummaryRecommendation `json:"recommendation"`
 
 	// RiskBand Risk band. Open enum.
+	//
+	// Example: medium
 	RiskBand SummaryRiskBand `json:"risk_band"`
 }
 
 // SummaryOutcome Overall outcome of an evaluation. Open enum.
+//
+// Example: action_required
 type SummaryOutcome string
 
 // SummaryRecommendation Recommended next step. Open enum.
+//
+// Example: request_documents
 type SummaryRecommendation string
 
 // SummaryRiskBand Risk band. Open enum.
+//
+// Example: medium
 type SummaryRiskBand string
 
 // Template A builtin or custom template. Builtin templates are read-only; custom ones belong to the client. Lists return this shape; single reads and writes return `TemplateDetail`.
+//
+// Example: {"archived":false,"builtin":false,"created_at":"2026-02-10T14:03:11Z","display_name":"Real estate financing (salaried)","id":"8f14e45f-ceea-4672-9f4d-6a1d2c3b4e5f","is_default":true,"key":"real_estate_salaried","revision":3,"updated_at":"2026-02-24T08:47:30Z"}
 type Template struct {
 	// Archived True after DELETE; archived templates are unlisted and cannot create submissions.
 	Archived    bool      `json:"archived"`
@@ -2226,6 +2436,8 @@ type Template struct {
 	IsDefault bool `json:"is_default"`
 
 	// Key Stable key of a catalog entry or template. Builtin entries: the builtin key (equal to the id). Custom entries: a slug of the display name or title at creation (`a-z0-9_`, German umlauts transliterated), made unique within the client and against builtin keys by a numeric suffix (`id_card_2`); it never changes. Anywhere an id is expected, a custom entry's key works too.
+	//
+	// Example: real_estate_salaried
 	Key CatalogKey `json:"key"`
 
 	// Revision Starts at 1 and grows by 1 with every successful write; send it as `expected_revision`.
@@ -2251,6 +2463,8 @@ type TemplateDetail struct {
 	IsDefault bool `json:"is_default"`
 
 	// Key Stable key of a catalog entry or template. Builtin entries: the builtin key (equal to the id). Custom entries: a slug of the display name or title at creation (`a-z0-9_`, German umlauts transliterated), made unique within the client and against builtin keys by a numeric suffix (`id_card_2`); it never changes. Anywhere an id is expected, a custom entry's key works too.
+	//
+	// Example: real_estate_salaried
 	Key CatalogKey `json:"key"`
 
 	// Revision Starts at 1 and grows by 1 with every successful write; send it as `expected_revision`.
@@ -2258,7 +2472,7 @@ type TemplateDetail struct {
 	UpdatedAt time.Time `json:"updated_at"`
 }
 
-// TemplateList defines model for TemplateList.
+// TemplateList Example: {"data":[{"archived":false,"builtin":false,"created_at":"2026-02-10T14:03:11Z","display_name":"Real estate financing (salaried)","id":"8f14e45f-ceea-4672-9f4d-6a1d2c3b4e5f","is_default":true,"key":"real_estate_salaried","revision":3,"updated_at":"2026-02-24T08:47:30Z"}],"next_cursor":"eyJ0IjoiMjAyNi0wMy0wMlQwOToxNTowMFoiLCJpIjoiMGI4ZTVmNTIifQ"}
 type TemplateList struct {
 	Data []Template `json:"data"`
 
@@ -2267,8 +2481,12 @@ type TemplateList struct {
 }
 
 // UpdateCheckRequest Omitted fields stay unchanged.
+//
+// Example: {"product_types":["personal_real_estate_financing"],"title":"Probation period ended"}
 type UpdateCheckRequest struct {
 	// Category Category of a check. Open enum in responses (new values appear; tolerate unknown ones); validated in requests.
+	//
+	// Example: income
 	Category     *CheckCategory `json:"category,omitempty"`
 	Description  *string        `json:"description,omitempty"`
 	ProductTypes *[]ProductType `json:"product_types,omitempty"`
@@ -2277,8 +2495,12 @@ type UpdateCheckRequest struct {
 }
 
 // UpdateDataFieldRequest Omitted fields stay unchanged.
+//
+// Example: {"display_name":"Monthly rent paid (warm)","value_format":"currency"}
 type UpdateDataFieldRequest struct {
 	// Category Category of a data field. Open enum in responses (new values appear; tolerate unknown ones); validated in requests.
+	//
+	// Example: income
 	Category    *DataFieldCategory `json:"category,omitempty"`
 	DisplayName *string            `json:"display_name,omitempty"`
 	Prompt      *string            `json:"prompt,omitempty"`
@@ -2288,20 +2510,26 @@ type UpdateDataFieldRequest struct {
 }
 
 // UpdateDocumentTypeRequest Omitted fields stay unchanged.
+//
+// Example: {"display_name":"Parental allowance notice (Elterngeld)"}
 type UpdateDocumentTypeRequest struct {
 	// Category Category of a document type. Open enum in responses (new values appear; tolerate unknown ones); validated in requests.
+	//
+	// Example: income
 	Category    *DocumentTypeCategory `json:"category,omitempty"`
 	Description *string               `json:"description,omitempty"`
 	DisplayName *string               `json:"display_name,omitempty"`
 }
 
-// UpdateSubmissionRequest defines model for UpdateSubmissionRequest.
+// UpdateSubmissionRequest Example: {"metadata":{"advisor_ref":"AB-1204","branch":"Hamburg-Altona","loan_amount_requested":320000}}
 type UpdateSubmissionRequest struct {
 	// Metadata Partner-owned JSON object, at most 16 KiB serialized (else 422 `invalid_field` with `param` `metadata`). Replaced as a whole on PATCH, never merged.
+	//
+	// Example: {"advisor_ref":"AB-1187","branch":"Hamburg-Altona","loan_amount_requested":320000}
 	Metadata Metadata `json:"metadata"`
 }
 
-// UpdateTemplateRequest defines model for UpdateTemplateRequest.
+// UpdateTemplateRequest Example: {"display_name":"Real estate financing (salaried, 2026)","expected_revision":3,"is_default":true}
 type UpdateTemplateRequest struct {
 	// DisplayName At most 200 characters. The `key` does not change.
 	DisplayName *string `json:"display_name,omitempty"`
@@ -2313,13 +2541,15 @@ type UpdateTemplateRequest struct {
 	IsDefault *bool `json:"is_default,omitempty"`
 }
 
-// UpdateUploadRequest defines model for UpdateUploadRequest.
+// UpdateUploadRequest Example: {"document_slot_id":"6b0d2f8c-4e3a-4c9b-8d7f-1a2b3c4d5e6f"}
 type UpdateUploadRequest struct {
 	// DocumentSlotId A slot of this submission to assign the upload to, or null to unassign it.
 	DocumentSlotId *openapi_types.UUID `json:"document_slot_id"`
 }
 
 // UpdateWebhookEndpointRequest Omitted fields stay unchanged.
+//
+// Example: {"status":"disabled"}
 type UpdateWebhookEndpointRequest struct {
 	Description *string `json:"description,omitempty"`
 
@@ -2327,13 +2557,15 @@ type UpdateWebhookEndpointRequest struct {
 	Events nullable.Nullable[[]EventType] `json:"events,omitempty"`
 
 	// Status `active` endpoints receive deliveries; `disabled` ones are paused, and events emitted meanwhile are never delivered to them later. Validated in requests.
+	//
+	// Example: active
 	Status *WebhookEndpointStatus `json:"status,omitempty"`
 
 	// Url `https` URL, at most 2048 characters; `http` only for 127.0.0.1, ::1 and localhost. The secret does not change.
 	Url *string `json:"url,omitempty"`
 }
 
-// Upload defines model for Upload.
+// Upload Example: {"content_type":"application/pdf","created_at":"2026-03-02T09:16:42Z","document_slot_id":"6b0d2f8c-4e3a-4c9b-8d7f-1a2b3c4d5e6f","external_file_id":"doc-88231","external_submission_id":"loan-2026-004711","failure":null,"file_id":"a1c5e9f3-7b2d-4f6a-8e0c-4d2b6f8a1c37","filename":"gehaltsabrechnung-2026-02.pdf","id":"9d3e7a1b-5c2f-4e8d-a6b0-3f1c9e2d7a54","submission_id":"0b8e5f52-6a3c-4d1e-8f7a-2c9d4e6b1a03","upload_status":"ready"}
 type Upload struct {
 	// ContentType Declared content type of the file part.
 	ContentType string    `json:"content_type"`
@@ -2349,6 +2581,8 @@ type Upload struct {
 	ExternalSubmissionId *string `json:"external_submission_id,omitempty"`
 
 	// Failure Why processing failed; null unless `upload_status` is `failed`.
+	//
+	// Example: {"code":"file_encrypted","message":"The PDF is password-protected; upload it without a password."}
 	Failure *UploadFailure `json:"failure"`
 
 	// FileId Id of the stored file; evaluations list it in `input_file_ids`.
@@ -2362,20 +2596,28 @@ type Upload struct {
 	SubmissionId *openapi_types.UUID `json:"submission_id,omitempty"`
 
 	// UploadStatus Processing status of an upload: `processing`, then `ready` (`file.ready`) or `failed` (`file.failed`, `failure` set). Open enum: tolerate unknown values.
+	//
+	// Example: ready
 	UploadStatus UploadStatus `json:"upload_status"`
 }
 
 // UploadFailure Why processing failed; null unless `upload_status` is `failed`.
+//
+// Example: {"code":"file_encrypted","message":"The PDF is password-protected; upload it without a password."}
 type UploadFailure struct {
 	// Code Reason an upload failed processing. Open enum: tolerate unknown values. `too_many_pages`: more pages than the deployment processes per file (500 by default), or more pages without a usable text layer (scanned, blank) than it reads by OCR per file (100 by default); split the document.
+	//
+	// Example: file_encrypted
 	Code    UploadFailureCode `json:"code"`
 	Message string            `json:"message"`
 }
 
 // UploadFailureCode Reason an upload failed processing. Open enum: tolerate unknown values. `too_many_pages`: more pages than the deployment processes per file (500 by default), or more pages without a usable text layer (scanned, blank) than it reads by OCR per file (100 by default); split the document.
+//
+// Example: file_encrypted
 type UploadFailureCode string
 
-// UploadList defines model for UploadList.
+// UploadList Example: {"data":[{"content_type":"application/pdf","created_at":"2026-03-02T09:16:42Z","document_slot_id":"6b0d2f8c-4e3a-4c9b-8d7f-1a2b3c4d5e6f","external_file_id":"doc-88231","failure":null,"file_id":"a1c5e9f3-7b2d-4f6a-8e0c-4d2b6f8a1c37","filename":"gehaltsabrechnung-2026-02.pdf","id":"9d3e7a1b-5c2f-4e8d-a6b0-3f1c9e2d7a54","upload_status":"ready"}],"next_cursor":null}
 type UploadList struct {
 	Data []Upload `json:"data"`
 
@@ -2384,6 +2626,8 @@ type UploadList struct {
 }
 
 // UploadStatus Processing status of an upload: `processing`, then `ready` (`file.ready`) or `failed` (`file.failed`, `failure` set). Open enum: tolerate unknown values.
+//
+// Example: ready
 type UploadStatus string
 
 // ValueFormat Shape of an extracted value (see `ResultField.value`). Absent means free text.
@@ -2391,9 +2635,13 @@ type UploadStatus string
 // - `currency`: object `{"amount": "3250.00", "currency": "EUR"}` (amount a decimal string)
 // - `years`, `percent`, `square_meters`: a JSON number (`80.5` means 80.5 %)
 // - `date`: a string `YYYY-MM-DD`
+//
+// Example: currency
 type ValueFormat string
 
 // WebhookEndpoint A webhook endpoint, without its secret.
+//
+// Example: {"created_at":"2026-02-09T16:00:00Z","description":"Loan origination system (production)","events":["file.ready","file.failed","evaluation.completed","evaluation.failed"],"id":"1e5a9c3f-7b0d-4d2e-8f6a-4c8e2b0d6f93","status":"active","url":"https://hooks.partner-bank.example/doceval"}
 type WebhookEndpoint struct {
 	CreatedAt time.Time `json:"created_at"`
 
@@ -2405,11 +2653,13 @@ type WebhookEndpoint struct {
 	Id     openapi_types.UUID `json:"id"`
 
 	// Status `active` endpoints receive deliveries; `disabled` ones are paused, and events emitted meanwhile are never delivered to them later. Validated in requests.
+	//
+	// Example: active
 	Status WebhookEndpointStatus `json:"status"`
 	Url    string                `json:"url"`
 }
 
-// WebhookEndpointList defines model for WebhookEndpointList.
+// WebhookEndpointList Example: {"data":[{"created_at":"2026-02-09T16:00:00Z","description":"Loan origination system (production)","events":["file.ready","file.failed","evaluation.completed","evaluation.failed"],"id":"1e5a9c3f-7b0d-4d2e-8f6a-4c8e2b0d6f93","status":"active","url":"https://hooks.partner-bank.example/doceval"}],"next_cursor":null}
 type WebhookEndpointList struct {
 	Data []WebhookEndpoint `json:"data"`
 
@@ -2418,6 +2668,8 @@ type WebhookEndpointList struct {
 }
 
 // WebhookEndpointStatus `active` endpoints receive deliveries; `disabled` ones are paused, and events emitted meanwhile are never delivered to them later. Validated in requests.
+//
+// Example: active
 type WebhookEndpointStatus string
 
 // WebhookEndpointTestEvent A test event sent to one endpoint on request (testWebhookEndpoint).
@@ -2429,6 +2681,8 @@ type WebhookEndpointTestEvent struct {
 	Data WebhookEndpointTestEventData `json:"data"`
 
 	// Id `evt_` followed by a lowercase UUID; stable across retries and redeliveries.
+	//
+	// Example: evt_2c6e0a4b-8d1f-4e3a-9b5c-7d0f2a6e4c81
 	Id   EventId                      `json:"id"`
 	Type WebhookEndpointTestEventType `json:"type"`
 }
@@ -2457,6 +2711,8 @@ type WebhookEndpointWithSecret struct {
 	SigningSecret string `json:"signing_secret"`
 
 	// Status `active` endpoints receive deliveries; `disabled` ones are paused, and events emitted meanwhile are never delivered to them later. Validated in requests.
+	//
+	// Example: active
 	Status WebhookEndpointStatus `json:"status"`
 	Url    string                `json:"url"`
 }
@@ -2485,6 +2741,8 @@ type EndpointId = openapi_types.UUID
 type EvaluationId = openapi_types.UUID
 
 // EventIdParam `evt_` followed by a lowercase UUID; stable across retries and redeliveries.
+//
+// Example: evt_2c6e0a4b-8d1f-4e3a-9b5c-7d0f2a6e4c81
 type EventIdParam = EventId
 
 // IdempotencyKey defines model for IdempotencyKey.
@@ -2506,36 +2764,58 @@ type TemplateId = string
 type UploadId = openapi_types.UUID
 
 // BadRequest Body of every non-2xx response.
+//
+// Example: {"error":{"code":"invalid_field","message":"external_submission_id must be 1 to 255 characters","param":"external_submission_id","request_id":"req_0195a1b2c3d47e8f9a0b1c2d3e4f5a6b"}}
 type BadRequest = ErrorResponse
 
 // Conflict Body of every non-2xx response.
+//
+// Example: {"error":{"code":"invalid_field","message":"external_submission_id must be 1 to 255 characters","param":"external_submission_id","request_id":"req_0195a1b2c3d47e8f9a0b1c2d3e4f5a6b"}}
 type Conflict = ErrorResponse
 
 // Forbidden Body of every non-2xx response.
+//
+// Example: {"error":{"code":"invalid_field","message":"external_submission_id must be 1 to 255 characters","param":"external_submission_id","request_id":"req_0195a1b2c3d47e8f9a0b1c2d3e4f5a6b"}}
 type Forbidden = ErrorResponse
 
 // InternalError Body of every non-2xx response.
+//
+// Example: {"error":{"code":"invalid_field","message":"external_submission_id must be 1 to 255 characters","param":"external_submission_id","request_id":"req_0195a1b2c3d47e8f9a0b1c2d3e4f5a6b"}}
 type InternalError = ErrorResponse
 
 // NotFound Body of every non-2xx response.
+//
+// Example: {"error":{"code":"invalid_field","message":"external_submission_id must be 1 to 255 characters","param":"external_submission_id","request_id":"req_0195a1b2c3d47e8f9a0b1c2d3e4f5a6b"}}
 type NotFound = ErrorResponse
 
 // PayloadTooLarge Body of every non-2xx response.
+//
+// Example: {"error":{"code":"invalid_field","message":"external_submission_id must be 1 to 255 characters","param":"external_submission_id","request_id":"req_0195a1b2c3d47e8f9a0b1c2d3e4f5a6b"}}
 type PayloadTooLarge = ErrorResponse
 
 // ServiceUnavailable Body of every non-2xx response.
+//
+// Example: {"error":{"code":"invalid_field","message":"external_submission_id must be 1 to 255 characters","param":"external_submission_id","request_id":"req_0195a1b2c3d47e8f9a0b1c2d3e4f5a6b"}}
 type ServiceUnavailable = ErrorResponse
 
 // TooManyRequests Body of every non-2xx response.
+//
+// Example: {"error":{"code":"invalid_field","message":"external_submission_id must be 1 to 255 characters","param":"external_submission_id","request_id":"req_0195a1b2c3d47e8f9a0b1c2d3e4f5a6b"}}
 type TooManyRequests = ErrorResponse
 
 // Unauthorized Body of every non-2xx response.
+//
+// Example: {"error":{"code":"invalid_field","message":"external_submission_id must be 1 to 255 characters","param":"external_submission_id","request_id":"req_0195a1b2c3d47e8f9a0b1c2d3e4f5a6b"}}
 type Unauthorized = ErrorResponse
 
 // UnexpectedError Body of every non-2xx response.
+//
+// Example: {"error":{"code":"invalid_field","message":"external_submission_id must be 1 to 255 characters","param":"external_submission_id","request_id":"req_0195a1b2c3d47e8f9a0b1c2d3e4f5a6b"}}
 type UnexpectedError = ErrorResponse
 
 // UnprocessableEntity Body of every non-2xx response.
+//
+// Example: {"error":{"code":"invalid_field","message":"external_submission_id must be 1 to 255 characters","param":"external_submission_id","request_id":"req_0195a1b2c3d47e8f9a0b1c2d3e4f5a6b"}}
 type UnprocessableEntity = ErrorResponse
 
 // ListChecksParams defines parameters for ListChecks.
@@ -15446,505 +15726,569 @@ func (sh *strictHandler) TestWebhookEndpoint(ctx echo.Context, endpointId Endpoi
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P3bkhu5tTeIvwqC+9vR5P6yKFZJatvF2PGPaklt6291S6GDvT1mDxPMBEm4kgA7gawqulsRczUxc/vN",
-	"K8zNXM4rzLzJfpKJtRaARCaTh5JKavXuurBbxczEYQFYWMff+qmX6dVaK6Gs6Z3/1FsKnosS//k8F6u1",
-	"tkLZ12Jd8I3I4ddcmKyUayu16p33UltWImXXS6GYXUrDSmHWWhnBpGF2KZixuhR5/bPVjCsmeFlIUbJS",
-	"/FgJY9m1tEt6na8ES0PP2ebkz2KTjhmfGaEs03YpymtpxLCX9Ey2FCsOYxKqWvXO/96DwfR+SHp2sxa9",
-	"856xpVSL3vv3Se+1sOXmYm5FuT2HNyLTKjcwtGsuLZuJuS4FK+ETqRbQFYxTlkAA6CLueiWVXEHvo9Ct",
-	"VFYsRIn9/sdrmuHzDto9z4Wycg500HNPPXw7YTRbxcSVKDc19fqmyjJhDOMqZ6IsdTkYsmfwXzbTuRTQ",
-	"wlpwy6Rl3LAUXxm6VqcyT8fsx0pbAc9xzUqx1qWVasE4W5d6VohVk7RtUr5Pemte8pWwbpc8WYrssmt6",
-	"31SysFKxDF5gl2KTsKwyVq/cL+/ePX+aMF02f70UGxiAhBbW3C57SU/xFQwBn09lvn85+M0LoRZ22Tv/",
-	"+lECq+P/PO3aFk+q0uiOLfFyzX+sBMvw8TnuzFSJGzulX1JaMMHWpbiSujJszRdiyF6uJJJ+rkt8PJel",
-	"se7ZhWuN2SW3LNfCMKUty0Wmczwtj87OWCrVFS9kPp1LUeQpnYsUCZ6y1HUe6PNjJcpNRCCazL7VS3pP",
-	"ueXfQuP7liznlp/gEBrrFv3cXrzmFztWEF6imd3xMj7VWbUSyr7drMXeebn3TqCJ5tQaT7Zm1/5u1wTd",
-	"e1N4747n+Ezlay1VJyf5q5gttb5kwr3DZL5jhP6NQ4Ob63LFbe+8V1X4Zsd4rnhRcRhA14jqp3vGEt65",
-	"i9EIIM0rOCldoxFIlISl4spOUzbXRaGvRc5mG8YZ/LPMuKGF3zlacZhs/60U8955718e1JfqA3pqHrgh",
-	"4nCjC+7PYrM94O/4paD789XLN2+Z4XO8OfFKOo9YS3yt4gVyKTasvxYlu3j1nGWFFMom7FKsLTt7xJa6",
-	"Ks2A4T1DFzpex/7OaF7CK2GXOk8YUAGvm5nON0N2ofAOxr9aX0DfgY/VE5xeis20FJURcP3UvS1lIRpT",
-	"IVGgrJTBZkZ/2G5GqmllRM0BSVqpF6klOPR2nLezx4/bB27NrRUltPk//30yuTk7PZlMbn737If//t86",
-	"99sLuZJ2e91e8YVgRv5TJCwXc14Vlj0eDdlfeFEJw/hMXwl2OhoxXgqWFXy1piU4HY3GbCYKfc1Oge3A",
-	"xcAVc4LEcZdDASPaeTfg0wY53Ph6549HSS3FnHZKMW8K3cl3PN9lptB0vualXtGOqGYraQwwgFxYLouv",
-	"DEsDf4T3TbrjpMHDj+cIb8IAukZeP93Nn+opfPxo3orVuuB27+1k3TuNiyn82L6T4rd3TMC/csc30bt1",
-	"oXmn/EBPdlO0wucfS8338DHxPZRAv+G5k7Lhr0wrUFngn3y9LmSGN8yDfxgY4U/H8mqQm1+7TqjLlt7j",
-	"z6JjW+k5W/ECRo7KDrGyEzbjOfv/v3n5fcJwJ6kF8s2EXZdaLZgbKkOpog9Co7jhq3UhGGdKq5NVVVi5",
-	"5qVlRLgBrj9X7k/iwShOGqvXwEt4Wcorp7NEmtzNiRvSicx3Td29/iDSWHDeT7SaFzL7jLS9YMbCxs5c",
-	"z2NkKHotShIooreZ4RsDV0m2ZCBHGwbj2gxZCoI5Ht2VNCtus2XK+sbyQrBU3KxFZgWsHb2TjlkpTkrB",
-	"c7zo8JYdoKxQCyhqui71ohTGpKwPGmwk4Bj2YyUqkcPqlJVSUi3G1AqD41dCWxEzUdpOM64yUfBZIVLW",
-	"b/FLaRiQrRBW5K1P6TORp6yvtNsGBrqth2NAbeTMvxk1DG1xxYuNkWaqK5tziy1B99F0rrlhplqL0ohc",
-	"5GNWGcFSmIex0/q1FFqDvalEOUXBfl2VC9Ei1PbMZgJOAb6bj1HfHtzhZv1WlzOZ50J9Rk7A13JKktY0",
-	"lwaWNE9JRqtlMJi5fzhk6VqUfkVzoWT4wElQyFnYrLKs4NklyYH1J63ToITIDeunNye5zmB9TupX07uk",
-	"7XMFAhIvkCKfldNSv1M0ZqTnrFL+BDMjyitRkiVkyNDIQ2LRjGeXej4fs+tSWoFysZP2FRM31CCTOQpi",
-	"Dem6JdPSVXZHFPxe2291pfLPSDzgNXPo0+2wUhhdlZmoDRDiRhqboPSpFobscyTixyoEMIVcIEtife7O",
-	"b3S0E8bD8+uWNjoABiUNW3MU82HasHH7qFGZu9yir/gGOOJbrV/wciE+I53nshBTq/W0gI7T8/YtrWGb",
-	"pk9fPnn2l4sX0+8u/mP67tWLlxdPp9/87e2zNynre3UBtIPv5DeDMSzOEnilNM6IircaWfIaPaGEEXVz",
-	"Cg3cIVXfiPJKZuKd4ldc4p31OblrZZf/xCsTexH5dCNA2oLfdSn/Ga5gY2VRsHWp13zBLchA7K9cWqCZ",
-	"LTcnfG5FmTJDtt4EDoPqPPGpZw/Thvyfwiaun+F6yzxtkTnq6xCVI4v0++Sj1uet1t9xtXG/ms+4OCUo",
-	"F6hahiuMGMZXhsEzhs/qzf145GVjAxeaW42EzarS4NZH44S4yQSIHijtgjDjj1IS9cB4AQLbhhmBtvul",
-	"YCttbJCJuGVaZWjoXvHN7faCuzxQGPyHtFaUX8Iyv1N+z4v8F1B0QMy5FBu3zDPBS1F6gcUpN0mkA4Eo",
-	"LK70pbjLC/RduPk/sxByoTbkeyJRI2GxsvZo9JilZC4jRkW2ReQYj0enDC9hCa+uhIKTkuDOcvpKnouc",
-	"1IQh+xNXOWh/ilXqUulrhS+B2CKtYX96+/YVqkaVYVnBjTlnucY7fFZIlRcbt4c5e3RzM2acPb65gc3P",
-	"ZuTMknA3R/v7ThdmXepMGJRwnykr7eYX2KJkF4MbkTwRumTBV8XmXII6hG/SpdH3tjPFV8IwaQdjxguj",
-	"ieGAdoTqdpkt5ZVges44mzlTjVC23NAyclaKXBQSbl6krtIMFU64u90DUEi3DQbGcud6a6iTvhFib06I",
-	"AE4IPaAqwBeC+Gf9FVkGmBLX4Qv/uueIyHDDlXZni//em27IFkMEQqdgp2X7z2JjQIHOmczNAKg6i/2E",
-	"ZshergUQuFqd43Qu4QO+XgvuSSBXYsysLkADEhPlj4pWwgzZE27FQpdSmPPa3mimQEzUthMSomQp8mn9",
-	"eF0KI5RNJ6rvVW8ljBmMWSrr96a4gtAE7JhpppWRBo3NKetL9ObazWA8UalUmV6Jadx/Bu2DNs8LXm6m",
-	"aOKgZ77HNJko/zgrRQ636lSr6Yyry/p96Apbh8GBuCNKuyENvDkg/wwHVGiuplbDDCoxhS0mFd3cKevP",
-	"peIqk2oBTfI8l7BWvJiW0lwCRxMGCNP5YDCcqF4SHPDbBI8sfdv07iW9LfI6a2E8GTQmdhK0l/R207N+",
-	"uJuavaS3k4a9pLebbL2k10mQjvCDxJ+K4Hu95cmAgRFL++jjgZ4IRhZWOCGOLSsLsxdTPZ/OZGmXsFHj",
-	"lRE3a1kihWiXitW60Bsy5QMXoyesD/+BTbQotTHTlVZ2WWymtHh4boTd+nWiUp5lulJ2OuMFVxm+ua7K",
-	"bMmNmK5LSb/gWvAVvAh/wqayG/8D62dVWcKq0XZHK+iUl4KnrG9+rHgpphSzAMNrLGuKDjPYTfBoLm9E",
-	"PkWbAyhaa1FKncP23wiOH/OiIFHAsH5EvnlVFFPYuG3SqWo1EyWOGIkmSvcasIkZVzhZvwV5nqPlLGEp",
-	"9AfrARvSllVGRjc2L4VgVtzY5sHrGAjs0O7VbR07GmHrx2jFoZt46L2k17W+cHC3ljd829or0NuMwwxa",
-	"ax8fSEcN+KmxG+Bg1gvcS3pdtPKnlzYIjCPeMO2z3Ut6nSu/9zhHUQe3PdHecQZtH3uoJ8qfarbnzpP5",
-	"NOMl3lJrbsxal3TtiGI+zaXJCm2q0m16A8wLD0ybi9b7FRcOBLmSZ/iz5TdTbowwxr+4Fgq15PrriYou",
-	"qa37C762pnF/iZu1Ns2DX/cJB5orEJ0WwJrLqbgJo5kXWpfTdUEHKdoW04wXWVWQsRpmo0S52EwzUVo5",
-	"B0lUwCjrS5KleKpT1sf/DhLnVkDruFpIJRg3Ri4U2sjCRQSSGvpv5tKa5pl0KwHb1y0E3EjNdei4wJpH",
-	"xlOhl/SahIdm23TvJb3d1xuROD5MUdud9IVDEcjbPHQxdXHKbeL2kh7Scd8B8k7RWx4e79b82Mtwok7Q",
-	"FG/oChe8mAqk3DQIRM6FEY4t2TEG58zJNCY6bxPFtqW7lPXJi1fADimEGSQdB6L1CugV2Fr7eIw7jwfb",
-	"dTqwjdsdCVRptpkFLwXTaxJ2WnQDNpp2EuQYaoSpHqJJ82jtXzU8GtHwOvfgE255oRede++NBdEVrRuo",
-	"9mX0Lql9oGn5LThk30QaITLgeL9gNI74seIFBegIJvPBkD0hD374hDNTVAsfU5hLsy74BrVS7EvaQjBu",
-	"WVYKr7jyk3+OTv4wTRP2R1GuQF9dFbyyhtmSK1NIi/s9HyRsxXO4LuSPlWAkvzaMaKDALrhUxsaDNhQX",
-	"paqVKGXGTDWfyxvW90s7PUsHYyYtUwIOWbbkagGn8UJtrpeiRAOGzMmUR+aaBIhYz3rzFUUqXevyEtip",
-	"HvaaEThufp3RNwmFnG6v2kWYQiuodFizQUkhA06pz6MYyZnWheAK2nfNdD/M6LLdHDJb4CCf+JfhQ1g+",
-	"kU+5bQQ5gDR0Anyqa6aNCf60/ZyUda42L+e987/vH1BbNX+fHAy1+CHZEaqCJyMQ2UfN3Zws9MnWGC/F",
-	"YVrVZ/E9LlVeZRREaTpirOgxiU60mTFyWBq2Elxh9C3Gn1ixMod6do2BCAddu8HzsuR+KKt1R5zXa3El",
-	"xbUomawFznCuyZDBtCo2Y3dEnL7LtGqbO7pWHU9853qTWeo2e+h9HGkDMkmPVqTe5b6/5lpHG729Ikl9",
-	"fBq7ujG8muXq2T9EZsO5fRKdnyZR/RPHc/Hk1jc8kyqEOxrWh+v+yoXV4YVfX/MN6Xgw9iY/kVMT5H8Y",
-	"NgQ1Mt0EOwNMEWXUSH5CDaG+YGIz0U5bwD4ZiOLmrcBw1SZ3CpHuh2PqO07hrgN49DZrbZko7p42Dn23",
-	"c4FhTs/VurIfNTFn0GxdGjBHeHApNmO2qowl87fwVlp0NtwynK1zrjtn90Kajonl3KId+yieQ9dXB7eJ",
-	"Mgw6TgdlDzghAV5FQ/CYqaoomAsLKbjPNwBtvCqct5Yi7PZPHafQHEMnEaTl/jpq0kDcZKLsYpYXeD4N",
-	"uxLljFu5Yv3rpbTCrHkmThTwsEL+U+QDP4lMwllFK3fnfm47YTs3N36+PZbTkxk3rnVGhg/TuCz2RcJu",
-	"rxjI3Fp19PNXlINQdySyMGO5yk3HHBNmKAjbXSkZV8wI+tistT0HPsZm+gYt+AUoorok3tfoIAONB6Qw",
-	"SpVyKVlBeV3yHHRVnPhC6BW6ivqcFWLBsw37qy7zoNWCuIYvgsSoK4sGp8HRl6rfI6+ROl10qwNBj4qe",
-	"jfdpHEO6tRP8uidhN+7bw258XYKkvoGVAsJDgwkrBahNV8LL8fDrObtBAXqD6hH8avX6pBBzWItSiRLk",
-	"EdCf8josGr77yrRfTNi1zF2Y/VLIxdKiw48CyXlRMG7YHHQ6iu+bx03Rl7r0H/ZHGFE+2BZ66QUX8Bs2",
-	"eUcCmzMIulN0+FTgEG7V7s2t3t7c4u3WbsEJQH/Qih9p4knRuTkiB8A2E64fMqlo44JGVgpblYoizEgi",
-	"wsSJjJaUYjE7tJDKLv/ZkVPpIl22olx8WlkUUbmEnVEVxSZEvog8EpqGbROxyLvzI2Oa0bA6aYNTw/sr",
-	"irhu3fEfqh+1dJ3WkbQU3nE2Go1A4YTDIEozDmkWYrW2m9btDy933B8H9Iun7RY/RJFY8Zvn9NnZqMX+",
-	"kh6p4+453M231DQSxiNyxPToIMDogAQUyYE7SR73wN4uBUsvxSYFjas2XUi73fnthC+vhjhS7N6AwY/2",
-	"0ZswtNTYiGSAIV/HL0CW3ZvhGVn2MOLtk20H8nX6S3k//dCd+C29uiVQxmQ8ZlUjd8rHL2zU2C/CZH7p",
-	"TbRvMXavwZtCW0riiVaglZoYklJgiyQUNMkNS6mFxtfpkL3ipTUudsouueqIoSSbM/xFhma5UBTuepFl",
-	"Yg1y8hxTBYFd1y5rjCRa53P0t674Qjz4x1os6r/WCv+I316Za02G6fjXK5UP9Vqom1Xh/OInej6XmfDS",
-	"8BC+cvFNUi1WxdA/Scfh6N0mtndbEuhSadqZhZhqcZIttREKc+1OQdA7e/y4sVWjjEkysdY232bwz/50",
-	"yK39DAPbHhXsV0+MMcqssDO+MuwJRX6dwPkjRX2GZmHulxR9ZiFOCo3mG0sKX9AHZlJxtD/t39sdWgCO",
-	"ds82D5TYyWi6o4A/fF0wj1eaen3QGCgtaybrfsDKoLundtw7yqw8oEeL8QQ7Ve2Djr9gfUzNHDhZU5pY",
-	"2CSLJuVFWLFiZsnXePZ5cIh8ZbrbPVqO8oz7df0xGZMaQtXj0bZOWXC1qJy+sq+HevFf+C+gbWG5t+Ls",
-	"+/o7/x4ITlF+5U6LlrdlRVY6Z8FKyNCptDrx5qvIsfTSudvOw+3TCK/2yAT+mfsuYaIwouGEOuTi/EiT",
-	"2Y6Dsvvwea/v7juejHB+t7Q0MDSbJ0yq4CjTZS5K1o+EoFuYKpoWy5bk3rHLYgyL7hE+raO17myYNWrH",
-	"bYb6wSJIyC2+K4H2SO70tIt13B0Rj2ItHaT8MFnqVnLUvaB0Lyh9gYKSA5bx2DM7WfZnU6soZ3AXwotz",
-	"CWtWikzIKzFmeiWtpXQU9JOsBFcGTaoUL0ohEPPKVqU7OEezE+xy297j4DTcX6c73TD7jEFVWXSYBZfW",
-	"rk3K3r1+EWv8j37foCm+laKohjLc6dnvhqPhaHiasPPzU5xtoTNeLLWxjT1UlbK9Ao9+f9AYXxaduyfc",
-	"V8dFadQBzr9IqEanFeiDwjVaN+5dxGs0gsa/5JiNW1isQqhEFNl+KF4CQ/a6iH77mIi7s3F1hlO0DF9R",
-	"HMUHxk1s788DsRPRefosARRew7hNAMXuyIiGsNuhHmg1l7lQmZjaZSnMUnexGQe55GIhfeabw/pidRts",
-	"IaxPqksLfT2tH6UN/pjritJZjnZbNeHujgTbOyag4yCb2RXxUW/dbXbZEQ4QY/XRJm9t7fBB0r0qezfz",
-	"vjiRnUvsMKtGw98n/0UW/DMFujQXPxByzgtTyyTHbYa9q3oH8TG18PArjZF56rI+d6gB7ikMUyvBBImu",
-	"Gv9oY2d0yEMWtHM7xayZQwi0iX+9Q2T+FmjiHrOlNFaXsBmLXBhLmHzjOrVVumtCIV4d2QCOW0w32wvq",
-	"qGtJPUGmdCqPbfENvQ1KQQRqeTieJHrfydlbL8AWmTrSBMmiHYXqJZSM9DVHyGtuMOa6yUr2ySK4mzBz",
-	"e29HhJfIXY63NAzokVcFsYIPCAVtQoE2aLK9Jklr30Uba98J8Ku+xRB8a455HgwxaS/GcaTVlUVp5HZ7",
-	"9KX7KsKZi7Zmc3XinHwKtnIIrFyZa1GKPKFALFn/El3p0QRDTzCXaSsWrfNkY6j/WpeWgJG6YtA2MKZS",
-	"4KZUmgAEaBgJme29bHrO0lmhs0uRn7PhcJgmLM2VwZz5qsS0rEwrJTIX7DJHMM/2r0ZgMsoSYThUKXi2",
-	"9CnXtjCEnIB/yJXQlSVEFSXstS4v3dMh+174vHWX/ScMyyUvPKSE0cWVKA3j5rJByl2xLM191tpI9Q45",
-	"YhO/rDdTCyyaHnh+Hvi76+ocE+RyyiaSis0LuVhaAnbLCOkkZf2zmxtvgno48tAk8BLo8w76ivWVVidn",
-	"NzeDiIpJoOE0UNitZcr6lpcg77glY7MNe/Pm9besrDCnpjtQyI22l/TCAHtJrx4HhgBj55TyWfcNahB1",
-	"3S3YNzl3V9oNnCNUYfxFWCMoRLleW4oKKTLDiYpInVcYKFlTnJ1MqtHooYgJj9JXStgQxIQdJl/NaCcq",
-	"cNq6ieFwWDfHZ1zlWgHBEROmFjOojf7pKmGPVwl7OFol7GyZsFP4v7NHywEM2fW+xkweoayDWAmsJMLe",
-	"GrLXIuwv1MRQf6up1MqS6lrI9mTrn8II4Jz4OXWv5LYpvcvSU6e5xk4Fbi4Nm+tyzIBFsJmA04OzaMDJ",
-	"knNMXLfMsa17pAAR3ueKoWGzOxpXMRJ1ycAL7YNSYYIhDU4uhZZGTCWyJe21cIJYB9LQV6YBTqmvRFnK",
-	"PHbKNRJ/m693q3ptRPHjsc1vkRqwlXkZctHi4Tp0FA9U6F4phQHqqwVStbOXgs9EsZdq+MZR9IqS4zr7",
-	"uo2Ku43WTloujbedDxMpu527rvMK2eVy2ndYIucXcK/auU5gho6ppXv8/ultDsp+TfDAzn/ploykn+jZ",
-	"uOG23rPtWX/Fb9q+gcGRQVYffjo+m9q9Y/M3CYcMCd88QLc4N9QTbj/dPswu0NCGjz5A+47Am0J36AFH",
-	"amy7DFqBuLfiA/D0Sorrg5EihbYUfwvfHKmdRtOtNVSHwXS0CYR8x9vK8m7zs+dZEZcKqpvv/dDyHCOX",
-	"Ne7oI4WyE5Y6hLj0nAXcYgdwpUtWu4xdbnn4G99Xgl5Fr1chuLut2185nx+Gzcfv4bf0ineqEgrUPzA1",
-	"mQRokZspbQrMZYd/OLVOGGaEddCxPL+SBiQXrjYTxfxMKAPaG5jwMGOFhQzFmkZzNdokLHuFvkklmnKb",
-	"IxbxcDdHXFqaIIGm4ETwV5oHyuL1NPaKbRTmiSZ99GJ2XUcwi69MwJvDGSICY6mrxTLCN/WTLyMCsVxk",
-	"CK3N+scRfUA45pighP57lvGiYLaUi4VXmlsXWg27fCQT+SCP3hEhYbuo+tSFie1GVNsqDeJH8NMWohaW",
-	"TBg6R9HhHI6aAi1XU5NsboKHGMPWrLad09AOlkVKO0ecnjPhXfG+qhWek8b+2l7lRmO3WYhGouBWDGdH",
-	"xD0Vcpp+DJff6uZ2mW3NuW6PKdmqSHGL2Ls4IP5Ip3wse/wyfvkdQfyfAknhk7juWwBRX6z3/tPACrSc",
-	"hTvRBT7UK961Ow45xht7+tfoG48mfReutpgr/Fq9bRWFKB4OLN4fEPs9JxsuyWbrTSPKNNaxmioa4el3",
-	"mCZum66zNTEEvn2ic7EToGjFs6VUVLoEf0ArLIIGj12ouGGzkqtsSdkGW4hZBEJMIMETRWDE3IJ4i9hZ",
-	"t4Ykxtoo/s1HNzdoP21DFEuRHwFPPBhO1ET9TP397Hv5mQXDJfsZw/mkWrCfJ+rnk5OTxv/g2xboLvuZ",
-	"PRqNWP/R2RmJIQF0F5EJMTrOS7V8bQbsZ5BIf94u7XN+i8o+CePQfFGIPC4JMKbJPjo7u2sk4Fo0P4AB",
-	"zBo0ooiEn7HUmJv3RwApHwOgPD4GOrk5SIdCjgt56ocJP+yFIKc2Ogq1YDsPfTsRMFZUr4U+3irZ0vyU",
-	"SragXcmFu2ENN1dlEFsIpTjwy0eBxgjXkDB9rXyFEgoC96U3dpXVSLarcFBH21Dk2OPjeJpY1Q9Lfxgs",
-	"NAOjdZop4ihBC27ie2v8YMt/iFs+VO7HrUW7DtF2Q7cvSURNb1V+Ck1vhEmch8bVe0Le0bavusChndWi",
-	"3I7sLE3Y1RdnK41Cx89oDGhUPJZmu9pxXc2CqLdEFpx3d0uFFZvHFsvVbrUKRMR3aX5ulzXKPGpX1xF7",
-	"6q5+1Zwg4tYDc0Z/ZRuPfKWvpFo8wA3suJtjTBTMoJXoLJ5F/e+smHVoz4XiWVvthKJYjRZqxhptuV1F",
-	"tKjNZrkXaO70Yau5Dyv74rdwq8xLs4euei/uw6ggB+6JsFKNwhY/s6VWuiqbBTG8f0cDF1abrVIajhHH",
-	"1ZjYz+zxaER9wNTrykz4eNxZYSWuvxQ4Y1QfARsNzD24QZGh+go0bCM8J+kqEINNPPRzD9VJf24BakTV",
-	"YsadJHE7iArgTKu6As7ODnCW9D5sH4WmQJ4tUVwCHjrjBgG4a7YAIpOuLCcjGlyvsKyD7hEl3UVrtk47",
-	"1qdo0DkGPGuKRaiaREJA9Le7b5uGI38zEs5m81oEgd1fdD1Mq2zdRYjRs+9Kgb7at0OPTPYNto6A1V08",
-	"uOMBcUmgQCdTa5pWmtym+cxzBJc6U59QZ3pvnFr4LTqQSNb49DhaRVsf5t61nxE4eGsTdmqIqDU8xZKr",
-	"XYG1uTiq3gaqHZgWa4zLqW0FPlUrriLF42ZdcMXJ81cpg/pJ4qL5GxpIl3Fm3V22+Vs4DrAhTwpxJQri",
-	"KVSvJ9yjHQIqtwyZarNKy666TgnWbsGcXsyJA7X572c/DD0UHMFKryRG2rgK7InLwtvpgaZq+x3pED9W",
-	"vCCXXxqX3EjrSs5UZeNwZBMuZb1AjX5/2KVNhjIq245SvE7mzjTr4ozCqDoS8XzM2cGt5PbiVvghNtA5",
-	"0nBGPyItv04gQeA1XlCobbjfa2sPQkwrCsPtzjBxYXCHZvutew2TAJU0y2NCR4OwknjFSpdB7jg+iPRI",
-	"F4hU68r69D/THZKRhnTTsB2cSIMuGhAjSSGtEeZaejQNPBigDo6qbXW6lOoIl4nv88/wNqUgITOfumoO",
-	"TdCw0Sg5EE9JgSzH9/ua3ifP8EJMdzj6W4xSxVYml4KI33fuPEfOw9uotQwzseAq9pAevZGO83/UVNjj",
-	"/bi7E3k7PwoZo6Vq+MDjNerYK1tHYz9jeuIO6E7v6bZO01Jn/RFvXlIzkfHKhT5FOkf8AUPvKkUDfsFO",
-	"0ZpWd+cLrUk4DHLYZ/CERsvumfWudW+Y7wJrHzN0jw6j8ROzSVnGS8ytoAVfrXi5+S2vqqfY513Wo/za",
-	"KLNFY/231DMohMyI192tadoqIIroDTuk0DHwxbSLFClqjqnfMP1a8aPtgiUz57JAXtJqhCQK14IP5u+Q",
-	"5RoC13Hrvy3P1Y/2U/tbHNRRJ4jG33F8/Fwa56cU3HTGCP9Wjg+R6/OenT87Wa0VQixVTuKjfw/rABmZ",
-	"oXUTK5irYsPglmZW53yzIxcBv+nWc0PTr9xlftSW4vkVXB05nNpSW1uI/JzqYKOk6xV0ZqxYY8iKYVoJ",
-	"KvVItWQZbLkr4Yy73Wf2N7wJg03ls27D10F470hyJN6ZRKgC2xJzWLvtpaNKDUf71GkoO0HeQ+WoWzbo",
-	"XfVdbRKCwi0b3Jli6y6Wwzhq9NquMCbTCwNLPA3rxvcv5xvSew6J1wc0nt/oCXRK4+c9gEfEDsd8+Nh0",
-	"LlrotM61cupUyvrp9pTTKMcrEqD63Uw6maggVpEANYiywVqfuR+TWo7y34xZGKUuoUk/wnooTllpj8T/",
-	"PKhNKS1PVq3zTZRX+hqWfOq5l/Rcr1FlkjrXC8OtdupLSW/HMSNMJaGuRKHXImFUJiXjCEfvvdHohsIy",
-	"UoYV0tgHC2Exq4fEYoKIxLBQFKRzsRauDEIK40jPWfqtLEQ4CFiOthDDfxskLO04KCnrx0I4vLUvUjVl",
-	"/c541MEYayykHuDqCouOeYB1GFnOrngpubNA/JKspK4t8yoaBUVQtbHPNoXm+diRfQ3yCVKZ9X1FCUIb",
-	"QIAYx1UGkeWpPtkfxIyOhMv6BGwIljv4PHhRHBGkSbv+fbKNZeYRD44Po/OAD4cSNqK2t+fxQ9IluWLu",
-	"P+h8IIq2smJB8+nDgYMDWMfSBEvaYBio862gUN2PCBb0BLtdlGBdCQUjBEvBcwyPkqqC0a+5MZgdb1hK",
-	"Hs6BB4FSVVEc9oMcGSXod+u2hi+u7BSOvguVwcp3CBqTcSMw0nbMyJ/FeFZqY1y0mmlSXRI8VVTFDhr+",
-	"++jkD/xk/sNPv39/Ev796Ih/n56976x9h/O4g8jPD1vMLyTks+Yle4AAd4X3UuAjQQW2a4Wyvg83cIk6",
-	"Kdl40olSpElgCg5Mc8V4ZfWK441YbAY7QoSx5HZHhDDmI+FNh86UlD1wfzpB4zyKlvHepEi8ZQ+8u6jf",
-	"uj8H1HSHcJQ0fvV6GpY4dZrwIGE7RSXGusWhLoGG9Tuvbje0XQkifFfOkVRZUWGsVju9yMC4+vslANer",
-	"Y53TgKxjhbHpOfNOCe9QdkA8IezEaleUjPvVL6nTFjbmW2Fs1OmYKV03YqoZbNIZoVPKVvHuehu4sIJh",
-	"kNs6xPqkU9tOuu2oSYd9KOk0pCc7Uo2SXiflOgXJb2tH6TYUCe8w7XUo253xzt+1A52drY+OuBF2TFak",
-	"8zh5MKBmRFWwMl0VOUUk06lqbvlpwCbpS8tKrlih1cIj8qLZag1nXJdfgbi7knaA5fDrBrKSw1HFBgwW",
-	"OBUlM1avQaKs46OKDTNwyfEC+Y5pN+MChmkcWMNVaRZi8FBO1RoH5yrjbq1FFLlxq0CCLn7b4DB7k79i",
-	"jhbQioMdmozXqcNZCIqUEbYD6pfeOjZTtrNK2M7JHLJB0+ceUNlx2npneYt0eyILefWrsUU31/RjzQ8x",
-	"1/oMdgcY/GvYZUcvYccViqAoxmD5rN/YStFl8xkW6ruorMJt9FjC8KaYeAx3pSZr4OPTr9mf5TfMiFJS",
-	"+UjWR9CQR2dnLG1EM6ZOknM5CnW012DIXlOWdk5oWNdLjVHJ7NXF2yd/8tFrK1EuGlBT9eziol/bsnIp",
-	"cmnZOipX/Hkzzj6iOPprvGdlIe1mW884LkQkasLHiLR2l2una9tsf9xRGC280szt24VqxY0J0acS8/F2",
-	"8isYgFPr8CTtrhLTRB5sjxCtc+TpwlB//zoioJDJIGHXS25xo2HJR1is40JeOoiGm9mnwYXSFmZPkZtW",
-	"bkNXmQJjmSthH4UspSEbwoH1PBr9of4xxOj64iIUdnV2+uh3j37/8OtHv0sOwP3tKK3xdlkHzKEWV0hj",
-	"D9SHQGOk+WQVQbYg9tsU9d3+cHjFGtC496t2m1X7gAIpd7py2zhP9+t3q/W7o9ost13F2lW7jdAE6iI8",
-	"+gpLV+cys0PWqFNusAqL09rIdDiXNyIneEWyKgF3hzWcqOAXJSbv1NJaI8Z8SRcckfNNZw4cmQAG5w07",
-	"ipl6tTg9D2EM64psragt/+f/+j9YOq8K8lilCF+DiX0FggqANoyv6LVQqUfTIaJO616c+zx04l9pZtUH",
-	"LztfaSpYMlGsHopPKvq32YYyhuXc1Zf5N9andkNzeK2T+BXScnWlrBlDk5zBlb7WZaitPScMmudPWcbL",
-	"fLA9bTwz8SxlPb8pylUEUPT8aT2ImjBjNGHcrGW5YTMx12U7iABGlWMRLkzvoVTg717/T86AlMuFtJRY",
-	"hv+Ma7BhL1kp0ZoIPdHX0GL8sYu9pnrSnJmMK9Z/+eQ1xqWspMGH0g6SaKj4G4rAhbS2wOWI4NCJZojX",
-	"GlI54LP2hlB8JaZZXf/YoVRSyq8GqifM8IKX5A6ccXXJ6i3fD5BM9loPkFBCaUs5gCSPsn7GjUhYtSp4",
-	"Zc0DxLctpAUh2GUU5qJM2ErmeeE7diWQcK3RRtnY5SyX87kocZ4zYa+FUO67migRKVqLgO0hBcg/i/jc",
-	"3GwRtEXNmirAHTibA8cU1ooSrZV87TPNG+1FKzqGT4LN6VpvLQXhSEzj85/RwVTiWqDxfQNElToP+hK0",
-	"s9LKLk20d2E8EYvB50ecGlpmhKWhq27qrwfcFKVAkhiRVVgy3XV7dLsZKk4in2o1hW1Ud4RGYnrswXL/",
-	"n//7lP2rxwqlmZODgsPk1nyjKwvqFT0qhAHRO69cKXWK4ZK2g1cg7lhzR6AkD83iduC0x8PgvjJspvWl",
-	"VAtY0kyrTBaidt3NeMFVBroezFiqBfvvbiqG/ef/9j/oSMzgr39nWaGNVItBQkX9PRwsTRPmQSuF5eJ1",
-	"gXX93dFzxPHzp+IHfAVck/W5pwdNO6KDg2Gg14Ot01FtACeJ2kfeQV3wmb4SPl3IkRcG5LqQipkqc3nU",
-	"RKAtJocZyNfSiPqkJXB0gDh4b6K11kMwwjEZxxguHnihfTw8qArlFzZZlrhZa/P//l/syrB1VWZLbnCv",
-	"Ys0Iti5l5kL9CnmF/oZScIPOD7fdHrN/3d4qM7HRKt+envLoIKQCxjeJ0rg93UgjRokvhey/DG91mhYo",
-	"61Orp1S7hsZDqYXpORE5Zy/e/sVJhvC2X/gH9VxxiufsP//3/5P9fsT+tcUyE3xwOhqxfw3rQescz8vb",
-	"Ixo3I/NGBezZUwx2Qpjk7qnVlqFpKc3lFG4Gg4d9wUslzZLEgbKus5/LUmSWToyfPJ9Bd46tuT7oM4QT",
-	"zzJ/CtwxTRA42Z0BVkjlU/894eAFK7NLEO30DbSK9/oGXb/mWpRjSkqGHRTKquqSLYRCy35W8MoIAuRQ",
-	"dUPUitL1pRUR16eLrEs9c/ceypQnVpQrBuqG3nhqAMtbcOSxjruEFsM2U1vSX8IyaX0tuUgoFbzMlhhf",
-	"VKOBRbyvFAZjYZm4cndd5x0KnMdf9aPh1243SjtR0kS7JRqPF64ZL675xsDoPJysH1xohYVGhhP1V1fg",
-	"xVVxZSudi4LGsqgQer/GGyEhChPYOIrnMMQr4VvziTcTJWOugzNskkk66HnvA8dOz5HD+3mADM8vhXLX",
-	"BVLoSpRyLkUOs8Nl9Sn5Een8VY1kAyZUOxLIXI2RkxM1EwupDJugCQyUjnockx7rT3p/0Sv2HfxdsIUo",
-	"QBo/n/QGY5o3NEyUyqXhi1IIx0MnKlDWVeeKlBxfvMB3V1O5RX83LboX/GQnKsyfL7hUxgb4GmbFjYUd",
-	"4alXiLkNvIM+I7HUbztp/EjH4T0eD4hmF7B9aemlqQP7HMCH89Gg+6yzAm03VGBYwaNjLZ64L7rCLer1",
-	"bzoNbl18aHfNJ7eBplFcb1PTfd6OPfzKsNQvazr88DTBSL+u8wSttMUxbkm/Bh5Yjr6LUvoi0sWr0jXl",
-	"A8r/LhvzX9yeRLkLBzRkb5fSsCud8VmFEhdm39yIfEznwhkMqB4exinkwrDrpcyWbC4Rj9/AkUHrPf3s",
-	"jQtxRIDnjr2kB1sd/S/EiR1oQH2HHjJkN4LHt9NT9TWL/OPI8RCXBS0ITuvug56+gHvXahem4ewGgwOQ",
-	"nZ2G8bceJLeGpkJFSBJsDEbaoIhdKd9xl0n8QGhRCx58X7lhtFvI3LD+rIZbNC28RTOICeVtFyKPZ8FN",
-	"wmahfpI3lGDzLUR9wwgLSmJtmH5dfgBlcZTqXYBAwsRwMYwMGwnI2KaQa4pAa+shjIolOlWSsEeMX1i8",
-	"qEB4I+iwoJ3ATw6sTOX0EZlaQkwsXQaDMUtRbHc6sdI0u7m0ZshegpjLVXglqv/ALZWRDn4oNI8hMDIh",
-	"QK+14UUYKfQaibAJA85gNwn+eGL1CUrBVLwVTW6YuIO6L+q9DcPjwYTzrqrCnYV9j3UFl03/2ZF+shop",
-	"/IPwY+tP68EmXUV/t07o1lFpzmA39ww1Xlv355d5RW7V57sDnHlS8HaFvaa4TdNg5jlnKdqGG0FJX9Ez",
-	"URrKP0D5xb1RizUT1RS0zj1v8qXm0erm2JcrqYoCJNqimzItCWmRVBYWDFvplkkHQ3Yxc6XIKFuhRHu1",
-	"0uS5dhJ5tziW1PIYIbb4g+7kSRolGsEohHQmiv/8X/4PbHii1lyWJkY8LCVpclQ3xBnNsWEQXWKczzQh",
-	"SEHhLlxdiIm61iVQDAN8kYVmGQn3ZE2kq9xxGGchSlilcvwXrJH/NxC2qFZqopaEJodukcZg4lKz6WCf",
-	"1P+7sQdcnKjrpTaODASKvhA0axNLss0wQqQhnAcgeKcwcBupDY92LbXhNLoCbTYUn4HPW9e30hahHGH3",
-	"h7qcQ/Zmyde1JlHXqv0KBPsGucjPQd4vNN+kP016dCNMeuds0nt49ng0HI0mvYRNev49evTs3etJ733K",
-	"+s4IwlEYW2FqJ9ADrTr+E7xd37xkj85Of4eAowPseSN4adKEpQ4mAv5pfqx4KaYINUQ2Cpw/cRnWT38/",
-	"Gj5OXZ1x+Df7V2or52ge5a57lv7tb3/728l33508fZrCC4QDyfrzUpBSNKhfxmVuijvH1Wv1eBdBZqZl",
-	"3Ck7H+D0u+TkqMqziWpF4HDOm+W22iVXWT86CzNROHE0QDK6AkFpV0lYOE5pQBvzuVlwLrpDQOIqWM1h",
-	"tFDL9sjTb0RWCvta2x0ARTVoO744RW+KMJ0ILu+UlejgVax/9ogtdVWaMdmo5ZyV2pm1QGMexCkfGS/L",
-	"DQPBmNuqFCSjzbRdMurU3ALuRS5IUcIPu0V1Ja7Zn767eHLy5k8XZ4+/puI4xmpg//Zwgkari2Qfibr2",
-	"X1SFpXN4WyUnUNh0LsGoJEeCdTwcey4EcPCvDDoqdOEyGCaqr0t3Egdb15wSQ/ZXBK6UoX3fOGxR2vo+",
-	"wX2i/ICGDLgkQWXuLhjSr+P9EYY5YSt9Bf/x+K+6nKiOMMZBXWpE2o7qIu5A4r1eAD+jgAFxnY4nKqrY",
-	"gZnthdH0FmJFPyMjDo2VcuF3BO8DYTTNOBd4uVPsnFnqa2dhaWtr7aQr/PKWkP7ZjvCJztP/gTVTyJiw",
-	"d+uRAGe0GnsbpveBw8Gsi55QRHSj7skHpMj4WYehJTH1Ok9QMOx0ltr27pGDMnr06oeGuzrJrMsq0ALK",
-	"omzTuRQlUnEt9LoQrG+q9VqXNvG0b6QvRiV+j8WJc5GmGchbKkbXJTDnSskfK8qkvHj13GEyDz8CgW0V",
-	"BcTuI3YInD1abKtXObK1uWt0pxkm3LNdiFO0wCSVx5YRkPLevXv+tJv0d1NMItopzWnsXNtIyglEvl1F",
-	"iZqCt80ljU5YR0JpzDK7UuTh51r3CUtiFF+bJd4tXbUBDVsXldm23KKk3XhxO1br1nFZvqROWzffAuG+",
-	"DYJQ0qsNfNNPVCKtRfzOLo9JxW0cDm81axRDM0lkr6zBk1XOiEhxpEU/jd3SJF5YjMgCyRl4oMvdrTfW",
-	"C6f9N8r09YTqtYfqX3QtNbxHPmsVNs3LJ6/ZUio7ZE+DTdLFAfwRC8HCMX+mFoU0SyYkooVf8018pWLi",
-	"kOgOIY9G/vHZqhFv86gjv87M1S0mvbfYXlT5dmfmwA7wjEaiADcTxdmPFYhzc1lYUZLfPdNFITIL0nmw",
-	"S4OOijYP5JyuoITTQgKgvRLXTj6N4AijgngY5BZDcMS4GtGsGqmqWO6vVQGDG+blNoJg6oCL93MJnT0I",
-	"fZ27ZW2fvxoi3ufRukZ8Bus5s6JcScULj+L/6uWbtw6Qo2l26SJilGP5gZgc2zu+q0ZfzZMc/EZnSuVH",
-	"C2q3EK8+VC66MxnnS5RHbieE7Fjup6KUV14cqz0yUaSAC8cl4y/Zzlx9+/Q8/HNaqUyUlktVu3DCPeas",
-	"siiAYwEHjBPkii15MWd6Dkc87roU4aj5eD7vp5x6b2fqw+VqR3wU7wIfYcQK2Y98GeO84yuK1Ig5CcbA",
-	"NOfNcol2bmjT2Xv8yCgDKMQ3Z3q1EopK2KQ+cRizVOnFwZilK64qTKRCZY31/cCDKzdBtZz5oi/1WOCu",
-	"wSuTrmBDZPQha4FRQCceuLtmwZhg3m7SY8PWHkQgv28RjdJ+7ZIuymBMFidJAw1d0Le7NFLWD9vC5ctj",
-	"INaMK+CFaaGva7ogYnouq1W6NUh4tpSLZUQq6NZTCx7v6HGLa7nteiQK2Uv3Nh7deGWP/P518yNoxs//",
-	"2BakufwGXm+zDz+RrZHFfezhBC9rQmyXkOYgvNAL+zC2OhPhWicuijEIZ7eX9LbYxo7rqouMHSlx7rnI",
-	"SQYzVqx3jZPOY4RsH1+vjZOJYj1uq72D8yu0PSxpLhmsw46hFPoatUrY9L2kBzv8QJc+Mei4Upv+Pqnz",
-	"S/wvdMjhXJ9oVWzG/guthEFzuVowq6PKVUP2Aos6UaQkpR0iGtSYAZ8g6ASnl2C5o/BqGpKZUPlN95f8",
-	"bJkSyuAqe/rsxbO3z8ahYnprKpUiMYUMklQgha7HSJqJYfiPLir6EVLOXRb99FT8nAU/pZkGlbBzaZx+",
-	"E0wLKMw+uDp9ENGcYa1rvHXTSMBB7VRT7d7zaKN9ZUKhWFfDKOR/aSUGLmQT3g/BpPsTk9PuRb91MdPd",
-	"WXWIKon1jE5x+y1KfW3YbMNO46DFGhaADsiYGUHgr9x0lQPDZLu9eXWfpbxqtAciGnxwddUmMzjeEhYY",
-	"37YdzEX0eX3/dtm4nVCqkc/zVq02skX3gbROYzParauqRsmMx9upGj0mDaJ1zPgo01Vd384bruBjNqtU",
-	"Xoghu4ABuRxOadqGwmgv3IEhJ9oev0r7DaFL4a6M8ntbcpkrdO6CcIzlG1Yph2bVoZ4fWQ0bO43LYLdK",
-	"WjfrzY66yiwRFEUdDnnUksUgF61s3NYagkgkf6yEe45hCtjram07RnioJm4UKvzRtXRp3cK5/9xrFzpu",
-	"rF9L+rjVJD+KrnGQzfGs/S/w1bf0URebCRgmjFoesxTOIKaOCGQ6IKqG+JauMxqLN/7Z8Hv3j79HA/gh",
-	"loVO5GqtS2JNHObcW0i7rGbDTK8eaL6WJ5nOxUKoB6G/9/Hn5lKuT/SaEnhOEKFDlHWYza7NFNXO/uz7",
-	"aUdl/FuzhI/ag7tpU9vpdqIg3N4R2uLYoYHdfPojK4JfdNb/JmDj9FJsUpZrQQYVWtFbl/1OvmAwiEM6",
-	"xYpfYp6Wi74MWgHmOoYK6W4FxmzOYYwuBKURNxSE/YNYDrtXmryBu9f5YE7ChctqmDuVubasW83IqxcH",
-	"+ltdxzpaHRx/bmK3zFTY57LcVc6Ppt3CoLwrNnRrNkIoqR019cW1gzAmt5MT1yg6khdF2MwYyF/ZqiTw",
-	"bXO0gzqClY5lk8d08txfpzuXYKfgcugu+vsPoefPdhcd6yVp7YraVVKVHQXq0qW1a5Oyd69f1PBqZ6NH",
-	"v4943pjhW5QBj8bt07PfDUfD0fA0YefnpE4XOuPFUhvroN8xuq+LRdbHo5Rtjvno90deMx4cciucyfo0",
-	"hi4XSlbwUuSN+vxep0CcwDUvu8N7Psi89EGZUJhhGtKtGifmI/OhutJcbhMO5ZPgmyEnHxd/5QLlfLk/",
-	"tiYI+48qxEmbo1GOc8d8n4c8XoxnJbDIcWRDJ68qZh4rljZrBKZH4LRR393ixRuupEXoQv8O62Osv13i",
-	"PjQJU5rQCXQRHcbolD5+zGYbK3YEwR3rej26cKPboTVG9m0rNYb8puMYGS3kDvjAXdlNzR7iVKiOvKew",
-	"OkmTddR7rXH0f9jJivZCH0ego76kGZ7qSmGwd9oYctrI8DgYOXtMSefGEDtKO380QPB2B114jUarGNW8",
-	"jap7VE0YllqtpyuuNlPMBUrPyUtNiUEBuiQXASjBdSAMRnEil+8/Ho3YLEipgyQ4u+u0SMpjqrDSOeqr",
-	"rOAbUbK+ybhSIk/YrODqckB9Suv8KrMNBlbVXZ02uxozsy6kbeSCxq6mSrkIV5FPWzsy/jOugo4bPNNl",
-	"Wa2t/1OorNy4aGf6YbW2mEXdoB5Jfh4v24FfN39s12mujzIt+h0YBXeF8v1aTIIRk+rgnjXecFwKiQ5B",
-	"A688TSgXJHX42f0YTbtdmijG1Y6LEiGW9jEHqe1pxSG4xM/N/hyY2BC0fav5ij+IQOaSvpxdCKvQpFFC",
-	"0ZDyI+vUQpJzahvRRHWWTxgzDTOMI+GG7VwxWqG7TBn73ElhcZCZG2gv6WH/hOLrShc3eicvgehcuJZi",
-	"0KUF+woz/o5PAjNEeFqU6e8oxKypZLbq9vkdMGbIuXyokoNMW8grsUPw3KGJvvEVGHInaKKa+Yn10b1K",
-	"513Hxh3S+lpa1xEeR/iwuU6Bvt3BbV3ssTWsO7gu2rv4V3pvdK/XtnrOMyuvRBpJ3b4KTZ0SOMakZxhi",
-	"nlJsCEdhpjIIg6TcpjeYxQW8FHb8NeaywYuUrOWaI5QPrHCDOWu7Ktg0UqtgiOSTxkEcw31CwZQuNuQC",
-	"djG2XqjtqixRwZY+vNtqe/Al4/nvKxzz0fD+xxZruXOk/72z2lcypLswz/YC7tZXtkvUfBB+Rlcj+9We",
-	"1pz/Ku3yTUikPc6pts3MtuD2D6TotlJz0TqHwA4blCj+4+SNKK9kJk7e+ITh9NZJu0eFGbRFh6huU9ps",
-	"Lx3XSH5oUZxtXBDYkL2xHliX3j13sG/Eo8Jns42DoV4IRGRYgzI0jBdlF2up2Rzyl4TlEl5YSeVBnKlm",
-	"4pC9dvWeDFtVWBnKSdJ9wowAcboQ+UIMXDUxuxQblmu0dsLDIXFE3zjdRSu+XgPF216JUHDpiEysuMbV",
-	"jnJOB9Ovnrg3uxoJ2QqHW/GvdjTjNIiDbcTFeLqLWx1solkCvLNs1sE2GjWHm3W49hRmaQ4+Kq6y55uo",
-	"cs2u6lq3vDpcPADibH6PxkY6r++TnlbiCDbUGhZwoUOvxzM/9P4OKh//WXOBj/+utT+P//DDZtc8VIe+",
-	"23mkD324exv8AIzciKwqpd28gdfpEpkJXoryorLL+q9vg0QjLqdYqzibcSO+PqO6xVuJhSl8rkv5T5zq",
-	"OfsGW2H05cWr59M/P/sbfZoO2YXChGm4kKRhKXTRLLKJkaHYHRMq03hNxOChD89YyVWuV2ThHrI/iw2J",
-	"tdKYSuStnGys26lCeTbWT3OdARs44flKKveWT2rGHDHEeHN/DxLvAcD7CMsBLblZkvBMdw/hVHijbSmu",
-	"9KXIh+w7ysBI2IoXIHC43DR6fM4ejU7rgkQgTV2KTTpmXlJ2A4P3HrI0kraCPI+VBNei9P7oeQC0pWXA",
-	"D+vn01wo6SzHuF/QxY5LVd/6S2vXvfewV6Saa+844xlemOSt6Dn6banq/gE6qhT709u3rx6gtcOQnIED",
-	"9FfbCSxx7jGj4whvv0Pc8vURMmNN/qcBW0vMLwrxA4lbKNPIioTtRbvJY9h5fwCTeeJzcOPSC31vDc4Z",
-	"NxuVLUutdGWKDW4ACg9uZCAG/G3k6o20XjT4ThQ9NBgBvUbfmcguPaijSSIjGCUouTJPWzhQqgEOiyLG",
-	"RDkAywHMca2LwqX62GWpq8XSi1xmOFET9cxVZXCY05QdYHx6AK/skup3w1AiMAN2oShTKURw+CbwuE2U",
-	"VFfSyJnDjiUkWPZo9CjG3hmyt/VKAQESBHY6oSnDd2FHoM8Vcc8nis/nIrPe0hIHo8MxHLKLwtVHtHy1",
-	"ptP//M1L9vuvR6cs6GEG1NJ3b58gEf7lX9hFPVPMjFR5dHyMp1OQUp3Ya9it+FvgRt2sbaJuwdvGTtyl",
-	"44N8yIXRxEyIIzNFVjRRDjPHM6OY8xHnwXC7NhNEjkfP0ebqs8eavGuiHPPCDmm9zS4+xtucbB8j4xP6",
-	"PjiTHWB3zN7CVOAPxErZyeFgvV/VK3te5y2Yc4JuDn9iJD/LKFGAHvo/6FG09/AxHL36F3oHpDvXMv2T",
-	"fo68xfQw/sG/AtzHNez+oCf+BNOX4S98CNcoRlU6yi51kZOZkmxXK7/8cWHSiTJ8Y2psfVBjgGMBKVlK",
-	"m3nOV7LY0F7GjtOx568JaVLwD0rrRpw8kGpMwl69e2uSicorxJ7FZy7Ko9QxgGBcFHt3x36Oz3i2jNec",
-	"CnsAe4i2hQs7SG9O/JauH6bI9hXlyWO1IlpaRt1REQXjklaJMU2UC4WKWZO3CftoENNqgPJDnPtyze3S",
-	"c5xnZalLP3WySsk8cBql1cnZzU1wVcCZJvFH5xv0T6CPbdI7Zz9N0NtKzglneaA/sHrhpPf/g3/7fDiZ",
-	"T3rv36cT1SfBkKU4kNeuHzji35RcAXUVS6Hh1Bc1hB9c++kw1EYk0uNums8FpgACM6AZEStHVbvk6GvA",
-	"mx5/PinElSiYIDr04Xdxw0H0Zml3KEiaTFSK5t6/n/0w9GDPCBCHJQ0GHn7KUy3xiTkwBOwoQSA06Uac",
-	"3py4kZ7IPCVARlFG6bUyTymK0hC4FTSBWH8e4Zx8SkZY56fCN54A1QbnbMlVjjfgRHlHGnzrZQ+QgkLd",
-	"6oIbw068JWBWSJUXG6wav6FaAPT9o5sb4J+Pb24c7gbQ2pZSOFT9Gc8u9XwOB5hWIBAeaRAwPrlFX7rH",
-	"eyAmSpf02RlQeU81TCydXDP/mc6Bnv0Zp7KbScgvhr2auJJGzhE9UXBeBrVEMKovCEf0tB68axpIbWwp",
-	"M3veZPUOlB0lSehsoiwGmKZPqLeTt5u1OPd1HeCTB/8wcPbxouy7IosCC914FArfOAHyT1S6qgorQch8",
-	"ABM+QSMkVcNyIlAcFyZN95wGSX16pYGNntliM0HnVI2Fyfq25BIFNoS49ECi+5pVglIjXXjPwzOG5wok",
-	"WCHWrA//T0k6u1pAQaEs4QZADOlQ/gdOiA+PTOFPWTLiGhOFiXggkdfUJ7n3lH0nv6klgNOH9WmyWk8L",
-	"Xi5EOo6D1/Dw0iJhrXMSj7fXA8W7ibqoT8NK2KV2yCH0CwZC1eLHYyzdutT5FPHPSdxyRblCsXaHM40A",
-	"APyKS3TbsI2woaHHIMdACxLYE7B9L0r8y7+wV3whlStZ8EIaGzldYAd55gQrQfHNj0djh1p56iupccVc",
-	"GDUu1HY9WlcSIhSkpTbHof4rFlw5HY3wrGQFX63JJXM6Gg0IQo68Sg4iWK/5jxVs7sjhlHrvlsdadB4u",
-	"zug5ESqEZuYCedlxw3U9DPCq3YTs4Z8m6BuAW+zvw+HwB7ioohHB78Ph8H06Zs2BYjkHyhPZcr0xctUR",
-	"1wDhVVi21kY6HUlhwPbcCGv8AobAB7/TJqqdUp00VZHEl/cHQaBWWaA3uGAwt0KiXBQV8gW17iqwQPgr",
-	"vk2wwoax/j5w69qA7YEJ6fZYz+sUGtCNsA6wU0DlSkRRSfAaaHAglaDQ88RZN5p2atdx2yw9UTDCS+Ao",
-	"nM15UcBF480KqyF7Fg0p9vixfowgZJKoRkTSRu5NWOpzWdIkeAYCRCbuYpKD0wESIwIriiqEeFq4nPGl",
-	"KIWT8GIlOy7H0E+36jqkg1CkwW+T10AePHco4rz2M4SR4M/b9qXoyNcUgXeMyLTK/f01q0qDaQSno9F4",
-	"ooJWZoTFojvp05dPnv3l4sX09cXbZ9MXz797/pbCX+DQ4+5HDooaO92reCr/wFJY0qkbnD+UHBiyLTcn",
-	"eLukjIQeLL6FozJjttRKV3jxkHgKQkgsXuDP/5AWPb2vdFEwbicK9y/VriMVG2a6kqqyYhy0FCQXjBT4",
-	"HWI6XPMNcKpC8FK5ekzeiI+kD4QmfOvIQritiSb+aki8MQ2xpry22VqqiXJmD57nJarEhl2LoqjXLVqb",
-	"s5ELtTqNVnDM2osFnMkv1/Pv/3Lx4vnT6Z+f/Q2Xzu3hrsffvHv9BheVwGK5LwImjbcmAYVx7AkKj2W8",
-	"/UKlne1Fd6JbY8XrYn6ydLScKDwdQEFxk4m1rTtwmwbeo1pIDaMQlREsNueMs1pPr4zDs0GzBha2IH6E",
-	"QES+yBtN8ZrDfAp5KbAsBZYSISsOzsEz8jWaa7HKxMWr5xNlREnOPZTtojIVCTOazcRSqpx9758buMbo",
-	"UILcvBCWVWvYdt+7vcqBEWZBO/tGVyo3rfM8USfsnTPmSRV26XlcYJ5bplXWRv/EhYc/m6NGzJ7dx/27",
-	"i/+YPnn5/ZN3r18/+/7t9N2rFy8vnr5JB1QmDmNPpWksPqIiHbv+WGHQCaSg0A/ZNzupBg0D4RDWYJty",
-	"XG0wlu6N5UVRIxmeR6G7dHrRdsWM1WsQOalgHuyThyPPfZAmgQQ05+nzpy+eTd8+/+7Zy3dviTVnFd7j",
-	"NL1OyZas8A5OXmK7ZK4fUzma65CXBbsarjaD06PX4cthvOB46IM2es7iwsX9xpK5dZq+evZ6+ubdN989",
-	"f/Pm+cvvW8sGw2kITmHYfQ/e7O3G7hrG2ioEtPSKKhqIMjIbnXdanGOzNAUbN0T8s2Q0GlEAMwxIKrQU",
-	"Nafz6uKPz2gy8NO7i7duMn7/lWKOx91DX8dderKj/87VMeicNU7rhVaLk7UuiuhIPQJZ17mqvkWoLZoG",
-	"bWvgHSlykB0HD3G28A4jNtGc2rfPnj2d/vXi+Vs8VJzNqxJVOixmFJ0s3zY3TCKeme9YlIKNEqzMV654",
-	"gZsB6y70owjECA6cNqMS14Mhe4XIXNzte1cpEFkXns6SikM0QRSVi2ykKmhY7pKvBF7LTPAS9aOJAmGH",
-	"hEtnrjFopXEaaOUgi5DpEHyng+tGnZashKSgUSyqQRlqovzN7S7HID8/rzN+vPkKsWJIF0eF3dU5TKNX",
-	"T/4sNkH46J8CRzl7/JgKVqACdvHmyfPncC/VCWUcMW2oKNBC65xlSy0zQWoF1U+qLWZYdspJCnh9AJ/x",
-	"kPloJ2wzaARF34SNCnN146sHbk9eu7fOmS0rkSbYkQdrr01foQkDpEdgaFJFE6+k5s5AYjSWbpZWMG/L",
-	"8ZiZhTaglJJQtwTpHvXgzEm0vmlfg5IMEo1uEOWfeLyz7NRLML0Um2kp4PQ6jbxuEMUQG1HVmSiBecui",
-	"YDMsAUgWrhwLNWIqcbt1qaaVESnrO0uWm9dKgy4FMqzTsAl/n2/i+h8TlcNBxGBDUEPE2iKxYFQwxowr",
-	"NhMka+ApOUe7WD/F/EfFC8pDQEXDOUqmVa3hg74Bssw/p6E2msinG4E2kW1BKkFvBqzao9FD3Pp/JSis",
-	"4E/kDVciuZ3DtiEBxUuYbofpMvZoePvjeTfUklY77aJbesfZ6JTwVs9Go4kSN9JYqg3MVX2vNBp0GU9p",
-	"656Dps5CUyy0NJyoC7eWj+nybZCcsAQfjx4msfbQ2GFo7g3U8rzERSkYEPsXoMCVkTmFKugAXdoBMMZ5",
-	"BCj6UxqkIPprsVM0UTnlW6grUei1YLUBHB7AAdisMeuglBxr5iiWxnFh6aDNFiaqK1LunNl/J89FpeRN",
-	"EGvQf5FcnbpnS3Hj/IIJ3BJY9+nU14FgS3HTKJ+h5xOV/mTfD38q+TUe6Pep23hhTJ4WWFaiGTo3ZH/B",
-	"4L7IMw3NoCxGrGOiMq2M5cqiexTBbnkpjUZNCpMiHMoXjrEG+Xw4CpIb46DKoYSv9HUSqiSt7UQRMCfd",
-	"L65GHU3Y2Ruo3pJh/bzCpAbedhKh6/Hs5sbnk8YCYxRWZ8bMpbV4FLyYoZ6uEvZ4lbCHo1XCzpYJOz0j",
-	"Rnz2aOm0Oz7jyHZgRz6tHVJY6QIEVsE0Sp4O+4irPGElL0WxSZi9xkLJuQjOLm+eon2ZyjxFF4VCPzYN",
-	"j0vldKWHI5bzTR0nQFlkzmsPu97FY/tsWjhJfjf78/MXsu6ghQJuCGft8fuK8kRLMZc3LH1wdZoO2QXW",
-	"Ub4STggwrK/EdSgQBv9GAGlaJ/zBeSO9UQtfqU1Z/ht3MAfu2vLrRr1inopD6gmxIRevnveSnhtx77x3",
-	"OhwNRxiOthaKr2XvvPdwOBo+7CWYJo8xSkAW8tHBX4uuWFfCNvSAchgyEZeqTZgu8qj8Yow+J5TF1Zcq",
-	"uAdp2fukO6d12HM4uv5FsdbZkp2Nzr4+GZ2ejE4D8r4sgz1y4DZdDNAIfTkUbQenxS48LKJXDQb+Cz9A",
-	"f0c6m9essoTXELbRbANMNkBF+u/IsUe1gVICB8IgoGB1f547Cj4hIie92qG0M0CwfuXBC7g9d8amRS+S",
-	"1RZjhIPFE9bybDSKcvQpKL/pzcF4Z2TlR6FhYTIJhjG1g3zXDgCf9gWQgdg8jiP2FO7qx73+4D+cyep5",
-	"Th09Gp3u+iTM9cE7xV0oicAg/Uejh4c/+laXM5nnAlEPH52dHdONi2aCbfFMWVdC8tHZHw5/+1br77ja",
-	"eIMcfPeYlmf/d8+dcIDOUYoNCyAxh0brAV3ct5h67sCucV+61QJ2whewJXtup/6Q9Lr8/r3zXhzRgUGw",
-	"ugv+5EmIHYvZxZClyLacKc8dGXfVUCj8mKVRS2lQl4Jni1Q4V1EusnmDIuGroPrWa+y1lPQM9zUcdNQB",
-	"JsqVDUaliKBt0ZprbOmq1IsbkVVtK3mj/EeIdRuTHNphI/fWcNZvlIX3Ff9reO5kq14/yN8u63QQkMc/",
-	"pNgx3HEnqPhIgrxAdXDscJXwB1NUGDblV6mf8pN/jk7+MAWhfsVz4avz0HUUsMnreFCGngyZMVPN5/Im",
-	"DuZ0NyTaKp67qCRN3pYTRNV1KOpdHrGmC13xla+mj4/pQmxyXdqAuJtvzXYjPRsRTn8IgMjf6Hxzdwy1",
-	"HqKHEXrfzApxGDQtln56tyy9i52jw8cVI6KT2+TnHQr9IbZefxK+QBiej7kYjuCe39QYVZ/xLhkdcR88",
-	"0WpeSEprenR6RBevCKjlrdYveLkQv8lLi85M61r5kOsLLUbYeC0EP/jJR0W9pxsNxMWOhCYSKI3TGy36",
-	"QD3ob4p2rcGQPbfoOUOXsqs1VZD6b2Ik7pmg4oMTZXUE3I1RpXNRCpWJnC20s/Rf8zIf168ljQBe0nwM",
-	"3Zbo8eIFWbRDU0ySrZ5d6/ISAUBoMtB8PaAS+LXBOuukPsFEL149H08U0gRVTFXjjRMNyNSK94jSJ3rN",
-	"+mejRwN37Vw0tILN7Zg86l2yk80/xTXybL7FKB/tXLvcJ7nPdL75FcqqNLX9X3yv7bdYXfW3yCfcOt8d",
-	"o0i61ePXGItj0OdBERKzDYsK97m6IJHCufnKkB1eo/c40k+9WtnUPbdZy9Yh+KOwO07A6DOJCh0iwv0x",
-	"+i9wjP4orC8I9FE64q3Eb0Kgz1HuxtD4DvXSWducopI0lcYkqJYNBbFDKxz7Ogs7cDpRXcJEKmm8NRAd",
-	"No7exYZMXpIybkiVwjaMpbJA9ZVeueIMGHHmDIsYzo2pOI3sB1Kb1pwccnihI6KE8x/EHgZfstLQvW4j",
-	"q6Vdis1ElZysh5j+hVMhz6ejoPcYEbas0iHCrX1vAx9rXPh3dodHCO+9T6NpdWDIH6VpfSb26fLQPwEb",
-	"/XIVpNty3nsF6TiOTVv9zhWkugzGB7gKMBrf+0Tu/QVH+AtC9YJfuc8gzOOw3yDaJPfOg1+H8yBasojD",
-	"PI1+vXM3Qt3lEAG4Qi2B/S6FIAROVORQ8P6CIWuG0lP5NmffOQSomA7GzkFPUqITKJMaUpFSllwztzLD",
-	"Nyf4q7fGB27wZVvkt2rWfGarfE2mA5b56DDcm+fvzfNfoHm+3qEffEHslEMf/BTXZrs32f+6TPbxXXBv",
-	"tr+3N+4w298dAznCgF939gtZ8fccitHnEy92ihX3R+y/jEn/Ds7Vhxn360Kwxxn4GyrQPsN+U4Pr7y2E",
-	"OLi3+38xdv8mz/tUtv8P0+k+I9P1PoBPxHzvHQG/dUfA3atiHks5FDe+pVeggQF27xg4zjEQlaH9tfsG",
-	"oqkc4R5o7JZ7D8GvxEPQWLWY8TQf3L2fIG5/y1UgzYflGzgsqI6Ug9+0WT86yF+4Zb+jgPjnNu7HxDpk",
-	"329s4nsT/72J/0s08ceb9GM4/D7p8sFPjb/vzf2/OnN/8464t/jfmyN3WfzvmJ8cY/ePm/6lTP97D8jo",
-	"s8of++SO+0P3X8cHcFcn7QM9AdFO/EBnQENza+pm9xb+L8fC32Ztn8zI/6Hq3edlr8HU/8nY7L21/zdv",
-	"7f80Wlld63mPrb+2Vn1lfBVcB46OQOMeqalfCjhwUquE7YZxffaXZ9+/nb5+9vbZ94SdiRBJwVOQdAI6",
-	"EScMqMmuNsqQvTPC+YJLkWmVIVowglvl+lohdpcuHXxfjHJ/zU2Ng9xvVfYl5Kvuor7SErLhoNuc/8zX",
-	"dv7EdvykvVIvVbFprI00gQ1JeAGBx3uJL03mttFxTDCqyL2/Z8Krxs7ri2/XEBqgfY2xHCo6+ym9GDjX",
-	"w+4LmvC92+LX4bYIJdc923TndDe7jMpNtZjlg7kg02wnx3zbxSsjR2hCdikefJXMYxU74HeqguY+JYx6",
-	"qliwVRu4WSPIw8ahqxJrujDOCr62ek3ME6GMfIU0Z3kqBc+W3mD0V9eVL09BNVpgtqGuH4El+Qr/QuXn",
-	"zJWhlsbZdTiB97YrVJBk6eeM/JrnDh1R3Ngh9s5S+GGKvf07wskCv6XOEbqY+nf0DGiBhL/Xd9cQYUJv",
-	"9U+8XFVF4cshE85kKGBPFc20slIhtN/1UhD6cUm1UBjxNWQAS+7Lwftqy644wJob44BNm2RExGGqfgUr",
-	"BM0hzjRK4eMImJuZS7le+wqYa3Ic8KzUhmDJTUJXnRKZDQZIpFACjcKoCJvSbb5Mr1bSNmEa+9w9Zt5Y",
-	"injONDxbcmWoMiZNmls2EwtEl3VA6Vh+C8sVOGI7JHW3zFh8oKQp63ldawUGS3C5K8GVCbf8mM20XSIl",
-	"oMdcztF2akPZD3NYf/Gd0HgIj7rvIDETB9H+cDRwBeAIG5wwfLGGSKWsLFhNFsS2NMxD9jOC65cGWuqj",
-	"382VkhyM2SgUxnHA2L5sgbPhBkxlZxpecuN9gIjp7RC8OVbSIIhM9GcegOhOvGuTPRokDMHzqQBeBAW+",
-	"A7UbXxmdMx4QuhNfdwehK4ekT+4pdINWNEmsrSToU6KpEwDr05gErGV23Aqyvt9OPgkLQb3hRNHvg3Ni",
-	"CcgR0ALumaS0XUrrixgw/SNEs21Gv79eEBYR2CH70DcNoWfFb14ItbDL3vnZ4687qsvDCNalyKjEObDH",
-	"tnjybffBS1p4w3D6pFqMCQc8+CXeiKgw0q6B4xLcftzxKLfvGVzO/dxdKmNhdzsiC7WTtPUV0hhmECfm",
-	"vDAiDHOmdSG46hrnG4fjazVB6sN1GzhEG8peUYms/sgxml2jg5a6xzVKgJRyVa165w/hD6noj1EYrCuK",
-	"dUgKJxoZ4Wrq9+kacbYdX3gQVTP40wpfSHe14gYHLm7Whc5FoNVRCgRWIryFJoHTfU4fndVzxNJr8NTY",
-	"DeLhwm3S+/QiPzKHHQYer92gYhkLMklLtvNwjihQ+JfulYQvXkl4jaVuAzK1saXgK+/9vSO14Sf8r/d0",
-	"7/Vh1SMJ9g+MckzrmrB//yFN0Ne1FuW2alA3cM0NKzXinVqdUMEgPO7SGjavsFaVBcmdLaWxutwMWYTz",
-	"refMl1+pcecb3jAP4H2EJLCr7nWX94xq8X/qM/8U7phi76mviVXT/t6D9l/Ug6Z2r/kHM4HbypvY+vP8",
-	"FfzSe//DLh7yIBSIhpl/VBe7YjBxbUD/yhsMIfAWcrn5ciq+qk3bmOD5BpUmFqGcM5YiFrnIffMb1ne4",
-	"yFMskuHBkhnzPwOROcwGa5X4ygRUAKukweZD33m7Z1fdltu4MkToOmoBNH9u0VogidtZQQpRk1H6Qjpj",
-	"dBM6LmpQo1bOVEyDAUlR6bovV9yh2ynXD+pQPPygCl2T7riQV0INupSd135beA76RUZvNkcZufbef6Es",
-	"38l+bo+AunQfvflJ75/7cM9PJuq6XR2uuw+42ppOxCgc4jaexEYURdMFyOEpjBikLfYtVcsFDXUmlVNX",
-	"L75/OmRvolhMqqi4rsoFquRRRUoq9a6kWbqip3VKT7cXL2r2F3DlPbvhmaVbwhfMWfPSKlF+ZRolteoy",
-	"cXVVuJ2Gh+5aWbstOY/RAuH/Pj3CroMmiDg6VjpTJpUs3ukGxKdH+yLrtaHSxEeNxAfgo7+BfKMu2If1",
-	"o9hA2Cjv3j1/upOI/qs9lPv60ccTzg+XW4zlcWYHGLVcCdaXKisqI6/EznHW+XPThRXdvtWcW4HVrXof",
-	"M8RQPDeMTtzcYnSFvf3gPqUpqN5dh13AcWhXYFb3tp5fhUPYNDi8v/5ivr/7Doy+PTqLLdorzv/rWQmm",
-	"Lay4FaXkhfwnlQiVq1VFZT990KDTvCbKfzcmCdWH/5hCk7NPeCYnQhdRSRufJoflbdCoNFEpYtlNQ0JG",
-	"/ErK+lR0hue568PqdoAH6laJ98JMKCSTMhY2YRCuKinoStGXdFG7Kv9ppotCZFaqRRiN8Zl4zxu1I48s",
-	"/XhOilOD/s4Xwi2T6KnGUE2TOKdwiSY4X0jwbDSicE5U3KieKCq8BCoDo18oXYp8yC5waloJqrFLDsGz",
-	"0WniqvaQy9OfVspDXnKywW1AVFnzBTF9Z0NuUAkarfD01U7Gb7Rd+hzjTCuDjv9sk9ZaZ7M33wc64LFW",
-	"ta7sOXs8erir8mdwyTYKZo87i1juWhFyyEYXZ+oDec+b4qD3ZrqAt/qCTqWZuofpIGGioOhcGJe/u9O1",
-	"KI2GzkvBi6lApX06l4qrTKpFihG1rhZ+IzzW93J+nIsyngbZBHwFqkZO5i5aHI7DxSHsoiRLV8JyirfA",
-	"0pWnX7M/y2+Y8bwj390BNuynEZrZSZdmBgUlre7lE+gQxvq0IQGKQnTZbNNgRvAeyd7oBKcakQfd+4W8",
-	"FIfG8PfRD8N2Vpk/DBj/F2zZ29zgwCaGk04lflG/yM+xXvnoDzg+kMynCF2HD6dSTb3m4eoIUwZxKfwJ",
-	"rv1I8MHuRNz6Pvqy03Drcf5CUdoRoTpFtu0Fl2b3YvstjDeDyMftq6FOOvgCjUB3mdu8n6zb1/m4435r",
-	"3WxEytZVdm9Lu8+E/hjN4PExRHSVqd/VJc8/RRK1iVn2h+sVOw1sD35qMKu9WdOUqWu2pEkqPY0yEuvD",
-	"ZOlWdDA5WVFhYB+7YOQQwUjESlEVZRh2RadbGpZxlYkCc7JKY1k/rR8P/bPUSf5kmXMOpHo4IHibiXJV",
-	"2BNmrCapARWnKL9aGsbNRmXLUitdmXMXsyfRoWO8aynjReGsZnGeFutTlJ2fnivHXUdYPn324tnbZ4Mg",
-	"uT8a/WGiDt/ueJVf8zI3bbd24tidU7B2SRVeKAh+9HD5uGSEZu4pznmiau+6uFnLEvFBdiRqN2SI1gV8",
-	"tmPPQMNUqhxuvyCowC5oLkKxGbJnv6l07lsz39+aeYV23Z1zwuRwxEx02nP08p23zSNe2JclC/ymUtwY",
-	"uUC5jn6bKCxjj5YD0Gi8gYDynazAfILA5tgTzwNj82gzRoYsGE+plr+NeWGXTnJ+nGaBdoad7KeLIfxR",
-	"2H3c4FOI4/vdrVsrds9B7jmIS2a/I/bxYUE4dT/7E9nRLRJZZUAkQtWQMsprhacEtSQDHcgwzq6XGh5T",
-	"SspKlItQRuQjLDxd5p27Zzu7s8JbrOVT5YR/4baGOB88FnJphRpm2vsE8fvAj88a+IEsiPKOHIcgXvC5",
-	"ddYHpBrePnBxmy13ut2+01fbWi+6rQSzMHrFi9rn5NXUToU3kvQmKlZ4EUOkS9ulTEjU3YbsopbPlEZj",
-	"mZMxmS5jXZqQZr3KxfrIiSOi1bo0qWO4diBjmraQeeHUR//FOSGDJexsNMLr4InX9x2/j3oB6ZG+w9jL",
-	"2DbQcP1z5dL4ZmiT9+C5n+m2IXn7rk3jv9hlkW2rD0fcFl+IjfRexP6VYj7ipvslWL/XyE9QI3/wE/wH",
-	"H8xlQcfvY66Ew1F3bwpt914eb1yyKQUpvUN2nSDyt0eEIhZO9khnOXCXS8PcwFI3t3Si+lwxmdeRGVuK",
-	"71cGM/jJd4mk8awe/vjKx9CRKgEzq9CB2m9+NHSSZ4rWWxwEARXbUqsFW2JqkHYJlAupXNov3otlZZcB",
-	"SSoM3QVKUOovpyY9vEiTmbetDyd+BMTLeFHo6+mqKqxcF2KKq50yzC+kPkJ2NCZoc+XIfKRjvkGG4Pfd",
-	"FTMCvVNYPSIyt5bkHCNjPYAX4oX5aI4RjCS4jMM7bkcEvyDrI7YApRDEG8WtKewiZ+CmaFRolgzf7o7G",
-	"q8cD6Rv5T8EKuZKW9R+dPmQpjt9qPS1Amo0ywU9HI/ad/GaQoJZYVoUguxWGjzjJYy3KeP/1G/qkuwzS",
-	"QRLe93nj/Udnf6BYEG7FFIeDyReU1c8LuMNmOpfCgPwy6mwTreqsW7RhDw6KA9jX49FDbKM7ZOUczu5c",
-	"l43zu8fDXmhL73xaDzttfF7aB3Ndrk5gfvCzUJnOpVpg7KMsRPTVW5cOG4ke63yeMLniC/HgH2ux8P9e",
-	"q0XC4vdW5lqXefO3K5UP9Vqom1VBQZbmRM/nMhP+5AzhG3fDSbVYFSGWgu6O24QDBKL+Qiq6W9GuUADP",
-	"VzrjAAJf+JVHAJx9Bkq+bdyGydZdCIwYsbxSemNKN1iK9TDcJkvvPf/3xpTfWqgAHakYrlUqq51wFUnh",
-	"9N4+CRyFqFvI3pG94ZPZXt44pCgVWU7IlN0Usr4yQcAg8a8ULEWmmzKlr10loIlKPU82bCYwvDmVal1Z",
-	"z6sNyLrfa/I/s4sgqZ1FYloUsuBjjScqJVuPi9CLBKIVWY90bd7BANJXPpnIYwN5pHYHBBSwgmKr0L+l",
-	"DjtiDAKoM6c4wNe4T5oaRkA7iwtmrLI5lwUizroU2NTHGUdzomhCzqJAjpLR6+i+LMWJe9sZxRx8V4i5",
-	"IAmuWiMAvcfY52UhBUZ0DtmFJaAidIY24j94ZuUVYhDEwRZOjfheB1WpDvGmJW55MbyEOPQlV+j29eMD",
-	"lYCtdCkcZJZUjBcFYQ00NxoGeYB02ERNenXxx2dvpq+evZ7CT+8uEHeylprPRqPRYMeQEg9oFiF00c4Z",
-	"O6tW7UpG3EiHZbPgUoUI4WixnGCxZWh09rD61bYdDAGZtm1F21a8yKDpjHGcTHHnQfz+AKsbnutnYXSf",
-	"wOh2doeJvmGYO/N8/RtJvDkdS7i3td3b2u7uvn9DDCFmA42M2/pO3pd2G976sPv+wU8xZzkagqY+JeE2",
-	"RcyYlILyUrIMRLcW+UXctUWP48vrWXR75O10JeKcnqzJlsAwUSmF30yjGxbzSUq249KNALow6SBgP3hL",
-	"V4M5hzswd1W5xLVABu2YLFe82BhpprqyZGcbw+1aOvAgNOLUdzpQojKCbQ/6c/nlEUcn2nOfEFnheIZ7",
-	"H+JzzxNrtJ074Yh3EeOTHIGa43tEBegI/htcGgcQEbq0ojYiAiiHJ8HGgrwlBC5+kvjCXUiaXi39VZcq",
-	"pUkcTvF2i3HPs+55FuWN26WoQzh2xs4ca7q5q+DETkvMOz/MuCAWmppaxocAMY7sBHVcdBM6d1+/dhdO",
-	"VFbAW3MpjMu32DL/Elz2YMi+0fnmnKUdno+0liatuLETBY+7zPCdACchQRpeY/Qp/DMduwTtNVmgSjFR",
-	"PjvbGSSCufq8thDtM0+TbUhXFgVVb/iZbSKbDyE5kyUIhzF0RqwH7s8g+/r1aET61JUpIiNGpczYIURv",
-	"Al4NThRdr7wRf/75/ZxJ7f7Y4c6MfZkXfqpZ7NSkXZWLrOBYWGOzDqlBtJg43wQ+mstyRRK5tIat+EJm",
-	"mPoNHQ7OWdrykKUJS2sfWf3XWuEf234yhzF3R84yTKnGfUihUdEEE0ckIBCi+9BRo4J0Po8cJn9kFjfS",
-	"aci+kzgGBOR2BYK3d8CRTW595wxPiHkQrLjOquc80g1L27tXL15ePJ1+87e3z940/NKPfv/4d1+PRo4E",
-	"/w69emf1Oet2amMR5AgXP9pTuOU69rluYT10RBYE2PWq5o8wmhXfdM6F7IZv3n3z3fM3b7bshjvNhoQC",
-	"0TUBVDqjU0ehdNHZC1bQDux4I1TXHLyPXlqch4focBjy2wbRJy+/f/Lu9etn37/1s4wX62uc1R9anv4D",
-	"YBA+W4ZO8aouERBvIcLooj1grF4TT3WVVusSQW4XPX/64tn07fPvnr189zZlfT++h8idHLY/DLUr2GDH",
-	"9hkjBbFCQ7DQfisLofjKsS/DlbQgeLG+0lQLDS+UhCmNPKzURXQdJUB7XAu4pogpfWZrLbtoJF3Tfgpg",
-	"H2pxfiBk4hCeR4sXRCFQeNxi6w8sorvwtl0q0rIZzy6xEDvbDfayI1LjPkrjjqM07iM0fmMRGvexGPex",
-	"GPexGJ2xGCpOAw4c9VPGYuD7D35y5/EAkMP/x94VNreNI9m/gvJtVaRaSpadbK5WrvmgSbyT3GWTlO1s",
-	"7mqYEyESkrimAC5A2tZ689+v0A2AIEVZSsZ2kh1+SixRBAgC6Eb36/fO2MqVtJS2y0mFBFYOcWVTmXcA",
-	"g18XKuR1lgXJiIQmEiu+qA31Quq5S2S6WBaIMgjAU0hhey3SzGRthKQLFnJzVNN2Hhpp27UtzsFRIW1A",
-	"IYYhf++L6YJUrhXTt+FNG9NME1ArcPL41i2Zb7glVRLqLr/kbga6jy1ndYcG2DuVDyqZcm1VJL95Yh/r",
-	"9Z13tVvIH3/wu9Px7+KjexI/2GX49dvnHgr/lU8TZ2WCgRTgmjLejN0HgckBhJssJMr+ErFaNlP9aCmU",
-	"X1ixba2NHsknxBHo1my3Zm0e9qsX7ONkXrE3dzMx2HIn8GA2y4FMfqLmQkGUjGKx1gmJeJllkRHXT4uQ",
-	"e/lViMbhjlJpoND5HMbVcMugE2VLs0iPEsmuUnZdAU5t0D8KSCTZ3+HHGDLhjCVqitdHNboIQ57pbis4",
-	"wwQIo/HSMO0yqDduFpA5l29I/iquGg7SHXGbGmvW79BBgvK3zfmzVx0chvKrsjcMun1p5Rtmsbzyt2bc",
-	"3iVn7ix/20LT4Vmfh6Lo+E4jSz41xwPYwC5S0VFw7DC3EzAoAWyrequwJuY+nGYTc7A0y7twR5Y5W9uS",
-	"BuO2s3CYe6prXCJpt/119ZOUk5gWNBMLqzGNPGtRJfbg9KHthSwX8ZIcj46fD0ZHg9ERihzi76x4Zt/A",
-	"6k0fDUclVndCaYlubEgmlri6Z9kovL7VJV+glrvOqjhbk3SLFMyFG88fGvBkH2M35MkNWydl8YNAkrwZ",
-	"aveOatZu3z3c7/YWsWgy84MPQrmT/iOzkicZSk9vYYkPeRQvWXw5BbVgAxcHZwxcG/txD1KQ+g+iljTX",
-	"rePWUSwlY+T9h4tKj/SEgGRwyHHfSRVJUpVndI17g6c74Tq+pIpEZg8zrlhAfJkB81nII+2U6wGLyJGh",
-	"jI0u2bryB7W3Vy7wkbHZKacrBirmg3+OBn+eRv2ArGjCSMnTf5TMYHFCXu2wBm1erphMY6LK+Ty9QWTN",
-	"JVsbljj09FWFW4fB8QOjtJ3J3262aRKYEjXM76YJku/r3dSqVuhx3JOMn/jv8dfjT0PzZ3JHCtfOyu+b",
-	"zN728ov816N736nvZs608ktORaZL3nUU6t8DsZDlQW/Yiq+2TVu828NbT4rlztyZ8Qzb7FcvsrtkRPSy",
-	"huSYth40zxmVCkuTMoRqATU5XauQ191G9KApSLxmgi+YpR7xOdNOKsSXz6QGyS1T6GyFnqwvq6+NKdd+",
-	"64wRIJNResEbrGmB+DD/asyMIUbKPmPI4wweBQJEnoWrJ8429HAQHoUGDgjkSO949KxvILYhh9eiUOWW",
-	"9N5PLl68CrRZDirx1Mp0VsrfO9Vvmgo7BjvWOG5ULO07uVAb99uS/vIs0+4EmD1r/N4yYL+70zq+5/vf",
-	"zPbgMncz3fBigw+LMkKUeIqVJuLY6OATBTKW+rtLtvZOx9WZuH4A3twJ2xJX21fJ6JHdn+bwdKvv35QF",
-	"/Dcvua/LUNk27s45vcAzWfPkR3lyKGT9PAl55MYqPbFCeKgmiGsy5BVykUwgxaTIvCxKWXMoQHLRcobb",
-	"YZxWh9VVqQrC/lHSzKf88Gyy0dGDFIr9cLpKFRQmRKBv5pU2uz4Hes/I88ykpTD9hFikQq6BdbCM9Qyc",
-	"lxmB7Y6kPDbHfwMet32crckRqgP6I6W3H5OFQ1HZNo1AzxFIiPFwoCQoowsiQK3Ol2zccPyox2iS6wug",
-	"gRO8lQGMU9N/kyaEghx7g0KIgCjR8HPIQopr1T8xyR3neelhwRZs5gbKrWy37ENBctGPru5WNbzAqnMM",
-	"SdQCBQjIb8zMREAE4R5dKtLDh0j/6esxQo1UUhobwBf9Ez1YuvVWZ3N7sqpmcR4qXfVVB/7Htng2cbXl",
-	"wN+lrrrU1YOaY1wqj32wP/SCjF9OWda04mWr0w1IC9x4QZcDiULEnEDbEGe1MWbSHmJuGmofQvHQlvoE",
-	"WUfA5nqmttXObtF6jVzoth4h1sZxhz6rXzyIUeHWePCXGpw2g2BelH2nL/TtX8O8eBjbsLW9zkx0ZqIz",
-	"E3uIjHj7Z+v554FNRzOr+Oj2Q3dgYITiv8CIhPzRj3v3YUT84f4yS7IBZ2tYkvqdH8acvKQF/Yu++BFN",
-	"Sr3Nzqx0ZqUzK3uYlea2+k1sSxu65fENjGX18Xuxw8qE/JsFFe/FytiBL9Y522VodsqGNA1N8+YPZGtM",
-	"M2f+3Hkci9PScmd3OrvT2Z197E7bbvtNjI8JrLPfbnD2A3zGIl/jg9qdUMh2MChsxKKUMXuikCkYYIqI",
-	"C22FWJIWhCVn14iqhLwG5r6BPihVDmt6spHbwPsqpz9iu2Htn75M3ysFFa2luG5BsVPJiEtotCDCX9qh",
-	"/96hjBsd9bb5b49e1C+4MX86AGNnIn7Msne70u4DrVA3ANdsthTicuqg7ntwCbtUuZHm0DtqksJAJ8Tc",
-	"sMLOu3IZLKypF8r0A5erjgwz6FSxWLJC78mQoY+AHM7A+GOoYzFetZ9+17drr675iB06dQ/4QxfZNJ5m",
-	"d63Nxvvoam5+jJqbjRfnrfiPG99tX/nmPpslODHNshmNL2EagJrBS5alek3pD27/YObFULtF/3FYygww",
-	"0O3+nGmZvH93fqGgcBz1EYwOKPaSqHKmfzRDVK8pt/mv83dvzcWMX7FM5CzkvcjoUw4u1jkbk+aCifqV",
-	"yCje/ImqggWlzCLSowQww0TMQ44fSZakEgITUPhNEnzelKE+0SVjuaE5gi2oDwBmd4VkIUxlxgvYjKFy",
-	"PvqfgWGPGpynC06LUrIIJU+h4mbGqGQIkQx5yP/GZDo3DzImBb1kJDJ7G+5m0dVRVMlV4MI7sbX55rOb",
-	"kL/66+TF4PzV5PhPz20lJbuhcUFUAdii6Lb4PLyV9JqYtwjO7edId4Q52jsWcm/4mhswNgtUwguaclXg",
-	"e4UeppzEgquC6lecrpgjbg25bhQ5n3qIFqJEsoFiMqUZcF6K2d9ZXCDFAPIVIJCI8jVy1jJ1QpC8AL4I",
-	"efQvLq7JgBT/igi7iRlLFHk6Gll+Tq8UH7tOpCiwdLN3/IwsRSlV3xvPkMdUwjsVnOHz5EwS5LXFO8DL",
-	"mpDjmxsnFmIJjp+6dkkPrY2QRLECcO6OXvTj6c+v3r37b0ct2g85jS+5uM5YsjCRNjP9ANLGBR/4rQXa",
-	"1Kcrpi0jwm8F5yyGh2J6ywj5nKaZImnh8RICbxaKdR2tAvKnVUCejlYBOV4G5Oh4CUN+/Gyp11ezo2en",
-	"F2f/Oz1/8er05Yc3p5GtiaUzyhMBBBXeWljRtaGqJtDBuQkFAhWOpJJl6yDkIKcFClqCx2xMEuaOlZaU",
-	"C9d9BEG262UaL5FGFQDDNJZC2cdSqJElWbVmgeW2po9fkU3EgAGDDs7YXPeD8rpsWoNBp+ES1He3qPgp",
-	"LEejp3HJ0xv79uETFlwdme+W7IZ4yxK/jkyxgtIrgWZ6sv0U6ZlWAnwOuCw2Jm0K5cdpochC0lhPPJ6I",
-	"a223U90bnMQHwYE+bR6MD1p2oINmmM2n7cxpoc3Wwfjg/4qffh0N/vzpjz39GPq/dDD/dPv82ef+H/+g",
-	"zQ0yj+KecvD5oQ6S1qe5QorRfWOEDY+nWl3Af7yGxWsomjaXrr8YsQ7Snv4tn3vDnjcZRK3jacnwYJF6",
-	"K7a5XvuI9zQMUXbpw4qs1u4QHQEWl1L7L+NfP/luAQxQ9dOeMnWd1vhut4ilzPrmWN6M/C+0Hy5RTdHa",
-	"aU+uDF18EyBxW6HBzAqeIcA/IDOm0kSv0pA3pnNg6liBRYttmpkx0iYDhrVubgn2dQaUgVjMGtX8FL3O",
-	"0YexGQUw85BDAFmkZVHkKjoheUZTjn8CQwDwpcCJJFsDdZe+dyZEDhw0S6EMkPjo+D+Ho+FoeBQFJBqP",
-	"j8wpJBMxzfRV0ZC807PgOlVsvEfpEcEeugddk0Ifag21D82UQEQDsPYz7hwUvgjsjkmTBCUi46KkWbYG",
-	"CviUZiwZuycISC7TK4td9o9JrydvJ0TlLE61m1jKXKjqlj21pJIlwCs+Yzxerqi8hLYlU0xesSQgWcov",
-	"B/D8AXn9/uq5rTg2H72dXDx/FpAVzXOW6Aue9dFxIkSyeamA1jHTjcH8seYT3odyvbaDsmmlJm/evPs4",
-	"fX/2+m+Ti1NkQEfJTYo9IAkDFxIV8gsYCzGf6ytyKZISFmT/BHwS7I7eDFd5QZYUX7lRYohINMuEfhPR",
-	"kJwLuL+ZHmYafTh7Q6RbPjDIoMgO3A+psu+OgbJjIXCu4RXN58SXD1MSweqoLRY58D4QOJVZFo1BldIu",
-	"a/12TYrNeNvrXG9nws5JbNTohhlqCrgGs06WVXxkT/LVoV07RBU3vB6w4yNVfMEcN3HWlT6RLRhRdK39",
-	"o+vlenvtduNs+32XcDc6+40quRu9+JgWy3PYVncVdds33aQ33IjCdDHTruj7eyr6boZFfmtUZEc49PDW",
-	"/ndXEfhLBpuok0B23hSWLjmau1rBN7IY54zDAvTiEchi7CiFp7rzVA9ZdALr1HmBy1S7T2ssHK+qLf0a",
-	"brQmUMptKEj9smzDDGeDtLbbY/Js9IxEXBTTuSj5XZXNm/t2x/DbVVjWCHsfatnuUebs1uH2RMNkY/ZX",
-	"8JvGImirWd45/x8s/L9VCtVK0HZL6t+0aPm+19PX1TDbebhnDbM+FwQk8r7Vf9rDjq1pNsIhraXLnuZK",
-	"yOG+lpVEH8eg+pOLwhYNV6H8YdWMIeFt5CKqU1XIvWMVHpZcnwAQAnnOiOQUimkrmz22hpaZfmN8z/4i",
-	"5JD6hJC4Oxs2YzYmMdGTLBY81j+Hw9UvpxdEuyemASG9SGj/xEVpQNFghf7HqhYSkWWGBGfC8BruEa4w",
-	"sQp9kzM2MM4NHuJ0x45H3nERT7DoSWBn9lSDMwO7vTy3bXN9qCrd33Kme/Q93uIWq5PcVgPXIRrbDEd3",
-	"9PrCstxvevQ6xMl8aMPKXwGFb1qr1kz2a6VKACaC/OOGq/gXIYnNKW7m/0LuIpbnpy/OTi+mZ+8uJhev",
-	"372d/nI2eXEa9U001h3fbCZS2dSNgnj0TBiko8gSzHxZEVTsyQmJcsmuUlEq07cpu8lTyRSQ4Cp9FoQI",
-	"sr2H4CCjk+uTJcisKjChZzCa+iSIXFxcpYmhDMesEzG3Rb0K06TNWBlJyCF5K/AE1wZM1y00d1YTo7qX",
-	"AN8DRdawi2dmtt2FMrSDwZNqyN1I6XE3Q/h9htI6WY0fFDYO6wpdXCOpreyqesRduWC4iT7ATnwKihOU",
-	"RM0+DHWjkUl5APgQd1NlRMWB08d51IJn64AY3TUPN2i34IBcL2nBrPCwD4ixR4Z5moFXTiuYY5UrbS3R",
-	"CTy942q4ov6QfFDMdBNrlymRLGa6J5hjxadCCECFkMjEAvtObeLZY0GsJZNNPkuRXv3QcHgL/+qXZikW",
-	"Pf8djyWmJyRtgVJeMFU8SIKmtn/fn2blKSaK72Z4UwWOb1AfR1QT6VIf3Rb/Tbf4cwYp1GqaYhqZ3bsD",
-	"Xsec3B4gaHFSFsuD8a+f9DKF9H8rNmri4CcJyzOxXjFejL1kO1DaLhDBILen6UkvWtFLRmTJ9S45sTo+",
-	"kISG1g1XmyuRogU5FDnjNE+Ha7rKPC1fxgu53hA4+nD2xiHlaLyE3P9dEL73H35+8/rF9MPZmwi4KkuZ",
-	"HYwPbmdUsSmgYYODKypTPdFgg7BfoCUzM+AAICjjw0MzSkN2Q1d5xoaxWB20bUrVKD5RRN9S97s62wMI",
-	"5hAgi5LN0xtEDN0MUjMHD8ZQ86TfmZkazRfmqgUslX5r0VmA5gmBsQktqInCDcnPrRVNktFkAGiDSu0D",
-	"0J51ljaMTFXYtap04XPQIrdVqUSlyqWuIYFGPbpAxLSat2zUl54oYqVBgZZe92pFC4tCBbxTulqVCDW0",
-	"xMiIpaUe+V8PDIMdIZThisWKVRjd1uHre89YSZG1PaWtl1VGnQXAToUgtKb55IRj4Ztaf3yRFzRapl0r",
-	"7tIysmrN46UUXJ9QKkykcihegpE8K/0PdXmefmrVxmn145Z2Xli1lrmdTT0UIGNSHzULiVuEMioPZJ7e",
-	"sIRcMZmkcUGuRExnZUbl2h9NIEna0Zg3X/UsABl9M2+coJh3y5fV5Tvua8cdwsI4U9pLNvV0w8kC8gmk",
-	"EH57tdu0NHmKYV6pvRf90udCkqcjktC1Chx2O5UuIONhYv1XA0Xfm3d/dXHx/tzz/eAxrOtnphnzoYb1",
-	"+25ams+fPv9/AAAA//8=",
+	"7P3ZkttIljAIv4obu9uS7A+kSEaEFtI++yxSS5U6pZRaS9aS1Ec4ASfpFaA7Ew5EBFMps//qt5nbb15h",
+	"buZyXmHmTfpJxs457oBjIYMhKVWZVbqoSgUB+HL8+NmX951Ib7ZaCZWZzuR9Zy14LFL859NYbLY6Eyp7",
+	"JbYJ34kYfo2FiVK5zaRWnUknzNJchOxqLRTL1tKwVJitVkYwaVi2FsxkOhVx+XOmGVdM8DSRImWp+CkX",
+	"JmNXMlvT63wjWFjMHO3634ldOGV8YYTKmM7WIr2SRgw6QcdEa7HhsCah8k1n8mMHFtN5F3Sy3VZ0Jh2T",
+	"pVKtOh8+BJ1XIkt358tMpM09vBaRVrGBpV1xmbGFWOpUsBQ+kWoFU8E6ZQoAgCn8qTdSyQ3MPiymlSoT",
+	"K5HivH9+RTt82gK7p7FQmVwCHPTSQQ/fDhjtVjFxKdJdCb2uyaNIGMO4iplIU532Buwx/JctdCwFjLAV",
+	"PGMyY9ywEF8Z2FHnMg6n7KdcZwKe45mlYqvTTKoV42yb6kUiNlXQ1kH5Iehseco3IrNY8nAtoou27X2b",
+	"yySTikXwArsQu4BFucn0xv7y9u3TRwHTafXXC7GDBUgYYcuzdSfoKL6BJeDzuYwPHwe/fibUKlt3JndP",
+	"Azgd9+eoDS0e5qnRLSjxYst/ygWL8PEEMTNU4jqb0y8hHZhg21RcSp0btuUrMWAvNhJBv9QpPl7K1GT2",
+	"2bkdjWVrnrFYC8OUzlgsIh3jbTkdj1ko1SVPZDxfSpHEId2LEAEestBOXsDnp1ykOw9AtJlDpxd0HvGM",
+	"P4HBDx1ZzDPexyVUzs37uX541S/2nCC8RDv7zMf4SEf5RqjszW4rDu7LvteHIapbqzxp7K7+3b4N2vfm",
+	"8N5n3uNjFW+1VK2U5E9isdb6ggn7DpPxnhW6N25a3FKnG551Jp08xzdb1nPJk5zDAtpWVD49sJbinc+x",
+	"GgGgeQk3pW01AoESsFBcZvOQLXWS6CsRs8WOcQb/TCNu6OD3rlbcDLZ/TcWyM+n8y52Sqd6hp+aOXSIu",
+	"12Nw34ldc8HP+YUg/vnyxes3zPAlck5kSROPtPhsFRnIhdix7lak7PzlUxYlUqgsYBdim7HxKVvrPDU9",
+	"hnyGGDqyY8czqkx4I7K1jgMGUEB2s9DxbsDOFfJg/Kv2Bcxd0LFyg/MLsZunIjcC2E8521omorIVEgXS",
+	"XBkcZvigOYxU89yIkgKStFIeUk1w6Oy5b+Ozs/qF2/IsEymM+T9/nM2ux6P+bHZ97/G7//avrfj2TG5k",
+	"1jy3l3wlmJE/i4DFYsnzJGNnwwH7gSe5MIwv9KVgo+GQ8VSwKOGbLR3BaDicsoVI9BUbAdkBxsAVs4LE",
+	"ccwhgRXt5Q34tAIOu77O5GwYlFLMqFWKeZ3oVrrj6C4ziab7tUz1hjAiX2ykMUAAYpFxmXxjWFjQR3jf",
+	"hHtuGjz8dIrwulhA28rLp/vpU7mFT1/NG7HZJjw7yJ0y+06FMRU/1nmS//aeDbhXPjMnertNNG+VH+jJ",
+	"fojm+PxTofkBPia6hxLotzy2Ujb8FWkFKgv8k2+3iYyQw9z5m4EVvj+WVoPc/MpOQlPW9B53Fy3ZCids",
+	"wxNYOSo7RMr6bMFj9h+vX3wfMMQktUK6GbCrVKsVs0tlKFV0QWgU13yzTQTjTGnV3+RJJrc8zRgBrofn",
+	"z5X9k2gwipMm01ugJTxN5aXVWTxN7rpvl9SX8b6t29fveBoL7vuhVstERl8QtufMZIDYkZ15igRFb0VK",
+	"AoX3NjN8Z4CVRGsGcrRhsK7dgIUgmOPV3Uiz4Vm0DlnXZDwRLBTXWxFlAs6O3gmnLBX9VPAYGR1y2R7K",
+	"CqWAoubbVK9SYUzIuqDBegKOYT/lIhcxnE6aKyXVakqjMLh+KYzlEROls3nEVSQSvkhEyLo1eikNA7Al",
+	"IhNx7VP6TMQh6ypt0cDAtOVyDKiNnLk3vYFhLK54sjPSzHWexTzDkWB6bztX3DCTb0VqRCziKcuNYCHs",
+	"w2Tz8rUQRgPcVCKdo2C/zdOVqAGqubOFgFuA78ZT1Ld7nxFZn+h0IeNYqC9ICfhWzknSmsfSwJHGIclo",
+	"pQwGO3cPByzcitSdaCyULD6wEhRSFrbIM5bw6ILkwPKT2m1QQsSGdcPrfqwjOJ9++Wr4OWH7VIGAxBOE",
+	"yBeltDTvHI0Z4YTlyt1gZkR6KVKyhAwYGnlILFrw6EIvl1N2lcpMoFxspX3FxDUNyGSMglhFuq7JtMTK",
+	"PhMEv9fZE52r+AsCD2jNEua0GJYKo/M0EqUBQlxLkwUofaqVIfscifi+CgFEIRZIkliX2/vrXe2A8eL5",
+	"VU0b7QGBkoZtOYr5sG1A3C5qVOZzouhLvgOK+EbrZzxdiS8I56VMxDzTep7AxOGkzqU1oGn46MXDxz+c",
+	"P5s/P//z/O3LZy/OH82//cubx69D1nXqAmgHz+W3vSkczhpopTTWiIpcjSx5lZlQwvCmGcEAnxGqr0V6",
+	"KSPxVvFLLpFnfUnqmmfrn5Fl4iwinu8ESFvwu07lzwULNplMErZN9ZaveAYyEPsTlxnALEt3fb7MRBoy",
+	"Q7beAC6Dar3xoSMP84r8HwISl8/wvGUc1sDszXUTlD2L9Ifgk87njdbPudrZX80XPJwUlAtULQsWRgTj",
+	"G8PgGcNnJXKfDZ1sbICh2dMI2CJPDaI+GifEdSRA9EBpF4QZd5UCbwbGExDYdswItN2vBdtokxUyEc+Y",
+	"VhEaujd8dztcsMwDhcG/ySwT6W/hmN8qh/Mi/jsoOiDmXIidPeaF4KlIncBilZvA04FAFBaX+kJ8Tgb6",
+	"tuD8X1gIOVc78j2RqBEwX1k7HZ6xkMxlRKjItogU42w4YsiEJby6EQpuSoCYZfWVOBYxqQkD9keuYtD+",
+	"FMvVhdJXCl8CsUVmhv3xzZuXqBrlhkUJN2bCYo08fJFIFSc7i8OcnV5fTxlnZ9fXgPxsQc4sCbzZw+/P",
+	"ejDbVEfCoIT7WGUy2/0dUJTsYsARyROhU1b4qtiSS1CH8E1iGl1nO1N8IwyTWW/KeGI0ERzQjlDdTqO1",
+	"vBRMLxlnC2uqESpLd3SMnKUiFokEzovQVZqhwgm82z4AhbRpMDAZt663ijrpBiHyZoUIoIQwA6oCfCWI",
+	"fpZfkWWAKXFVfOFedxQRCW7B0j7b4X9wphuyxRCA0CnYatn+TuwMKNAxk7HpAVQXvp/QDNiLrQAA55sJ",
+	"bucCPuDbreAOBHIjpizTCWhAYqbcVdFKmAF7yDOx0qkUZlLaG80cgInadkBClExFPC8fb1NhhMrCmeo6",
+	"1VsJY3pTFsryvTmeIAwBGDOPtDLSoLE5ZF2J3txs15vOVChVpDdi7s8fwfigzfOEp7s5mjjomZsxDGbK",
+	"PY5SEQNXnWs1X3B1Ub4PU+HosDgQd0Sa7UgDry7IPcMFJZqreaZhB7mYA4pJRZw7ZN2lVFxFUq1gSB7H",
+	"Es6KJ/NUmgugaMIAYFof9AYz1QkKB3wT4J6lrwnvTtBpgNdaC/3NoDGxFaCdoLMfnuXD/dDsBJ29MOwE",
+	"nf1g6wSdVoB03gUdyxg6k8OLq9k1A3d5ChftLS8QrJ8o3yffInRYMDLEwkWy1FtlACQx18v5QqbZGvDZ",
+	"P0BxvZUpApKQWWy2id6RxR+IHT1hXfgP4Noq1cbMN1pl62Q3pzPG6yWyxq8zFfIo0rnK5guecBXhm9s8",
+	"jdbciPk2lfQLHhnfwIvwJ+BetnM/sG6UpykcLt0KNJbOeSp4yLrmp5ynYk6hDbC8yumH6FcDpINHS3kt",
+	"4jmaJkAf24pU6hhuyU5w/JgnCUkMhnU98C3zJJkDftdBp/LNQqS4YgSaSO1rQE0WXOFmHabyOEYDW8BC",
+	"mA/OA/A2S/OIbHNsmQrBMnGdVe9ny0IAkdtPt3Y7aYW1H70Th2n8pXeCTtv5wv1uHG/xbQ1XYLYFhx3U",
+	"zt6/txYa8FMFG+D+lgfcCTptsHKXnBAE1uEjTJ0EdIJO68lXb33r/vbedi924bYX3rnfYOxj7/xMuUvP",
+	"DnBOGc8jniKv23Jjtjol5iWS5TyWJkq0yVN7JwyQQLxPdXJXojOeK4iDKY/w54xfz7kxwhj34lYo1LXL",
+	"r2fKY3UNLghfZ6bCBcX1VpsqXSjnhPvOFQhgKyDw6VxcF6tZJlqn821C98zDmnnEkyhPyOQNu1EiXe3m",
+	"kUgzuQR5VsAqS1bLQrz0Ievif3uBdU6gjV2tpBKMGyNXCi1tBTsDeQ+9QEuZmeqVtScB2G0PAvha9Rxa",
+	"2GD1RjkoAB5WAA/D1uHeCTr7mSSB2L9r3tit8IU7U4C3eid96OKW68DtBB2E42GueuB2Ob/rLW+W85x+",
+	"KiOdqT5a+w1JCYInc4HLnhcyl/WSFHeaTCW9CbNik/Eu40yxpgAZsi45ChNAn0SYXtByW2qvgOqCo9Xv",
+	"zrT17rB9VwfHuN19Qa2pSUl4KpjekjxVgxuQ4LAVIMdAo9jqTTCp3rvDp4b3xlteFUFv/LaBrg95xhO9",
+	"akXT1xkI0mhrQSU0ondJCQW9z2HrgH3r6adIyH3Uwtgg8VPOEwoXEkzGvQF7SPEExSecmSRfuQjHWJpt",
+	"wneoI+NcMksE4xmLUuHUaN7/edh/MA8D9geRbkB73iQ8zwzLUq5MIjO8GnEvYBseA9uRP+WCkTRdMemB",
+	"Or3iUpnMX7ShKC2Vb0QqI2by5VJes67Dgvk47E2ZzJgScB+jNVcruLjnane1FimaU2RMhkUyHgUAxHLX",
+	"u28obupKpxdAljXoxuVh+meI2CYFUeMyYMgCoDVYKKAI2eaxnhd7rMXAVqZ/37EGiLgzWfLEiKBjPyv+",
+	"johx7zBox0obeDoinmMcxXg4vtsfjvuj0ZvRcDIeTobDv3bqVpQ3wKEKjsHc3f/GYFwwHTUJO2zNDRMq",
+	"JtOejDuTTjTm9+IHYtQ/XZws+6fiPu/zUXy3f285FA8W4+gsHt3vBJ0LQO9OMZ4VnuY4FjGZOI8oetJ8",
+	"3B3cpnqzzTA0yQbQteyJmbW+osAJeKMQfw/u1YWFZzrmu//BnuTJUiaJiCmOWmbwZsA0cAv3iyQPGy47",
+	"DliUykxGPPGfk9fCBg0AOPF+dSadl/WFOCCRZerQyX4o2LWkAJkSg4qI4IXWieAK3i3Qqe1hiVuHjXSI",
+	"4w/dyx+qCOiF9MDa+8Ay2y5KBSHfN5+TaYqr3YtlZ/Lj4QXVDVEfghsDi94FewKzkPIWd9TFiF73V7rf",
+	"WOOFuBlWJa3/0ED6RkQhPSYRn4glxslLwzaCK4w1x2uYiY25aWY7GKgaMLVdPE9T7paCl6e+hlfiUoor",
+	"kTJZ6k0F3yCzHdMq2U0tCbbWHaZV3bjXduoW41vO20f143Dogx9XBrKzJTollrv5qmftIXr9RILy+lSw",
+	"urK8MudEL/4moqwg+w+9+1MFqntieToS/lLYZFIVwb2GdUHyvLRBpCh7lhJnRYvrTZ2BW8Q0BHnbBhWF",
+	"ggyVhVUNtoi6lCfno6Jb0lnfKLrX8tUqq+/XfylxJBMYr+3xuyLP4wbzGTGTwxY2S0xf40usfKkIsGoS",
+	"y3L6GxNaWojCPnpwNNbXMNhLeiE8pu/24hvA86na5tlHAfVTgGE9EDW5CuACDy7Ebso2ucnIXyWcWwVF",
+	"iFvGn7bCZy9EnklTB0bMM44M5Kto9VW0up1o9S7oeHlgnYnKk6Rxawi/3h/Hk0k7aOHGlXka3INyyayS",
+	"Bq+iW3DKYEHMBgkm3GWfdYIOPKDYHYq3PnyvcAvVNbTeMJlxJ655F0xcRyJFXDnPzc98neRqZRYiS/mK",
+	"nQxOR+Pg7B57/PYVKjrViBrKourfvz8+GaGWtUJ8Hb2D9a2kVgZv7lrI1TrrTIaD4Qm9hcTiSsZANoaD",
+	"8f2gcw3/uDsOOjv4x/0RHF4ZgT7pPIhPxD0+WvTPojHerLjP7y6G/ZPlKHogxvE9fnbaJInF3hr6HDJm",
+	"wy5FCui1Yd2rtcyE2fJI9BUIL4n8WcQ9dzqRBCaNG2zlHE3ItLARC5/6Wkb9BTd2dEaGe1OREg8lfDRR",
+	"sYB8I/EMFWykBQQWuJEqNi17DJihXCMrS0ZcMSPoY7PV2QQEGLbQ1+ioTqRCcwMKPZUJIn0Jm2HnlBFs",
+	"M48L6+qax0xp2vhK6A1GRHQ5S8SKRzv2J53Ghdk1YJxevJLZWucZOkx6R0vTDvlfIXTa4OZh2zFJIv4F",
+	"9FMlGpjgzj0osPHQ5bTrazNA6Gs4KQA8DBiwVCQ8k5fCGYjg1wm7RsvMDk108Gumt/1ELOEsUiVSUERM",
+	"noq4zP6B774x9RcDhvcTR6MLjHEtlC/Fk4Rxw5bARSiMfekPRV/q1H3YHWLiVK9mLPkoulC/4m4QzIwp",
+	"rklLprd1iX1wM910r+wybjHu9a3e3t3i7Rq+4QZgPhjFrTRwoGhFL89T3uRP5UMmFaE+cNxUZHmqKBSb",
+	"BCnMMIwIKShpoW7/yrP1z3CrKP6zxbxBL7xvBubjB41gUZed7SUmgCiyzJNkVwSQitjTxgZ1F6qI28sM",
+	"+BClZbVCDjeOjN9LXPKl9Rax86sEd6ME11RfPtZ6VbNE1ehmRqGm4+FwyKI1B6iJ1EyLlE+x2Wa7mmID",
+	"L7cw+RusP4/qI36MmWfDr5/SZ+NhjUcFHTLG2+cgGd7SDhQw7oHDh0cLAIY3KHeeWrwX5P4MDDSr8ELs",
+	"QkCX0nEhs+bkt9MrnZHIgmL/LS6CdW68yf7VtF6Vuc2LfE7BAiyFi7jlMu54l/UNhjZ7L1SuJdvynaF7",
+	"FwD/pPvErGPFiGTZL71swD+NEApe5CSqSbViOo1F6kS2BVcXpaUE4EjBT4X44iJoPv66FTCrXLkKSL48",
+	"AuxH+8fk7MQ8g18N8atAPgw/jM56Qq82FDcfjMfgrxd+cjwzquHvSw6IyROGoc/AxIG2y0h8Ao546/q7",
+	"UOa/Nz4eOtf9x/k60RllYXuHWastUWQVA7YFlPXCDQtphMrX4YC95GlmbPB7tuaqJQmGPPrwF7nx5UpR",
+	"vtJ5FIktkKMl1noAHlcGE2Io+DZeYiTchq/Enb9txar8a6vwD//tjbnS5Pb3f71U8QBEi+tNYiMW+3q5",
+	"lJFwet4AvrIB6lKtNsnAPQmnxS2+TXJWTUK9wYYBv3YmnS7VukhAm1nsMmF6bcaFps5frzCBKbf9aK0N",
+	"CEpxwEagCY3PzioY71XOIOd26W2vBoEfLovRuBa0mfctFk4H0ykqdYBg3xj2kDIA+nCNyf67QIc8d5iB",
+	"UU9FvDwyIIANrKzgOAupOHpmDl+RFjUZV3vgthSQaCd97algnQkGBfbJQjg8vTcakZKe8jIw0i5sQ3XV",
+	"fnzfrA006Wwt2ZwXZHNuyaa/MTRFf3iH0VWrHPXMTgyvbETGnamRx5fS6HROFPX82/5odP9eJ+gsUq6i",
+	"dWfS+SPfLPJ01T9PMq14NerR5STAbCfIrkAS84pHTDr3l6NTcXq27EdC8P7p3Xvj/oPlady/y0fxODpZ",
+	"nIqz5QF0rsHvY5Eai+FIUyI3+hhlxqoVbz4CrQ+eXoP4F+6vMgTT/4J1sb5Jz2qaoMmUqiY5Sim5OBMb",
+	"ZtZ8K0ggcyD/xrSPe7QC4Jjnq/JjcgpVtIGzYdNiVeLY4RnKm/PMffGhipGHvn7u3qvj2fv9Hvig5m2z",
+	"XqWA/KdKq77z5njxUC9sQNmkkAAqOYquvJd7Zr8LmEiMqMRO3RTE94lurD0XZT/lcnGNe0Q28orRMf94",
+	"vPev8uaB3AcMlfCKuZUTabWUsQBKlq1TYdY6idHIFtSKv+0Jkq4WhcFpqpLmK8ETRtBnBfRZ18Vl9UA2",
+	"vQ0JdtG1sHekwnMXFIhcxDhvScunLVGoCV+IpNXf3EVfzAkpcqbXstV9vld332v2NYynCEDPcxF6pMV1",
+	"Pa3kFqbsqu+4ZjRooRPN02+YLspslM+2zLJ44W2W+tGCfFFi6XNpmEfyl0dtxP/zAfEo5tACyo/TSG6l",
+	"jXxVN76qG/+46oYt0+kqebbz7upOn2mumE7lSioyeJudAamxaw3HUitgJlRKBVYFSxhg6rBdz4ASn/El",
+	"ly08KOpLVX+2r74LOnkKfGydZVszuXMHVm0GttpTf8HVxcCu+I4tOtTErS9mqHF7by/6aeMmNUtFJOSl",
+	"mDK9kVlGFQowWGIjuDLofiTLJsWhL/MsTy0ROZq04pRNs7utsGj/Gu2NxThkk8cDabi48IBC9vbVM98c",
+	"eXq/AlN8K0TFAzWS0fjeYDgYDkYBm0xGuNtERzxZa5NVLkKeyvoJnN6/0XGdJq1XoODdx0XCl8msnxAO",
+	"XwlhPBC2debCtm42yxO5PRX3lyM+7t+Lzhb9U/5A9Bcn8ag/FHeXY34/Ol08uFfEZDkhF0aZ/+aM+4di",
+	"nhxYjnYAfIFA81bfwUcFm9fEws8RbV7J3P4tR5zfws9RBHp76eU3RXtj7lsb0G8f0f35PCOtweA1d4kX",
+	"Bf6RUd9N/Lwh8tsjdF8k/NsZMm4T/n2ruO6KklY3THyifaBGoL8XWUE9i3eI6h5jXmho3K2rqx+fLeZs",
+	"UyBdTR1bRZyVY7CVyFy5njDRV/PyUVhhs7HOqVDG0XE+NVgdV8b/mGj1G4nivnD2ErJN4t4SWup3AaAr",
+	"WbuIxQdB+6kcvHp7g+A/r3XqePSxlbZppn8IZPpC0f5VxCoAaSW9WyHaQYz5XEkCXwXOX1fg/Pzh96Va",
+	"8jsNwX9kS4ztsZLYp7BMrQQTpBRr/KNeqLWuaWUZqOFzLLyCt9P+QtZ099hSEu959XRP+sPxm+GDyeju",
+	"5PQETlfnGRLUSQe7GQlKvnDizpyoHCqb3q8gHc7hOO/fI7GZ9lW8XRnL73Iy6YzEGX8QnSz79xbDuH8a",
+	"j0X//vIu759G98V4MYzvLh+c+B/d2vYRdOCY58fsvqkyVYF8uKGUfwL1034CWGcfs7U0mU6BSiexMBm1",
+	"2JiWleqklSQVtp8gW/Zx18XC/Zwmars0jaM5bsTX9PaH2undqEPVD65FOGk5nWaarVNiIjIYWkBecYNF",
+	"C6o89pC6gvcVCzEenIjan3BbslEaBvCI84R45EfkulY7+1Rg0jyToIZ3HmIdojHu1Kuc8u9HCPZdJreS",
+	"m+Lx6zhx3AkXy77VVXlhv/rQssM6kviVPim3xfZ14spciVTEQREm7X7xxHlvg02o3URgsGTHVqcZlVtv",
+	"S/nZwZpSgXdDaSpLSssISBRwAtGEhYtERxcinrDBYBAGLIyVwUqceYplmiKtlIhsZsASWwTVfzUC68+s",
+	"sbivSgWP1q6QY5YYqseKf8iN0HlGdZqVyK50emGfDtj3wlXDtMXChGGx5IkrVGt0cilSw7i5qIByX2h/",
+	"Fc9qiFRiyBF36UWJTLUWdPTAMe6CkdupJlgwK6YCQlKxZSJX64zaRdi7FLLu+PrauWJOhq7gMbwE3M0W",
+	"1GddpVV/fH3d86AYFDCcFxC2ZxmybsZT0EfskbHFjr1+/eoJS3Mso9OeN2FX2wkql71cB4b34+RUIa6c",
+	"uxN07NS1MlDeOE0rRJWttBXVgduFJhgnB5XVWr2iTw1DCxliBjPlHUCcozRcngPrz/Lh8ET4x4E6U0g+",
+	"FuIQtv9HyQVmqmAD5RCDwaAcji+4irWCY8D606WUSWN0R5uAnW0CdjLcBGy8DtgI/m98uu7Bku3sW6zT",
+	"I1RmyzkXBMar8z9gr0SBdWhJQvtTCaVauaS2461vtvypWAHcHren25xv04vd5lgoS+T5/nxuLgxb6nTK",
+	"gJywhYCbhnurNLSiyCJxVXNh+qzvUMhIQxj3c2mydSpsyXIqZVpoZaYePDLoHBt/0l4S4dMCUxo8tnXL",
+	"LYmhipF+TKojwHOtE6rMjtsGqkZZjh7B9TwCBx2IAE4QWL8xlXZA+lKkqYz9CK5KkcTq6+0msAakj+4m",
+	"eYt6EI1CdEW9LX+5th61aw1jX0mFAeirFUK1dRZ73geghm8cBS+vAFjrXLcx/TX7Y5L1j9Zbr8niGQFb",
+	"sa6Vve6LbjlEHLw4G6DhZSQmtY+xpD08ECQa3oYw/NqxZMdf2cP2tBvu4AuLPCSjes+mlWjLAxeQdTf8",
+	"uh4E0DsyP+Pj7+kXM17uuYZVwCFpxDdvgJtfic8B7jDcPs66WjFOHX2VD13G14muK42I9ncXw3i8vB/1",
+	"T8UJ759GDxb9+/G9ZX/Ex4uT6DQ+E3eXvw5bg78vpbgiE2LQKcxINkyEyoFg4XwX2Jq53bpc5DKmrN3a",
+	"6+u747/6TNx1uDwaAjeFfJFG5TZTvsRH0Zl4sDzp31uM4/7p8i7v3xfDqH8ajxd3l/f5KDq5Z+OErAl6",
+	"JdY8yQxfpCJaq1ytbJrDeED7PL5yRlH+wIMtj3edllDXIw09+5xPxTW7FW8qUeCGUPdEZ5T5Ct8cadTy",
+	"EL80bBUIdaRtmkInmza2/Y5tx0c9zllYfNzsN13UYzSmipx8pLrUZ6HtExNOWNG90La50CkrIyZt+dfi",
+	"b3xfCXoVA50Swa0EWf/K3d9wUn0Pv6VXXDAg9YL4G5YEJYVXxGZOSIHlZuEf1gwjDDMisw3kbLLNlHG1",
+	"mynmdkKVR53lH8k69lmOULWoDFf2nIJjzzEcTYmqRmWBRc4bu0c82oJAuY3gr7QP1J3LbVQVKu/TvfoU",
+	"JRCiiwaj2drkJtjaN6ZoRYPbxuZMqc5Xa6/1mYNI6kGNxSLCrpuse9xJ9KgYARZ1QSM8i3iSsCyVq5Wz",
+	"fNXknbIj45GU5aMCiI5IdNkH1Uc2+WV/s5VG13C3gveNZhvITgbWr3ZzXYoSArXIlirY7AZvohaNXTWD",
+	"FGGcEOhG2LricMKEC8lUTKC5AS9PBb+ap1wZ7DYHUSmu1MhMa0kLF5dS52b+KaS/Mc3tqgFV99pcU9Bo",
+	"Vn2LjCI/1frI4ExfNP2VyxWftNfUO7cZ5oBX22b6efdxAvtfiSReCDgaGffK8kRLvpHJji2EEkuZAU9b",
+	"ygg3cnRiu5WExL3FKDqJz/oPOEhC0V3Rvx8PF/3R8oSfRffEg8V4WFbnO5DvecAtfvL3K+u7Lwv/16ju",
+	"+6sEZNaaa/xmYzJ/nVK3taCqvRVvPzbWsQ07bgp3rJCOf5CIRw8OX7Lc6FfSePKrleWsMMXfa2hQTlaK",
+	"G7KFb5ti2wTswQzL7zl5MUnb2e4qaYu+/apq/qI+1S0G6NtWUWmABRtKPtSx2NtqY8OjtVSi75rYkR8Z",
+	"m3FObfa4YVRagQoQNNrEUHNPar45U9Tkk2egMGLDmFu3+mRd783T62v0FdZbf0oRH9H2szeYqZn6heb7",
+	"xc3yCyucdOwXzImCU/9lpn7p9/uV/8G3tWaW7Bd2Ohyy7ul4TDJ80cwSW3lhipFTCfnW9NgvoM794rWL",
+	"tQNN2ILH2M86cE1lsbF1wK5SrVbMmuGQeQQUdIhl5rxW21Pa7Ol4/Lk7bJZ67Q29NVkFRhQz+wusyO37",
+	"ExqUHtOYdHpMS9LqIm13XzzIkVsm/HCwtS+N4emNscQOsLjd4Ykbx2vxIvE+23fg461InXoSCyXrn+Lq",
+	"yGZvU1MA6W2HXRqhaHGPX54WMMb6sAHTV8p1/qesYtfSfl+7+qDZ3Z4marb4xRnP/G1uebamlvqGLXJy",
+	"IVhbD3ZsgBHsxsmYQV0ncca5VPNtqlepMAZHfuCP7K1GGrYQcJa00Cm74jKzZ6F4sjPSzHWekVDUGMi/",
+	"CNwwk4N8JGIYJzeChdj3KpuXr4U0NKiceE4baRCbiqF3wgQ2GiEloom0o+5Fs6HtcGexzTo145m7ce00",
+	"XiYxYCQABZbVMhdnG42i5C9oXiNKVAI7fFqO1P/OJvBTSUmC3hpJcNw+bSowtKVybQF6zVEBiPgu7c9i",
+	"GR11QAihU2rPjzOVgG09cNwg9oMG4owRO/U+vxt9KdXqDiKwpW6WMFFUoVYC9ooRG3RdqYQmze8ZBACV",
+	"qeaqpfsHca5IGm6MQ2PUka0krB7KaYUBYvb9+hVDz0Wm9Tzh6QoXNDqpDYeARAJ8mxR6h8KIJPtmAL7j",
+	"jT+CL+2HXqN7xInipCoN439ha610nlYbzTsvvgYqrHaNFvWWEFt7DYkav7Cz4ZDmgK0Xfc9JEpn63erx",
+	"oEDGciYfJj3K6PUdx0EL4l6E/CBBveSScGAnHCXJs/XPROyo4u0cH7EzJM64d5yVuEa1wq4roivVatoK",
+	"EotBIr2UkZjnqpx/3wSUf4DvA/ooNK7zaI3iEtDQBTfYsbYkCyAy6TzjZIEG9grH2mtfUdAK0uZtx77v",
+	"FTj7rVWqYhEqnJ4Q4P1t+W3V6uo4I9XurbJFEPcdo6PaXzVehEXBD7EUmKvOHTrkBKuQddTf2mhwywOi",
+	"kpUiArUp91Kb6jNHEawzsryh1plVubXwm3chEaz+7bGw8lAf9t6Gz9hKs4GEdb2/eoQN9R/1iUci4zJp",
+	"JJzFbSNshDFUx63dSltUrmgptUHHzDd7P/YAhmp4Kn6aD0cPzvhoMY5O4tN74v7yAR8uRtE4PhGnyzN+",
+	"d9FSptOqRzc25kc96oO3p0Ysc77hytOkrrcJp1oWU5YrgwpXYFOJKypVG6jt1hu5D3C/Abj9RFyKhIik",
+	"CWy0FAkGLRI3zxhyiQDphj03r+BMBa5hwEJX3wyrxmRiY34cvxu4klnUOXYjMXiWtHJsLSsTStFrdU67",
+	"Y2rkYv+U84TiQ0K/N39YGMkYteO/OVgZj7I8oMq87/apx6/sLC1RNcgfl9ZRY0OHi1XVS9W4GPLfz01o",
+	"Fslxe7jxLlga0MjMwAFaQV1QzU8oPLmUSpp1e+jJeDQ5ufdXZ5FbDjnmPPXvxqNFHzbcfxCdCAwOGS7v",
+	"8vvR6AyJ6TbPXKQJFpU5KozkXdC5kArmWXAjI7KtIhuY28bpncloOMSkBIwzsiXOblOiLuhEtqkFffWP",
+	"1GjmnZ/qDAM9OKrHWSq40SDdz02+2XA0Hr9QCSZpsCdikeY83TFAizI+CnWWbaovJap9FIscwf2Ncmz/",
+	"QWFTWF3LYfKg40VJ6a1QR/ZXe1fGPdWq8N06CqoSc4aI2YgJexccUx7rVsFRxLpkIjN0bhQw2HJjqOnA",
+	"R501VdIg3P8nwumTI3PtD1RxcFF/rdUfyGwM1D5PsENOa4IoNfOfvO/YNv+TzsnpaDw4g/Muso0nHYDy",
+	"B9hEcbXee0lrZJCae7FWqYj0ZiNUbGl6wX/KGxB0sGPigiOl3IhY5hvkGAYUlbnb20OvQBdaMffS9+HZ",
+	"X/1d+pW96sxjuLgvzpZn4/5dfgJoPhL9+8t7vD+OHsSn4u5ixIcnn1DEt6wDg7ngPKGE40L1L9172HJd",
+	"UTJye6GYIqLxMNt9Yl/7UGODB9M7CxAFzuaq08IkcXyi55GhRXVu2haTHxalDQvBylo7MPQJqDXZqstu",
+	"VzUTu20Y6DxbN66q7s4izn1TKJKb8zt4+0Mbg/fbD1nnzIFkw1ISOG7eV/R+/bbcoHIo3wFlS7zh962Y",
+	"59+2g2hUO4aFWHHlhyMejUjHxRWVUDgQVfT5buTt4pMo+kCqSsCpf0YtuNK4Gocl5If2gu6NSmyaO2uW",
+	"bnfFq+reQkQ8t7kvnjnS/4Bh1CIlxf2Ggw1LWH2+GEO/ZqQz0XyBCEPv2B2x3nfuFc9eQdqnDMMOB976",
+	"idiELOIp1j+gA0e+/s98qoW88EWP9ah4UbR+eGv999ARKCzP7J+7PdOwarKhSsF77DlToIthGyhCNCqH",
+	"DmG6pU2Y0KXHpGHU4CyoD0IShR3BZbo38UtUNP/jzr9pWCgfHYb2E1zUUTeI1t9yfdxeKveHlM9/4utT",
+	"Vsz9cnfnOyur1XJIpYpJfHTvTVmIlhh0fMJpYQVY4NJU4WlPoj5ZbyomcGfQaZq+i8leWvZ+FJLx+BKY",
+	"SQz3ONVZloh4gn4okn2dNZ+ZTGwxONwwrURAUkqGwS2AhJfCeoLbb/E/MVoWDpgvipivCnG+pTQRUdPA",
+	"KxfalKGLs6uZkb/aCb/aCb/aCb/aCb/aCVubxByfUUoUGru9tJZuKy/grQZ0wdJtYzr8vdWAeysyegA+",
+	"3J6KXtuXR2U6xcICB8Ny8MNc7jUZiG6yQ9xgGvonFUysde3LyiVHZDT74umx5Z/ooMOyNpO1O4WsGza3",
+	"HHo1oTxNs9suuwYzVeifpGn2vOpRtc/sj0GpcLpvpqxYpU5hSLfCcinWqlNfifu5V9qca9GApXFsppx1",
+	"rBINRTMDJaNZsZZz6Z0o+pL4hqVS5/BfbdE7Wi8ftfwQ6lIkeisCBvyEuopzU8T5YoAfaBLcsESa7M5K",
+	"ZFgVh6wK1I8Ps1XRDhGLrVBY8p6FsI5wwsInMhHF9QhZF/us/HsvYGHL9QlZ17dhwFuHEmhD1m1Nk+1N",
+	"mRGCha6JDLwfFr3sYWUxu+Sp5NaA+/ckMLxokPjSW0VbWayXfAeywtSCfQvKHEKZdWG3pB/AoWKZfEtr",
+	"ep7hvrzvH0Wijuzm8isQJzjuImaMJ8kRSY2E9R+C941WO66o6/HpTa5q8E3FJbyxm/to5EqeWxcChVGC",
+	"3l6rrSeFYV24cHAByyyFwhFR73VVw9vOyfJuNOYj0b+/OI37p9E93n8gxqP+WTxc3Fs+4KPo9PTYaiwW",
+	"WUlatQXcf8NFXm4VE/TbLAjzUQ7pvXVkylrDiPk/fq1Y/atUrH7n8jkvs/k4uiuG/BTwd7QkdH6wOIv6",
+	"9+LhcszvitPo/qikzV4vsg+O5j0RlLDemh/79bJ/vez7L/tnwMJ6nnBH7P5jKB4+vfvi0er6+d/+0zxV",
+	"3yfR66d3n795ap5ungyf/k3L5387330vh1fPd8Or58l/Xr14o3fP3+ifvx9pufzPzqflGTuefrsE4z9h",
+	"AeYiuRh2h7mRUuXAYLfcGCwObVhI6Q09160JcOTmmOEjE4ydQNX04cExgXRq8+QWO9fTJOJGYPGEKaPY",
+	"b8ajVBtjU1VNVTCQ1Eeq1ApucfxboG4prOZ/wlc/DvsPeH/57v39D/3i36dH/Hs0/vCve3WQg+n+X8nZ",
+	"V3L2RcnZp5c9+Dhy9Bupd1AqbAeage6rOUJ5+9QulEqO2DRvuRGs60QtW7ktpDiEcKYU+bawsBpsc8N4",
+	"nukNR7NDsuvtqVsyYD+0li3BAnXlEYfsjv3T2ngmXrKni3j0LIvsjgtp7NaMFD0ausUuFVR+dZ7DkHUz",
+	"55vtBWyvlYqxdktUmy2JdVvtI3Zp+4qD8X315qSKkhxTjeul5Qysq3vYzGJntfrpvOiBkwmThRPmAudc",
+	"+pBtmVNkTWaaod0YU4/x9FOatNbk940wmTfplCldDmLyBSDpgjrUyqxqPzuula+zqAat/t9bdP0NWoO9",
+	"gj1l5oJOK+SqNrzKDhoM9EkZ49tsMcFbolLqXmHKKfJSD8sGAmViUS1SKNP6giVarVx/cYmZ+vFKYL33",
+	"0ZBtpMqxJfTepLhaB/N6sRAbFEN0xohsSuEWE7+kZdF7garvr6QSLNJ5ElNVD7ra1Xs3LzpcdGXGUq4q",
+	"28D4ji0QGp1+YxgmovWCmfIHiFIO9AIHMOxKpxciZSbT262IvRzjZMcMyIo8QeJn6sPYohu0jg2PBdZm",
+	"dHnsaJHUGhfXI4RunLyXLHir3LU2ol8hcwerD/pktWghXwRsUZRXaCvSF4Z0I7Je05xayl3H1G+td0im",
+	"n/dt5qZgLfrcdbm35L7ELBe6Vd/ISl7+boK2qmf6qe4nn3R+Ab8TLP4VYNnRR9jCx9E2ZMwyT5LdP9lJ",
+	"Eb/4Agf13Gbz3tZjQXY1qiuDJSNoyLID++gu+05+y4xIJU/kzyCNYXuF0/GYhZUU2NCKk7bOT5lg3Buw",
+	"V1Q7OKaeSldrjZU92MvzNw//6BKmNyJdNfiilYbmdAbn3/ZHo/ugGFF2dWfS+SPfLPJ01T9PMq1AsAYt",
+	"bE4hDq52AQD5ZDwcDodtJbRepjrOoz2y9sNUxDIDbIZ3/g6F/uap4MmcSpjN/ap+xQuw4aqocuO3jevx",
+	"qhrv4x1AS+hP9f4el/HhTeBSPmp3wI7ThtzNjxvn5L1Src24r4MT7YbqTEi0IpdU1YOke60FYtasgySg",
+	"vRjdRxjCmxlr1QaC9V2jX5qCYbFQkHsde1OQkT5gV2ue4RUDUQmx4bismJaDwGvsSvBh7M1TUMX37L9e",
+	"FqkzOSkSu46Of/wQVN5UfCPmkVZGmsw2Um1J82tM3JB0c5Mx8VMOgqGXSxUWFZxsG5nT4YPyx6KuSDjw",
+	"uxKPR6f3Tu+f3D29F9zQpK+wWzTz5tx+UXVPpMlAKSwKBlIj2kq1QRyrd3S3y+KwqIXMB1z/U/py7HUl",
+	"aXedNiHqpn13M55Umll/LK585n7X7xufwWL1TqRU+vErVt2u5fDfCbOaHZI+Er9aGhnJeB7xNEYC9Hft",
+	"gfQVFW9T5bbRLetXRsgyCrXZHEkJsqx9Y9ilSGMZZQPmanBTqCbGm1uDBDmXlvJaxNR/kqy2wL7hDGeq",
+	"CPkk9LEWl9IghOU0bYJMzHetJRLJxNabVOyUZu4sPuGkSFzZ5uSNQ0PQf/3//xcLl3lCwXgh9gvBuo8J",
+	"VhJXOqNX9Fao0LUvIaCWkcBzmzBRTOJeqZbSLvIq+EarFW2dlUtxNef+fbGjgrJyad1D/866NG4xHMqC",
+	"pFkUVVtBNTBTGJIzEPC2Os0oqZgsPlyxp48YXP1ec9t4Z/xdynJ/c5TqqSPM00flIkrATNEWeL2V6Y4t",
+	"xFKn9bQRWBWcom3rRZVin7/6qzXQxnIlM6o7iP/kSW2WKJVorYeZ6GsY0f/Y5t9TlWzOTMQV6754+Aoz",
+	"kTbS4EOZ9QJvqfgbaneJzLIEj6NkyLYnCja0LQpjwWd1hKiLbrZhJ1WE1QD1wHWM5CqmfvslyneLHjjZ",
+	"le4hoITSGZWIJJWHdSNuRMDyTcLzzNzBBsCJzEAFswUnY5EGbCPjOHETy5XSqaCzRh9ABctZLJdLkeI+",
+	"FyK7EkLZ70qgeKCoHQKOhxCg0FPsVM9NA6A1aJZQAerA2RIopsgykaI3gG9dIeLKeN6JTuGTwpx6pRtH",
+	"QXLR3L//EV1MJa4EOrd2AFSp48IUAOPYJJkSd2E9HonB50fcmv3yPiLFntyco8eNUG0X8VyrOaBRORE6",
+	"Yeix6yb8//zfI/ZvrkEq7ZwcgBw2t+U7nWeg3NOjRBjQreIcMyGMzdqTWQutwEZPVYxAVQ2GRXTghOPF",
+	"4r4xbKH1hVQrONJIq0gmoow/XPCEq0gY1oUdS7Vi/81uxbD/+t/+F12JBfz131mUaCPVqhewqKjwLCir",
+	"kuM+6KQAiUCUBpJlr54Fjts/RjowMqiwLnfwoG17cLBVuun1woxvodaDm0TjI+2gKfhCXwpXfM2CFxZk",
+	"p5CKmTyyZXZtEledyGGB2itpRHnTArg6ABzkm+iIcN0P4ZpM/cYNri53/Xq4TgpUfrJKssT1Vpv/9/9i",
+	"l4Zt8zRac4O4mqU8ytg2lZFN7kzkJfrzUsENOhctup2xf2uiykLstIqb21OueDzp+D4nURrR067UI5T4",
+	"UlEcMkKuTttC21im52ikmtN6qPJkOCEgx+zZmx+sZAhvu4O/U+4Vtzhh//W//5/s/pD9W41kBvhgNByy",
+	"fyvOg87Z35ezhlU4I3N2K5zZQQwwodjk/q2VRs85JhsBZzB42Vc8VdKsSRxIWSqyPFUgcshURBndGLd5",
+	"voDpLFkrWhw7ksyjyN0Ce00D7CFt7wBLpHKVoR3g4IVMRhcg2ulrGBX5+g6Dg8yVSKdUsxYwyG0AXlkJ",
+	"hU6rKOG5EVSvXZUD0ShKl0zLA64rGbJN9cLyPZQp+5lIN4zUXAcNIHkrjjTWUpdixALNVEP6C1gksVqz",
+	"39vTMCN4Gq0xdaLstOTRvlQYzH5m4tLyulYeCpTHsfrh4K7FRpnNlDQetnjrccI148kV3xlYnevk6hZX",
+	"jMKKQQYz9Scq451wtcr5CvhMLBJayypPRRx45ehJiMIiRhzFc1jipXCjueIrMyV9qoM7rIJJ2t78LsYE",
+	"J50ghXf7ABmeX6DAAOwCIXQpUrmUImZF6mTQAJ1j1Qg2IEKlj4w8MZgUNlMLsZLKsBnaTUHpKNcx67Du",
+	"rPOD3rDn8HfCViIBaXwy6/SmtG8YmCAVS8NXqRCWhs5UAdmH1FrIU3II30UxXQnlGvzttogvuM3OVLF/",
+	"vuJSmazobsAycZ0BRjjoJWKZFbSDPiOx1KGdNG6l0+I97i+Idle01aWjl6bMWbL13637kUIdajneXxO7",
+	"//ESu1tTVvc12/NO98iItYf2i7agNR+cvtdT51SAuqxV1lqpzOYJHOg82wL7uj3jaT157hvDQnd5w8HH",
+	"FwTzrChlRTB7IDfGVbgzcD3D6DuveJcHOv9U2rZ8g4lnn/vpB0t5ULrGBQ3Ym7U07FJHfJEjQmGdnWtC",
+	"0dIstE31ZpthtFcsDLtay2jNllLFqAQktpYZ/exMSH5cleOBncDhseO3tnJ4KSnt8XH5Q7S4uSo50c3y",
+	"dPqKeWE/yO2wZQNaj6zFpcuNkSuQuTJtQ+CszaieIvW1TkJLCH4DJm3WVQRq2cYHiaKkFhsY1on6Zq7c",
+	"SbQ5AG+IY23CuL6ORxUjnowN6y7KhoOm1nHQ9HzMcYY8Efu74CZgC6p4nprMWQ1xeCs8lWIV9c2RCmS8",
+	"LuCgHQMUU1RxbSBYwMRgNfCsfAEonCaRWwrYryvlMCTqYWhXoT4NxmE6Sm2gyVCbpUJVh59sYycV00dk",
+	"dyyyXEky6k1ZiDqsNRApTbtbyswMGLI+ropXSispSKEgR3pdzUDNx7bM1H96qw1PipXCrJ4+FzAgoNku",
+	"wB/7me6jSoiLJfsz1i1CQxAagSpW+BsrcDavWctH3rMbQ35q9+zISIPa/btto9ry03KxLXtrSTVoXJXq",
+	"DvYzGaoVUWu88LVSym+5UkpDJPxtSn01sLbcx31yYVGYtinbWWi2Z3SFCMawsE9PWIhQrwQKf0PPRGqo",
+	"JgQqXvaNUh+bqaqGOHF8hOqeEJF1rIZ+I80XnWhVZZy0S0+dLA4MR2lXpnsDdo492IoKEik62pSmgC9r",
+	"SmjXI4NSkaTGHY4oW0WYVll0LUV4/9f/7//AgWdqy2Vq/E5+qSQTFL7nvH04MEjjfv/KMKBWecLKkDoR",
+	"M3WlU4AY5q4hu4siskqQG4SkU8sNrGk7YLmK8V9wRu7fANgk36iZWlOXNPTnVhZDdkbC2rB3yFxxb+oa",
+	"Cc7U1VobCwbqlL8StGvjq+DV/AJ3nxHgLQGXt1NEkAyXikhBD+rBrzuKmcTnNVFL6QxbFAL2i2s0Dot4",
+	"wF6v+bY0gWAhCAutmaqCixy0jtyEExa+n1mCNOtM2KxzMj4bDobDWSdgs4Is0aPHb1/NOh9C1rXWW476",
+	"xQarEAI80BztPkFJ6PULdjoe3cNGmj2ceSd4asKAhbbGMfzT/JTzVMyx4wwZV3H/RGVYN7w/HJyF2HDT",
+	"MPg3+zcaK+bo1+F2ehb+5S9/+Uv/+fP+o0chvED9DVl3Cap7Jq6zXvkyHnNVNG1LqSppm1MDXbHmQg2k",
+	"Y9yrDt7Alfepfo/pcG31cleDh051wsKCr2BLHX01L2cPWde7CwuRWF2qaDUI3AOuUVvsE1ynsOii5erl",
+	"wL1oD3j0+Vt1GbVuXG0qov9x42K9FlEqslc6a2v+Ujb3x7fm6BkWppa5efJm+KDsAA0aCurk+Eln0rla",
+	"GxHN/3Nz+uf0/pufx99Hd39YjJ5tH3wXn/zx6t5/mLM/LIfnu9O34v4rOX6h775UTS3q0ELqR/pWZRKj",
+	"ZhTrjk/ZWuepmZLjTy5Zqq2vYMWl6vnFQCKepjsGy+dZngqS9Rc6WzOa1NyijnoNBm0qnxJX7I/Pzx/2",
+	"X//xfHx2F3SsKTOZBtaU3ZwXXZsiOASitrvxOtHZKwEaR/vy6olspLTYOAubRwkCc8CMyBzrSARwl28M",
+	"GvB0YtMuZ6qrU0sleg0WrMSA/QmbRcpifDc4XB+6lq5y7Ey5BQ0YUHBqT+liQzAfz18dNSu22mgcizhg",
+	"G30J/3E9V3U6Uy1pDz2WUqwaZq8XZZeB5+TwmSUWKHMkQGspCktchdOZ4qoAHxaITYymt7A/82OyjNNa",
+	"qaTsnoxDAIymHccCBQ+KtTdrfdU0W9vXGmnVo+FkOC7as0c24KyjhIjNnBZdGNPs4Re2Wk+NNizKM6aX",
+	"6N4BWCx0lukNJqfVbQ/1okDlwo7O+CgW2ojKaqOPIAZtXRfBv2EAGGbpelt8F+wzmh68ACTiGq2mzj3l",
+	"wpuAPIRuNpvH5c8YfkR2sdt1sbTAh17rPS6suY2Of2WQNShDebb+2aXjk3HrUB7+mUMYK5CiMvf67bf9",
+	"e9/95/j5gz8/umUq/W0S1TeVbJjPnUHi9adJEhFlQET9YoyOf9NW7i9Hp+L0bNmPhOD907v3xv0Hy9O4",
+	"f5eP4nF0sjgVZ0vMrY9vAGVLCmflfA6qmH68/EdmUHnneEOTEipVt5QiRRTfCr1NBOuafLvVaRa4i1Gp",
+	"fVZOdHSPHpu8FIG6oPymx9RjO1fyp5zKsJ2/fGpbZQ8+ofuNj1WHgF3kYh2tdZRX0PN++FjURl4KMbGt",
+	"2wcdMCmVvhEWlJS3b58+age9j4TH4UVbIpuHKdVtBPubGxZCegHkWiact7TDROy2heg88tdSjc7nqm1V",
+	"N+HnUnUvjsQovjVrFD8Km23qxaizbZKbpi8NFcXKi80Y6VvHQ8Ma20xLjd7ot+neEHRKX8LcBuQebfBy",
+	"ucQ3leurAr91ymPq+FUuhzPQF8eCgweea6Tsaa1iRkDyIxy7oR8ORhJohpHQoPgBDWwU/vtUNlnHwh/f",
+	"d27jGmv3u39SSgK1WgbJnwrbeCVhsH5EXFSLKbJ3fsMVfX6jVXr2lNt59+Hdryc5tRKFrx1cvwbwfO3M",
+	"8LUzw1d/49cOrl++g+sXU+a9Gu0fpcG3CMQ/vjuo2VuG+KGiwDyzrk7SNrCpf2fSEWTJ8QVb96KVOysx",
+	"vq76JJDdFw9fsbVU2YA9KoJlbLbGH0S64QqUwsdqlUizZkJma5GyK77zrWNYuUjUykzErXYCbyMH6kn+",
+	"Vi1HnxEdbj721gque6q0Xn//Rl89f6Lls4f/scV3/vD09K9vfth8/+bpp1du9QwQrtvI77NsYsOScqhR",
+	"hqcY7i/qsqdpRqWGCzczxdlPuUh3bCmTTKSUlNJmIAwn1q+OVwCzM9ANv+JS2SecKXFl/Qxev9aZYs4T",
+	"gRmgfusNv5+Gt6tKnUS1opKLtYxgZ/mmjnSm2XvW7aWY7E4x18Qea11JLl4uijjaQVz5xAnLRLqRiieB",
+	"3fTLF6/f2EYcVdf+Hitruavb9uJoN9rup2Ov94VDVywLtgNHs7LfV0rXYrr+ZAP0LczGH2vv/Wy229+i",
+	"nfV2xtU9F+CRSOWlMzOXQa1e5pFN7yf1gkJarMgaTop/znMViTTjUpVRsIV9zgZLoWNBp2xDecdcsTVP",
+	"lkwvgSr6U6eioE4uP9hFxM9dXH3o0m/LxB4vfw4+wgy4mkjd8hVlfvnEF3PqqvtmscTwMxjTiv1uZaS1",
+	"FfUSfHk9dDU2saAjvdibsnDDVY6lvdBDyLpu4UXSQIAeacZsUEq5FmDPKNyRsGgIjC4FtiCGMElDUwix",
+	"IGx9SNdvvAzCBvC7ETFWzJ1d0AYZzPHkZEHF+BOY2/LZkHULtLD1bQtdBWCT6KsSLgELSXkJG4uEZ2u5",
+	"WnuggmkdtODxnhmrdPxX0bTqdLGY5KiWcC/s2x+aKzjq+1fVjz5U1njcCNJcfAuv1wmU20hjZf4cB2jN",
+	"ixIQNec9xvAnzE5wqOFZa7235uE1qEPZJKUkTFUZojlIi/jQBuKWCm72uYhJaDaZ2O7bA1EDa4yvo1eF",
+	"LqA6ikhdXXjbh3uX7s62uWhpLhic4J6FJvoKPXmI40EHbt++BRUvNVbhSjy1iV3OoVkmlDj2V5bXcb84",
+	"uyGP+1olu6n7QithMOhOrVimiYWQi5iB4mpsojiV1cOOXlMGZI2KIlv30FWKmcb21bAoS4U+yLBeyzKN",
+	"1ugbmSx5YkTQsdso/m4RFcf90fDN6HQyPJmMRr6oaP0NrwRPGFV49FJBumiJlCLuOaHwSFFOmnlhciCt",
+	"jCxffiFJN3aHnEBFLa0WMXDcH5++Gd6fnN6bnLRFMJQQaTi40yL++NHjZ4/fPJ4y93LtZHNFYjdFUnEs",
+	"OU2A9KRz47m7F1ongiO5Kw7gfcvDT5FR6XT2ip5c7Y7wTFtMdkj1ndihh/oGubXh//y26v33MrAAKNf9",
+	"le43l+nhQevRWIW+cHij9nbncnTHgznLDWY0CsVCTzxFn6neyCwT8cS7d98YtzY7dVkNTCvRswn8GDfm",
+	"SgscLnQath+6zXM4GC7DM57oFUG8s7/GGrZPNYxnbITot0r1lWGLHRv5Kexl/WOiF1NmBDV/54aFjXJj",
+	"VHrtYJW1z6M/UJi0uwM15K3ggAeDoLy0t1MiqrTx+PiMgg80ozOsl84ZuG5XBrO1Z7DnC7jVqJUyiIe6",
+	"Ec/94I7jh2+Wtjs+eqIyY1ABWsuOjwqoKK59EU4BH7NFruJEDNg5LMhW9JOmGb5yK57on/EtPLNH+CqP",
+	"SvivzLi/fk4x48FX3IzPKkmXti4QvYROqmPkgAaqfoYiqTXhotWldcAVVi9b+THSyp6L8uO+EpwWTeoY",
+	"irZZG4iY7TDN19mmy7I+3WWqVWZrzUUXGLZzoA6o23v5t/OP2UTi1jKzByuHNmOG3eK+MdYRjgyQqrMV",
+	"h2HqGLtn5S0xP79CMFDRVfG3IWR6vOZgR7N/emn8t+N+8nj879LrRA2ZULTwqg/XDBck8br0VJPxHcuV",
+	"bQBV44q23UAZWXJDRf93JWt56Yp+ueqNaFtoscDzTKx0ujtKXnroXv5Qo1nvOxt+/UyoVbbG0rrDFp2o",
+	"tpkjUcLvylAr4FvDkaBDkd72OdHdDtVVaVnhEIVr98uoZcFF3Znqlzd892EvXhTC4WfBjRrJeW5ZAhZ3",
+	"3nIZs+4VTzc9F1YyL7SDIpLko3Gh2EgFH2oq762A9knnVN3fsfrED/DVE/qoTbYtmngwGnnKQqAZWL1O",
+	"oKTLMs2KTNWbaUpVx3bvDr63//jRW9A7/+W+3Gx1ijvbcoBBZyWzdb4YRHpzR/Ot7Ec6Fiuh7hTzf/A/",
+	"Nxdy29dbqinYx64QIi0TaPchq5Ui4OL9Gvj6kgOm8oShXIQFB5XOZCRY93GSiVStRBL3PgFHvfV/Etn6",
+	"JLzeD9/SXdhep/5wtNN4ePoJ0U4NoN4+o6XGH4sB9nNFx9vbt3s7ASrAyNEeIlhrOf+awNSUSmqHWrv8",
+	"XvH5aM0xZz81AwaCeXghdiGLtSBvFeG6LZJ/G3r3263cf5PJb8MvsKimrThRGO2wMK0z2TnLwJShFO1S",
+	"Wyv5yIUt7sbC+/uxilJI9uDUR4b0fkTlrXNbzGxp3QRlOEimGYUD+uWsMl1Wich0kXNiwXPLelyHsmVg",
+	"sfuBV2vr+VnIfBFOEksDi24ROW9NgqkxbXNd34srhs9ssJUV96nuBE+S4spgOas8y1NBzXCPzp0qu+9W",
+	"ZM8zut/2r9HeI9ormN4kC/z4rpj5i8kCxwa61LCmjHbJ06SlV+U6y7YmZG9fPSubyY2Hp/c9yjpl+BYV",
+	"Rcf4hNH43mA4GA5GAZtMyKae6Igna20yosNUm6CNEJfXJ5V1unx6/0gW7VphVtOgv3Yj//10I2/JkvaO",
+	"rxnBFCU8FVj3KStKF1p7Ana03PK0PWv4o/yDH1XLEQtGFxU0K9TuEys6thXqu02WtbNdVzNZPy2t2xZH",
+	"kMrS+C3fYTR966jLsu/yzRmnrklztfhgrcRtYSfGSirU1nTqBZhQmCcWElcsrGanhUf01fOvUcOfyJXM",
+	"sMmme4d1sQJWtkY8NAFTmpoN6MQjpB6FPTtji10m9uTWHxv5eNwR6aIyStlS3hasJdZ9FDhq9/iYg9zT",
+	"QnJffcbqDH4xx5bKjcXpBFXSUeJa5eq/28tGDrYE99rjUuSgvdW5wjJDYWXJYaXuWWvjcNySUFG6s0VM",
+	"qk3DXz56AmNsuTFXOo3721RnKGtPCxqTeZXQ3XtHlGZxfcSPvn0P4YPP3De7OUFbg1CjFSuL+TSaTXvB",
+	"TBO2J+p/wMJM6/mGq90c89nCCUWkUm2+ou1JLIomC3YCYbASBbKU7tlwyBaF0tQLisDWsoosHUSOsjQa",
+	"mljCdyJlXRNxpUAVXiRcXfRc43cblLTYYbpPOdWoOtWUmW0is0rpXD90K1e2SoeI5zX09/8stE13myKd",
+	"pvk2c3/6mEg/bLYZ1uauQI+ycl0b+bLjfb23fLMTf2WGBkkhfDiYf/Q1If3zJaTXnDSw6E/zB+0rEPF7",
+	"8QZ5PKqFeZaN0ctUJEeWXNA3vhAGVIQutI3+u37b/14l7Nw+sn/aaoBl0/9jSFs90hSXYDOOd3sKA7pn",
+	"jRvoW9mbYs6ab4vIXVcb0xrdu0YIFnp1FwdURraswEqCb2mAn6kf2pppT5mGPfvJXIN6SU06s89ZWfNL",
+	"187086Scfyfo4PzUIzwi735ldgofEbW8qPLzxmnWVP82O9gVvVJIgkHBxbDpNGrtN2dGjfvDB29GdyfD",
+	"YVFurpLxqjFZVa6kIh+n2ZlMbFjX+hilVmgctnajShN+ooqDIjvMCxn3M6C8n0uEP75/t5dXxaNMXgLj",
+	"RPtIB+0hkzt3AEpmsLVq1YKri4GFyZ1YRzD9Z0qXqlrbqoB84m7PlCFndmk3tp3gSl6KPVrcHpPc63wB",
+	"fy5EbLU2tLf9yoa5g9a3z53ndZP5q2Z+OiL+Ej6snlMB3/ZErTZmU1vWLXOuv943vG+fX4KpU8zfqSjT",
+	"jvRNYy/BPvTsALYQlFced4rFydE3EFL2BUeNJzfYZ01ZymGwoikwcyAbV1jXFV6kwqV2OGolk63Fhuq3",
+	"DlirDFAt8GnRo3BQNFJ6LsURzO+NMBlSoTYuaPOgsa4YUkGNrUMcWJgu1sa68G5tbDTa1FIktnJOrrZj",
+	"e2V8FLM4wgm8Dw6PbKlDGR9FvJ96cv374nSs+DB3kBoAdFoqrrbRUaef+sHoVbDZDR6B4dVdNREdxgnh",
+	"WoatKw6bB7jfzhE0dv1RbUraBjlsLqnt+U8yW78u6kwfF0XTpG/14PybKljXKlej+wd7MuxQyv1z/7VI",
+	"L2Uk+q9dPe3w1jWtjwpmr0uuTKooyWNcRXW8cFp2D0WX1WJnU40G7HXmmnnTuxPbapLIVvHZYmdb368E",
+	"NlPY8ixa/3PIxe1V3f8jO7n8z/ubv16PnqVn30UP/rQYf7+79zI+/aO5+2Q1PBf33+QnT/XZXy5Gn4nZ",
+	"exdgHxkvuQyCLGCxhBc2AF46xBDwKhywV8TmUsM2uclK3bpLrTVAwU5EvBI9knMBQXYs1ui6hIcDYkhu",
+	"cBIFNny7BeyuhyC4st7HVPwkT39MW6yeqiuLcWOZz4f2zbZBCtS4eRT3asswFpVuHOMJvtcygCvqd/MQ",
+	"L+2bLYPYklY3j/GaXnRD+Bdnz7dPZCKqi/eu3oFvXsEL7pN25nhLNu1plbvvyTaYWT1KK3EEya8tCyj+",
+	"Ta/7O7/p/T1QPv6z6gEf/10NP4//8ON2V71UN32390rf9OF+NHiH9d1ElKcy272G14lhLwRPRXqeZ+vy",
+	"ryeF9Cgu5rN8ODyJFtyIu2P8t2gwohA+16n8Gbc6Yd/iKIy+PH/5dP7d47/Qp+GAnSsszA3MXxoWwhQh",
+	"W+ok0VdlixyajgkVaWTJfnPokzFLuYr1hlyeA/ad2JFWIY3JRVyr/Q1DAp/cAonWKeuGlif0ebyRyr7l",
+	"imdjmSNsW2j/7gXOJYy8nxvG2ZqbNekuxOepZYbz4qXiUl+IeMCeU0WMgG14AsKdLa9EjyfsdDhioVSY",
+	"szQHyfVC7MIpc4qKXRi8d8JCT7It1Kkp9kkSqQs+WxYNy+kY8MPy+TwWSlpXIuILRuXhUZUSFrDUzgfA",
+	"FamW2kVS8AgZpnUueAarKh7YBxi5oNgf37x5eQetnYZkOlygY219OOIYoBzLrJKz7TDEHl8Xu3dY5t5j",
+	"W4n1XoqQw8AelKkU9gL0ImxybRmd74XJOHC1nmeqLGHSdR67mHGzU9E61UrnJtkhAlDCb6WIloaTt422",
+	"412lfDQ65WaKHhrMad5iMIWILlw7VxN4RnAqGEMW+Wa7LFVp/o0ixkzZapA92ONWJ4ktvZKtU52v1k68",
+	"NYOZminqHJIKqktpyx8YV/+A59laqExGKOV4RfPZuaLKMUXQpxsCr9tMSXUpjVzY3uDU6ZudDk/9FkUD",
+	"9qY8KQBAgP2v+rRl+K7ACAzCAXQwM8WXSxFlzlrop5fDNRyw8yRhoNaajG+2dPufvn7B7t8djlih8xom",
+	"FXv75iEC4V/+hZ2XO8XaXSr2ro9xcCo0AqtiGHYr+lZQo3bSNlO3oG1Tq1rQ9UE6ZCNvfSLEkZgiKZop",
+	"277HESOf8hHlwVyGOhFEikfP0efiqvlUaddMWeKFE9J5m310jNcp2SFCxmf0fRFdpHPb6b0kb8VW4A9s",
+	"mLKXwsF5vyxPdlJWIjATas1f/Im5+Syi1H966P6gRx7u4WO4euUv9A6md9LH9E/62Qsfoof+D+4VoD52",
+	"YPsHPXE3mL4s/sKHwEYxZcVCdq2TmEztZDrcuOMHELrznynDd4aKQV1JI0CNAYoFoGQhIfOSb2SyI1zG",
+	"icOpo68Baa3wD6pMiO0EQaoxAXv59o0JZirOyaEOz2zIZqr9Poup8Bpn7Z3Y7fExj9b+mXO80kAePLSw",
+	"cWjhdd+hdPkwRLKvqNTjm3VxzoymY5FGJY6KiBFhmikb9+yTJufXcOGBpjYAVXywISZbnq0dxXmcpjp1",
+	"WycLoIwLSqO06o+vrwtXJdxp2yIp3qF/EuMgZp0Jez/DiBhyTlorD/2x5SnfzDr/A/7tCv3IeNb58CGc",
+	"qS4JhizEhbyy88AV/xazSZhWLISBw8DKMvCDHT8csBBHDy3oEZuWS4EFk4AY0I6IlKNZI+Xoa0ROjz/3",
+	"E3EpEiYIDl343armLGyPDQyDmQrR2v7j+N3ApeFjHz25kRmsveBnuJvAldqAJeBEAfZkk3bF4XXfrrQv",
+	"45D6VorUK3cm45ASLwz12YIhsCUi0XGiOwr7lZGfGt94CFDrTdiaqxg54Ew51zp862QPkIKcyx+7XbO+",
+	"swQsEqliTOLLUpRR3fen19dAP8+ur23FXoB1lkoRk3Cw4NGFXi7hAtMJFIBHGBStUHmG8U6uZCkRUWLS",
+	"4zFA2RJt/CCksd2JG5FNPeK/0DHAs7vgMXqwg6LeG+BqwK5SrVYunHam4L70SolgWDIIC/SwXLwdGkBt",
+	"slRG2aRK6nFZ1m8Ok81Uhjkp4UOarf9mtxUT5gfz/M3A3UdG2dWuDn12pYtCqm5ww2CsmQopU5+n2R3Y",
+	"cB8NvlPG1c4Wz6sECkvTvqdeUN5eaQDRoyzZzdDBWrYMZd0s5RIFNuwE6vqtHhpWCSp2ZOM9T8YM7xVI",
+	"sEJsWRf+n8pu7BsBBYU0BQ6AbdHdUHhDXK5DCH/KlBHVmClMyQKJvIQ+yb0j9lx+W0oAo5PyNmVazxOe",
+	"rkQ49aOZ8fLSIcG91CQeN88DxbuZOi9vw0Zka22L39IvGBlbih9nQLHgnTmInZzELTy9UpZzrdOxICO/",
+	"5BK9ZmwnsmKgM5BjYAQJ5AnIvhMl/uVf2EvurKwzrHDt+bwAgxxxgpOglKiz4dQ29xxh8o+GiZjNvMKD",
+	"Go9Z7QbOVOUK2jGnTjHgC30p2Gg4xLsSJXyzJY/YaDjsUR85curZTsp6y3/KAbk9f1/onIuu7aN1MHJG",
+	"zwlQRZ5FLJCWHbdcO0MPWe2uKI/2foZ+GOBiPw4Gg3fAqLwVwe+DweBDOGXVhUoDS8ck3Ibnk5GnlKgG",
+	"CK8iY1ttpNWRFGZnLY3IjDvAIhTKYdpM1WvGBVVVxOorJAiUKgvMBgwGk0wlykVkbichISCRjkgg/OVz",
+	"ExXTpbP8wJ5rpfI0bEjX1zop85NBN9puBU+tAio3woschddAgwOpBIWeh9a6UbVT24nrZumZghVeAEXh",
+	"bMmTBBiNMytsBuyxtyTf4cq6fhFsA6zaFqlHZl5pcByw0CX1hkHhhSm6dSIWkxwc9hAYXr3tFZfKkiwH",
+	"C1sFbi1SYSU8X8lmlzriixxLm3RteBmWNiCXdtgDzF7KayxUjWjyCsCD9w5FnFduh7AS/LlpX/KufAkR",
+	"eMeISKvY8a9FnhrMGRwNh9OZKrQyI7IMvU6PXjx8/MP5s/mr8zeP58+ePn/6hsLf4NIj9iMFRY2d+Cre",
+	"ygcshCOd28W5S8mBIGfpro/cJWQk9MCh0arMlK210jkyHhJPQQjxxQv8+W8yQ0f7S50kjGczhfjL2VJc",
+	"kf6NO91IlWdiWmgpCC5YKdA7rHJ5xXdAqRLBUwWELMcQabTcIugLQFMbcM9C2NREA8caAmdMw3LpTtus",
+	"HdVMWbMHj+MUVWLDrkSSlOfmnc14aIMvR94JTln9sIAyueN6+v0P58+ePpp/9/gveHQWh9sef/v21Ws8",
+	"VOpby5ldmTTOmgQQxrUHKDymPvrRqYu45dCt6FY58YVYWt+kTC0sZwpvB0BQXEdim5UTWKSB95ADVI1C",
+	"VIgo2U0YZ6WenhtbXxjNGksJMER6hIWhTR6tyy1ecdhPIi9g2wusZS/IioN7cIR8i+ZaAXrf+cunM2VE",
+	"So5UlO2AD1h7XsCMZguxlipm37vnBtgYXUqQm1ciY/kW0O57i6scCGFUaGff6lzFpnafZ6rP3lpjnlQF",
+	"lk4KiWl0F/6pVVTvMokHD39WV401lPdf9+fnf54/fPH9w7evXj3+/s387ctnL84fvQ57U4whwfwAtKeW",
+	"h49Vqo89f4CXE0hBoR+wb/dCDQYGwGGhwibkuNphLO3rjCdJ2TFv4qVX0O1F2xUzmd6CyCkvMd9Fp+xk",
+	"6KgPwqQAAe15/vTRs8fzN0+fP37x9g2RZtc5GLfXKtmSFd523Zc4LpnrQaQxIH65JGzAamBtBrdHr8OX",
+	"A//A8dIX2ujES2EdeuuFI7PnNH/5+NX89dtvnz99/frpi+9rxwbLqQhOxbK7ro+0sxtbNhzpXGVU+Pol",
+	"ZoXAikqz0aTV4uybpSkhpCLij4PhcEhJJrAgqdBSVN3Oy/M/PKbNwE9vz9/YzTj8S8USr7vrwu1P6cCO",
+	"/rvAHlbbrnFbz7Ra9bc6SbwrdQqyrnVVPcHS57QNQmugHSFSkD0XD+ueIw8jMlHd2pPHjx/N/3T+9A1e",
+	"Ks6WeYoqHZyTf7Pc2NwwifXl3cQiFWwYgHQFIkyCyADQZF0vitbrTE7IqMRVb8BeYqV0bvEeRgUaoN3t",
+	"hG3Cy5U+IMpG5+IciLcR3whky0zwFPWjmQJhh4RLa64xaKWxGmhuyzQj0aHGP7ZzOOq0ZCUkBY1i0Q3K",
+	"UDPlOLdljoX8/LRMAXXmK6z+Sro4KuyUZ85C79X+d2JXCB/dEVCU8dkZ26ZSZaiAnb9++PQp8KUyO5xj",
+	"lVo8GrbSOmbRWstIkFrBiM0UFrNMW64lDbEPoDOuez/aCesEGvuz7wpEhb3a9ZULz/qv7FsTlqW5CAOc",
+	"yPWNL01fxRAGQI8NiEkVDZySGlsDiYGFkmXX2XJc25dEG1BKSahbg3SPenBkJVo3tOXR1idTmUanBY23",
+	"lp3yCOYXYjdPBdxeq5GXA6IYknlQtSZKIN4ySdhCAHKShSueKTQvPGCN0aWa50aErGstWXZfGw26FMiw",
+	"VsNGXDZ8V9yRK44+OGVjPUENEdsMgQWrgjVGXLGFIFkDb8kE7WLdEIsZKJ5QrhgqGtZRMs9LDR/0DWxh",
+	"TrYBamI+3wm0iTQFqQC9GXBqp8MTRP0/Ua3vwp/IK65EcjsXaEMCipMwLYbp1PdoOPvjpL14slZ77aIN",
+	"vWM8HFHLoPFwOFPiWhqQLKytx3GHyoA2pSys8TkYalwMxYqRBjN1bs/yjJhvBeTU2+FseBL42kMFw9Dc",
+	"W0DL0RIbpWBA7F+BApd65pRcwV0EuNQDYIz1CFCkrTQIQfTX4qRoorLKt1CXItFbwUoDODyAC7DbYtZR",
+	"KjnMJhUL/biwsFcnCzPVFpU4Ydl/J89FruR1Idag/yK4HNlna3Ft/YIBcIlUsPByhHm9NP418+Mh9XKm",
+	"wvfZh8H7lF/hhf4QWsQr1uRg8Y1phCkO2A8YSOl5pmEYlMWIdMxUpJXJuMrQPYoFb3kqjUZNCpOibN1u",
+	"XGPZdOVkWEhujIMqhxK+0lfWroi9pGaKGqUQfzECWzbQhq29YUMOJNaNc0xq4nUnEboex9fXrsCALzB6",
+	"YXVmymyimyvz7xPU0SZgZ5uAnQw3ARuvAzYaEyEen66tdscXHMkOYOSj0iEFXBIFVsE0Sp62mjFXccBS",
+	"nopkF7DsSkZiwmJROLuceYrwMpRxiC4KhX5sWh6XyupKJ0MW810ZJ0CZvtZrD1hvw+FdeQW4SQ6b3f35",
+	"gaw7aKEADmGtPQ6vqHBAKpbymoV3LkfhgJ3HscSmqiQEGNZV4so6CgK0GmEPNDon/MF6I51RC18pTVnu",
+	"G3sxe5ZtuXOjWWd+e1YXG3L+8mkn6NgVdyad0WA4GGI42lYovpWdSedkMBycYOvQbI0xSgAW16b3fWfV",
+	"FldMzRtciXgMmaCq8s63p5OYfFWpySaVevJCZXj6UhXuQTr2LunOYRmZW1xd96LY6mjNKFp31B+Oig7v",
+	"Mi3skT2LdH4HCpjLNoKzBbLZuWt04FSDnvvCLdDxSGvzWuQZFWcq0GixAyJb9MJw35FjL+JpusM8082W",
+	"ItYLq/vT2ELwIQE56JQOpb0BguUrd55RDevgxhfJaovx2IXFE85yPBx6RVsoAaLqzcHYciTlR5UuxYQo",
+	"DGOqB/lubetMwgsAA5F5XIfvKdw3j339zp+tyeppTBOdDkf7Pin2euet4jaUhEplnQ5Pbv7oiU4XMo4F",
+	"9jE4HY+PmcZGMwFaPMZi2PTtg5u/faP1c652ziAH353R8Rz+7qkVDtA5SrFhRV25m1brasDZbz94zW4R",
+	"L+1pATnhKwxlt5j6Lui0+f07k44f0YFBsLqt1tnDInbMJxcDFiLZsqY8e2UqnainLPRGCgt1qfBskQpH",
+	"CQu+zRsUiRBF+HL0slBuSHqG/RouOuoAM0VrIKWImv2gNddkKQX6M3EtorxuJS9FvG9M2a5rSnJoi43c",
+	"WcNZN1zmyVImNq0cG54FXru0gDxl9painD1TLi29V3SCs6uORSRjbAoio3XRg4sltmoM/WyXgzyuj4qP",
+	"pBpIqA5ObSlG/MEkOYZNuVPqhrz/87D/YA5C/YbHglEJNsuOil5xZTwoQ0+GjJjJl0t57QdzWg6Jtoqn",
+	"NipJk7elj22DbFe7No9Y1YWu+AakHNKvRBITQ6xSXUJAxOZbk11Pz8aeJe+KFlHf6nj3+QhquURXM/BD",
+	"NQPHFpSrkfTR5yXpbeQcHT7Ene3NrdLzFoX+JrJeflJ8gTX1PoUxHEE9vy3LWn5BXjI8gh881GqZSEoh",
+	"Ox0dMcVLqtz1RutnPF2Jf0qmRXemxlY+hn2hxQgHL4XgO+9dVNQH4mjYtKSZ0EQCpbF6Y4Y+UNf/IES7",
+	"Vm/AnmboOUOXsiG9LiH13/i9tRboPxPxTGXaa8WFUaVLkQoViZittLX0X/E0npavBZUAXtJ8DHFL9Hjx",
+	"hCzaxVBMkq2eXen0Aos00WZg+HJBKdBrI+JCfYKNnr98Op0phAmqmKrsIEYwIFMr8hGl+3rLuuPhac+y",
+	"nfOKVrC7HZFHvUu2kvlHeEaOzNcI5enes4tdoYaFjne/Q1mVtnb4i+919kTnKv6npBP2nD8foQja1eNX",
+	"GItj0OdBERKLXYHqaLZGW56ncO6+MWSH1+g99vRTp1ZWdc8maWlcgj+IbM8NGH4hUaFFRPh6jf4BrtEf",
+	"ROYaNH+Sjngr8Zt6ysUod2NofIt6aa1tVlEJqkpjUKiWFQWxRSucus6Je4pyo7qEiVTSOGsgOmwsvJMd",
+	"mbwkZdyQKoVjmIzaNJcsPbftFjHizBoWMZwbU3Eq2Q+kNm05OeSQoWNBD+s/8D0MRvGtWevMEF/PPKtl",
+	"tha7mUo5WQ8x/Qu3Qp5PC0HnMaJy9EoXEW51vg10rMLwPxsP99r9dH4dTaulodBRmtYXIp82D/1XIKO/",
+	"XQXptpT3q4J0HMUmVP/sClLZ7/AjXAUYje98Il/9BUf4C4rWUL9zn0Gxj5v9Bh6SfHUe/D6cB96ReRTm",
+	"kffrZ3cjlFMOsP5Z0X7osEuhEAJnynMoOH/BgFVD6ak/vbXv3FRQNexNrYOepEQrUAZlSVVKWbLD3MoM",
+	"X93g794aX1CD/4+9b21uG+fS/Cso71RF3qFl2bnMtlz9wUnc3dlJJylf3t6pVlaESUjCGwrUEJRtdd78",
+	"9ymccwCCFCnJjuU4HX5KLFEECALnfp7ncUfklwgGHzgqXyzTmsi8dxja8Hwbnn+E4flih95ZQTTaofuf",
+	"SyTcbcj+uwrZ+7qgDdu38caGsP39CZANAvjFYN8oir/iUPQezrxoNCvaI/a3Cenfw7m6W3Df7b4NA/wl",
+	"F2hVYL/swXVWskzvtnH/RxP3L8u8bcX+7+bTPaDQtTmALQnfNhHwoycC7t8Vs1jKkEq9Q1aghAHWJgY2",
+	"Swx4fPzfe27Ae5QN0gOl3dJmCL6TDEHprfmCp/zF/ecJ/PsvpQqkvlu/AWFB1bQc/NBhfe8gP/LIvjfT",
+	"bxXc9xdrXXy/tInbEH8b4n+MIX5/k36NhF9lXe5/Lv3dhvu/u3B/WUe0Ef82HNkU8b9nebJJ3N+/9bcK",
+	"/a88IL0HtT9W2R3tofv75ADu66TdMRPg7cQ7JgNKnlvZN2sj/I8nwl8VbVsL8t/VvXtY8epC/VsTs220",
+	"/4eP9m/HKyv4ylfE+oto1RNtSYgJHB2Axi1SUycT5sDJVAWsGcb15B8n786HpyfnJ+8QOxMgklymIKgF",
+	"dEJJ6FCTiRulyy60oFxwJqJURYAWDOBWcXqtALsrzQi+z0e5v+a6wEHuVIiVEfmqnlNZ5ohsuFsfzj+x",
+	"/ORbjuMH1Tf1XiWL0ruR2okhaS4A4PGdwFKT0TbaTAh6rPKrR0a8ahi8UHxNUyiB9pXmso7gd5tZDHjW",
+	"9ekLfOA2bfF9pC2EPZZWbNI5bRaXHt1URVjujwSGZmsl5nmdrPQSoQHGpbjLVTKLVUzA78iCRj9FjHpk",
+	"LFjiYS5zBFnYOEhVAqcL4yzhszydofAEKCPLkEaRp0zwaGIDRn/QUJaeAjlazNM6Xj8ES4rmWWZUjlBx",
+	"nxHlt9QU1+EI3ltlqEDL0j4zyGseEzqiuMm7MDoLzQdDGO1ngJM18hYHB+hiHJ/W06EFIv5eh9QQYkIv",
+	"jY+yXM2TxFJPI84k2vk3OU7IiBCpANrveiIQ/ThDLhSGcg0EwIRbNn7LbE3kADOuNQGblpcREIeR/cq8",
+	"IXM7wJkGK/zIA+Zm+pOczSwD5gwTBzzKUo2w5DpAVadElLsAJKxQYG5qZoXYlLT5onQ6lXkZprHD6Wtm",
+	"g6WA54zTyzOuNDJj4kPznF2KMaDLElA60G8BXQEtNiGp02sG8oEMHzkdFVwrZrIIlzsVXGmn5Y/YZZpP",
+	"YCXMiLEcQew0d7Qfer3/YgfB+SAedYcgMQOCaH/a2yUCOMQGRwxf4BCZq1wmrFgWwLbUzEL2M4Trl9rc",
+	"qQN5N6KS3D1iPUeMQ8DYlraAYrgOU5lCwxOubQ4QML0JwZsDkwZCZEI+cw1Ed2BTm+zZbsAAPB8J8Dwo",
+	"8AbUbrik12fcIXQHlncHoCu76E+uILqBKJpE0ZYh9CmuKRmAxWkMHNYy2+wNso7dTrYJC0C9zYnCz3f7",
+	"KBJAIkAE3ApJmdc5rW99wPSvMM2WBf1qviAgEWiwffA3JaNnym/eCjXOJzv9w+cvapj8zQxmmYiQ4tyI",
+	"x6p58kv9wQsqeMPm9Ek1PkIccJeXOBMeMVLTxOEV3H7e/iyX9Qy8ztXSXSqdm91NiyxU49IWKqQ0TWdO",
+	"jHiihZvmZZomgqu6eZ4Rjm+eIqS+UbdOQlSh7BVSZHV6JGiaZmfuVD+vXmCWUk7n053+U/OHVPhHz02W",
+	"SLHWWeG4RloQp34H1QjFdizxILhm5s9cWCLd6ZRrmLi4mSVpLNxabeRAABPhLTwJeNw3+KPD4hmBes18",
+	"q/MF4OEabbKzfZMfhENDgMd6N+BY+oZMULHtLJwjGBT2otZJePROwilQ3Tpkap1ngk9t9vee3IbP8K/N",
+	"dK/MYRUzcfEPqHIMC07YPz+GAeS6ZiJbdg2KG1xzzbIU8E7zNEDCIDjuMtdsNAeuqtxY7mwidZ5miy7z",
+	"cL7TEbP0KwXufCkbZgG8N7AEmniv67JnyMW/7TP/2uiYZOWpLxarWPs2g/Y3zaCp5nd+ZyFwW3sT7v4m",
+	"/mA+2fnysUmG7DuCaPPkXzVEUw0mvBvjf8UlgeBkC6bcLJ2KZbWpBhOs3EBqYuHonIGKWMQitrdfsA7h",
+	"Ig+BJMOCJTNmPzaLzM3TAFeJZSZAAqwMJxt37eDVkYndluc+M4Qb2ruD8fx5DtECidIuF+gQlQWlJdI5",
+	"gjQhSVENHrWiUDFOxliKKi3GInKH+qRcx7lD/vSdK3SNvuNYXgm1W+fsnNptYSXoo6zeLM/SS+19eaQi",
+	"n2w/2iPGXWqrN7eqf9pyz62ZurSrnbq7g2orJxG9cojbZBJLVRTlFCA335oZG2uL/YJsucZDvZSK3NXj",
+	"d6+77MyrxURGxdk8G4NL7jFSItW7knpCpKdFS099Fs+77TdI5Z3c8ChHLWEJc2Y8y5XInugSpVZBE1ew",
+	"wjUGHuq5spojOc8hAmH/PtggrgMhCL86VlIoEymLG9OA8O3Gucji3SA18UYzsQX4kG/A3CgV+7COVxto",
+	"NsrFxZvXjYtof7Vi5V48+/qFs9PlOdTyUNjBzFpOBetIFSVzLa9E4zyL/rnhOBf1udWY5wLYrXa+ZoqO",
+	"PNfNTtzcYnZJfvvJbTMUVOyu9Slgv7TLCas21vNdJIR1ScJb9efL/WYd6P124y42b69Q/teKEmhbmPJc",
+	"ZJIn8i+kCJXT6RxpP23RIHleA2V/d4QWqi3/0UmKyT5hhZxwQ3iUNrZNDuhtIKg0UCFg2Q1dQ4Z/Scg6",
+	"SDrD45jGyNNqgQf4VoHNwgywJBM7FhZuEsRKanwl75eoqInlP4zSJBFRLtXYzUbbTrw3Je7IDakf++g4",
+	"ldafciE8ZxIy1VCqqQNKCmcQgrNEgoe9HpZzguOGfKLg8CKojJn9WKWZiLvsGB4tVQI5djEheNg7CIi1",
+	"B1Oe9rRiH/KEYwxuYUyVGR+j0KcYcmmVzE3ncPqKJOPLNJ/YHuMoVRoS/9EiLLzO8mh2DEjAA1d1Os/7",
+	"7HnvaRPzp0vJlgizj2pJLJveCCZkPcUZ2kLeftkctNlMKngrFHQo9ZC+DHcDJhKszjXzsro7nIlMp2bw",
+	"TPBkKMBpH46k4iqSahxCRS1x4ZfKY+0o/c1SlP5jYEzAMlCVejKb1mJ9HS5MoWklWTgVOcd6C6CuPHjB",
+	"/lO+ZNrKjrh5ALixfQx3m8Z1KXdQYNPqSjkBCWHgp3UNUFiiyy4XJWFkrkPbG5LgyBG5Nr2fyE9i3Rz+",
+	"7H3sVrvK7GGA+j8Xy16WBms2sTnpSPEL/kXcB77y3k8wP2OZDwG6Dr4cSjW0ngfxCGMHcSbsCS7ySOYH",
+	"zY24hT563G24xTy/UZW2t1C1JtvyC5e6+WXbLQyaQcRHVdVQNB08wiDQffY2r17WZXV+VKPfKpoNl7Ki",
+	"ytpYWtsJ/TWewfNNFpGYqS8KyvNtNFFrX2Tf3a9oDLDtfy4Jq5Vd09ipq5esSaSeBhuJdczDolYkmJwo",
+	"mUNhHztmmBCBSsS5QhZlM+05nm6pWcRVJBLoycp0zjph8XXXfheS5Y+ROUogFdMxhrceKGJhD5jOU7Qa",
+	"wHHy+qulZlwvVDTJUpXOdZ9q9iQkdLRNLUU8SShq5vdpsQ5W2dnHIzruosLy9cnbk/OTXWe5P+v9NFDr",
+	"tTuo8muexbqa1g5I3JGD1WRVWKPA5dGd8qFmhHLvKTzzQBXZdXEzkxnggzQ0apdsiIoCPmzYM+bGSFVu",
+	"tJ8zVMwuKL+EZNFlJz9UO/ethe+PFl7BXXfvkjBYXzHjnfYYsnz9anjEGvsyY07ezBXXWo7BrsPPBgpo",
+	"7CFyYDwaGyDAfqdcQD+BE3PslZWBfni0XCODEYzXyOWf+7Kwzifpb+ZZQJyhUfzUCYRfRb5KGmzDHF+d",
+	"bl16Y60EaSUINbPfk/i4WxFOMc7qRnZIi3hRGWMSgWuIHeWFw5MZtyQyPpBmnF1PUvM1tqRMRTZ2NCJf",
+	"EeGpC+/cv9hp7gqviJZt9YQ/8liD3w/uG7n4hkph2rZBvC38eNDCDxBB2HdEEgJlwUP7rPvoGt6+cHFZ",
+	"LNem3X5Pr5a9XkhbCZab2SueFDkn66bWOryepTdQvsMLGCJ13i52QoLv1mXHhX2mUgiWkY3J0sz3pRFp",
+	"1rpcrAOS2Fu0wpdGdwzenbExddXIPCb30f6ij8hgATvs9UAdvLL+Psl7bxRjPeLvoPbSjw2UUv9cURvf",
+	"JcTkLXjuA2kbtLfvOzT+zZRFtOw+bKAtHkmMtDWxv1PMR9h030L0W498Dzzy/c/mH/hiJBM8fl+jEtZX",
+	"3Z0lab5SeZxRsykWKV2AuA4A+dsiQqEIx3gkRQ5IuZTCDSykZwsHqsMVk3FRmbHk+D7R0MGPuUtYGivq",
+	"zR9PbA0duhLmyeaQQO2Uf9QlyzOE6C1MAoGK8yxVYzaB1qCUGijHUlHbL+jFbJ5PHJKUmzoVSmDrL8db",
+	"WniRsjCvRh/27AxQlvEkSa+H03mSy1kihvC2Qwb9hTiG646GBm2uaJk3TMyXlsHlfZtqRszoWFYPiMyV",
+	"V9KHylgL4AV4Ybaao2dm4lLG7hraES4vyDqALYAtBP5GoXdqdhEFuLEa1dwWA9+ko0H1WCB9Lf8SLJFT",
+	"mbPOs4OnLIT552k6TIw163WCH/R67Hf5cjcALzGbJwLjVlA+QpbHTGT+/uuU/ElSBuFu4K63feOdZ4c/",
+	"YS0Iz8UQpgPNF9jVzxOjwy7TWApt7Jde7T0hqs7qTRu2v9YcgLGe957CPepLVvrm7I7SrHR+V2TYkzTH",
+	"a7abYceNz7N8f5Rm0z3zfOZjoaI0lmoMtY8yEd6vzqkd1jM9ZvEoYHLKx2L/nzMxtv+fqXHA/Oum+jrN",
+	"4vJnVyrupjOhbqYJFlnqvXQ0kpGwJ6drfkMaTqrxNHG1FKg7blMO4Bb1G7no9EbrSgGsXKmtA3By4Tuv",
+	"ADh8gJU8L2nDYEkXGkEMWF4hXjFEDRYCHwZtsrDN/LfBlB+tVACPlA/XKlWeknHlWeF43SoLHIyoW9je",
+	"Xrxha7GXM0KKUl7kBEPZZSPriXYGBpp/mWAhCN2QqfSamIAGKrQyWbNLAeXNoVSzeW5ltTa27rsU88/s",
+	"2Flqh56Z5pUs2FrjgQox1kMVep5BNMXoUVqEd6CA9INtJrLYQBapnYCAHFaQHxX63yFhRxwZA5TCKQT4",
+	"6o+JjwYV0BRxgY5VNuIyAcRZaoENbZ2x90xYTciZV8iRMbwc0peZ2KOrKShG8F2u5gItuPkMAOgtxj7P",
+	"EimgorPLjnMEKoJkaKn+g0e5vAIMAr/YgtyId6lzlYoSb3zFlSyGtRC7lnIFta+dn3EJ2DTNBEFmScV4",
+	"kiDWQHmjQZGHsQ7LqEkfjn89ORt+ODkdmo8ujgF3srCaD3u93m7DlAILaOYhdOHOOaKoVpFKBtxIwrIZ",
+	"c6lchbD3ssiwWAo0UjysuLQaBwNApuVY0XIUzwtoUjCOYyiu78zvO0Td4FyfuNltIeh2eI+Nvm6ajX2+",
+	"9orA35wkEtpYWxtruz99f4YCwRcDpY7bQievart1V91N3+9/9iXLxhA0xSlx2hQwY0IsygsxMuBpLcyL",
+	"kNrCr33ldeJpj7jaroSS0y5rsGQwDFSI5TdDT8NCP0nGGpSuB9AFTQcO+8FGukrC2enAmFi5xLUAAU1C",
+	"liueLLTUw3SeY5ztyGjXjMCDIIhT6HSzEnMt2PKkHyovDzg63p7bIrLC5gK3LfFpZWKBtnMvEvE+anyC",
+	"DVBz7IjgAG0gf11KYw0iQp1XVEVEMM7hnouxgGxxhYtbqS9sQtK0bul3TVWKD7G+xZteRiuzWpmFfeP5",
+	"RBQlHI21M5uGbu6rOLE2EnNhp+kTYkGoqRJ8cBDjIE7Ax4U0IaX7OkW6cKCixFw1kkJTv8VS+Bfhsne7",
+	"7GUaL/osrMl8hIU1mYubfKDM13Vh+FqAE9cgbS5j+FPz3/CIGrRnGIHKxEDZ7mwKSLhwdb+IEK0KT2Ns",
+	"KJ3nYKjawM/lwov5IJIzRoJgGl0KYu3Tn872te+jVOlTMFN4QYy50keEEL1weDXwoJB65aX684fPcwZF",
+	"+qMhnennMo/to0Z+UhN3VSyihAOxxmLmWoPwZcLzBuZHI5lN0SKXuWZTPpYRtH6bAXf7LKxkyMKAhUWO",
+	"rPhrpuCP5TwZYczdU7IMWqphH2JplPeAAS2SWSBA98GjhoR0to/cPPyGXdywTl32u4Q5ACA3EQQv74AN",
+	"b7n0Owo8AeaBi+JSVI8y0qVI28WHt++PXw9f/tf5yVkpL/3s/zz/jxe9Hi3Bz2ZUm6zus/qkNpAge7j4",
+	"3p6CLVezz9MK1kNNZYGDXZ8X8tHMZsoXtc+CccOzi5e/vzk7W4obNoYNEQWi7gHA6fROHZbSeWfPRUFr",
+	"sOO1UHXPYHP0MofnsBAdhCG/HBB99f7dq4vT05N35/Yp/Zf1Ap7qp0qmfw0YhO2WwVM8LSgC/C2EGF24",
+	"B3SezlCmEtNqQRFEu+jN67cnw/M3v5+8vzgPWcfO7ylIJ8L2N1OtKzZo2D5HsILA0OAitL/IRCg+JfGl",
+	"uZK5MbxYR6XIhQYKJWAqBRmWpYmnjgKz9vAujJpCofTA0Vp2XGq6xv3kwD7UuL+mZGIdnkdFFnglUHDc",
+	"/OiPeYmk8JZTKjJnlzz6BETsrBnspaFSo63SuOcqjbZC4wer0GhrMdpajLYWo7YWQ/ltwE6ibrMWA67f",
+	"/0zncQ2Qw6mYupaWuZ1yXFQCa1dxZVOZKwqD3+R6oMooC5lgGQwRW/JFo6jHmdm7LJPjSY5VBgFYChLE",
+	"ay4TytqkGR+LgSJXzeh5GKROats6BweFtFQK0R2oDz6ZLlDlWjJ9G960MU0ZA1uBo8e3ZsloySwpklCr",
+	"7JLVCHR/1Pjqrhpg41Q+sGRmC8si+c0T+9iv76yr9UT++IMfjse/jY9uCPxgj+HdxecGDP+FTRMl8xgD",
+	"KYA1RdaMlYOA5ADETbYkyv4Sa7VspvrBUii/irzprPUeyCbEFWjPbHtmbR72zgf2YTKvOJvVSAy23Qks",
+	"mOV2IMpPlEwoiJJxbNY6YqGaJ0lI5PoyHygvvwrROJQoBQcKH41gXQlbBo0o25rFOpxl4kqK66Lg1Ab9",
+	"w4CFmfgn/BhDJkqIWA/x+rAEF0Hgme62qRKYABE8mhDSroB+42oDmTP5uuz39KpiIK2I25RQs35AAwna",
+	"35b3z0Z9cBjKL9reMOh22843zGJ57W/VuL1Lzqxsf2uA6fC0z7YgOh5pZMmH5tiCDmwjFS0Exxp1ewwK",
+	"JQCxakSFVTH3YTRTzMHCLK+rO7LI2UaXVBC3nYbD3FOZ4xJBu+2vi59IxSKe8yQdW45pxFkLC7IHxw9t",
+	"LxSzNJqww97hi73ewV7vAEkO8XeWPHOXyuppjoRRid2d0FpiBuuyYwtc3bFoFN7cypQv0MtdRlW8XDDZ",
+	"QAVz7tbzuy54so+xvuTJLVtLZfGdlCR5O9TKjmLXNksP97uNSSyqyPxgg3DlqP/Y5VzFCVJPN6DED1QY",
+	"TUT0aQhswVQuDsYYmDb24w6kIM0fTE/4zIyOoiOfZEKwDxfnBR/pEQPK4IFCuSM1i6WeJXyBssHjnXAT",
+	"n3DNQpJhZIoFzKcZoM8GKjRGuVmwkB0QZGz4SSwKe9BYe/MxPjIOO1R8KoDFfO+v3t5Pw3A3YFMeCzZX",
+	"8r/ngmpxBqqQsFRtPp+KTEZMz0cjeYOVNZ/EglDi0NLXRd06LI4fGOX1SP5W2Mo4oBY1zO/KGMH3jTS1",
+	"rBVmHTcE42f+e/zz8GOX/oxXpHDtrnzcYPZ2lreyXw/uXVKvRs609EuORaZN3rUQ6o8BWMjioFd0xZ11",
+	"U4N1u//Zo2JZmTsjy7BOf3VCKyVDZo41JMeM9uCzmeCZxtakBEu1AJqcL/RAlc1GtKA5ULwmqRoLCz3i",
+	"Y6YdFRVfPpIaJLeo0dkSPVlb1lwbcWXs1kvBAExGmwNPtaY51of5V2NmDGuk7DMOVJTAo0CAyNNw5cTZ",
+	"Eh8OlkehggMAOdY57D3bpRLbgYLXopHllnU+HJ+/+i0wajkoyFML1Vkwf69lv6ky7FDtWMXdKFDa12Kh",
+	"Vu7XkP7yNNP6BJj1NX60DNgP563je75/YbYBlrnb6YSLDTYs0ghx5jFWUsSxMsEnGmgszXefxMLzjguf",
+	"uOwAL0vCusRV8ynpPbD5U12e9vT9TVHAv/rI3S1DZcdYnXN6hT5Z1fPjKt5Ps7I/CXnkyik9skR4yCaI",
+	"Z3KgispFdgwpJs1G83yelQwKoFy0mOF2GYeFszqd65yJ/57zxIf88HQy8ehBCsV+OJxKDY0JIfCbea3N",
+	"bs6BkRmzWUJpKUw/YS1Sni0AdXAemR04micMxB2TKiL3n4rH7RwvF+wA2QH9lTLih7JwSCpbxxHoGQIx",
+	"IwsHWoISPmYpsNX5lI1Lhh/3EE1m5gIY4AhvRQXjnOZPaUJoyLE3yNM0YDqt2DlsnKXXeveIkjvO8jLL",
+	"giPYzA20W9lp2YeC5KIfXV3PaniOXecYkigFCrAgv7Iz4xQiCPdoUrEOPoT8y+djhB6peE46QI13j8xi",
+	"mdFrjc3mZFVJ42wrXXUnh/+hNZ5NXDU4/G3qqk1dbVUd41F5aMd+3wsy3h6yrKrF57VGN1RaoOAFXg4E",
+	"CklHDMaGOKuNMbP6EHNVUfslFNvW1EeIOgI611O1tXq2ges1dKHbcoTYKMc1/Kx+8yBGhWvjwbdVOHUK",
+	"gV6UfaevzO3fwL7Yjm5oHK9VE62aaNXEBiQjnvys9X+2rDqqWcUH1x9mAntEFH8LJTJQD+7u3YcS8Zf7",
+	"dppkqZytoknKd96OOnnNc/6LufgBVUp5zFattGqlVSsbqJWqWP0muqWuuuXhFYxF9fFnsUbLDNQ3Cyre",
+	"i5axC58vZmKdollLG1JVNNWbb0nX0DCn/t55GI1TM3Krd1q90+qdTfROnbT9JsqHAuvi6xXOZgWfUTpb",
+	"4INaSZhm9cWgIIjTeRaJJxqRgqFMEetCa0ssWU2FpRLXWFUJeQ3MfQN8kNSu1vRoKbeB99WOf8ROw+o/",
+	"c5m5lwQWrUl6XVPFzjPBXEKjpiL8tV36x17KuDRRT8x/++pF84Ir+6ctYGxVxPfZ9m5P2n1UK5QVwLW4",
+	"nKTpp6Erdd8AS9ilyomaw0jUWMJCx4xuWNTOu3YZbKwpN8rsBi5XHRIy6FCLKBO5kcmQoQ8BHI7K+CPo",
+	"YyGr2k+/m9vVd9f8gRM6cQ/4XTfZVJ5mfa/N0vtoe26+j56bpRfnnfg/lr5rPvl0n+UWnIgnySWPPsE2",
+	"ADaD1yKR5kyZDz7/G+2LrjGL/tf+PEugBrrenqOR2Yf3Z+caGseRH4F4QHGWTM8vzY8usaqX2m3+79n7",
+	"d3SxUFciSWdioDoh8VPunS9mos+qBybcLUhG8eZPdBEsmGdJyDqcQc0wS0cDhR9lIpYZBCag8ZvF+LxS",
+	"ID/RJyFmBHMEImgXCpjdFZkYwFYWKgdhDJ3z4f/bI/SovTM5VjyfZyJEylPouLkUPBNYIjlQA/UPkckR",
+	"PUif5fyTYCHJNpRm4dVBWNBV4ME7sr359NnNQP32+/GrvbPfjg+fv7CdlOKGRznTOdQWhZ/zL93PGb9m",
+	"9BbBuP0SmokIB3snBspbvqoAxmEBSnjMpdI5vleYoVQsSpXOuXnFcioccOtAmUER86mD1UKcZWJPi0zy",
+	"BDAv08t/iihHiAHEK8BCIq4WiFkr9BFD8AL4YqDCf6n0mu2x/F8hEzeRELFmT3s9i8/pteLj1FmW5ti6",
+	"2Tl8xibpPNO73noOVMQzeKepEvg8M5ExxLXFO8DLOmaHNzeOLMQCHD9147IOaps0Y1rkUOfu4EX/OHn5",
+	"2/v3/+mgRXcHikefVHqdiHhMkTbaflDSplK1548WGFUvp8JoRiy/TZUSETyUMCJjoEZcJprJ3MMlBNws",
+	"JOs6mAbs+TRgT3vTgB1OAnZwOIElP3w2MeerOtHTk/PT/xqevfrt5PXF25PQ9sTyS67iFAAqvLMw5QuC",
+	"qmYwwRGFAgEKJ+OZSBbBQAGdFjBopSoSfRYL51ZaUC489yEE2a4nMpogjCoUDPMoS7V9LI0cWZkoziyg",
+	"3Jb48QuwiQhqwGCCl2Jk5sFVmTatgqBTMQnK0i3Mfx7Me72n0VzJG/v24RMRXB3QdxNxw7xjiV+H1Kyg",
+	"zUngidlsP4dmp82hfA6wLJY2rYT2Y5lrNs54ZDaeitNro7elmQ1u4p1gx3ibO/2dGgm0Uw2z+bCdM54b",
+	"tbXT3/n/+c9/9vZ++vjvHfMY5r98b/Tx84tnX3b//d+MukHkUZQpO1+25Uham+YKIUY3jRFWLJ7idAH+",
+	"8QIOL0E0LR9d/zBiH6T1/i2ee0WfVxFEreFpwfDgkHontnped7HekxCi7NGHE1mc3S4aAiKaZ8Z+6f/5",
+	"0TcLYIGKn3Y09XVa5dusEedZsktueTXyPzZ2eIZsilZPe3RlaOJTgMSJQqqZTVWCBf4BuxRaxuaUDlRl",
+	"OwfUxwooWmJZzfQRNhlqWMvqluFcLwEyEJtZw5KdYs452jA2owBqHnIIQIs0yfOZDo/YLOFS4Z+AEAB4",
+	"KeCRJAuA7jL3TtJ0Bhg0k1RTIfHB4X90e91e9yAMWNjvH5AXkqQRT8xVYZe9N7vgWmrR36D1iOEM3YMu",
+	"WG6cWoL24YlOsaIBUPuFcgaKGgdWYvI4RorIKJ/zJFkABLzkiYj77gkCNsvkla1d9t2kN8fvjpmeiUga",
+	"M3GezVJd3LKjJzwTMeCKXwoVTaY8+wRjZ0KL7ErEAUuk+rQHzx+wNx+uXtiOY/ro3fH5i2cBm/LZTMTm",
+	"gme7aDgxlonRXAOsY2IGg/1j1Se8D+1mbRdlWUsdv337/o/hh9M3/zg+P0EEdKTc5DgDFgswIZEhP4e1",
+	"SEcjc8UsS+M5HMjdI7BJcDpGGE5nOZtwfOXExBCy8DJJzZsIu+wshfvT9qBtdHH6lmXu+MAiAyM7YD9I",
+	"bd+dAGbHPMW9hldUnxNfPmxJLFZHbrHQFe8DgNM8ScI+sFLaY23eLqXYyNpezIw4S+2exEGJN4ygKeAa",
+	"zDpZVPGe9eQLp90YRAU2vFmwwwOd32KPU5x1ajyysWCaL4x9dD1ZNPduV3zbx93CXZnsN+rkrsziD5lP",
+	"zkCsrmvqtm+6Cm+4FIVpY6Zt0/djavquhkW+NiqyJhy6/9n+d10T+GsBQtRRIDtrCluXHMxdqeEbUYxn",
+	"QsEB9OIRiGLsIIWHZvLcLFl4BOfUWYETacynBTaOF92Wfg83ahNo5SYIUr8tm5DhbJDWTrvPnvWesVCl",
+	"+XCUztWqzuZlud0i/LYdliXA3m0d2w3anN05bE40HC/t/qL8pnII6nqW1+7/rYX/G6lQLQVte6T+pk3L",
+	"932e7tbDbPfhhj3Mxi8IWOh9a/60zo7taSbikNrWZY9zZaDgvhaVxLhj0P2p0tw2DReh/G4xDIHwVnIR",
+	"hVc1UJ5bhc6SmxMUhECeM2QzDs20hc7uW0UraN4Y37O/GChIfUJI3PmG1ZgNJSY6mYhSFZmfg3P168k5",
+	"M+YJDZBmXiR098hFaYDRYIr2x7QUEsnmCQKcpYRruEG4gmIV5ianYo+MG3TizMQOe567iB4sWhI4mQ3Z",
+	"4Ghhm9tz64Trtrp0v8ane3AZb+sWC0+uUcG1FY11iqN1vW7ZlvtNXa993Mz7Nqx8h1L4qraqzWS/0XoO",
+	"hYlA/7hkKv6SZszmFJfzfwPlIpZnJ69OT86Hp+/Pj8/fvH83/PX0+NVJuEvRWOe+2UyktqkbDfHoy5Qq",
+	"HdMkxsyXJUHFmRyxcJaJK5nONc1tKG5mMhMaQHC18QUhgmzvkSqg0ZkZzxJoVjWo0FNYTeMJIhaX0jIm",
+	"yHDMOjG6LfJV0JA2Y0WUkF32LkUPrq4w3YxQlawUo7qXAN+WIms4xVPabauqDO1iqLhYcrdSZt1pCR9n",
+	"KK2l1fhOy8bhXKGJS5Ta2p6qB5TKuUAhugVJfAKME5yF1Tl0zaAhpTyg+BClqSZSccD0cRZ1qpJFwIh3",
+	"zasbtCI4YNcTngtLPOwXxFiXYSQTsMp5UeZY5EprW3QCj++4WK5wt8sutKBpYu8yZ5mIhJkJ5ljxqbAE",
+	"oKiQSNIxzp3bxLOHglhKJlM+S7NO2WnY/wz/mpdmIRY9+x3dEpoJkzWllOdC51tJ0JTk9/1xVp5gong1",
+	"wpvOcX2D8joim0ib+mhF/DcV8WcCUqjFNsU0srh3A7xcc/J5B4sWj+f5ZKf/50dzTCH9X1sbdezKT2Ix",
+	"S9LFVKi87yXbAdJ2jBUMWXOannXCKf8kWDZXRkoeWx4fSELD6ITV5lqkeM7205lQfCa7Cz5NPC5fofJs",
+	"sURwdHH61lXK8WgCuf9VJXwfLl6+ffNqeHH6NgSsynmW7PR3Pl9yLYZQDRvsXPFMmo0GAsJ+gZqMdsAO",
+	"lKD09/dplbrihk9niehG6XSnTigVq/hEM3NLM+/Ct4cimH0oWczESN5gxdDNnqQ9uNOHnifzzmhrVF+Y",
+	"6xawUPq1TWcBqicsjI15zikK12UvazuaMsHjPag2KNg+oNqzjNKGkamidq1oXfgS1NBtFSxRUrvUNSTQ",
+	"uAcXiDWt9JaJfemJZpYaFGDpzaymPLdVqFDvJKfTOZYaWmBkrKXlHvhfBxSDXSGk4YrSqShqdGuXb9d7",
+	"xoKKrO4pbb+sJnYWKHbKU8ZLnE+OOBa+Kc3HJ3lBpUXjWnKXmpXVCxVNslQZD6WoidSuipdhJM9S/0Nf",
+	"nsefWoxxUvy4ZpxXlq1lZHdTBwnIRGZczTxDEaGJ5YGN5I2I2ZXIYhnl7CqN+OU84dnCX00ASVozmLdf",
+	"zS4AGn3aN45QzLvl6+LyNfe16w5hYdwp9S2bZrvhZgH6BJan/nil29QMeYJh3sxYL+alj9KMPe2xmC90",
+	"4Gq3ZeYCMl5NrP9qoOl7+e6/nZ9/OPNsP3gMa/rRNhN+qWH5vsua5svHL/8TAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -1050,6 +1050,8 @@ func (e WebhookEndpointTestEventType) Valid() bool {
 // `salary_credited_on_bank_statement` (income); `property_data_consistency` (property);
 // `loan_to_value_within_limit` (financing); `additional_risk_notes`
 // (additional_risk_notes).
+//
+// Example: salary_statements_complete
 type BuiltinCheckKey string
 
 // BuiltinDataFieldKey Keys (and ids) of builtin data fields. Open enum: new keys appear over time; tolerate
@@ -1059,6 +1061,8 @@ type BuiltinCheckKey string
 // `living_area` (square_meters); `loan_to_value` (percent); `fixed_interest_period`
 // (years); all others (`applicant_full_name`, `id_document_number`, `employer_name`,
 // `iban`, `property_address`, `year_of_construction`) free text.
+//
+// Example: net_monthly_income
 type BuiltinDataFieldKey string
 
 // BuiltinDocumentTypeKey Keys (and ids) of builtin document types. Open enum: new keys appear over time;
@@ -1067,6 +1071,8 @@ type BuiltinDataFieldKey string
 // (income); `bank_statement` (assets); `property_expose`, `purchase_contract`,
 // `land_register_extract`, `floor_plan`, `living_area_calculation`, `energy_certificate`
 // (property); `other` (other), which the engine assigns to documents no type fits.
+//
+// Example: salary_statement
 type BuiltinDocumentTypeKey string
 
 // BuiltinTemplateKey Keys (and ids) of builtin templates. Open enum: new keys appear over time; tolerate
@@ -1077,17 +1083,25 @@ type BuiltinDocumentTypeKey string
 //     `living_area_calculation`, `energy_certificate` and `self_disclosure` are optional.
 //   - `personal_loan`: requires `id_card`, `salary_statement` (multiple files) and
 //     `bank_statement` (multiple files).
+//
+// Example: personal_real_estate_financing
 type BuiltinTemplateKey string
 
 // CatalogKey Stable key of a catalog entry or template. Builtin entries: the builtin key (equal to the id). Custom entries: a slug of the display name or title at creation (`a-z0-9_`, German umlauts transliterated), made unique within the client and against builtin keys by a numeric suffix (`id_card_2`); it never changes. Anywhere an id is expected, a custom entry's key works too.
+//
+// Example: real_estate_salaried
 type CatalogKey = string
 
 // Check A builtin or custom check.
+//
+// Example: {"archived":false,"builtin":false,"category":"income","created_at":"2026-02-11T10:20:00Z","description":"The employment contract's probation period has ended.","id":"c2a7d9e1-4b3f-4e8a-a1d6-7f0e9b2c5d18","key":"probation_period_ended","product_types":["personal_real_estate_financing","personal_loan"],"prompt":"Does the employment contract show that the applicant's probation period has ended before today? Fulfilled when it has, open when it is not stated, critical when it is still running.","title":"Probation period ended","updated_at":"2026-02-11T10:20:00Z"}
 type Check struct {
 	Archived bool `json:"archived"`
 	Builtin  bool `json:"builtin"`
 
 	// Category Category of a check. Open enum in responses (new values appear; tolerate unknown ones); validated in requests.
+	//
+	// Example: income
 	Category    CheckCategory `json:"category"`
 	CreatedAt   time.Time     `json:"created_at"`
 	Description string        `json:"description"`
@@ -1096,6 +1110,8 @@ type Check struct {
 	Id string `json:"id"`
 
 	// Key Stable key of a catalog entry or template. Builtin entries: the builtin key (equal to the id). Custom entries: a slug of the display name or title at creation (`a-z0-9_`, German umlauts transliterated), made unique within the client and against builtin keys by a numeric suffix (`id_card_2`); it never changes. Anywhere an id is expected, a custom entry's key works too.
+	//
+	// Example: real_estate_salaried
 	Key CatalogKey `json:"key"`
 
 	// ProductTypes Product types the check is meant for.
@@ -1108,9 +1124,11 @@ type Check struct {
 }
 
 // CheckCategory Category of a check. Open enum in responses (new values appear; tolerate unknown ones); validated in requests.
+//
+// Example: income
 type CheckCategory string
 
-// CheckItem defines model for CheckItem.
+// CheckItem Example: {"check_id":"salary_statements_complete","key":"salary_statements_complete","title":"Salary statements complete"}
 type CheckItem struct {
 	// CheckId Builtin check key or custom UUID.
 	CheckId string `json:"check_id"`
@@ -1118,13 +1136,13 @@ type CheckItem struct {
 	Title   string `json:"title"`
 }
 
-// CheckItemInput defines model for CheckItemInput.
+// CheckItemInput Example: {"check_id":"salary_statements_complete"}
 type CheckItemInput struct {
 	// CheckId Builtin check key, or a custom entry's UUID or key; must not be archived.
 	CheckId string `json:"check_id"`
 }
 
-// CheckList defines model for CheckList.
+// CheckList Example: {"data":[{"archived":false,"builtin":false,"category":"income","created_at":"2026-02-11T10:20:00Z","description":"The employment contract's probation period has ended.","id":"c2a7d9e1-4b3f-4e8a-a1d6-7f0e9b2c5d18","key":"probation_period_ended","product_types":["personal_real_estate_financing","personal_loan"],"prompt":"Does the employment contract show that the applicant's probation period has ended before today? Fulfilled when it has, open when it is not stated, critical when it is still running.","title":"Probation period ended","updated_at":"2026-02-11T10:20:00Z"}],"next_cursor":null}
 type CheckList struct {
 	Data []Check `json:"data"`
 
@@ -1132,7 +1150,7 @@ type CheckList struct {
 	NextCursor *string `json:"next_cursor"`
 }
 
-// Citation defines model for Citation.
+// Citation Example: {"excerpt":"Auszahlungsbetrag 3.412,57 EUR","external_file_id":"doc-88231","pages":[1],"regions":[{"height":0.03,"page":1,"width":0.28,"x":0.62,"y":0.81}],"upload_id":"9d3e7a1b-5c2f-4e8d-a6b0-3f1c9e2d7a54"}
 type Citation struct {
 	// Excerpt Appears verbatim (whitespace-normalized) on the cited pages.
 	Excerpt        string `json:"excerpt"`
@@ -1147,6 +1165,8 @@ type Citation struct {
 }
 
 // CitationRegion A box on one page, relative to the page: x and y are the top-left corner measured from the page's top-left corner, width and height its size, all as fractions of the page's width or height (0 to 1).
+//
+// Example: {"height":0.03,"page":1,"width":0.28,"x":0.62,"y":0.81}
 type CitationRegion struct {
 	Height float32 `json:"height"`
 	Page   int     `json:"page"`
@@ -1156,6 +1176,8 @@ type CitationRegion struct {
 }
 
 // Consistency Consistency information returned by create, patch and cancel.
+//
+// Example: {"authz":"applied"}
 type Consistency struct {
 	// Authz `applied`: authorization for the submission has fully propagated. Open enum.
 	Authz ConsistencyAuthz `json:"authz"`
@@ -1164,9 +1186,11 @@ type Consistency struct {
 // ConsistencyAuthz `applied`: authorization for the submission has fully propagated. Open enum.
 type ConsistencyAuthz string
 
-// CreateCheckRequest defines model for CreateCheckRequest.
+// CreateCheckRequest Example: {"category":"income","product_types":["personal_real_estate_financing","personal_loan"],"prompt":"Does the employment contract show that the applicant's probation period has ended before today? Fulfilled when it has, open when it is not stated, critical when it is still running.","title":"Probation period ended"}
 type CreateCheckRequest struct {
 	// Category Category of a check. Open enum in responses (new values appear; tolerate unknown ones); validated in requests.
+	//
+	// Example: income
 	Category *CheckCategory `json:"category,omitempty"`
 
 	// Description At most 2000 characters; default empty.
@@ -1182,9 +1206,11 @@ type CreateCheckRequest struct {
 	Title string `json:"title"`
 }
 
-// CreateDataFieldRequest defines model for CreateDataFieldRequest.
+// CreateDataFieldRequest Example: {"category":"financing","display_name":"Monthly rent paid","prompt":"The monthly rent the applicant pays today, as stated in the self-disclosure or seen as a standing order on the bank statement.","value_format":"currency"}
 type CreateDataFieldRequest struct {
 	// Category Category of a data field. Open enum in responses (new values appear; tolerate unknown ones); validated in requests.
+	//
+	// Example: income
 	Category *DataFieldCategory `json:"category,omitempty"`
 
 	// DisplayName At most 200 characters. The `key` is a slug of it.
@@ -1198,12 +1224,17 @@ type CreateDataFieldRequest struct {
 	// - `currency`: object `{"amount": "3250.00", "currency": "EUR"}` (amount a decimal string)
 	// - `years`, `percent`, `square_meters`: a JSON number (`80.5` means 80.5 %)
 	// - `date`: a string `YYYY-MM-DD`
+	//
+	//
+	// Example: currency
 	ValueFormat *ValueFormat `json:"value_format,omitempty"`
 }
 
-// CreateDocumentTypeRequest defines model for CreateDocumentTypeRequest.
+// CreateDocumentTypeRequest Example: {"category":"income","display_name":"Parental allowance notice"}
 type CreateDocumentTypeRequest struct {
 	// Category Category of a document type. Open enum in responses (new values appear; tolerate unknown ones); validated in requests.
+	//
+	// Example: income
 	Category *DocumentTypeCategory `json:"category,omitempty"`
 
 	// Description At most 2000 characters; default empty.
@@ -1214,6 +1245,8 @@ type CreateDocumentTypeRequest struct {
 }
 
 // CreateSlotUploadRequest Multipart form, same as `CreateUploadRequest`. Parts other than `external_file_id` and `file` are ignored. Accepted file types: `application/pdf`, `image/jpeg`, `image/png`, `application/msword`, `application/vnd.openxmlformats-officedocument.wordprocessingml.document`; at most `DOCEVAL_MAX_UPLOAD_BYTES` (default 100 MiB).
+//
+// Example: {"external_file_id":"doc-88231","file":"(the file's bytes)"}
 type CreateSlotUploadRequest struct {
 	// ExternalFileId Partner-chosen id, 1 to 255 characters; idempotency key within the submission.
 	ExternalFileId string `json:"external_file_id"`
@@ -1222,7 +1255,7 @@ type CreateSlotUploadRequest struct {
 	File openapi_types.File `json:"file"`
 }
 
-// CreateSubmissionRequest defines model for CreateSubmissionRequest.
+// CreateSubmissionRequest Example: {"external_submission_id":"loan-2026-004711","extra_document_requirements":[{"document_type_id":"parental_allowance_notice","required":false}],"language":"de","metadata":{"advisor_ref":"AB-1187","branch":"Hamburg-Altona","loan_amount_requested":320000},"template_id":"8f14e45f-ceea-4672-9f4d-6a1d2c3b4e5f"}
 type CreateSubmissionRequest struct {
 	// ExternalSubmissionId Partner-chosen id, 1 to 255 characters; POST is idempotent on it per API client.
 	ExternalSubmissionId string `json:"external_submission_id"`
@@ -1231,16 +1264,20 @@ type CreateSubmissionRequest struct {
 	ExtraDocumentRequirements *[]DocumentRequirementInput `json:"extra_document_requirements,omitempty"`
 
 	// Language Language of reasoning summaries and the OCR hint. Documents may be German or English either way.
+	//
+	// Example: de
 	Language *SubmissionLanguage `json:"language,omitempty"`
 
 	// Metadata Partner-owned JSON object, at most 16 KiB serialized (else 422 `invalid_field` with `param` `metadata`). Replaced as a whole on PATCH, never merged.
+	//
+	// Example: {"advisor_ref":"AB-1187","branch":"Hamburg-Altona","loan_amount_requested":320000}
 	Metadata *Metadata `json:"metadata,omitempty"`
 
 	// TemplateId Builtin key, or custom UUID or key, of a non-archived template. Optional: default the client's custom default template, else the builtin `personal_real_estate_financing`.
 	TemplateId *string `json:"template_id,omitempty"`
 }
 
-// CreateTemplateRequest defines model for CreateTemplateRequest.
+// CreateTemplateRequest Example: {"check_items":[{"check_id":"salary_statements_complete"},{"check_id":"loan_to_value_within_limit"}],"data_field_items":[{"confidence_threshold":0.8,"data_field_id":"net_monthly_income","required":true}],"display_name":"Real estate financing (salaried)","document_requirements":[{"document_type_id":"id_card"},{"allow_multiple_files":true,"document_type_id":"salary_statement","label":"Salary statements (last 3 months)","required":true}]}
 type CreateTemplateRequest struct {
 	// CheckItems Checks, in display order (at most 200).
 	CheckItems *[]CheckItemInput `json:"check_items,omitempty"`
@@ -1256,6 +1293,8 @@ type CreateTemplateRequest struct {
 }
 
 // CreateUploadRequest Multipart form. Parts other than `external_file_id` and `file` are ignored. Accepted file types: `application/pdf`, `image/jpeg`, `image/png`, `application/msword`, `application/vnd.openxmlformats-officedocument.wordprocessingml.document`; at most `DOCEVAL_MAX_UPLOAD_BYTES` (default 100 MiB).
+//
+// Example: {"external_file_id":"doc-88231","file":"(the file's bytes)"}
 type CreateUploadRequest struct {
 	// ExternalFileId Partner-chosen id, 1 to 255 characters; idempotency key within the submission.
 	ExternalFileId string `json:"external_file_id"`
@@ -1264,7 +1303,7 @@ type CreateUploadRequest struct {
 	File openapi_types.File `json:"file"`
 }
 
-// CreateWebhookEndpointRequest defines model for CreateWebhookEndpointRequest.
+// CreateWebhookEndpointRequest Example: {"description":"Loan origination system (production)","events":["file.ready","file.failed","evaluation.completed","evaluation.failed"],"url":"https://hooks.partner-bank.example/doceval"}
 type CreateWebhookEndpointRequest struct {
 	// Description At most 2000 characters; default empty.
 	Description *string `json:"description,omitempty"`
@@ -1277,11 +1316,15 @@ type CreateWebhookEndpointRequest struct {
 }
 
 // DataField A builtin or custom data field.
+//
+// Example: {"archived":false,"builtin":false,"category":"financing","created_at":"2026-02-11T10:25:00Z","display_name":"Monthly rent paid","id":"d4e8f1a2-7c5b-4a9e-b3d1-0e6f2a8c4b97","key":"monthly_rent_paid","prompt":"The monthly rent the applicant pays today, as stated in the self-disclosure or seen as a standing order on the bank statement.","updated_at":"2026-02-11T10:25:00Z","value_format":"currency"}
 type DataField struct {
 	Archived bool `json:"archived"`
 	Builtin  bool `json:"builtin"`
 
 	// Category Category of a data field. Open enum in responses (new values appear; tolerate unknown ones); validated in requests.
+	//
+	// Example: income
 	Category    DataFieldCategory `json:"category"`
 	CreatedAt   time.Time         `json:"created_at"`
 	DisplayName string            `json:"display_name"`
@@ -1290,6 +1333,8 @@ type DataField struct {
 	Id string `json:"id"`
 
 	// Key Stable key of a catalog entry or template. Builtin entries: the builtin key (equal to the id). Custom entries: a slug of the display name or title at creation (`a-z0-9_`, German umlauts transliterated), made unique within the client and against builtin keys by a numeric suffix (`id_card_2`); it never changes. Anywhere an id is expected, a custom entry's key works too.
+	//
+	// Example: real_estate_salaried
 	Key CatalogKey `json:"key"`
 
 	// Prompt Extraction instruction. Custom data fields only; never present on builtin ones.
@@ -1301,13 +1346,18 @@ type DataField struct {
 	// - `currency`: object `{"amount": "3250.00", "currency": "EUR"}` (amount a decimal string)
 	// - `years`, `percent`, `square_meters`: a JSON number (`80.5` means 80.5 %)
 	// - `date`: a string `YYYY-MM-DD`
+	//
+	//
+	// Example: currency
 	ValueFormat *ValueFormat `json:"value_format,omitempty"`
 }
 
 // DataFieldCategory Category of a data field. Open enum in responses (new values appear; tolerate unknown ones); validated in requests.
+//
+// Example: income
 type DataFieldCategory string
 
-// DataFieldItem defines model for DataFieldItem.
+// DataFieldItem Example: {"confidence_threshold":0.8,"data_field_id":"net_monthly_income","display_name":"Net monthly income","key":"net_monthly_income","required":true}
 type DataFieldItem struct {
 	// ConfidenceThreshold Values extracted with a lower confidence get status `low_confidence`.
 	ConfidenceThreshold float64 `json:"confidence_threshold"`
@@ -1319,7 +1369,7 @@ type DataFieldItem struct {
 	Required    bool   `json:"required"`
 }
 
-// DataFieldItemInput defines model for DataFieldItemInput.
+// DataFieldItemInput Example: {"confidence_threshold":0.8,"data_field_id":"net_monthly_income","required":true}
 type DataFieldItemInput struct {
 	// ConfidenceThreshold Values extracted with a lower confidence get status `low_confidence`.
 	ConfidenceThreshold *float64 `json:"confidence_threshold,omitempty"`
@@ -1329,7 +1379,7 @@ type DataFieldItemInput struct {
 	Required    *bool  `json:"required,omitempty"`
 }
 
-// DataFieldList defines model for DataFieldList.
+// DataFieldList Example: {"data":[{"archived":false,"builtin":false,"category":"financing","created_at":"2026-02-11T10:25:00Z","display_name":"Monthly rent paid","id":"d4e8f1a2-7c5b-4a9e-b3d1-0e6f2a8c4b97","key":"monthly_rent_paid","prompt":"The monthly rent the applicant pays today, as stated in the self-disclosure or seen as a standing order on the bank statement.","updated_at":"2026-02-11T10:25:00Z","value_format":"currency"}],"next_cursor":null}
 type DataFieldList struct {
 	Data []DataField `json:"data"`
 
@@ -1338,6 +1388,8 @@ type DataFieldList struct {
 }
 
 // Delivery The delivery of one event to one webhook endpoint.
+//
+// Example: {"attempt_count":1,"attempts":[{"attempt_number":1,"attempted_at":"2026-03-02T09:16:43Z","outcome":"succeeded","response_status":204,"response_time_ms":87}],"delivery_status":"succeeded","endpoint_id":"1e5a9c3f-7b0d-4d2e-8f6a-4c8e2b0d6f93","endpoint_url":"https://hooks.partner-bank.example/doceval","last_attempted_at":"2026-03-02T09:16:43Z"}
 type Delivery struct {
 	AttemptCount int `json:"attempt_count"`
 
@@ -1348,6 +1400,9 @@ type Delivery struct {
 	// `pending` (due or in flight) -> `succeeded`, or `failed_retryable` (a retry is
 	// scheduled) -> ... -> `abandoned` after the last retry (1m, 5m, 30m, 2h, 12h, 24h).
 	// `failed_permanent`: the endpoint was deleted. Redelivery requeues a delivery.
+	//
+	//
+	// Example: succeeded
 	DeliveryStatus DeliveryStatus     `json:"delivery_status"`
 	EndpointId     openapi_types.UUID `json:"endpoint_id"`
 	EndpointUrl    string             `json:"endpoint_url"`
@@ -1359,12 +1414,14 @@ type Delivery struct {
 	NextRetryAt *time.Time `json:"next_retry_at,omitempty"`
 }
 
-// DeliveryAttempt defines model for DeliveryAttempt.
+// DeliveryAttempt Example: {"attempt_number":1,"attempted_at":"2026-03-02T09:16:43Z","outcome":"succeeded","response_status":204,"response_time_ms":87}
 type DeliveryAttempt struct {
 	AttemptNumber int       `json:"attempt_number"`
 	AttemptedAt   time.Time `json:"attempted_at"`
 
 	// Outcome Outcome of one delivery attempt: `pending` (in flight), `succeeded` (2xx within 30 seconds), `http_error` (non-2xx), `timeout`, `network_error`, `blocked` (target refused by SSRF rules). Open enum.
+	//
+	// Example: succeeded
 	Outcome DeliveryAttemptOutcome `json:"outcome"`
 
 	// ResponseStatus HTTP status the endpoint answered, when it answered.
@@ -1376,15 +1433,21 @@ type DeliveryAttempt struct {
 }
 
 // DeliveryAttemptOutcome Outcome of one delivery attempt: `pending` (in flight), `succeeded` (2xx within 30 seconds), `http_error` (non-2xx), `timeout`, `network_error`, `blocked` (target refused by SSRF rules). Open enum.
+//
+// Example: succeeded
 type DeliveryAttemptOutcome string
 
 // DeliveryStatus Status of a webhook delivery. Open enum: tolerate unknown values.
 // `pending` (due or in flight) -> `succeeded`, or `failed_retryable` (a retry is
 // scheduled) -> ... -> `abandoned` after the last retry (1m, 5m, 30m, 2h, 12h, 24h).
 // `failed_permanent`: the endpoint was deleted. Redelivery requeues a delivery.
+//
+// Example: succeeded
 type DeliveryStatus string
 
 // DocumentRequirement A document the template asks for; each becomes a document slot of a new submission.
+//
+// Example: {"allow_multiple_files":true,"description":"The applicant's three most recent monthly salary statements.","document_type_id":"salary_statement","key":"salary_statement","label":"Salary statements (last 3 months)","required":true}
 type DocumentRequirement struct {
 	// AllowMultipleFiles When false, the slot holds at most one upload.
 	AllowMultipleFiles bool `json:"allow_multiple_files"`
@@ -1404,6 +1467,8 @@ type DocumentRequirement struct {
 }
 
 // DocumentRequirementInput A document requirement in a template write or in `extra_document_requirements`.
+//
+// Example: {"allow_multiple_files":true,"document_type_id":"salary_statement","label":"Salary statements (last 3 months)","required":true}
 type DocumentRequirementInput struct {
 	AllowMultipleFiles *bool `json:"allow_multiple_files,omitempty"`
 
@@ -1418,7 +1483,7 @@ type DocumentRequirementInput struct {
 	Required *bool   `json:"required,omitempty"`
 }
 
-// DocumentSlot defines model for DocumentSlot.
+// DocumentSlot Example: {"id":"6b0d2f8c-4e3a-4c9b-8d7f-1a2b3c4d5e6f","key":"salary_statement","label":"Salary statements (last 3 months)","required":true,"review":null,"status":"received","uploads":[{"content_type":"application/pdf","created_at":"2026-03-02T09:16:42Z","document_slot_id":"6b0d2f8c-4e3a-4c9b-8d7f-1a2b3c4d5e6f","external_file_id":"doc-88231","failure":null,"file_id":"a1c5e9f3-7b2d-4f6a-8e0c-4d2b6f8a1c37","filename":"gehaltsabrechnung-2026-02.pdf","id":"9d3e7a1b-5c2f-4e8d-a6b0-3f1c9e2d7a54","upload_status":"ready"}]}
 type DocumentSlot struct {
 	Id       openapi_types.UUID `json:"id"`
 	Key      string             `json:"key"`
@@ -1431,6 +1496,9 @@ type DocumentSlot struct {
 	// finished processing) replaces it with the computed status and clears `review`;
 	// an advisor may also clear it. Every change emits `document_slot.updated`. Who
 	// decided is never shown.
+	//
+	//
+	// Example: {"decided_at":"2026-03-02T10:02:00Z","decision":"needs_review","reason":"The February statement is cut off at the bottom."}
 	Review *SlotReview `json:"review,omitempty"`
 
 	// Status Status of a document slot. Open enum: tolerate unknown values.
@@ -1439,6 +1507,9 @@ type DocumentSlot struct {
 	// - `received`: at least one ready.
 	// - `accepted`, `rejected`, `needs_review`: review statuses set by an advisor; any
 	//   upload change on the slot replaces a review status with the computed one.
+	//
+	//
+	// Example: received
 	Status  DocumentSlotStatus `json:"status"`
 	Uploads []Upload           `json:"uploads"`
 }
@@ -1449,6 +1520,8 @@ type DocumentSlot struct {
 //   - `received`: at least one ready.
 //   - `accepted`, `rejected`, `needs_review`: review statuses set by an advisor; any
 //     upload change on the slot replaces a review status with the computed one.
+//
+// Example: received
 type DocumentSlotStatus string
 
 // DocumentSlotUpdatedEvent A slot's status changed, through an upload change or an advisor decision (`accepted`, `rejected`, `needs_review`) that no partner call triggered.
@@ -1460,6 +1533,8 @@ type DocumentSlotUpdatedEvent struct {
 	Data DocumentSlotUpdatedEventData `json:"data"`
 
 	// Id `evt_` followed by a lowercase UUID; stable across retries and redeliveries.
+	//
+	// Example: evt_2c6e0a4b-8d1f-4e3a-9b5c-7d0f2a6e4c81
 	Id   EventId                      `json:"id"`
 	Type DocumentSlotUpdatedEventType `json:"type"`
 }
@@ -1469,6 +1544,7 @@ type DocumentSlotUpdatedEventType string
 
 // DocumentSlotUpdatedEventData `data` of `document_slot.updated`: emitted on every slot status change.
 type DocumentSlotUpdatedEventData struct {
+	// DocumentSlot Example: {"id":"6b0d2f8c-4e3a-4c9b-8d7f-1a2b3c4d5e6f","key":"salary_statement","label":"Salary statements (last 3 months)","required":true,"review":null,"status":"received","uploads":[{"content_type":"application/pdf","created_at":"2026-03-02T09:16:42Z","document_slot_id":"6b0d2f8c-4e3a-4c9b-8d7f-1a2b3c4d5e6f","external_file_id":"doc-88231","failure":null,"file_id":"a1c5e9f3-7b2d-4f6a-8e0c-4d2b6f8a1c37","filename":"gehaltsabrechnung-2026-02.pdf","id":"9d3e7a1b-5c2f-4e8d-a6b0-3f1c9e2d7a54","upload_status":"ready"}]}
 	DocumentSlot         DocumentSlot `json:"document_slot"`
 	ExternalSubmissionId string       `json:"external_submission_id"`
 
@@ -1478,16 +1554,23 @@ type DocumentSlotUpdatedEventData struct {
 	// - `received`: at least one ready.
 	// - `accepted`, `rejected`, `needs_review`: review statuses set by an advisor; any
 	//   upload change on the slot replaces a review status with the computed one.
+	//
+	//
+	// Example: received
 	PreviousStatus DocumentSlotStatus `json:"previous_status"`
 	SubmissionId   openapi_types.UUID `json:"submission_id"`
 }
 
 // DocumentType A builtin or custom document type.
+//
+// Example: {"archived":false,"builtin":false,"category":"income","created_at":"2026-02-11T10:30:00Z","description":"A notice of parental allowance (Elterngeldbescheid) from the family benefits office.","display_name":"Parental allowance notice","id":"e7b1c3d5-9a2f-4c6e-8d0b-1f3a5c7e9b20","key":"parental_allowance_notice","updated_at":"2026-02-11T10:30:00Z"}
 type DocumentType struct {
 	Archived bool `json:"archived"`
 	Builtin  bool `json:"builtin"`
 
 	// Category Category of a document type. Open enum in responses (new values appear; tolerate unknown ones); validated in requests.
+	//
+	// Example: income
 	Category    DocumentTypeCategory `json:"category"`
 	CreatedAt   time.Time            `json:"created_at"`
 	Description string               `json:"description"`
@@ -1497,14 +1580,18 @@ type DocumentType struct {
 	Id string `json:"id"`
 
 	// Key Stable key of a catalog entry or template. Builtin entries: the builtin key (equal to the id). Custom entries: a slug of the display name or title at creation (`a-z0-9_`, German umlauts transliterated), made unique within the client and against builtin keys by a numeric suffix (`id_card_2`); it never changes. Anywhere an id is expected, a custom entry's key works too.
+	//
+	// Example: real_estate_salaried
 	Key       CatalogKey `json:"key"`
 	UpdatedAt time.Time  `json:"updated_at"`
 }
 
 // DocumentTypeCategory Category of a document type. Open enum in responses (new values appear; tolerate unknown ones); validated in requests.
+//
+// Example: income
 type DocumentTypeCategory string
 
-// DocumentTypeList defines model for DocumentTypeList.
+// DocumentTypeList Example: {"data":[{"archived":false,"builtin":false,"category":"income","created_at":"2026-02-11T10:30:00Z","description":"A notice of parental allowance (Elterngeldbescheid) from the family benefits office.","display_name":"Parental allowance notice","id":"e7b1c3d5-9a2f-4c6e-8d0b-1f3a5c7e9b20","key":"parental_allowance_notice","updated_at":"2026-02-11T10:30:00Z"}],"next_cursor":null}
 type DocumentTypeList struct {
 	Data []DocumentType `json:"data"`
 
@@ -1512,7 +1599,7 @@ type DocumentTypeList struct {
 	NextCursor *string `json:"next_cursor"`
 }
 
-// DuplicateTemplateRequest defines model for DuplicateTemplateRequest.
+// DuplicateTemplateRequest Example: {"display_name":"Real estate financing (salaried)"}
 type DuplicateTemplateRequest struct {
 	// DisplayName Name of the copy (at most 200 characters); default the source's display name.
 	DisplayName *string `json:"display_name,omitempty"`
@@ -1546,9 +1633,11 @@ type DuplicateTemplateRequest struct {
 // | not_implemented | 501 | no | endpoint not available yet |
 // | authz_not_applied_yet | 503 | yes, same key | authorization propagating; honour `retry-after` |
 // | service_unavailable | 503 | yes, same key | the service cannot reach its database for a moment (an outage or failover); honour `retry-after`, retry with the same `Idempotency-Key` or external id |
+//
+// Example: invalid_field
 type ErrorCode string
 
-// ErrorDetail defines model for ErrorDetail.
+// ErrorDetail Example: {"code":"invalid_field","message":"external_submission_id must be 1 to 255 characters","param":"external_submission_id","request_id":"req_0195a1b2c3d47e8f9a0b1c2d3e4f5a6b"}
 type ErrorDetail struct {
 	// Code Stable machine-readable error code; clients branch on it. Open enum: new codes may be
 	// added at any time. Handle an unknown code by its HTTP status class (an unknown 4xx is
@@ -1578,6 +1667,9 @@ type ErrorDetail struct {
 	// | not_implemented | 501 | no | endpoint not available yet |
 	// | authz_not_applied_yet | 503 | yes, same key | authorization propagating; honour `retry-after` |
 	// | service_unavailable | 503 | yes, same key | the service cannot reach its database for a moment (an outage or failover); honour `retry-after`, retry with the same `Idempotency-Key` or external id |
+	//
+	//
+	// Example: invalid_field
 	Code ErrorCode `json:"code"`
 
 	// Message Human-readable explanation; unstable, never branch on it.
@@ -1591,16 +1683,21 @@ type ErrorDetail struct {
 }
 
 // ErrorResponse Body of every non-2xx response.
+//
+// Example: {"error":{"code":"invalid_field","message":"external_submission_id must be 1 to 255 characters","param":"external_submission_id","request_id":"req_0195a1b2c3d47e8f9a0b1c2d3e4f5a6b"}}
 type ErrorResponse struct {
+	// Error Example: {"code":"invalid_field","message":"external_submission_id must be 1 to 255 characters","param":"external_submission_id","request_id":"req_0195a1b2c3d47e8f9a0b1c2d3e4f5a6b"}
 	Error ErrorDetail `json:"error"`
 }
 
-// Evaluation defines model for Evaluation.
+// Evaluation Example: {"external_submission_id":"loan-2026-004711","finished_at":"2026-03-02T09:21:37Z","id":"f0a4c8e2-6d1b-4f5a-9c3e-7b2d0f6a8c15","input_file_ids":["a1c5e9f3-7b2d-4f6a-8e0c-4d2b6f8a1c37"],"kind":"basic","progress_percent":100,"result":{"checks":[{"check_id":"salary_statements_complete","citations":[{"excerpt":"Auszahlungsbetrag 3.412,57 EUR","external_file_id":"doc-88231","pages":[1],"regions":[{"height":0.03,"page":1,"width":0.28,"x":0.62,"y":0.81}],"upload_id":"9d3e7a1b-5c2f-4e8d-a6b0-3f1c9e2d7a54"}],"confidence":0.9,"key":"salary_statements_complete","reasoning_summary":"Only the February 2026 statement was provided; three consecutive months are required.","status":"open","title":"Salary statements complete"}],"documents":[{"document_slot_id":"6b0d2f8c-4e3a-4c9b-8d7f-1a2b3c4d5e6f","document_types":["salary_statement"],"external_file_id":"doc-88231","file_id":"a1c5e9f3-7b2d-4f6a-8e0c-4d2b6f8a1c37","readability":{"status":"passed"},"upload_id":"9d3e7a1b-5c2f-4e8d-a6b0-3f1c9e2d7a54"}],"fields":[{"citations":[{"excerpt":"Auszahlungsbetrag 3.412,57 EUR","external_file_id":"doc-88231","pages":[1],"regions":[{"height":0.03,"page":1,"width":0.28,"x":0.62,"y":0.81}],"upload_id":"9d3e7a1b-5c2f-4e8d-a6b0-3f1c9e2d7a54"}],"confidence":0.93,"data_field_id":"net_monthly_income","key":"net_monthly_income","label":"Net monthly income","source":"rules","status":"succeeded","value":{"amount":"3412.57","currency":"EUR"}}],"summary":{"outcome":"action_required","recommendation":"request_documents","risk_band":"medium"}},"stage_label":"Completed","started_at":"2026-03-02T09:21:05Z","status":"completed","submission_id":"0b8e5f52-6a3c-4d1e-8f7a-2c9d4e6b1a03"}
 type Evaluation struct {
 	// ExternalSubmissionId Present on standalone evaluation responses and in events.
 	ExternalSubmissionId *string `json:"external_submission_id,omitempty"`
 
 	// Failure Why an evaluation failed.
+	//
+	// Example: {"code":"evaluation_timeout","message":"The evaluation took longer than its budget of 10 minutes."}
 	Failure *Failure `json:"failure,omitempty"`
 
 	// FinishedAt Present once completed, failed or canceled.
@@ -1611,10 +1708,14 @@ type Evaluation struct {
 	InputFileIds []openapi_types.UUID `json:"input_file_ids"`
 
 	// Kind Kind of evaluation; `basic` is the only kind today. Open enum.
+	//
+	// Example: basic
 	Kind            EvaluationKind `json:"kind"`
 	ProgressPercent int            `json:"progress_percent"`
 
 	// Result Full result, present once the evaluation completed.
+	//
+	// Example: {"checks":[{"check_id":"salary_statements_complete","citations":[{"excerpt":"Auszahlungsbetrag 3.412,57 EUR","external_file_id":"doc-88231","pages":[1],"regions":[{"height":0.03,"page":1,"width":0.28,"x":0.62,"y":0.81}],"upload_id":"9d3e7a1b-5c2f-4e8d-a6b0-3f1c9e2d7a54"}],"confidence":0.9,"key":"salary_statements_complete","reasoning_summary":"Only the February 2026 statement was provided; three consecutive months are required.","status":"open","title":"Salary statements complete"}],"documents":[{"document_slot_id":"6b0d2f8c-4e3a-4c9b-8d7f-1a2b3c4d5e6f","document_types":["salary_statement"],"external_file_id":"doc-88231","file_id":"a1c5e9f3-7b2d-4f6a-8e0c-4d2b6f8a1c37","readability":{"status":"passed"},"upload_id":"9d3e7a1b-5c2f-4e8d-a6b0-3f1c9e2d7a54"}],"fields":[{"citations":[{"excerpt":"Auszahlungsbetrag 3.412,57 EUR","external_file_id":"doc-88231","pages":[1],"regions":[{"height":0.03,"page":1,"width":0.28,"x":0.62,"y":0.81}],"upload_id":"9d3e7a1b-5c2f-4e8d-a6b0-3f1c9e2d7a54"}],"confidence":0.93,"data_field_id":"net_monthly_income","key":"net_monthly_income","label":"Net monthly income","source":"rules","status":"succeeded","value":{"amount":"3412.57","currency":"EUR"}}],"summary":{"outcome":"action_required","recommendation":"request_documents","risk_band":"medium"}}
 	Result *EvaluationResult `json:"result,omitempty"`
 
 	// StageLabel Human-readable name of the current stage.
@@ -1628,6 +1729,9 @@ type Evaluation struct {
 	// `result` filled) or `failed` (`evaluation.failed`, `failure` filled); `queued` or
 	// `running` -> `canceled` (`evaluation.canceled`) when the submission is canceled or
 	// deleted.
+	//
+	//
+	// Example: completed
 	Status EvaluationStatus `json:"status"`
 
 	// SubmissionId Present on standalone evaluation responses and in events.
@@ -1643,6 +1747,8 @@ type EvaluationCanceledEvent struct {
 	Data EvaluationEventData `json:"data"`
 
 	// Id `evt_` followed by a lowercase UUID; stable across retries and redeliveries.
+	//
+	// Example: evt_2c6e0a4b-8d1f-4e3a-9b5c-7d0f2a6e4c81
 	Id   EventId                     `json:"id"`
 	Type EvaluationCanceledEventType `json:"type"`
 }
@@ -1659,6 +1765,8 @@ type EvaluationCompletedEvent struct {
 	Data EvaluationEventData `json:"data"`
 
 	// Id `evt_` followed by a lowercase UUID; stable across retries and redeliveries.
+	//
+	// Example: evt_2c6e0a4b-8d1f-4e3a-9b5c-7d0f2a6e4c81
 	Id   EventId                      `json:"id"`
 	Type EvaluationCompletedEventType `json:"type"`
 }
@@ -1668,6 +1776,7 @@ type EvaluationCompletedEventType string
 
 // EvaluationEventData `data` of the `evaluation.*` events. The evaluation carries `submission_id` and `external_submission_id`; on `evaluation.completed` its `result` (with the summary) is filled, on `evaluation.failed` its `failure`.
 type EvaluationEventData struct {
+	// Evaluation Example: {"external_submission_id":"loan-2026-004711","finished_at":"2026-03-02T09:21:37Z","id":"f0a4c8e2-6d1b-4f5a-9c3e-7b2d0f6a8c15","input_file_ids":["a1c5e9f3-7b2d-4f6a-8e0c-4d2b6f8a1c37"],"kind":"basic","progress_percent":100,"result":{"checks":[{"check_id":"salary_statements_complete","citations":[{"excerpt":"Auszahlungsbetrag 3.412,57 EUR","external_file_id":"doc-88231","pages":[1],"regions":[{"height":0.03,"page":1,"width":0.28,"x":0.62,"y":0.81}],"upload_id":"9d3e7a1b-5c2f-4e8d-a6b0-3f1c9e2d7a54"}],"confidence":0.9,"key":"salary_statements_complete","reasoning_summary":"Only the February 2026 statement was provided; three consecutive months are required.","status":"open","title":"Salary statements complete"}],"documents":[{"document_slot_id":"6b0d2f8c-4e3a-4c9b-8d7f-1a2b3c4d5e6f","document_types":["salary_statement"],"external_file_id":"doc-88231","file_id":"a1c5e9f3-7b2d-4f6a-8e0c-4d2b6f8a1c37","readability":{"status":"passed"},"upload_id":"9d3e7a1b-5c2f-4e8d-a6b0-3f1c9e2d7a54"}],"fields":[{"citations":[{"excerpt":"Auszahlungsbetrag 3.412,57 EUR","external_file_id":"doc-88231","pages":[1],"regions":[{"height":0.03,"page":1,"width":0.28,"x":0.62,"y":0.81}],"upload_id":"9d3e7a1b-5c2f-4e8d-a6b0-3f1c9e2d7a54"}],"confidence":0.93,"data_field_id":"net_monthly_income","key":"net_monthly_income","label":"Net monthly income","source":"rules","status":"succeeded","value":{"amount":"3412.57","currency":"EUR"}}],"summary":{"outcome":"action_required","recommendation":"request_documents","risk_band":"medium"}},"stage_label":"Completed","started_at":"2026-03-02T09:21:05Z","status":"completed","submission_id":"0b8e5f52-6a3c-4d1e-8f7a-2c9d4e6b1a03"}
 	Evaluation Evaluation `json:"evaluation"`
 }
 
@@ -1680,6 +1789,8 @@ type EvaluationFailedEvent struct {
 	Data EvaluationEventData `json:"data"`
 
 	// Id `evt_` followed by a lowercase UUID; stable across retries and redeliveries.
+	//
+	// Example: evt_2c6e0a4b-8d1f-4e3a-9b5c-7d0f2a6e4c81
 	Id   EventId                   `json:"id"`
 	Type EvaluationFailedEventType `json:"type"`
 }
@@ -1688,6 +1799,8 @@ type EvaluationFailedEvent struct {
 type EvaluationFailedEventType string
 
 // EvaluationKind Kind of evaluation; `basic` is the only kind today. Open enum.
+//
+// Example: basic
 type EvaluationKind string
 
 // EvaluationProgressEvent An evaluation advanced. Throttled: not every internal step emits one, and it may arrive after `evaluation.completed`.
@@ -1699,6 +1812,8 @@ type EvaluationProgressEvent struct {
 	Data EvaluationEventData `json:"data"`
 
 	// Id `evt_` followed by a lowercase UUID; stable across retries and redeliveries.
+	//
+	// Example: evt_2c6e0a4b-8d1f-4e3a-9b5c-7d0f2a6e4c81
 	Id   EventId                     `json:"id"`
 	Type EvaluationProgressEventType `json:"type"`
 }
@@ -1707,6 +1822,8 @@ type EvaluationProgressEvent struct {
 type EvaluationProgressEventType string
 
 // EvaluationResult Full result, present once the evaluation completed.
+//
+// Example: {"checks":[{"check_id":"salary_statements_complete","citations":[{"excerpt":"Auszahlungsbetrag 3.412,57 EUR","external_file_id":"doc-88231","pages":[1],"regions":[{"height":0.03,"page":1,"width":0.28,"x":0.62,"y":0.81}],"upload_id":"9d3e7a1b-5c2f-4e8d-a6b0-3f1c9e2d7a54"}],"confidence":0.9,"key":"salary_statements_complete","reasoning_summary":"Only the February 2026 statement was provided; three consecutive months are required.","status":"open","title":"Salary statements complete"}],"documents":[{"document_slot_id":"6b0d2f8c-4e3a-4c9b-8d7f-1a2b3c4d5e6f","document_types":["salary_statement"],"external_file_id":"doc-88231","file_id":"a1c5e9f3-7b2d-4f6a-8e0c-4d2b6f8a1c37","readability":{"status":"passed"},"upload_id":"9d3e7a1b-5c2f-4e8d-a6b0-3f1c9e2d7a54"}],"fields":[{"citations":[{"excerpt":"Auszahlungsbetrag 3.412,57 EUR","external_file_id":"doc-88231","pages":[1],"regions":[{"height":0.03,"page":1,"width":0.28,"x":0.62,"y":0.81}],"upload_id":"9d3e7a1b-5c2f-4e8d-a6b0-3f1c9e2d7a54"}],"confidence":0.93,"data_field_id":"net_monthly_income","key":"net_monthly_income","label":"Net monthly income","source":"rules","status":"succeeded","value":{"amount":"3412.57","currency":"EUR"}}],"summary":{"outcome":"action_required","recommendation":"request_documents","risk_band":"medium"}}
 type EvaluationResult struct {
 	Checks    []ResultCheck    `json:"checks"`
 	Documents []ResultDocument `json:"documents"`
@@ -1723,6 +1840,9 @@ type EvaluationResult struct {
 	//   was not found); `unknown` (uncertain).
 	// - `risk_band`: `low` (passed), `medium` (action required), `high` (critical
 	//   findings), `unknown` (uncertain).
+	//
+	//
+	// Example: {"outcome":"action_required","recommendation":"request_documents","risk_band":"medium"}
 	Summary Summary `json:"summary"`
 }
 
@@ -1735,6 +1855,8 @@ type EvaluationStartedEvent struct {
 	Data EvaluationEventData `json:"data"`
 
 	// Id `evt_` followed by a lowercase UUID; stable across retries and redeliveries.
+	//
+	// Example: evt_2c6e0a4b-8d1f-4e3a-9b5c-7d0f2a6e4c81
 	Id   EventId                    `json:"id"`
 	Type EvaluationStartedEventType `json:"type"`
 }
@@ -1747,6 +1869,8 @@ type EvaluationStartedEventType string
 // `result` filled) or `failed` (`evaluation.failed`, `failure` filled); `queued` or
 // `running` -> `canceled` (`evaluation.canceled`) when the submission is canceled or
 // deleted.
+//
+// Example: completed
 type EvaluationStatus string
 
 // Event Event envelope, identical as webhook body and as list/get item. The shape of `data` depends on `type`: `FileEventData` (file.*), `EvaluationEventData` (evaluation.*), `DocumentSlotUpdatedEventData` (document_slot.updated); see `WebhookEvent` for the typed variants.
@@ -1758,6 +1882,8 @@ type Event struct {
 	Data map[string]interface{} `json:"data"`
 
 	// Id `evt_` followed by a lowercase UUID; stable across retries and redeliveries.
+	//
+	// Example: evt_2c6e0a4b-8d1f-4e3a-9b5c-7d0f2a6e4c81
 	Id EventId `json:"id"`
 
 	// Type Event type. Open enum in responses: new types appear over time (endpoints with `events`
@@ -1769,6 +1895,9 @@ type Event struct {
 	//   (`DocumentSlotUpdatedEventData`).
 	// - `webhook_endpoint.test`: sent on request to one endpoint to check a receiver
 	//   (`WebhookEndpointTestEventData`); no endpoint subscribes to it.
+	//
+	//
+	// Example: file.ready
 	Type EventType `json:"type"`
 }
 
@@ -1782,6 +1911,8 @@ type EventDetail struct {
 	Deliveries []Delivery             `json:"deliveries"`
 
 	// Id `evt_` followed by a lowercase UUID; stable across retries and redeliveries.
+	//
+	// Example: evt_2c6e0a4b-8d1f-4e3a-9b5c-7d0f2a6e4c81
 	Id EventId `json:"id"`
 
 	// Type Event type. Open enum in responses: new types appear over time (endpoints with `events`
@@ -1793,10 +1924,13 @@ type EventDetail struct {
 	//   (`DocumentSlotUpdatedEventData`).
 	// - `webhook_endpoint.test`: sent on request to one endpoint to check a receiver
 	//   (`WebhookEndpointTestEventData`); no endpoint subscribes to it.
+	//
+	//
+	// Example: file.ready
 	Type EventType `json:"type"`
 }
 
-// EventFeed defines model for EventFeed.
+// EventFeed Example: {"data":[{"api_client_id":"3f6c2a1e-8b4d-4c7a-9e21-5d0b7f9a1c44","created_at":"2026-03-02T09:16:42Z","data":{"upload":{"content_type":"application/pdf","created_at":"2026-03-02T09:16:42Z","document_slot_id":"6b0d2f8c-4e3a-4c9b-8d7f-1a2b3c4d5e6f","external_file_id":"doc-88231","external_submission_id":"loan-2026-004711","failure":null,"file_id":"a1c5e9f3-7b2d-4f6a-8e0c-4d2b6f8a1c37","filename":"gehaltsabrechnung-2026-02.pdf","id":"9d3e7a1b-5c2f-4e8d-a6b0-3f1c9e2d7a54","submission_id":"0b8e5f52-6a3c-4d1e-8f7a-2c9d4e6b1a03","upload_status":"ready"}},"id":"evt_2c6e0a4b-8d1f-4e3a-9b5c-7d0f2a6e4c81","type":"file.ready"}],"next_cursor":"eyJ0eCI6ODgxMjQsInNlcSI6MTIsImF0IjoiMjAyNi0wMy0wMlQwOToyMTozN1oifQ"}
 type EventFeed struct {
 	Data []Event `json:"data"`
 
@@ -1805,9 +1939,11 @@ type EventFeed struct {
 }
 
 // EventId `evt_` followed by a lowercase UUID; stable across retries and redeliveries.
+//
+// Example: evt_2c6e0a4b-8d1f-4e3a-9b5c-7d0f2a6e4c81
 type EventId = string
 
-// EventList defines model for EventList.
+// EventList Example: {"data":[{"api_client_id":"3f6c2a1e-8b4d-4c7a-9e21-5d0b7f9a1c44","created_at":"2026-03-02T09:16:42Z","data":{"upload":{"content_type":"application/pdf","created_at":"2026-03-02T09:16:42Z","document_slot_id":"6b0d2f8c-4e3a-4c9b-8d7f-1a2b3c4d5e6f","external_file_id":"doc-88231","external_submission_id":"loan-2026-004711","failure":null,"file_id":"a1c5e9f3-7b2d-4f6a-8e0c-4d2b6f8a1c37","filename":"gehaltsabrechnung-2026-02.pdf","id":"9d3e7a1b-5c2f-4e8d-a6b0-3f1c9e2d7a54","submission_id":"0b8e5f52-6a3c-4d1e-8f7a-2c9d4e6b1a03","upload_status":"ready"}},"id":"evt_2c6e0a4b-8d1f-4e3a-9b5c-7d0f2a6e4c81","type":"file.ready"}],"next_cursor":null}
 type EventList struct {
 	Data []Event `json:"data"`
 
@@ -1824,9 +1960,13 @@ type EventList struct {
 //     (`DocumentSlotUpdatedEventData`).
 //   - `webhook_endpoint.test`: sent on request to one endpoint to check a receiver
 //     (`WebhookEndpointTestEventData`); no endpoint subscribes to it.
+//
+// Example: file.ready
 type EventType string
 
 // Failure Why an evaluation failed.
+//
+// Example: {"code":"evaluation_timeout","message":"The evaluation took longer than its budget of 10 minutes."}
 type Failure struct {
 	// Code Machine-readable reason. Open set; today: `processing_error` (the engine could
 	// not finish), `evaluation_timeout` (it ran longer than the operator's limit),
@@ -1838,6 +1978,7 @@ type Failure struct {
 
 // FileEventData `data` of `file.ready` and `file.failed` (with `upload.failure` set).
 type FileEventData struct {
+	// Upload Example: {"content_type":"application/pdf","created_at":"2026-03-02T09:16:42Z","document_slot_id":"6b0d2f8c-4e3a-4c9b-8d7f-1a2b3c4d5e6f","external_file_id":"doc-88231","external_submission_id":"loan-2026-004711","failure":null,"file_id":"a1c5e9f3-7b2d-4f6a-8e0c-4d2b6f8a1c37","filename":"gehaltsabrechnung-2026-02.pdf","id":"9d3e7a1b-5c2f-4e8d-a6b0-3f1c9e2d7a54","submission_id":"0b8e5f52-6a3c-4d1e-8f7a-2c9d4e6b1a03","upload_status":"ready"}
 	Upload Upload `json:"upload"`
 }
 
@@ -1850,6 +1991,8 @@ type FileFailedEvent struct {
 	Data FileEventData `json:"data"`
 
 	// Id `evt_` followed by a lowercase UUID; stable across retries and redeliveries.
+	//
+	// Example: evt_2c6e0a4b-8d1f-4e3a-9b5c-7d0f2a6e4c81
 	Id   EventId             `json:"id"`
 	Type FileFailedEventType `json:"type"`
 }
@@ -1866,6 +2009,8 @@ type FileReadyEvent struct {
 	Data FileEventData `json:"data"`
 
 	// Id `evt_` followed by a lowercase UUID; stable across retries and redeliveries.
+	//
+	// Example: evt_2c6e0a4b-8d1f-4e3a-9b5c-7d0f2a6e4c81
 	Id   EventId            `json:"id"`
 	Type FileReadyEventType `json:"type"`
 }
@@ -1874,27 +2019,35 @@ type FileReadyEvent struct {
 type FileReadyEventType string
 
 // Metadata Partner-owned JSON object, at most 16 KiB serialized (else 422 `invalid_field` with `param` `metadata`). Replaced as a whole on PATCH, never merged.
+//
+// Example: {"advisor_ref":"AB-1187","branch":"Hamburg-Altona","loan_amount_requested":320000}
 type Metadata map[string]interface{}
 
 // ProductType Credit product type. Open enum in responses (new values appear; tolerate unknown ones); validated in requests.
+//
+// Example: personal_real_estate_financing
 type ProductType string
 
-// Readability defines model for Readability.
+// Readability Example: {"status":"passed"}
 type Readability struct {
 	// Status Readability of a document. Open enum.
+	//
+	// Example: passed
 	Status ReadabilityStatus `json:"status"`
 }
 
 // ReadabilityStatus Readability of a document. Open enum.
+//
+// Example: passed
 type ReadabilityStatus string
 
-// RedeliverEventRequest defines model for RedeliverEventRequest.
+// RedeliverEventRequest Example: {"endpoint_id":"1e5a9c3f-7b0d-4d2e-8f6a-4c8e2b0d6f93"}
 type RedeliverEventRequest struct {
 	// EndpointId Requeue only this endpoint's delivery, whatever its state.
 	EndpointId *openapi_types.UUID `json:"endpoint_id,omitempty"`
 }
 
-// ReplaceTemplateCheckItemsRequest defines model for ReplaceTemplateCheckItemsRequest.
+// ReplaceTemplateCheckItemsRequest Example: {"expected_revision":3,"items":[{"check_id":"salary_statements_complete"},{"check_id":"name_consistency"}]}
 type ReplaceTemplateCheckItemsRequest struct {
 	// ExpectedRevision Must equal the current `revision`, else 409 `revision_mismatch`.
 	ExpectedRevision int `json:"expected_revision"`
@@ -1903,7 +2056,7 @@ type ReplaceTemplateCheckItemsRequest struct {
 	Items []CheckItemInput `json:"items"`
 }
 
-// ReplaceTemplateDataFieldItemsRequest defines model for ReplaceTemplateDataFieldItemsRequest.
+// ReplaceTemplateDataFieldItemsRequest Example: {"expected_revision":3,"items":[{"confidence_threshold":0.8,"data_field_id":"net_monthly_income","required":true},{"data_field_id":"employer_name"}]}
 type ReplaceTemplateDataFieldItemsRequest struct {
 	// ExpectedRevision Must equal the current `revision`, else 409 `revision_mismatch`.
 	ExpectedRevision int `json:"expected_revision"`
@@ -1912,7 +2065,7 @@ type ReplaceTemplateDataFieldItemsRequest struct {
 	Items []DataFieldItemInput `json:"items"`
 }
 
-// ReplaceTemplateDocumentRequirementsRequest defines model for ReplaceTemplateDocumentRequirementsRequest.
+// ReplaceTemplateDocumentRequirementsRequest Example: {"expected_revision":3,"items":[{"document_type_id":"id_card"},{"allow_multiple_files":true,"document_type_id":"salary_statement","label":"Salary statements (last 3 months)","required":true}]}
 type ReplaceTemplateDocumentRequirementsRequest struct {
 	// ExpectedRevision Must equal the current `revision`, else 409 `revision_mismatch`.
 	ExpectedRevision int `json:"expected_revision"`
@@ -1968,6 +2121,8 @@ type ReplaceTemplateDocumentRequirementsRequest struct {
 // Custom checks are answered by the configured language model, with every citation
 // verified against the page text; a verdict left without verifiable evidence is
 // `open`; without a configured model a custom check is `failed` with a reason.
+//
+// Example: {"check_id":"salary_statements_complete","citations":[{"excerpt":"Auszahlungsbetrag 3.412,57 EUR","external_file_id":"doc-88231","pages":[1],"regions":[{"height":0.03,"page":1,"width":0.28,"x":0.62,"y":0.81}],"upload_id":"9d3e7a1b-5c2f-4e8d-a6b0-3f1c9e2d7a54"}],"confidence":0.9,"key":"salary_statements_complete","reasoning_summary":"Only the February 2026 statement was provided; three consecutive months are required.","status":"open","title":"Salary statements complete"}
 type ResultCheck struct {
 	CheckId    string     `json:"check_id"`
 	Citations  []Citation `json:"citations"`
@@ -1978,14 +2133,20 @@ type ResultCheck struct {
 	ReasoningSummary string `json:"reasoning_summary"`
 
 	// Status Verdict of a check. This vocabulary is fixed; the check's prompt decides which findings land in which verdict.
+	//
+	// Example: fulfilled
 	Status ResultCheckStatus `json:"status"`
 	Title  string            `json:"title"`
 }
 
 // ResultCheckStatus Verdict of a check. This vocabulary is fixed; the check's prompt decides which findings land in which verdict.
+//
+// Example: fulfilled
 type ResultCheckStatus string
 
 // ResultDocument How the engine read one input upload (assigned to a slot or not).
+//
+// Example: {"document_slot_id":"6b0d2f8c-4e3a-4c9b-8d7f-1a2b3c4d5e6f","document_types":["salary_statement"],"external_file_id":"doc-88231","file_id":"a1c5e9f3-7b2d-4f6a-8e0c-4d2b6f8a1c37","readability":{"status":"passed"},"upload_id":"9d3e7a1b-5c2f-4e8d-a6b0-3f1c9e2d7a54"}
 type ResultDocument struct {
 	// DocumentSlotId The slot the upload was in, or null when unassigned.
 	DocumentSlotId *openapi_types.UUID `json:"document_slot_id"`
@@ -1994,11 +2155,13 @@ type ResultDocument struct {
 	DocumentTypes  []string           `json:"document_types"`
 	ExternalFileId string             `json:"external_file_id"`
 	FileId         openapi_types.UUID `json:"file_id"`
-	Readability    Readability        `json:"readability"`
-	UploadId       openapi_types.UUID `json:"upload_id"`
+
+	// Readability Example: {"status":"passed"}
+	Readability Readability        `json:"readability"`
+	UploadId    openapi_types.UUID `json:"upload_id"`
 }
 
-// ResultField defines model for ResultField.
+// ResultField Example: {"citations":[{"excerpt":"Auszahlungsbetrag 3.412,57 EUR","external_file_id":"doc-88231","pages":[1],"regions":[{"height":0.03,"page":1,"width":0.28,"x":0.62,"y":0.81}],"upload_id":"9d3e7a1b-5c2f-4e8d-a6b0-3f1c9e2d7a54"}],"confidence":0.93,"data_field_id":"net_monthly_income","key":"net_monthly_income","label":"Net monthly income","source":"rules","status":"succeeded","value":{"amount":"3412.57","currency":"EUR"}}
 type ResultField struct {
 	Citations   []Citation `json:"citations"`
 	Confidence  float64    `json:"confidence"`
@@ -2017,6 +2180,8 @@ type ResultField struct {
 	Source *ResultFieldSource `json:"source,omitempty"`
 
 	// Status Extraction status of a field: `succeeded`, `low_confidence` (confidence below the template item's `confidence_threshold`), `not_found`, `failed`. Open enum.
+	//
+	// Example: succeeded
 	Status ResultFieldStatus `json:"status"`
 
 	// Value Any JSON value, or null when nothing was extracted. Shaped by the data field's
@@ -2040,9 +2205,11 @@ type ResultField struct {
 type ResultFieldSource string
 
 // ResultFieldStatus Extraction status of a field: `succeeded`, `low_confidence` (confidence below the template item's `confidence_threshold`), `not_found`, `failed`. Open enum.
+//
+// Example: succeeded
 type ResultFieldStatus string
 
-// SecretRotation defines model for SecretRotation.
+// SecretRotation Example: {"previous_secret_expires_at":"2026-03-03T09:30:00Z","signing_secret":"whsec_Qm4Xr8Tz2Nc6Vb1Lp9Kd3Hw7Js5Gf0Ay4Ue8Ri2Oo6Pn"}
 type SecretRotation struct {
 	// PreviousSecretExpiresAt Until then (24 hours; less if rotated again) deliveries carry signatures for both secrets.
 	PreviousSecretExpiresAt time.Time `json:"previous_secret_expires_at"`
@@ -2057,6 +2224,8 @@ type SecretRotation struct {
 // finished processing) replaces it with the computed status and clears `review`;
 // an advisor may also clear it. Every change emits `document_slot.updated`. Who
 // decided is never shown.
+//
+// Example: {"decided_at":"2026-03-02T10:02:00Z","decision":"needs_review","reason":"The February statement is cut off at the bottom."}
 type SlotReview struct {
 	DecidedAt time.Time `json:"decided_at"`
 
@@ -2070,9 +2239,11 @@ type SlotReview struct {
 // SlotReviewDecision Open enum.
 type SlotReviewDecision string
 
-// Submission defines model for Submission.
+// Submission Example: {"consistency":{"authz":"applied"},"created_at":"2026-03-02T09:15:00Z","display_id":"SUB-7KQ2M9XD","external_submission_id":"loan-2026-004711","id":"0b8e5f52-6a3c-4d1e-8f7a-2c9d4e6b1a03","metadata":{"advisor_ref":"AB-1187","branch":"Hamburg-Altona","loan_amount_requested":320000},"status":"collecting_documents","template_id":"8f14e45f-ceea-4672-9f4d-6a1d2c3b4e5f","updated_at":"2026-03-02T09:15:00Z"}
 type Submission struct {
 	// Consistency Consistency information returned by create, patch and cancel.
+	//
+	// Example: {"authz":"applied"}
 	Consistency *Consistency `json:"consistency,omitempty"`
 	CreatedAt   time.Time    `json:"created_at"`
 
@@ -2084,6 +2255,8 @@ type Submission struct {
 	Id                   openapi_types.UUID `json:"id"`
 
 	// Metadata Partner-owned JSON object, at most 16 KiB serialized (else 422 `invalid_field` with `param` `metadata`). Replaced as a whole on PATCH, never merged.
+	//
+	// Example: {"advisor_ref":"AB-1187","branch":"Hamburg-Altona","loan_amount_requested":320000}
 	Metadata Metadata `json:"metadata"`
 
 	// Status Status of a submission. Open enum in responses (tolerate unknown values); validated as
@@ -2093,6 +2266,9 @@ type Submission struct {
 	// - `evaluating`: an evaluation was accepted and is queued or running.
 	// - `completed` / `failed`: the latest evaluation completed / failed.
 	// - `canceled`: terminal, after POST cancel.
+	//
+	//
+	// Example: collecting_documents
 	Status SubmissionStatus `json:"status"`
 
 	// TemplateId The template the submission was created from (builtin key or UUID).
@@ -2103,6 +2279,8 @@ type Submission struct {
 // SubmissionDetail A submission with its document slots, unassigned uploads and latest evaluation (`consistency` is not part of reads).
 type SubmissionDetail struct {
 	// Consistency Consistency information returned by create, patch and cancel.
+	//
+	// Example: {"authz":"applied"}
 	Consistency *Consistency `json:"consistency,omitempty"`
 	CreatedAt   time.Time    `json:"created_at"`
 
@@ -2115,9 +2293,13 @@ type SubmissionDetail struct {
 	// ExternalSubmissionId Partner-chosen idempotency key, unique per API client.
 	ExternalSubmissionId string             `json:"external_submission_id"`
 	Id                   openapi_types.UUID `json:"id"`
-	LatestEvaluation     *Evaluation        `json:"latest_evaluation,omitempty"`
+
+	// LatestEvaluation Example: {"external_submission_id":"loan-2026-004711","finished_at":"2026-03-02T09:21:37Z","id":"f0a4c8e2-6d1b-4f5a-9c3e-7b2d0f6a8c15","input_file_ids":["a1c5e9f3-7b2d-4f6a-8e0c-4d2b6f8a1c37"],"kind":"basic","progress_percent":100,"result":{"checks":[{"check_id":"salary_statements_complete","citations":[{"excerpt":"Auszahlungsbetrag 3.412,57 EUR","external_file_id":"doc-88231","pages":[1],"regions":[{"height":0.03,"page":1,"width":0.28,"x":0.62,"y":0.81}],"upload_id":"9d3e7a1b-5c2f-4e8d-a6b0-3f1c9e2d7a54"}],"confidence":0.9,"key":"salary_statements_complete","reasoning_summary":"Only the February 2026 statement was provided; three consecutive months are required.","status":"open","title":"Salary statements complete"}],"documents":[{"document_slot_id":"6b0d2f8c-4e3a-4c9b-8d7f-1a2b3c4d5e6f","document_types":["salary_statement"],"external_file_id":"doc-88231","file_id":"a1c5e9f3-7b2d-4f6a-8e0c-4d2b6f8a1c37","readability":{"status":"passed"},"upload_id":"9d3e7a1b-5c2f-4e8d-a6b0-3f1c9e2d7a54"}],"fields":[{"citations":[{"excerpt":"Auszahlungsbetrag 3.412,57 EUR","external_file_id":"doc-88231","pages":[1],"regions":[{"height":0.03,"page":1,"width":0.28,"x":0.62,"y":0.81}],"upload_id":"9d3e7a1b-5c2f-4e8d-a6b0-3f1c9e2d7a54"}],"confidence":0.93,"data_field_id":"net_monthly_income","key":"net_monthly_income","label":"Net monthly income","source":"rules","status":"succeeded","value":{"amount":"3412.57","currency":"EUR"}}],"summary":{"outcome":"action_required","recommendation":"request_documents","risk_band":"medium"}},"stage_label":"Completed","started_at":"2026-03-02T09:21:05Z","status":"completed","submission_id":"0b8e5f52-6a3c-4d1e-8f7a-2c9d4e6b1a03"}
+	LatestEvaluation *Evaluation `json:"latest_evaluation,omitempty"`
 
 	// Metadata Partner-owned JSON object, at most 16 KiB serialized (else 422 `invalid_field` with `param` `metadata`). Replaced as a whole on PATCH, never merged.
+	//
+	// Example: {"advisor_ref":"AB-1187","branch":"Hamburg-Altona","loan_amount_requested":320000}
 	Metadata Metadata `json:"metadata"`
 
 	// Status Status of a submission. Open enum in responses (tolerate unknown values); validated as
@@ -2127,6 +2309,9 @@ type SubmissionDetail struct {
 	// - `evaluating`: an evaluation was accepted and is queued or running.
 	// - `completed` / `failed`: the latest evaluation completed / failed.
 	// - `canceled`: terminal, after POST cancel.
+	//
+	//
+	// Example: collecting_documents
 	Status SubmissionStatus `json:"status"`
 
 	// TemplateId The template the submission was created from (builtin key or UUID).
@@ -2136,9 +2321,11 @@ type SubmissionDetail struct {
 }
 
 // SubmissionLanguage Language of reasoning summaries and the OCR hint. Documents may be German or English either way.
+//
+// Example: de
 type SubmissionLanguage string
 
-// SubmissionList defines model for SubmissionList.
+// SubmissionList Example: {"data":[{"created_at":"2026-03-02T09:15:00Z","display_id":"SUB-7KQ2M9XD","external_submission_id":"loan-2026-004711","id":"0b8e5f52-6a3c-4d1e-8f7a-2c9d4e6b1a03","status":"completed","template_id":"8f14e45f-ceea-4672-9f4d-6a1d2c3b4e5f","updated_at":"2026-03-02T09:21:37Z"}],"next_cursor":"eyJ0IjoiMjAyNi0wMy0wMlQwOToxNTowMFoiLCJpIjoiMGI4ZTVmNTIifQ"}
 type SubmissionList struct {
 	Data []SubmissionSummary `json:"data"`
 
@@ -2153,9 +2340,13 @@ type SubmissionList struct {
 //   - `evaluating`: an evaluation was accepted and is queued or running.
 //   - `completed` / `failed`: the latest evaluation completed / failed.
 //   - `canceled`: terminal, after POST cancel.
+//
+// Example: collecting_documents
 type SubmissionStatus string
 
 // SubmissionSummary A submission as listed.
+//
+// Example: {"created_at":"2026-03-02T09:15:00Z","display_id":"SUB-7KQ2M9XD","external_submission_id":"loan-2026-004711","id":"0b8e5f52-6a3c-4d1e-8f7a-2c9d4e6b1a03","status":"completed","template_id":"8f14e45f-ceea-4672-9f4d-6a1d2c3b4e5f","updated_at":"2026-03-02T09:21:37Z"}
 type SubmissionSummary struct {
 	CreatedAt            time.Time          `json:"created_at"`
 	DisplayId            string             `json:"display_id"`
@@ -2169,6 +2360,9 @@ type SubmissionSummary struct {
 	// - `evaluating`: an evaluation was accepted and is queued or running.
 	// - `completed` / `failed`: the latest evaluation completed / failed.
 	// - `canceled`: terminal, after POST cancel.
+	//
+	//
+	// Example: collecting_documents
 	Status     SubmissionStatus `json:"status"`
 	TemplateId string           `json:"template_id"`
 	UpdatedAt  time.Time        `json:"updated_at"`
@@ -2185,27 +2379,43 @@ type SubmissionSummary struct {
 //     was not found); `unknown` (uncertain).
 //   - `risk_band`: `low` (passed), `medium` (action required), `high` (critical
 //     findings), `unknown` (uncertain).
+//
+// Example: {"outcome":"action_required","recommendation":"request_documents","risk_band":"medium"}
 type Summary struct {
 	// Outcome Overall outcome of an evaluation. Open enum.
+	//
+	// Example: action_required
 	Outcome SummaryOutcome `json:"outcome"`
 
 	// Recommendation Recommended next step. Open enum.
+	//
+	// Example: request_documents
 	Recommendation SummaryRecommendation `json:"recommendation"`
 
 	// RiskBand Risk band. Open enum.
+	//
+	// Example: medium
 	RiskBand SummaryRiskBand `json:"risk_band"`
 }
 
 // SummaryOutcome Overall outcome of an evaluation. Open enum.
+//
+// Example: action_required
 type SummaryOutcome string
 
 // SummaryRecommendation Recommended next step. Open enum.
+//
+// Example: request_documents
 type SummaryRecommendation string
 
 // SummaryRiskBand Risk band. Open enum.
+//
+// Example: medium
 type SummaryRiskBand string
 
 // Template A builtin or custom template. Builtin templates are read-only; custom ones belong to the client. Lists return this shape; single reads and writes return `TemplateDetail`.
+//
+// Example: {"archived":false,"builtin":false,"created_at":"2026-02-10T14:03:11Z","display_name":"Real estate financing (salaried)","id":"8f14e45f-ceea-4672-9f4d-6a1d2c3b4e5f","is_default":true,"key":"real_estate_salaried","revision":3,"updated_at":"2026-02-24T08:47:30Z"}
 type Template struct {
 	// Archived True after DELETE; archived templates are unlisted and cannot create submissions.
 	Archived    bool      `json:"archived"`
@@ -2220,6 +2430,8 @@ type Template struct {
 	IsDefault bool `json:"is_default"`
 
 	// Key Stable key of a catalog entry or template. Builtin entries: the builtin key (equal to the id). Custom entries: a slug of the display name or title at creation (`a-z0-9_`, German umlauts transliterated), made unique within the client and against builtin keys by a numeric suffix (`id_card_2`); it never changes. Anywhere an id is expected, a custom entry's key works too.
+	//
+	// Example: real_estate_salaried
 	Key CatalogKey `json:"key"`
 
 	// Revision Starts at 1 and grows by 1 with every successful write; send it as `expected_revision`.
@@ -2245,6 +2457,8 @@ type TemplateDetail struct {
 	IsDefault bool `json:"is_default"`
 
 	// Key Stable key of a catalog entry or template. Builtin entries: the builtin key (equal to the id). Custom entries: a slug of the display name or title at creation (`a-z0-9_`, German umlauts transliterated), made unique within the client and against builtin keys by a numeric suffix (`id_card_2`); it never changes. Anywhere an id is expected, a custom entry's key works too.
+	//
+	// Example: real_estate_salaried
 	Key CatalogKey `json:"key"`
 
 	// Revision Starts at 1 and grows by 1 with every successful write; send it as `expected_revision`.
@@ -2252,7 +2466,7 @@ type TemplateDetail struct {
 	UpdatedAt time.Time `json:"updated_at"`
 }
 
-// TemplateList defines model for TemplateList.
+// TemplateList Example: {"data":[{"archived":false,"builtin":false,"created_at":"2026-02-10T14:03:11Z","display_name":"Real estate financing (salaried)","id":"8f14e45f-ceea-4672-9f4d-6a1d2c3b4e5f","is_default":true,"key":"real_estate_salaried","revision":3,"updated_at":"2026-02-24T08:47:30Z"}],"next_cursor":"eyJ0IjoiMjAyNi0wMy0wMlQwOToxNTowMFoiLCJpIjoiMGI4ZTVmNTIifQ"}
 type TemplateList struct {
 	Data []Template `json:"data"`
 
@@ -2261,8 +2475,12 @@ type TemplateList struct {
 }
 
 // UpdateCheckRequest Omitted fields stay unchanged.
+//
+// Example: {"product_types":["personal_real_estate_financing"],"title":"Probation period ended"}
 type UpdateCheckRequest struct {
 	// Category Category of a check. Open enum in responses (new values appear; tolerate unknown ones); validated in requests.
+	//
+	// Example: income
 	Category     *CheckCategory `json:"category,omitempty"`
 	Description  *string        `json:"description,omitempty"`
 	ProductTypes *[]ProductType `json:"product_types,omitempty"`
@@ -2271,8 +2489,12 @@ type UpdateCheckRequest struct {
 }
 
 // UpdateDataFieldRequest Omitted fields stay unchanged.
+//
+// Example: {"display_name":"Monthly rent paid (warm)","value_format":"currency"}
 type UpdateDataFieldRequest struct {
 	// Category Category of a data field. Open enum in responses (new values appear; tolerate unknown ones); validated in requests.
+	//
+	// Example: income
 	Category    *DataFieldCategory `json:"category,omitempty"`
 	DisplayName *string            `json:"display_name,omitempty"`
 	Prompt      *string            `json:"prompt,omitempty"`
@@ -2282,20 +2504,26 @@ type UpdateDataFieldRequest struct {
 }
 
 // UpdateDocumentTypeRequest Omitted fields stay unchanged.
+//
+// Example: {"display_name":"Parental allowance notice (Elterngeld)"}
 type UpdateDocumentTypeRequest struct {
 	// Category Category of a document type. Open enum in responses (new values appear; tolerate unknown ones); validated in requests.
+	//
+	// Example: income
 	Category    *DocumentTypeCategory `json:"category,omitempty"`
 	Description *string               `json:"description,omitempty"`
 	DisplayName *string               `json:"display_name,omitempty"`
 }
 
-// UpdateSubmissionRequest defines model for UpdateSubmissionRequest.
+// UpdateSubmissionRequest Example: {"metadata":{"advisor_ref":"AB-1204","branch":"Hamburg-Altona","loan_amount_requested":320000}}
 type UpdateSubmissionRequest struct {
 	// Metadata Partner-owned JSON object, at most 16 KiB serialized (else 422 `invalid_field` with `param` `metadata`). Replaced as a whole on PATCH, never merged.
+	//
+	// Example: {"advisor_ref":"AB-1187","branch":"Hamburg-Altona","loan_amount_requested":320000}
 	Metadata Metadata `json:"metadata"`
 }
 
-// UpdateTemplateRequest defines model for UpdateTemplateRequest.
+// UpdateTemplateRequest Example: {"display_name":"Real estate financing (salaried, 2026)","expected_revision":3,"is_default":true}
 type UpdateTemplateRequest struct {
 	// DisplayName At most 200 characters. The `key` does not change.
 	DisplayName *string `json:"display_name,omitempty"`
@@ -2307,13 +2535,15 @@ type UpdateTemplateRequest struct {
 	IsDefault *bool `json:"is_default,omitempty"`
 }
 
-// UpdateUploadRequest defines model for UpdateUploadRequest.
+// UpdateUploadRequest Example: {"document_slot_id":"6b0d2f8c-4e3a-4c9b-8d7f-1a2b3c4d5e6f"}
 type UpdateUploadRequest struct {
 	// DocumentSlotId A slot of this submission to assign the upload to, or null to unassign it.
 	DocumentSlotId *openapi_types.UUID `json:"document_slot_id"`
 }
 
 // UpdateWebhookEndpointRequest Omitted fields stay unchanged.
+//
+// Example: {"status":"disabled"}
 type UpdateWebhookEndpointRequest struct {
 	Description *string `json:"description,omitempty"`
 
@@ -2321,13 +2551,15 @@ type UpdateWebhookEndpointRequest struct {
 	Events nullable.Nullable[[]EventType] `json:"events,omitempty"`
 
 	// Status `active` endpoints receive deliveries; `disabled` ones are paused, and events emitted meanwhile are never delivered to them later. Validated in requests.
+	//
+	// Example: active
 	Status *WebhookEndpointStatus `json:"status,omitempty"`
 
 	// Url `https` URL, at most 2048 characters; `http` only for 127.0.0.1, ::1 and localhost. The secret does not change.
 	Url *string `json:"url,omitempty"`
 }
 
-// Upload defines model for Upload.
+// Upload Example: {"content_type":"application/pdf","created_at":"2026-03-02T09:16:42Z","document_slot_id":"6b0d2f8c-4e3a-4c9b-8d7f-1a2b3c4d5e6f","external_file_id":"doc-88231","external_submission_id":"loan-2026-004711","failure":null,"file_id":"a1c5e9f3-7b2d-4f6a-8e0c-4d2b6f8a1c37","filename":"gehaltsabrechnung-2026-02.pdf","id":"9d3e7a1b-5c2f-4e8d-a6b0-3f1c9e2d7a54","submission_id":"0b8e5f52-6a3c-4d1e-8f7a-2c9d4e6b1a03","upload_status":"ready"}
 type Upload struct {
 	// ContentType Declared content type of the file part.
 	ContentType string    `json:"content_type"`
@@ -2343,6 +2575,8 @@ type Upload struct {
 	ExternalSubmissionId *string `json:"external_submission_id,omitempty"`
 
 	// Failure Why processing failed; null unless `upload_status` is `failed`.
+	//
+	// Example: {"code":"file_encrypted","message":"The PDF is password-protected; upload it without a password."}
 	Failure *UploadFailure `json:"failure"`
 
 	// FileId Id of the stored file; evaluations list it in `input_file_ids`.
@@ -2356,20 +2590,28 @@ type Upload struct {
 	SubmissionId *openapi_types.UUID `json:"submission_id,omitempty"`
 
 	// UploadStatus Processing status of an upload: `processing`, then `ready` (`file.ready`) or `failed` (`file.failed`, `failure` set). Open enum: tolerate unknown values.
+	//
+	// Example: ready
 	UploadStatus UploadStatus `json:"upload_status"`
 }
 
 // UploadFailure Why processing failed; null unless `upload_status` is `failed`.
+//
+// Example: {"code":"file_encrypted","message":"The PDF is password-protected; upload it without a password."}
 type UploadFailure struct {
 	// Code Reason an upload failed processing. Open enum: tolerate unknown values. `too_many_pages`: more pages than the deployment processes per file (500 by default), or more pages without a usable text layer (scanned, blank) than it reads by OCR per file (100 by default); split the document.
+	//
+	// Example: file_encrypted
 	Code    UploadFailureCode `json:"code"`
 	Message string            `json:"message"`
 }
 
 // UploadFailureCode Reason an upload failed processing. Open enum: tolerate unknown values. `too_many_pages`: more pages than the deployment processes per file (500 by default), or more pages without a usable text layer (scanned, blank) than it reads by OCR per file (100 by default); split the document.
+//
+// Example: file_encrypted
 type UploadFailureCode string
 
-// UploadList defines model for UploadList.
+// UploadList Example: {"data":[{"content_type":"application/pdf","created_at":"2026-03-02T09:16:42Z","document_slot_id":"6b0d2f8c-4e3a-4c9b-8d7f-1a2b3c4d5e6f","external_file_id":"doc-88231","failure":null,"file_id":"a1c5e9f3-7b2d-4f6a-8e0c-4d2b6f8a1c37","filename":"gehaltsabrechnung-2026-02.pdf","id":"9d3e7a1b-5c2f-4e8d-a6b0-3f1c9e2d7a54","upload_status":"ready"}],"next_cursor":null}
 type UploadList struct {
 	Data []Upload `json:"data"`
 
@@ -2378,6 +2620,8 @@ type UploadList struct {
 }
 
 // UploadStatus Processing status of an upload: `processing`, then `ready` (`file.ready`) or `failed` (`file.failed`, `failure` set). Open enum: tolerate unknown values.
+//
+// Example: ready
 type UploadStatus string
 
 // ValueFormat Shape of an extracted value (see `ResultField.value`). Absent means free text.
@@ -2385,9 +2629,13 @@ type UploadStatus string
 // - `currency`: object `{"amount": "3250.00", "currency": "EUR"}` (amount a decimal string)
 // - `years`, `percent`, `square_meters`: a JSON number (`80.5` means 80.5 %)
 // - `date`: a string `YYYY-MM-DD`
+//
+// Example: currency
 type ValueFormat string
 
 // WebhookEndpoint A webhook endpoint, without its secret.
+//
+// Example: {"created_at":"2026-02-09T16:00:00Z","description":"Loan origination system (production)","events":["file.ready","file.failed","evaluation.completed","evaluation.failed"],"id":"1e5a9c3f-7b0d-4d2e-8f6a-4c8e2b0d6f93","status":"active","url":"https://hooks.partner-bank.example/doceval"}
 type WebhookEndpoint struct {
 	CreatedAt time.Time `json:"created_at"`
 
@@ -2399,11 +2647,13 @@ type WebhookEndpoint struct {
 	Id     openapi_types.UUID `json:"id"`
 
 	// Status `active` endpoints receive deliveries; `disabled` ones are paused, and events emitted meanwhile are never delivered to them later. Validated in requests.
+	//
+	// Example: active
 	Status WebhookEndpointStatus `json:"status"`
 	Url    string                `json:"url"`
 }
 
-// WebhookEndpointList defines model for WebhookEndpointList.
+// WebhookEndpointList Example: {"data":[{"created_at":"2026-02-09T16:00:00Z","description":"Loan origination system (production)","events":["file.ready","file.failed","evaluation.completed","evaluation.failed"],"id":"1e5a9c3f-7b0d-4d2e-8f6a-4c8e2b0d6f93","status":"active","url":"https://hooks.partner-bank.example/doceval"}],"next_cursor":null}
 type WebhookEndpointList struct {
 	Data []WebhookEndpoint `json:"data"`
 
@@ -2412,6 +2662,8 @@ type WebhookEndpointList struct {
 }
 
 // WebhookEndpointStatus `active` endpoints receive deliveries; `disabled` ones are paused, and events emitted meanwhile are never delivered to them later. Validated in requests.
+//
+// Example: active
 type WebhookEndpointStatus string
 
 // WebhookEndpointTestEvent A test event sent to one endpoint on request (testWebhookEndpoint).
@@ -2423,6 +2675,8 @@ type WebhookEndpointTestEvent struct {
 	Data WebhookEndpointTestEventData `json:"data"`
 
 	// Id `evt_` followed by a lowercase UUID; stable across retries and redeliveries.
+	//
+	// Example: evt_2c6e0a4b-8d1f-4e3a-9b5c-7d0f2a6e4c81
 	Id   EventId                      `json:"id"`
 	Type WebhookEndpointTestEventType `json:"type"`
 }
@@ -2451,6 +2705,8 @@ type WebhookEndpointWithSecret struct {
 	SigningSecret string `json:"signing_secret"`
 
 	// Status `active` endpoints receive deliveries; `disabled` ones are paused, and events emitted meanwhile are never delivered to them later. Validated in requests.
+	//
+	// Example: active
 	Status WebhookEndpointStatus `json:"status"`
 	Url    string                `json:"url"`
 }
@@ -2479,6 +2735,8 @@ type EndpointId = openapi_types.UUID
 type EvaluationId = openapi_types.UUID
 
 // EventIdParam `evt_` followed by a lowercase UUID; stable across retries and redeliveries.
+//
+// Example: evt_2c6e0a4b-8d1f-4e3a-9b5c-7d0f2a6e4c81
 type EventIdParam = EventId
 
 // IdempotencyKey defines model for IdempotencyKey.
@@ -2500,36 +2758,58 @@ type TemplateId = string
 type UploadId = openapi_types.UUID
 
 // BadRequest Body of every non-2xx response.
+//
+// Example: {"error":{"code":"invalid_field","message":"external_submission_id must be 1 to 255 characters","param":"external_submission_id","request_id":"req_0195a1b2c3d47e8f9a0b1c2d3e4f5a6b"}}
 type BadRequest = ErrorResponse
 
 // Conflict Body of every non-2xx response.
+//
+// Example: {"error":{"code":"invalid_field","message":"external_submission_id must be 1 to 255 characters","param":"external_submission_id","request_id":"req_0195a1b2c3d47e8f9a0b1c2d3e4f5a6b"}}
 type Conflict = ErrorResponse
 
 // Forbidden Body of every non-2xx response.
+//
+// Example: {"error":{"code":"invalid_field","message":"external_submission_id must be 1 to 255 characters","param":"external_submission_id","request_id":"req_0195a1b2c3d47e8f9a0b1c2d3e4f5a6b"}}
 type Forbidden = ErrorResponse
 
 // InternalError Body of every non-2xx response.
+//
+// Example: {"error":{"code":"invalid_field","message":"external_submission_id must be 1 to 255 characters","param":"external_submission_id","request_id":"req_0195a1b2c3d47e8f9a0b1c2d3e4f5a6b"}}
 type InternalError = ErrorResponse
 
 // NotFound Body of every non-2xx response.
+//
+// Example: {"error":{"code":"invalid_field","message":"external_submission_id must be 1 to 255 characters","param":"external_submission_id","request_id":"req_0195a1b2c3d47e8f9a0b1c2d3e4f5a6b"}}
 type NotFound = ErrorResponse
 
 // PayloadTooLarge Body of every non-2xx response.
+//
+// Example: {"error":{"code":"invalid_field","message":"external_submission_id must be 1 to 255 characters","param":"external_submission_id","request_id":"req_0195a1b2c3d47e8f9a0b1c2d3e4f5a6b"}}
 type PayloadTooLarge = ErrorResponse
 
 // ServiceUnavailable Body of every non-2xx response.
+//
+// Example: {"error":{"code":"invalid_field","message":"external_submission_id must be 1 to 255 characters","param":"external_submission_id","request_id":"req_0195a1b2c3d47e8f9a0b1c2d3e4f5a6b"}}
 type ServiceUnavailable = ErrorResponse
 
 // TooManyRequests Body of every non-2xx response.
+//
+// Example: {"error":{"code":"invalid_field","message":"external_submission_id must be 1 to 255 characters","param":"external_submission_id","request_id":"req_0195a1b2c3d47e8f9a0b1c2d3e4f5a6b"}}
 type TooManyRequests = ErrorResponse
 
 // Unauthorized Body of every non-2xx response.
+//
+// Example: {"error":{"code":"invalid_field","message":"external_submission_id must be 1 to 255 characters","param":"external_submission_id","request_id":"req_0195a1b2c3d47e8f9a0b1c2d3e4f5a6b"}}
 type Unauthorized = ErrorResponse
 
 // UnexpectedError Body of every non-2xx response.
+//
+// Example: {"error":{"code":"invalid_field","message":"external_submission_id must be 1 to 255 characters","param":"external_submission_id","request_id":"req_0195a1b2c3d47e8f9a0b1c2d3e4f5a6b"}}
 type UnexpectedError = ErrorResponse
 
 // UnprocessableEntity Body of every non-2xx response.
+//
+// Example: {"error":{"code":"invalid_field","message":"external_submission_id must be 1 to 255 characters","param":"external_submission_id","request_id":"req_0195a1b2c3d47e8f9a0b1c2d3e4f5a6b"}}
 type UnprocessableEntity = ErrorResponse
 
 // ListChecksParams defines parameters for ListChecks.
