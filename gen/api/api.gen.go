@@ -3603,7 +3603,7 @@ func (w *ServerInterfaceWrapper) ListChecks(ctx echo.Context) error {
 	var params ListChecksParams
 	// ------------- Optional query parameter "limit" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: "int64"})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
 	}
@@ -3705,7 +3705,7 @@ func (w *ServerInterfaceWrapper) ListDataFields(ctx echo.Context) error {
 	var params ListDataFieldsParams
 	// ------------- Optional query parameter "limit" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: "int64"})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
 	}
@@ -3807,7 +3807,7 @@ func (w *ServerInterfaceWrapper) ListDocumentTypes(ctx echo.Context) error {
 	var params ListDocumentTypesParams
 	// ------------- Optional query parameter "limit" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: "int64"})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
 	}
@@ -3909,7 +3909,7 @@ func (w *ServerInterfaceWrapper) ListEvents(ctx echo.Context) error {
 	var params ListEventsParams
 	// ------------- Optional query parameter "limit" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: "int64"})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
 	}
@@ -3948,7 +3948,7 @@ func (w *ServerInterfaceWrapper) ListEventFeed(ctx echo.Context) error {
 	var params ListEventFeedParams
 	// ------------- Optional query parameter "limit" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: "int64"})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
 	}
@@ -3976,7 +3976,7 @@ func (w *ServerInterfaceWrapper) ListEventFeed(ctx echo.Context) error {
 
 	// ------------- Optional query parameter "wait" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "wait", ctx.QueryParams(), &params.Wait, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "wait", ctx.QueryParams(), &params.Wait, runtime.BindQueryParameterOptions{Type: "integer", Format: "int32"})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter wait: %s", err))
 	}
@@ -4053,7 +4053,7 @@ func (w *ServerInterfaceWrapper) ListSubmissions(ctx echo.Context) error {
 	var params ListSubmissionsParams
 	// ------------- Optional query parameter "limit" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: "int64"})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
 	}
@@ -4337,7 +4337,7 @@ func (w *ServerInterfaceWrapper) ListUploads(ctx echo.Context) error {
 	var params ListUploadsParams
 	// ------------- Optional query parameter "limit" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: "int64"})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
 	}
@@ -4470,7 +4470,7 @@ func (w *ServerInterfaceWrapper) ListTemplates(ctx echo.Context) error {
 	var params ListTemplatesParams
 	// ------------- Optional query parameter "limit" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: "int64"})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
 	}
@@ -4656,7 +4656,7 @@ func (w *ServerInterfaceWrapper) ListWebhookEndpoints(ctx echo.Context) error {
 	var params ListWebhookEndpointsParams
 	// ------------- Optional query parameter "limit" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: "int64"})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
 	}
@@ -4972,7 +4972,10 @@ func EventDeliveryCallbackHandler(si CallbackReceiverInterface, middlewares ...e
 }
 
 type BadRequestResponseHeaders struct {
-	XRequestId *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
+	XRequestId         *string
 }
 type BadRequestJSONResponse struct {
 	Body ErrorResponse
@@ -4981,7 +4984,10 @@ type BadRequestJSONResponse struct {
 }
 
 type ConflictResponseHeaders struct {
-	XRequestId *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
+	XRequestId         *string
 }
 type ConflictJSONResponse struct {
 	Body ErrorResponse
@@ -4990,7 +4996,10 @@ type ConflictJSONResponse struct {
 }
 
 type ForbiddenResponseHeaders struct {
-	XRequestId *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
+	XRequestId         *string
 }
 type ForbiddenJSONResponse struct {
 	Body ErrorResponse
@@ -4999,7 +5008,10 @@ type ForbiddenJSONResponse struct {
 }
 
 type InternalErrorResponseHeaders struct {
-	XRequestId *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
+	XRequestId         *string
 }
 type InternalErrorJSONResponse struct {
 	Body ErrorResponse
@@ -5008,7 +5020,10 @@ type InternalErrorJSONResponse struct {
 }
 
 type NotFoundResponseHeaders struct {
-	XRequestId *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
+	XRequestId         *string
 }
 type NotFoundJSONResponse struct {
 	Body ErrorResponse
@@ -5017,7 +5032,10 @@ type NotFoundJSONResponse struct {
 }
 
 type PayloadTooLargeResponseHeaders struct {
-	XRequestId *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
+	XRequestId         *string
 }
 type PayloadTooLargeJSONResponse struct {
 	Body ErrorResponse
@@ -5026,8 +5044,11 @@ type PayloadTooLargeJSONResponse struct {
 }
 
 type ServiceUnavailableResponseHeaders struct {
-	RetryAfter int
-	XRequestId *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
+	RetryAfter         int
+	XRequestId         *string
 }
 type ServiceUnavailableJSONResponse struct {
 	Body ErrorResponse
@@ -5036,8 +5057,11 @@ type ServiceUnavailableJSONResponse struct {
 }
 
 type TooManyRequestsResponseHeaders struct {
-	RetryAfter int
-	XRequestId *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
+	RetryAfter         int
+	XRequestId         *string
 }
 type TooManyRequestsJSONResponse struct {
 	Body ErrorResponse
@@ -5046,7 +5070,10 @@ type TooManyRequestsJSONResponse struct {
 }
 
 type UnauthorizedResponseHeaders struct {
-	XRequestId *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
+	XRequestId         *string
 }
 type UnauthorizedJSONResponse struct {
 	Body ErrorResponse
@@ -5055,7 +5082,10 @@ type UnauthorizedJSONResponse struct {
 }
 
 type UnexpectedErrorResponseHeaders struct {
-	XRequestId *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
+	XRequestId         *string
 }
 type UnexpectedErrorJSONResponse struct {
 	Body ErrorResponse
@@ -5064,7 +5094,10 @@ type UnexpectedErrorJSONResponse struct {
 }
 
 type UnprocessableEntityResponseHeaders struct {
-	XRequestId *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
+	XRequestId         *string
 }
 type UnprocessableEntityJSONResponse struct {
 	Body ErrorResponse
@@ -5081,7 +5114,10 @@ type ListChecksResponseObject interface {
 }
 
 type ListChecks200ResponseHeaders struct {
-	XRequestId *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
+	XRequestId         *string
 }
 
 type ListChecks200JSONResponse struct {
@@ -5096,6 +5132,15 @@ func (response ListChecks200JSONResponse) VisitListChecksResponse(w http.Respons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5113,6 +5158,15 @@ func (response ListChecks401JSONResponse) VisitListChecksResponse(w http.Respons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5130,6 +5184,15 @@ func (response ListChecks403JSONResponse) VisitListChecksResponse(w http.Respons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5149,6 +5212,15 @@ func (response ListChecks422JSONResponse) VisitListChecksResponse(w http.Respons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5166,7 +5238,16 @@ func (response ListChecks429JSONResponse) VisitListChecksResponse(w http.Respons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5184,6 +5265,15 @@ func (response ListChecks500JSONResponse) VisitListChecksResponse(w http.Respons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5205,6 +5295,15 @@ func (response ListChecksdefaultJSONResponse) VisitListChecksResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5224,6 +5323,9 @@ type CreateCheckResponseObject interface {
 
 type CreateCheck201ResponseHeaders struct {
 	IdempotentReplayed *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
 	XRequestId         *string
 }
 
@@ -5242,6 +5344,15 @@ func (response CreateCheck201JSONResponse) VisitCreateCheckResponse(w http.Respo
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5259,6 +5370,15 @@ func (response CreateCheck400JSONResponse) VisitCreateCheckResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5276,6 +5396,15 @@ func (response CreateCheck401JSONResponse) VisitCreateCheckResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5293,6 +5422,15 @@ func (response CreateCheck403JSONResponse) VisitCreateCheckResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5310,6 +5448,15 @@ func (response CreateCheck409JSONResponse) VisitCreateCheckResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5327,6 +5474,15 @@ func (response CreateCheck413JSONResponse) VisitCreateCheckResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5346,6 +5502,15 @@ func (response CreateCheck422JSONResponse) VisitCreateCheckResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5363,7 +5528,16 @@ func (response CreateCheck429JSONResponse) VisitCreateCheckResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5381,6 +5555,15 @@ func (response CreateCheck500JSONResponse) VisitCreateCheckResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5402,6 +5585,15 @@ func (response CreateCheckdefaultJSONResponse) VisitCreateCheckResponse(w http.R
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5419,7 +5611,10 @@ type DeleteCheckResponseObject interface {
 }
 
 type DeleteCheck204ResponseHeaders struct {
-	XRequestId *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
+	XRequestId         *string
 }
 
 type DeleteCheck204Response struct {
@@ -5427,6 +5622,15 @@ type DeleteCheck204Response struct {
 }
 
 func (response DeleteCheck204Response) VisitDeleteCheckResponse(w http.ResponseWriter) error {
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5443,6 +5647,15 @@ func (response DeleteCheck401JSONResponse) VisitDeleteCheckResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5460,6 +5673,15 @@ func (response DeleteCheck403JSONResponse) VisitDeleteCheckResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5477,6 +5699,15 @@ func (response DeleteCheck404JSONResponse) VisitDeleteCheckResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5496,6 +5727,15 @@ func (response DeleteCheck422JSONResponse) VisitDeleteCheckResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5513,7 +5753,16 @@ func (response DeleteCheck429JSONResponse) VisitDeleteCheckResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5531,6 +5780,15 @@ func (response DeleteCheck500JSONResponse) VisitDeleteCheckResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5552,6 +5810,15 @@ func (response DeleteCheckdefaultJSONResponse) VisitDeleteCheckResponse(w http.R
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5569,7 +5836,10 @@ type GetCheckResponseObject interface {
 }
 
 type GetCheck200ResponseHeaders struct {
-	XRequestId *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
+	XRequestId         *string
 }
 
 type GetCheck200JSONResponse struct {
@@ -5584,6 +5854,15 @@ func (response GetCheck200JSONResponse) VisitGetCheckResponse(w http.ResponseWri
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5601,6 +5880,15 @@ func (response GetCheck401JSONResponse) VisitGetCheckResponse(w http.ResponseWri
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5618,6 +5906,15 @@ func (response GetCheck403JSONResponse) VisitGetCheckResponse(w http.ResponseWri
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5635,6 +5932,15 @@ func (response GetCheck404JSONResponse) VisitGetCheckResponse(w http.ResponseWri
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5654,6 +5960,15 @@ func (response GetCheck422JSONResponse) VisitGetCheckResponse(w http.ResponseWri
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5671,7 +5986,16 @@ func (response GetCheck429JSONResponse) VisitGetCheckResponse(w http.ResponseWri
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5689,6 +6013,15 @@ func (response GetCheck500JSONResponse) VisitGetCheckResponse(w http.ResponseWri
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5710,6 +6043,15 @@ func (response GetCheckdefaultJSONResponse) VisitGetCheckResponse(w http.Respons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5728,7 +6070,10 @@ type UpdateCheckResponseObject interface {
 }
 
 type UpdateCheck200ResponseHeaders struct {
-	XRequestId *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
+	XRequestId         *string
 }
 
 type UpdateCheck200JSONResponse struct {
@@ -5743,6 +6088,15 @@ func (response UpdateCheck200JSONResponse) VisitUpdateCheckResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5760,6 +6114,15 @@ func (response UpdateCheck400JSONResponse) VisitUpdateCheckResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5777,6 +6140,15 @@ func (response UpdateCheck401JSONResponse) VisitUpdateCheckResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5794,6 +6166,15 @@ func (response UpdateCheck403JSONResponse) VisitUpdateCheckResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5811,6 +6192,15 @@ func (response UpdateCheck404JSONResponse) VisitUpdateCheckResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5828,6 +6218,15 @@ func (response UpdateCheck413JSONResponse) VisitUpdateCheckResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5847,6 +6246,15 @@ func (response UpdateCheck422JSONResponse) VisitUpdateCheckResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5864,7 +6272,16 @@ func (response UpdateCheck429JSONResponse) VisitUpdateCheckResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5882,6 +6299,15 @@ func (response UpdateCheck500JSONResponse) VisitUpdateCheckResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5903,6 +6329,15 @@ func (response UpdateCheckdefaultJSONResponse) VisitUpdateCheckResponse(w http.R
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5920,7 +6355,10 @@ type ListDataFieldsResponseObject interface {
 }
 
 type ListDataFields200ResponseHeaders struct {
-	XRequestId *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
+	XRequestId         *string
 }
 
 type ListDataFields200JSONResponse struct {
@@ -5935,6 +6373,15 @@ func (response ListDataFields200JSONResponse) VisitListDataFieldsResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5952,6 +6399,15 @@ func (response ListDataFields401JSONResponse) VisitListDataFieldsResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5969,6 +6425,15 @@ func (response ListDataFields403JSONResponse) VisitListDataFieldsResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5988,6 +6453,15 @@ func (response ListDataFields422JSONResponse) VisitListDataFieldsResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6005,7 +6479,16 @@ func (response ListDataFields429JSONResponse) VisitListDataFieldsResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6023,6 +6506,15 @@ func (response ListDataFields500JSONResponse) VisitListDataFieldsResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6044,6 +6536,15 @@ func (response ListDataFieldsdefaultJSONResponse) VisitListDataFieldsResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6063,6 +6564,9 @@ type CreateDataFieldResponseObject interface {
 
 type CreateDataField201ResponseHeaders struct {
 	IdempotentReplayed *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
 	XRequestId         *string
 }
 
@@ -6081,6 +6585,15 @@ func (response CreateDataField201JSONResponse) VisitCreateDataFieldResponse(w ht
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6098,6 +6611,15 @@ func (response CreateDataField400JSONResponse) VisitCreateDataFieldResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6115,6 +6637,15 @@ func (response CreateDataField401JSONResponse) VisitCreateDataFieldResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6132,6 +6663,15 @@ func (response CreateDataField403JSONResponse) VisitCreateDataFieldResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6149,6 +6689,15 @@ func (response CreateDataField409JSONResponse) VisitCreateDataFieldResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6166,6 +6715,15 @@ func (response CreateDataField413JSONResponse) VisitCreateDataFieldResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6185,6 +6743,15 @@ func (response CreateDataField422JSONResponse) VisitCreateDataFieldResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6202,7 +6769,16 @@ func (response CreateDataField429JSONResponse) VisitCreateDataFieldResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6220,6 +6796,15 @@ func (response CreateDataField500JSONResponse) VisitCreateDataFieldResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6241,6 +6826,15 @@ func (response CreateDataFielddefaultJSONResponse) VisitCreateDataFieldResponse(
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6258,7 +6852,10 @@ type DeleteDataFieldResponseObject interface {
 }
 
 type DeleteDataField204ResponseHeaders struct {
-	XRequestId *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
+	XRequestId         *string
 }
 
 type DeleteDataField204Response struct {
@@ -6266,6 +6863,15 @@ type DeleteDataField204Response struct {
 }
 
 func (response DeleteDataField204Response) VisitDeleteDataFieldResponse(w http.ResponseWriter) error {
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6282,6 +6888,15 @@ func (response DeleteDataField401JSONResponse) VisitDeleteDataFieldResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6299,6 +6914,15 @@ func (response DeleteDataField403JSONResponse) VisitDeleteDataFieldResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6316,6 +6940,15 @@ func (response DeleteDataField404JSONResponse) VisitDeleteDataFieldResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6335,6 +6968,15 @@ func (response DeleteDataField422JSONResponse) VisitDeleteDataFieldResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6352,7 +6994,16 @@ func (response DeleteDataField429JSONResponse) VisitDeleteDataFieldResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6370,6 +7021,15 @@ func (response DeleteDataField500JSONResponse) VisitDeleteDataFieldResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6391,6 +7051,15 @@ func (response DeleteDataFielddefaultJSONResponse) VisitDeleteDataFieldResponse(
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6408,7 +7077,10 @@ type GetDataFieldResponseObject interface {
 }
 
 type GetDataField200ResponseHeaders struct {
-	XRequestId *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
+	XRequestId         *string
 }
 
 type GetDataField200JSONResponse struct {
@@ -6423,6 +7095,15 @@ func (response GetDataField200JSONResponse) VisitGetDataFieldResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6440,6 +7121,15 @@ func (response GetDataField401JSONResponse) VisitGetDataFieldResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6457,6 +7147,15 @@ func (response GetDataField403JSONResponse) VisitGetDataFieldResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6474,6 +7173,15 @@ func (response GetDataField404JSONResponse) VisitGetDataFieldResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6493,6 +7201,15 @@ func (response GetDataField422JSONResponse) VisitGetDataFieldResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6510,7 +7227,16 @@ func (response GetDataField429JSONResponse) VisitGetDataFieldResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6528,6 +7254,15 @@ func (response GetDataField500JSONResponse) VisitGetDataFieldResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6549,6 +7284,15 @@ func (response GetDataFielddefaultJSONResponse) VisitGetDataFieldResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6567,7 +7311,10 @@ type UpdateDataFieldResponseObject interface {
 }
 
 type UpdateDataField200ResponseHeaders struct {
-	XRequestId *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
+	XRequestId         *string
 }
 
 type UpdateDataField200JSONResponse struct {
@@ -6582,6 +7329,15 @@ func (response UpdateDataField200JSONResponse) VisitUpdateDataFieldResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6599,6 +7355,15 @@ func (response UpdateDataField400JSONResponse) VisitUpdateDataFieldResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6616,6 +7381,15 @@ func (response UpdateDataField401JSONResponse) VisitUpdateDataFieldResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6633,6 +7407,15 @@ func (response UpdateDataField403JSONResponse) VisitUpdateDataFieldResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6650,6 +7433,15 @@ func (response UpdateDataField404JSONResponse) VisitUpdateDataFieldResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6667,6 +7459,15 @@ func (response UpdateDataField413JSONResponse) VisitUpdateDataFieldResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6686,6 +7487,15 @@ func (response UpdateDataField422JSONResponse) VisitUpdateDataFieldResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6703,7 +7513,16 @@ func (response UpdateDataField429JSONResponse) VisitUpdateDataFieldResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6721,6 +7540,15 @@ func (response UpdateDataField500JSONResponse) VisitUpdateDataFieldResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6742,6 +7570,15 @@ func (response UpdateDataFielddefaultJSONResponse) VisitUpdateDataFieldResponse(
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6759,7 +7596,10 @@ type ListDocumentTypesResponseObject interface {
 }
 
 type ListDocumentTypes200ResponseHeaders struct {
-	XRequestId *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
+	XRequestId         *string
 }
 
 type ListDocumentTypes200JSONResponse struct {
@@ -6774,6 +7614,15 @@ func (response ListDocumentTypes200JSONResponse) VisitListDocumentTypesResponse(
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6791,6 +7640,15 @@ func (response ListDocumentTypes401JSONResponse) VisitListDocumentTypesResponse(
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6808,6 +7666,15 @@ func (response ListDocumentTypes403JSONResponse) VisitListDocumentTypesResponse(
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6827,6 +7694,15 @@ func (response ListDocumentTypes422JSONResponse) VisitListDocumentTypesResponse(
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6844,7 +7720,16 @@ func (response ListDocumentTypes429JSONResponse) VisitListDocumentTypesResponse(
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6862,6 +7747,15 @@ func (response ListDocumentTypes500JSONResponse) VisitListDocumentTypesResponse(
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6883,6 +7777,15 @@ func (response ListDocumentTypesdefaultJSONResponse) VisitListDocumentTypesRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6902,6 +7805,9 @@ type CreateDocumentTypeResponseObject interface {
 
 type CreateDocumentType201ResponseHeaders struct {
 	IdempotentReplayed *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
 	XRequestId         *string
 }
 
@@ -6920,6 +7826,15 @@ func (response CreateDocumentType201JSONResponse) VisitCreateDocumentTypeRespons
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6937,6 +7852,15 @@ func (response CreateDocumentType400JSONResponse) VisitCreateDocumentTypeRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6954,6 +7878,15 @@ func (response CreateDocumentType401JSONResponse) VisitCreateDocumentTypeRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6971,6 +7904,15 @@ func (response CreateDocumentType403JSONResponse) VisitCreateDocumentTypeRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6988,6 +7930,15 @@ func (response CreateDocumentType409JSONResponse) VisitCreateDocumentTypeRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7005,6 +7956,15 @@ func (response CreateDocumentType413JSONResponse) VisitCreateDocumentTypeRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7024,6 +7984,15 @@ func (response CreateDocumentType422JSONResponse) VisitCreateDocumentTypeRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7041,7 +8010,16 @@ func (response CreateDocumentType429JSONResponse) VisitCreateDocumentTypeRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7059,6 +8037,15 @@ func (response CreateDocumentType500JSONResponse) VisitCreateDocumentTypeRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7080,6 +8067,15 @@ func (response CreateDocumentTypedefaultJSONResponse) VisitCreateDocumentTypeRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7097,7 +8093,10 @@ type DeleteDocumentTypeResponseObject interface {
 }
 
 type DeleteDocumentType204ResponseHeaders struct {
-	XRequestId *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
+	XRequestId         *string
 }
 
 type DeleteDocumentType204Response struct {
@@ -7105,6 +8104,15 @@ type DeleteDocumentType204Response struct {
 }
 
 func (response DeleteDocumentType204Response) VisitDeleteDocumentTypeResponse(w http.ResponseWriter) error {
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7121,6 +8129,15 @@ func (response DeleteDocumentType401JSONResponse) VisitDeleteDocumentTypeRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7138,6 +8155,15 @@ func (response DeleteDocumentType403JSONResponse) VisitDeleteDocumentTypeRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7155,6 +8181,15 @@ func (response DeleteDocumentType404JSONResponse) VisitDeleteDocumentTypeRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7174,6 +8209,15 @@ func (response DeleteDocumentType422JSONResponse) VisitDeleteDocumentTypeRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7191,7 +8235,16 @@ func (response DeleteDocumentType429JSONResponse) VisitDeleteDocumentTypeRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7209,6 +8262,15 @@ func (response DeleteDocumentType500JSONResponse) VisitDeleteDocumentTypeRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7230,6 +8292,15 @@ func (response DeleteDocumentTypedefaultJSONResponse) VisitDeleteDocumentTypeRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7247,7 +8318,10 @@ type GetDocumentTypeResponseObject interface {
 }
 
 type GetDocumentType200ResponseHeaders struct {
-	XRequestId *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
+	XRequestId         *string
 }
 
 type GetDocumentType200JSONResponse struct {
@@ -7262,6 +8336,15 @@ func (response GetDocumentType200JSONResponse) VisitGetDocumentTypeResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7279,6 +8362,15 @@ func (response GetDocumentType401JSONResponse) VisitGetDocumentTypeResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7296,6 +8388,15 @@ func (response GetDocumentType403JSONResponse) VisitGetDocumentTypeResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7313,6 +8414,15 @@ func (response GetDocumentType404JSONResponse) VisitGetDocumentTypeResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7332,6 +8442,15 @@ func (response GetDocumentType422JSONResponse) VisitGetDocumentTypeResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7349,7 +8468,16 @@ func (response GetDocumentType429JSONResponse) VisitGetDocumentTypeResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7367,6 +8495,15 @@ func (response GetDocumentType500JSONResponse) VisitGetDocumentTypeResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7388,6 +8525,15 @@ func (response GetDocumentTypedefaultJSONResponse) VisitGetDocumentTypeResponse(
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7406,7 +8552,10 @@ type UpdateDocumentTypeResponseObject interface {
 }
 
 type UpdateDocumentType200ResponseHeaders struct {
-	XRequestId *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
+	XRequestId         *string
 }
 
 type UpdateDocumentType200JSONResponse struct {
@@ -7421,6 +8570,15 @@ func (response UpdateDocumentType200JSONResponse) VisitUpdateDocumentTypeRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7438,6 +8596,15 @@ func (response UpdateDocumentType400JSONResponse) VisitUpdateDocumentTypeRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7455,6 +8622,15 @@ func (response UpdateDocumentType401JSONResponse) VisitUpdateDocumentTypeRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7472,6 +8648,15 @@ func (response UpdateDocumentType403JSONResponse) VisitUpdateDocumentTypeRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7489,6 +8674,15 @@ func (response UpdateDocumentType404JSONResponse) VisitUpdateDocumentTypeRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7506,6 +8700,15 @@ func (response UpdateDocumentType413JSONResponse) VisitUpdateDocumentTypeRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7525,6 +8728,15 @@ func (response UpdateDocumentType422JSONResponse) VisitUpdateDocumentTypeRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7542,7 +8754,16 @@ func (response UpdateDocumentType429JSONResponse) VisitUpdateDocumentTypeRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7560,6 +8781,15 @@ func (response UpdateDocumentType500JSONResponse) VisitUpdateDocumentTypeRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7581,6 +8811,15 @@ func (response UpdateDocumentTypedefaultJSONResponse) VisitUpdateDocumentTypeRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7598,7 +8837,10 @@ type ListEventsResponseObject interface {
 }
 
 type ListEvents200ResponseHeaders struct {
-	XRequestId *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
+	XRequestId         *string
 }
 
 type ListEvents200JSONResponse struct {
@@ -7613,6 +8855,15 @@ func (response ListEvents200JSONResponse) VisitListEventsResponse(w http.Respons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7630,6 +8881,15 @@ func (response ListEvents401JSONResponse) VisitListEventsResponse(w http.Respons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7647,6 +8907,15 @@ func (response ListEvents403JSONResponse) VisitListEventsResponse(w http.Respons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7666,6 +8935,15 @@ func (response ListEvents422JSONResponse) VisitListEventsResponse(w http.Respons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7683,7 +8961,16 @@ func (response ListEvents429JSONResponse) VisitListEventsResponse(w http.Respons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7701,6 +8988,15 @@ func (response ListEvents500JSONResponse) VisitListEventsResponse(w http.Respons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7722,6 +9018,15 @@ func (response ListEventsdefaultJSONResponse) VisitListEventsResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7739,7 +9044,10 @@ type ListEventFeedResponseObject interface {
 }
 
 type ListEventFeed200ResponseHeaders struct {
-	XRequestId *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
+	XRequestId         *string
 }
 
 type ListEventFeed200JSONResponse struct {
@@ -7754,6 +9062,15 @@ func (response ListEventFeed200JSONResponse) VisitListEventFeedResponse(w http.R
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7771,6 +9088,15 @@ func (response ListEventFeed401JSONResponse) VisitListEventFeedResponse(w http.R
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7788,6 +9114,15 @@ func (response ListEventFeed403JSONResponse) VisitListEventFeedResponse(w http.R
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7807,6 +9142,15 @@ func (response ListEventFeed422JSONResponse) VisitListEventFeedResponse(w http.R
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7824,7 +9168,16 @@ func (response ListEventFeed429JSONResponse) VisitListEventFeedResponse(w http.R
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7842,6 +9195,15 @@ func (response ListEventFeed500JSONResponse) VisitListEventFeedResponse(w http.R
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7863,6 +9225,15 @@ func (response ListEventFeeddefaultJSONResponse) VisitListEventFeedResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7880,7 +9251,10 @@ type GetEventResponseObject interface {
 }
 
 type GetEvent200ResponseHeaders struct {
-	XRequestId *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
+	XRequestId         *string
 }
 
 type GetEvent200JSONResponse struct {
@@ -7895,6 +9269,15 @@ func (response GetEvent200JSONResponse) VisitGetEventResponse(w http.ResponseWri
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7912,6 +9295,15 @@ func (response GetEvent401JSONResponse) VisitGetEventResponse(w http.ResponseWri
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7929,6 +9321,15 @@ func (response GetEvent403JSONResponse) VisitGetEventResponse(w http.ResponseWri
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7946,6 +9347,15 @@ func (response GetEvent404JSONResponse) VisitGetEventResponse(w http.ResponseWri
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7965,6 +9375,15 @@ func (response GetEvent422JSONResponse) VisitGetEventResponse(w http.ResponseWri
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7982,7 +9401,16 @@ func (response GetEvent429JSONResponse) VisitGetEventResponse(w http.ResponseWri
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8000,6 +9428,15 @@ func (response GetEvent500JSONResponse) VisitGetEventResponse(w http.ResponseWri
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8021,6 +9458,15 @@ func (response GetEventdefaultJSONResponse) VisitGetEventResponse(w http.Respons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8041,6 +9487,9 @@ type RedeliverEventResponseObject interface {
 
 type RedeliverEvent200ResponseHeaders struct {
 	IdempotentReplayed *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
 	XRequestId         *string
 }
 
@@ -8059,6 +9508,15 @@ func (response RedeliverEvent200JSONResponse) VisitRedeliverEventResponse(w http
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8076,6 +9534,15 @@ func (response RedeliverEvent400JSONResponse) VisitRedeliverEventResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8093,6 +9560,15 @@ func (response RedeliverEvent401JSONResponse) VisitRedeliverEventResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8110,6 +9586,15 @@ func (response RedeliverEvent403JSONResponse) VisitRedeliverEventResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8127,6 +9612,15 @@ func (response RedeliverEvent404JSONResponse) VisitRedeliverEventResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8144,6 +9638,15 @@ func (response RedeliverEvent409JSONResponse) VisitRedeliverEventResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8161,6 +9664,15 @@ func (response RedeliverEvent413JSONResponse) VisitRedeliverEventResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8180,6 +9692,15 @@ func (response RedeliverEvent422JSONResponse) VisitRedeliverEventResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8197,7 +9718,16 @@ func (response RedeliverEvent429JSONResponse) VisitRedeliverEventResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8215,6 +9745,15 @@ func (response RedeliverEvent500JSONResponse) VisitRedeliverEventResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8236,6 +9775,15 @@ func (response RedeliverEventdefaultJSONResponse) VisitRedeliverEventResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8253,7 +9801,10 @@ type ListSubmissionsResponseObject interface {
 }
 
 type ListSubmissions200ResponseHeaders struct {
-	XRequestId *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
+	XRequestId         *string
 }
 
 type ListSubmissions200JSONResponse struct {
@@ -8268,6 +9819,15 @@ func (response ListSubmissions200JSONResponse) VisitListSubmissionsResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8285,6 +9845,15 @@ func (response ListSubmissions401JSONResponse) VisitListSubmissionsResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8302,6 +9871,15 @@ func (response ListSubmissions403JSONResponse) VisitListSubmissionsResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8321,6 +9899,15 @@ func (response ListSubmissions422JSONResponse) VisitListSubmissionsResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8338,7 +9925,16 @@ func (response ListSubmissions429JSONResponse) VisitListSubmissionsResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8356,6 +9952,15 @@ func (response ListSubmissions500JSONResponse) VisitListSubmissionsResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8377,6 +9982,15 @@ func (response ListSubmissionsdefaultJSONResponse) VisitListSubmissionsResponse(
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8396,6 +10010,9 @@ type CreateSubmissionResponseObject interface {
 
 type CreateSubmission200ResponseHeaders struct {
 	IdempotentReplayed *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
 	XRequestId         *string
 }
 
@@ -8414,6 +10031,15 @@ func (response CreateSubmission200JSONResponse) VisitCreateSubmissionResponse(w 
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8424,6 +10050,9 @@ func (response CreateSubmission200JSONResponse) VisitCreateSubmissionResponse(w 
 
 type CreateSubmission201ResponseHeaders struct {
 	IdempotentReplayed *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
 	XRequestId         *string
 }
 
@@ -8442,6 +10071,15 @@ func (response CreateSubmission201JSONResponse) VisitCreateSubmissionResponse(w 
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8459,6 +10097,15 @@ func (response CreateSubmission400JSONResponse) VisitCreateSubmissionResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8476,6 +10123,15 @@ func (response CreateSubmission401JSONResponse) VisitCreateSubmissionResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8493,6 +10149,15 @@ func (response CreateSubmission403JSONResponse) VisitCreateSubmissionResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8510,6 +10175,15 @@ func (response CreateSubmission409JSONResponse) VisitCreateSubmissionResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8527,6 +10201,15 @@ func (response CreateSubmission413JSONResponse) VisitCreateSubmissionResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8546,6 +10229,15 @@ func (response CreateSubmission422JSONResponse) VisitCreateSubmissionResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8563,7 +10255,16 @@ func (response CreateSubmission429JSONResponse) VisitCreateSubmissionResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8581,6 +10282,15 @@ func (response CreateSubmission500JSONResponse) VisitCreateSubmissionResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8598,7 +10308,16 @@ func (response CreateSubmission503JSONResponse) VisitCreateSubmissionResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8620,6 +10339,15 @@ func (response CreateSubmissiondefaultJSONResponse) VisitCreateSubmissionRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8637,7 +10365,10 @@ type DeleteSubmissionResponseObject interface {
 }
 
 type DeleteSubmission202ResponseHeaders struct {
-	XRequestId *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
+	XRequestId         *string
 }
 
 type DeleteSubmission202Response struct {
@@ -8645,6 +10376,15 @@ type DeleteSubmission202Response struct {
 }
 
 func (response DeleteSubmission202Response) VisitDeleteSubmissionResponse(w http.ResponseWriter) error {
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8661,6 +10401,15 @@ func (response DeleteSubmission401JSONResponse) VisitDeleteSubmissionResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8678,6 +10427,15 @@ func (response DeleteSubmission403JSONResponse) VisitDeleteSubmissionResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8695,6 +10453,15 @@ func (response DeleteSubmission404JSONResponse) VisitDeleteSubmissionResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8712,6 +10479,15 @@ func (response DeleteSubmission409JSONResponse) VisitDeleteSubmissionResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8731,6 +10507,15 @@ func (response DeleteSubmission422JSONResponse) VisitDeleteSubmissionResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8748,7 +10533,16 @@ func (response DeleteSubmission429JSONResponse) VisitDeleteSubmissionResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8766,6 +10560,15 @@ func (response DeleteSubmission500JSONResponse) VisitDeleteSubmissionResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8787,6 +10590,15 @@ func (response DeleteSubmissiondefaultJSONResponse) VisitDeleteSubmissionRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8804,7 +10616,10 @@ type GetSubmissionResponseObject interface {
 }
 
 type GetSubmission200ResponseHeaders struct {
-	XRequestId *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
+	XRequestId         *string
 }
 
 type GetSubmission200JSONResponse struct {
@@ -8819,6 +10634,15 @@ func (response GetSubmission200JSONResponse) VisitGetSubmissionResponse(w http.R
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8836,6 +10660,15 @@ func (response GetSubmission401JSONResponse) VisitGetSubmissionResponse(w http.R
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8853,6 +10686,15 @@ func (response GetSubmission403JSONResponse) VisitGetSubmissionResponse(w http.R
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8870,6 +10712,15 @@ func (response GetSubmission404JSONResponse) VisitGetSubmissionResponse(w http.R
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8887,6 +10738,15 @@ func (response GetSubmission409JSONResponse) VisitGetSubmissionResponse(w http.R
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8906,6 +10766,15 @@ func (response GetSubmission422JSONResponse) VisitGetSubmissionResponse(w http.R
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8923,7 +10792,16 @@ func (response GetSubmission429JSONResponse) VisitGetSubmissionResponse(w http.R
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8941,6 +10819,15 @@ func (response GetSubmission500JSONResponse) VisitGetSubmissionResponse(w http.R
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8962,6 +10849,15 @@ func (response GetSubmissiondefaultJSONResponse) VisitGetSubmissionResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8980,7 +10876,10 @@ type UpdateSubmissionResponseObject interface {
 }
 
 type UpdateSubmission200ResponseHeaders struct {
-	XRequestId *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
+	XRequestId         *string
 }
 
 type UpdateSubmission200JSONResponse struct {
@@ -8995,6 +10894,15 @@ func (response UpdateSubmission200JSONResponse) VisitUpdateSubmissionResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9012,6 +10920,15 @@ func (response UpdateSubmission400JSONResponse) VisitUpdateSubmissionResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9029,6 +10946,15 @@ func (response UpdateSubmission401JSONResponse) VisitUpdateSubmissionResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9046,6 +10972,15 @@ func (response UpdateSubmission403JSONResponse) VisitUpdateSubmissionResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9063,6 +10998,15 @@ func (response UpdateSubmission404JSONResponse) VisitUpdateSubmissionResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9080,6 +11024,15 @@ func (response UpdateSubmission409JSONResponse) VisitUpdateSubmissionResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9097,6 +11050,15 @@ func (response UpdateSubmission413JSONResponse) VisitUpdateSubmissionResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9116,6 +11078,15 @@ func (response UpdateSubmission422JSONResponse) VisitUpdateSubmissionResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9133,7 +11104,16 @@ func (response UpdateSubmission429JSONResponse) VisitUpdateSubmissionResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9151,6 +11131,15 @@ func (response UpdateSubmission500JSONResponse) VisitUpdateSubmissionResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9172,6 +11161,15 @@ func (response UpdateSubmissiondefaultJSONResponse) VisitUpdateSubmissionRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9191,6 +11189,9 @@ type CancelSubmissionResponseObject interface {
 
 type CancelSubmission200ResponseHeaders struct {
 	IdempotentReplayed *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
 	XRequestId         *string
 }
 
@@ -9209,6 +11210,15 @@ func (response CancelSubmission200JSONResponse) VisitCancelSubmissionResponse(w 
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9226,6 +11236,15 @@ func (response CancelSubmission401JSONResponse) VisitCancelSubmissionResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9243,6 +11262,15 @@ func (response CancelSubmission403JSONResponse) VisitCancelSubmissionResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9260,6 +11288,15 @@ func (response CancelSubmission404JSONResponse) VisitCancelSubmissionResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9277,6 +11314,15 @@ func (response CancelSubmission409JSONResponse) VisitCancelSubmissionResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9296,6 +11342,15 @@ func (response CancelSubmission422JSONResponse) VisitCancelSubmissionResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9313,7 +11368,16 @@ func (response CancelSubmission429JSONResponse) VisitCancelSubmissionResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9331,6 +11395,15 @@ func (response CancelSubmission500JSONResponse) VisitCancelSubmissionResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9352,6 +11425,15 @@ func (response CancelSubmissiondefaultJSONResponse) VisitCancelSubmissionRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9373,6 +11455,9 @@ type CreateSlotUploadResponseObject interface {
 
 type CreateSlotUpload200ResponseHeaders struct {
 	IdempotentReplayed *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
 	XRequestId         *string
 }
 
@@ -9391,6 +11476,15 @@ func (response CreateSlotUpload200JSONResponse) VisitCreateSlotUploadResponse(w 
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9401,6 +11495,9 @@ func (response CreateSlotUpload200JSONResponse) VisitCreateSlotUploadResponse(w 
 
 type CreateSlotUpload202ResponseHeaders struct {
 	IdempotentReplayed *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
 	XRequestId         *string
 }
 
@@ -9419,6 +11516,15 @@ func (response CreateSlotUpload202JSONResponse) VisitCreateSlotUploadResponse(w 
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9436,6 +11542,15 @@ func (response CreateSlotUpload400JSONResponse) VisitCreateSlotUploadResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9453,6 +11568,15 @@ func (response CreateSlotUpload401JSONResponse) VisitCreateSlotUploadResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9470,6 +11594,15 @@ func (response CreateSlotUpload403JSONResponse) VisitCreateSlotUploadResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9487,6 +11620,15 @@ func (response CreateSlotUpload404JSONResponse) VisitCreateSlotUploadResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9504,6 +11646,15 @@ func (response CreateSlotUpload409JSONResponse) VisitCreateSlotUploadResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9521,6 +11672,15 @@ func (response CreateSlotUpload413JSONResponse) VisitCreateSlotUploadResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9540,6 +11700,15 @@ func (response CreateSlotUpload422JSONResponse) VisitCreateSlotUploadResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9557,7 +11726,16 @@ func (response CreateSlotUpload429JSONResponse) VisitCreateSlotUploadResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9575,6 +11753,15 @@ func (response CreateSlotUpload500JSONResponse) VisitCreateSlotUploadResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9592,7 +11779,16 @@ func (response CreateSlotUpload503JSONResponse) VisitCreateSlotUploadResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9614,6 +11810,15 @@ func (response CreateSlotUploaddefaultJSONResponse) VisitCreateSlotUploadRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9633,6 +11838,9 @@ type StartEvaluationResponseObject interface {
 
 type StartEvaluation202ResponseHeaders struct {
 	IdempotentReplayed *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
 	XRequestId         *string
 }
 
@@ -9651,6 +11859,15 @@ func (response StartEvaluation202JSONResponse) VisitStartEvaluationResponse(w ht
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9668,6 +11885,15 @@ func (response StartEvaluation401JSONResponse) VisitStartEvaluationResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9685,6 +11911,15 @@ func (response StartEvaluation403JSONResponse) VisitStartEvaluationResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9702,6 +11937,15 @@ func (response StartEvaluation404JSONResponse) VisitStartEvaluationResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9719,6 +11963,15 @@ func (response StartEvaluation409JSONResponse) VisitStartEvaluationResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9738,6 +11991,15 @@ func (response StartEvaluation422JSONResponse) VisitStartEvaluationResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9755,7 +12017,16 @@ func (response StartEvaluation429JSONResponse) VisitStartEvaluationResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9773,6 +12044,15 @@ func (response StartEvaluation500JSONResponse) VisitStartEvaluationResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9794,6 +12074,15 @@ func (response StartEvaluationdefaultJSONResponse) VisitStartEvaluationResponse(
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9812,7 +12101,10 @@ type GetEvaluationResponseObject interface {
 }
 
 type GetEvaluation200ResponseHeaders struct {
-	XRequestId *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
+	XRequestId         *string
 }
 
 type GetEvaluation200JSONResponse struct {
@@ -9827,6 +12119,15 @@ func (response GetEvaluation200JSONResponse) VisitGetEvaluationResponse(w http.R
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9844,6 +12145,15 @@ func (response GetEvaluation401JSONResponse) VisitGetEvaluationResponse(w http.R
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9861,6 +12171,15 @@ func (response GetEvaluation403JSONResponse) VisitGetEvaluationResponse(w http.R
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9878,6 +12197,15 @@ func (response GetEvaluation404JSONResponse) VisitGetEvaluationResponse(w http.R
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9895,6 +12223,15 @@ func (response GetEvaluation409JSONResponse) VisitGetEvaluationResponse(w http.R
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9914,6 +12251,15 @@ func (response GetEvaluation422JSONResponse) VisitGetEvaluationResponse(w http.R
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9931,7 +12277,16 @@ func (response GetEvaluation429JSONResponse) VisitGetEvaluationResponse(w http.R
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9949,6 +12304,15 @@ func (response GetEvaluation500JSONResponse) VisitGetEvaluationResponse(w http.R
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9970,6 +12334,15 @@ func (response GetEvaluationdefaultJSONResponse) VisitGetEvaluationResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9988,7 +12361,10 @@ type ListUploadsResponseObject interface {
 }
 
 type ListUploads200ResponseHeaders struct {
-	XRequestId *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
+	XRequestId         *string
 }
 
 type ListUploads200JSONResponse struct {
@@ -10003,6 +12379,15 @@ func (response ListUploads200JSONResponse) VisitListUploadsResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10020,6 +12405,15 @@ func (response ListUploads401JSONResponse) VisitListUploadsResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10037,6 +12431,15 @@ func (response ListUploads403JSONResponse) VisitListUploadsResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10054,6 +12457,15 @@ func (response ListUploads404JSONResponse) VisitListUploadsResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10071,6 +12483,15 @@ func (response ListUploads409JSONResponse) VisitListUploadsResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10090,6 +12511,15 @@ func (response ListUploads422JSONResponse) VisitListUploadsResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10107,7 +12537,16 @@ func (response ListUploads429JSONResponse) VisitListUploadsResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10125,6 +12564,15 @@ func (response ListUploads500JSONResponse) VisitListUploadsResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10146,6 +12594,15 @@ func (response ListUploadsdefaultJSONResponse) VisitListUploadsResponse(w http.R
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10166,6 +12623,9 @@ type CreateUploadResponseObject interface {
 
 type CreateUpload200ResponseHeaders struct {
 	IdempotentReplayed *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
 	XRequestId         *string
 }
 
@@ -10184,6 +12644,15 @@ func (response CreateUpload200JSONResponse) VisitCreateUploadResponse(w http.Res
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10194,6 +12663,9 @@ func (response CreateUpload200JSONResponse) VisitCreateUploadResponse(w http.Res
 
 type CreateUpload202ResponseHeaders struct {
 	IdempotentReplayed *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
 	XRequestId         *string
 }
 
@@ -10212,6 +12684,15 @@ func (response CreateUpload202JSONResponse) VisitCreateUploadResponse(w http.Res
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10229,6 +12710,15 @@ func (response CreateUpload400JSONResponse) VisitCreateUploadResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10246,6 +12736,15 @@ func (response CreateUpload401JSONResponse) VisitCreateUploadResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10263,6 +12762,15 @@ func (response CreateUpload403JSONResponse) VisitCreateUploadResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10280,6 +12788,15 @@ func (response CreateUpload404JSONResponse) VisitCreateUploadResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10297,6 +12814,15 @@ func (response CreateUpload409JSONResponse) VisitCreateUploadResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10314,6 +12840,15 @@ func (response CreateUpload413JSONResponse) VisitCreateUploadResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10333,6 +12868,15 @@ func (response CreateUpload422JSONResponse) VisitCreateUploadResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10350,7 +12894,16 @@ func (response CreateUpload429JSONResponse) VisitCreateUploadResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10368,6 +12921,15 @@ func (response CreateUpload500JSONResponse) VisitCreateUploadResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10385,7 +12947,16 @@ func (response CreateUpload503JSONResponse) VisitCreateUploadResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10407,6 +12978,15 @@ func (response CreateUploaddefaultJSONResponse) VisitCreateUploadResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10425,7 +13005,10 @@ type DeleteUploadResponseObject interface {
 }
 
 type DeleteUpload204ResponseHeaders struct {
-	XRequestId *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
+	XRequestId         *string
 }
 
 type DeleteUpload204Response struct {
@@ -10433,6 +13016,15 @@ type DeleteUpload204Response struct {
 }
 
 func (response DeleteUpload204Response) VisitDeleteUploadResponse(w http.ResponseWriter) error {
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10449,6 +13041,15 @@ func (response DeleteUpload401JSONResponse) VisitDeleteUploadResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10466,6 +13067,15 @@ func (response DeleteUpload403JSONResponse) VisitDeleteUploadResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10483,6 +13093,15 @@ func (response DeleteUpload404JSONResponse) VisitDeleteUploadResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10500,6 +13119,15 @@ func (response DeleteUpload409JSONResponse) VisitDeleteUploadResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10519,6 +13147,15 @@ func (response DeleteUpload422JSONResponse) VisitDeleteUploadResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10536,7 +13173,16 @@ func (response DeleteUpload429JSONResponse) VisitDeleteUploadResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10554,6 +13200,15 @@ func (response DeleteUpload500JSONResponse) VisitDeleteUploadResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10575,6 +13230,15 @@ func (response DeleteUploaddefaultJSONResponse) VisitDeleteUploadResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10593,7 +13257,10 @@ type GetUploadResponseObject interface {
 }
 
 type GetUpload200ResponseHeaders struct {
-	XRequestId *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
+	XRequestId         *string
 }
 
 type GetUpload200JSONResponse struct {
@@ -10608,6 +13275,15 @@ func (response GetUpload200JSONResponse) VisitGetUploadResponse(w http.ResponseW
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10625,6 +13301,15 @@ func (response GetUpload401JSONResponse) VisitGetUploadResponse(w http.ResponseW
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10642,6 +13327,15 @@ func (response GetUpload403JSONResponse) VisitGetUploadResponse(w http.ResponseW
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10659,6 +13353,15 @@ func (response GetUpload404JSONResponse) VisitGetUploadResponse(w http.ResponseW
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10676,6 +13379,15 @@ func (response GetUpload409JSONResponse) VisitGetUploadResponse(w http.ResponseW
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10695,6 +13407,15 @@ func (response GetUpload422JSONResponse) VisitGetUploadResponse(w http.ResponseW
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10712,7 +13433,16 @@ func (response GetUpload429JSONResponse) VisitGetUploadResponse(w http.ResponseW
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10730,6 +13460,15 @@ func (response GetUpload500JSONResponse) VisitGetUploadResponse(w http.ResponseW
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10751,6 +13490,15 @@ func (response GetUploaddefaultJSONResponse) VisitGetUploadResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10770,7 +13518,10 @@ type UpdateUploadResponseObject interface {
 }
 
 type UpdateUpload200ResponseHeaders struct {
-	XRequestId *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
+	XRequestId         *string
 }
 
 type UpdateUpload200JSONResponse struct {
@@ -10785,6 +13536,15 @@ func (response UpdateUpload200JSONResponse) VisitUpdateUploadResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10802,6 +13562,15 @@ func (response UpdateUpload400JSONResponse) VisitUpdateUploadResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10819,6 +13588,15 @@ func (response UpdateUpload401JSONResponse) VisitUpdateUploadResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10836,6 +13614,15 @@ func (response UpdateUpload403JSONResponse) VisitUpdateUploadResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10853,6 +13640,15 @@ func (response UpdateUpload404JSONResponse) VisitUpdateUploadResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10870,6 +13666,15 @@ func (response UpdateUpload409JSONResponse) VisitUpdateUploadResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10887,6 +13692,15 @@ func (response UpdateUpload413JSONResponse) VisitUpdateUploadResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10906,6 +13720,15 @@ func (response UpdateUpload422JSONResponse) VisitUpdateUploadResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10923,7 +13746,16 @@ func (response UpdateUpload429JSONResponse) VisitUpdateUploadResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10941,6 +13773,15 @@ func (response UpdateUpload500JSONResponse) VisitUpdateUploadResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10962,6 +13803,15 @@ func (response UpdateUploaddefaultJSONResponse) VisitUpdateUploadResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10979,7 +13829,10 @@ type ListTemplatesResponseObject interface {
 }
 
 type ListTemplates200ResponseHeaders struct {
-	XRequestId *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
+	XRequestId         *string
 }
 
 type ListTemplates200JSONResponse struct {
@@ -10994,6 +13847,15 @@ func (response ListTemplates200JSONResponse) VisitListTemplatesResponse(w http.R
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11011,6 +13873,15 @@ func (response ListTemplates401JSONResponse) VisitListTemplatesResponse(w http.R
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11028,6 +13899,15 @@ func (response ListTemplates403JSONResponse) VisitListTemplatesResponse(w http.R
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11047,6 +13927,15 @@ func (response ListTemplates422JSONResponse) VisitListTemplatesResponse(w http.R
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11064,7 +13953,16 @@ func (response ListTemplates429JSONResponse) VisitListTemplatesResponse(w http.R
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11082,6 +13980,15 @@ func (response ListTemplates500JSONResponse) VisitListTemplatesResponse(w http.R
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11103,6 +14010,15 @@ func (response ListTemplatesdefaultJSONResponse) VisitListTemplatesResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11122,6 +14038,9 @@ type CreateTemplateResponseObject interface {
 
 type CreateTemplate201ResponseHeaders struct {
 	IdempotentReplayed *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
 	XRequestId         *string
 }
 
@@ -11140,6 +14059,15 @@ func (response CreateTemplate201JSONResponse) VisitCreateTemplateResponse(w http
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11157,6 +14085,15 @@ func (response CreateTemplate400JSONResponse) VisitCreateTemplateResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11174,6 +14111,15 @@ func (response CreateTemplate401JSONResponse) VisitCreateTemplateResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11191,6 +14137,15 @@ func (response CreateTemplate403JSONResponse) VisitCreateTemplateResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11208,6 +14163,15 @@ func (response CreateTemplate409JSONResponse) VisitCreateTemplateResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11225,6 +14189,15 @@ func (response CreateTemplate413JSONResponse) VisitCreateTemplateResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11244,6 +14217,15 @@ func (response CreateTemplate422JSONResponse) VisitCreateTemplateResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11261,7 +14243,16 @@ func (response CreateTemplate429JSONResponse) VisitCreateTemplateResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11279,6 +14270,15 @@ func (response CreateTemplate500JSONResponse) VisitCreateTemplateResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11300,6 +14300,15 @@ func (response CreateTemplatedefaultJSONResponse) VisitCreateTemplateResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11317,7 +14326,10 @@ type DeleteTemplateResponseObject interface {
 }
 
 type DeleteTemplate204ResponseHeaders struct {
-	XRequestId *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
+	XRequestId         *string
 }
 
 type DeleteTemplate204Response struct {
@@ -11325,6 +14337,15 @@ type DeleteTemplate204Response struct {
 }
 
 func (response DeleteTemplate204Response) VisitDeleteTemplateResponse(w http.ResponseWriter) error {
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11341,6 +14362,15 @@ func (response DeleteTemplate401JSONResponse) VisitDeleteTemplateResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11358,6 +14388,15 @@ func (response DeleteTemplate403JSONResponse) VisitDeleteTemplateResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11375,6 +14414,15 @@ func (response DeleteTemplate404JSONResponse) VisitDeleteTemplateResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11394,6 +14442,15 @@ func (response DeleteTemplate422JSONResponse) VisitDeleteTemplateResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11411,7 +14468,16 @@ func (response DeleteTemplate429JSONResponse) VisitDeleteTemplateResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11429,6 +14495,15 @@ func (response DeleteTemplate500JSONResponse) VisitDeleteTemplateResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11450,6 +14525,15 @@ func (response DeleteTemplatedefaultJSONResponse) VisitDeleteTemplateResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11467,7 +14551,10 @@ type GetTemplateResponseObject interface {
 }
 
 type GetTemplate200ResponseHeaders struct {
-	XRequestId *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
+	XRequestId         *string
 }
 
 type GetTemplate200JSONResponse struct {
@@ -11482,6 +14569,15 @@ func (response GetTemplate200JSONResponse) VisitGetTemplateResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11499,6 +14595,15 @@ func (response GetTemplate401JSONResponse) VisitGetTemplateResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11516,6 +14621,15 @@ func (response GetTemplate403JSONResponse) VisitGetTemplateResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11533,6 +14647,15 @@ func (response GetTemplate404JSONResponse) VisitGetTemplateResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11552,6 +14675,15 @@ func (response GetTemplate422JSONResponse) VisitGetTemplateResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11569,7 +14701,16 @@ func (response GetTemplate429JSONResponse) VisitGetTemplateResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11587,6 +14728,15 @@ func (response GetTemplate500JSONResponse) VisitGetTemplateResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11608,6 +14758,15 @@ func (response GetTemplatedefaultJSONResponse) VisitGetTemplateResponse(w http.R
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11626,7 +14785,10 @@ type UpdateTemplateResponseObject interface {
 }
 
 type UpdateTemplate200ResponseHeaders struct {
-	XRequestId *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
+	XRequestId         *string
 }
 
 type UpdateTemplate200JSONResponse struct {
@@ -11641,6 +14803,15 @@ func (response UpdateTemplate200JSONResponse) VisitUpdateTemplateResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11658,6 +14829,15 @@ func (response UpdateTemplate400JSONResponse) VisitUpdateTemplateResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11675,6 +14855,15 @@ func (response UpdateTemplate401JSONResponse) VisitUpdateTemplateResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11692,6 +14881,15 @@ func (response UpdateTemplate403JSONResponse) VisitUpdateTemplateResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11709,6 +14907,15 @@ func (response UpdateTemplate404JSONResponse) VisitUpdateTemplateResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11726,6 +14933,15 @@ func (response UpdateTemplate409JSONResponse) VisitUpdateTemplateResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11743,6 +14959,15 @@ func (response UpdateTemplate413JSONResponse) VisitUpdateTemplateResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11762,6 +14987,15 @@ func (response UpdateTemplate422JSONResponse) VisitUpdateTemplateResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11779,7 +15013,16 @@ func (response UpdateTemplate429JSONResponse) VisitUpdateTemplateResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11797,6 +15040,15 @@ func (response UpdateTemplate500JSONResponse) VisitUpdateTemplateResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11818,6 +15070,15 @@ func (response UpdateTemplatedefaultJSONResponse) VisitUpdateTemplateResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11836,7 +15097,10 @@ type ReplaceTemplateCheckItemsResponseObject interface {
 }
 
 type ReplaceTemplateCheckItems200ResponseHeaders struct {
-	XRequestId *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
+	XRequestId         *string
 }
 
 type ReplaceTemplateCheckItems200JSONResponse struct {
@@ -11851,6 +15115,15 @@ func (response ReplaceTemplateCheckItems200JSONResponse) VisitReplaceTemplateChe
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11868,6 +15141,15 @@ func (response ReplaceTemplateCheckItems400JSONResponse) VisitReplaceTemplateChe
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11885,6 +15167,15 @@ func (response ReplaceTemplateCheckItems401JSONResponse) VisitReplaceTemplateChe
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11902,6 +15193,15 @@ func (response ReplaceTemplateCheckItems403JSONResponse) VisitReplaceTemplateChe
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11919,6 +15219,15 @@ func (response ReplaceTemplateCheckItems404JSONResponse) VisitReplaceTemplateChe
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11936,6 +15245,15 @@ func (response ReplaceTemplateCheckItems409JSONResponse) VisitReplaceTemplateChe
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11953,6 +15271,15 @@ func (response ReplaceTemplateCheckItems413JSONResponse) VisitReplaceTemplateChe
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11972,6 +15299,15 @@ func (response ReplaceTemplateCheckItems422JSONResponse) VisitReplaceTemplateChe
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11989,7 +15325,16 @@ func (response ReplaceTemplateCheckItems429JSONResponse) VisitReplaceTemplateChe
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12007,6 +15352,15 @@ func (response ReplaceTemplateCheckItems500JSONResponse) VisitReplaceTemplateChe
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12028,6 +15382,15 @@ func (response ReplaceTemplateCheckItemsdefaultJSONResponse) VisitReplaceTemplat
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12046,7 +15409,10 @@ type ReplaceTemplateDataFieldItemsResponseObject interface {
 }
 
 type ReplaceTemplateDataFieldItems200ResponseHeaders struct {
-	XRequestId *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
+	XRequestId         *string
 }
 
 type ReplaceTemplateDataFieldItems200JSONResponse struct {
@@ -12061,6 +15427,15 @@ func (response ReplaceTemplateDataFieldItems200JSONResponse) VisitReplaceTemplat
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12078,6 +15453,15 @@ func (response ReplaceTemplateDataFieldItems400JSONResponse) VisitReplaceTemplat
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12095,6 +15479,15 @@ func (response ReplaceTemplateDataFieldItems401JSONResponse) VisitReplaceTemplat
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12112,6 +15505,15 @@ func (response ReplaceTemplateDataFieldItems403JSONResponse) VisitReplaceTemplat
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12129,6 +15531,15 @@ func (response ReplaceTemplateDataFieldItems404JSONResponse) VisitReplaceTemplat
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12146,6 +15557,15 @@ func (response ReplaceTemplateDataFieldItems409JSONResponse) VisitReplaceTemplat
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12163,6 +15583,15 @@ func (response ReplaceTemplateDataFieldItems413JSONResponse) VisitReplaceTemplat
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12182,6 +15611,15 @@ func (response ReplaceTemplateDataFieldItems422JSONResponse) VisitReplaceTemplat
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12199,7 +15637,16 @@ func (response ReplaceTemplateDataFieldItems429JSONResponse) VisitReplaceTemplat
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12217,6 +15664,15 @@ func (response ReplaceTemplateDataFieldItems500JSONResponse) VisitReplaceTemplat
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12238,6 +15694,15 @@ func (response ReplaceTemplateDataFieldItemsdefaultJSONResponse) VisitReplaceTem
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12256,7 +15721,10 @@ type ReplaceTemplateDocumentRequirementsResponseObject interface {
 }
 
 type ReplaceTemplateDocumentRequirements200ResponseHeaders struct {
-	XRequestId *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
+	XRequestId         *string
 }
 
 type ReplaceTemplateDocumentRequirements200JSONResponse struct {
@@ -12271,6 +15739,15 @@ func (response ReplaceTemplateDocumentRequirements200JSONResponse) VisitReplaceT
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12288,6 +15765,15 @@ func (response ReplaceTemplateDocumentRequirements400JSONResponse) VisitReplaceT
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12305,6 +15791,15 @@ func (response ReplaceTemplateDocumentRequirements401JSONResponse) VisitReplaceT
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12322,6 +15817,15 @@ func (response ReplaceTemplateDocumentRequirements403JSONResponse) VisitReplaceT
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12339,6 +15843,15 @@ func (response ReplaceTemplateDocumentRequirements404JSONResponse) VisitReplaceT
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12356,6 +15869,15 @@ func (response ReplaceTemplateDocumentRequirements409JSONResponse) VisitReplaceT
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12373,6 +15895,15 @@ func (response ReplaceTemplateDocumentRequirements413JSONResponse) VisitReplaceT
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12392,6 +15923,15 @@ func (response ReplaceTemplateDocumentRequirements422JSONResponse) VisitReplaceT
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12409,7 +15949,16 @@ func (response ReplaceTemplateDocumentRequirements429JSONResponse) VisitReplaceT
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12427,6 +15976,15 @@ func (response ReplaceTemplateDocumentRequirements500JSONResponse) VisitReplaceT
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12448,6 +16006,15 @@ func (response ReplaceTemplateDocumentRequirementsdefaultJSONResponse) VisitRepl
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12468,6 +16035,9 @@ type DuplicateTemplateResponseObject interface {
 
 type DuplicateTemplate201ResponseHeaders struct {
 	IdempotentReplayed *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
 	XRequestId         *string
 }
 
@@ -12486,6 +16056,15 @@ func (response DuplicateTemplate201JSONResponse) VisitDuplicateTemplateResponse(
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12503,6 +16082,15 @@ func (response DuplicateTemplate400JSONResponse) VisitDuplicateTemplateResponse(
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12520,6 +16108,15 @@ func (response DuplicateTemplate401JSONResponse) VisitDuplicateTemplateResponse(
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12537,6 +16134,15 @@ func (response DuplicateTemplate403JSONResponse) VisitDuplicateTemplateResponse(
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12554,6 +16160,15 @@ func (response DuplicateTemplate404JSONResponse) VisitDuplicateTemplateResponse(
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12571,6 +16186,15 @@ func (response DuplicateTemplate409JSONResponse) VisitDuplicateTemplateResponse(
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12588,6 +16212,15 @@ func (response DuplicateTemplate413JSONResponse) VisitDuplicateTemplateResponse(
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12607,6 +16240,15 @@ func (response DuplicateTemplate422JSONResponse) VisitDuplicateTemplateResponse(
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12624,7 +16266,16 @@ func (response DuplicateTemplate429JSONResponse) VisitDuplicateTemplateResponse(
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12642,6 +16293,15 @@ func (response DuplicateTemplate500JSONResponse) VisitDuplicateTemplateResponse(
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12663,6 +16323,15 @@ func (response DuplicateTemplatedefaultJSONResponse) VisitDuplicateTemplateRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12680,7 +16349,10 @@ type ListWebhookEndpointsResponseObject interface {
 }
 
 type ListWebhookEndpoints200ResponseHeaders struct {
-	XRequestId *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
+	XRequestId         *string
 }
 
 type ListWebhookEndpoints200JSONResponse struct {
@@ -12695,6 +16367,15 @@ func (response ListWebhookEndpoints200JSONResponse) VisitListWebhookEndpointsRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12712,6 +16393,15 @@ func (response ListWebhookEndpoints401JSONResponse) VisitListWebhookEndpointsRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12729,6 +16419,15 @@ func (response ListWebhookEndpoints403JSONResponse) VisitListWebhookEndpointsRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12748,6 +16447,15 @@ func (response ListWebhookEndpoints422JSONResponse) VisitListWebhookEndpointsRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12765,7 +16473,16 @@ func (response ListWebhookEndpoints429JSONResponse) VisitListWebhookEndpointsRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12783,6 +16500,15 @@ func (response ListWebhookEndpoints500JSONResponse) VisitListWebhookEndpointsRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12804,6 +16530,15 @@ func (response ListWebhookEndpointsdefaultJSONResponse) VisitListWebhookEndpoint
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12823,6 +16558,9 @@ type CreateWebhookEndpointResponseObject interface {
 
 type CreateWebhookEndpoint201ResponseHeaders struct {
 	IdempotentReplayed *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
 	XRequestId         *string
 }
 
@@ -12841,6 +16579,15 @@ func (response CreateWebhookEndpoint201JSONResponse) VisitCreateWebhookEndpointR
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12858,6 +16605,15 @@ func (response CreateWebhookEndpoint400JSONResponse) VisitCreateWebhookEndpointR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12875,6 +16631,15 @@ func (response CreateWebhookEndpoint401JSONResponse) VisitCreateWebhookEndpointR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12892,6 +16657,15 @@ func (response CreateWebhookEndpoint403JSONResponse) VisitCreateWebhookEndpointR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12909,6 +16683,15 @@ func (response CreateWebhookEndpoint409JSONResponse) VisitCreateWebhookEndpointR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12926,6 +16709,15 @@ func (response CreateWebhookEndpoint413JSONResponse) VisitCreateWebhookEndpointR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12945,6 +16737,15 @@ func (response CreateWebhookEndpoint422JSONResponse) VisitCreateWebhookEndpointR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12962,7 +16763,16 @@ func (response CreateWebhookEndpoint429JSONResponse) VisitCreateWebhookEndpointR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12980,6 +16790,15 @@ func (response CreateWebhookEndpoint500JSONResponse) VisitCreateWebhookEndpointR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13001,6 +16820,15 @@ func (response CreateWebhookEndpointdefaultJSONResponse) VisitCreateWebhookEndpo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13018,7 +16846,10 @@ type DeleteWebhookEndpointResponseObject interface {
 }
 
 type DeleteWebhookEndpoint204ResponseHeaders struct {
-	XRequestId *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
+	XRequestId         *string
 }
 
 type DeleteWebhookEndpoint204Response struct {
@@ -13026,6 +16857,15 @@ type DeleteWebhookEndpoint204Response struct {
 }
 
 func (response DeleteWebhookEndpoint204Response) VisitDeleteWebhookEndpointResponse(w http.ResponseWriter) error {
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13042,6 +16882,15 @@ func (response DeleteWebhookEndpoint401JSONResponse) VisitDeleteWebhookEndpointR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13059,6 +16908,15 @@ func (response DeleteWebhookEndpoint403JSONResponse) VisitDeleteWebhookEndpointR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13076,6 +16934,15 @@ func (response DeleteWebhookEndpoint404JSONResponse) VisitDeleteWebhookEndpointR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13095,6 +16962,15 @@ func (response DeleteWebhookEndpoint422JSONResponse) VisitDeleteWebhookEndpointR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13112,7 +16988,16 @@ func (response DeleteWebhookEndpoint429JSONResponse) VisitDeleteWebhookEndpointR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13130,6 +17015,15 @@ func (response DeleteWebhookEndpoint500JSONResponse) VisitDeleteWebhookEndpointR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13151,6 +17045,15 @@ func (response DeleteWebhookEndpointdefaultJSONResponse) VisitDeleteWebhookEndpo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13168,7 +17071,10 @@ type GetWebhookEndpointResponseObject interface {
 }
 
 type GetWebhookEndpoint200ResponseHeaders struct {
-	XRequestId *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
+	XRequestId         *string
 }
 
 type GetWebhookEndpoint200JSONResponse struct {
@@ -13183,6 +17089,15 @@ func (response GetWebhookEndpoint200JSONResponse) VisitGetWebhookEndpointRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13200,6 +17115,15 @@ func (response GetWebhookEndpoint401JSONResponse) VisitGetWebhookEndpointRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13217,6 +17141,15 @@ func (response GetWebhookEndpoint403JSONResponse) VisitGetWebhookEndpointRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13234,6 +17167,15 @@ func (response GetWebhookEndpoint404JSONResponse) VisitGetWebhookEndpointRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13253,6 +17195,15 @@ func (response GetWebhookEndpoint422JSONResponse) VisitGetWebhookEndpointRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13270,7 +17221,16 @@ func (response GetWebhookEndpoint429JSONResponse) VisitGetWebhookEndpointRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13288,6 +17248,15 @@ func (response GetWebhookEndpoint500JSONResponse) VisitGetWebhookEndpointRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13309,6 +17278,15 @@ func (response GetWebhookEndpointdefaultJSONResponse) VisitGetWebhookEndpointRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13327,7 +17305,10 @@ type UpdateWebhookEndpointResponseObject interface {
 }
 
 type UpdateWebhookEndpoint200ResponseHeaders struct {
-	XRequestId *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
+	XRequestId         *string
 }
 
 type UpdateWebhookEndpoint200JSONResponse struct {
@@ -13342,6 +17323,15 @@ func (response UpdateWebhookEndpoint200JSONResponse) VisitUpdateWebhookEndpointR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13359,6 +17349,15 @@ func (response UpdateWebhookEndpoint400JSONResponse) VisitUpdateWebhookEndpointR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13376,6 +17375,15 @@ func (response UpdateWebhookEndpoint401JSONResponse) VisitUpdateWebhookEndpointR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13393,6 +17401,15 @@ func (response UpdateWebhookEndpoint403JSONResponse) VisitUpdateWebhookEndpointR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13410,6 +17427,15 @@ func (response UpdateWebhookEndpoint404JSONResponse) VisitUpdateWebhookEndpointR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13427,6 +17453,15 @@ func (response UpdateWebhookEndpoint413JSONResponse) VisitUpdateWebhookEndpointR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13446,6 +17481,15 @@ func (response UpdateWebhookEndpoint422JSONResponse) VisitUpdateWebhookEndpointR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13463,7 +17507,16 @@ func (response UpdateWebhookEndpoint429JSONResponse) VisitUpdateWebhookEndpointR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13481,6 +17534,15 @@ func (response UpdateWebhookEndpoint500JSONResponse) VisitUpdateWebhookEndpointR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13502,6 +17564,15 @@ func (response UpdateWebhookEndpointdefaultJSONResponse) VisitUpdateWebhookEndpo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13521,6 +17592,9 @@ type RotateWebhookEndpointSecretResponseObject interface {
 
 type RotateWebhookEndpointSecret201ResponseHeaders struct {
 	IdempotentReplayed *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
 	XRequestId         *string
 }
 
@@ -13539,6 +17613,15 @@ func (response RotateWebhookEndpointSecret201JSONResponse) VisitRotateWebhookEnd
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13556,6 +17639,15 @@ func (response RotateWebhookEndpointSecret401JSONResponse) VisitRotateWebhookEnd
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13573,6 +17665,15 @@ func (response RotateWebhookEndpointSecret403JSONResponse) VisitRotateWebhookEnd
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13590,6 +17691,15 @@ func (response RotateWebhookEndpointSecret404JSONResponse) VisitRotateWebhookEnd
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13607,6 +17717,15 @@ func (response RotateWebhookEndpointSecret409JSONResponse) VisitRotateWebhookEnd
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13626,6 +17745,15 @@ func (response RotateWebhookEndpointSecret422JSONResponse) VisitRotateWebhookEnd
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13643,7 +17771,16 @@ func (response RotateWebhookEndpointSecret429JSONResponse) VisitRotateWebhookEnd
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13661,6 +17798,15 @@ func (response RotateWebhookEndpointSecret500JSONResponse) VisitRotateWebhookEnd
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13682,6 +17828,15 @@ func (response RotateWebhookEndpointSecretdefaultJSONResponse) VisitRotateWebhoo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13701,6 +17856,9 @@ type TestWebhookEndpointResponseObject interface {
 
 type TestWebhookEndpoint202ResponseHeaders struct {
 	IdempotentReplayed *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
 	XRequestId         *string
 }
 
@@ -13719,6 +17877,15 @@ func (response TestWebhookEndpoint202JSONResponse) VisitTestWebhookEndpointRespo
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13736,6 +17903,15 @@ func (response TestWebhookEndpoint400JSONResponse) VisitTestWebhookEndpointRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13753,6 +17929,15 @@ func (response TestWebhookEndpoint401JSONResponse) VisitTestWebhookEndpointRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13770,6 +17955,15 @@ func (response TestWebhookEndpoint403JSONResponse) VisitTestWebhookEndpointRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13787,6 +17981,15 @@ func (response TestWebhookEndpoint404JSONResponse) VisitTestWebhookEndpointRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13804,6 +18007,15 @@ func (response TestWebhookEndpoint409JSONResponse) VisitTestWebhookEndpointRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13823,6 +18035,15 @@ func (response TestWebhookEndpoint422JSONResponse) VisitTestWebhookEndpointRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13840,7 +18061,16 @@ func (response TestWebhookEndpoint429JSONResponse) VisitTestWebhookEndpointRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13858,6 +18088,15 @@ func (response TestWebhookEndpoint500JSONResponse) VisitTestWebhookEndpointRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13879,6 +18118,15 @@ func (response TestWebhookEndpointdefaultJSONResponse) VisitTestWebhookEndpointR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -15726,569 +19974,583 @@ func (sh *strictHandler) TestWebhookEndpoint(ctx echo.Context, endpointId Endpoi
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P3ZkttIljAIv4obu9uS7A+kSEaEFtI++yxSS5U6pZRaS9aS1Ec4ASfpFaA7Ew5EBFMps//qt5nbb15h",
-	"buZyXmHmTfpJxs457oBjIYMhKVWZVbqoSgUB+HL8+NmX951Ib7ZaCZWZzuR9Zy14LFL859NYbLY6Eyp7",
-	"JbYJ34kYfo2FiVK5zaRWnUknzNJchOxqLRTL1tKwVJitVkYwaVi2FsxkOhVx+XOmGVdM8DSRImWp+CkX",
-	"JmNXMlvT63wjWFjMHO3634ldOGV8YYTKmM7WIr2SRgw6QcdEa7HhsCah8k1n8mMHFtN5F3Sy3VZ0Jh2T",
-	"pVKtOh8+BJ1XIkt358tMpM09vBaRVrGBpV1xmbGFWOpUsBQ+kWoFU8E6ZQoAgCn8qTdSyQ3MPiymlSoT",
-	"K5HivH9+RTt82gK7p7FQmVwCHPTSQQ/fDhjtVjFxKdJdCb2uyaNIGMO4iplIU532Buwx/JctdCwFjLAV",
-	"PGMyY9ywEF8Z2FHnMg6n7KdcZwKe45mlYqvTTKoV42yb6kUiNlXQ1kH5Iehseco3IrNY8nAtoou27X2b",
-	"yySTikXwArsQu4BFucn0xv7y9u3TRwHTafXXC7GDBUgYYcuzdSfoKL6BJeDzuYwPHwe/fibUKlt3JndP",
-	"Azgd9+eoDS0e5qnRLSjxYst/ygWL8PEEMTNU4jqb0y8hHZhg21RcSp0btuUrMWAvNhJBv9QpPl7K1GT2",
-	"2bkdjWVrnrFYC8OUzlgsIh3jbTkdj1ko1SVPZDxfSpHEId2LEAEestBOXsDnp1ykOw9AtJlDpxd0HvGM",
-	"P4HBDx1ZzDPexyVUzs37uX541S/2nCC8RDv7zMf4SEf5RqjszW4rDu7LvteHIapbqzxp7K7+3b4N2vfm",
-	"8N5n3uNjFW+1VK2U5E9isdb6ggn7DpPxnhW6N25a3FKnG551Jp08xzdb1nPJk5zDAtpWVD49sJbinc+x",
-	"GgGgeQk3pW01AoESsFBcZvOQLXWS6CsRs8WOcQb/TCNu6OD3rlbcDLZ/TcWyM+n8y52Sqd6hp+aOXSIu",
-	"12Nw34ldc8HP+YUg/vnyxes3zPAlck5kSROPtPhsFRnIhdix7lak7PzlUxYlUqgsYBdim7HxKVvrPDU9",
-	"hnyGGDqyY8czqkx4I7K1jgMGUEB2s9DxbsDOFfJg/Kv2Bcxd0LFyg/MLsZunIjcC2E8521omorIVEgXS",
-	"XBkcZvigOYxU89yIkgKStFIeUk1w6Oy5b+Ozs/qF2/IsEymM+T9/nM2ux6P+bHZ97/G7//avrfj2TG5k",
-	"1jy3l3wlmJE/i4DFYsnzJGNnwwH7gSe5MIwv9KVgo+GQ8VSwKOGbLR3BaDicsoVI9BUbAdkBxsAVs4LE",
-	"ccwhgRXt5Q34tAIOu77O5GwYlFLMqFWKeZ3oVrrj6C4ziab7tUz1hjAiX2ykMUAAYpFxmXxjWFjQR3jf",
-	"hHtuGjz8dIrwulhA28rLp/vpU7mFT1/NG7HZJjw7yJ0y+06FMRU/1nmS//aeDbhXPjMnertNNG+VH+jJ",
-	"fojm+PxTofkBPia6hxLotzy2Ujb8FWkFKgv8k2+3iYyQw9z5m4EVvj+WVoPc/MpOQlPW9B53Fy3ZCids",
-	"wxNYOSo7RMr6bMFj9h+vX3wfMMQktUK6GbCrVKsVs0tlKFV0QWgU13yzTQTjTGnV3+RJJrc8zRgBrofn",
-	"z5X9k2gwipMm01ugJTxN5aXVWTxN7rpvl9SX8b6t29fveBoL7vuhVstERl8QtufMZIDYkZ15igRFb0VK",
-	"AoX3NjN8Z4CVRGsGcrRhsK7dgIUgmOPV3Uiz4Vm0DlnXZDwRLBTXWxFlAs6O3gmnLBX9VPAYGR1y2R7K",
-	"CqWAoubbVK9SYUzIuqDBegKOYT/lIhcxnE6aKyXVakqjMLh+KYzlEROls3nEVSQSvkhEyLo1eikNA7Al",
-	"IhNx7VP6TMQh6ypt0cDAtOVyDKiNnLk3vYFhLK54sjPSzHWexTzDkWB6bztX3DCTb0VqRCziKcuNYCHs",
-	"w2Tz8rUQRgPcVCKdo2C/zdOVqAGqubOFgFuA78ZT1Ld7nxFZn+h0IeNYqC9ICfhWzknSmsfSwJHGIclo",
-	"pQwGO3cPByzcitSdaCyULD6wEhRSFrbIM5bw6ILkwPKT2m1QQsSGdcPrfqwjOJ9++Wr4OWH7VIGAxBOE",
-	"yBeltDTvHI0Z4YTlyt1gZkR6KVKyhAwYGnlILFrw6EIvl1N2lcpMoFxspX3FxDUNyGSMglhFuq7JtMTK",
-	"PhMEv9fZE52r+AsCD2jNEua0GJYKo/M0EqUBQlxLkwUofaqVIfscifi+CgFEIRZIkliX2/vrXe2A8eL5",
-	"VU0b7QGBkoZtOYr5sG1A3C5qVOZzouhLvgOK+EbrZzxdiS8I56VMxDzTep7AxOGkzqU1oGn46MXDxz+c",
-	"P5s/P//z/O3LZy/OH82//cubx69D1nXqAmgHz+W3vSkczhpopTTWiIpcjSx5lZlQwvCmGcEAnxGqr0V6",
-	"KSPxVvFLLpFnfUnqmmfrn5Fl4iwinu8ESFvwu07lzwULNplMErZN9ZaveAYyEPsTlxnALEt3fb7MRBoy",
-	"Q7beAC6Dar3xoSMP84r8HwISl8/wvGUc1sDszXUTlD2L9Ifgk87njdbPudrZX80XPJwUlAtULQsWRgTj",
-	"G8PgGcNnJXKfDZ1sbICh2dMI2CJPDaI+GifEdSRA9EBpF4QZd5UCbwbGExDYdswItN2vBdtokxUyEc+Y",
-	"VhEaujd8dztcsMwDhcG/ySwT6W/hmN8qh/Mi/jsoOiDmXIidPeaF4KlIncBilZvA04FAFBaX+kJ8Tgb6",
-	"tuD8X1gIOVc78j2RqBEwX1k7HZ6xkMxlRKjItogU42w4YsiEJby6EQpuSoCYZfWVOBYxqQkD9keuYtD+",
-	"FMvVhdJXCl8CsUVmhv3xzZuXqBrlhkUJN2bCYo08fJFIFSc7i8OcnV5fTxlnZ9fXgPxsQc4sCbzZw+/P",
-	"ejDbVEfCoIT7WGUy2/0dUJTsYsARyROhU1b4qtiSS1CH8E1iGl1nO1N8IwyTWW/KeGI0ERzQjlDdTqO1",
-	"vBRMLxlnC2uqESpLd3SMnKUiFokEzovQVZqhwgm82z4AhbRpMDAZt663ijrpBiHyZoUIoIQwA6oCfCWI",
-	"fpZfkWWAKXFVfOFedxQRCW7B0j7b4X9wphuyxRCA0CnYatn+TuwMKNAxk7HpAVQXvp/QDNiLrQAA55sJ",
-	"bucCPuDbreAOBHIjpizTCWhAYqbcVdFKmAF7yDOx0qkUZlLaG80cgInadkBClExFPC8fb1NhhMrCmeo6",
-	"1VsJY3pTFsryvTmeIAwBGDOPtDLSoLE5ZF2J3txs15vOVChVpDdi7s8fwfigzfOEp7s5mjjomZsxDGbK",
-	"PY5SEQNXnWs1X3B1Ub4PU+HosDgQd0Sa7UgDry7IPcMFJZqreaZhB7mYA4pJRZw7ZN2lVFxFUq1gSB7H",
-	"Es6KJ/NUmgugaMIAYFof9AYz1QkKB3wT4J6lrwnvTtBpgNdaC/3NoDGxFaCdoLMfnuXD/dDsBJ29MOwE",
-	"nf1g6wSdVoB03gUdyxg6k8OLq9k1A3d5ChftLS8QrJ8o3yffInRYMDLEwkWy1FtlACQx18v5QqbZGvDZ",
-	"P0BxvZUpApKQWWy2id6RxR+IHT1hXfgP4Noq1cbMN1pl62Q3pzPG6yWyxq8zFfIo0rnK5guecBXhm9s8",
-	"jdbciPk2lfQLHhnfwIvwJ+BetnM/sG6UpykcLt0KNJbOeSp4yLrmp5ynYk6hDbC8yumH6FcDpINHS3kt",
-	"4jmaJkAf24pU6hhuyU5w/JgnCUkMhnU98C3zJJkDftdBp/LNQqS4YgSaSO1rQE0WXOFmHabyOEYDW8BC",
-	"mA/OA/A2S/OIbHNsmQrBMnGdVe9ny0IAkdtPt3Y7aYW1H70Th2n8pXeCTtv5wv1uHG/xbQ1XYLYFhx3U",
-	"zt6/txYa8FMFG+D+lgfcCTptsHKXnBAE1uEjTJ0EdIJO68lXb33r/vbedi924bYX3rnfYOxj7/xMuUvP",
-	"DnBOGc8jniKv23Jjtjol5iWS5TyWJkq0yVN7JwyQQLxPdXJXojOeK4iDKY/w54xfz7kxwhj34lYo1LXL",
-	"r2fKY3UNLghfZ6bCBcX1VpsqXSjnhPvOFQhgKyDw6VxcF6tZJlqn821C98zDmnnEkyhPyOQNu1EiXe3m",
-	"kUgzuQR5VsAqS1bLQrz0Ievif3uBdU6gjV2tpBKMGyNXCi1tBTsDeQ+9QEuZmeqVtScB2G0PAvha9Rxa",
-	"2GD1RjkoAB5WAA/D1uHeCTr7mSSB2L9r3tit8IU7U4C3eid96OKW68DtBB2E42GueuB2Ob/rLW+W85x+",
-	"KiOdqT5a+w1JCYInc4HLnhcyl/WSFHeaTCW9CbNik/Eu40yxpgAZsi45ChNAn0SYXtByW2qvgOqCo9Xv",
-	"zrT17rB9VwfHuN19Qa2pSUl4KpjekjxVgxuQ4LAVIMdAo9jqTTCp3rvDp4b3xlteFUFv/LaBrg95xhO9",
-	"akXT1xkI0mhrQSU0ondJCQW9z2HrgH3r6adIyH3Uwtgg8VPOEwoXEkzGvQF7SPEExSecmSRfuQjHWJpt",
-	"wneoI+NcMksE4xmLUuHUaN7/edh/MA8D9geRbkB73iQ8zwzLUq5MIjO8GnEvYBseA9uRP+WCkTRdMemB",
-	"Or3iUpnMX7ShKC2Vb0QqI2by5VJes67Dgvk47E2ZzJgScB+jNVcruLjnane1FimaU2RMhkUyHgUAxHLX",
-	"u28obupKpxdAljXoxuVh+meI2CYFUeMyYMgCoDVYKKAI2eaxnhd7rMXAVqZ/37EGiLgzWfLEiKBjPyv+",
-	"johx7zBox0obeDoinmMcxXg4vtsfjvuj0ZvRcDIeTobDv3bqVpQ3wKEKjsHc3f/GYFwwHTUJO2zNDRMq",
-	"JtOejDuTTjTm9+IHYtQ/XZws+6fiPu/zUXy3f285FA8W4+gsHt3vBJ0LQO9OMZ4VnuY4FjGZOI8oetJ8",
-	"3B3cpnqzzTA0yQbQteyJmbW+osAJeKMQfw/u1YWFZzrmu//BnuTJUiaJiCmOWmbwZsA0cAv3iyQPGy47",
-	"DliUykxGPPGfk9fCBg0AOPF+dSadl/WFOCCRZerQyX4o2LWkAJkSg4qI4IXWieAK3i3Qqe1hiVuHjXSI",
-	"4w/dyx+qCOiF9MDa+8Ay2y5KBSHfN5+TaYqr3YtlZ/Lj4QXVDVEfghsDi94FewKzkPIWd9TFiF73V7rf",
-	"WOOFuBlWJa3/0ED6RkQhPSYRn4glxslLwzaCK4w1x2uYiY25aWY7GKgaMLVdPE9T7paCl6e+hlfiUoor",
-	"kTJZ6k0F3yCzHdMq2U0tCbbWHaZV3bjXduoW41vO20f143Dogx9XBrKzJTollrv5qmftIXr9RILy+lSw",
-	"urK8MudEL/4moqwg+w+9+1MFqntieToS/lLYZFIVwb2GdUHyvLRBpCh7lhJnRYvrTZ2BW8Q0BHnbBhWF",
-	"ggyVhVUNtoi6lCfno6Jb0lnfKLrX8tUqq+/XfylxJBMYr+3xuyLP4wbzGTGTwxY2S0xf40usfKkIsGoS",
-	"y3L6GxNaWojCPnpwNNbXMNhLeiE8pu/24hvA86na5tlHAfVTgGE9EDW5CuACDy7Ebso2ucnIXyWcWwVF",
-	"iFvGn7bCZy9EnklTB0bMM44M5Kto9VW0up1o9S7oeHlgnYnKk6Rxawi/3h/Hk0k7aOHGlXka3INyyayS",
-	"Bq+iW3DKYEHMBgkm3GWfdYIOPKDYHYq3PnyvcAvVNbTeMJlxJ655F0xcRyJFXDnPzc98neRqZRYiS/mK",
-	"nQxOR+Pg7B57/PYVKjrViBrKourfvz8+GaGWtUJ8Hb2D9a2kVgZv7lrI1TrrTIaD4Qm9hcTiSsZANoaD",
-	"8f2gcw3/uDsOOjv4x/0RHF4ZgT7pPIhPxD0+WvTPojHerLjP7y6G/ZPlKHogxvE9fnbaJInF3hr6HDJm",
-	"wy5FCui1Yd2rtcyE2fJI9BUIL4n8WcQ9dzqRBCaNG2zlHE3ItLARC5/6Wkb9BTd2dEaGe1OREg8lfDRR",
-	"sYB8I/EMFWykBQQWuJEqNi17DJihXCMrS0ZcMSPoY7PV2QQEGLbQ1+ioTqRCcwMKPZUJIn0Jm2HnlBFs",
-	"M48L6+qax0xp2vhK6A1GRHQ5S8SKRzv2J53Ghdk1YJxevJLZWucZOkx6R0vTDvlfIXTa4OZh2zFJIv4F",
-	"9FMlGpjgzj0osPHQ5bTrazNA6Gs4KQA8DBiwVCQ8k5fCGYjg1wm7RsvMDk108Gumt/1ELOEsUiVSUERM",
-	"noq4zP6B774x9RcDhvcTR6MLjHEtlC/Fk4Rxw5bARSiMfekPRV/q1H3YHWLiVK9mLPkoulC/4m4QzIwp",
-	"rklLprd1iX1wM910r+wybjHu9a3e3t3i7Rq+4QZgPhjFrTRwoGhFL89T3uRP5UMmFaE+cNxUZHmqKBSb",
-	"BCnMMIwIKShpoW7/yrP1z3CrKP6zxbxBL7xvBubjB41gUZed7SUmgCiyzJNkVwSQitjTxgZ1F6qI28sM",
-	"+BClZbVCDjeOjN9LXPKl9Rax86sEd6ME11RfPtZ6VbNE1ehmRqGm4+FwyKI1B6iJ1EyLlE+x2Wa7mmID",
-	"L7cw+RusP4/qI36MmWfDr5/SZ+NhjUcFHTLG2+cgGd7SDhQw7oHDh0cLAIY3KHeeWrwX5P4MDDSr8ELs",
-	"QkCX0nEhs+bkt9MrnZHIgmL/LS6CdW68yf7VtF6Vuc2LfE7BAiyFi7jlMu54l/UNhjZ7L1SuJdvynaF7",
-	"FwD/pPvErGPFiGTZL71swD+NEApe5CSqSbViOo1F6kS2BVcXpaUE4EjBT4X44iJoPv66FTCrXLkKSL48",
-	"AuxH+8fk7MQ8g18N8atAPgw/jM56Qq82FDcfjMfgrxd+cjwzquHvSw6IyROGoc/AxIG2y0h8Ao546/q7",
-	"UOa/Nz4eOtf9x/k60RllYXuHWastUWQVA7YFlPXCDQtphMrX4YC95GlmbPB7tuaqJQmGPPrwF7nx5UpR",
-	"vtJ5FIktkKMl1noAHlcGE2Io+DZeYiTchq/Enb9txar8a6vwD//tjbnS5Pb3f71U8QBEi+tNYiMW+3q5",
-	"lJFwet4AvrIB6lKtNsnAPQmnxS2+TXJWTUK9wYYBv3YmnS7VukhAm1nsMmF6bcaFps5frzCBKbf9aK0N",
-	"CEpxwEagCY3PzioY71XOIOd26W2vBoEfLovRuBa0mfctFk4H0ykqdYBg3xj2kDIA+nCNyf67QIc8d5iB",
-	"UU9FvDwyIIANrKzgOAupOHpmDl+RFjUZV3vgthSQaCd97algnQkGBfbJQjg8vTcakZKe8jIw0i5sQ3XV",
-	"fnzfrA006Wwt2ZwXZHNuyaa/MTRFf3iH0VWrHPXMTgyvbETGnamRx5fS6HROFPX82/5odP9eJ+gsUq6i",
-	"dWfS+SPfLPJ01T9PMq14NerR5STAbCfIrkAS84pHTDr3l6NTcXq27EdC8P7p3Xvj/oPlady/y0fxODpZ",
-	"nIqz5QF0rsHvY5Eai+FIUyI3+hhlxqoVbz4CrQ+eXoP4F+6vMgTT/4J1sb5Jz2qaoMmUqiY5Sim5OBMb",
-	"ZtZ8K0ggcyD/xrSPe7QC4Jjnq/JjcgpVtIGzYdNiVeLY4RnKm/PMffGhipGHvn7u3qvj2fv9Hvig5m2z",
-	"XqWA/KdKq77z5njxUC9sQNmkkAAqOYquvJd7Zr8LmEiMqMRO3RTE94lurD0XZT/lcnGNe0Q28orRMf94",
-	"vPev8uaB3AcMlfCKuZUTabWUsQBKlq1TYdY6idHIFtSKv+0Jkq4WhcFpqpLmK8ETRtBnBfRZ18Vl9UA2",
-	"vQ0JdtG1sHekwnMXFIhcxDhvScunLVGoCV+IpNXf3EVfzAkpcqbXstV9vld332v2NYynCEDPcxF6pMV1",
-	"Pa3kFqbsqu+4ZjRooRPN02+YLspslM+2zLJ44W2W+tGCfFFi6XNpmEfyl0dtxP/zAfEo5tACyo/TSG6l",
-	"jXxVN76qG/+46oYt0+kqebbz7upOn2mumE7lSioyeJudAamxaw3HUitgJlRKBVYFSxhg6rBdz4ASn/El",
-	"ly08KOpLVX+2r74LOnkKfGydZVszuXMHVm0GttpTf8HVxcCu+I4tOtTErS9mqHF7by/6aeMmNUtFJOSl",
-	"mDK9kVlGFQowWGIjuDLofiTLJsWhL/MsTy0ROZq04pRNs7utsGj/Gu2NxThkk8cDabi48IBC9vbVM98c",
-	"eXq/AlN8K0TFAzWS0fjeYDgYDkYBm0xGuNtERzxZa5NVLkKeyvoJnN6/0XGdJq1XoODdx0XCl8msnxAO",
-	"XwlhPBC2debCtm42yxO5PRX3lyM+7t+Lzhb9U/5A9Bcn8ag/FHeXY34/Ol08uFfEZDkhF0aZ/+aM+4di",
-	"nhxYjnYAfIFA81bfwUcFm9fEws8RbV7J3P4tR5zfws9RBHp76eU3RXtj7lsb0G8f0f35PCOtweA1d4kX",
-	"Bf6RUd9N/Lwh8tsjdF8k/NsZMm4T/n2ruO6KklY3THyifaBGoL8XWUE9i3eI6h5jXmho3K2rqx+fLeZs",
-	"UyBdTR1bRZyVY7CVyFy5njDRV/PyUVhhs7HOqVDG0XE+NVgdV8b/mGj1G4nivnD2ErJN4t4SWup3AaAr",
-	"WbuIxQdB+6kcvHp7g+A/r3XqePSxlbZppn8IZPpC0f5VxCoAaSW9WyHaQYz5XEkCXwXOX1fg/Pzh96Va",
-	"8jsNwX9kS4ztsZLYp7BMrQQTpBRr/KNeqLWuaWUZqOFzLLyCt9P+QtZ099hSEu959XRP+sPxm+GDyeju",
-	"5PQETlfnGRLUSQe7GQlKvnDizpyoHCqb3q8gHc7hOO/fI7GZ9lW8XRnL73Iy6YzEGX8QnSz79xbDuH8a",
-	"j0X//vIu759G98V4MYzvLh+c+B/d2vYRdOCY58fsvqkyVYF8uKGUfwL1034CWGcfs7U0mU6BSiexMBm1",
-	"2JiWleqklSQVtp8gW/Zx18XC/Zwmars0jaM5bsTX9PaH2undqEPVD65FOGk5nWaarVNiIjIYWkBecYNF",
-	"C6o89pC6gvcVCzEenIjan3BbslEaBvCI84R45EfkulY7+1Rg0jyToIZ3HmIdojHu1Kuc8u9HCPZdJreS",
-	"m+Lx6zhx3AkXy77VVXlhv/rQssM6kviVPim3xfZ14spciVTEQREm7X7xxHlvg02o3URgsGTHVqcZlVtv",
-	"S/nZwZpSgXdDaSpLSssISBRwAtGEhYtERxcinrDBYBAGLIyVwUqceYplmiKtlIhsZsASWwTVfzUC68+s",
-	"sbivSgWP1q6QY5YYqseKf8iN0HlGdZqVyK50emGfDtj3wlXDtMXChGGx5IkrVGt0cilSw7i5qIByX2h/",
-	"Fc9qiFRiyBF36UWJTLUWdPTAMe6CkdupJlgwK6YCQlKxZSJX64zaRdi7FLLu+PrauWJOhq7gMbwE3M0W",
-	"1GddpVV/fH3d86AYFDCcFxC2ZxmybsZT0EfskbHFjr1+/eoJS3Mso9OeN2FX2wkql71cB4b34+RUIa6c",
-	"uxN07NS1MlDeOE0rRJWttBXVgduFJhgnB5XVWr2iTw1DCxliBjPlHUCcozRcngPrz/Lh8ET4x4E6U0g+",
-	"FuIQtv9HyQVmqmAD5RCDwaAcji+4irWCY8D606WUSWN0R5uAnW0CdjLcBGy8DtgI/m98uu7Bku3sW6zT",
-	"I1RmyzkXBMar8z9gr0SBdWhJQvtTCaVauaS2461vtvypWAHcHren25xv04vd5lgoS+T5/nxuLgxb6nTK",
-	"gJywhYCbhnurNLSiyCJxVXNh+qzvUMhIQxj3c2mydSpsyXIqZVpoZaYePDLoHBt/0l4S4dMCUxo8tnXL",
-	"LYmhipF+TKojwHOtE6rMjtsGqkZZjh7B9TwCBx2IAE4QWL8xlXZA+lKkqYz9CK5KkcTq6+0msAakj+4m",
-	"eYt6EI1CdEW9LX+5th61aw1jX0mFAeirFUK1dRZ73geghm8cBS+vAFjrXLcx/TX7Y5L1j9Zbr8niGQFb",
-	"sa6Vve6LbjlEHLw4G6DhZSQmtY+xpD08ECQa3oYw/NqxZMdf2cP2tBvu4AuLPCSjes+mlWjLAxeQdTf8",
-	"uh4E0DsyP+Pj7+kXM17uuYZVwCFpxDdvgJtfic8B7jDcPs66WjFOHX2VD13G14muK42I9ncXw3i8vB/1",
-	"T8UJ759GDxb9+/G9ZX/Ex4uT6DQ+E3eXvw5bg78vpbgiE2LQKcxINkyEyoFg4XwX2Jq53bpc5DKmrN3a",
-	"6+u747/6TNx1uDwaAjeFfJFG5TZTvsRH0Zl4sDzp31uM4/7p8i7v3xfDqH8ajxd3l/f5KDq5Z+OErAl6",
-	"JdY8yQxfpCJaq1ytbJrDeED7PL5yRlH+wIMtj3edllDXIw09+5xPxTW7FW8qUeCGUPdEZ5T5Ct8cadTy",
-	"EL80bBUIdaRtmkInmza2/Y5tx0c9zllYfNzsN13UYzSmipx8pLrUZ6HtExNOWNG90La50CkrIyZt+dfi",
-	"b3xfCXoVA50Swa0EWf/K3d9wUn0Pv6VXXDAg9YL4G5YEJYVXxGZOSIHlZuEf1gwjDDMisw3kbLLNlHG1",
-	"mynmdkKVR53lH8k69lmOULWoDFf2nIJjzzEcTYmqRmWBRc4bu0c82oJAuY3gr7QP1J3LbVQVKu/TvfoU",
-	"JRCiiwaj2drkJtjaN6ZoRYPbxuZMqc5Xa6/1mYNI6kGNxSLCrpuse9xJ9KgYARZ1QSM8i3iSsCyVq5Wz",
-	"fNXknbIj45GU5aMCiI5IdNkH1Uc2+WV/s5VG13C3gveNZhvITgbWr3ZzXYoSArXIlirY7AZvohaNXTWD",
-	"FGGcEOhG2LricMKEC8lUTKC5AS9PBb+ap1wZ7DYHUSmu1MhMa0kLF5dS52b+KaS/Mc3tqgFV99pcU9Bo",
-	"Vn2LjCI/1frI4ExfNP2VyxWftNfUO7cZ5oBX22b6efdxAvtfiSReCDgaGffK8kRLvpHJji2EEkuZAU9b",
-	"ygg3cnRiu5WExL3FKDqJz/oPOEhC0V3Rvx8PF/3R8oSfRffEg8V4WFbnO5DvecAtfvL3K+u7Lwv/16ju",
-	"+6sEZNaaa/xmYzJ/nVK3taCqvRVvPzbWsQ07bgp3rJCOf5CIRw8OX7Lc6FfSePKrleWsMMXfa2hQTlaK",
-	"G7KFb5ti2wTswQzL7zl5MUnb2e4qaYu+/apq/qI+1S0G6NtWUWmABRtKPtSx2NtqY8OjtVSi75rYkR8Z",
-	"m3FObfa4YVRagQoQNNrEUHNPar45U9Tkk2egMGLDmFu3+mRd783T62v0FdZbf0oRH9H2szeYqZn6heb7",
-	"xc3yCyucdOwXzImCU/9lpn7p9/uV/8G3tWaW7Bd2Ohyy7ul4TDJ80cwSW3lhipFTCfnW9NgvoM794rWL",
-	"tQNN2ILH2M86cE1lsbF1wK5SrVbMmuGQeQQUdIhl5rxW21Pa7Ol4/Lk7bJZ67Q29NVkFRhQz+wusyO37",
-	"ExqUHtOYdHpMS9LqIm13XzzIkVsm/HCwtS+N4emNscQOsLjd4Ykbx2vxIvE+23fg461InXoSCyXrn+Lq",
-	"yGZvU1MA6W2HXRqhaHGPX54WMMb6sAHTV8p1/qesYtfSfl+7+qDZ3Z4marb4xRnP/G1uebamlvqGLXJy",
-	"IVhbD3ZsgBHsxsmYQV0ncca5VPNtqlepMAZHfuCP7K1GGrYQcJa00Cm74jKzZ6F4sjPSzHWekVDUGMi/",
-	"CNwwk4N8JGIYJzeChdj3KpuXr4U0NKiceE4baRCbiqF3wgQ2GiEloom0o+5Fs6HtcGexzTo145m7ce00",
-	"XiYxYCQABZbVMhdnG42i5C9oXiNKVAI7fFqO1P/OJvBTSUmC3hpJcNw+bSowtKVybQF6zVEBiPgu7c9i",
-	"GR11QAihU2rPjzOVgG09cNwg9oMG4owRO/U+vxt9KdXqDiKwpW6WMFFUoVYC9ooRG3RdqYQmze8ZBACV",
-	"qeaqpfsHca5IGm6MQ2PUka0krB7KaYUBYvb9+hVDz0Wm9Tzh6QoXNDqpDYeARAJ8mxR6h8KIJPtmAL7j",
-	"jT+CL+2HXqN7xInipCoN439ha610nlYbzTsvvgYqrHaNFvWWEFt7DYkav7Cz4ZDmgK0Xfc9JEpn63erx",
-	"oEDGciYfJj3K6PUdx0EL4l6E/CBBveSScGAnHCXJs/XPROyo4u0cH7EzJM64d5yVuEa1wq4roivVatoK",
-	"EotBIr2UkZjnqpx/3wSUf4DvA/ooNK7zaI3iEtDQBTfYsbYkCyAy6TzjZIEG9grH2mtfUdAK0uZtx77v",
-	"FTj7rVWqYhEqnJ4Q4P1t+W3V6uo4I9XurbJFEPcdo6PaXzVehEXBD7EUmKvOHTrkBKuQddTf2mhwywOi",
-	"kpUiArUp91Kb6jNHEawzsryh1plVubXwm3chEaz+7bGw8lAf9t6Gz9hKs4GEdb2/eoQN9R/1iUci4zJp",
-	"JJzFbSNshDFUx63dSltUrmgptUHHzDd7P/YAhmp4Kn6aD0cPzvhoMY5O4tN74v7yAR8uRtE4PhGnyzN+",
-	"d9FSptOqRzc25kc96oO3p0Ysc77hytOkrrcJp1oWU5YrgwpXYFOJKypVG6jt1hu5D3C/Abj9RFyKhIik",
-	"CWy0FAkGLRI3zxhyiQDphj03r+BMBa5hwEJX3wyrxmRiY34cvxu4klnUOXYjMXiWtHJsLSsTStFrdU67",
-	"Y2rkYv+U84TiQ0K/N39YGMkYteO/OVgZj7I8oMq87/apx6/sLC1RNcgfl9ZRY0OHi1XVS9W4GPLfz01o",
-	"Fslxe7jxLlga0MjMwAFaQV1QzU8oPLmUSpp1e+jJeDQ5ufdXZ5FbDjnmPPXvxqNFHzbcfxCdCAwOGS7v",
-	"8vvR6AyJ6TbPXKQJFpU5KozkXdC5kArmWXAjI7KtIhuY28bpncloOMSkBIwzsiXOblOiLuhEtqkFffWP",
-	"1GjmnZ/qDAM9OKrHWSq40SDdz02+2XA0Hr9QCSZpsCdikeY83TFAizI+CnWWbaovJap9FIscwf2Ncmz/",
-	"QWFTWF3LYfKg40VJ6a1QR/ZXe1fGPdWq8N06CqoSc4aI2YgJexccUx7rVsFRxLpkIjN0bhQw2HJjqOnA",
-	"R501VdIg3P8nwumTI3PtD1RxcFF/rdUfyGwM1D5PsENOa4IoNfOfvO/YNv+TzsnpaDw4g/Muso0nHYDy",
-	"B9hEcbXee0lrZJCae7FWqYj0ZiNUbGl6wX/KGxB0sGPigiOl3IhY5hvkGAYUlbnb20OvQBdaMffS9+HZ",
-	"X/1d+pW96sxjuLgvzpZn4/5dfgJoPhL9+8t7vD+OHsSn4u5ixIcnn1DEt6wDg7ngPKGE40L1L9172HJd",
-	"UTJye6GYIqLxMNt9Yl/7UGODB9M7CxAFzuaq08IkcXyi55GhRXVu2haTHxalDQvBylo7MPQJqDXZqstu",
-	"VzUTu20Y6DxbN66q7s4izn1TKJKb8zt4+0Mbg/fbD1nnzIFkw1ISOG7eV/R+/bbcoHIo3wFlS7zh962Y",
-	"59+2g2hUO4aFWHHlhyMejUjHxRWVUDgQVfT5buTt4pMo+kCqSsCpf0YtuNK4Gocl5If2gu6NSmyaO2uW",
-	"bnfFq+reQkQ8t7kvnjnS/4Bh1CIlxf2Ggw1LWH2+GEO/ZqQz0XyBCEPv2B2x3nfuFc9eQdqnDMMOB976",
-	"idiELOIp1j+gA0e+/s98qoW88EWP9ah4UbR+eGv999ARKCzP7J+7PdOwarKhSsF77DlToIthGyhCNCqH",
-	"DmG6pU2Y0KXHpGHU4CyoD0IShR3BZbo38UtUNP/jzr9pWCgfHYb2E1zUUTeI1t9yfdxeKveHlM9/4utT",
-	"Vsz9cnfnOyur1XJIpYpJfHTvTVmIlhh0fMJpYQVY4NJU4WlPoj5ZbyomcGfQaZq+i8leWvZ+FJLx+BKY",
-	"SQz3ONVZloh4gn4okn2dNZ+ZTGwxONwwrURAUkqGwS2AhJfCeoLbb/E/MVoWDpgvipivCnG+pTQRUdPA",
-	"KxfalKGLs6uZkb/aCb/aCb/aCb/aCb/aCVubxByfUUoUGru9tJZuKy/grQZ0wdJtYzr8vdWAeysyegA+",
-	"3J6KXtuXR2U6xcICB8Ny8MNc7jUZiG6yQ9xgGvonFUysde3LyiVHZDT74umx5Z/ooMOyNpO1O4WsGza3",
-	"HHo1oTxNs9suuwYzVeifpGn2vOpRtc/sj0GpcLpvpqxYpU5hSLfCcinWqlNfifu5V9qca9GApXFsppx1",
-	"rBINRTMDJaNZsZZz6Z0o+pL4hqVS5/BfbdE7Wi8ftfwQ6lIkeisCBvyEuopzU8T5YoAfaBLcsESa7M5K",
-	"ZFgVh6wK1I8Ps1XRDhGLrVBY8p6FsI5wwsInMhHF9QhZF/us/HsvYGHL9QlZ17dhwFuHEmhD1m1Nk+1N",
-	"mRGCha6JDLwfFr3sYWUxu+Sp5NaA+/ckMLxokPjSW0VbWayXfAeywtSCfQvKHEKZdWG3pB/AoWKZfEtr",
-	"ep7hvrzvH0Wijuzm8isQJzjuImaMJ8kRSY2E9R+C941WO66o6/HpTa5q8E3FJbyxm/to5EqeWxcChVGC",
-	"3l6rrSeFYV24cHAByyyFwhFR73VVw9vOyfJuNOYj0b+/OI37p9E93n8gxqP+WTxc3Fs+4KPo9PTYaiwW",
-	"WUlatQXcf8NFXm4VE/TbLAjzUQ7pvXVkylrDiPk/fq1Y/atUrH7n8jkvs/k4uiuG/BTwd7QkdH6wOIv6",
-	"9+LhcszvitPo/qikzV4vsg+O5j0RlLDemh/79bJ/vez7L/tnwMJ6nnBH7P5jKB4+vfvi0er6+d/+0zxV",
-	"3yfR66d3n795ap5ungyf/k3L5387330vh1fPd8Or58l/Xr14o3fP3+ifvx9pufzPzqflGTuefrsE4z9h",
-	"AeYiuRh2h7mRUuXAYLfcGCwObVhI6Q09160JcOTmmOEjE4ydQNX04cExgXRq8+QWO9fTJOJGYPGEKaPY",
-	"b8ajVBtjU1VNVTCQ1Eeq1ApucfxboG4prOZ/wlc/DvsPeH/57v39D/3i36dH/Hs0/vCve3WQg+n+X8nZ",
-	"V3L2RcnZp5c9+Dhy9Bupd1AqbAeage6rOUJ5+9QulEqO2DRvuRGs60QtW7ktpDiEcKYU+bawsBpsc8N4",
-	"nukNR7NDsuvtqVsyYD+0li3BAnXlEYfsjv3T2ngmXrKni3j0LIvsjgtp7NaMFD0ausUuFVR+dZ7DkHUz",
-	"55vtBWyvlYqxdktUmy2JdVvtI3Zp+4qD8X315qSKkhxTjeul5Qysq3vYzGJntfrpvOiBkwmThRPmAudc",
-	"+pBtmVNkTWaaod0YU4/x9FOatNbk940wmTfplCldDmLyBSDpgjrUyqxqPzuula+zqAat/t9bdP0NWoO9",
-	"gj1l5oJOK+SqNrzKDhoM9EkZ49tsMcFbolLqXmHKKfJSD8sGAmViUS1SKNP6giVarVx/cYmZ+vFKYL33",
-	"0ZBtpMqxJfTepLhaB/N6sRAbFEN0xohsSuEWE7+kZdF7garvr6QSLNJ5ElNVD7ra1Xs3LzpcdGXGUq4q",
-	"28D4ji0QGp1+YxgmovWCmfIHiFIO9AIHMOxKpxciZSbT262IvRzjZMcMyIo8QeJn6sPYohu0jg2PBdZm",
-	"dHnsaJHUGhfXI4RunLyXLHir3LU2ol8hcwerD/pktWghXwRsUZRXaCvSF4Z0I7Je05xayl3H1G+td0im",
-	"n/dt5qZgLfrcdbm35L7ELBe6Vd/ISl7+boK2qmf6qe4nn3R+Ab8TLP4VYNnRR9jCx9E2ZMwyT5LdP9lJ",
-	"Eb/4Agf13Gbz3tZjQXY1qiuDJSNoyLID++gu+05+y4xIJU/kzyCNYXuF0/GYhZUU2NCKk7bOT5lg3Buw",
-	"V1Q7OKaeSldrjZU92MvzNw//6BKmNyJdNfiilYbmdAbn3/ZHo/ugGFF2dWfS+SPfLPJ01T9PMq1AsAYt",
-	"bE4hDq52AQD5ZDwcDodtJbRepjrOoz2y9sNUxDIDbIZ3/g6F/uap4MmcSpjN/ap+xQuw4aqocuO3jevx",
-	"qhrv4x1AS+hP9f4el/HhTeBSPmp3wI7ThtzNjxvn5L1Src24r4MT7YbqTEi0IpdU1YOke60FYtasgySg",
-	"vRjdRxjCmxlr1QaC9V2jX5qCYbFQkHsde1OQkT5gV2ue4RUDUQmx4bismJaDwGvsSvBh7M1TUMX37L9e",
-	"FqkzOSkSu46Of/wQVN5UfCPmkVZGmsw2Um1J82tM3JB0c5Mx8VMOgqGXSxUWFZxsG5nT4YPyx6KuSDjw",
-	"uxKPR6f3Tu+f3D29F9zQpK+wWzTz5tx+UXVPpMlAKSwKBlIj2kq1QRyrd3S3y+KwqIXMB1z/U/py7HUl",
-	"aXedNiHqpn13M55Umll/LK585n7X7xufwWL1TqRU+vErVt2u5fDfCbOaHZI+Er9aGhnJeB7xNEYC9Hft",
-	"gfQVFW9T5bbRLetXRsgyCrXZHEkJsqx9Y9ilSGMZZQPmanBTqCbGm1uDBDmXlvJaxNR/kqy2wL7hDGeq",
-	"CPkk9LEWl9IghOU0bYJMzHetJRLJxNabVOyUZu4sPuGkSFzZ5uSNQ0PQf/3//xcLl3lCwXgh9gvBuo8J",
-	"VhJXOqNX9Fao0LUvIaCWkcBzmzBRTOJeqZbSLvIq+EarFW2dlUtxNef+fbGjgrJyad1D/866NG4xHMqC",
-	"pFkUVVtBNTBTGJIzEPC2Os0oqZgsPlyxp48YXP1ec9t4Z/xdynJ/c5TqqSPM00flIkrATNEWeL2V6Y4t",
-	"xFKn9bQRWBWcom3rRZVin7/6qzXQxnIlM6o7iP/kSW2WKJVorYeZ6GsY0f/Y5t9TlWzOTMQV6754+Aoz",
-	"kTbS4EOZ9QJvqfgbaneJzLIEj6NkyLYnCja0LQpjwWd1hKiLbrZhJ1WE1QD1wHWM5CqmfvslyneLHjjZ",
-	"le4hoITSGZWIJJWHdSNuRMDyTcLzzNzBBsCJzEAFswUnY5EGbCPjOHETy5XSqaCzRh9ABctZLJdLkeI+",
-	"FyK7EkLZ70qgeKCoHQKOhxCg0FPsVM9NA6A1aJZQAerA2RIopsgykaI3gG9dIeLKeN6JTuGTwpx6pRtH",
-	"QXLR3L//EV1MJa4EOrd2AFSp48IUAOPYJJkSd2E9HonB50fcmv3yPiLFntyco8eNUG0X8VyrOaBRORE6",
-	"Yeix6yb8//zfI/ZvrkEq7ZwcgBw2t+U7nWeg3NOjRBjQreIcMyGMzdqTWQutwEZPVYxAVQ2GRXTghOPF",
-	"4r4xbKH1hVQrONJIq0gmoow/XPCEq0gY1oUdS7Vi/81uxbD/+t/+F12JBfz131mUaCPVqhewqKjwLCir",
-	"kuM+6KQAiUCUBpJlr54Fjts/RjowMqiwLnfwoG17cLBVuun1woxvodaDm0TjI+2gKfhCXwpXfM2CFxZk",
-	"p5CKmTyyZXZtEledyGGB2itpRHnTArg6ABzkm+iIcN0P4ZpM/cYNri53/Xq4TgpUfrJKssT1Vpv/9/9i",
-	"l4Zt8zRac4O4mqU8ytg2lZFN7kzkJfrzUsENOhctup2xf2uiykLstIqb21OueDzp+D4nURrR067UI5T4",
-	"UlEcMkKuTttC21im52ikmtN6qPJkOCEgx+zZmx+sZAhvu4O/U+4Vtzhh//W//5/s/pD9W41kBvhgNByy",
-	"fyvOg87Z35ezhlU4I3N2K5zZQQwwodjk/q2VRs85JhsBZzB42Vc8VdKsSRxIWSqyPFUgcshURBndGLd5",
-	"voDpLFkrWhw7ksyjyN0Ce00D7CFt7wBLpHKVoR3g4IVMRhcg2ulrGBX5+g6Dg8yVSKdUsxYwyG0AXlkJ",
-	"hU6rKOG5EVSvXZUD0ShKl0zLA64rGbJN9cLyPZQp+5lIN4zUXAcNIHkrjjTWUpdixALNVEP6C1gksVqz",
-	"39vTMCN4Gq0xdaLstOTRvlQYzH5m4tLyulYeCpTHsfrh4K7FRpnNlDQetnjrccI148kV3xlYnevk6hZX",
-	"jMKKQQYz9Scq451wtcr5CvhMLBJayypPRRx45ehJiMIiRhzFc1jipXCjueIrMyV9qoM7rIJJ2t78LsYE",
-	"J50ghXf7ABmeX6DAAOwCIXQpUrmUImZF6mTQAJ1j1Qg2IEKlj4w8MZgUNlMLsZLKsBnaTUHpKNcx67Du",
-	"rPOD3rDn8HfCViIBaXwy6/SmtG8YmCAVS8NXqRCWhs5UAdmH1FrIU3II30UxXQnlGvzttogvuM3OVLF/",
-	"vuJSmazobsAycZ0BRjjoJWKZFbSDPiOx1KGdNG6l0+I97i+Idle01aWjl6bMWbL13637kUIdajneXxO7",
-	"//ESu1tTVvc12/NO98iItYf2i7agNR+cvtdT51SAuqxV1lqpzOYJHOg82wL7uj3jaT157hvDQnd5w8HH",
-	"FwTzrChlRTB7IDfGVbgzcD3D6DuveJcHOv9U2rZ8g4lnn/vpB0t5ULrGBQ3Ym7U07FJHfJEjQmGdnWtC",
-	"0dIstE31ZpthtFcsDLtay2jNllLFqAQktpYZ/exMSH5cleOBncDhseO3tnJ4KSnt8XH5Q7S4uSo50c3y",
-	"dPqKeWE/yO2wZQNaj6zFpcuNkSuQuTJtQ+CszaieIvW1TkJLCH4DJm3WVQRq2cYHiaKkFhsY1on6Zq7c",
-	"SbQ5AG+IY23CuL6ORxUjnowN6y7KhoOm1nHQ9HzMcYY8Efu74CZgC6p4nprMWQ1xeCs8lWIV9c2RCmS8",
-	"LuCgHQMUU1RxbSBYwMRgNfCsfAEonCaRWwrYryvlMCTqYWhXoT4NxmE6Sm2gyVCbpUJVh59sYycV00dk",
-	"dyyyXEky6k1ZiDqsNRApTbtbyswMGLI+ropXSispSKEgR3pdzUDNx7bM1H96qw1PipXCrJ4+FzAgoNku",
-	"wB/7me6jSoiLJfsz1i1CQxAagSpW+BsrcDavWctH3rMbQ35q9+zISIPa/btto9ry03KxLXtrSTVoXJXq",
-	"DvYzGaoVUWu88LVSym+5UkpDJPxtSn01sLbcx31yYVGYtinbWWi2Z3SFCMawsE9PWIhQrwQKf0PPRGqo",
-	"JgQqXvaNUh+bqaqGOHF8hOqeEJF1rIZ+I80XnWhVZZy0S0+dLA4MR2lXpnsDdo492IoKEik62pSmgC9r",
-	"SmjXI4NSkaTGHY4oW0WYVll0LUV4/9f/7//AgWdqy2Vq/E5+qSQTFL7nvH04MEjjfv/KMKBWecLKkDoR",
-	"M3WlU4AY5q4hu4siskqQG4SkU8sNrGk7YLmK8V9wRu7fANgk36iZWlOXNPTnVhZDdkbC2rB3yFxxb+oa",
-	"Cc7U1VobCwbqlL8StGvjq+DV/AJ3nxHgLQGXt1NEkAyXikhBD+rBrzuKmcTnNVFL6QxbFAL2i2s0Dot4",
-	"wF6v+bY0gWAhCAutmaqCixy0jtyEExa+n1mCNOtM2KxzMj4bDobDWSdgs4Is0aPHb1/NOh9C1rXWW476",
-	"xQarEAI80BztPkFJ6PULdjoe3cNGmj2ceSd4asKAhbbGMfzT/JTzVMyx4wwZV3H/RGVYN7w/HJyF2HDT",
-	"MPg3+zcaK+bo1+F2ehb+5S9/+Uv/+fP+o0chvED9DVl3Cap7Jq6zXvkyHnNVNG1LqSppm1MDXbHmQg2k",
-	"Y9yrDt7Alfepfo/pcG31cleDh051wsKCr2BLHX01L2cPWde7CwuRWF2qaDUI3AOuUVvsE1ynsOii5erl",
-	"wL1oD3j0+Vt1GbVuXG0qov9x42K9FlEqslc6a2v+Ujb3x7fm6BkWppa5efJm+KDsAA0aCurk+Eln0rla",
-	"GxHN/3Nz+uf0/pufx99Hd39YjJ5tH3wXn/zx6t5/mLM/LIfnu9O34v4rOX6h775UTS3q0ELqR/pWZRKj",
-	"ZhTrjk/ZWuepmZLjTy5Zqq2vYMWl6vnFQCKepjsGy+dZngqS9Rc6WzOa1NyijnoNBm0qnxJX7I/Pzx/2",
-	"X//xfHx2F3SsKTOZBtaU3ZwXXZsiOASitrvxOtHZKwEaR/vy6olspLTYOAubRwkCc8CMyBzrSARwl28M",
-	"GvB0YtMuZ6qrU0sleg0WrMSA/QmbRcpifDc4XB+6lq5y7Ey5BQ0YUHBqT+liQzAfz18dNSu22mgcizhg",
-	"G30J/3E9V3U6Uy1pDz2WUqwaZq8XZZeB5+TwmSUWKHMkQGspCktchdOZ4qoAHxaITYymt7A/82OyjNNa",
-	"qaTsnoxDAIymHccCBQ+KtTdrfdU0W9vXGmnVo+FkOC7as0c24KyjhIjNnBZdGNPs4Re2Wk+NNizKM6aX",
-	"6N4BWCx0lukNJqfVbQ/1okDlwo7O+CgW2ojKaqOPIAZtXRfBv2EAGGbpelt8F+wzmh68ACTiGq2mzj3l",
-	"wpuAPIRuNpvH5c8YfkR2sdt1sbTAh17rPS6suY2Of2WQNShDebb+2aXjk3HrUB7+mUMYK5CiMvf67bf9",
-	"e9/95/j5gz8/umUq/W0S1TeVbJjPnUHi9adJEhFlQET9YoyOf9NW7i9Hp+L0bNmPhOD907v3xv0Hy9O4",
-	"f5eP4nF0sjgVZ0vMrY9vAGVLCmflfA6qmH68/EdmUHnneEOTEipVt5QiRRTfCr1NBOuafLvVaRa4i1Gp",
-	"fVZOdHSPHpu8FIG6oPymx9RjO1fyp5zKsJ2/fGpbZQ8+ofuNj1WHgF3kYh2tdZRX0PN++FjURl4KMbGt",
-	"2wcdMCmVvhEWlJS3b58+age9j4TH4UVbIpuHKdVtBPubGxZCegHkWiact7TDROy2heg88tdSjc7nqm1V",
-	"N+HnUnUvjsQovjVrFD8Km23qxaizbZKbpi8NFcXKi80Y6VvHQ8Ma20xLjd7ot+neEHRKX8LcBuQebfBy",
-	"ucQ3leurAr91ymPq+FUuhzPQF8eCgweea6Tsaa1iRkDyIxy7oR8ORhJohpHQoPgBDWwU/vtUNlnHwh/f",
-	"d27jGmv3u39SSgK1WgbJnwrbeCVhsH5EXFSLKbJ3fsMVfX6jVXr2lNt59+Hdryc5tRKFrx1cvwbwfO3M",
-	"8LUzw1d/49cOrl++g+sXU+a9Gu0fpcG3CMQ/vjuo2VuG+KGiwDyzrk7SNrCpf2fSEWTJ8QVb96KVOysx",
-	"vq76JJDdFw9fsbVU2YA9KoJlbLbGH0S64QqUwsdqlUizZkJma5GyK77zrWNYuUjUykzErXYCbyMH6kn+",
-	"Vi1HnxEdbj721gque6q0Xn//Rl89f6Lls4f/scV3/vD09K9vfth8/+bpp1du9QwQrtvI77NsYsOScqhR",
-	"hqcY7i/qsqdpRqWGCzczxdlPuUh3bCmTTKSUlNJmIAwn1q+OVwCzM9ANv+JS2SecKXFl/Qxev9aZYs4T",
-	"gRmgfusNv5+Gt6tKnUS1opKLtYxgZ/mmjnSm2XvW7aWY7E4x18Qea11JLl4uijjaQVz5xAnLRLqRiieB",
-	"3fTLF6/f2EYcVdf+Hitruavb9uJoN9rup2Ov94VDVywLtgNHs7LfV0rXYrr+ZAP0LczGH2vv/Wy229+i",
-	"nfV2xtU9F+CRSOWlMzOXQa1e5pFN7yf1gkJarMgaTop/znMViTTjUpVRsIV9zgZLoWNBp2xDecdcsTVP",
-	"lkwvgSr6U6eioE4uP9hFxM9dXH3o0m/LxB4vfw4+wgy4mkjd8hVlfvnEF3PqqvtmscTwMxjTiv1uZaS1",
-	"FfUSfHk9dDU2saAjvdibsnDDVY6lvdBDyLpu4UXSQIAeacZsUEq5FmDPKNyRsGgIjC4FtiCGMElDUwix",
-	"IGx9SNdvvAzCBvC7ETFWzJ1d0AYZzPHkZEHF+BOY2/LZkHULtLD1bQtdBWCT6KsSLgELSXkJG4uEZ2u5",
-	"WnuggmkdtODxnhmrdPxX0bTqdLGY5KiWcC/s2x+aKzjq+1fVjz5U1njcCNJcfAuv1wmU20hjZf4cB2jN",
-	"ixIQNec9xvAnzE5wqOFZa7235uE1qEPZJKUkTFUZojlIi/jQBuKWCm72uYhJaDaZ2O7bA1EDa4yvo1eF",
-	"LqA6ikhdXXjbh3uX7s62uWhpLhic4J6FJvoKPXmI40EHbt++BRUvNVbhSjy1iV3OoVkmlDj2V5bXcb84",
-	"uyGP+1olu6n7QithMOhOrVimiYWQi5iB4mpsojiV1cOOXlMGZI2KIlv30FWKmcb21bAoS4U+yLBeyzKN",
-	"1ugbmSx5YkTQsdso/m4RFcf90fDN6HQyPJmMRr6oaP0NrwRPGFV49FJBumiJlCLuOaHwSFFOmnlhciCt",
-	"jCxffiFJN3aHnEBFLa0WMXDcH5++Gd6fnN6bnLRFMJQQaTi40yL++NHjZ4/fPJ4y93LtZHNFYjdFUnEs",
-	"OU2A9KRz47m7F1ongiO5Kw7gfcvDT5FR6XT2ip5c7Y7wTFtMdkj1ndihh/oGubXh//y26v33MrAAKNf9",
-	"le43l+nhQevRWIW+cHij9nbncnTHgznLDWY0CsVCTzxFn6neyCwT8cS7d98YtzY7dVkNTCvRswn8GDfm",
-	"SgscLnQath+6zXM4GC7DM57oFUG8s7/GGrZPNYxnbITot0r1lWGLHRv5Kexl/WOiF1NmBDV/54aFjXJj",
-	"VHrtYJW1z6M/UJi0uwM15K3ggAeDoLy0t1MiqrTx+PiMgg80ozOsl84ZuG5XBrO1Z7DnC7jVqJUyiIe6",
-	"Ec/94I7jh2+Wtjs+eqIyY1ABWsuOjwqoKK59EU4BH7NFruJEDNg5LMhW9JOmGb5yK57on/EtPLNH+CqP",
-	"SvivzLi/fk4x48FX3IzPKkmXti4QvYROqmPkgAaqfoYiqTXhotWldcAVVi9b+THSyp6L8uO+EpwWTeoY",
-	"irZZG4iY7TDN19mmy7I+3WWqVWZrzUUXGLZzoA6o23v5t/OP2UTi1jKzByuHNmOG3eK+MdYRjgyQqrMV",
-	"h2HqGLtn5S0xP79CMFDRVfG3IWR6vOZgR7N/emn8t+N+8nj879LrRA2ZULTwqg/XDBck8br0VJPxHcuV",
-	"bQBV44q23UAZWXJDRf93JWt56Yp+ueqNaFtoscDzTKx0ujtKXnroXv5Qo1nvOxt+/UyoVbbG0rrDFp2o",
-	"tpkjUcLvylAr4FvDkaBDkd72OdHdDtVVaVnhEIVr98uoZcFF3Znqlzd892EvXhTC4WfBjRrJeW5ZAhZ3",
-	"3nIZs+4VTzc9F1YyL7SDIpLko3Gh2EgFH2oq762A9knnVN3fsfrED/DVE/qoTbYtmngwGnnKQqAZWL1O",
-	"oKTLMs2KTNWbaUpVx3bvDr63//jRW9A7/+W+3Gx1ijvbcoBBZyWzdb4YRHpzR/Ot7Ec6Fiuh7hTzf/A/",
-	"Nxdy29dbqinYx64QIi0TaPchq5Ui4OL9Gvj6kgOm8oShXIQFB5XOZCRY93GSiVStRBL3PgFHvfV/Etn6",
-	"JLzeD9/SXdhep/5wtNN4ePoJ0U4NoN4+o6XGH4sB9nNFx9vbt3s7ASrAyNEeIlhrOf+awNSUSmqHWrv8",
-	"XvH5aM0xZz81AwaCeXghdiGLtSBvFeG6LZJ/G3r3263cf5PJb8MvsKimrThRGO2wMK0z2TnLwJShFO1S",
-	"Wyv5yIUt7sbC+/uxilJI9uDUR4b0fkTlrXNbzGxp3QRlOEimGYUD+uWsMl1Wich0kXNiwXPLelyHsmVg",
-	"sfuBV2vr+VnIfBFOEksDi24ROW9NgqkxbXNd34srhs9ssJUV96nuBE+S4spgOas8y1NBzXCPzp0qu+9W",
-	"ZM8zut/2r9HeI9ormN4kC/z4rpj5i8kCxwa61LCmjHbJ06SlV+U6y7YmZG9fPSubyY2Hp/c9yjpl+BYV",
-	"Rcf4hNH43mA4GA5GAZtMyKae6Igna20yosNUm6CNEJfXJ5V1unx6/0gW7VphVtOgv3Yj//10I2/JkvaO",
-	"rxnBFCU8FVj3KStKF1p7Ana03PK0PWv4o/yDH1XLEQtGFxU0K9TuEys6thXqu02WtbNdVzNZPy2t2xZH",
-	"kMrS+C3fYTR966jLsu/yzRmnrklztfhgrcRtYSfGSirU1nTqBZhQmCcWElcsrGanhUf01fOvUcOfyJXM",
-	"sMmme4d1sQJWtkY8NAFTmpoN6MQjpB6FPTtji10m9uTWHxv5eNwR6aIyStlS3hasJdZ9FDhq9/iYg9zT",
-	"QnJffcbqDH4xx5bKjcXpBFXSUeJa5eq/28tGDrYE99rjUuSgvdW5wjJDYWXJYaXuWWvjcNySUFG6s0VM",
-	"qk3DXz56AmNsuTFXOo3721RnKGtPCxqTeZXQ3XtHlGZxfcSPvn0P4YPP3De7OUFbg1CjFSuL+TSaTXvB",
-	"TBO2J+p/wMJM6/mGq90c89nCCUWkUm2+ou1JLIomC3YCYbASBbKU7tlwyBaF0tQLisDWsoosHUSOsjQa",
-	"mljCdyJlXRNxpUAVXiRcXfRc43cblLTYYbpPOdWoOtWUmW0is0rpXD90K1e2SoeI5zX09/8stE13myKd",
-	"pvk2c3/6mEg/bLYZ1uauQI+ycl0b+bLjfb23fLMTf2WGBkkhfDiYf/Q1If3zJaTXnDSw6E/zB+0rEPF7",
-	"8QZ5PKqFeZaN0ctUJEeWXNA3vhAGVIQutI3+u37b/14l7Nw+sn/aaoBl0/9jSFs90hSXYDOOd3sKA7pn",
-	"jRvoW9mbYs6ab4vIXVcb0xrdu0YIFnp1FwdURraswEqCb2mAn6kf2pppT5mGPfvJXIN6SU06s89ZWfNL",
-	"187086Scfyfo4PzUIzwi735ldgofEbW8qPLzxmnWVP82O9gVvVJIgkHBxbDpNGrtN2dGjfvDB29GdyfD",
-	"YVFurpLxqjFZVa6kIh+n2ZlMbFjX+hilVmgctnajShN+ooqDIjvMCxn3M6C8n0uEP75/t5dXxaNMXgLj",
-	"RPtIB+0hkzt3AEpmsLVq1YKri4GFyZ1YRzD9Z0qXqlrbqoB84m7PlCFndmk3tp3gSl6KPVrcHpPc63wB",
-	"fy5EbLU2tLf9yoa5g9a3z53ndZP5q2Z+OiL+Ej6snlMB3/ZErTZmU1vWLXOuv943vG+fX4KpU8zfqSjT",
-	"jvRNYy/BPvTsALYQlFced4rFydE3EFL2BUeNJzfYZ01ZymGwoikwcyAbV1jXFV6kwqV2OGolk63Fhuq3",
-	"DlirDFAt8GnRo3BQNFJ6LsURzO+NMBlSoTYuaPOgsa4YUkGNrUMcWJgu1sa68G5tbDTa1FIktnJOrrZj",
-	"e2V8FLM4wgm8Dw6PbKlDGR9FvJ96cv374nSs+DB3kBoAdFoqrrbRUaef+sHoVbDZDR6B4dVdNREdxgnh",
-	"WoatKw6bB7jfzhE0dv1RbUraBjlsLqnt+U8yW78u6kwfF0XTpG/14PybKljXKlej+wd7MuxQyv1z/7VI",
-	"L2Uk+q9dPe3w1jWtjwpmr0uuTKooyWNcRXW8cFp2D0WX1WJnU40G7HXmmnnTuxPbapLIVvHZYmdb368E",
-	"NlPY8ixa/3PIxe1V3f8jO7n8z/ubv16PnqVn30UP/rQYf7+79zI+/aO5+2Q1PBf33+QnT/XZXy5Gn4nZ",
-	"exdgHxkvuQyCLGCxhBc2AF46xBDwKhywV8TmUsM2uclK3bpLrTVAwU5EvBI9knMBQXYs1ui6hIcDYkhu",
-	"cBIFNny7BeyuhyC4st7HVPwkT39MW6yeqiuLcWOZz4f2zbZBCtS4eRT3asswFpVuHOMJvtcygCvqd/MQ",
-	"L+2bLYPYklY3j/GaXnRD+Bdnz7dPZCKqi/eu3oFvXsEL7pN25nhLNu1plbvvyTaYWT1KK3EEya8tCyj+",
-	"Ta/7O7/p/T1QPv6z6gEf/10NP4//8ON2V71UN32390rf9OF+NHiH9d1ElKcy272G14lhLwRPRXqeZ+vy",
-	"ryeF9Cgu5rN8ODyJFtyIu2P8t2gwohA+16n8Gbc6Yd/iKIy+PH/5dP7d47/Qp+GAnSsszA3MXxoWwhQh",
-	"W+ok0VdlixyajgkVaWTJfnPokzFLuYr1hlyeA/ad2JFWIY3JRVyr/Q1DAp/cAonWKeuGlif0ebyRyr7l",
-	"imdjmSNsW2j/7gXOJYy8nxvG2ZqbNekuxOepZYbz4qXiUl+IeMCeU0WMgG14AsKdLa9EjyfsdDhioVSY",
-	"szQHyfVC7MIpc4qKXRi8d8JCT7It1Kkp9kkSqQs+WxYNy+kY8MPy+TwWSlpXIuILRuXhUZUSFrDUzgfA",
-	"FamW2kVS8AgZpnUueAarKh7YBxi5oNgf37x5eQetnYZkOlygY219OOIYoBzLrJKz7TDEHl8Xu3dY5t5j",
-	"W4n1XoqQw8AelKkU9gL0ImxybRmd74XJOHC1nmeqLGHSdR67mHGzU9E61UrnJtkhAlDCb6WIloaTt422",
-	"412lfDQ65WaKHhrMad5iMIWILlw7VxN4RnAqGEMW+Wa7LFVp/o0ixkzZapA92ONWJ4ktvZKtU52v1k68",
-	"NYOZminqHJIKqktpyx8YV/+A59laqExGKOV4RfPZuaLKMUXQpxsCr9tMSXUpjVzY3uDU6ZudDk/9FkUD",
-	"9qY8KQBAgP2v+rRl+K7ACAzCAXQwM8WXSxFlzlrop5fDNRyw8yRhoNaajG+2dPufvn7B7t8djlih8xom",
-	"FXv75iEC4V/+hZ2XO8XaXSr2ro9xcCo0AqtiGHYr+lZQo3bSNlO3oG1Tq1rQ9UE6ZCNvfSLEkZgiKZop",
-	"277HESOf8hHlwVyGOhFEikfP0efiqvlUaddMWeKFE9J5m310jNcp2SFCxmf0fRFdpHPb6b0kb8VW4A9s",
-	"mLKXwsF5vyxPdlJWIjATas1f/Im5+Syi1H966P6gRx7u4WO4euUv9A6md9LH9E/62Qsfoof+D+4VoD52",
-	"YPsHPXE3mL4s/sKHwEYxZcVCdq2TmEztZDrcuOMHELrznynDd4aKQV1JI0CNAYoFoGQhIfOSb2SyI1zG",
-	"icOpo68Baa3wD6pMiO0EQaoxAXv59o0JZirOyaEOz2zIZqr9Poup8Bpn7Z3Y7fExj9b+mXO80kAePLSw",
-	"cWjhdd+hdPkwRLKvqNTjm3VxzoymY5FGJY6KiBFhmikb9+yTJufXcOGBpjYAVXywISZbnq0dxXmcpjp1",
-	"WycLoIwLSqO06o+vrwtXJdxp2yIp3qF/EuMgZp0Jez/DiBhyTlorD/2x5SnfzDr/A/7tCv3IeNb58CGc",
-	"qS4JhizEhbyy88AV/xazSZhWLISBw8DKMvCDHT8csBBHDy3oEZuWS4EFk4AY0I6IlKNZI+Xoa0ROjz/3",
-	"E3EpEiYIDl343armLGyPDQyDmQrR2v7j+N3ApeFjHz25kRmsveBnuJvAldqAJeBEAfZkk3bF4XXfrrQv",
-	"45D6VorUK3cm45ASLwz12YIhsCUi0XGiOwr7lZGfGt94CFDrTdiaqxg54Ew51zp862QPkIKcyx+7XbO+",
-	"swQsEqliTOLLUpRR3fen19dAP8+ur23FXoB1lkoRk3Cw4NGFXi7hAtMJFIBHGBStUHmG8U6uZCkRUWLS",
-	"4zFA2RJt/CCksd2JG5FNPeK/0DHAs7vgMXqwg6LeG+BqwK5SrVYunHam4L70SolgWDIIC/SwXLwdGkBt",
-	"slRG2aRK6nFZ1m8Ok81Uhjkp4UOarf9mtxUT5gfz/M3A3UdG2dWuDn12pYtCqm5ww2CsmQopU5+n2R3Y",
-	"cB8NvlPG1c4Wz6sECkvTvqdeUN5eaQDRoyzZzdDBWrYMZd0s5RIFNuwE6vqtHhpWCSp2ZOM9T8YM7xVI",
-	"sEJsWRf+n8pu7BsBBYU0BQ6AbdHdUHhDXK5DCH/KlBHVmClMyQKJvIQ+yb0j9lx+W0oAo5PyNmVazxOe",
-	"rkQ49aOZ8fLSIcG91CQeN88DxbuZOi9vw0Zka22L39IvGBlbih9nQLHgnTmInZzELTy9UpZzrdOxICO/",
-	"5BK9ZmwnsmKgM5BjYAQJ5AnIvhMl/uVf2EvurKwzrHDt+bwAgxxxgpOglKiz4dQ29xxh8o+GiZjNvMKD",
-	"Go9Z7QbOVOUK2jGnTjHgC30p2Gg4xLsSJXyzJY/YaDjsUR85curZTsp6y3/KAbk9f1/onIuu7aN1MHJG",
-	"zwlQRZ5FLJCWHbdcO0MPWe2uKI/2foZ+GOBiPw4Gg3fAqLwVwe+DweBDOGXVhUoDS8ck3Ibnk5GnlKgG",
-	"CK8iY1ttpNWRFGZnLY3IjDvAIhTKYdpM1WvGBVVVxOorJAiUKgvMBgwGk0wlykVkbichISCRjkgg/OVz",
-	"ExXTpbP8wJ5rpfI0bEjX1zop85NBN9puBU+tAio3woschddAgwOpBIWeh9a6UbVT24nrZumZghVeAEXh",
-	"bMmTBBiNMytsBuyxtyTf4cq6fhFsA6zaFqlHZl5pcByw0CX1hkHhhSm6dSIWkxwc9hAYXr3tFZfKkiwH",
-	"C1sFbi1SYSU8X8lmlzriixxLm3RteBmWNiCXdtgDzF7KayxUjWjyCsCD9w5FnFduh7AS/LlpX/KufAkR",
-	"eMeISKvY8a9FnhrMGRwNh9OZKrQyI7IMvU6PXjx8/MP5s/mr8zeP58+ePn/6hsLf4NIj9iMFRY2d+Cre",
-	"ygcshCOd28W5S8mBIGfpro/cJWQk9MCh0arMlK210jkyHhJPQQjxxQv8+W8yQ0f7S50kjGczhfjL2VJc",
-	"kf6NO91IlWdiWmgpCC5YKdA7rHJ5xXdAqRLBUwWELMcQabTcIugLQFMbcM9C2NREA8caAmdMw3LpTtus",
-	"HdVMWbMHj+MUVWLDrkSSlOfmnc14aIMvR94JTln9sIAyueN6+v0P58+ePpp/9/gveHQWh9sef/v21Ws8",
-	"VOpby5ldmTTOmgQQxrUHKDymPvrRqYu45dCt6FY58YVYWt+kTC0sZwpvB0BQXEdim5UTWKSB95ADVI1C",
-	"VIgo2U0YZ6WenhtbXxjNGksJMER6hIWhTR6tyy1ecdhPIi9g2wusZS/IioN7cIR8i+ZaAXrf+cunM2VE",
-	"So5UlO2AD1h7XsCMZguxlipm37vnBtgYXUqQm1ciY/kW0O57i6scCGFUaGff6lzFpnafZ6rP3lpjnlQF",
-	"lk4KiWl0F/6pVVTvMokHD39WV401lPdf9+fnf54/fPH9w7evXj3+/s387ctnL84fvQ57U4whwfwAtKeW",
-	"h49Vqo89f4CXE0hBoR+wb/dCDQYGwGGhwibkuNphLO3rjCdJ2TFv4qVX0O1F2xUzmd6CyCkvMd9Fp+xk",
-	"6KgPwqQAAe15/vTRs8fzN0+fP37x9g2RZtc5GLfXKtmSFd523Zc4LpnrQaQxIH65JGzAamBtBrdHr8OX",
-	"A//A8dIX2ujES2EdeuuFI7PnNH/5+NX89dtvnz99/frpi+9rxwbLqQhOxbK7ro+0sxtbNhzpXGVU+Pol",
-	"ZoXAikqz0aTV4uybpSkhpCLij4PhcEhJJrAgqdBSVN3Oy/M/PKbNwE9vz9/YzTj8S8USr7vrwu1P6cCO",
-	"/rvAHlbbrnFbz7Ra9bc6SbwrdQqyrnVVPcHS57QNQmugHSFSkD0XD+ueIw8jMlHd2pPHjx/N/3T+9A1e",
-	"Ks6WeYoqHZyTf7Pc2NwwifXl3cQiFWwYgHQFIkyCyADQZF0vitbrTE7IqMRVb8BeYqV0bvEeRgUaoN3t",
-	"hG3Cy5U+IMpG5+IciLcR3whky0zwFPWjmQJhh4RLa64xaKWxGmhuyzQj0aHGP7ZzOOq0ZCUkBY1i0Q3K",
-	"UDPlOLdljoX8/LRMAXXmK6z+Sro4KuyUZ85C79X+d2JXCB/dEVCU8dkZ26ZSZaiAnb9++PQp8KUyO5xj",
-	"lVo8GrbSOmbRWstIkFrBiM0UFrNMW64lDbEPoDOuez/aCesEGvuz7wpEhb3a9ZULz/qv7FsTlqW5CAOc",
-	"yPWNL01fxRAGQI8NiEkVDZySGlsDiYGFkmXX2XJc25dEG1BKSahbg3SPenBkJVo3tOXR1idTmUanBY23",
-	"lp3yCOYXYjdPBdxeq5GXA6IYknlQtSZKIN4ySdhCAHKShSueKTQvPGCN0aWa50aErGstWXZfGw26FMiw",
-	"VsNGXDZ8V9yRK44+OGVjPUENEdsMgQWrgjVGXLGFIFkDb8kE7WLdEIsZKJ5QrhgqGtZRMs9LDR/0DWxh",
-	"TrYBamI+3wm0iTQFqQC9GXBqp8MTRP0/Ua3vwp/IK65EcjsXaEMCipMwLYbp1PdoOPvjpL14slZ77aIN",
-	"vWM8HFHLoPFwOFPiWhqQLKytx3GHyoA2pSys8TkYalwMxYqRBjN1bs/yjJhvBeTU2+FseBL42kMFw9Dc",
-	"W0DL0RIbpWBA7F+BApd65pRcwV0EuNQDYIz1CFCkrTQIQfTX4qRoorLKt1CXItFbwUoDODyAC7DbYtZR",
-	"KjnMJhUL/biwsFcnCzPVFpU4Ydl/J89FruR1Idag/yK4HNlna3Ft/YIBcIlUsPByhHm9NP418+Mh9XKm",
-	"wvfZh8H7lF/hhf4QWsQr1uRg8Y1phCkO2A8YSOl5pmEYlMWIdMxUpJXJuMrQPYoFb3kqjUZNCpOibN1u",
-	"XGPZdOVkWEhujIMqhxK+0lfWroi9pGaKGqUQfzECWzbQhq29YUMOJNaNc0xq4nUnEboex9fXrsCALzB6",
-	"YXVmymyimyvz7xPU0SZgZ5uAnQw3ARuvAzYaEyEen66tdscXHMkOYOSj0iEFXBIFVsE0Sp62mjFXccBS",
-	"nopkF7DsSkZiwmJROLuceYrwMpRxiC4KhX5sWh6XyupKJ0MW810ZJ0CZvtZrD1hvw+FdeQW4SQ6b3f35",
-	"gaw7aKEADmGtPQ6vqHBAKpbymoV3LkfhgJ3HscSmqiQEGNZV4so6CgK0GmEPNDon/MF6I51RC18pTVnu",
-	"G3sxe5ZtuXOjWWd+e1YXG3L+8mkn6NgVdyad0WA4GGI42lYovpWdSedkMBycYOvQbI0xSgAW16b3fWfV",
-	"FldMzRtciXgMmaCq8s63p5OYfFWpySaVevJCZXj6UhXuQTr2LunOYRmZW1xd96LY6mjNKFp31B+Oig7v",
-	"Mi3skT2LdH4HCpjLNoKzBbLZuWt04FSDnvvCLdDxSGvzWuQZFWcq0GixAyJb9MJw35FjL+JpusM8082W",
-	"ItYLq/vT2ELwIQE56JQOpb0BguUrd55RDevgxhfJaovx2IXFE85yPBx6RVsoAaLqzcHYciTlR5UuxYQo",
-	"DGOqB/lubetMwgsAA5F5XIfvKdw3j339zp+tyeppTBOdDkf7Pin2euet4jaUhEplnQ5Pbv7oiU4XMo4F",
-	"9jE4HY+PmcZGMwFaPMZi2PTtg5u/faP1c652ziAH353R8Rz+7qkVDtA5SrFhRV25m1brasDZbz94zW4R",
-	"L+1pATnhKwxlt5j6Lui0+f07k44f0YFBsLqt1tnDInbMJxcDFiLZsqY8e2UqnainLPRGCgt1qfBskQpH",
-	"CQu+zRsUiRBF+HL0slBuSHqG/RouOuoAM0VrIKWImv2gNddkKQX6M3EtorxuJS9FvG9M2a5rSnJoi43c",
-	"WcNZN1zmyVImNq0cG54FXru0gDxl9painD1TLi29V3SCs6uORSRjbAoio3XRg4sltmoM/WyXgzyuj4qP",
-	"pBpIqA5ObSlG/MEkOYZNuVPqhrz/87D/YA5C/YbHglEJNsuOil5xZTwoQ0+GjJjJl0t57QdzWg6Jtoqn",
-	"NipJk7elj22DbFe7No9Y1YWu+AakHNKvRBITQ6xSXUJAxOZbk11Pz8aeJe+KFlHf6nj3+QhquURXM/BD",
-	"NQPHFpSrkfTR5yXpbeQcHT7Ene3NrdLzFoX+JrJeflJ8gTX1PoUxHEE9vy3LWn5BXjI8gh881GqZSEoh",
-	"Ox0dMcVLqtz1RutnPF2Jf0qmRXemxlY+hn2hxQgHL4XgO+9dVNQH4mjYtKSZ0EQCpbF6Y4Y+UNf/IES7",
-	"Vm/AnmboOUOXsiG9LiH13/i9tRboPxPxTGXaa8WFUaVLkQoViZittLX0X/E0npavBZUAXtJ8DHFL9Hjx",
-	"hCzaxVBMkq2eXen0Aos00WZg+HJBKdBrI+JCfYKNnr98Op0phAmqmKrsIEYwIFMr8hGl+3rLuuPhac+y",
-	"nfOKVrC7HZFHvUu2kvlHeEaOzNcI5enes4tdoYaFjne/Q1mVtnb4i+919kTnKv6npBP2nD8foQja1eNX",
-	"GItj0OdBERKLXYHqaLZGW56ncO6+MWSH1+g99vRTp1ZWdc8maWlcgj+IbM8NGH4hUaFFRPh6jf4BrtEf",
-	"ROYaNH+Sjngr8Zt6ysUod2NofIt6aa1tVlEJqkpjUKiWFQWxRSucus6Je4pyo7qEiVTSOGsgOmwsvJMd",
-	"mbwkZdyQKoVjmIzaNJcsPbftFjHizBoWMZwbU3Eq2Q+kNm05OeSQoWNBD+s/8D0MRvGtWevMEF/PPKtl",
-	"tha7mUo5WQ8x/Qu3Qp5PC0HnMaJy9EoXEW51vg10rMLwPxsP99r9dH4dTaulodBRmtYXIp82D/1XIKO/",
-	"XQXptpT3q4J0HMUmVP/sClLZ7/AjXAUYje98Il/9BUf4C4rWUL9zn0Gxj5v9Bh6SfHUe/D6cB96ReRTm",
-	"kffrZ3cjlFMOsP5Z0X7osEuhEAJnynMoOH/BgFVD6ak/vbXv3FRQNexNrYOepEQrUAZlSVVKWbLD3MoM",
-	"X93g794aX1CD/4+9b21uG+fS/Cso71RF3qFl2bnMtlz9wUnc3dlJJylf3t6pVlaESUjCGwrUEJRtdd78",
-	"9ymccwCCFCnJjuU4HX5KLFEECALnfp7ncUfklwgGHzgqXyzTmsi8dxja8Hwbnn+E4flih95ZQTTaofuf",
-	"SyTcbcj+uwrZ+7qgDdu38caGsP39CZANAvjFYN8oir/iUPQezrxoNCvaI/a3Cenfw7m6W3Df7b4NA/wl",
-	"F2hVYL/swXVWskzvtnH/RxP3L8u8bcX+7+bTPaDQtTmALQnfNhHwoycC7t8Vs1jKkEq9Q1aghAHWJgY2",
-	"Swx4fPzfe27Ae5QN0gOl3dJmCL6TDEHprfmCp/zF/ecJ/PsvpQqkvlu/AWFB1bQc/NBhfe8gP/LIvjfT",
-	"bxXc9xdrXXy/tInbEH8b4n+MIX5/k36NhF9lXe5/Lv3dhvu/u3B/WUe0Ef82HNkU8b9nebJJ3N+/9bcK",
-	"/a88IL0HtT9W2R3tofv75ADu66TdMRPg7cQ7JgNKnlvZN2sj/I8nwl8VbVsL8t/VvXtY8epC/VsTs220",
-	"/4eP9m/HKyv4ylfE+oto1RNtSYgJHB2Axi1SUycT5sDJVAWsGcb15B8n786HpyfnJ+8QOxMgklymIKgF",
-	"dEJJ6FCTiRulyy60oFxwJqJURYAWDOBWcXqtALsrzQi+z0e5v+a6wEHuVIiVEfmqnlNZ5ohsuFsfzj+x",
-	"/ORbjuMH1Tf1XiWL0ruR2okhaS4A4PGdwFKT0TbaTAh6rPKrR0a8ahi8UHxNUyiB9pXmso7gd5tZDHjW",
-	"9ekLfOA2bfF9pC2EPZZWbNI5bRaXHt1URVjujwSGZmsl5nmdrPQSoQHGpbjLVTKLVUzA78iCRj9FjHpk",
-	"LFjiYS5zBFnYOEhVAqcL4yzhszydofAEKCPLkEaRp0zwaGIDRn/QUJaeAjlazNM6Xj8ES4rmWWZUjlBx",
-	"nxHlt9QU1+EI3ltlqEDL0j4zyGseEzqiuMm7MDoLzQdDGO1ngJM18hYHB+hiHJ/W06EFIv5eh9QQYkIv",
-	"jY+yXM2TxFJPI84k2vk3OU7IiBCpANrveiIQ/ThDLhSGcg0EwIRbNn7LbE3kADOuNQGblpcREIeR/cq8",
-	"IXM7wJkGK/zIA+Zm+pOczSwD5gwTBzzKUo2w5DpAVadElLsAJKxQYG5qZoXYlLT5onQ6lXkZprHD6Wtm",
-	"g6WA54zTyzOuNDJj4kPznF2KMaDLElA60G8BXQEtNiGp02sG8oEMHzkdFVwrZrIIlzsVXGmn5Y/YZZpP",
-	"YCXMiLEcQew0d7Qfer3/YgfB+SAedYcgMQOCaH/a2yUCOMQGRwxf4BCZq1wmrFgWwLbUzEL2M4Trl9rc",
-	"qQN5N6KS3D1iPUeMQ8DYlraAYrgOU5lCwxOubQ4QML0JwZsDkwZCZEI+cw1Ed2BTm+zZbsAAPB8J8Dwo",
-	"8AbUbrik12fcIXQHlncHoCu76E+uILqBKJpE0ZYh9CmuKRmAxWkMHNYy2+wNso7dTrYJC0C9zYnCz3f7",
-	"KBJAIkAE3ApJmdc5rW99wPSvMM2WBf1qviAgEWiwffA3JaNnym/eCjXOJzv9w+cvapj8zQxmmYiQ4tyI",
-	"x6p58kv9wQsqeMPm9Ek1PkIccJeXOBMeMVLTxOEV3H7e/iyX9Qy8ztXSXSqdm91NiyxU49IWKqQ0TWdO",
-	"jHiihZvmZZomgqu6eZ4Rjm+eIqS+UbdOQlSh7BVSZHV6JGiaZmfuVD+vXmCWUk7n053+U/OHVPhHz02W",
-	"SLHWWeG4RloQp34H1QjFdizxILhm5s9cWCLd6ZRrmLi4mSVpLNxabeRAABPhLTwJeNw3+KPD4hmBes18",
-	"q/MF4OEabbKzfZMfhENDgMd6N+BY+oZMULHtLJwjGBT2otZJePROwilQ3Tpkap1ngk9t9vee3IbP8K/N",
-	"dK/MYRUzcfEPqHIMC07YPz+GAeS6ZiJbdg2KG1xzzbIU8E7zNEDCIDjuMtdsNAeuqtxY7mwidZ5miy7z",
-	"cL7TEbP0KwXufCkbZgG8N7AEmniv67JnyMW/7TP/2uiYZOWpLxarWPs2g/Y3zaCp5nd+ZyFwW3sT7v4m",
-	"/mA+2fnysUmG7DuCaPPkXzVEUw0mvBvjf8UlgeBkC6bcLJ2KZbWpBhOs3EBqYuHonIGKWMQitrdfsA7h",
-	"Ig+BJMOCJTNmPzaLzM3TAFeJZSZAAqwMJxt37eDVkYndluc+M4Qb2ruD8fx5DtECidIuF+gQlQWlJdI5",
-	"gjQhSVENHrWiUDFOxliKKi3GInKH+qRcx7lD/vSdK3SNvuNYXgm1W+fsnNptYSXoo6zeLM/SS+19eaQi",
-	"n2w/2iPGXWqrN7eqf9pyz62ZurSrnbq7g2orJxG9cojbZBJLVRTlFCA335oZG2uL/YJsucZDvZSK3NXj",
-	"d6+77MyrxURGxdk8G4NL7jFSItW7knpCpKdFS099Fs+77TdI5Z3c8ChHLWEJc2Y8y5XInugSpVZBE1ew",
-	"wjUGHuq5spojOc8hAmH/PtggrgMhCL86VlIoEymLG9OA8O3Gucji3SA18UYzsQX4kG/A3CgV+7COVxto",
-	"NsrFxZvXjYtof7Vi5V48+/qFs9PlOdTyUNjBzFpOBetIFSVzLa9E4zyL/rnhOBf1udWY5wLYrXa+ZoqO",
-	"PNfNTtzcYnZJfvvJbTMUVOyu9Slgv7TLCas21vNdJIR1ScJb9efL/WYd6P124y42b69Q/teKEmhbmPJc",
-	"ZJIn8i+kCJXT6RxpP23RIHleA2V/d4QWqi3/0UmKyT5hhZxwQ3iUNrZNDuhtIKg0UCFg2Q1dQ4Z/Scg6",
-	"SDrD45jGyNNqgQf4VoHNwgywJBM7FhZuEsRKanwl75eoqInlP4zSJBFRLtXYzUbbTrw3Je7IDakf++g4",
-	"ldafciE8ZxIy1VCqqQNKCmcQgrNEgoe9HpZzguOGfKLg8CKojJn9WKWZiLvsGB4tVQI5djEheNg7CIi1",
-	"B1Oe9rRiH/KEYwxuYUyVGR+j0KcYcmmVzE3ncPqKJOPLNJ/YHuMoVRoS/9EiLLzO8mh2DEjAA1d1Os/7",
-	"7HnvaRPzp0vJlgizj2pJLJveCCZkPcUZ2kLeftkctNlMKngrFHQo9ZC+DHcDJhKszjXzsro7nIlMp2bw",
-	"TPBkKMBpH46k4iqSahxCRS1x4ZfKY+0o/c1SlP5jYEzAMlCVejKb1mJ9HS5MoWklWTgVOcd6C6CuPHjB",
-	"/lO+ZNrKjrh5ALixfQx3m8Z1KXdQYNPqSjkBCWHgp3UNUFiiyy4XJWFkrkPbG5LgyBG5Nr2fyE9i3Rz+",
-	"7H3sVrvK7GGA+j8Xy16WBms2sTnpSPEL/kXcB77y3k8wP2OZDwG6Dr4cSjW0ngfxCGMHcSbsCS7ySOYH",
-	"zY24hT563G24xTy/UZW2t1C1JtvyC5e6+WXbLQyaQcRHVdVQNB08wiDQffY2r17WZXV+VKPfKpoNl7Ki",
-	"ytpYWtsJ/TWewfNNFpGYqS8KyvNtNFFrX2Tf3a9oDLDtfy4Jq5Vd09ipq5esSaSeBhuJdczDolYkmJwo",
-	"mUNhHztmmBCBSsS5QhZlM+05nm6pWcRVJBLoycp0zjph8XXXfheS5Y+ROUogFdMxhrceKGJhD5jOU7Qa",
-	"wHHy+qulZlwvVDTJUpXOdZ9q9iQkdLRNLUU8SShq5vdpsQ5W2dnHIzruosLy9cnbk/OTXWe5P+v9NFDr",
-	"tTuo8muexbqa1g5I3JGD1WRVWKPA5dGd8qFmhHLvKTzzQBXZdXEzkxnggzQ0apdsiIoCPmzYM+bGSFVu",
-	"tJ8zVMwuKL+EZNFlJz9UO/ethe+PFl7BXXfvkjBYXzHjnfYYsnz9anjEGvsyY07ezBXXWo7BrsPPBgpo",
-	"7CFyYDwaGyDAfqdcQD+BE3PslZWBfni0XCODEYzXyOWf+7Kwzifpb+ZZQJyhUfzUCYRfRb5KGmzDHF+d",
-	"bl16Y60EaSUINbPfk/i4WxFOMc7qRnZIi3hRGWMSgWuIHeWFw5MZtyQyPpBmnF1PUvM1tqRMRTZ2NCJf",
-	"EeGpC+/cv9hp7gqviJZt9YQ/8liD3w/uG7n4hkph2rZBvC38eNDCDxBB2HdEEgJlwUP7rPvoGt6+cHFZ",
-	"LNem3X5Pr5a9XkhbCZab2SueFDkn66bWOryepTdQvsMLGCJ13i52QoLv1mXHhX2mUgiWkY3J0sz3pRFp",
-	"1rpcrAOS2Fu0wpdGdwzenbExddXIPCb30f6ij8hgATvs9UAdvLL+Psl7bxRjPeLvoPbSjw2UUv9cURvf",
-	"JcTkLXjuA2kbtLfvOzT+zZRFtOw+bKAtHkmMtDWxv1PMR9h030L0W498Dzzy/c/mH/hiJBM8fl+jEtZX",
-	"3Z0lab5SeZxRsykWKV2AuA4A+dsiQqEIx3gkRQ5IuZTCDSykZwsHqsMVk3FRmbHk+D7R0MGPuUtYGivq",
-	"zR9PbA0duhLmyeaQQO2Uf9QlyzOE6C1MAoGK8yxVYzaB1qCUGijHUlHbL+jFbJ5PHJKUmzoVSmDrL8db",
-	"WniRsjCvRh/27AxQlvEkSa+H03mSy1kihvC2Qwb9hTiG646GBm2uaJk3TMyXlsHlfZtqRszoWFYPiMyV",
-	"V9KHylgL4AV4Ybaao2dm4lLG7hraES4vyDqALYAtBP5GoXdqdhEFuLEa1dwWA9+ko0H1WCB9Lf8SLJFT",
-	"mbPOs4OnLIT552k6TIw163WCH/R67Hf5cjcALzGbJwLjVlA+QpbHTGT+/uuU/ElSBuFu4K63feOdZ4c/",
-	"YS0Iz8UQpgPNF9jVzxOjwy7TWApt7Jde7T0hqs7qTRu2v9YcgLGe957CPepLVvrm7I7SrHR+V2TYkzTH",
-	"a7abYceNz7N8f5Rm0z3zfOZjoaI0lmoMtY8yEd6vzqkd1jM9ZvEoYHLKx2L/nzMxtv+fqXHA/Oum+jrN",
-	"4vJnVyrupjOhbqYJFlnqvXQ0kpGwJ6drfkMaTqrxNHG1FKg7blMO4Bb1G7no9EbrSgGsXKmtA3By4Tuv",
-	"ADh8gJU8L2nDYEkXGkEMWF4hXjFEDRYCHwZtsrDN/LfBlB+tVACPlA/XKlWeknHlWeF43SoLHIyoW9je",
-	"Xrxha7GXM0KKUl7kBEPZZSPriXYGBpp/mWAhCN2QqfSamIAGKrQyWbNLAeXNoVSzeW5ltTa27rsU88/s",
-	"2Flqh56Z5pUs2FrjgQox1kMVep5BNMXoUVqEd6CA9INtJrLYQBapnYCAHFaQHxX63yFhRxwZA5TCKQT4",
-	"6o+JjwYV0BRxgY5VNuIyAcRZaoENbZ2x90xYTciZV8iRMbwc0peZ2KOrKShG8F2u5gItuPkMAOgtxj7P",
-	"EimgorPLjnMEKoJkaKn+g0e5vAIMAr/YgtyId6lzlYoSb3zFlSyGtRC7lnIFta+dn3EJ2DTNBEFmScV4",
-	"kiDWQHmjQZGHsQ7LqEkfjn89ORt+ODkdmo8ujgF3srCaD3u93m7DlAILaOYhdOHOOaKoVpFKBtxIwrIZ",
-	"c6lchbD3ssiwWAo0UjysuLQaBwNApuVY0XIUzwtoUjCOYyiu78zvO0Td4FyfuNltIeh2eI+Nvm6ajX2+",
-	"9orA35wkEtpYWxtruz99f4YCwRcDpY7bQievart1V91N3+9/9iXLxhA0xSlx2hQwY0IsygsxMuBpLcyL",
-	"kNrCr33ldeJpj7jaroSS0y5rsGQwDFSI5TdDT8NCP0nGGpSuB9AFTQcO+8FGukrC2enAmFi5xLUAAU1C",
-	"liueLLTUw3SeY5ztyGjXjMCDIIhT6HSzEnMt2PKkHyovDzg63p7bIrLC5gK3LfFpZWKBtnMvEvE+anyC",
-	"DVBz7IjgAG0gf11KYw0iQp1XVEVEMM7hnouxgGxxhYtbqS9sQtK0bul3TVWKD7G+xZteRiuzWpmFfeP5",
-	"RBQlHI21M5uGbu6rOLE2EnNhp+kTYkGoqRJ8cBDjIE7Ax4U0IaX7OkW6cKCixFw1kkJTv8VS+Bfhsne7",
-	"7GUaL/osrMl8hIU1mYubfKDM13Vh+FqAE9cgbS5j+FPz3/CIGrRnGIHKxEDZ7mwKSLhwdb+IEK0KT2Ns",
-	"KJ3nYKjawM/lwov5IJIzRoJgGl0KYu3Tn872te+jVOlTMFN4QYy50keEEL1weDXwoJB65aX684fPcwZF",
-	"+qMhnennMo/to0Z+UhN3VSyihAOxxmLmWoPwZcLzBuZHI5lN0SKXuWZTPpYRtH6bAXf7LKxkyMKAhUWO",
-	"rPhrpuCP5TwZYczdU7IMWqphH2JplPeAAS2SWSBA98GjhoR0to/cPPyGXdywTl32u4Q5ACA3EQQv74AN",
-	"b7n0Owo8AeaBi+JSVI8y0qVI28WHt++PXw9f/tf5yVkpL/3s/zz/jxe9Hi3Bz2ZUm6zus/qkNpAge7j4",
-	"3p6CLVezz9MK1kNNZYGDXZ8X8tHMZsoXtc+CccOzi5e/vzk7W4obNoYNEQWi7gHA6fROHZbSeWfPRUFr",
-	"sOO1UHXPYHP0MofnsBAdhCG/HBB99f7dq4vT05N35/Yp/Zf1Ap7qp0qmfw0YhO2WwVM8LSgC/C2EGF24",
-	"B3SezlCmEtNqQRFEu+jN67cnw/M3v5+8vzgPWcfO7ylIJ8L2N1OtKzZo2D5HsILA0OAitL/IRCg+JfGl",
-	"uZK5MbxYR6XIhQYKJWAqBRmWpYmnjgKz9vAujJpCofTA0Vp2XGq6xv3kwD7UuL+mZGIdnkdFFnglUHDc",
-	"/OiPeYmk8JZTKjJnlzz6BETsrBnspaFSo63SuOcqjbZC4wer0GhrMdpajLYWo7YWQ/ltwE6ibrMWA67f",
-	"/0zncQ2Qw6mYupaWuZ1yXFQCa1dxZVOZKwqD3+R6oMooC5lgGQwRW/JFo6jHmdm7LJPjSY5VBgFYChLE",
-	"ay4TytqkGR+LgSJXzeh5GKROats6BweFtFQK0R2oDz6ZLlDlWjJ9G960MU0ZA1uBo8e3ZsloySwpklCr",
-	"7JLVCHR/1Pjqrhpg41Q+sGRmC8si+c0T+9iv76yr9UT++IMfjse/jY9uCPxgj+HdxecGDP+FTRMl8xgD",
-	"KYA1RdaMlYOA5ADETbYkyv4Sa7VspvrBUii/irzprPUeyCbEFWjPbHtmbR72zgf2YTKvOJvVSAy23Qks",
-	"mOV2IMpPlEwoiJJxbNY6YqGaJ0lI5PoyHygvvwrROJQoBQcKH41gXQlbBo0o25rFOpxl4kqK66Lg1Ab9",
-	"w4CFmfgn/BhDJkqIWA/x+rAEF0Hgme62qRKYABE8mhDSroB+42oDmTP5uuz39KpiIK2I25RQs35AAwna",
-	"35b3z0Z9cBjKL9reMOh22843zGJ57W/VuL1Lzqxsf2uA6fC0z7YgOh5pZMmH5tiCDmwjFS0Exxp1ewwK",
-	"JQCxakSFVTH3YTRTzMHCLK+rO7LI2UaXVBC3nYbD3FOZ4xJBu+2vi59IxSKe8yQdW45pxFkLC7IHxw9t",
-	"LxSzNJqww97hi73ewV7vAEkO8XeWPHOXyuppjoRRid2d0FpiBuuyYwtc3bFoFN7cypQv0MtdRlW8XDDZ",
-	"QAVz7tbzuy54so+xvuTJLVtLZfGdlCR5O9TKjmLXNksP97uNSSyqyPxgg3DlqP/Y5VzFCVJPN6DED1QY",
-	"TUT0aQhswVQuDsYYmDb24w6kIM0fTE/4zIyOoiOfZEKwDxfnBR/pEQPK4IFCuSM1i6WeJXyBssHjnXAT",
-	"n3DNQpJhZIoFzKcZoM8GKjRGuVmwkB0QZGz4SSwKe9BYe/MxPjIOO1R8KoDFfO+v3t5Pw3A3YFMeCzZX",
-	"8r/ngmpxBqqQsFRtPp+KTEZMz0cjeYOVNZ/EglDi0NLXRd06LI4fGOX1SP5W2Mo4oBY1zO/KGMH3jTS1",
-	"rBVmHTcE42f+e/zz8GOX/oxXpHDtrnzcYPZ2lreyXw/uXVKvRs609EuORaZN3rUQ6o8BWMjioFd0xZ11",
-	"U4N1u//Zo2JZmTsjy7BOf3VCKyVDZo41JMeM9uCzmeCZxtakBEu1AJqcL/RAlc1GtKA5ULwmqRoLCz3i",
-	"Y6YdFRVfPpIaJLeo0dkSPVlb1lwbcWXs1kvBAExGmwNPtaY51of5V2NmDGuk7DMOVJTAo0CAyNNw5cTZ",
-	"Eh8OlkehggMAOdY57D3bpRLbgYLXopHllnU+HJ+/+i0wajkoyFML1Vkwf69lv6ky7FDtWMXdKFDa12Kh",
-	"Vu7XkP7yNNP6BJj1NX60DNgP563je75/YbYBlrnb6YSLDTYs0ghx5jFWUsSxMsEnGmgszXefxMLzjguf",
-	"uOwAL0vCusRV8ynpPbD5U12e9vT9TVHAv/rI3S1DZcdYnXN6hT5Z1fPjKt5Ps7I/CXnkyik9skR4yCaI",
-	"Z3KgispFdgwpJs1G83yelQwKoFy0mOF2GYeFszqd65yJ/57zxIf88HQy8ehBCsV+OJxKDY0JIfCbea3N",
-	"bs6BkRmzWUJpKUw/YS1Sni0AdXAemR04micMxB2TKiL3n4rH7RwvF+wA2QH9lTLih7JwSCpbxxHoGQIx",
-	"IwsHWoISPmYpsNX5lI1Lhh/3EE1m5gIY4AhvRQXjnOZPaUJoyLE3yNM0YDqt2DlsnKXXeveIkjvO8jLL",
-	"giPYzA20W9lp2YeC5KIfXV3PaniOXecYkigFCrAgv7Iz4xQiCPdoUrEOPoT8y+djhB6peE46QI13j8xi",
-	"mdFrjc3mZFVJ42wrXXUnh/+hNZ5NXDU4/G3qqk1dbVUd41F5aMd+3wsy3h6yrKrF57VGN1RaoOAFXg4E",
-	"CklHDMaGOKuNMbP6EHNVUfslFNvW1EeIOgI611O1tXq2ges1dKHbcoTYKMc1/Kx+8yBGhWvjwbdVOHUK",
-	"gV6UfaevzO3fwL7Yjm5oHK9VE62aaNXEBiQjnvys9X+2rDqqWcUH1x9mAntEFH8LJTJQD+7u3YcS8Zf7",
-	"dppkqZytoknKd96OOnnNc/6LufgBVUp5zFattGqlVSsbqJWqWP0muqWuuuXhFYxF9fFnsUbLDNQ3Cyre",
-	"i5axC58vZmKdollLG1JVNNWbb0nX0DCn/t55GI1TM3Krd1q90+qdTfROnbT9JsqHAuvi6xXOZgWfUTpb",
-	"4INaSZhm9cWgIIjTeRaJJxqRgqFMEetCa0ssWU2FpRLXWFUJeQ3MfQN8kNSu1vRoKbeB99WOf8ROw+o/",
-	"c5m5lwQWrUl6XVPFzjPBXEKjpiL8tV36x17KuDRRT8x/++pF84Ir+6ctYGxVxPfZ9m5P2n1UK5QVwLW4",
-	"nKTpp6Erdd8AS9ilyomaw0jUWMJCx4xuWNTOu3YZbKwpN8rsBi5XHRIy6FCLKBO5kcmQoQ8BHI7K+CPo",
-	"YyGr2k+/m9vVd9f8gRM6cQ/4XTfZVJ5mfa/N0vtoe26+j56bpRfnnfg/lr5rPvl0n+UWnIgnySWPPsE2",
-	"ADaD1yKR5kyZDz7/G+2LrjGL/tf+PEugBrrenqOR2Yf3Z+caGseRH4F4QHGWTM8vzY8usaqX2m3+79n7",
-	"d3SxUFciSWdioDoh8VPunS9mos+qBybcLUhG8eZPdBEsmGdJyDqcQc0wS0cDhR9lIpYZBCag8ZvF+LxS",
-	"ID/RJyFmBHMEImgXCpjdFZkYwFYWKgdhDJ3z4f/bI/SovTM5VjyfZyJEylPouLkUPBNYIjlQA/UPkckR",
-	"PUif5fyTYCHJNpRm4dVBWNBV4ME7sr359NnNQP32+/GrvbPfjg+fv7CdlOKGRznTOdQWhZ/zL93PGb9m",
-	"9BbBuP0SmokIB3snBspbvqoAxmEBSnjMpdI5vleYoVQsSpXOuXnFcioccOtAmUER86mD1UKcZWJPi0zy",
-	"BDAv08t/iihHiAHEK8BCIq4WiFkr9BFD8AL4YqDCf6n0mu2x/F8hEzeRELFmT3s9i8/pteLj1FmW5ti6",
-	"2Tl8xibpPNO73noOVMQzeKepEvg8M5ExxLXFO8DLOmaHNzeOLMQCHD9147IOaps0Y1rkUOfu4EX/OHn5",
-	"2/v3/+mgRXcHikefVHqdiHhMkTbaflDSplK1548WGFUvp8JoRiy/TZUSETyUMCJjoEZcJprJ3MMlBNws",
-	"JOs6mAbs+TRgT3vTgB1OAnZwOIElP3w2MeerOtHTk/PT/xqevfrt5PXF25PQ9sTyS67iFAAqvLMw5QuC",
-	"qmYwwRGFAgEKJ+OZSBbBQAGdFjBopSoSfRYL51ZaUC489yEE2a4nMpogjCoUDPMoS7V9LI0cWZkoziyg",
-	"3Jb48QuwiQhqwGCCl2Jk5sFVmTatgqBTMQnK0i3Mfx7Me72n0VzJG/v24RMRXB3QdxNxw7xjiV+H1Kyg",
-	"zUngidlsP4dmp82hfA6wLJY2rYT2Y5lrNs54ZDaeitNro7elmQ1u4p1gx3ibO/2dGgm0Uw2z+bCdM54b",
-	"tbXT3/n/+c9/9vZ++vjvHfMY5r98b/Tx84tnX3b//d+MukHkUZQpO1+25Uham+YKIUY3jRFWLJ7idAH+",
-	"8QIOL0E0LR9d/zBiH6T1/i2ee0WfVxFEreFpwfDgkHontnped7HekxCi7NGHE1mc3S4aAiKaZ8Z+6f/5",
-	"0TcLYIGKn3Y09XVa5dusEedZsktueTXyPzZ2eIZsilZPe3RlaOJTgMSJQqqZTVWCBf4BuxRaxuaUDlRl",
-	"OwfUxwooWmJZzfQRNhlqWMvqluFcLwEyEJtZw5KdYs452jA2owBqHnIIQIs0yfOZDo/YLOFS4Z+AEAB4",
-	"KeCRJAuA7jL3TtJ0Bhg0k1RTIfHB4X90e91e9yAMWNjvH5AXkqQRT8xVYZe9N7vgWmrR36D1iOEM3YMu",
-	"WG6cWoL24YlOsaIBUPuFcgaKGgdWYvI4RorIKJ/zJFkABLzkiYj77gkCNsvkla1d9t2kN8fvjpmeiUga",
-	"M3GezVJd3LKjJzwTMeCKXwoVTaY8+wRjZ0KL7ErEAUuk+rQHzx+wNx+uXtiOY/ro3fH5i2cBm/LZTMTm",
-	"gme7aDgxlonRXAOsY2IGg/1j1Se8D+1mbRdlWUsdv337/o/hh9M3/zg+P0EEdKTc5DgDFgswIZEhP4e1",
-	"SEcjc8UsS+M5HMjdI7BJcDpGGE5nOZtwfOXExBCy8DJJzZsIu+wshfvT9qBtdHH6lmXu+MAiAyM7YD9I",
-	"bd+dAGbHPMW9hldUnxNfPmxJLFZHbrHQFe8DgNM8ScI+sFLaY23eLqXYyNpezIw4S+2exEGJN4ygKeAa",
-	"zDpZVPGe9eQLp90YRAU2vFmwwwOd32KPU5x1ajyysWCaL4x9dD1ZNPduV3zbx93CXZnsN+rkrsziD5lP",
-	"zkCsrmvqtm+6Cm+4FIVpY6Zt0/djavquhkW+NiqyJhy6/9n+d10T+GsBQtRRIDtrCluXHMxdqeEbUYxn",
-	"QsEB9OIRiGLsIIWHZvLcLFl4BOfUWYETacynBTaOF92Wfg83ahNo5SYIUr8tm5DhbJDWTrvPnvWesVCl",
-	"+XCUztWqzuZlud0i/LYdliXA3m0d2w3anN05bE40HC/t/qL8pnII6nqW1+7/rYX/G6lQLQVte6T+pk3L",
-	"932e7tbDbPfhhj3Mxi8IWOh9a/60zo7taSbikNrWZY9zZaDgvhaVxLhj0P2p0tw2DReh/G4xDIHwVnIR",
-	"hVc1UJ5bhc6SmxMUhECeM2QzDs20hc7uW0UraN4Y37O/GChIfUJI3PmG1ZgNJSY6mYhSFZmfg3P168k5",
-	"M+YJDZBmXiR098hFaYDRYIr2x7QUEsnmCQKcpYRruEG4gmIV5ianYo+MG3TizMQOe567iB4sWhI4mQ3Z",
-	"4Ghhm9tz64Trtrp0v8ane3AZb+sWC0+uUcG1FY11iqN1vW7ZlvtNXa993Mz7Nqx8h1L4qraqzWS/0XoO",
-	"hYlA/7hkKv6SZszmFJfzfwPlIpZnJ69OT86Hp+/Pj8/fvH83/PX0+NVJuEvRWOe+2UyktqkbDfHoy5Qq",
-	"HdMkxsyXJUHFmRyxcJaJK5nONc1tKG5mMhMaQHC18QUhgmzvkSqg0ZkZzxJoVjWo0FNYTeMJIhaX0jIm",
-	"yHDMOjG6LfJV0JA2Y0WUkF32LkUPrq4w3YxQlawUo7qXAN+WIms4xVPabauqDO1iqLhYcrdSZt1pCR9n",
-	"KK2l1fhOy8bhXKGJS5Ta2p6qB5TKuUAhugVJfAKME5yF1Tl0zaAhpTyg+BClqSZSccD0cRZ1qpJFwIh3",
-	"zasbtCI4YNcTngtLPOwXxFiXYSQTsMp5UeZY5EprW3QCj++4WK5wt8sutKBpYu8yZ5mIhJkJ5ljxqbAE",
-	"oKiQSNIxzp3bxLOHglhKJlM+S7NO2WnY/wz/mpdmIRY9+x3dEpoJkzWllOdC51tJ0JTk9/1xVp5gong1",
-	"wpvOcX2D8joim0ib+mhF/DcV8WcCUqjFNsU0srh3A7xcc/J5B4sWj+f5ZKf/50dzTCH9X1sbdezKT2Ix",
-	"S9LFVKi87yXbAdJ2jBUMWXOannXCKf8kWDZXRkoeWx4fSELD6ITV5lqkeM7205lQfCa7Cz5NPC5fofJs",
-	"sURwdHH61lXK8WgCuf9VJXwfLl6+ffNqeHH6NgSsynmW7PR3Pl9yLYZQDRvsXPFMmo0GAsJ+gZqMdsAO",
-	"lKD09/dplbrihk9niehG6XSnTigVq/hEM3NLM+/Ct4cimH0oWczESN5gxdDNnqQ9uNOHnifzzmhrVF+Y",
-	"6xawUPq1TWcBqicsjI15zikK12UvazuaMsHjPag2KNg+oNqzjNKGkamidq1oXfgS1NBtFSxRUrvUNSTQ",
-	"uAcXiDWt9JaJfemJZpYaFGDpzaymPLdVqFDvJKfTOZYaWmBkrKXlHvhfBxSDXSGk4YrSqShqdGuXb9d7",
-	"xoKKrO4pbb+sJnYWKHbKU8ZLnE+OOBa+Kc3HJ3lBpUXjWnKXmpXVCxVNslQZD6WoidSuipdhJM9S/0Nf",
-	"nsefWoxxUvy4ZpxXlq1lZHdTBwnIRGZczTxDEaGJ5YGN5I2I2ZXIYhnl7CqN+OU84dnCX00ASVozmLdf",
-	"zS4AGn3aN45QzLvl6+LyNfe16w5hYdwp9S2bZrvhZgH6BJan/nil29QMeYJh3sxYL+alj9KMPe2xmC90",
-	"4Gq3ZeYCMl5NrP9qoOl7+e6/nZ9/OPNsP3gMa/rRNhN+qWH5vsua5svHL/8TAAD//w==",
+	"7P3bchtJkjAIv0oYZsYKmC8BASCpA2iffcbSYZpTUkktUdWHgj5kIDMARDERgcrIJIlSyey/+m339ttX",
+	"2Ju93FfYfZN5kjV3j8iMPAAEJZW6ulsX3SUiM+Pg4e7hZ3/fifR6o5VQmelM3ndWgscixX+ex2K90ZlQ",
+	"2WuxSfhWxPBrLEyUyk0mtepMOmGW5iJk1yuhWLaShqXCbLQygknDspVgJtOpiMufM824YoKniRQpS8XP",
+	"uTAZu5bZil7na8HCYuZo2/9ObMNTxudGqIzpbCXSa2nEoBN0TLQSaw5rEipfdyY/dmAxnXdBJ9tuRGfS",
+	"MVkq1bLz4UPQec0z8VyuZYb/19zHxUqws1fnLEqkUNk3hs3z1GQTt0DDZMbWfMuMUDHjGdMqErRrmbEV",
+	"NwyXp7QSbKFTxtn1SiaCdcMnLx8//eHs+ez12cXT2fPzF+cXs2/fvn5zEQYsFgueJxkbDYe9AXuD+1NM",
+	"XIl0y7gy1yK10OJ5thIqkxHPEJQWZjhDyjPBEtiUVEsAulYB24gUd2NEeoVQ3iQy4lWYLXS65lln0pEq",
+	"Oxp3gs6a38g1wHE8On5w/PDo/vGDoLOWin4cFVCVKhNLkVbB+lqsuVQA7QZoXzsQZhUYN8Gp9HXA+CKD",
+	"fa9wJyJgc7HQqQAoS2OhImJ2PH7EQtj6DLcu4vCTNje8bXNGtODMGxFpFRuWq0wmtd19YxhPEn3NYWPS",
+	"sDmPLmGjYTFoH/8/ZHIBmwNAGKZ0toJjXAuuLALJjKViIZPE4OdNdApLHIVjN7io3m8BDpGl2zM4nt2g",
+	"yDS75jJzp5bCJ1ItYTWwSpkCDwEqPWx1D+8fD4d7FxZ0bvpL3S9/xaX+2eLceQvHOo+BlBbAffTC8Sx8",
+	"OyAiLmiw4Fldk0eRMIB/MRNpqtPegD2F/7K5jqWAETaCZ3CQ3LAQXxnYUWcyDk/Zz7nOEIuRZ6Rio1Mk",
+	"WM42qZ4nYl09sDW/eS7UMlt1JqPxwyZD+xB0Njzla5FZXv14JaLLtu1+m8skk4pF8AK7FNuARbnJ9Nr+",
+	"8vbt+ZOA6bT666XYwoIkjLDh2aoTdBRfwxLw+UzGe0/UW/79Yzy/YjdtzPlxnhrdglUvN/znXLAIH0+Q",
+	"wkIlbrIZ/RLSAQq2ScWV1LlhG74UA/ZyLfEogBHD44VMTWafndnRWLbiGYu1QKJjsYh0jIR6PB6zUKor",
+	"nsh4tpAiiUO6nUIEeMhCO3kBn59zkW49ANFmdoBjfHK/DQJPeMafwWT7jjDmGe/jkirn6P1cP8zqFztO",
+	"FF6inX7mY32io3wtVHax3Yi9+7LvIRVXt1Z50thd/btdG7TvzeC9z7zHpyreaKlaOc2fxHyl9SUT9h0m",
+	"4x0rdG/ctriCU+Y5vukt9qgVr55e8STnsJ62BZZP9yyteOc3WJwAwL0CumpbnECQBSwUV9ksZAsNF6qI",
+	"2XzLOIN/phE3hBY7Fy9uB+q/pmLRmXT+5V4pCN+jp+aeXSIu1xNKvxPb5oJf8EtBQs6rl28umOELlHbx",
+	"Dpx4jMgXhfH6uRRb1nUiG4kPAbsUm4yNj9lK56npMbylSAhHodDdOFXBeS2ylY4DBlDAy2qu4+2AnSmU",
+	"m/Gv2hcwd8H1yg3OLsV2lorcCLi8ytlQJvG3QqJomiuDwwwfNYeRapYbUfJL0jDKQ6oJ+7s550mdHDc8",
+	"y0QKY/7PH6fTm/GoP53ePHj67r/9a6cN33aI/q/4UjAjfxGlRH4yHLAfeJILw/hcXwkQ0RlPBYsSvt7Q",
+	"EYyGw1M2F4m+ZiNgSnCNcMWsYHLYVYLC686bBJ9WwGHX15mcDIOK2HT/uLNXVm8Xk94kupVxOcbNTKKJ",
+	"BBepXhPS5PO1NAZYRiwyLpNvDAsLBgvvm3AHMcLDz85D3hTradtI+XQ3gyt39NkXdyHWm4Rney+/zL5T",
+	"ufeKH+tXnv/2jv24Vz7zRfd2k2jeKp7Qk90AzvH5ZwbuBxiL+CjKv9/y2Mr88FekVSYU/pNvUPeFtd77",
+	"ycCC3x/K+0GKf20noSlrtg9H25YNhhO25glsxNPS+2zOY/afb15+HzDEM7VEPhyw61SrJbNLZSjDdEFk",
+	"FTd8vUkE40xp1V/nSSY3PM0YwbGH6MCV/ZN4OgqzJtMb4E08TeWVVbo8a05N8dy1e/vFvZrBxFeH+xVl",
+	"/6BByi9qA1nF+sBB4O0PwMssdPsyvu1rTxXEI3ys1SKR0RdEkzNmMiDZyM58ioxUb0RKopf3NjN8a+CW",
+	"jVYMFBLDYF3bAQtBw0EetZZmzbNoFbKuyXgiWChuNiLKBKAhvROeslT0U8FjlAFQAOmhGFWKcmq2SfUy",
+	"FcaErMtB4y1FQcN+zkUuYkC0NFdwbKc0CgPGksJYHtdUOptFXEUi4fNEhKxbuyekYQC2RGQirn1Kn4k4",
+	"ZF2lLUYbmLZcjgF9nDP3pjcwjMUVT7ZGmpnOs5hnOBJM723nmhtm8o1IjYhFfMpyI1gI+zDZrHwthNGA",
+	"zJRIZ6gRbfJ0KWqAau5sLoCg8d34FG0fva9010Z3z3Q6l3Es1Bfkz3wjZyRPz2JpADvjcFI3Q0rD3MMB",
+	"CzcidcgZCyWLD6ycjPyezfOMJTy6JGm//KRG2EqI2LBueNOPdQSo1i9fDb+iSSuanCuQ6HmCh/tFr3Ka",
+	"d4a2u3DCcuX4qrOik1WPoRmU5Pg5jy71YnHKrlOZCVTkrHqqmLihAZmMUXOoqIM1JYxEp6/IUEeG73X2",
+	"TOcq/oJ4AJfZAua0dJ8Ko/M0EqWpUNxIkwWo+amlIQ8Nqde++g63TizwzmNdbi8I7+4IGC+eX9fsRD24",
+	"AaVhG44qNmwb2EkXrRnmK+NoxZVXfAvSw4XWz3m6FF8QZRYyEbNM61kCE4eTunCugXkUjpsXZ3+evX31",
+	"/OXZk9m3f7l4+iZkXc8PyF7Ib3unhR9IGus/RQmQ3AmVmVCx8KYZwQBfEaQNQd6I9EpG4q3iV1yiqPol",
+	"JZE8W/2CkjLOIuLZVoC+CL/rVP5SSN4mk0nCNqne8CXPQItjf+Iyg+PP0m0fvaOhdfKZAFiUar1SQnf/",
+	"zCr2jRBYS/kMUVeS8/QfE2Pwtu4XXsu9H5f+zU9EtQutX3C1dY7vL4hnFZc43WCFP7qMFChZzsmwzXsc",
+	"UPQDBiYAUoqbSIDyhKYHUMccgwu8GRhPQOXcWlc2PFhrkxVanfPyUyDF3dDaClqozv4ks0ykXzH2s2Ls",
+	"W+U4kYj/BgY0UNQuxdZi7FzwVKRO5bJGs8CzremUpeJKX4qvcvOO03S6yxdWo87UlkK0SFkKmG/PPB6e",
+	"sJA8VHQTkjsPr6ST4Yih7C3h1bVQwL8CpHdrB4tjEZP5acD+wFWcCGRD6lLpa4UvgeIlM8P+cHHxCk1u",
+	"uWFRwo2ZsFij6D5PpIqTreUsnB3f3Jwyzk5ubjAYaU4BKxJEco/rfMWxdhzbpDoSBi0nT1Ums+3fgHGQ",
+	"Vw0EYYpy0Ckr4mLYgstExGSzIQGr6zxviq+FYTLrnTKeGE03WgwXpE4ZT6OVvBJMLxhnc+unESpLt4SR",
+	"nKUiFokEgRsRRWmGNlkQ2e2D7YC1uAdMxm3YT8Xi6gah+9PqDnDVXgmKYNnwpaALuvyK/ABMieviC/e6",
+	"u3LxRi/Ev6943MTjD84FRU4kOmuMpWp18X8ntoZ1AQdkbHqAIHM/vMoM2MuNAFzJ1xM8mUv4gG82grvT",
+	"lGtxyjKdCBDHpsoxMK2EGbDHPBNLnUphJqVX1cwAL9C2HpAaKFMRz8rHm1QYobJwqrrO0K6EMb1TFsry",
+	"vRkiIwwByD+LtDLSoNc9ZF2JQXHZtnc6VaFUkV6LmT9/BOMHLDQ84el2hg4NeuZmDIOpco+jVMQggc60",
+	"ms25uizfh6lwdFgcaDkizbZkb68uyD3DBSWaq1mmYQe5mAG1SEVSbsi6C6m4iqRawpA8jiWcFU9mqTSX",
+	"cM8IA4BpfdAbTFUnKKKHmwD3PJZNeHeCTgO81uvpbwadoq0A7QSd3fAsH+6GZifo7IRhJ+jsBlsn6LQC",
+	"pPMu6NjrujPZv7iaQzZwxFNEst2RgGD9xMQ/mYowcoORQxkIyV5EKgMgiZlezOYyzVaAz/4BipuNTBGQ",
+	"hMxivUn0luIagG/TE9aF/wCuLVNtzGytVbZKtjM6YyQvkTV+naqQR5HOVTab84SrCN/c5Gm04kbMNqmk",
+	"X/DI+BpehD8B97Kt+4F1ozxN4XCJKtDLO+Op4CHrmp9znooZRYTC8iqnH2KAESAdPFrIGxHP0OQtTDbb",
+	"iFTqGKhkKzh+zJOE5DjDuh74FnmSzAC/66BT+XouUlwxAk2k9jXgJnOucLMOU3kcozstYCHMB+cBeJul",
+	"eUSeOLZIhWCZuMmq9NmyEEDk9tOtUSetsPajd+Iwjb/0TtBpO1+g78bxFt/WcAVmm3PYQe3sfbq10ICf",
+	"KtgA9FsecCfotMHKETkhCKzDR5g6C+gEndaTr1J96/52UrsX4nlXgndBRjD2oTQ/VY7o2Z6bU8aziKd4",
+	"1224MRud0uUlksUsliZKtMlTSxMGWCDSU53dleiM5wqSbcoj/DnjNzNujDDGvbgRCk1s5ddT5V11jVsQ",
+	"vs5M5RYUNxttqnyhnBPonSuQJZfA4NOZuClWs0i0TmebhOjMw5pZxJMoT8jBDbtRIl1uZ5FIM7nAbBJY",
+	"ZXnVshCJPmRd/G8vsKEI6FFXS6kE48bIpUK3R3GdgeiK4SsLmZkqydqTAOy2BwH3WvUcWq7BKkU5KAAe",
+	"VgAPw9bh3gk6uy9JArFPa97YrfAFminAW6VJH7q45TpwO0EH4bj/Vt1DXS5+7I6U5SLAPvUinao+OsQN",
+	"SQmCJzOBy54VMpeNiShomsyKPcqbkqkwHjFOFWsKkCHrUoRTAuiTCNMLWqil9gpoYThanXZOW2mH7SId",
+	"HONu9IIKYJOT8FQwvSF5qgY3YMFhK0AOgUax1dtgUqW7/aeGdOMtr4qgt37bQNfHPOOJXrai6ZsMBGk0",
+	"5qE+HdG7pE+DCuuwdcC+9VRtZOQ+amGQtPg55wnFTQsm496APaa4yOITzkySL11iSCzNJuFbVPdxLpkl",
+	"gvGMRalwFgHe/2XYfzQLA/YfIl1zxfJ1wvPMsCzlyiQyQ9KIewFb8xiuHflzLhhJ0xXzt4oZX3KpTOYv",
+	"2lC4usrXIpURM/liIW9Y12HBbBz2TpnMmBJAj9GKqyUQ7pnaXq9EikYuGZMRnkx6AQCx3PX2Gwogv9bp",
+	"JbBlDWp+eZj+GSK2SUHcuIyctgBojZoOKLGoeaxnxR5rqUOV6d93rC0l7kwWPDEi6NjPir8juri3GJZs",
+	"pQ08HRHPMB50PBzf7w/H/dHoYjScjIeT4fCvnaAlfbO8MZij/W8MplfRUZOwg8maQsVkO5ZxZ9KJxvxB",
+	"/EiM+sfzo0X/WDzkfT6K7/cfLIbi0XwcncSjh52gcwno3SnGs8LTDMeiSybOI0oyMR9Hg5tUrzcZBmDb",
+	"TIKWPTGz0tcU8QlvFOLv3r26hLxMx3z7P9izPFnIJBGxn8IaMA23hftFUrgDLjsOWJTKTEY88Z+Ts9KG",
+	"CAI4kb46k86r+kIckMjItu9kPxTXtaTI3hKD3jvsnGudCK7g3QKd2h6WuLXf3og4/ti9/KGKgF5oMqy9",
+	"D1dmG6FUEPJ98zmZprjavlx0Jj/uX1DdEPUhaAZI1yZ4F+wIMEfOW9CoS5bx0wHKNV6K22FV8voPDaRv",
+	"pFbQYxLxiVlieqE0mOKKKXpIhplYm9tmtoOBqgFT28XzNOVuKUg8zfTjKymuRcpkqTcV9waZ7ZhWyfbU",
+	"smBr3WFa1Y17baduMb7lvH1UPwyHPvjx8SA7W6ZTYrmbr3rWHqLXTyQoyaeC1ZXllQnzev6TiLKC7T/2",
+	"6KcKVPfE3unI+Ethk0lVZDkZ1gXJ88pm06DsWUqcFS2ud+ps9SKmIcgzPagoFGSoLKxqsEXUpTw5HxXd",
+	"ks/6RtGdlq9WWX23/kv5tpnAxDXvvivSY28xn9Flst/CZpnpG3yJlS8V4dRNZllOf2secAtT2MUPDsb6",
+	"GgZ7ucKEx/TdTnwDeJ6rTZ59FFA/BRjWmVKTqwAu8OBSbE/ZOjcZeRGF8xChCHHHPJpW+OyEyHNp6sCI",
+	"ecbxAvkqWn0Vre4mWr0LOl76fGei8iRpUA3h1/vD7mTSDlpu48o8jduDUvCtkgavoofzlMGCmI2jT7hL",
+	"2u8EHXhAIXuUN7afrnAL1TW0UpjMuBPXPAITN5FIEVfOcvMLXyW5Wpq5yFK+ZEeD49E4OHnAnr59jYpO",
+	"NZCOks37Dx+Oj0aoZS0RX0fvYH1LqZVByl0JuVxlnclwMDyit5BZXMsY2MZwMH4YdG7gH/fHQWcL/3g4",
+	"gsMrM+kmnUfxkXjAR/P+STRGyor7/P582D9ajKJHYhw/4CfHTZZY7K2hz+HFbNiVSAG91qx7vZKZMBse",
+	"ib4C4SWRv4i4504nknBJ4wZbb44mZFquEQuf+lpG/Tk3dnRGhntTkRKbBUPulPnaxNbicBop/KiDI7sg",
+	"yAHRqti0gCFghvKyrbgZccWMoI/NRmcTkHHYXN+gWz6RCi0SKBdVJoj0FeyXnVHFI1tZqTDArnjMlCbY",
+	"LIVeYyhLl7NELHm0ZX/SaVxYZgPG6cVrma10nqFPpXewwO3o4zVCpw1uHkLeqqDUaNTPCm0gi0ONoEDY",
+	"ffRr19dmo9A3cFIAeBgwYKlIeCavhLMhwa8TdoPGmy1a8eDXTG/6iVjAWaRKpKCrmDwVcZkGDd99Y+ov",
+	"BgxJGEcjGseAJMot50nCuGELuGgor23hD0Vf6tR92B1iknmvZk/5KNZR5wJukPdlpZ1Ra5Ud6zX74Gb6",
+	"DKRnV3qHqW/u9Pb2Dm/XUBL3CPPBKG6lgYNWKwZ6/vbmLVc+ZFIR4ODeTkWWp4oShUgcw4INEeENJTrW",
+	"rWh5tvoFCI+Cx1uMJPTC+2YGHH7QiDR3pXG8ZEYQaBZ5kmyL6HMRezrdoO6IFXF7pTUforSsVsjhxlF8",
+	"8PK2fZm/RXj9KgfeKgc2laCPtYHV7Fk11ppRcPd4OByyaMUBaiI1p0UFDbHeZNuaegQvt4gKt9iQntRH",
+	"/Bhj0ZrfnNNn42HtGgs6ZNK3z0G+vKM1KWDcA4cPjxYADG9RET3leifI/RkY6GfhpdiGWCCvcH/IrDn5",
+	"3bRTZ2qyoNhNxUXIz62U7JOm9c3MbJWIFxRywFIgxA2Xcccj1gtMJvBeqJAl2/CtIboL4IolemLWPWNE",
+	"suiXvjq4Yo0QCl7kJM1JtWQ6jUXqpLo5V5elvQXgSCFUxeXn4nA+ntwKmFVIrgKSL48Au9H+KblMMUnp",
+	"N0P8KpD3ww9jvJ7Rqw31zwfjIfjrBbEcfhnV8PcVB8TkiVf2UelMRuITcMRb19+EM/+t8XHfue4+zjeJ",
+	"zqgmjXeYtVJdRVEVwLaAUua4YSGNUPk6HLBXPM2MTWzIVly1ZNBRXAD8RcEAcqkob/MsisQG2NECS2fB",
+	"HVeGJGJs/CZeYDzdmi/FvZ82Yln+tVH4h//22lxrCh7wf71S8QBEi5t1YuMe+3qxkJFwquAAvrIR+1It",
+	"18nAPQlPCyq+S5JqTUK9xRICv3YmnS6VDktA4ZlvM2F6bSaKpuWgXrALy3T0o5U2ICjFARuBsjQ+Oalg",
+	"vFeIjFzkpc++GhW/v8pYgyxoM20VhB1MT1HvAwT7xrDHlBLRBzImK/Ic3frcYQbGThUJBHgBAWxgZcWN",
+	"M5eKo39nP4m0aNK42j3UUkCinfW155F2Jhha2Cc74/D4wWhEenzKy/BKu7A1lZb+8X2zEOOks7Fsc1aw",
+	"zZllm/7G0KD94R3GaC1zVEU7MbyyFhl3BkseX0mj0xlx1LNv+6PRwwedoDNPuYpWnUnnD3w9z9Nl/yzJ",
+	"tOLV2EmXpAGzHeF1BZKYV0pr0nm4GB2L45NFPxKC94/vPxj3Hy2O4/59PorH0dH8WJws9qBzDX4fi9RY",
+	"W1CaErnRUykzVi0g+BFovff0Gsy/cKKVgZz+F6yLteB6VtMETaZUNcndSqUvMrFmZsU3ggQyB/JvTPu4",
+	"BysA7vJ8XX5MrqWKNnAybBq1ShzbP0NJOc/dFx+qGLnv6xfuvTqevd/txw9qPjvrmwrIC6u06jufkBdV",
+	"9dKGpU0KCaCSFexqqbpn9ruAicSISgTWbaGAn+gM20EouzmXi47cIbKRb42O+cfDfYiVN/dkUGDAhVc5",
+	"t5xIq4WMBXCybJUKs9JJjHa4oFZpd0eodbVEHk5TlTRfC54wgj4roM+6LrqrB7LpXViwi9GFvSMXnrnQ",
+	"QrxFjPO5tHzaEsua8LlIWr3WXfToHJEiZ3otW93lwXX0XrOvYVRGAHqei/MjLa7raSV3sHZXPdA1o0EL",
+	"n2iefsN0Uea0fLZllpWi77LUjxbki4KTn0vDPPB+edLG/D8fEA+6HFpA+XEayZ20ka/qxld14x9X3bA1",
+	"0V3Z9Pa7u7rT55orplO5lIoM3mZrQGrsWsOx1AouE6qOBauCJQwwl9quZ0CZ4PiSS58eFDUpqz/bV98F",
+	"nTyFe2yVZRszuXcPVm0GtkJkf87V5cCu+J6t7tfErS9mqHF7b6+hbqMvNUtFJOSVOGV6LbOMCmlgyMVa",
+	"cIUNSxhZNimafZFneWqZyMGsFadsmt1P6Gawf412RnTss8njgTRcXHhAIXv7+rlvjjx+WIEpvhWi4oEa",
+	"yWj8YDAcDAejgE0mI9xtoiOerLTJKoSQp7J+AscPb/Vtp0krCRR392Hx9GVK7CcE1VcCIfcEf5244K/b",
+	"zfLEbo/Fw8WIj/sPopN5/5g/Ev35UTzqD8X9xZg/jI7njx4UkV1OyIVRZr874/6+yCkHloMdAF8gXL3V",
+	"d/BRIes1sfBzxKxX8r9/z3Hrd/BzFOHiXpL6bTHjmEHXBvS7x4V/Ps9Ia0h5zV3ixZJ/ZOx4Ez9viR/3",
+	"GN0XCSJ3hoy7BJHfKTq8oqTVDROfaB+oMejvRVZwz+Id4rqHmBcaGnfr6urHZ3tj2ERKVy/JNmVh5Rhs",
+	"KTJXiilM9PWsfBRWrtlY51Ru4+A4nxqsDuuZdEjM+61McVdQfAnZJnNvCVD1Wy4RSdYIsfggaD+VvaS3",
+	"M5T+81qnDkcf27iEZvqHQKYvlDNQRawCkFbSuxOi7cWYz5Vq8FXg/G0Fzs8fxF+qJX+ngfxPbM21HVYS",
+	"+xSWqZVggpRijX/Ua2/XNa0sAzV8huVbkDrtL2RNd48tJ/GeV0/3qD8cXwwfTUb3J8dHcLo6z5ChTjrY",
+	"WlJQCocTd2bE5VDZ9H4F6XAGx/nwAYnNtK/i7cpYfku5SWckTvij6GjRfzAfxv3jeCz6Dxf3ef84eijG",
+	"82F8f/HoyP/ozraPoAPHPDtk902VqQrkfUHGw8OCjMtDqiPEM0BM+5itpMl0Cow8iYXJqKnZaVndT1ph",
+	"U2HDLzJ3H0ZR9mjOaKI2umqc3mEjvqG3P9QO+FY1q362LfJLywE283mdnhORTdEC8pobrI5QvYb3aTRI",
+	"0liHc+9E1HCO24qd0jCAR5wndI1+RFJttdNiBSbNMwlqqOkh1j425E69epn+7XjFLnpzK/kMUf11tDkM",
+	"CYqd3YmaXtqvPrQAoY5Hfi1YSqKxrThdJ+mgCLZ2v1QQy8HjEBg0Yf8ZOBkWIdnoNKPGJG0ZSlvYWSqQ",
+	"CJWm8re0mYDEEiecTVg4T3R0KeIJGwwGYcDCWBksk5qnWHgq0kqJyGYpLLD7Y/1XI7CizgpLe6tU8Gjl",
+	"SlNmiaG6v/iHXAudZ1RwXonsWqeX9umAfS9cqVJb/kwYFkueuNrORidXIjWMG1vj+ZY0gypC19CxxLMD",
+	"iPZliZK1XsT0wAkRhVBhp5pgCbCYSiJJxRaJXK4yandliTZk3fHNjXMLHQ1duXN4CW5a23qGdZVW/fHN",
+	"Tc+DYlDAcFZA2J5lyLoZT0E3skfG5lv25s3rZyzNsTBQew6HXW0nqHCVch2YaoCTU827cu5O0LFT1wpb",
+	"eeM0LSLV+6utTBDQKJqDnExWltL1ylg1jD5kFBpMlXcAcY6SeXkOrD/Nh8Mj4R8H6m8h+XvoKrL9y8rr",
+	"ZqqK+6YcYjAYlMPxOVexVnAMrnO9lXhpjO5oHbCTdcCOhuuAjVcBG8H/jY9XPViynX2DlYeEymwF9IJN",
+	"eW1kBuy1KLAOrVpoCyuhVCsA1Xa89c2WPxUrAOpxe7rL+TY96m1OjrLonx9bwM2lYQudnjJgJ2wugNJw",
+	"b5VGpBTlJK5r7lT/jt0XvtJQDPy8nmyVCtuwgIqzFhqiqQeyDDqHxsK0F3n4tCCZxmXeuuWWPFbFSFcn",
+	"NRbgudIJ9WXAbQNXo6RMj+F63om9zkwAJ0jG35hKO0N9JdJUxn40WaXsY/X1dnNcA9IHtxG/Q4WLRmm9",
+	"ooKYv1xbLNz1g7OvpMIA9NUSodo6iz3vPVDDNw6Cl1fSrHWuu5ghm43RyRJJ661XmfEMkq1Y13q97oq0",
+	"2cccvJgf4OFlVCg1WrOsPdwTsBrehTH81nFth5PsftveLTT40iIPSbres9NK5OceAmTdNb+pByT0DswV",
+	"+Xg6/WKG1B1kWAUcskZ88xa4+bUFHeD2w+3jLL0VQ9nBpLyPGN8kuq6dItrfnw/j8eJh1D8WR7x/HD2a",
+	"9x/GDxb9ER/Pj6Lj+ETcX/w21xr8fSXFNZkzg05h0rIhK1TgBLsauCDbzO3W5UWX8W3tlmdfsR7/1b/E",
+	"XWfygyFwW/gZaVRuM+VLfBSdiEeLo/6D+TjuHy/u8/5DMYz6x/F4fn/xkI+iowc2Zsmaw5dixZPM8Hkq",
+	"opXK1dKmXIwHtM/Da4EU1Ro82PJ422kJuz3QorTLEVaQ2Z3uphIFbgm7T3RGWbjwzYHWMw/xSwtagVAH",
+	"2skpjLNpzNvtZHf3qHdzFqYlN/tthHqIxlSRkw9Ul/ostK2Vwgkrui/bHiQ6ZWX0pi1oW/yN7ytBr2LQ",
+	"VSK4lSDrXzn6DSfV9/BbesUFJlJ3i5+wyCkpvCI2M0IKLKAL/7DGHGGYEZlttWoTf04ZV9upYm4nVEvV",
+	"eSGQradik/AIVYvKcGXzPDj2HEPjlKhqVBZY5Eiye8SjLRiU2wj+SvtA3bncRlWh8j7dqU9RMiO6izCy",
+	"rk1ugq19Y4qWR7htbM2W6ny58tpROoikHtRYLCLsGs66h51EjwojYA0adAiwiCcJy1K5XDr7WU3eKdsw",
+	"H8hZPiqY6YCkm11QfWITcXa3j6mEN557TOB9o30IXicD6+O7vUZGCYFalE0VbHaDt3GLxq6aAZMwTgh8",
+	"I2xdcThhwoWHKibQ3IDEU8Gv5ilXBrvLQVTKRTWy5FpS1MWV1LmZfQrrb0xzt+JF1b0211SfILhLdpOf",
+	"9n1goKgvmv7GBZiP2qsEntlsd8CrTTMVvvs0gf0vRRLPBRyNjHtlNaUFX8tky+ZCiYXM4E5byAg3cnCS",
+	"vZWExIP5KDqKT/qPOEhC0X3RfxgP5/3R4oifRA/Eo/l4WNYb3JN7usdFf/S3K1S8qyLAb1Gv+DcJDq21",
+	"C/ndxof+NsV7awFeO2v4fmzcZRt23BZ6WWEd/yDRlx4cvmQB1a+s8eg3KzRauRT/XsOUcrJS3JK5fNd0",
+	"3yZg92Z7fs/Ji0nazmZbSaH07VdV85fReRq1GaDvWtGlARbs9vlYx2Jn85A1j1ZSib5ry0d+ZGz6emoz",
+	"2Q2jMg9UDKHR+IaayFKT16miZrI8A4URW+DcuaUs63pvHt/coK+w3mJWiviA9rK9wVRN1a80369ull9Z",
+	"4aRjv2J+Fpz6r1P1a7/fr/wPvq11GmW/suPhkHWPx2OS4YtOo9icDNOdnErIN6bHfgV17levw7IdaMLm",
+	"PGb/+ebl94Hrw8zmGpT+61SrJbNmOLw8AgqAxJJ3dnB49ZQ2ezwef+72p6Vee0vjU1aBEcXv/gorcvv+",
+	"hO6xh3SNPT2kX2x1kbYhNh7kyC0TftjbDZvG8PTGWGJ7Xtzu8MiN4zWtkUjP9h34eCNSp57EQsn6p7g6",
+	"stnbNBlAetvJmUZQOpstdK7oy+MCxljONmD62pa+5IoynGklgXNzNyIyA7bJ06WIGwfabCWNM57429zw",
+	"bMXEjTTAIHJyIVhbD/aggBHsxsmYQX00ccaZVLNNqpepMAZHfuSP7K1GGjYXcJa00FN2zWVmz0LxZGuk",
+	"mek8I6GoMZBPCNwwk4N8JGIYJzeChdjJK5uVr4U0NKiceE5raRCbiqG3wgQ2GiElpom8o+5Fs2H2QLOC",
+	"ha690MyNa6fxspoBIwEosKyWuThbaxQlf0XzGnGiEtjheTlS/ztbTIDKWxL0VsiC4/ZpU4GhLRWyBeg1",
+	"RwUg4ru0P4tldNQBIYROkTXRTCVgWw8cN4h9x4E5Y8ROvQnzWl9JtbyHCGy5m2VMFL6olYC9YsQGkSuV",
+	"86T5PYMAoDLVf7V8fy/OFQnMjXFojDqylYzVQzmtMEDMvl8nMfRcZFrPEp4ucUGjo9pwCEhkwHdJ53co",
+	"jEiyawa4d7zxR/Cl/ZBnguqwWJwoTsq/WdmvbKWVzlMW4mXaRzwNnRdfAxdW2+LS4Dau1TJia68hUeNX",
+	"djIc0hyw9aK/PkkipzbYp7AiY2kjZ/Jh0uOMXn97HLRg7kXIDzLUKy4JB7bCcZI8W/1CzI6q787wETtB",
+	"5ox7x1np1qhW+3UFfaVanraCxGKQSK9kJGa5KuffNQHlQuD7gD4Kjes8WqG4BDx0zg324C3ZAohMOs84",
+	"WaDheoVj7bWvKGgFaZPaAZurcPabxVTFIlQ4PSHA+9vet1Wrq7sZqY5w9VoEcd9ddFSHrHYXYQ3zfVcK",
+	"zFW/HTrkBKuwddTf2nhwywPikpWCBrUpd3Kb6jPHEawzsqRQ68yqUC385hEkgtWnHgsrD/Vh7234jM1B",
+	"G0hY1/urR9hQ/1GfeCIyLpNG8lvcNsJaGEM15dqttEUVjZayH3TMfL3zYw9gqIan4ufZcPTohI/m4+go",
+	"Pn4gHi4e8eF8FI3jI3G8OOH35y0lQ616tNc1UehRH7w9NSKi8zVXniZ1s0k41dU4ZbkyqHAFNq25olK1",
+	"gdpuvZFkAfQNwO0n4kokxCRNYKOlSDBokbh5xvCWCJBv2HPzit9U4BoGLHS11rCCTSbW5sfxu4Er30W9",
+	"cNcSg2dJK8dmuTKhdMFW57Q7pkZe+M85Tyg+JLzp2zf7Mg4LIxlbCR6L9PZgZTzK8oAq877bpR6/trO0",
+	"RNXg/biwjhobOlysql42x8WQ//1QQrNgj9vDrbRgeUAjBQQHaAV1wTU/oQjmQippVu2hJ+PR5OjBX51F",
+	"bjHkmH/Vvx+P5n3YcP9RdCQwOGS4uM8fRqMTZKabPHORJljg5qAwkndB51IqmGfOjYzItorXwMy2gu9M",
+	"RsMh5i1gnJEtt3aXcnlBJ7I9OOirf6TWOe/8tGsY6NFBXdtSwY0G6X5m8vWao/H4pUowSYM9E/M05+mW",
+	"AVqU8VGos2xSfSVR7aNY5AjoN8qxWwmFTWGlL4fJg44XJaU3Qh3YMe5dGfdUqwh45yioSswZImYjJuxd",
+	"cEiprjsFR9HVJROZoXOjgMGGG0MNED7qrKmqB+H+PxFOHx2Y97+nooSL+mutREFmY+D2eYINfVqTVdG1",
+	"hN7ENeWAdo6OR+PBCZx3kfk86QCUP8AmCtJ672XHkUFq5sVapSLS67VQseXpxf1TUkDQwR6Qc46cci1i",
+	"ma/xxjCgqMzc3h57xcLQirmTvw9P/urv0q8yVr88hvOH4mRxMu7f50eA5iPRf7h4wPvj6FF8LO7PR3x4",
+	"9AkFhcuaNJiXzhNKfi5U/9K9h03kFSVGtxetKSIa91+7z+xrH2rX4N480gJEgbO56rQwSRyeUXpgaFH9",
+	"Nm2LyQ+LMouFYGWtHRj6BNyabNVlc66aid22QGw0LNu1qro7i27u20KR3Jzfwdsf2i74tgzEoiiG9dbc",
+	"KR+xFBYOW9prer9OULdoJcr3UdmKdPh9K3L6BLkX02onNRdLrvyIxYNx7bDQoxIKewKPPh/R3i2EiQIU",
+	"pKrEpPpn1IJODerZL0Q/tjS8M3CxaRGtGcMdF6hqhHMR8dymx3gWS/8DhoGNlDf3O45HLGH1+cIQ/RKX",
+	"zorzBYIQvWN3/HzXuVecfwX3P2UYmTjw1k/MJmQRT7EWAx04Xv3/zKdaiBRf9FgPCilFA4m31n8PHYPC",
+	"atL+udszDatWHSpsvMPkcwp8MWwDRYh259AhTLc0GxO69Jg0jPqxBfVBSOiwI7hk+CZ+iYpx4LDzb9oe",
+	"ykf7of0MF3UQBdH6W8jH7aVCP6Sf/hOTT1ng98vRzndWnKulmUoVk4Tp3jtlIRpr0DcKp4UFa+GWpoJU",
+	"O3L5ycBTsZI7m0/TOl5M9spe7wchGY+v4DKJgY5TnWWJiCfoqiLx2Bn8mcnEBuPHDdNKBCSlZBj/Akh4",
+	"JayzuJ2K/4nRsvDRfFHEfF2I8y1lkoibBl5106YMXZxdzdL81ZT41ZT41ZT41ZT41ZTY2tPm8KRT4tDY",
+	"nKa1jFxJgHca0MVTt43p8PdOA+4sIOkBeH83LXptV6qV6RQLCxwMy8H333JvyEB0mx3iFtPQP6lgYq1r",
+	"X1YuOSDp2RdPD60QRQcdluWbrN0pZN2wueXQKxvlaZrddtk1mKpC/yRNs+cVmKp9Zn8MSoXTfXPKilXq",
+	"FIZ0KyyXYq069ZW4n3ulWboWMFgax6bKWccqAVM0M3AymhVLT5cOjKKNim9YKnUO/9UWvaOV+KhDiVBX",
+	"ItEbETC4T6gJOjdFKDDGAIImwQ1LpMnuLUWGhXPIqkDtAzGhFe0QsdgIhRX6WQjrCCcsfCYTUZBHyLrY",
+	"FubfewELW8gnZF3fhgFv7cuxDVm3NZO2d8qMECx0PW/g/bBovQ8ri9kVTyW3Bty/JYPhRT/HV94q2ipn",
+	"veJbkBVOLdg3oMwhlFkXdkv6ARwqVvW3vKbnGe5Lev8oFnVg85nfgDnBcRdhZTxJDsh7JKz/ELxvdAZy",
+	"BWYPz4ByRY5vqz/hjd3cRyOd8sy6ECjSEvT2Wvk9KQzrAsEBAZaJDIUjot6aq4a3naPF/WjMR6L/cH4c",
+	"94+jB7z/SIxH/ZN4OH+weMRH0fHxoQVbLLKStGrrzf+O68DcKWzo91kz5qN81jtLzZR1jxHzf/xaYPs3",
+	"KbD9zqV8XmWzcXRfDPkx4O9oQej8aH4S9R/Ew8WY3xfH0cNRyZu91mkfHM97JiinvTWF9iuxfyX23cT+",
+	"GbCwnkrcEdv/HIrH5/dfPlnevPjpj+ZcfZ9Eb87vv7g4N+frZ8Pzn7R88dPZ9ns5vH6xHV6/SP54/fJC",
+	"b19c6F++H2m5+GPn01KR3Z1+txzkP2GN5iL/GHaH6ZNS5XDBbrgxWIXasJAyIHquuRTgyO1hxQfmIDuB",
+	"qunDg2MC6dSm0s23rgVLxI3A+gqnjMLDGY9SbYzNZjVVwUBS26tSK7jD8XupxMfDoLMBZpfC4v4nDPLj",
+	"sP+I9xfv3j/80C/+fXzAv0fjD/+6UyXZWyDgK3f7yt2+KHf79EIJH8edficVEkr9bU8r011VSijTn5qd",
+	"UpESmxgu14J1neRla72FFJYQTpUiVxeWYoNtrhnPM73maIVItr0dlU4G7IfWQidY0q484pDds39ak8/E",
+	"Sw91MZKeoZHdc0GQ3ZrNokdDt5ipgsqvzpEYsm7mXLW9gO00WjHWbphqMy2xbqu5xC5tVzkxvqtCnVRR",
+	"kmNycr0YnYF1dfdbXeysVl2dFR18MmGycMJcHJ1LOLINf4o8y0wzNCNjsjKefkqT1loUXwiTeZOeMqXL",
+	"QUw+BySdU39dmVXNaYc1InYG1qDVHXyHnsVBa+xXsKMwXdBphVzVpFfZQeMCfVZGBTebUvCWIJW6k5iy",
+	"kLxkxbLlQJmKVAscyrS+ZIlWS9cdXWJuf7wUWCF+NGRrqXJsaL0zja7Wf71eXsTGyBCfMSI7peiLiV8E",
+	"s+jWQPX6l1IJFuk8iakOCJF2le5mRU+MrsxYylVlGxjusQFGo9NvDMPUtV4wVf4AUcqBX+AAhl3r9FKk",
+	"zGR6sxGxl5WcbJkB0ZEnyPxMfRhbpoPWseaxwGqOLvMdDZRa4+J6hNCNk/fSC++U7dbG9Ctsbm+9Qp+t",
+	"Fg3wi/gtCvoKbQ37wq5uRNZrWldLueuQiq/1/s70867N3Ba7RZ+7Hv2W3ZeY5SK56htZyqu/mxiu6pl+",
+	"qjfKZ51fwA0Fi38NWHbwEbbc42gqMmaRJ8n2n+yk6L74Agf1wub/3tWBQWY2qkSDRSZoyLJ//Og++05+",
+	"y4xIJU/kLyCNYUOG4/GYhZWk2dCKk7YyUJmS3Buw11RtOKYuTNcrjbVA2Kuzi8d/cCnWa5EuG/eilYZm",
+	"dAZn3/ZHo4egGFE+dmfS+QNfz/N02T9LMq1AsAYtbEYRD67aAQD5aDwcDodtRbdepTrOox2y9uNUxDID",
+	"bIZ3/galAWep4MmMip7N/DqAxQuw4aqocuu3DfJ4XQ3/8Q6gJRKoSr+HJYB4E7gMkBoN2HHakLv5ceOc",
+	"vFeq1Rx39Xyi3VBlColG5ZKrepB0r7VAzFp5kAW0l6/7CLt4M8et2tuwvmt0U1NsLJYWcq9jNwuy2Qfs",
+	"esUzJDEQlRAb2pJkPJPT0f2DytVZqnY1/DAy5xw08x3gqNdV6kyOisywg6MjPwSVNxVfi1mklZEms11h",
+	"W/IEGxM3BN/cZEz8nIOc6GVahUUJKNuH5nj4qPyxKEwStnbKK9LLxqPjB8cPj+4fP7h7O8HC0tHMzXMg",
+	"QWU/kSYDNbIoSkiNdysVDXGs3sGtO4vzpDY1H3BH5/Tl2Ot80u57bQLdTfvudlSqNO/+WHT6zP293zc+",
+	"g8XqrUipvORXxPtciNfSuv2LIl+zUdNHomBLPyUZzyKexsjG/qatmL5i6+fC1l19vX5jnC2DYZttnJQg",
+	"i943hl2JNJZRNmCuWjhFjGLYuzWEkI9rIW9ETJ0yyVoMYgMc81QVkaeEYdbSUxqisPCnzdOJ+ba1mCOZ",
+	"9nqTin3UzJylKZwU+TObnJyCaID6r////2LhIk8oJjDEziZYoTLBmudKZ/SK3ggVukYrBNQyIHlm8zaK",
+	"Sdwr1aLfRXoHX2u1pK2zcimuOt6/z7dU+lYurFvq31mXxi2GQxmUNJqiviyoJOYUhuQMBMuNTjPKbSZL",
+	"E1fs/AkD7tBrbhvJyt+lLPc3Q22CetecPykXUQLmFG2QNxuZbtlcLHRaz16BVcEp2gZkVNP2xeu/WsNw",
+	"LJcyowqJ+E+e1GaJUoleApiJvoYR/Y9tpQCq582Zibhi3ZePX2NC1FoafCizXuAtFX9DrTKRWZbgcZTX",
+	"uu3egq13ixJe8FkdIeoyom0tSrVrNUA9cL0tuYrZnKtLVqJ8t+jWk13rHgJKKJ1RMUtStVg34kYELF8n",
+	"PM/MPWxVnMgMVD9bGjMWacDWMo4TN7FcKp0KOmv0PVSwnMVysRAp7nMusmshlP2uBIoHitoh4HgIAYqA",
+	"xf7+3DQAWoNmCRXgDpwtgGOKLBMpeiH4xpVMroznnegpfFKYca914yhIupr59B8RYSpxLdCptgWgSh0X",
+	"JggYx+bqlLgL6/FYDD4/gGp2KxaIFDtShA4eN0JzgYhnWs0AjcqJ0PlDj13f4//n/x6xf3OtXGnn5Hjk",
+	"sLkN3+o8Y133KBEGdLo4x4QMY5MHZdbCK7AlVRUjUEWEYREdOOF4sbhvDJtrfSnVEo400iqSiSjDIOc8",
+	"4SoShnVhx1It2X+zWzHsv/63/0UkMYe//juLEm2kWvYCFhW1qAUld3LcB50UIBEI5MCyLOlZ4Lj9Y8AF",
+	"I0MO63IHD9q2BwdbT5xeL9wHFmo9oCQaH3kHTcHn+kq4MnEWvLAgO4VUzOSRLQhsc8nqTA5L6V5LI0pK",
+	"C4B0ADh4b6IDxPVpBDI59VtMuAridfJwPR+oUGaVZYmbjTb/7//Frgzb5Gm04gZxNUt5lLFNKiObY5rI",
+	"K/QjpoIbdGpadDth/9ZElbnYahU3t6dcmXuyLfg3idKInnalHqPEl4oylhHe6rQttMlleobGsRmth2pk",
+	"hhMCcsyeX/xghUd42x38vXKvuMUJ+6///f9kD4fs32osM8AHo+GQ/VtxHnTO/r6cFa5yMzJnL8OZHcQA",
+	"E4pN7t5aaWydYc4T3AwGiX3JUyXNisSBlKUiy1MFIodMRZQRxbjN8zlMZ9la0YzZsWQeRY4KLJkG2O3a",
+	"0gBLpHI1rB3g4IVMRpcg2ukbGBXv9S3GKJlrkZ5SdV3AILcBeGUpFDrLooTnRlBleVUORKMoXV5aHnBd",
+	"5ZJNquf23kOZsp+JdM1IWXbQAJa35MhjLXcpRizQTDWkv4BFEutK+11IDTOCp9EKMzjKnlAe70uFwSRs",
+	"Jq7sXdd6hwLncVf9cHDfYqPMpkoaD1u89TjhmvHkmm8NrM71nHWLK0ZhxSCDqfoTFRxPuFrmfAn3TCwS",
+	"WssyT0UceIXzSYjCckscxXNY4pVwo7kaMFMlfa6DO6yCSRrGDRykjW3BSSfI4d0+QIbnlygwwHWBELoS",
+	"qVxIEbMigzNogM5d1Qg2YEKlb448QJibNlVzsZTKsCnaa0HpKNcx7bDutPODXrMX8HfCliIBaXwy7fRO",
+	"ad8wMEEqloYvUyEsD52qArKPqQmSp+QQvotiuhLKNfjbbdG94DY7VcX++ZJLZbKiDwPLxE0GGOGgl4hF",
+	"VvAO+ozEUod20riVnhbvcX9BtLuiATAdvTRl6pStVG/dnhRiUUs1/5pf/o+XX96aOburLaB3ugdGyj22",
+	"X7QFy/ng9L2tOqdS2WURtdYSajZdYU+P3BbY1+0Z5/Ucvm8MCx3xhoOPr0vmWVHKwmT2QG6N53Bn4Lqb",
+	"0XdeDTEPdP6ptG35FhPPLrfXD5bzoHSNCxqwi5U07EpHfJ4jQmG5nxtC0dIstEn1epNhlFksDLteyWjF",
+	"FlLFqAQktqQa/exMSH48l7sDO4HDY3ff2hrnpaS0w7fmD9HiXqukZjer5Olr5oUb4W2HzSXQemQtLl1u",
+	"jFyCzJVpG3pnbUb1TK2v5RpaMgEaMGmzriJQy4ZDyBQlNQPBcFLUN3PlTqLN8XhL/GwTxvV1PKkY8WRs",
+	"WHdetkY0td6IpudjjjPkidjfBTcBm1Nt9tRkzmqIw1vhqRSrqMOPVCDjdQEH7RigmKKKawPQAiYGy4Fn",
+	"5QtA4TSJ3FDeQF0phyFRD0O7CnWUMA7TUWoDTYYaQhWqOvxkW1CpmD4iu2ORbEuSUe+UhajDWgOR0rS7",
+	"hczMgOHVx1XxSmklBSkU5Eiv/xqo+dhAmjplb7ThSbFSmNXT5wIGDDTbBvhjP9N9VAlxsWR/xvJJaAhC",
+	"I1DFCn9rrdAmmbV85D27NdSoRmcHRjjU6O+uLXXLT8vFtuytJcWhQSrVHey+ZKhkRa1FxNeCLb/ngi0N",
+	"kfD3KfXVwNpCj7vkwqI+blO2s9BsTywLEYxhYZ+esBChXglQ/oaeidRQaQpUvOwbpT42VVUNceLuESq/",
+	"QkzWXTX0G2m+6ESrKuOkXXrqZHFgOEq7Mt0bsDPsFlcUskjR0aY0BZpZU0K7HhmUiiS1GHFM2SrCtMqi",
+	"vyrC+7/+f/8HDjxVGy5T4/ccTCWZoPA95+3DgUEa9ztthgE19RNWhtSJmKprnQLEMIUOr7soIqsEuUFI",
+	"OrW3gTVtByxXMf4Lzsj9GwCb5Gs1VSvq54b+3MpiyM5IWBv29pkrHpy6lodTdb3SxoKBevovBe3a+Cp4",
+	"Na/B0TMCvCXQ826KCLLhUhEp+EE96HZLsZr4vCZqKZ1hM0XAfnGDxmERD9ibFd+UJhCsR2GhNVVVcJGD",
+	"1rGbcMLC91PLkKadCZt2jsYnw8FwOO0EbFqwJXr09O3raedDyLrWestRv1hjMUSAB5qj3ScoCb15yY7H",
+	"owfY8rOHM28FT00YsNCWWoZ/mp9znooZ9sYh4yrun7gM64YPh4OTEFuDGgb/Zv9GY8Uc/TrcTs/Cv/zl",
+	"L3/pv3jRf/IkhBeoEyPrLkB1z8RN1itfxmOuiqZtqVwlb3NqoKsZXaiBdIw71cFbbuVdqt9TOlxbZ92V",
+	"AqJTnbCwuFew+Y++npWzh6zr0cJcJFaXKpoiwu0BZNQWQQXkFBb9vlzZHqCL9kBL/36rLqPWN6xNRfQ/",
+	"bhDWGxGlInuts7Y2NZtUXEmdm5nBt2boGRamljF6dDF8VPaqBg0FdXL8pDPpXK+MiGZ/XB//OX148cv4",
+	"++j+D/PR882j7+KjP1w/+E9z8h+L4dn2+K14+FqOX+r7r1RTi9q3kPqRvlWZxMAaxbrjY7bSeWpOyfEn",
+	"FyzV1lew5FL1/JokEU/TLYPl8yxPBcn6c52tGE1q7lDOvQaDNpVPiWv2hxdnj/tv/nA2PrkPOtYpM5mG",
+	"qym7PT27NkWwD0RttPEm0dlrARpH+/LqCXSktNg4C5u/CQJzwIzI3NWRCLhdvjFowNOJTfecqq5OLZfo",
+	"Na5gJQbsT9jWUhbju8GBfIgsXQHbqXILGjDg4NRI08WGYB6gvzpqq2y10TgWccDW+gr+47rD6nSqWtIt",
+	"eiylcDZMoi+qP8Odk8NnllmgzJEAr6VALXEdnk4VVwX4sE5tYjS9hZ2kn5JlnNZKlW13ZDoCYDTtOBYo",
+	"eFCMv1np66bZ2r7WSOceDSfDcdFIPrIxaR0lRGxmtOjCmGYPv7DVemq0YVGeMb1A9w7AYq6zTK8xKa5u",
+	"e6jXJioXdnCmSbHQRlRWG38EMWjj+h3+hAFgmB3sbfFdsMtoupcASMQ1Wp0695QLbwL2ELrZbP6YP2P4",
+	"EVnNbtfF0gIfeq10XFhzG70Jy2huUIbybPWLKwNAxq19+f8nDmGsQIrK3Ju33/YffPfH8YtHf35yxxT+",
+	"uyTIrytZOJ87c8XrpJMkIsqAifo1Id39TVt5uBgdi+OTRT8SgveP7z8Y9x8tjuP+fT6Kx9HR/FicLDCn",
+	"P74FlC2po5Xz2ati+oH5H5m55Z3jLb1SqGLeQooUUXwj9CYRrGvyzUanWeAIo1KCrZzo4G5CNmkqAnVB",
+	"+e2ZqRt4ruTPOVWDO3t1bpt6Dz6hT4+PVfuAXeSAHax1lCToeT98LGpjL4WY2NZ0hA6YlErfCAtKytu3",
+	"50/aQe8j4WF40ZZA52FKdRvB7jaMhZBeALmWgectbT8Tu2s9PI/9tRTF82/VtuKf8HOpuhdHYhTfmBWK",
+	"H4XNNvXC2NkmyU3Tl4aKYuXFZoz0neOhYY1tpqVGF/e7NJEIOqUvYWYDcg82eLkc5tuqBlaB3zrlIeUE",
+	"K8ThDPTFseDggecaKbtvq5gRkPwIx27oh4ORBJphJDQofsADG/UHP/WarGPhj+87d3GNtfvdPylrgZpC",
+	"g+RPBXW8UjRYtyIuqtQUOUC/40pCv9PqQDvK/Lz78O63k5xamcLXXrNfA3i+Noj42iDiq7/xa6/ZL99r",
+	"9osp816p+I/S4FsE4h/f7dXs7YX4oaLAPLeuTtI2Fhxvp44gS44v2LoXrdxZifF1RTCB7b58/JqtpMoG",
+	"7EkRLGOzNf5DpGuuQCl8qpaJNCsmZLYSKbvmW986hhWTRK28RdxqJ/A2sqeO5e/VcvQZ0eH2Y28tJLuj",
+	"WOzN9xf6+sUzLZ8//s8NvvMf58d/vfhh/f3F+acXkPUMEK7pyd9nucaGJWVfvw5PMdxdTGZH745K7Rhu",
+	"poqzn3ORbtlCJplIKSmlzUAYTqxfHUkAszPQDb/kUtknnClxbf0MXtvYqWLOE4EZoH4HEL+th7erSn1G",
+	"taRSj7WMYGf5psZ4ptkC1+2lmOxeMdfEHmtdSS5eLopH2kFc2cYJy0S6loongd30q5dvLmw/kKprf4eV",
+	"tdzVXVuCtBttd/OxN7vCoSuWBdsIpFlR8CunazFdf7IB+g5m44+193422+3v0c56N+PqDgJ4IlJ55czM",
+	"ZVCrl3lk0/tJvaCQFiuyhpPin7NcRSLNuFRlFGxhn7PBUuhY0ClbU94xV2zFkwXTC+CK/tSpKLiTyw92",
+	"EfEzF1cfuvTbMrHHy5+DjzADriZSt3xFmV8+88Wcuuq+WSwx/AzGtGK/WxlpbUW9BF9eD11tTywkSS/2",
+	"Tlm45irHkmLoIWRdt/AiaSBAjzRjNiilXAtczyjckbBoCIwuBbZghjBJQ1MIsRBtfUjX9rwMwgbwuxEx",
+	"VsydXdAGGczx5GRBxfgTmNvesyHrFmhh6+oWugrAJtHXJVwCFpLyEjYWCc9WcrnyQAXTOmjB4x0zVvn4",
+	"b6Jp1fliMclBnele2rc/NFdw0Pevqx99qKzxsBGkufwWXq8zKLeRxsr8OfbwmpclIGrOe4zhT5idYF/f",
+	"tdY6c83Da3CHsldLyZiqMkRzkBbxoQ3ELZXj7HMRk9BsMrHZtQfiBtYYX0evCl9AdRSRurrwtg93Lt2d",
+	"bXPR0lwyOMEdC030NXryEMeDDlDfrgUVLzVW4apAtYldzqFZJpS4668sr+N+cXZDHve1Sran7guthMGg",
+	"O7VkmaYrhFzEDBRXYxPFqZwfNhY7ZcDWqBizdQ9dp5hpbF8Ni8pV6IMM6zU002iFvpHJgidGBB27jeLv",
+	"FlFx3B8NL0bHk+HRZDTyRUXrb3gteMKosqSXCtJFS6QUcc8JhQeKctLMCpMDaWVk+fILWLqxO+QEKspt",
+	"tYiB4/74+GL4cHL8YHLUFsFQQqTh4E6L+OMnT58/vXh6ytzLtZPNFYndFEnFsdQ1AdKTzo3n7p5rnQiO",
+	"7K44gPctDz9FRqXT2Sl6crU9wDNtMdkh1Xdiix7qW+TWhv/z26r338vAGtRqeHnL9PCg9WisQl84vFF7",
+	"u3c1uufBnOUGMxqFYqEnnqLPVK9llol44tHdN8atzU5dVgPTSvRsAj/GjbnSAvsLrIbth27zHPaGy/CM",
+	"J3pJEO/sLsOGXVwN4xkbIfotU31t2HzLRn4Ke1l3mfjFKTOCetBzw8JGubEd1dnuWIjt86gYFEntyKSG",
+	"3xU08cAUlHR9Nz2jyj4PD+EoropmAId15Dkb2N3qbbZ2N/bcBXcatVJMcV/f5Jkf/3H48M3qd4cHWFRm",
+	"DCpAa9nxQTEXBWcoIi7gYzbPVZyIATuDBdmif9I0I1zudG36Z3wH5+0B7syDagJUZtxdYqeYce8rbsbn",
+	"lbxMWzqIXkI/1iGiQgNVP0M11pr80er12uMtqxe//BiBZgeh/LirkKdFkzqGovnWxipmW8wEdubrsvJP",
+	"d5FqldlydNElRvbsqSbq9l7+7VxoNte4tZ7t3vqjzbBit7hvjPWV4x1JBdyKwzB1jN2x8pawoN8gXqjo",
+	"//j7kEO9u2Zvs7V/eoH99+Oh8u74v0vHFPWKQtHCq2Fcs22QUOwyWE3GtyxXtjdV7Va0nRDK4JNbmg28",
+	"K6+WV64umCvwiOaHFiM9z8RSp9uD5KXH7uUPNZ713i9oPx565XdLdaO2mQNRwm8YUavxW8ORoEPB4PY5",
+	"8d0OlV5pWeEQxW33y6hlwUVpmuqXt3z3YSdeFMLhZ8GNGst5Ya8ELBG94TJm3Wuernsu8mRWaAdFsMlH",
+	"40KxkQo+1LTiOwHtk86pur9D9Ykf4Ktn9FGbbFv0F2E08ikLgWdggTuBki7LNCuSWQe1pg7j21hMVaFz",
+	"7w6+t//40VvfO//lvlxvdIob3XCYqrOU2SqfDyK9vqf5RvYjHYulUPeK+T/4n5tLuenrDVUh7GP/CpGW",
+	"Kbe7cNcKFUCHvwX6vuKAuDxhKCZhiUKlMxkJ1n2aZCJVS5HEvU9AWW/9n8TFPgnNd8O3dDC2F7/fHx81",
+	"Hh5/QnxUA6h3z4GpXZfFALsvSXfVt2/3bvJUgLGmPUSw1h4BNfmpKaTUDrXGC7xy9dGKY5Z/agYM5PTw",
+	"UmxDFmtB/i3C9RovOIT9/V23A7jNjrjml1ip05axKCyBWO3W2QGdLeGUodzt8mUrSc6Fge/Wav67EY/y",
+	"Unag3UfGCX9EOa8zWyFtYX0PZYxJphnFGPo1sjJdlp7IdJHIYsFzS3ehO8q69bXvhmWtZelnuRiKkJVY",
+	"Glh0i8x6Z6ZNTXeb6/peXDN8ZgO6rL5AtS14khREhiWz8ixPBTX6PTg/q+wsXBFeT4gj2L9GO49op2R7",
+	"m/Tw47ti5i8mPRwaTFPDmjKiJk+Tlj6cqyzbmJC9ff28bJQ3Hh4/9HjxKcO3qPA6xkCMxg8Gw8FwMArY",
+	"ZEJ2+0RHPFlpkxHnpvoHbay7pKZU1jn58cMDL3XX5rOaav210/rfT6f1lkxs7/iaUVJRwlOBtaWyojyi",
+	"NUhgt84NT9szkz/KB/lR9SKxKHVRpbPC7T6xamRbMcC7ZHI743c1W/bTUsdtAQapLI/f8C1G7LeOuih7",
+	"St+e1eoaUFcLHNbK6BaGZqzWQi1bT70gFgolxWLlioXVDLiw7RBaiyu2i6xvuJIZNhB177AuVtnKVoiH",
+	"JmBKU0MDnXiM1OOwJydsvs3Ejvz9Q6MrDzsiXVRfKdvl26K4dHUfBI4aHR9ykDvaY+6qAVmdwS8Y2VId",
+	"sjidoMo6SlyrkP67ndfI3nbnXutfik60VJ0rLGUUVpYcVmqrtTZFxy0JFaVbWyil2hD91ZNnMMaGG3Ot",
+	"07i/SXWGovdpwWMyr9q6e++A8i+uR/rB1PcYPvjMPcGbE7Q1PzVasbJgUKORthcwNWE7MgsGLMy0nq25",
+	"2s4wZy6cUNQr1f8rWqvEomjkYCcQBqtd4JXSPRkO2bzQoXpBETxbVqqlg8hRlkZLFUv4VqSsayKuFCjP",
+	"84Sry55ram8Dn+ZbTCkqpxpVpzplZpPIrFKe1w8Py5WtBCLiWQ39/T8L/dRRU6TTNN9k7k8fE+mH9SbD",
+	"+t8V6FHmr2uRX3bzr/fNrxXFrs/QYCmED3tznL4mvX++pPealwcW/WkOpV1FKP5e3EneHdVyeZZN38t0",
+	"J8eWXGA5vhAGVOguRECHrBuWDdPDXiW03T6yf9qKg3kqQmZE1juItdWjWXEJNqt5u6P4oHvWoEDfTN8U",
+	"c1Z8U0QHu/qb1mrfNUKw0KvtOKBStWWVVxJ8Swv+VP3Q1ij8lGnYs58wNqiX7aQz+5zVO790fU4/F8s5",
+	"iIIOzk/9zyMKD6jMTvEnopZ7VX7eOM2a6t9mFrumVwpJMChuMWyojVr77dlX4/7w0cXo/mQ4LEraVbJq",
+	"NSbEyqVU5CQ1W5OJNetaJ6XUCs3J1m70Y6ekF8sVB0UGmheW7mdZeT+XCH94b3Ivd4tHmbyCixPtIx20",
+	"h0zu3QMomcHGqlVzri4HFib3Yh3B9J8pJatqbasC8pmjnlOGN7NL7bEtC5fySuzQ4naY5N7kc/hzLmKr",
+	"taG97Tc2zO21vn3uXLLbzF8189MBAZzwYfWcCvi2J4O1XTa1Zd0xr/srvSG9fX4Jps4x/05FmXakbxp7",
+	"CfahZwewxaa8ErynWAAdfQMhZXhw1Hhyg73clOUcBqumwmUObOMaa8fCi1Qc1Q5H7WqylVhTjdgBa5UB",
+	"qkVELXoUDopG2tCVOODyuxAmQy7UdgvaXGusXYZcUGN7EgcWpou1sS68WxsbjTa1NIyNnJHn7dB+HB91",
+	"WRzgNt4Fhye2nKKMD2Le555c/744HSs+zBykBgCdlqqubXzU6ad+NHsVbHaDB2B4dVdNRIdxQiDLsHXF",
+	"YfMAd9s5gsauP6oVStsg+80ltT3/SWarN0Ut68PCcJr8rR7df1uV7Fp1bHT/YN+HLUq5f+6/EemVjET/",
+	"javZHd65bvZB0fB1yZVJFSV5jKuojheelh1K0WU139p0pgF7k7mG4fTuxLazJLZVfDbf2vb6S4ENGzY8",
+	"i1b/HHJxe+X4/8yOrv74cP3Xm9Hz9OS76NGf5uPvtw9excd/MPefLYdn4uFFfnSuT/5yOfpMl71HALvY",
+	"eHnLIMgCFkt4YQ3gpUMMAa/CAXtN11xq2Do3Walbd6l9ByjYiYiXokdyLiDIlsUaXZfwcEAXkhucRIE1",
+	"32wAu+sRCa50+CFVRcnTH9MWq6fqSm/cWkr0sX2zbZACNW4fxb3aMoxFpVvHeIbvtQzgCgfePsQr+2bL",
+	"ILZs1u1jvKEX3RA+4ez49plMRHXxHunt+eY1vOA+ab8c73hNe1rl9nuyDWZWj9JKHMDya8sCjn/b6/7O",
+	"b3t/B5QP/6x6wId/V8PPwz/8uN1Vieq273aS9G0f7kaDd1hDTkR5KrPtG3idLuy54KlIz/JsVf71rJAe",
+	"xeVsmg+HR9GcG3F/jP8WjYsohM91Kn/BrU7YtzgKoy/PXp3Pvnv6F/o0HLAzhcW/4fKXhoUwRcgWOkn0",
+	"ddmGh6ZjQkUar2S/AfXRmKVcxXpNLs8B+05sSauQxuQirtUXhyHhntwAi9Yp64b2TujzeC2VfcsV6MZS",
+	"Stga0f7dC5xLGO9+bhhnK25WpLvQPU9tOZwXLxVX+lLEA/aCqm4EbM0TEO5sCSd6PGHHwxELpcKkpxlI",
+	"rpdiG54yp6jYhcF7Ryz0JNtCnTrFXkwidbFoi6IpOh0Dflg+n8VCSetKRHzBID08qlLCgiu18wFwRaqF",
+	"dpEUPMIL0zoXPINVFQ/sA4xcUOwPFxev7qG105BMhwt0V1sfjjgGKMcyq+SFOwyxx9fFDiH2cu+xjcSa",
+	"MkUEYmAPylSKhwF6ETa51o/O98JkHLh60lNVlknpOo9dzLjZqmiVaqVzk2wRASipuFKoS8PJ22be8bZS",
+	"ohqdclNFDw3mTW8wmEJEl65lrAk8IzgVpSGLfLMll6o0GEcRY6psxcke7HGjk8SWd8lWqc6XKyfemsFU",
+	"TRV1J0kF1b60JRaMq7HA82wlVCYjlHK8wvzsTFF1miIG1A2B5DZVUl1JI+e2/zh1E2fHw2O/DdKAXZQn",
+	"BQAIsMdWn7YM3xUYgUE4gA5mqvhiIaLMWQv9FHYgwwE7SxIGaq3J+HpD1H/+5iV7eH84YoXOa5hU7O3F",
+	"YwTCv/wLOyt3ivXBVOyRj3FwKjQCq2IYdif+VnCjdtY2VXfgbadWtSDyQT5kA3F9JsSRmSIrmirbIsgx",
+	"I5/zEefBZIg6E0SOR8/R5+IqBlV511RZ5oUT0nmbXXyM1znZPkbGp/R9EV2kc9tNvmRvxVbgD2zKspPD",
+	"wXm/Kk92UlY7MBNq/1/8ifn/LKLyAvTQ/UGPPNzDx0B65S/0DuaH0sf0T/rZCx+ih/4P7hXgPnZg+wc9",
+	"cRRMXxZ/4UO4RjHnxUJ2pZOYTO1kOly74wcQuvOfKsO3hgpOXUsjQI0BjgWgZCEh84KvZbIlXMaJw1PH",
+	"XwPSWuEfVP0QWxaCVGMC9urthQmmKs7JoQ7PbMhmqv1ejqnwmnPtnNjt8SmPVv6ZcyRpYA8eWtg4tPCm",
+	"71C6fBgi21dUTvJiVZwzo+lYpFGJo0JlxJimysY9+6zJ+TVceKCpDUBVJWyIyYZnK8dxnqapTt3WyQIo",
+	"44LTKK3645ubwlUJNG3bMMVb9E9iHMS0M2HvpxgRQ85Ja+WhPzY85etp53/Av10xIRlPOx8+hFPVJcGQ",
+	"hbiQ13YeIPFvMf+EacVCGDgMrCwDP9jxwwELcfTQgh6xabEQWJQJmAHtiFg5mjVSjr5GvOnx534irkTC",
+	"BMGhC79b1ZyF7bGBYTBVIVrbfxy/G7g8fuzVJ9cyg7UX9xnuJnDlPGAJOFGAfd+kXXF407cr7cs4pN6Y",
+	"IvVKqsk4pFQNQ728YAhsu0h8nPiOwp5o5KfGNx4D1HoTtuIqxhtwqpxrHb51sgdIQc7ljx21Wd9ZAuaJ",
+	"VDFmAWYpyqju++ObG+CfJzc3tiowwDpLpYhJOJjz6FIvFkDAdAIF4BEGRbtVnmG8kyuLSkyULunxGKBs",
+	"mTZ+ENLY7sSNyE495j/XMcCzO+cxerCDoqYc4GrArlOtli6cdqqAXnqlRDAsLwgL9LBcvB0aQG2yVEbZ",
+	"pMrqcVnWbw6TTVWGKSrhY5qtf7HdiAnzg3l+MkD7eFF2tat1n13rolirG9wwGGuqQkr152l2DzbcR4Pv",
+	"KeNqawv0VQKFpWnfUy8oqVcaQPQoS7ZTdLCWbUlZN0u5RIENu426nq77hlWCCirZeM+jMUO6AglWiA3r",
+	"wv9T3Y5dI6CgkKZwA2DrdTcUUojLdQjhT5ky4hpThUlcIJGX0Ce5d8ReyG9LCWB0VFJTpvUs4elShKd+",
+	"NDMSLx0S0KUm8bh5HijeTdVZSQ1rka20LbBLv2BkbCl+nADHgndmIHZyErfw9EpZzrVnx6KP/IpL9Jqx",
+	"rciKgU5AjoERJLAnYPtOlPiXf2GvuLOyTrGKtufzAgxyzAlOgjKkToantoHoCHOBNEzEbGoWHtR4zGoU",
+	"OFUVErRjnjrFgM/1lWCj4RBpJUr4ekMesdFw2KNedeTUs92a9Yb/nANye/6+0DkXXWtJ62DkjJ4ToIo8",
+	"i1ggLztsuXaGHl6126IE2/sp+mHgFvtxMBi8g4vKWxH8PhgMPoSnrLpQaWDpmMXb8Hwy8pQS1wDhVWRs",
+	"o420OpLCZK2FEZlxB1iEQjlMm6p6XbqgqopYfYUEgVJlgdnggsG0VIlyEZnbSUgISKQjFgh/+beJiono",
+	"7H1gz7VS3Ro2pOtrnZQJzqAbbTaCp1YBlWvhRY7Ca6DBgVSCQs9ja92o2qntxHWz9FTBCi+Bo3C24EkC",
+	"F40zK6wH7Km3JN/hyrp+oW0DV7UthI+XeaWJcsBClwYcBoUXpugIilhMcnDYQ2B4Nb2XXCrLshwsbKW5",
+	"lUiFlfB8JZtd6YjPc6yN0rXhZVgbgVzaYQ8weyFvsBg2oslrAA/SHYo4r90OYSX4c9O+5JF8CRF4x4hI",
+	"q9jdX/M8NZhCOBoOT6eq0MqMyDL0Oj15+fjpD2fPZ6/PLp7Onp+/OL+g8DcgesR+5KCosdO9ilT5iIVw",
+	"pDO7OEeUHBhylm77eLuEjIQeODRalTllK610jhcPiacghPjiBf78k8zQ0f5KJwnj2VQh/nK2ENekf+NO",
+	"11LlmTgttBQEF6wU+B1W0rzmW+BUieCpAkaWY4g0Wm4HU0W9Yh3YsRqdCqxUbTebaeCfVVuFE0BRr7nG",
+	"9rNlyireXl5j21SgfEAMjgYV8YSFr7HkzFpm/eeWhVNBu9RkvcB//FqsuVRSLUGuLg5aZiijmUwmCVWR",
+	"4xnTKhKWI/vfGwHD2wNguetpbFED+B12hLd9jBElCwSkFuye5bSpoQfuygyckRFL1TstvIbCU2XNQTyO",
+	"UzQVGHYtkqTEZw9nx0MblDryMPuU1ZEYOLZD4/Pvfzh7fv5k9t3TvyBKW9pue/zt29dvENkJDzizKwM8",
+	"ICsbYB6uPUChOvXJ0p1lCzFYkbZCCXOxsD5bmVpYThVyDYCguInEJisnsMQE7xHi1BAwEipLthPGWWm/",
+	"yI2t7YzmnoUEGCKfxqLcJo9W5RavOewnkZew7Tn2ERBk3cI9uAtug2ZsAfrw2avzqTIiJQcz4TSowWTn",
+	"DJjRbC5WUsXse/fcwPVOzApwdSkylm+Aor63NMzhgogKrfVbnQOCVvncVPXZW2vklKqg3kkhSY7uO9Sv",
+	"c0g4ePizumqsX72bDb44+/Ps8cvvH799/frp9xezt6+evzx78ibsnWJsDeZNoJ25PHysEH7o+QO8nKCe",
+	"Ch4P2Lc7oQYDI5EDeTchx9UWY4zfZDxJym6FEy/thKgXbXrMZHoDori8wjwgnbKjoePKCJMCBLTn2fmT",
+	"509nF+cvnr58e0FXluvajNtrlfjJO6GzFfFTLHSObgwQ9QyIpS5XHbAarnyD27PsV+ls4B84En2hpU+8",
+	"1N6ht144MntOs1dPX8/evP32xfmbN+cvv68dGyynIlAWy+66Ht7Onm7Fk0jnKqOi468wWwZWVJrTJq2W",
+	"eN9cT4kyFdVnHAyHQ0q+gQVJhRa06nZenf3HU9oM/PT27MJuxuFfKhZI7q4Duj+lAzv6NQN7WG27xm09",
+	"12rZ3+gk8UjqGHQA68J7hmXnaRuE1sA7QuQgOwgPa87j3U5sorq1Z0+fPpn96ez8AomKs0WeoqoL5+RT",
+	"lhubGyaxtr+bGO7bYQBSJ4h2CSIDQJN1vehirys8IaMS170Be4VV6rnFexgVeIB21AnbhJcrPViUjVrG",
+	"ORBvI74WKK4wwVPUG6cKhEASuq0Zy6D1ymrmuS2RjUyHmi7Zru2o65P1lBRXitE3KFtOlZNo7OVY6BXn",
+	"ZWqsM+th5V2yUaAhg/LvWei92v9ObAuhrDsCjjI+OWGbVKoMFdOzN4/Pz+FeKrPmOVYIxqNhS61jFq20",
+	"jASpW4yumcKSCOKSkxTw+gA+Mz5mK52nZD+tM2jsjb8tEBX2atdXLhyEGHprwrI0F2FAcpnt2V+aBIsh",
+	"DIAemz+Tih445T22hiMDCyWLt7NxuZY7iTagrJP8twKtB+0DkZX03dD2jra+qso0Oi14vLV4lUcwuxTb",
+	"WSqAeq2lohwQxZDMg6o13Ror580FICdZ/uKpQrPLI9YYXapZbkTIutbCZ/e11qBjgmxvLQ+Iy4ZvCxq5",
+	"5uibVDYGFtQzsckQWLAqWGPEFZsLkjWQSiZoL+yGWORB8YRy6FABsw6kWV5aPkAPw/bxZDOhBvKzrUBb",
+	"UVOQCtDLA6d2PDxC1P8T1Vkv/Ky84mIld3yBNiSgOAnTYphOfU+Ps8tO2gtXa7XTXtzQx8bDEbVrGg+H",
+	"UyVupAHJwtrA3O1QGdCm2oW1ew6GGhdDsWKkwVSd2bM8ocu3AnLqq3EyPAp8raqCYWgGL6DleImN3jAg",
+	"9i9BsU09M1OugBYBLvXAIGM9JRSBLA1CEP3YOCma7qxRQqgrkeiNYKVjAB4AAWw3mI2VSg6zScVCP14u",
+	"7NXZwlS1RWtOWPbfyaOTK3lTiDXo1wmuRvbZStxYf2lg9bbwaoT5zjT+DfPjRPViqsL32YfB+5RfI0F/",
+	"CC3iFWtysPjGNMI3B+wHDDD1PPYwDMpixDqmKtKoLWboNsZKwjyVRqMmhclitmY6rrFseHM0LCQ3xkHF",
+	"RQlf6Wtrb8U+XqDVCeXuFyOwXQZt2Nph1uRYY904x2QvXneeoUt2fHPjCi/4AqMXbmhOmU0AdC0WfIY6",
+	"WgfsZB2wo+E6YONVwEZjYsTj45XV7vicI9sBjHxSOurglkSBVTCNkqctE81VHLCUpyLZBiy7lpGYsFgU",
+	"TkCneRNehjIO0XWj0L9Py+NSWV3paMhiUONd/ARlQNtoBsB6mybgyk4AJTlsdvTzA1m90HIDN4S1gjm8",
+	"ooIKqVjIGxbeuxqFA3YWxxIb2pIQYFhXiWvrQAnQmob95+ic8AfrpXXGPnylNPG5byxh9uy15c6NZp36",
+	"rXFdzMzZq/NO0LEr7kw6o8FwMMQwvY1QfCM7k87RYDg4wrat2QpjtwAsrkXy+86yLd6aGme48vwYSkIV",
+	"/Z3PUycx+fBSk00qtfyFyvD0pSrcpnTsXdKdwzJiuSBd96LY6GjFKIp51B+Oiu76Mi3stD2LdH73D5jL",
+	"NuGzlcfZmWsy4VSDnvvCLdDdkdYWOM8zKlpVoNF8C0y26EPiviOHZ8TTdIv5t+sNRfIX3ojz2ELwMQE5",
+	"6JSOtp2Bk+Ur955TcfDg1hfJmo1x6oUlGM5yPBx6xWwoMaTq5cKYe2TlB9WExUQxDO+qBz9vbNtSwgsA",
+	"A7F5XEfNRrZrKvvFveJ1B4BOixXt4EHKL2oDGZHdYRB4G6tjlc7g277+s7W+nccEs+PhaNcnxbHde6u4",
+	"jRaiamjHw6PbP3qm07mMY4HtMI7H40OmsQFrgOFPsWA6ffvo9m8vtH7B1dbZFuG7E8K0/d+dWzkH/d8U",
+	"/ldUErxtta7qn/32g9czGUnMIh5wRr7EbAVLdO/gzJqhHZ1Jxw/awThn3VbO7nERHuhzvgELkQNbq6Sl",
+	"/kpD81MWeiOFheZXOC9JG6WcFN+tATpRiNpIOXpZTDm0pmz6GngWqjNTRWsg/Y56RqHB3mQp5XIwcSOi",
+	"vO4IKaXVb0zZ9e2UROoWN4hzeLBuuMiThUxs5QDsmxd4XfcCcoZahoMqw1S5ygO9oqGgXXUsIhljbxkZ",
+	"rYpWbiyxhYHoZ7scvK77qMNJKnOFmu2prc+JP5gkx8g4d0rdkPd/GfYfzUA/Wf9/7L1rc9u4li78V1B+",
+	"pyryO7QsO+7Mabn2Bydxd+dMOkn5svtMtXJEmIQkbFOABiBjqzP576ewFgCCFHWxYzlOh58SSxQBgsC6",
+	"r+ehKSOIsmc1q6ccLEt+CSSreEJ0MRrx27Be1yp7CLu8sYVnEhNqe8A+ZckRm5Ke1SoJQafGYENXkWUp",
+	"6vaqAsENCLv5zhokCBkA9c1HzzT2Uqbzh9MN5RQdLOSXapOVxQysaaeDh9VOTZoJcnpoaNiTW1VNDbGJ",
+	"dWK9/In/RUWz/OA6bgNF8LLEZH1EtdjbQLW9kmKUcWx4PDrYYIgPiDN3IeVbqsbsh9S/ePxrGvI+mhji",
+	"eHDz0jXZ/+xq+L6gcgaOnsX2OzTztfXmc8jYO7qPGKKNu13yJod8JhRAaPS2MwzK6JBt7gqymiwdiFwG",
+	"5HRQAz1iiomEpWQsbf7lhqr0uLwsqpSboz+qUfFDHpJmmGfwtyIcMyjkRqprgBTDhzG3LyekjOrRLPVO",
+	"rXnQkw9vjgcC1gQcf1Fy6uEaYAAcVKKQe3JGOoe9o12rQU8qvtr8bvoKvGHeqLFewztyGqsm84+WvrvU",
+	"wYpcyXTeehDf0oPAt7T6F+9k/ossRPpDijy7ZR9O5kXN8ZczKILTkFTD0qSruT+1kBeBYHEQ0Zg/05jo",
+	"kVCeEARAXNyiGtxYlJIL5/lXli85zL1HMuAaDLdWIrQS4SlJhF9Z7ojkvyoIcSf/DoktU3DsoL2mIX5h",
+	"I9PWE46qUYnIxy4qEYiGsMOxY3hdAuwP/jg0Y3LtIueQ3LTrnc0xPMyxaw99dbiHzpFOvjS0CksLC1Wr",
+	"NggPLSHQzlfpoEK/fEYxeQ1mFoAC2VxbmI3Tgs70ROYara08iPDnEzYfCEUx0g4tpPAoWCVgV9BlV5Hh",
+	"QkhfJVu3poxIrphhD2ZZBZxjO9tx5RtYzTZy5R9JE1gsi1YjfJ8e+F2VSOuBb6Z88NQ+uAde8sfeI0MI",
+	"zUkuFdqmCTdIE3qqve88VeifY326MNgkrTRvc4aPnDMMdl8gLF8Hnz549rAcsgvIlp6KbnUm0ZvmAxHk",
+	"EV2asEuqTVJET+jMxULXQWXHu8e2xAhtd2vmRyVYNjaj2tvcKftWfcDvPgnnBdvTTsQtcM8+cjKuXKY1",
+	"CbngMLRZuTYr12bltpmVKw/bvXXdUu9g/3P5R5up+94ydaFaa7N1bWz+75+tezhZuEHerhzsGyXvVpzv",
+	"3uMZfUuNvVZatNLi6WXyHkBE3C+n5w/Shnm9io+9Kp9XDRF0LDaOMnsXcChyWbr8u22678mk+6rie1sp",
+	"v/sFDR5Rf7jUX6tH2vxf6+uvzv89vK/vGCWgGOQeycAKEmqbD9wsH2gX7QLW/PtOCQaPskFWsLJbWjHf",
+	"JgYfOzFY2YChDK1+8fDpwfD+CxlCru/XXWjBPRsaDH/obF4gk554Qi+Y6bfK6YWLtS6tV9nEbWavzey1",
+	"mb2tZvbC8/Y1ymqVzb//ufJ3m+X77rJ8VXXXJvra0P0PkOh7YNG4SbovvPW3yvitPOu9R7UKV1mDrfxo",
+	"5ccTTP09lNC4ZwIwOFT3zAFWQgNV579N7D2dxF5dSm8tt3ff+MHjagqf4Ws1Rpvka93+tUm+7bj9ju9/",
+	"ZYqvjOw+05aE0jFDAcuSg2PtKGZkB5ciIsu5Gk7/efruYnh2enH6DgHyAQfVJwijRtRWFOqeMsYSQ3bJ",
+	"pWa2mkWxRIoEKEEAwTaVNwIAeqWyGN0hxdcN1SXZScc+E7O6EuFtFbPh6pLqP5dmMIAv323O4iFk7fbT",
+	"d1H9Tb0X2bzybrj2EpWbC4B1aSdyvMx2G20mz+GprDBfOTKS9cDgpQ5fNoUKMndlLiPHKV4U8M2U3r5l",
+	"YpxPdvrPX3j6aUx37HzZai4THn19EhOfv1VfbfLykZOXzAkcpxCsBFquCAIW4Zoa2B8xTNA06oKLJi0Q",
+	"VHZEGNKlvviCOKoVy+eF5Nb2p0g9hkR0jtjNS+cq9atDvYbaC6DqJJRkdJbLGaoFgC91xNc2aKsYTSYu",
+	"1vqHHcqxDiL1pnlaT9eOAKlJoZRRpkykfRIDsSf0Q0JIlCL3SJ14EM1/98ygiWhqwd3Zbd6F0UlsPhjC",
+	"aP8ANgyjSXBwYF7B8e16erBzhA/vWAWLlDYL46OWEkWW9W1XZ0lvZq7FCRlpyAUgk99MGJK3KKS4JCix",
+	"QZZNaOqEGTnPkfzIeWva8jJUlxEIU5B+zbwhczugyQFX6TjgFSL6ms9mSDSm2AzThzRRUiOrko5QiQuW",
+	"5D52DysUmZuaWSG0vt18iZxOeV5Fme9Q+zVxeQago8Hp5YoKTRMk5iS4d67YGMgxLM8TsCoDC51dbEsE",
+	"ZV8zcKcpfGQ5Kik0zWSR7WPKqNDefjkmVzKfwEqYEVM+grRD7tkc9Xon0w2C80E6HccLF1mGqee9Xcvr",
+	"jdRGSEEC1JDIHFcuC0Dza+IYxwiyjXFt7tSB7PtMZhkX491j0vN8p5bXx7Gu2fSHp4SxWZUJ1a4SACiJ",
+	"LAERRaY+cNmhqmENw1DkChzI0W5EgPsLec0DJqMlpENwSa9PqCcYihydKiDvd9HpX8FfClFbjqJNIXMD",
+	"rqk1bcvTGHmqGLLZGyQdt51cBzZwEpkThZ/v9lEkgESA5JETkjxviiy8DfmevsLoXBT0q2lggQNtiVWH",
+	"v6mYc4H5dvhTg/0GM5gpBjx5GJ2oW1q/NB+8qEaXYk4fF+NjpDHyKb1zFvDdLps4vIK7zzuc5aKegde5",
+	"WrpzoXOzu+0iM7F0aUsVUpmmNydGNNPMT/NKyoxR0TTPc0tDkktkBDPq1kuIOhOXQObjTs8KmmWzM3dq",
+	"nlcvKi16LvLnh2jS82kx3ek/70U7Uy7wj56fvSU/3jFmzFjulZ+uc0FwGTVDh9j4pEbT2Bido5wHv9T8",
+	"mWMFE+gSquHZ2O0skynzy7mR9wQc9Hdwo2AB3uCPDsunBtJt863O58D4YdZtZ/sODsiPJYE659qBVx3a",
+	"OlHN/HMo72BzuItal6h1iR7PJTpjNA1ohHSuGJ26MpEHcpI+w7+uJGZlhriciY9jQZF6nHq+pD8/xhFk",
+	"kmdMLTpC5Q1uqCZKAqNDLiNkdwXJxXNNRgUQLufGTyETrnOp5l0SkDLJEXFcmSVJWCXX7NiWNrB7HMvy",
+	"Ue8IaR9GshBp3JibhpvubFt8vTYaNVspwMrFKte+lU1tfvqp56fF8u17b3l2V0cB7v4m/WA+2fnycZk4",
+	"3FfMTs48+VcNsayEHt6NcZzTimzzYhIT2o7G07Gp1qNATgQOeRo75nghxZ4ukoSxlKXu9nPSsSQ2QyBn",
+	"dMw2hLiPzSJT8zTAkekY8ZB4WeFk064bvD6yNGYr+KABI6EfOrhDRG4mNIcwD0fBnTP0ZKsy3xG4HkMS",
+	"3ioEDaEQYbMXOBlj4gtZjmVJBZtT3h3vx4bT9z7sDTr9Y/6JAQ/9gho4c9vCKYMnWXxfnWWQOP/yRLWX",
+	"tcjtHjF+blt832bhN1OlbbX+1hwQe0C95r6Hlq6m6IO6qbvk6SvlVtUEOzXfmhkbG5j8wjMjZ0kip1dc",
+	"2HjIybvXXXIelNLfTKRmZFaoMYSFuCAzJceKaQglj7jgesLSWp9sc448uO03SJSf3tIkR4XnOGdnVOWC",
+	"qWe6wkpdMq2XxOpLg1/NdNPLo4k/QdDL/X2wQWwRYlxhcwO34XRjDRR6aZIdvt0401++m3P84SYzca1g",
+	"kPPCygNbFUg6QT202SiXl29eL11E96sVK/fi6OsXzk2X5lD0Z+NaZtZ8ykiHiyQrNP/Els6zbEofjnPW",
+	"XLmQ0pwBQXS1fMHM//4ztmmqYLLs9g6TzfKvnus2I5Hl3ltfbxFWiHpR1rrzbajxcasvdEWVOT0fKrjl",
+	"yj747caN48G2t8UWTmZCe92U5kxxmvG/zNWC8Om0gDptX0ZtveWBcL87Rq/CVRHqTGJmnTlpzvwQAWes",
+	"60wH/liIaQ5EDKjRQ984GF4Skw6yutI0tWPksl4nBv5w5FKeAyxSx866uZ/ELrr4xr8NfokWCeo6Eicy",
+	"y1iSczH2s9Gu+b10cYz2j5v1dgzR2DLB3Udnt7L+NvFIc8KhLASK13VkKzAURICZzVkf9npY4A7ONjTj",
+	"Y5ACgQLN7MdCKpZ2yQk8mhSQmnfZ98PeQWRpcbG+wJ1WRDGZUAwBz41NNqNj1G42G1NZJXPTAk5fmdF/",
+	"KfOJQyhJpNBQZZPM4zJSUB3NjQHVLnzKNJFF3ic/9Z6T2Fz519BTAbN0OGd57OsfYoii7GGy+5jAX7UM",
+	"7rI3gtUPgYUQu9aGftXudaUDtm62tERirof2y3g3IizDfgUzL2ekxDOmtDSDK0azIYNAy3DEBRUJF+MY",
+	"egwKcS3kTbVhwI3S36weIHwMjOM4iucKDMKytVjfmQBTWLaSJJ6ynGJxkxmMHLwg/8lfEu1kR7p8ALix",
+	"ewx/m6XrUm2PQ5yIlXICqi+kYKRs1MWmBXI1rwgjcx06GVBxcsMTtkHDRsav2bo5/Nn72K13P7vDAGXE",
+	"PpWyKA3WbGJz0q+YEWngSKV9M5ej3s8wP+OCDAFZGb4ccjF0LlZ87LpwQLS4E1xmZM0PlmNflProaSNf",
+	"lPP8Rn0rwUI1Wp+LL5zr5S/bbWHQDCw9rquGsg2rDdxt0wJ+SGSU1Ttk0TI5blDVNSWNu6Kmldsd0eKo",
+	"tJFZhb/a4AnPsfr7UtBPlGdmutuAYNGhIr2/t7c0vrv/uaJCVmKuIM6HXrDxBbhLYLmSjnlYtFUs9GGS",
+	"FVDbTE4IphahGLsQ5lgOhJl2gYKKa5JQkbAMeoeVzkknLr/uuu9i649hYNimYsvpGHdID0QxM9tPR0Tn",
+	"Em05cGcDdBauCdVzkUyUFLLQfVu2zCE1ql2SNqFZZoO2YT8x6WChsXs8LEWjZZH569O3pxenu96fOur9",
+	"PBDrbS4wsG6oSnW91iWyktu6vctsPWeq+eIabxLYTrMq3AM880CUJTfsdsYVAKUtgXmpWHY1s+hwyZ4x",
+	"N6ZJwmZgk3jz0eyC6kvI5l1y2oLBfJ/FMnfWIz9a/A4P0IML9Wh9RWAguFJI/ffr8TfnTXJFvOgsBNWa",
+	"j8FxwM8GggooDWECXGYXgcK+3JxBd5iX2OSVE+dhZqFaA4ghsteF8qgGTqw3Ob39zVxXCGQtlaRNsu1X",
+	"lq8SbNvw91bXYCy8sVYYtsLw7weF80CS8H5FhuU4q2FwIDkaRDCNoQphFMSjKT1qZfzexDjZmlByM5Hm",
+	"a+yVnDI19uSWXxENbQqFPrwEXY4pU5OS20KUeeJxuRBNJnQ98A1VUhqt2G4L29rCtvsVtoE0xd5eK+xQ",
+	"rD12UGQfYw93rzFf1DCN2fbf5afFsApkqxnJzewFzcpUs4uDNEZUAvt7IMKICoCpNYVTEG0AggNdclJa",
+	"zUJCYNla/kSqMFiD9BTOpycdUCrBopXBGvT34d0Zy1/XTf8TG59wv+gjcG1EDns90GyvXEDJqq5gFGPT",
+	"4++gTD4MPlVqmaiwrfJXkIpzjBuPpDjRC3rojNg303vJolO3geJr8wmt49M6PnMvDr6FFnMhnz0I+ex/",
+	"Nv/AFyOeoST5Gu22vkD6PJP5Sj14brEpsID0EjRPBMxHDuUTtRHG7m1oyurJSjyLxPbZ4oHoUEF4WtaW",
+	"LURWnmkA/MHqC1gap7XMH89cuTM6eObJCigB6VR/1LX+QAyZDpgEspvkSooxmUBvrbR4C2MuLEoIqHhV",
+	"5BOPDuqnbku9ECmE4i0dzlpVL9XDW3tuBiiWaZbJm+G0yHI+y9gQ3nZMAGsAx/BgKoDnQoVd5g1LiyrL",
+	"4CtXllW9mdGxmQtoXGqvpA9NDA6UFTBgXT1az8zEF734a+yO8JUNpANQRNi4Fm4U+07NLrLJIGwcMLfF",
+	"JJE1N0CLOiIxzf9iJDNim3SODp6TGOafSznMjGEeAMcc9Hrkd/5yNwLfXRUZw8AoFMBZI2rGVLj/OhUv",
+	"3yqDeDfy1zuYmc7R4c9YzUZzNoTpQMsfggDRzKjjK5lypo0p1mu8J2SgSLOVRvbXWjYw1k+953CP5qK7",
+	"vjm7I6kq53dFjVAmc7xmuzVCuPGpyvdHUk33zPOZj5lIZGqVv3mpwa8uLDRGYEXN0lFE+JSO2f6/Zmzs",
+	"/j8T44iE1031jVRp9bNPIu3KGRO30wwL4PWeHI14wtzJ6ZrfWA3HxXia+Wow1B13KWjyi/qNAif2jTYV",
+	"Mzm50ljJ5OVCW8P0VGqYDh9hU1xUFHu0oNaNTgF81hivGKIyjoHa0J6X1tdoo3VttO77LXZC6RASI3CR",
+	"S2vyBr4RXrfKLwLT9g4eURDQ2lpw79zCfYogNIdpn6rp+0x7sw+NcsVIDKowJkLeWH7agYidptTkikHb",
+	"TMzFrMidBtXGA3knsYKGnHj7+TAwnoOiK9fDMhAxBhNt5Xdgpk4xPCnL+CE0Jnxw3bgO4NExVVk0Rw/4",
+	"GIYd///YonsdG7fAxusstUI4Jj4adNbYkB6gV5AR5RlwO1g4jNj1rwTPhFXqlASlaIrg5VC1oNievdpG",
+	"XS0Gq68aQ7u6mAEBl+MYoyrjDDoFuuQkR7RJqIGoVLDRJOefAFopLBezzt076R3YsnUIX3Et4+fs9q5j",
+	"z0SbyM3POGpkKhWzuKdcEJplCKFU3WhQpmZs9ir05YeTX0/Phx9Oz4bmo8sTgEUvfZnDXq+3u2RKkUOl",
+	"DWBWcecc27BpWUECsOYWkHBMufCdJ8HLsubeQiTbBlzLS+uBVkDVXAxGLoaJg4i5jfZSjPX2vVN0j7Au",
+	"nOtTP7stRHUPHxD0w09zKeaHuyIKN6cVCa2B1QZz22Bug+lyjrItlGgV9I3SvFgFweGvup/psv85FJIb",
+	"gwSWB94bBoDqF2OFdIyhp0ABYw7RamD8OtTDp4EiTOsdvagE3LJGC7bPQMRYQDgMjAVouVRkif0QAMZC",
+	"X56HtHKh1Iqe8eo8tVzR7IaBrrH6ggqazTXXQ1nkGMg9NoaCsvCOECUszROzEoVmZHHSj1WOA0iHwZ7b",
+	"ImDU5rqjrXZpxfvfEg/xQYT7Q1QpRhvgGroRwS3dQJX49N8aoKcmX7UO9GRc9j0fxAMx6avIt1LsvQyk",
+	"3gULtg739HHrwfT12DT2ZbTitxW/fzvAm3zCyiK0pdV/m8YGH6pSvDHUd+mmGdI0QyyzFt3yREQgGSGI",
+	"AtUBNsvfKasEBiLJzFUjzrRtSVxIlSCpzm6XvJTpvE/ihoRnXNr4ObvNB8J83ZR9a4Sg88gu5jKCPzX/",
+	"jY8tsswMQ5yKDYSDlbERL5/a6ZchyFWpHAw+yiIH98FFFq/mQVAR+V4w1AjT6Noo6b7903sk7n1UahVL",
+	"Zr4gSlYIfWx5ZOYeURAeFCouaKWv6fHLG6Iy67mkiiEsYThxj5qEtQy4q1KWZBSIBecz3z2LLxOeNzI/",
+	"GnE1RT+J55pM6ZgngFljBtztk7iWGI8jEpep8fKvmYA/FtPjFtD4gXLkgAUD+xCLO4MHjOwimQUC/EU8",
+	"akiT7gBwzMNvCD8D69Qlv3OYA9D24C8adsCGt1z4nY1sAliTTxPYsLEtRKmEci8/vH1/8nr48r8uTs8r",
+	"5ShH/+un/3jR69kl+IcZ1dWo9ElzLYs55yF7VrCnYMs17HNZA6lqKCjy5ExFKR/NbKZ03vgsGJg+v3z5",
+	"+5vz84XA9NK4NMJXNT0AhAKCU4fFwMHZ82H2BoYpzUTTM7jSHJ7DczhsMcs0tRhxf/X+3avLs7PTdxfu",
+	"KcOX9QKe6udagc8aFCvXhYmneFoSiYVbCFFUcQ/oXM5QppqFGElVUqTaXfTm9dvT4cWb30/fX17EpOPm",
+	"9xykk2UAM1NtqjFasn2OYQWBx82nAH7hGRN0asWXpoLnxvAiHSGR1hoUSkSEBBmmZBaoo8isPbwLo6ZQ",
+	"KD1yOoCcVCBWcD95lDIx7q+plFoHRFaTBUHlIxy3MCZnXqJVeIs5O56TK5pck1zCZJah1C0p0GqLsx64",
+	"OKstzGqzRd9rYVZbgtWWYLUlWH/3EiwRgn54PbfNEiy4fv+zFS1rEKjO2NS3ShZuymnZlqF9zairYFjR",
+	"pfEm1wNRhYdSjCgYIiXWdzfm01iZvUsUH09yLC6KwH7joPRyntkMp1R0zAbCOtDG+oJBmnSpK2/yyJoL",
+	"FVDdgfhAgboT4aquGZsRxYDMN3Hxcxc05ylwr7EcsYu9sThaMBbLhO0qa3E1oPEfDREUXwS0cQUP6aAN",
+	"nNGcqd1vX8+D6Dze5q3ZYUfL4NDSYxtGaBGr2gD83xWxykmU+2uCNSBVUrDA0kyyIsVIHUCXWhvTiXSA",
+	"oAL+YFfU6X6J1aauQOXR0o2/snyZ2Og9kqWOK9CKn1b8/A3LL+4tex6n4AJnsxpCynUEg1252DFrc3kV",
+	"wxYiyhT7mY9JLIosi8mUXoOhNhBBWQVErlE4luSUdDSCdbX4fmjauu5l0qFEsU+c3ZTV/y5BFkckVuxf",
+	"8GMMLwrGUj3E6+MKzpVFyPe3lYJhspDRZGLpNBigi9R7rL0h3iW/y081s3VFjLMCwvoDmq3QIb64fzZq",
+	"Fce0V9kZjgHquzaHY8Y36BCv57h8InNlh/gSfLFAkW4LW+yJRmFDTLFWnbehsBY77CsshxPQjRFoCCP1",
+	"nLZ8CFfGBrUcLcy6yknH9GPUYo0hyCtrTDlHwITvaimRZMj9uvwJFyShOc3kmEiVMmUbA0lc0u6Bkob7",
+	"2gvZTCYTctg7fLHXO9jrHQB/loX7nUnNzYR3bbuWnaNFb0csB2hZNIN1yYkj2uk4GK1gblUuTkBuqeKN",
+	"X80JX8LReeHX87su2XSPsb5o0y9bK+dbFsHHLqoMDpsTg+UBXC4I/e825g+sk6KBZUiFZ8onV4VIMzgQ",
+	"8RKCroGIkwlLroc8Z1OLRBODiQwGp/u4A0UU5g+iJ3RmRkcpmE8UY+TD5YXvENLHhCpF5wOBIpRrknI9",
+	"y+gcxVxA+ecnPqGaxFYcWwM5IiHDm/1sIGLjKpkFi8mB5YWIr9m8tNKNDV6M8ZFx2KGgUxaTTkz3/urt",
+	"/TyMdyMypSkjheD/XTBbTTgQpbKwXUzFlCmeEF2MRvwWawOv2dyCDqP/pct+KFicMIlAm0nUnN7gaWS7",
+	"uLFChafIe2YUgyMMNOu4IQ8aCd/jn4cfu/bPdEURituVT5tHzM3yTl7FwYMrndWY8o7T1xN4tjn7lvKp",
+	"9TvUNnibamrv3mp2ic+x/zkg9FyZMrf2epMq7sRO4MfESCjIiRtFSGczRpXG7t0M62aBSonO9UBUjXn0",
+	"a6iALlwpxszBv4UQvMdl+W0IzAs5bQtr4uiCnYdhrk2oMN7EFSMA6KeN7LKF/zkW64ZXY0IcC1bdMw5E",
+	"ksGjQAQyUNbVfPkCqyrWqqKuBjxi0jnsHe3afoeBgNcCmCg8J50PJxevfouMhWF7qWE0bwU4FqgNOFTr",
+	"PK22kLfmBJasUmtZAmr3W5L1DpTs+ry38wDbxPd3m3n64cJBuGUfXi5vwL3kD63l8QHPAnl1qT/Z12xu",
+	"o/O1CT7T5PLyzWvz3TWbB+GXMuhSjbAsCvWmfPXyA997ZKO0vjytIGkFyVNnLfpq6XG/xLQbY3Wq+RU6",
+	"/fXQAhXpvlTVgAVUwtQEzrEjuSdgT6B4GYiyuJ+cQGZZk1GRF6pi5hEpsrnjOHLLOCyjIdNC54T9d0Gz",
+	"EHYtsJQsRz5kTt2HwynX0LsXA3d5gMni5xwZ8TebZTYbjVlnLAzN1RzwuIvE7MBRkRGQ3ISLxMaXbH+V",
+	"m+PVnBwg83+4UkaS2uQ7JFUb+f8D8ywl1u6ErtmMjokEJnrs4MUU6oI5TgNUuZm5AAY4xlvZnipq52+r",
+	"A6Bn1d0glzIiWtasTzJW8kbvHtucrreHzbLgCC5hCx3JblruoaCmIMxExDOmtBQ0GypGsyED3tfhiAsK",
+	"IaUYFBwsKsS8KpEo7Fmr7cxUQojqAQ1d0sGH4H/BROxdoY04Law6E+PdY7NYZvRGF2B5jrqiPLeVpb5X",
+	"ROmxlbfLVy+JKLXau81Yt5GjTTsw0m8QOdoPAvJ3R8CtGyRFoysEtWKoQ4ASEcHa5IjA2JCTcPkY0pyO",
+	"qdscYRHYto2OY0R+A/MhsBoaTYaT5mxK7NMc1WyK0fOQTtkMKgAzKI25k7vqzibdZl+Ue6evzO3fwL7Y",
+	"jppbOl6r8VqN12q8H4vfMVAFjV7plrVgvZjg0VWhmcAeTOBO+nAgHt0Jfwh9GC733ZTiQm1xTSlW77wd",
+	"zfia5vQXc/EjasfqmK2GbDVkqyF/LA1Z1xDfRE021ec9vq50yIrhLNYozIH4ZlHrB1GYbuHz+Yyt05lr",
+	"GRvrOrN+8y2pTTvMWbh3Hkd5NozcqtBWhbYq9AdToU2K45voUZuEYl+vOzervk/kbI4P6oS6VM2V+aBT",
+	"ZKES9kwjHQjUjGORfmO9O2kodxfsBkvcIQeIJS+ARsm1L/w/XsgD4n21p35003Cq3Fxm7sWBi3kibxq6",
+	"o6hixCf/GjqNXrulf+p15QsTDTTWty8lNy+4tn/aavJW27Xa7hvj9Tih8RBFSlVddsOuJlJeD30L1QaE",
+	"Ib5CxrIiGuWQcljolNgblj1ZvqMUe0+rvaS7kS9RiS1m/lCzRLHcqBcozIkBNtm2hyXQ6ml9nbDqxtyu",
+	"uQH1D5zQqX/A77oPtfY069tRF95H63W0bamP3Ja6sAcD4fXHwnfLhZi9z2KXakKz7Iom17CjgUjuNcu4",
+	"EQ/mg8//ZvdF1xir/99+oTLorWm2su3I5MP78wsNiDdITYcEDnaWRBdX5kdX2C1iO1L/9/n7d/ZiJj6x",
+	"TM7YQHTiV3jw9y7mM9Yn9bMf7zrL2N38mS6jUYXKYtKhBHpRiBwNBH6kWMoVRL4AsYak+LycIcvtNWMz",
+	"i5oJ0nQXGmP8FYoNYCszkYNeAcif+P/sWTDSvXM+FjQvFIsjENbQlHrFqGJYrz4QA/FPpvjIPkif5PSa",
+	"kdiKaRTM8aeDuGQKxIN37ECF7Ge3A/Hb7yev9s5/Ozn86YXDTWC3NMmJzqE6Mv6cf+l+VvSG2LcILseX",
+	"2EyEeWxrNhDB8tV1CQ4LfCFjyoXO8b3CDLkgiRQ6p+YV8ynz7AwDYQZFCNEO1jtSotieZorTDIDt5dW/",
+	"WJIjNhICLWEpJBVzJKZg+pgg6hJ8MRDx/wh5Q/ZI/j8xYbcJY6kmz3s9B8IfYAjh1ImSOQI1dA6PyEQW",
+	"Su8G6zkQCVXwTqVg+DwzpgiSV+Ad4GWdkMPbW8/T6FhMnvtxSQcVp1REsxz6pzyHwB+nL397//4/PX/A",
+	"7kDQ5FrIm4ylYxvKtdsPinKFFHvhaJGxWviUGSWPvRBSCJbAQzEjMgZiRHmmCc8D8HGAYUXK54NpRH6a",
+	"RuR5bxqRw0lEDg4nsOSHRxNzvuoTPTu9OPuv4fmr305fX749jR0CBr2iIpWArBWchSmdWz4aAhMc2Vgz",
+	"wBEqqlg2jwYCSJmBh1mKhPVJyryz7zBe8dzHEMW9mfBkglwJ0L1BEyW1eyyNTMuKlWcWqCxCPswAJSuB",
+	"KlaY4BUbmXlQUSXfrqEY1qybqnSL838Mil7veVIIfuvePnzCok8H9rsJuyXBscSvY9sEp81JoJnZbP+I",
+	"zU4roAAYQLgWNi0HsBGeazJWNDEbT6Tyxpgg3MwGN/FOtCPolO30dxok0E49jhti889obtTWTn/n/+b/",
+	"+LO39/PHf++YxzD/pXujj59fHH3Z/fd/M+oG6QVQpux82ZZ778yzT8gjsGkQuma8lacLSE7mcHgtTObi",
+	"0Q0PI0IFuJiMI22q6fM6TYCzoR22MhzS4MTWz+suVqxblE539OFElme3i4YASwpl7Jf+nx9DswAWqPxp",
+	"R1voA6d8l2vEQmW7NlhSTy2NjUuhkJPf6emA9Bq9FRu28qLQVv1LkWG3VUSumOapOaUDUdvOkYV6ACRT",
+	"tqhm+siNAlX4VXVLcK5XgECNeA9xxU4x5xxtGJeyAjUPSSpgpJ3k+UzHx2SWUS7wT8ADAqA3cK6yOcCn",
+	"mntnUs4APG8itW2FODj8j26v2+sexBGJ+/0D61BlMqGZuSrukvdmF9xwzfobtLQSnKF/0DnJjX9uMQlp",
+	"piVW/wA1FxPeQBHjyElMmqZGbBk3sqBZNgeeJ04zlvb9E0Rkpvgn130RenxvTt6dED1jCTdmYqFmUpe3",
+	"7OgJVSwF8qArJpLJlKprGFsxzdQnlkYk4+J6D54/Im8+fHrhQDnsR+9OLl4cRWRKZzOWmguOdtFwIkSx",
+	"UaEBJTwzg8H+ceoT3of2s3aLsqilTt6+ff/H8MPZm3+eXJwizZERmIJQnAFJGZiQENrWOayFHI3MFTMl",
+	"0wIO5O4x2CQ4HSMMp7OcTCi+cku3FpP4KpPmTcRdci7h/nZ72G10efaWKH98YJFvgIX5qgB1bN8dS6Ev",
+	"ReJewyvqz4kvH7YkttsgrXPs248AebLIsrhvrvPH2rxdm8O11vZ8ZsSZdHsSB7WUzRaICq7BtKajDuq5",
+	"oEQZfzAGUUkAZRbs8EDnd9jjNvo9NR7ZmBFN58Y+upnMl8Ob1Nz0p41yUpvsNwI7qc3iD55PzkGsrsM9",
+	"cW+6DjG9EFBqI9ktLkobmN4KLko9wvO1AZ41Qer9z+6/63BSXjPQB9SRiHjDEPtIPdRwBRMF+T1mTIAs",
+	"CUIryO/hyTaGZvLULFl8DCLHG7QTbizBOWKrlF38IcwJKkZAO7GI9iFyiUXndaFzN+0+OeodkVjIfDiS",
+	"hVgF/rGoglrui7Zz/+9KZbEtCbQBEogXKcszWScLB7msuqud5yZYj7VHeWv5pWW2l3uMVjq00uHJ43o8",
+	"tGi4H8yHO1IbwnwYxzMicfCt+dN50w72w3I2NqJ7BMydAwH3dXBqxt8HgAQhc4erUeaKuuUwlp6iluwq",
+	"3faBCPx29Mb9nKAODGoCYjKjgDdRWlJ9Z/4wO28MILtfDASUCUDOxQcf6kFBm/nqKJZIkZifg/f+6+kF",
+	"MUajHUCqINS+e+zDgMDANkWrcFqJuakiQ5BZaWGyN4iH2WCYuckZ27MmJ0YJzMQOe0E8AkMkaN/hZDbk",
+	"FLcLuxzBoklPbAvI4muCBo+urlzldRkqWKqrW4X2N69Sa337OyJXfFPffh/P5b5LwdyjL6mueBurPt5o",
+	"XUBptWA3DQb8L1IRl39fzJUPhI/un5++Oju9GJ69vzi5ePP+3fDXs5NXp/GuzVz4+IDL2muX5tSQu7mS",
+	"tlZbZilmiXNblYszOSbxTLFPXBbazm3IbmdcMQ30EJrOLRaTu4cUwGA60+SKGXVUaLAGzmA1xdjhoQrN",
+	"U8sLhBlaYm+L/Hp2SJfdpTlkwbvkncQQQVOXkBmhriRsPPdBguFbikLjFM/sbltVJ+0WQ6TlkvuVMutu",
+	"l7ANO7c0gC0NYFMPD4gIdDxQ3toz9bgKJmeoD7agVE6BIY+SuD6Hrhk0tplOKJ9GxQChaHBzuC79HCmy",
+	"eUQse3dQ+ey0SURuJjRntmwtLJrwjtyIZ+Ar0bJQuyyRaGz9jEq/I1iueLdLLjWz00R4D0oUS5iZCZZW",
+	"4FNh5U9ZGJXJMc6dunqTAFS7UkNi09iadKqu3P5n+Ne8NIfYHXhV6CzamRDeUAx+wXS+lbxsRRUdPpgq",
+	"OsX6kNUouzrH9Y2q64jsh63qab2iVls9jLY6Z1AEUp44LIRhD+4WVavmPu9g2fVJkU92+n9+NBIHCpga",
+	"qztPfAFdymaZnE+ZyPtBuRCQPYyxBkstLzQinXhKrxlRhTAC/8RRqEIZDYxu8XJ96y3Nyb6cMUFnvDun",
+	"08yVZYMay9V8gVv28uytr/WlyQSql1YVIX+4fPn2zavh5dnbGKDPC5Xt9Hc+X1HNhlDPH+18ooqbjQay",
+	"zn2BStnugB0oouvv79tV6rJbOp1lrJvI6U6TfC1X8Zkm5pZm3mXwCMr49qHoWrERv8Wax9s9bvfgTh96",
+	"ac07s1uj/sJ865bjy2psZo5Q02Jpf0pzasO8XfKysVNWMZruQb1UyU4I9epVpFwMfZbVt2Uf2Zeogem4",
+	"JOjl2hffQN6cBpDNWJVv37Ilvn2mCbvFJQHuKTOrKc1dHT1UbPLptMBiaUcZgt0ANABg7oCOcyuEDMiJ",
+	"nLKyy6Bx+XaDZyxZoJue0kFKaMsmCeWauSS0QrfrGJohGF6dT0hKifrXjuvIKBtWVs9FMlFSGL+xrOrW",
+	"vg+BYKgYZ2Qb28vpBGOclj9uGOeVY5ccud3UQe5npggXOlcoIrSlciMjfstS8omplCc5+SQTelVkVM3D",
+	"1QR0xzWDBfvV7AJFE79vPJdzcMvX5eVr7uvWHfIOuFOaoQDMdsPNAhxpJJfheJXbNAx5inkEZQwx89JH",
+	"UpHnPZLSuY589wlXPkwWVPWHrwZwURbv/tvFxYfzwIyFx3BWrN1mLCyWrt53UdN8+fjl/wUAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,
