@@ -12,6 +12,7 @@ OAPI_CODEGEN := github.com/oapi-codegen/oapi-codegen/v2/cmd/oapi-codegen@v2.8.2
 SQLC         := github.com/sqlc-dev/sqlc/cmd/sqlc@v1.31.1
 STATICCHECK  := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 SPECTRAL     := @stoplight/spectral-cli@6.16.3
+SPECTRAL_OWASP := @stoplight/spectral-owasp-ruleset@2.0.1
 
 SERVICES := api ingest evaluator dispatcher admin console extractor devstack
 # The chart's verification is a module of its own (Helm and Kubernetes stay out of the
@@ -157,7 +158,10 @@ staticcheck:
 
 spec-lint:
 	@command -v npx >/dev/null || $(MAKE) --no-print-directory apt PKGS="nodejs npm"
-	npx --yes $(SPECTRAL) lint --fail-severity=warn --ruleset openapi/.spectral.yaml openapi/openapi.yaml
+	@# openapi/.spectral.yaml extends the OWASP ruleset by its package name, which Node looks
+	@# up from the ruleset's directory or NODE_PATH: npx installs both packages, pinned, and
+	@# NODE_PATH points at the node_modules beside the spectral it put on PATH.
+	npx --yes -p $(SPECTRAL) -p $(SPECTRAL_OWASP) -c 'NODE_PATH="$$(dirname "$$(dirname "$$(command -v spectral)")")" spectral lint --fail-severity=warn --ruleset openapi/.spectral.yaml openapi/openapi.yaml'
 
 # The OCR languages: German and English read every page first; a page in another of these
 # languages is read again with its model (the EU languages lenders see most).

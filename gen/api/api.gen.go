@@ -1056,6 +1056,8 @@ func (e WebhookEndpointTestEventType) Valid() bool {
 // `salary_credited_on_bank_statement` (income); `property_data_consistency` (property);
 // `loan_to_value_within_limit` (financing); `additional_risk_notes`
 // (additional_risk_notes).
+//
+// Example: salary_statements_complete
 type BuiltinCheckKey string
 
 // BuiltinDataFieldKey Keys (and ids) of builtin data fields. Open enum: new keys appear over time; tolerate
@@ -1065,6 +1067,8 @@ type BuiltinCheckKey string
 // `living_area` (square_meters); `loan_to_value` (percent); `fixed_interest_period`
 // (years); all others (`applicant_full_name`, `id_document_number`, `employer_name`,
 // `iban`, `property_address`, `year_of_construction`) free text.
+//
+// Example: net_monthly_income
 type BuiltinDataFieldKey string
 
 // BuiltinDocumentTypeKey Keys (and ids) of builtin document types. Open enum: new keys appear over time;
@@ -1073,6 +1077,8 @@ type BuiltinDataFieldKey string
 // (income); `bank_statement` (assets); `property_expose`, `purchase_contract`,
 // `land_register_extract`, `floor_plan`, `living_area_calculation`, `energy_certificate`
 // (property); `other` (other), which the engine assigns to documents no type fits.
+//
+// Example: salary_statement
 type BuiltinDocumentTypeKey string
 
 // BuiltinTemplateKey Keys (and ids) of builtin templates. Open enum: new keys appear over time; tolerate
@@ -1083,17 +1089,25 @@ type BuiltinDocumentTypeKey string
 //     `living_area_calculation`, `energy_certificate` and `self_disclosure` are optional.
 //   - `personal_loan`: requires `id_card`, `salary_statement` (multiple files) and
 //     `bank_statement` (multiple files).
+//
+// Example: personal_real_estate_financing
 type BuiltinTemplateKey string
 
 // CatalogKey Stable key of a catalog entry or template. Builtin entries: the builtin key (equal to the id). Custom entries: a slug of the display name or title at creation (`a-z0-9_`, German umlauts transliterated), made unique within the client and against builtin keys by a numeric suffix (`id_card_2`); it never changes. Anywhere an id is expected, a custom entry's key works too.
+//
+// Example: real_estate_salaried
 type CatalogKey = string
 
 // Check A builtin or custom check.
+//
+// Example: {"archived":false,"builtin":false,"category":"income","created_at":"2026-02-11T10:20:00Z","description":"The employment contract's probation period has ended.","id":"c2a7d9e1-4b3f-4e8a-a1d6-7f0e9b2c5d18","key":"probation_period_ended","product_types":["personal_real_estate_financing","personal_loan"],"prompt":"Does the employment contract show that the applicant's probation period has ended before today? Fulfilled when it has, open when it is not stated, critical when it is still running.","title":"Probation period ended","updated_at":"2026-02-11T10:20:00Z"}
 type Check struct {
 	Archived bool `json:"archived"`
 	Builtin  bool `json:"builtin"`
 
 	// Category Category of a check. Open enum in responses (new values appear; tolerate unknown ones); validated in requests.
+	//
+	// Example: income
 	Category    CheckCategory `json:"category"`
 	CreatedAt   time.Time     `json:"created_at"`
 	Description string        `json:"description"`
@@ -1102,6 +1116,8 @@ type Check struct {
 	Id string `json:"id"`
 
 	// Key Stable key of a catalog entry or template. Builtin entries: the builtin key (equal to the id). Custom entries: a slug of the display name or title at creation (`a-z0-9_`, German umlauts transliterated), made unique within the client and against builtin keys by a numeric suffix (`id_card_2`); it never changes. Anywhere an id is expected, a custom entry's key works too.
+	//
+	// Example: real_estate_salaried
 	Key CatalogKey `json:"key"`
 
 	// ProductTypes Product types the check is meant for.
@@ -1114,9 +1130,11 @@ type Check struct {
 }
 
 // CheckCategory Category of a check. Open enum in responses (new values appear; tolerate unknown ones); validated in requests.
+//
+// Example: income
 type CheckCategory string
 
-// CheckItem defines model for CheckItem.
+// CheckItem Example: {"check_id":"salary_statements_complete","key":"salary_statements_complete","title":"Salary statements complete"}
 type CheckItem struct {
 	// CheckId Builtin check key or custom UUID.
 	CheckId string `json:"check_id"`
@@ -1124,13 +1142,13 @@ type CheckItem struct {
 	Title   string `json:"title"`
 }
 
-// CheckItemInput defines model for CheckItemInput.
+// CheckItemInput Example: {"check_id":"salary_statements_complete"}
 type CheckItemInput struct {
 	// CheckId Builtin check key, or a custom entry's UUID or key; must not be archived.
 	CheckId string `json:"check_id"`
 }
 
-// CheckList defines model for CheckList.
+// CheckList Example: {"data":[{"archived":false,"builtin":false,"category":"income","created_at":"2026-02-11T10:20:00Z","description":"The employment contract's probation period has ended.","id":"c2a7d9e1-4b3f-4e8a-a1d6-7f0e9b2c5d18","key":"probation_period_ended","product_types":["personal_real_estate_financing","personal_loan"],"prompt":"Does the employment contract show that the applicant's probation period has ended before today? Fulfilled when it has, open when it is not stated, critical when it is still running.","title":"Probation period ended","updated_at":"2026-02-11T10:20:00Z"}],"next_cursor":null}
 type CheckList struct {
 	Data []Check `json:"data"`
 
@@ -1138,7 +1156,7 @@ type CheckList struct {
 	NextCursor *string `json:"next_cursor"`
 }
 
-// Citation defines model for Citation.
+// Citation Example: {"excerpt":"Auszahlungsbetrag 3.412,57 EUR","external_file_id":"doc-88231","pages":[1],"regions":[{"height":0.03,"page":1,"width":0.28,"x":0.62,"y":0.81}],"upload_id":"9d3e7a1b-5c2f-4e8d-a6b0-3f1c9e2d7a54"}
 type Citation struct {
 	// Excerpt Appears verbatim (whitespace-normalized) on the cited pages.
 	Excerpt        string `json:"excerpt"`
@@ -1153,6 +1171,8 @@ type Citation struct {
 }
 
 // CitationRegion A box on one page, relative to the page: x and y are the top-left corner measured from the page's top-left corner, width and height its size, all as fractions of the page's width or height (0 to 1).
+//
+// Example: {"height":0.03,"page":1,"width":0.28,"x":0.62,"y":0.81}
 type CitationRegion struct {
 	Height float32 `json:"height"`
 	Page   int     `json:"page"`
@@ -1162,6 +1182,8 @@ type CitationRegion struct {
 }
 
 // Consistency Consistency information returned by create, patch and cancel.
+//
+// Example: {"authz":"applied"}
 type Consistency struct {
 	// Authz `applied`: authorization for the submission has fully propagated. Open enum.
 	Authz ConsistencyAuthz `json:"authz"`
@@ -1170,9 +1192,11 @@ type Consistency struct {
 // ConsistencyAuthz `applied`: authorization for the submission has fully propagated. Open enum.
 type ConsistencyAuthz string
 
-// CreateCheckRequest defines model for CreateCheckRequest.
+// CreateCheckRequest Example: {"category":"income","product_types":["personal_real_estate_financing","personal_loan"],"prompt":"Does the employment contract show that the applicant's probation period has ended before today? Fulfilled when it has, open when it is not stated, critical when it is still running.","title":"Probation period ended"}
 type CreateCheckRequest struct {
 	// Category Category of a check. Open enum in responses (new values appear; tolerate unknown ones); validated in requests.
+	//
+	// Example: income
 	Category *CheckCategory `json:"category,omitempty"`
 
 	// Description At most 2000 characters; default empty.
@@ -1188,9 +1212,11 @@ type CreateCheckRequest struct {
 	Title string `json:"title"`
 }
 
-// CreateDataFieldRequest defines model for CreateDataFieldRequest.
+// CreateDataFieldRequest Example: {"category":"financing","display_name":"Monthly rent paid","prompt":"The monthly rent the applicant pays today, as stated in the self-disclosure or seen as a standing order on the bank statement.","value_format":"currency"}
 type CreateDataFieldRequest struct {
 	// Category Category of a data field. Open enum in responses (new values appear; tolerate unknown ones); validated in requests.
+	//
+	// Example: income
 	Category *DataFieldCategory `json:"category,omitempty"`
 
 	// DisplayName At most 200 characters. The `key` is a slug of it.
@@ -1204,12 +1230,17 @@ type CreateDataFieldRequest struct {
 	// - `currency`: object `{"amount": "3250.00", "currency": "EUR"}` (amount a decimal string)
 	// - `years`, `percent`, `square_meters`: a JSON number (`80.5` means 80.5 %)
 	// - `date`: a string `YYYY-MM-DD`
+	//
+	//
+	// Example: currency
 	ValueFormat *ValueFormat `json:"value_format,omitempty"`
 }
 
-// CreateDocumentTypeRequest defines model for CreateDocumentTypeRequest.
+// CreateDocumentTypeRequest Example: {"category":"income","display_name":"Parental allowance notice"}
 type CreateDocumentTypeRequest struct {
 	// Category Category of a document type. Open enum in responses (new values appear; tolerate unknown ones); validated in requests.
+	//
+	// Example: income
 	Category *DocumentTypeCategory `json:"category,omitempty"`
 
 	// Description At most 2000 characters; default empty.
@@ -1220,6 +1251,8 @@ type CreateDocumentTypeRequest struct {
 }
 
 // CreateSlotUploadRequest Multipart form, same as `CreateUploadRequest`. Parts other than `external_file_id` and `file` are ignored. Accepted file types: `application/pdf`, `image/jpeg`, `image/png`, `application/msword`, `application/vnd.openxmlformats-officedocument.wordprocessingml.document`; at most `DOCEVAL_MAX_UPLOAD_BYTES` (default 100 MiB).
+//
+// Example: {"external_file_id":"doc-88231","file":"(the file's bytes)"}
 type CreateSlotUploadRequest struct {
 	// ExternalFileId Partner-chosen id, 1 to 255 characters; idempotency key within the submission.
 	ExternalFileId string `json:"external_file_id"`
@@ -1228,7 +1261,7 @@ type CreateSlotUploadRequest struct {
 	File openapi_types.File `json:"file"`
 }
 
-// CreateSubmissionRequest defines model for CreateSubmissionRequest.
+// CreateSubmissionRequest Example: {"external_submission_id":"loan-2026-004711","extra_document_requirements":[{"document_type_id":"parental_allowance_notice","required":false}],"language":"de","metadata":{"advisor_ref":"AB-1187","branch":"Hamburg-Altona","loan_amount_requested":320000},"template_id":"8f14e45f-ceea-4672-9f4d-6a1d2c3b4e5f"}
 type CreateSubmissionRequest struct {
 	// ExternalSubmissionId Partner-chosen id, 1 to 255 characters; POST is idempotent on it per API client.
 	ExternalSubmissionId string `json:"external_submission_id"`
@@ -1237,16 +1270,20 @@ type CreateSubmissionRequest struct {
 	ExtraDocumentRequirements *[]DocumentRequirementInput `json:"extra_document_requirements,omitempty"`
 
 	// Language Language of reasoning summaries and the OCR hint. Documents may be German or English either way.
+	//
+	// Example: de
 	Language *SubmissionLanguage `json:"language,omitempty"`
 
 	// Metadata Partner-owned JSON object, at most 16 KiB serialized (else 422 `invalid_field` with `param` `metadata`). Replaced as a whole on PATCH, never merged.
+	//
+	// Example: {"advisor_ref":"AB-1187","branch":"Hamburg-Altona","loan_amount_requested":320000}
 	Metadata *Metadata `json:"metadata,omitempty"`
 
 	// TemplateId Builtin key, or custom UUID or key, of a non-archived template. Optional: default the client's custom default template, else the builtin `personal_real_estate_financing`.
 	TemplateId *string `json:"template_id,omitempty"`
 }
 
-// CreateTemplateRequest defines model for CreateTemplateRequest.
+// CreateTemplateRequest Example: {"check_items":[{"check_id":"salary_statements_complete"},{"check_id":"loan_to_value_within_limit"}],"data_field_items":[{"confidence_threshold":0.8,"data_field_id":"net_monthly_income","required":true}],"display_name":"Real estate financing (salaried)","document_requirements":[{"document_type_id":"id_card"},{"allow_multiple_files":true,"document_type_id":"salary_statement","label":"Salary statements (last 3 months)","required":true}]}
 type CreateTemplateRequest struct {
 	// CheckItems Checks, in display order (at most 200).
 	CheckItems *[]CheckItemInput `json:"check_items,omitempty"`
@@ -1262,6 +1299,8 @@ type CreateTemplateRequest struct {
 }
 
 // CreateUploadRequest Multipart form. Parts other than `external_file_id` and `file` are ignored. Accepted file types: `application/pdf`, `image/jpeg`, `image/png`, `application/msword`, `application/vnd.openxmlformats-officedocument.wordprocessingml.document`; at most `DOCEVAL_MAX_UPLOAD_BYTES` (default 100 MiB).
+//
+// Example: {"external_file_id":"doc-88231","file":"(the file's bytes)"}
 type CreateUploadRequest struct {
 	// ExternalFileId Partner-chosen id, 1 to 255 characters; idempotency key within the submission.
 	ExternalFileId string `json:"external_file_id"`
@@ -1270,7 +1309,7 @@ type CreateUploadRequest struct {
 	File openapi_types.File `json:"file"`
 }
 
-// CreateWebhookEndpointRequest defines model for CreateWebhookEndpointRequest.
+// CreateWebhookEndpointRequest Example: {"description":"Loan origination system (production)","events":["file.ready","file.failed","evaluation.completed","evaluation.failed"],"url":"https://hooks.partner-bank.example/doceval"}
 type CreateWebhookEndpointRequest struct {
 	// Description At most 2000 characters; default empty.
 	Description *string `json:"description,omitempty"`
@@ -1283,11 +1322,15 @@ type CreateWebhookEndpointRequest struct {
 }
 
 // DataField A builtin or custom data field.
+//
+// Example: {"archived":false,"builtin":false,"category":"financing","created_at":"2026-02-11T10:25:00Z","display_name":"Monthly rent paid","id":"d4e8f1a2-7c5b-4a9e-b3d1-0e6f2a8c4b97","key":"monthly_rent_paid","prompt":"The monthly rent the applicant pays today, as stated in the self-disclosure or seen as a standing order on the bank statement.","updated_at":"2026-02-11T10:25:00Z","value_format":"currency"}
 type DataField struct {
 	Archived bool `json:"archived"`
 	Builtin  bool `json:"builtin"`
 
 	// Category Category of a data field. Open enum in responses (new values appear; tolerate unknown ones); validated in requests.
+	//
+	// Example: income
 	Category    DataFieldCategory `json:"category"`
 	CreatedAt   time.Time         `json:"created_at"`
 	DisplayName string            `json:"display_name"`
@@ -1296,6 +1339,8 @@ type DataField struct {
 	Id string `json:"id"`
 
 	// Key Stable key of a catalog entry or template. Builtin entries: the builtin key (equal to the id). Custom entries: a slug of the display name or title at creation (`a-z0-9_`, German umlauts transliterated), made unique within the client and against builtin keys by a numeric suffix (`id_card_2`); it never changes. Anywhere an id is expected, a custom entry's key works too.
+	//
+	// Example: real_estate_salaried
 	Key CatalogKey `json:"key"`
 
 	// Prompt Extraction instruction. Custom data fields only; never present on builtin ones.
@@ -1307,13 +1352,18 @@ type DataField struct {
 	// - `currency`: object `{"amount": "3250.00", "currency": "EUR"}` (amount a decimal string)
 	// - `years`, `percent`, `square_meters`: a JSON number (`80.5` means 80.5 %)
 	// - `date`: a string `YYYY-MM-DD`
+	//
+	//
+	// Example: currency
 	ValueFormat *ValueFormat `json:"value_format,omitempty"`
 }
 
 // DataFieldCategory Category of a data field. Open enum in responses (new values appear; tolerate unknown ones); validated in requests.
+//
+// Example: income
 type DataFieldCategory string
 
-// DataFieldItem defines model for DataFieldItem.
+// DataFieldItem Example: {"confidence_threshold":0.8,"data_field_id":"net_monthly_income","display_name":"Net monthly income","key":"net_monthly_income","required":true}
 type DataFieldItem struct {
 	// ConfidenceThreshold Values extracted with a lower confidence get status `low_confidence`.
 	ConfidenceThreshold float64 `json:"confidence_threshold"`
@@ -1325,7 +1375,7 @@ type DataFieldItem struct {
 	Required    bool   `json:"required"`
 }
 
-// DataFieldItemInput defines model for DataFieldItemInput.
+// DataFieldItemInput Example: {"confidence_threshold":0.8,"data_field_id":"net_monthly_income","required":true}
 type DataFieldItemInput struct {
 	// ConfidenceThreshold Values extracted with a lower confidence get status `low_confidence`.
 	ConfidenceThreshold *float64 `json:"confidence_threshold,omitempty"`
@@ -1335,7 +1385,7 @@ type DataFieldItemInput struct {
 	Required    *bool  `json:"required,omitempty"`
 }
 
-// DataFieldList defines model for DataFieldList.
+// DataFieldList Example: {"data":[{"archived":false,"builtin":false,"category":"financing","created_at":"2026-02-11T10:25:00Z","display_name":"Monthly rent paid","id":"d4e8f1a2-7c5b-4a9e-b3d1-0e6f2a8c4b97","key":"monthly_rent_paid","prompt":"The monthly rent the applicant pays today, as stated in the self-disclosure or seen as a standing order on the bank statement.","updated_at":"2026-02-11T10:25:00Z","value_format":"currency"}],"next_cursor":null}
 type DataFieldList struct {
 	Data []DataField `json:"data"`
 
@@ -1344,6 +1394,8 @@ type DataFieldList struct {
 }
 
 // Delivery The delivery of one event to one webhook endpoint.
+//
+// Example: {"attempt_count":1,"attempts":[{"attempt_number":1,"attempted_at":"2026-03-02T09:16:43Z","outcome":"succeeded","response_status":204,"response_time_ms":87}],"delivery_status":"succeeded","endpoint_id":"1e5a9c3f-7b0d-4d2e-8f6a-4c8e2b0d6f93","endpoint_url":"https://hooks.partner-bank.example/doceval","last_attempted_at":"2026-03-02T09:16:43Z"}
 type Delivery struct {
 	AttemptCount int `json:"attempt_count"`
 
@@ -1354,6 +1406,9 @@ type Delivery struct {
 	// `pending` (due or in flight) -> `succeeded`, or `failed_retryable` (a retry is
 	// scheduled) -> ... -> `abandoned` after the last retry (1m, 5m, 30m, 2h, 12h, 24h).
 	// `failed_permanent`: the endpoint was deleted. Redelivery requeues a delivery.
+	//
+	//
+	// Example: succeeded
 	DeliveryStatus DeliveryStatus     `json:"delivery_status"`
 	EndpointId     openapi_types.UUID `json:"endpoint_id"`
 	EndpointUrl    string             `json:"endpoint_url"`
@@ -1365,12 +1420,14 @@ type Delivery struct {
 	NextRetryAt *time.Time `json:"next_retry_at,omitempty"`
 }
 
-// DeliveryAttempt defines model for DeliveryAttempt.
+// DeliveryAttempt Example: {"attempt_number":1,"attempted_at":"2026-03-02T09:16:43Z","outcome":"succeeded","response_status":204,"response_time_ms":87}
 type DeliveryAttempt struct {
 	AttemptNumber int       `json:"attempt_number"`
 	AttemptedAt   time.Time `json:"attempted_at"`
 
 	// Outcome Outcome of one delivery attempt: `pending` (in flight), `succeeded` (2xx within 30 seconds), `http_error` (non-2xx), `timeout`, `network_error`, `blocked` (target refused by SSRF rules). Open enum.
+	//
+	// Example: succeeded
 	Outcome DeliveryAttemptOutcome `json:"outcome"`
 
 	// ResponseStatus HTTP status the endpoint answered, when it answered.
@@ -1382,15 +1439,21 @@ type DeliveryAttempt struct {
 }
 
 // DeliveryAttemptOutcome Outcome of one delivery attempt: `pending` (in flight), `succeeded` (2xx within 30 seconds), `http_error` (non-2xx), `timeout`, `network_error`, `blocked` (target refused by SSRF rules). Open enum.
+//
+// Example: succeeded
 type DeliveryAttemptOutcome string
 
 // DeliveryStatus Status of a webhook delivery. Open enum: tolerate unknown values.
 // `pending` (due or in flight) -> `succeeded`, or `failed_retryable` (a retry is
 // scheduled) -> ... -> `abandoned` after the last retry (1m, 5m, 30m, 2h, 12h, 24h).
 // `failed_permanent`: the endpoint was deleted. Redelivery requeues a delivery.
+//
+// Example: succeeded
 type DeliveryStatus string
 
 // DocumentRequirement A document the template asks for; each becomes a document slot of a new submission.
+//
+// Example: {"allow_multiple_files":true,"description":"The applicant's three most recent monthly salary statements.","document_type_id":"salary_statement","key":"salary_statement","label":"Salary statements (last 3 months)","required":true}
 type DocumentRequirement struct {
 	// AllowMultipleFiles When false, the slot holds at most one upload.
 	AllowMultipleFiles bool `json:"allow_multiple_files"`
@@ -1410,6 +1473,8 @@ type DocumentRequirement struct {
 }
 
 // DocumentRequirementInput A document requirement in a template write or in `extra_document_requirements`.
+//
+// Example: {"allow_multiple_files":true,"document_type_id":"salary_statement","label":"Salary statements (last 3 months)","required":true}
 type DocumentRequirementInput struct {
 	AllowMultipleFiles *bool `json:"allow_multiple_files,omitempty"`
 
@@ -1424,7 +1489,7 @@ type DocumentRequirementInput struct {
 	Required *bool   `json:"required,omitempty"`
 }
 
-// DocumentSlot defines model for DocumentSlot.
+// DocumentSlot Example: {"id":"6b0d2f8c-4e3a-4c9b-8d7f-1a2b3c4d5e6f","key":"salary_statement","label":"Salary statements (last 3 months)","required":true,"review":null,"status":"received","uploads":[{"content_type":"application/pdf","created_at":"2026-03-02T09:16:42Z","document_slot_id":"6b0d2f8c-4e3a-4c9b-8d7f-1a2b3c4d5e6f","external_file_id":"doc-88231","failure":null,"file_id":"a1c5e9f3-7b2d-4f6a-8e0c-4d2b6f8a1c37","filename":"gehaltsabrechnung-2026-02.pdf","id":"9d3e7a1b-5c2f-4e8d-a6b0-3f1c9e2d7a54","upload_status":"ready"}]}
 type DocumentSlot struct {
 	Id       openapi_types.UUID `json:"id"`
 	Key      string             `json:"key"`
@@ -1437,6 +1502,9 @@ type DocumentSlot struct {
 	// finished processing) replaces it with the computed status and clears `review`;
 	// an advisor may also clear it. Every change emits `document_slot.updated`. Who
 	// decided is never shown.
+	//
+	//
+	// Example: {"decided_at":"2026-03-02T10:02:00Z","decision":"needs_review","reason":"The February statement is cut off at the bottom."}
 	Review *SlotReview `json:"review,omitempty"`
 
 	// Status Status of a document slot. Open enum: tolerate unknown values.
@@ -1445,6 +1513,9 @@ type DocumentSlot struct {
 	// - `received`: at least one ready.
 	// - `accepted`, `rejected`, `needs_review`: review statuses set by an advisor; any
 	//   upload change on the slot replaces a review status with the computed one.
+	//
+	//
+	// Example: received
 	Status  DocumentSlotStatus `json:"status"`
 	Uploads []Upload           `json:"uploads"`
 }
@@ -1455,6 +1526,8 @@ type DocumentSlot struct {
 //   - `received`: at least one ready.
 //   - `accepted`, `rejected`, `needs_review`: review statuses set by an advisor; any
 //     upload change on the slot replaces a review status with the computed one.
+//
+// Example: received
 type DocumentSlotStatus string
 
 // DocumentSlotUpdatedEvent A slot's status changed, through an upload change or an advisor decision (`accepted`, `rejected`, `needs_review`) that no partner call triggered.
@@ -1470,6 +1543,8 @@ type DocumentSlotUpdatedEvent struct {
 	Data DocumentSlotUpdatedEventData `json:"data"`
 
 	// Id `evt_` followed by a lowercase UUID; stable across retries and redeliveries.
+	//
+	// Example: evt_2c6e0a4b-8d1f-4e3a-9b5c-7d0f2a6e4c81
 	Id EventId `json:"id"`
 
 	// Triggered True only on an event emitted by triggerEvent (see `Event`); absent otherwise.
@@ -1484,6 +1559,7 @@ type DocumentSlotUpdatedEventType string
 //
 // Example: {"document_slot":{"id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f10","key":"salary_statement","label":"Salary statements (last three months)","required":true,"review":null,"status":"received","uploads":[{"content_type":"application/pdf","created_at":"2026-11-23T09:12:41Z","document_slot_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f10","external_file_id":"payslip-2026-10","external_submission_id":"loan-2026-004217","failure":null,"file_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a04","filename":"payslip_2026-10.pdf","id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03","submission_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f02","upload_status":"ready"}]},"external_submission_id":"loan-2026-004217","previous_status":"processing","submission_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f02"}
 type DocumentSlotUpdatedEventData struct {
+	// DocumentSlot Example: {"id":"6b0d2f8c-4e3a-4c9b-8d7f-1a2b3c4d5e6f","key":"salary_statement","label":"Salary statements (last 3 months)","required":true,"review":null,"status":"received","uploads":[{"content_type":"application/pdf","created_at":"2026-03-02T09:16:42Z","document_slot_id":"6b0d2f8c-4e3a-4c9b-8d7f-1a2b3c4d5e6f","external_file_id":"doc-88231","failure":null,"file_id":"a1c5e9f3-7b2d-4f6a-8e0c-4d2b6f8a1c37","filename":"gehaltsabrechnung-2026-02.pdf","id":"9d3e7a1b-5c2f-4e8d-a6b0-3f1c9e2d7a54","upload_status":"ready"}]}
 	DocumentSlot         DocumentSlot `json:"document_slot"`
 	ExternalSubmissionId string       `json:"external_submission_id"`
 
@@ -1493,16 +1569,23 @@ type DocumentSlotUpdatedEventData struct {
 	// - `received`: at least one ready.
 	// - `accepted`, `rejected`, `needs_review`: review statuses set by an advisor; any
 	//   upload change on the slot replaces a review status with the computed one.
+	//
+	//
+	// Example: received
 	PreviousStatus DocumentSlotStatus `json:"previous_status"`
 	SubmissionId   openapi_types.UUID `json:"submission_id"`
 }
 
 // DocumentType A builtin or custom document type.
+//
+// Example: {"archived":false,"builtin":false,"category":"income","created_at":"2026-02-11T10:30:00Z","description":"A notice of parental allowance (Elterngeldbescheid) from the family benefits office.","display_name":"Parental allowance notice","id":"e7b1c3d5-9a2f-4c6e-8d0b-1f3a5c7e9b20","key":"parental_allowance_notice","updated_at":"2026-02-11T10:30:00Z"}
 type DocumentType struct {
 	Archived bool `json:"archived"`
 	Builtin  bool `json:"builtin"`
 
 	// Category Category of a document type. Open enum in responses (new values appear; tolerate unknown ones); validated in requests.
+	//
+	// Example: income
 	Category    DocumentTypeCategory `json:"category"`
 	CreatedAt   time.Time            `json:"created_at"`
 	Description string               `json:"description"`
@@ -1512,14 +1595,18 @@ type DocumentType struct {
 	Id string `json:"id"`
 
 	// Key Stable key of a catalog entry or template. Builtin entries: the builtin key (equal to the id). Custom entries: a slug of the display name or title at creation (`a-z0-9_`, German umlauts transliterated), made unique within the client and against builtin keys by a numeric suffix (`id_card_2`); it never changes. Anywhere an id is expected, a custom entry's key works too.
+	//
+	// Example: real_estate_salaried
 	Key       CatalogKey `json:"key"`
 	UpdatedAt time.Time  `json:"updated_at"`
 }
 
 // DocumentTypeCategory Category of a document type. Open enum in responses (new values appear; tolerate unknown ones); validated in requests.
+//
+// Example: income
 type DocumentTypeCategory string
 
-// DocumentTypeList defines model for DocumentTypeList.
+// DocumentTypeList Example: {"data":[{"archived":false,"builtin":false,"category":"income","created_at":"2026-02-11T10:30:00Z","description":"A notice of parental allowance (Elterngeldbescheid) from the family benefits office.","display_name":"Parental allowance notice","id":"e7b1c3d5-9a2f-4c6e-8d0b-1f3a5c7e9b20","key":"parental_allowance_notice","updated_at":"2026-02-11T10:30:00Z"}],"next_cursor":null}
 type DocumentTypeList struct {
 	Data []DocumentType `json:"data"`
 
@@ -1527,7 +1614,7 @@ type DocumentTypeList struct {
 	NextCursor *string `json:"next_cursor"`
 }
 
-// DuplicateTemplateRequest defines model for DuplicateTemplateRequest.
+// DuplicateTemplateRequest Example: {"display_name":"Real estate financing (salaried)"}
 type DuplicateTemplateRequest struct {
 	// DisplayName Name of the copy (at most 200 characters); default the source's display name.
 	DisplayName *string `json:"display_name,omitempty"`
@@ -1561,9 +1648,11 @@ type DuplicateTemplateRequest struct {
 // | not_implemented | 501 | no | endpoint not available yet |
 // | authz_not_applied_yet | 503 | yes, same key | authorization propagating; honour `retry-after` |
 // | service_unavailable | 503 | yes, same key | the service cannot reach its database for a moment (an outage or failover); honour `retry-after`, retry with the same `Idempotency-Key` or external id |
+//
+// Example: invalid_field
 type ErrorCode string
 
-// ErrorDetail defines model for ErrorDetail.
+// ErrorDetail Example: {"code":"invalid_field","message":"external_submission_id must be 1 to 255 characters","param":"external_submission_id","request_id":"req_0195a1b2c3d47e8f9a0b1c2d3e4f5a6b"}
 type ErrorDetail struct {
 	// Code Stable machine-readable error code; clients branch on it. Open enum: new codes may be
 	// added at any time. Handle an unknown code by its HTTP status class (an unknown 4xx is
@@ -1593,6 +1682,9 @@ type ErrorDetail struct {
 	// | not_implemented | 501 | no | endpoint not available yet |
 	// | authz_not_applied_yet | 503 | yes, same key | authorization propagating; honour `retry-after` |
 	// | service_unavailable | 503 | yes, same key | the service cannot reach its database for a moment (an outage or failover); honour `retry-after`, retry with the same `Idempotency-Key` or external id |
+	//
+	//
+	// Example: invalid_field
 	Code ErrorCode `json:"code"`
 
 	// Message Human-readable explanation; unstable, never branch on it.
@@ -1606,16 +1698,21 @@ type ErrorDetail struct {
 }
 
 // ErrorResponse Body of every non-2xx response.
+//
+// Example: {"error":{"code":"invalid_field","message":"external_submission_id must be 1 to 255 characters","param":"external_submission_id","request_id":"req_0195a1b2c3d47e8f9a0b1c2d3e4f5a6b"}}
 type ErrorResponse struct {
+	// Error Example: {"code":"invalid_field","message":"external_submission_id must be 1 to 255 characters","param":"external_submission_id","request_id":"req_0195a1b2c3d47e8f9a0b1c2d3e4f5a6b"}
 	Error ErrorDetail `json:"error"`
 }
 
-// Evaluation defines model for Evaluation.
+// Evaluation Example: {"external_submission_id":"loan-2026-004711","finished_at":"2026-03-02T09:21:37Z","id":"f0a4c8e2-6d1b-4f5a-9c3e-7b2d0f6a8c15","input_file_ids":["a1c5e9f3-7b2d-4f6a-8e0c-4d2b6f8a1c37"],"kind":"basic","progress_percent":100,"result":{"checks":[{"check_id":"salary_statements_complete","citations":[{"excerpt":"Auszahlungsbetrag 3.412,57 EUR","external_file_id":"doc-88231","pages":[1],"regions":[{"height":0.03,"page":1,"width":0.28,"x":0.62,"y":0.81}],"upload_id":"9d3e7a1b-5c2f-4e8d-a6b0-3f1c9e2d7a54"}],"confidence":0.9,"key":"salary_statements_complete","reasoning_summary":"Only the February 2026 statement was provided; three consecutive months are required.","status":"open","title":"Salary statements complete"}],"documents":[{"document_slot_id":"6b0d2f8c-4e3a-4c9b-8d7f-1a2b3c4d5e6f","document_types":["salary_statement"],"external_file_id":"doc-88231","file_id":"a1c5e9f3-7b2d-4f6a-8e0c-4d2b6f8a1c37","readability":{"status":"passed"},"upload_id":"9d3e7a1b-5c2f-4e8d-a6b0-3f1c9e2d7a54"}],"fields":[{"citations":[{"excerpt":"Auszahlungsbetrag 3.412,57 EUR","external_file_id":"doc-88231","pages":[1],"regions":[{"height":0.03,"page":1,"width":0.28,"x":0.62,"y":0.81}],"upload_id":"9d3e7a1b-5c2f-4e8d-a6b0-3f1c9e2d7a54"}],"confidence":0.93,"data_field_id":"net_monthly_income","key":"net_monthly_income","label":"Net monthly income","source":"rules","status":"succeeded","value":{"amount":"3412.57","currency":"EUR"}}],"summary":{"outcome":"action_required","recommendation":"request_documents","risk_band":"medium"}},"stage_label":"Completed","started_at":"2026-03-02T09:21:05Z","status":"completed","submission_id":"0b8e5f52-6a3c-4d1e-8f7a-2c9d4e6b1a03"}
 type Evaluation struct {
 	// ExternalSubmissionId Present on standalone evaluation responses and in events.
 	ExternalSubmissionId *string `json:"external_submission_id,omitempty"`
 
 	// Failure Why an evaluation failed.
+	//
+	// Example: {"code":"evaluation_timeout","message":"The evaluation took longer than its budget of 10 minutes."}
 	Failure *Failure `json:"failure,omitempty"`
 
 	// FinishedAt Present once completed, failed or canceled.
@@ -1626,10 +1723,14 @@ type Evaluation struct {
 	InputFileIds []openapi_types.UUID `json:"input_file_ids"`
 
 	// Kind Kind of evaluation; `basic` is the only kind today. Open enum.
+	//
+	// Example: basic
 	Kind            EvaluationKind `json:"kind"`
 	ProgressPercent int            `json:"progress_percent"`
 
 	// Result Full result, present once the evaluation completed.
+	//
+	// Example: {"checks":[{"check_id":"salary_statements_complete","citations":[{"excerpt":"Auszahlungsbetrag 3.412,57 EUR","external_file_id":"doc-88231","pages":[1],"regions":[{"height":0.03,"page":1,"width":0.28,"x":0.62,"y":0.81}],"upload_id":"9d3e7a1b-5c2f-4e8d-a6b0-3f1c9e2d7a54"}],"confidence":0.9,"key":"salary_statements_complete","reasoning_summary":"Only the February 2026 statement was provided; three consecutive months are required.","status":"open","title":"Salary statements complete"}],"documents":[{"document_slot_id":"6b0d2f8c-4e3a-4c9b-8d7f-1a2b3c4d5e6f","document_types":["salary_statement"],"external_file_id":"doc-88231","file_id":"a1c5e9f3-7b2d-4f6a-8e0c-4d2b6f8a1c37","readability":{"status":"passed"},"upload_id":"9d3e7a1b-5c2f-4e8d-a6b0-3f1c9e2d7a54"}],"fields":[{"citations":[{"excerpt":"Auszahlungsbetrag 3.412,57 EUR","external_file_id":"doc-88231","pages":[1],"regions":[{"height":0.03,"page":1,"width":0.28,"x":0.62,"y":0.81}],"upload_id":"9d3e7a1b-5c2f-4e8d-a6b0-3f1c9e2d7a54"}],"confidence":0.93,"data_field_id":"net_monthly_income","key":"net_monthly_income","label":"Net monthly income","source":"rules","status":"succeeded","value":{"amount":"3412.57","currency":"EUR"}}],"summary":{"outcome":"action_required","recommendation":"request_documents","risk_band":"medium"}}
 	Result *EvaluationResult `json:"result,omitempty"`
 
 	// StageLabel Human-readable name of the current stage.
@@ -1643,6 +1744,9 @@ type Evaluation struct {
 	// `result` filled) or `failed` (`evaluation.failed`, `failure` filled); `queued` or
 	// `running` -> `canceled` (`evaluation.canceled`) when the submission is canceled or
 	// deleted.
+	//
+	//
+	// Example: completed
 	Status EvaluationStatus `json:"status"`
 
 	// SubmissionId Present on standalone evaluation responses and in events.
@@ -1662,6 +1766,8 @@ type EvaluationCanceledEvent struct {
 	Data EvaluationEventData `json:"data"`
 
 	// Id `evt_` followed by a lowercase UUID; stable across retries and redeliveries.
+	//
+	// Example: evt_2c6e0a4b-8d1f-4e3a-9b5c-7d0f2a6e4c81
 	Id EventId `json:"id"`
 
 	// Triggered True only on an event emitted by triggerEvent (see `Event`); absent otherwise.
@@ -1685,6 +1791,8 @@ type EvaluationCompletedEvent struct {
 	Data EvaluationEventData `json:"data"`
 
 	// Id `evt_` followed by a lowercase UUID; stable across retries and redeliveries.
+	//
+	// Example: evt_2c6e0a4b-8d1f-4e3a-9b5c-7d0f2a6e4c81
 	Id EventId `json:"id"`
 
 	// Triggered True only on an event emitted by triggerEvent (see `Event`); absent otherwise.
@@ -1699,6 +1807,7 @@ type EvaluationCompletedEventType string
 //
 // Example: {"evaluation":{"external_submission_id":"loan-2026-004217","finished_at":"2026-11-23T09:15:37Z","id":"0193a5f3-8a9b-7c07-9d14-6dafc15a4c07","input_file_ids":["0193a5f2-4c5d-7e63-9f70-4b8daf3e2a04"],"kind":"basic","progress_percent":100,"result":{"checks":[{"check_id":"income_documents_recent","citations":[{"excerpt":"Abrechnungsmonat Oktober 2026","external_file_id":"payslip-2026-10","pages":[1],"upload_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03"}],"confidence":0.97,"key":"income_documents_recent","reasoning_summary":"The newest salary statement is for October 2026, within two months of the evaluation.","status":"fulfilled","title":"Income documents are recent"},{"check_id":"required_documents_present","citations":[],"confidence":0.9,"key":"required_documents_present","reasoning_summary":"No readable bank statement was uploaded; the ID card and property exposé are missing too.","status":"open","title":"Required documents are present"}],"documents":[{"document_slot_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f10","document_types":["salary_statement"],"external_file_id":"payslip-2026-10","file_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a04","readability":{"status":"passed"},"upload_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03"}],"fields":[{"citations":[{"excerpt":"Auszahlungsbetrag 3.250,00 EUR","external_file_id":"payslip-2026-10","pages":[1],"upload_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03"}],"confidence":0.94,"data_field_id":"net_monthly_income","key":"net_monthly_income","label":"Net monthly income","source":"rules","status":"succeeded","value":{"amount":"3250.00","currency":"EUR"}}],"summary":{"outcome":"action_required","recommendation":"request_documents","risk_band":"medium"}},"stage_label":"Completed","started_at":"2026-11-23T09:14:05Z","status":"completed","submission_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f02"}}
 type EvaluationEventData struct {
+	// Evaluation Example: {"external_submission_id":"loan-2026-004711","finished_at":"2026-03-02T09:21:37Z","id":"f0a4c8e2-6d1b-4f5a-9c3e-7b2d0f6a8c15","input_file_ids":["a1c5e9f3-7b2d-4f6a-8e0c-4d2b6f8a1c37"],"kind":"basic","progress_percent":100,"result":{"checks":[{"check_id":"salary_statements_complete","citations":[{"excerpt":"Auszahlungsbetrag 3.412,57 EUR","external_file_id":"doc-88231","pages":[1],"regions":[{"height":0.03,"page":1,"width":0.28,"x":0.62,"y":0.81}],"upload_id":"9d3e7a1b-5c2f-4e8d-a6b0-3f1c9e2d7a54"}],"confidence":0.9,"key":"salary_statements_complete","reasoning_summary":"Only the February 2026 statement was provided; three consecutive months are required.","status":"open","title":"Salary statements complete"}],"documents":[{"document_slot_id":"6b0d2f8c-4e3a-4c9b-8d7f-1a2b3c4d5e6f","document_types":["salary_statement"],"external_file_id":"doc-88231","file_id":"a1c5e9f3-7b2d-4f6a-8e0c-4d2b6f8a1c37","readability":{"status":"passed"},"upload_id":"9d3e7a1b-5c2f-4e8d-a6b0-3f1c9e2d7a54"}],"fields":[{"citations":[{"excerpt":"Auszahlungsbetrag 3.412,57 EUR","external_file_id":"doc-88231","pages":[1],"regions":[{"height":0.03,"page":1,"width":0.28,"x":0.62,"y":0.81}],"upload_id":"9d3e7a1b-5c2f-4e8d-a6b0-3f1c9e2d7a54"}],"confidence":0.93,"data_field_id":"net_monthly_income","key":"net_monthly_income","label":"Net monthly income","source":"rules","status":"succeeded","value":{"amount":"3412.57","currency":"EUR"}}],"summary":{"outcome":"action_required","recommendation":"request_documents","risk_band":"medium"}},"stage_label":"Completed","started_at":"2026-03-02T09:21:05Z","status":"completed","submission_id":"0b8e5f52-6a3c-4d1e-8f7a-2c9d4e6b1a03"}
 	Evaluation Evaluation `json:"evaluation"`
 }
 
@@ -1715,6 +1824,8 @@ type EvaluationFailedEvent struct {
 	Data EvaluationEventData `json:"data"`
 
 	// Id `evt_` followed by a lowercase UUID; stable across retries and redeliveries.
+	//
+	// Example: evt_2c6e0a4b-8d1f-4e3a-9b5c-7d0f2a6e4c81
 	Id EventId `json:"id"`
 
 	// Triggered True only on an event emitted by triggerEvent (see `Event`); absent otherwise.
@@ -1726,6 +1837,8 @@ type EvaluationFailedEvent struct {
 type EvaluationFailedEventType string
 
 // EvaluationKind Kind of evaluation; `basic` is the only kind today. Open enum.
+//
+// Example: basic
 type EvaluationKind string
 
 // EvaluationProgressEvent An evaluation advanced. Throttled: not every internal step emits one, and it may arrive after `evaluation.completed`.
@@ -1741,6 +1854,8 @@ type EvaluationProgressEvent struct {
 	Data EvaluationEventData `json:"data"`
 
 	// Id `evt_` followed by a lowercase UUID; stable across retries and redeliveries.
+	//
+	// Example: evt_2c6e0a4b-8d1f-4e3a-9b5c-7d0f2a6e4c81
 	Id EventId `json:"id"`
 
 	// Triggered True only on an event emitted by triggerEvent (see `Event`); absent otherwise.
@@ -1752,6 +1867,8 @@ type EvaluationProgressEvent struct {
 type EvaluationProgressEventType string
 
 // EvaluationResult Full result, present once the evaluation completed.
+//
+// Example: {"checks":[{"check_id":"salary_statements_complete","citations":[{"excerpt":"Auszahlungsbetrag 3.412,57 EUR","external_file_id":"doc-88231","pages":[1],"regions":[{"height":0.03,"page":1,"width":0.28,"x":0.62,"y":0.81}],"upload_id":"9d3e7a1b-5c2f-4e8d-a6b0-3f1c9e2d7a54"}],"confidence":0.9,"key":"salary_statements_complete","reasoning_summary":"Only the February 2026 statement was provided; three consecutive months are required.","status":"open","title":"Salary statements complete"}],"documents":[{"document_slot_id":"6b0d2f8c-4e3a-4c9b-8d7f-1a2b3c4d5e6f","document_types":["salary_statement"],"external_file_id":"doc-88231","file_id":"a1c5e9f3-7b2d-4f6a-8e0c-4d2b6f8a1c37","readability":{"status":"passed"},"upload_id":"9d3e7a1b-5c2f-4e8d-a6b0-3f1c9e2d7a54"}],"fields":[{"citations":[{"excerpt":"Auszahlungsbetrag 3.412,57 EUR","external_file_id":"doc-88231","pages":[1],"regions":[{"height":0.03,"page":1,"width":0.28,"x":0.62,"y":0.81}],"upload_id":"9d3e7a1b-5c2f-4e8d-a6b0-3f1c9e2d7a54"}],"confidence":0.93,"data_field_id":"net_monthly_income","key":"net_monthly_income","label":"Net monthly income","source":"rules","status":"succeeded","value":{"amount":"3412.57","currency":"EUR"}}],"summary":{"outcome":"action_required","recommendation":"request_documents","risk_band":"medium"}}
 type EvaluationResult struct {
 	Checks    []ResultCheck    `json:"checks"`
 	Documents []ResultDocument `json:"documents"`
@@ -1768,6 +1885,9 @@ type EvaluationResult struct {
 	//   was not found); `unknown` (uncertain).
 	// - `risk_band`: `low` (passed), `medium` (action required), `high` (critical
 	//   findings), `unknown` (uncertain).
+	//
+	//
+	// Example: {"outcome":"action_required","recommendation":"request_documents","risk_band":"medium"}
 	Summary Summary `json:"summary"`
 }
 
@@ -1784,6 +1904,8 @@ type EvaluationStartedEvent struct {
 	Data EvaluationEventData `json:"data"`
 
 	// Id `evt_` followed by a lowercase UUID; stable across retries and redeliveries.
+	//
+	// Example: evt_2c6e0a4b-8d1f-4e3a-9b5c-7d0f2a6e4c81
 	Id EventId `json:"id"`
 
 	// Triggered True only on an event emitted by triggerEvent (see `Event`); absent otherwise.
@@ -1799,6 +1921,8 @@ type EvaluationStartedEventType string
 // `result` filled) or `failed` (`evaluation.failed`, `failure` filled); `queued` or
 // `running` -> `canceled` (`evaluation.canceled`) when the submission is canceled or
 // deleted.
+//
+// Example: completed
 type EvaluationStatus string
 
 // Event Event envelope, identical as webhook body and as list/get item. The shape of `data` depends on `type`: `FileEventData` (file.*), `EvaluationEventData` (evaluation.*), `DocumentSlotUpdatedEventData` (document_slot.updated); see `WebhookEvent` for the typed variants.
@@ -1812,6 +1936,8 @@ type Event struct {
 	Data map[string]interface{} `json:"data"`
 
 	// Id `evt_` followed by a lowercase UUID; stable across retries and redeliveries.
+	//
+	// Example: evt_2c6e0a4b-8d1f-4e3a-9b5c-7d0f2a6e4c81
 	Id EventId `json:"id"`
 
 	// Triggered Present, and true, only on events emitted by triggerEvent (`doceval trigger`): their `data` is the example of this document for the type and names no real resource. Acknowledge such an event without acting on it. Absent on real events.
@@ -1827,6 +1953,9 @@ type Event struct {
 	// - `webhook_endpoint.test`: sent on request to one endpoint to check a receiver
 	//   (`WebhookEndpointTestEventData`); no endpoint subscribes to it.
 	// Any type can be sent as a sample with triggerEvent (`triggered: true`).
+	//
+	//
+	// Example: file.ready
 	Type EventType `json:"type"`
 }
 
@@ -1840,6 +1969,8 @@ type EventDetail struct {
 	Deliveries []Delivery             `json:"deliveries"`
 
 	// Id `evt_` followed by a lowercase UUID; stable across retries and redeliveries.
+	//
+	// Example: evt_2c6e0a4b-8d1f-4e3a-9b5c-7d0f2a6e4c81
 	Id EventId `json:"id"`
 
 	// Triggered Present, and true, only on events emitted by triggerEvent (`doceval trigger`): their `data` is the example of this document for the type and names no real resource. Acknowledge such an event without acting on it. Absent on real events.
@@ -1855,10 +1986,13 @@ type EventDetail struct {
 	// - `webhook_endpoint.test`: sent on request to one endpoint to check a receiver
 	//   (`WebhookEndpointTestEventData`); no endpoint subscribes to it.
 	// Any type can be sent as a sample with triggerEvent (`triggered: true`).
+	//
+	//
+	// Example: file.ready
 	Type EventType `json:"type"`
 }
 
-// EventFeed defines model for EventFeed.
+// EventFeed Example: {"data":[{"api_client_id":"3f6c2a1e-8b4d-4c7a-9e21-5d0b7f9a1c44","created_at":"2026-03-02T09:16:42Z","data":{"upload":{"content_type":"application/pdf","created_at":"2026-03-02T09:16:42Z","document_slot_id":"6b0d2f8c-4e3a-4c9b-8d7f-1a2b3c4d5e6f","external_file_id":"doc-88231","external_submission_id":"loan-2026-004711","failure":null,"file_id":"a1c5e9f3-7b2d-4f6a-8e0c-4d2b6f8a1c37","filename":"gehaltsabrechnung-2026-02.pdf","id":"9d3e7a1b-5c2f-4e8d-a6b0-3f1c9e2d7a54","submission_id":"0b8e5f52-6a3c-4d1e-8f7a-2c9d4e6b1a03","upload_status":"ready"}},"id":"evt_2c6e0a4b-8d1f-4e3a-9b5c-7d0f2a6e4c81","type":"file.ready"}],"next_cursor":"eyJ0eCI6ODgxMjQsInNlcSI6MTIsImF0IjoiMjAyNi0wMy0wMlQwOToyMTozN1oifQ"}
 type EventFeed struct {
 	Data []Event `json:"data"`
 
@@ -1867,9 +2001,11 @@ type EventFeed struct {
 }
 
 // EventId `evt_` followed by a lowercase UUID; stable across retries and redeliveries.
+//
+// Example: evt_2c6e0a4b-8d1f-4e3a-9b5c-7d0f2a6e4c81
 type EventId = string
 
-// EventList defines model for EventList.
+// EventList Example: {"data":[{"api_client_id":"3f6c2a1e-8b4d-4c7a-9e21-5d0b7f9a1c44","created_at":"2026-03-02T09:16:42Z","data":{"upload":{"content_type":"application/pdf","created_at":"2026-03-02T09:16:42Z","document_slot_id":"6b0d2f8c-4e3a-4c9b-8d7f-1a2b3c4d5e6f","external_file_id":"doc-88231","external_submission_id":"loan-2026-004711","failure":null,"file_id":"a1c5e9f3-7b2d-4f6a-8e0c-4d2b6f8a1c37","filename":"gehaltsabrechnung-2026-02.pdf","id":"9d3e7a1b-5c2f-4e8d-a6b0-3f1c9e2d7a54","submission_id":"0b8e5f52-6a3c-4d1e-8f7a-2c9d4e6b1a03","upload_status":"ready"}},"id":"evt_2c6e0a4b-8d1f-4e3a-9b5c-7d0f2a6e4c81","type":"file.ready"}],"next_cursor":null}
 type EventList struct {
 	Data []Event `json:"data"`
 
@@ -1888,9 +2024,13 @@ type EventList struct {
 //     (`WebhookEndpointTestEventData`); no endpoint subscribes to it.
 //
 // Any type can be sent as a sample with triggerEvent (`triggered: true`).
+//
+// Example: file.ready
 type EventType string
 
 // Failure Why an evaluation failed.
+//
+// Example: {"code":"evaluation_timeout","message":"The evaluation took longer than its budget of 10 minutes."}
 type Failure struct {
 	// Code Machine-readable reason. Open set; today: `processing_error` (the engine could
 	// not finish), `evaluation_timeout` (it ran longer than the operator's limit),
@@ -1904,6 +2044,7 @@ type Failure struct {
 //
 // Example: {"upload":{"content_type":"application/pdf","created_at":"2026-11-23T09:12:41Z","document_slot_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f10","external_file_id":"payslip-2026-10","external_submission_id":"loan-2026-004217","failure":null,"file_id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a04","filename":"payslip_2026-10.pdf","id":"0193a5f2-4c5d-7e63-9f70-4b8daf3e2a03","submission_id":"0193a5f1-1b3c-7d42-8e5f-3a7c9d2e1f02","upload_status":"ready"}}
 type FileEventData struct {
+	// Upload Example: {"content_type":"application/pdf","created_at":"2026-03-02T09:16:42Z","document_slot_id":"6b0d2f8c-4e3a-4c9b-8d7f-1a2b3c4d5e6f","external_file_id":"doc-88231","external_submission_id":"loan-2026-004711","failure":null,"file_id":"a1c5e9f3-7b2d-4f6a-8e0c-4d2b6f8a1c37","filename":"gehaltsabrechnung-2026-02.pdf","id":"9d3e7a1b-5c2f-4e8d-a6b0-3f1c9e2d7a54","submission_id":"0b8e5f52-6a3c-4d1e-8f7a-2c9d4e6b1a03","upload_status":"ready"}
 	Upload Upload `json:"upload"`
 }
 
@@ -1920,6 +2061,8 @@ type FileFailedEvent struct {
 	Data FileEventData `json:"data"`
 
 	// Id `evt_` followed by a lowercase UUID; stable across retries and redeliveries.
+	//
+	// Example: evt_2c6e0a4b-8d1f-4e3a-9b5c-7d0f2a6e4c81
 	Id EventId `json:"id"`
 
 	// Triggered True only on an event emitted by triggerEvent (see `Event`); absent otherwise.
@@ -1943,6 +2086,8 @@ type FileReadyEvent struct {
 	Data FileEventData `json:"data"`
 
 	// Id `evt_` followed by a lowercase UUID; stable across retries and redeliveries.
+	//
+	// Example: evt_2c6e0a4b-8d1f-4e3a-9b5c-7d0f2a6e4c81
 	Id EventId `json:"id"`
 
 	// Triggered True only on an event emitted by triggerEvent (see `Event`); absent otherwise.
@@ -1954,27 +2099,35 @@ type FileReadyEvent struct {
 type FileReadyEventType string
 
 // Metadata Partner-owned JSON object, at most 16 KiB serialized (else 422 `invalid_field` with `param` `metadata`). Replaced as a whole on PATCH, never merged.
+//
+// Example: {"advisor_ref":"AB-1187","branch":"Hamburg-Altona","loan_amount_requested":320000}
 type Metadata map[string]interface{}
 
 // ProductType Credit product type. Open enum in responses (new values appear; tolerate unknown ones); validated in requests.
+//
+// Example: personal_real_estate_financing
 type ProductType string
 
-// Readability defines model for Readability.
+// Readability Example: {"status":"passed"}
 type Readability struct {
 	// Status Readability of a document. Open enum.
+	//
+	// Example: passed
 	Status ReadabilityStatus `json:"status"`
 }
 
 // ReadabilityStatus Readability of a document. Open enum.
+//
+// Example: passed
 type ReadabilityStatus string
 
-// RedeliverEventRequest defines model for RedeliverEventRequest.
+// RedeliverEventRequest Example: {"endpoint_id":"1e5a9c3f-7b0d-4d2e-8f6a-4c8e2b0d6f93"}
 type RedeliverEventRequest struct {
 	// EndpointId Requeue only this endpoint's delivery, whatever its state.
 	EndpointId *openapi_types.UUID `json:"endpoint_id,omitempty"`
 }
 
-// ReplaceTemplateCheckItemsRequest defines model for ReplaceTemplateCheckItemsRequest.
+// ReplaceTemplateCheckItemsRequest Example: {"expected_revision":3,"items":[{"check_id":"salary_statements_complete"},{"check_id":"name_consistency"}]}
 type ReplaceTemplateCheckItemsRequest struct {
 	// ExpectedRevision Must equal the current `revision`, else 409 `revision_mismatch`.
 	ExpectedRevision int `json:"expected_revision"`
@@ -1983,7 +2136,7 @@ type ReplaceTemplateCheckItemsRequest struct {
 	Items []CheckItemInput `json:"items"`
 }
 
-// ReplaceTemplateDataFieldItemsRequest defines model for ReplaceTemplateDataFieldItemsRequest.
+// ReplaceTemplateDataFieldItemsRequest Example: {"expected_revision":3,"items":[{"confidence_threshold":0.8,"data_field_id":"net_monthly_income","required":true},{"data_field_id":"employer_name"}]}
 type ReplaceTemplateDataFieldItemsRequest struct {
 	// ExpectedRevision Must equal the current `revision`, else 409 `revision_mismatch`.
 	ExpectedRevision int `json:"expected_revision"`
@@ -1992,7 +2145,7 @@ type ReplaceTemplateDataFieldItemsRequest struct {
 	Items []DataFieldItemInput `json:"items"`
 }
 
-// ReplaceTemplateDocumentRequirementsRequest defines model for ReplaceTemplateDocumentRequirementsRequest.
+// ReplaceTemplateDocumentRequirementsRequest Example: {"expected_revision":3,"items":[{"document_type_id":"id_card"},{"allow_multiple_files":true,"document_type_id":"salary_statement","label":"Salary statements (last 3 months)","required":true}]}
 type ReplaceTemplateDocumentRequirementsRequest struct {
 	// ExpectedRevision Must equal the current `revision`, else 409 `revision_mismatch`.
 	ExpectedRevision int `json:"expected_revision"`
@@ -2048,6 +2201,8 @@ type ReplaceTemplateDocumentRequirementsRequest struct {
 // Custom checks are answered by the configured language model, with every citation
 // verified against the page text; a verdict left without verifiable evidence is
 // `open`; without a configured model a custom check is `failed` with a reason.
+//
+// Example: {"check_id":"salary_statements_complete","citations":[{"excerpt":"Auszahlungsbetrag 3.412,57 EUR","external_file_id":"doc-88231","pages":[1],"regions":[{"height":0.03,"page":1,"width":0.28,"x":0.62,"y":0.81}],"upload_id":"9d3e7a1b-5c2f-4e8d-a6b0-3f1c9e2d7a54"}],"confidence":0.9,"key":"salary_statements_complete","reasoning_summary":"Only the February 2026 statement was provided; three consecutive months are required.","status":"open","title":"Salary statements complete"}
 type ResultCheck struct {
 	CheckId    string     `json:"check_id"`
 	Citations  []Citation `json:"citations"`
@@ -2058,14 +2213,20 @@ type ResultCheck struct {
 	ReasoningSummary string `json:"reasoning_summary"`
 
 	// Status Verdict of a check. This vocabulary is fixed; the check's prompt decides which findings land in which verdict.
+	//
+	// Example: fulfilled
 	Status ResultCheckStatus `json:"status"`
 	Title  string            `json:"title"`
 }
 
 // ResultCheckStatus Verdict of a check. This vocabulary is fixed; the check's prompt decides which findings land in which verdict.
+//
+// Example: fulfilled
 type ResultCheckStatus string
 
 // ResultDocument How the engine read one input upload (assigned to a slot or not).
+//
+// Example: {"document_slot_id":"6b0d2f8c-4e3a-4c9b-8d7f-1a2b3c4d5e6f","document_types":["salary_statement"],"external_file_id":"doc-88231","file_id":"a1c5e9f3-7b2d-4f6a-8e0c-4d2b6f8a1c37","readability":{"status":"passed"},"upload_id":"9d3e7a1b-5c2f-4e8d-a6b0-3f1c9e2d7a54"}
 type ResultDocument struct {
 	// DocumentSlotId The slot the upload was in, or null when unassigned.
 	DocumentSlotId *openapi_types.UUID `json:"document_slot_id"`
@@ -2074,11 +2235,13 @@ type ResultDocument struct {
 	DocumentTypes  []string           `json:"document_types"`
 	ExternalFileId string             `json:"external_file_id"`
 	FileId         openapi_types.UUID `json:"file_id"`
-	Readability    Readability        `json:"readability"`
-	UploadId       openapi_types.UUID `json:"upload_id"`
+
+	// Readability Example: {"status":"passed"}
+	Readability Readability        `json:"readability"`
+	UploadId    openapi_types.UUID `json:"upload_id"`
 }
 
-// ResultField defines model for ResultField.
+// ResultField Example: {"citations":[{"excerpt":"Auszahlungsbetrag 3.412,57 EUR","external_file_id":"doc-88231","pages":[1],"regions":[{"height":0.03,"page":1,"width":0.28,"x":0.62,"y":0.81}],"upload_id":"9d3e7a1b-5c2f-4e8d-a6b0-3f1c9e2d7a54"}],"confidence":0.93,"data_field_id":"net_monthly_income","key":"net_monthly_income","label":"Net monthly income","source":"rules","status":"succeeded","value":{"amount":"3412.57","currency":"EUR"}}
 type ResultField struct {
 	Citations   []Citation `json:"citations"`
 	Confidence  float64    `json:"confidence"`
@@ -2097,6 +2260,8 @@ type ResultField struct {
 	Source *ResultFieldSource `json:"source,omitempty"`
 
 	// Status Extraction status of a field: `succeeded`, `low_confidence` (confidence below the template item's `confidence_threshold`), `not_found`, `failed`. Open enum.
+	//
+	// Example: succeeded
 	Status ResultFieldStatus `json:"status"`
 
 	// Value Any JSON value, or null when nothing was extracted. Shaped by the data field's
@@ -2120,9 +2285,11 @@ type ResultField struct {
 type ResultFieldSource string
 
 // ResultFieldStatus Extraction status of a field: `succeeded`, `low_confidence` (confidence below the template item's `confidence_threshold`), `not_found`, `failed`. Open enum.
+//
+// Example: succeeded
 type ResultFieldStatus string
 
-// SecretRotation defines model for SecretRotation.
+// SecretRotation Example: {"previous_secret_expires_at":"2026-03-03T09:30:00Z","signing_secret":"whsec_Qm4Xr8Tz2Nc6Vb1Lp9Kd3Hw7Js5Gf0Ay4Ue8Ri2Oo6Pn"}
 type SecretRotation struct {
 	// PreviousSecretExpiresAt Until then (24 hours; less if rotated again) deliveries carry signatures for both secrets.
 	PreviousSecretExpiresAt time.Time `json:"previous_secret_expires_at"`
@@ -2137,6 +2304,8 @@ type SecretRotation struct {
 // finished processing) replaces it with the computed status and clears `review`;
 // an advisor may also clear it. Every change emits `document_slot.updated`. Who
 // decided is never shown.
+//
+// Example: {"decided_at":"2026-03-02T10:02:00Z","decision":"needs_review","reason":"The February statement is cut off at the bottom."}
 type SlotReview struct {
 	DecidedAt time.Time `json:"decided_at"`
 
@@ -2150,9 +2319,11 @@ type SlotReview struct {
 // SlotReviewDecision Open enum.
 type SlotReviewDecision string
 
-// Submission defines model for Submission.
+// Submission Example: {"consistency":{"authz":"applied"},"created_at":"2026-03-02T09:15:00Z","display_id":"SUB-7KQ2M9XD","external_submission_id":"loan-2026-004711","id":"0b8e5f52-6a3c-4d1e-8f7a-2c9d4e6b1a03","metadata":{"advisor_ref":"AB-1187","branch":"Hamburg-Altona","loan_amount_requested":320000},"status":"collecting_documents","template_id":"8f14e45f-ceea-4672-9f4d-6a1d2c3b4e5f","updated_at":"2026-03-02T09:15:00Z"}
 type Submission struct {
 	// Consistency Consistency information returned by create, patch and cancel.
+	//
+	// Example: {"authz":"applied"}
 	Consistency *Consistency `json:"consistency,omitempty"`
 	CreatedAt   time.Time    `json:"created_at"`
 
@@ -2164,6 +2335,8 @@ type Submission struct {
 	Id                   openapi_types.UUID `json:"id"`
 
 	// Metadata Partner-owned JSON object, at most 16 KiB serialized (else 422 `invalid_field` with `param` `metadata`). Replaced as a whole on PATCH, never merged.
+	//
+	// Example: {"advisor_ref":"AB-1187","branch":"Hamburg-Altona","loan_amount_requested":320000}
 	Metadata Metadata `json:"metadata"`
 
 	// Status Status of a submission. Open enum in responses (tolerate unknown values); validated as
@@ -2173,6 +2346,9 @@ type Submission struct {
 	// - `evaluating`: an evaluation was accepted and is queued or running.
 	// - `completed` / `failed`: the latest evaluation completed / failed.
 	// - `canceled`: terminal, after POST cancel.
+	//
+	//
+	// Example: collecting_documents
 	Status SubmissionStatus `json:"status"`
 
 	// TemplateId The template the submission was created from (builtin key or UUID).
@@ -2183,6 +2359,8 @@ type Submission struct {
 // SubmissionDetail A submission with its document slots, unassigned uploads and latest evaluation (`consistency` is not part of reads).
 type SubmissionDetail struct {
 	// Consistency Consistency information returned by create, patch and cancel.
+	//
+	// Example: {"authz":"applied"}
 	Consistency *Consistency `json:"consistency,omitempty"`
 	CreatedAt   time.Time    `json:"created_at"`
 
@@ -2195,9 +2373,13 @@ type SubmissionDetail struct {
 	// ExternalSubmissionId Partner-chosen idempotency key, unique per API client.
 	ExternalSubmissionId string             `json:"external_submission_id"`
 	Id                   openapi_types.UUID `json:"id"`
-	LatestEvaluation     *Evaluation        `json:"latest_evaluation,omitempty"`
+
+	// LatestEvaluation Example: {"external_submission_id":"loan-2026-004711","finished_at":"2026-03-02T09:21:37Z","id":"f0a4c8e2-6d1b-4f5a-9c3e-7b2d0f6a8c15","input_file_ids":["a1c5e9f3-7b2d-4f6a-8e0c-4d2b6f8a1c37"],"kind":"basic","progress_percent":100,"result":{"checks":[{"check_id":"salary_statements_complete","citations":[{"excerpt":"Auszahlungsbetrag 3.412,57 EUR","external_file_id":"doc-88231","pages":[1],"regions":[{"height":0.03,"page":1,"width":0.28,"x":0.62,"y":0.81}],"upload_id":"9d3e7a1b-5c2f-4e8d-a6b0-3f1c9e2d7a54"}],"confidence":0.9,"key":"salary_statements_complete","reasoning_summary":"Only the February 2026 statement was provided; three consecutive months are required.","status":"open","title":"Salary statements complete"}],"documents":[{"document_slot_id":"6b0d2f8c-4e3a-4c9b-8d7f-1a2b3c4d5e6f","document_types":["salary_statement"],"external_file_id":"doc-88231","file_id":"a1c5e9f3-7b2d-4f6a-8e0c-4d2b6f8a1c37","readability":{"status":"passed"},"upload_id":"9d3e7a1b-5c2f-4e8d-a6b0-3f1c9e2d7a54"}],"fields":[{"citations":[{"excerpt":"Auszahlungsbetrag 3.412,57 EUR","external_file_id":"doc-88231","pages":[1],"regions":[{"height":0.03,"page":1,"width":0.28,"x":0.62,"y":0.81}],"upload_id":"9d3e7a1b-5c2f-4e8d-a6b0-3f1c9e2d7a54"}],"confidence":0.93,"data_field_id":"net_monthly_income","key":"net_monthly_income","label":"Net monthly income","source":"rules","status":"succeeded","value":{"amount":"3412.57","currency":"EUR"}}],"summary":{"outcome":"action_required","recommendation":"request_documents","risk_band":"medium"}},"stage_label":"Completed","started_at":"2026-03-02T09:21:05Z","status":"completed","submission_id":"0b8e5f52-6a3c-4d1e-8f7a-2c9d4e6b1a03"}
+	LatestEvaluation *Evaluation `json:"latest_evaluation,omitempty"`
 
 	// Metadata Partner-owned JSON object, at most 16 KiB serialized (else 422 `invalid_field` with `param` `metadata`). Replaced as a whole on PATCH, never merged.
+	//
+	// Example: {"advisor_ref":"AB-1187","branch":"Hamburg-Altona","loan_amount_requested":320000}
 	Metadata Metadata `json:"metadata"`
 
 	// Status Status of a submission. Open enum in responses (tolerate unknown values); validated as
@@ -2207,6 +2389,9 @@ type SubmissionDetail struct {
 	// - `evaluating`: an evaluation was accepted and is queued or running.
 	// - `completed` / `failed`: the latest evaluation completed / failed.
 	// - `canceled`: terminal, after POST cancel.
+	//
+	//
+	// Example: collecting_documents
 	Status SubmissionStatus `json:"status"`
 
 	// TemplateId The template the submission was created from (builtin key or UUID).
@@ -2216,9 +2401,11 @@ type SubmissionDetail struct {
 }
 
 // SubmissionLanguage Language of reasoning summaries and the OCR hint. Documents may be German or English either way.
+//
+// Example: de
 type SubmissionLanguage string
 
-// SubmissionList defines model for SubmissionList.
+// SubmissionList Example: {"data":[{"created_at":"2026-03-02T09:15:00Z","display_id":"SUB-7KQ2M9XD","external_submission_id":"loan-2026-004711","id":"0b8e5f52-6a3c-4d1e-8f7a-2c9d4e6b1a03","status":"completed","template_id":"8f14e45f-ceea-4672-9f4d-6a1d2c3b4e5f","updated_at":"2026-03-02T09:21:37Z"}],"next_cursor":"eyJ0IjoiMjAyNi0wMy0wMlQwOToxNTowMFoiLCJpIjoiMGI4ZTVmNTIifQ"}
 type SubmissionList struct {
 	Data []SubmissionSummary `json:"data"`
 
@@ -2233,9 +2420,13 @@ type SubmissionList struct {
 //   - `evaluating`: an evaluation was accepted and is queued or running.
 //   - `completed` / `failed`: the latest evaluation completed / failed.
 //   - `canceled`: terminal, after POST cancel.
+//
+// Example: collecting_documents
 type SubmissionStatus string
 
 // SubmissionSummary A submission as listed.
+//
+// Example: {"created_at":"2026-03-02T09:15:00Z","display_id":"SUB-7KQ2M9XD","external_submission_id":"loan-2026-004711","id":"0b8e5f52-6a3c-4d1e-8f7a-2c9d4e6b1a03","status":"completed","template_id":"8f14e45f-ceea-4672-9f4d-6a1d2c3b4e5f","updated_at":"2026-03-02T09:21:37Z"}
 type SubmissionSummary struct {
 	CreatedAt            time.Time          `json:"created_at"`
 	DisplayId            string             `json:"display_id"`
@@ -2249,6 +2440,9 @@ type SubmissionSummary struct {
 	// - `evaluating`: an evaluation was accepted and is queued or running.
 	// - `completed` / `failed`: the latest evaluation completed / failed.
 	// - `canceled`: terminal, after POST cancel.
+	//
+	//
+	// Example: collecting_documents
 	Status     SubmissionStatus `json:"status"`
 	TemplateId string           `json:"template_id"`
 	UpdatedAt  time.Time        `json:"updated_at"`
@@ -2265,27 +2459,43 @@ type SubmissionSummary struct {
 //     was not found); `unknown` (uncertain).
 //   - `risk_band`: `low` (passed), `medium` (action required), `high` (critical
 //     findings), `unknown` (uncertain).
+//
+// Example: {"outcome":"action_required","recommendation":"request_documents","risk_band":"medium"}
 type Summary struct {
 	// Outcome Overall outcome of an evaluation. Open enum.
+	//
+	// Example: action_required
 	Outcome SummaryOutcome `json:"outcome"`
 
 	// Recommendation Recommended next step. Open enum.
+	//
+	// Example: request_documents
 	Recommendation SummaryRecommendation `json:"recommendation"`
 
 	// RiskBand Risk band. Open enum.
+	//
+	// Example: medium
 	RiskBand SummaryRiskBand `json:"risk_band"`
 }
 
 // SummaryOutcome Overall outcome of an evaluation. Open enum.
+//
+// Example: action_required
 type SummaryOutcome string
 
 // SummaryRecommendation Recommended next step. Open enum.
+//
+// Example: request_documents
 type SummaryRecommendation string
 
 // SummaryRiskBand Risk band. Open enum.
+//
+// Example: medium
 type SummaryRiskBand string
 
 // Template A builtin or custom template. Builtin templates are read-only; custom ones belong to the client. Lists return this shape; single reads and writes return `TemplateDetail`.
+//
+// Example: {"archived":false,"builtin":false,"created_at":"2026-02-10T14:03:11Z","display_name":"Real estate financing (salaried)","id":"8f14e45f-ceea-4672-9f4d-6a1d2c3b4e5f","is_default":true,"key":"real_estate_salaried","revision":3,"updated_at":"2026-02-24T08:47:30Z"}
 type Template struct {
 	// Archived True after DELETE; archived templates are unlisted and cannot create submissions.
 	Archived    bool      `json:"archived"`
@@ -2300,6 +2510,8 @@ type Template struct {
 	IsDefault bool `json:"is_default"`
 
 	// Key Stable key of a catalog entry or template. Builtin entries: the builtin key (equal to the id). Custom entries: a slug of the display name or title at creation (`a-z0-9_`, German umlauts transliterated), made unique within the client and against builtin keys by a numeric suffix (`id_card_2`); it never changes. Anywhere an id is expected, a custom entry's key works too.
+	//
+	// Example: real_estate_salaried
 	Key CatalogKey `json:"key"`
 
 	// Revision Starts at 1 and grows by 1 with every successful write; send it as `expected_revision`.
@@ -2325,6 +2537,8 @@ type TemplateDetail struct {
 	IsDefault bool `json:"is_default"`
 
 	// Key Stable key of a catalog entry or template. Builtin entries: the builtin key (equal to the id). Custom entries: a slug of the display name or title at creation (`a-z0-9_`, German umlauts transliterated), made unique within the client and against builtin keys by a numeric suffix (`id_card_2`); it never changes. Anywhere an id is expected, a custom entry's key works too.
+	//
+	// Example: real_estate_salaried
 	Key CatalogKey `json:"key"`
 
 	// Revision Starts at 1 and grows by 1 with every successful write; send it as `expected_revision`.
@@ -2332,7 +2546,7 @@ type TemplateDetail struct {
 	UpdatedAt time.Time `json:"updated_at"`
 }
 
-// TemplateList defines model for TemplateList.
+// TemplateList Example: {"data":[{"archived":false,"builtin":false,"created_at":"2026-02-10T14:03:11Z","display_name":"Real estate financing (salaried)","id":"8f14e45f-ceea-4672-9f4d-6a1d2c3b4e5f","is_default":true,"key":"real_estate_salaried","revision":3,"updated_at":"2026-02-24T08:47:30Z"}],"next_cursor":"eyJ0IjoiMjAyNi0wMy0wMlQwOToxNTowMFoiLCJpIjoiMGI4ZTVmNTIifQ"}
 type TemplateList struct {
 	Data []Template `json:"data"`
 
@@ -2357,12 +2571,19 @@ type TriggerEventRequest struct {
 	// - `webhook_endpoint.test`: sent on request to one endpoint to check a receiver
 	//   (`WebhookEndpointTestEventData`); no endpoint subscribes to it.
 	// Any type can be sent as a sample with triggerEvent (`triggered: true`).
+	//
+	//
+	// Example: file.ready
 	Type EventType `json:"type"`
 }
 
 // UpdateCheckRequest Omitted fields stay unchanged.
+//
+// Example: {"product_types":["personal_real_estate_financing"],"title":"Probation period ended"}
 type UpdateCheckRequest struct {
 	// Category Category of a check. Open enum in responses (new values appear; tolerate unknown ones); validated in requests.
+	//
+	// Example: income
 	Category     *CheckCategory `json:"category,omitempty"`
 	Description  *string        `json:"description,omitempty"`
 	ProductTypes *[]ProductType `json:"product_types,omitempty"`
@@ -2371,8 +2592,12 @@ type UpdateCheckRequest struct {
 }
 
 // UpdateDataFieldRequest Omitted fields stay unchanged.
+//
+// Example: {"display_name":"Monthly rent paid (warm)","value_format":"currency"}
 type UpdateDataFieldRequest struct {
 	// Category Category of a data field. Open enum in responses (new values appear; tolerate unknown ones); validated in requests.
+	//
+	// Example: income
 	Category    *DataFieldCategory `json:"category,omitempty"`
 	DisplayName *string            `json:"display_name,omitempty"`
 	Prompt      *string            `json:"prompt,omitempty"`
@@ -2382,20 +2607,26 @@ type UpdateDataFieldRequest struct {
 }
 
 // UpdateDocumentTypeRequest Omitted fields stay unchanged.
+//
+// Example: {"display_name":"Parental allowance notice (Elterngeld)"}
 type UpdateDocumentTypeRequest struct {
 	// Category Category of a document type. Open enum in responses (new values appear; tolerate unknown ones); validated in requests.
+	//
+	// Example: income
 	Category    *DocumentTypeCategory `json:"category,omitempty"`
 	Description *string               `json:"description,omitempty"`
 	DisplayName *string               `json:"display_name,omitempty"`
 }
 
-// UpdateSubmissionRequest defines model for UpdateSubmissionRequest.
+// UpdateSubmissionRequest Example: {"metadata":{"advisor_ref":"AB-1204","branch":"Hamburg-Altona","loan_amount_requested":320000}}
 type UpdateSubmissionRequest struct {
 	// Metadata Partner-owned JSON object, at most 16 KiB serialized (else 422 `invalid_field` with `param` `metadata`). Replaced as a whole on PATCH, never merged.
+	//
+	// Example: {"advisor_ref":"AB-1187","branch":"Hamburg-Altona","loan_amount_requested":320000}
 	Metadata Metadata `json:"metadata"`
 }
 
-// UpdateTemplateRequest defines model for UpdateTemplateRequest.
+// UpdateTemplateRequest Example: {"display_name":"Real estate financing (salaried, 2026)","expected_revision":3,"is_default":true}
 type UpdateTemplateRequest struct {
 	// DisplayName At most 200 characters. The `key` does not change.
 	DisplayName *string `json:"display_name,omitempty"`
@@ -2407,13 +2638,15 @@ type UpdateTemplateRequest struct {
 	IsDefault *bool `json:"is_default,omitempty"`
 }
 
-// UpdateUploadRequest defines model for UpdateUploadRequest.
+// UpdateUploadRequest Example: {"document_slot_id":"6b0d2f8c-4e3a-4c9b-8d7f-1a2b3c4d5e6f"}
 type UpdateUploadRequest struct {
 	// DocumentSlotId A slot of this submission to assign the upload to, or null to unassign it.
 	DocumentSlotId *openapi_types.UUID `json:"document_slot_id"`
 }
 
 // UpdateWebhookEndpointRequest Omitted fields stay unchanged.
+//
+// Example: {"status":"disabled"}
 type UpdateWebhookEndpointRequest struct {
 	Description *string `json:"description,omitempty"`
 
@@ -2421,13 +2654,15 @@ type UpdateWebhookEndpointRequest struct {
 	Events nullable.Nullable[[]EventType] `json:"events,omitempty"`
 
 	// Status `active` endpoints receive deliveries; `disabled` ones are paused, and events emitted meanwhile are never delivered to them later. Validated in requests.
+	//
+	// Example: active
 	Status *WebhookEndpointStatus `json:"status,omitempty"`
 
 	// Url `https` URL, at most 2048 characters; `http` only for 127.0.0.1, ::1 and localhost. The secret does not change.
 	Url *string `json:"url,omitempty"`
 }
 
-// Upload defines model for Upload.
+// Upload Example: {"content_type":"application/pdf","created_at":"2026-03-02T09:16:42Z","document_slot_id":"6b0d2f8c-4e3a-4c9b-8d7f-1a2b3c4d5e6f","external_file_id":"doc-88231","external_submission_id":"loan-2026-004711","failure":null,"file_id":"a1c5e9f3-7b2d-4f6a-8e0c-4d2b6f8a1c37","filename":"gehaltsabrechnung-2026-02.pdf","id":"9d3e7a1b-5c2f-4e8d-a6b0-3f1c9e2d7a54","submission_id":"0b8e5f52-6a3c-4d1e-8f7a-2c9d4e6b1a03","upload_status":"ready"}
 type Upload struct {
 	// ContentType Declared content type of the file part.
 	ContentType string    `json:"content_type"`
@@ -2443,6 +2678,8 @@ type Upload struct {
 	ExternalSubmissionId *string `json:"external_submission_id,omitempty"`
 
 	// Failure Why processing failed; null unless `upload_status` is `failed`.
+	//
+	// Example: {"code":"file_encrypted","message":"The PDF is password-protected; upload it without a password."}
 	Failure *UploadFailure `json:"failure"`
 
 	// FileId Id of the stored file; evaluations list it in `input_file_ids`.
@@ -2456,20 +2693,28 @@ type Upload struct {
 	SubmissionId *openapi_types.UUID `json:"submission_id,omitempty"`
 
 	// UploadStatus Processing status of an upload: `processing`, then `ready` (`file.ready`) or `failed` (`file.failed`, `failure` set). Open enum: tolerate unknown values.
+	//
+	// Example: ready
 	UploadStatus UploadStatus `json:"upload_status"`
 }
 
 // UploadFailure Why processing failed; null unless `upload_status` is `failed`.
+//
+// Example: {"code":"file_encrypted","message":"The PDF is password-protected; upload it without a password."}
 type UploadFailure struct {
 	// Code Reason an upload failed processing. Open enum: tolerate unknown values. `too_many_pages`: more pages than the deployment processes per file (500 by default), or more pages without a usable text layer (scanned, blank) than it reads by OCR per file (100 by default); split the document.
+	//
+	// Example: file_encrypted
 	Code    UploadFailureCode `json:"code"`
 	Message string            `json:"message"`
 }
 
 // UploadFailureCode Reason an upload failed processing. Open enum: tolerate unknown values. `too_many_pages`: more pages than the deployment processes per file (500 by default), or more pages without a usable text layer (scanned, blank) than it reads by OCR per file (100 by default); split the document.
+//
+// Example: file_encrypted
 type UploadFailureCode string
 
-// UploadList defines model for UploadList.
+// UploadList Example: {"data":[{"content_type":"application/pdf","created_at":"2026-03-02T09:16:42Z","document_slot_id":"6b0d2f8c-4e3a-4c9b-8d7f-1a2b3c4d5e6f","external_file_id":"doc-88231","failure":null,"file_id":"a1c5e9f3-7b2d-4f6a-8e0c-4d2b6f8a1c37","filename":"gehaltsabrechnung-2026-02.pdf","id":"9d3e7a1b-5c2f-4e8d-a6b0-3f1c9e2d7a54","upload_status":"ready"}],"next_cursor":null}
 type UploadList struct {
 	Data []Upload `json:"data"`
 
@@ -2478,6 +2723,8 @@ type UploadList struct {
 }
 
 // UploadStatus Processing status of an upload: `processing`, then `ready` (`file.ready`) or `failed` (`file.failed`, `failure` set). Open enum: tolerate unknown values.
+//
+// Example: ready
 type UploadStatus string
 
 // ValueFormat Shape of an extracted value (see `ResultField.value`). Absent means free text.
@@ -2485,9 +2732,13 @@ type UploadStatus string
 // - `currency`: object `{"amount": "3250.00", "currency": "EUR"}` (amount a decimal string)
 // - `years`, `percent`, `square_meters`: a JSON number (`80.5` means 80.5 %)
 // - `date`: a string `YYYY-MM-DD`
+//
+// Example: currency
 type ValueFormat string
 
 // WebhookEndpoint A webhook endpoint, without its secret.
+//
+// Example: {"created_at":"2026-02-09T16:00:00Z","description":"Loan origination system (production)","events":["file.ready","file.failed","evaluation.completed","evaluation.failed"],"id":"1e5a9c3f-7b0d-4d2e-8f6a-4c8e2b0d6f93","status":"active","url":"https://hooks.partner-bank.example/doceval"}
 type WebhookEndpoint struct {
 	CreatedAt time.Time `json:"created_at"`
 
@@ -2499,11 +2750,13 @@ type WebhookEndpoint struct {
 	Id     openapi_types.UUID `json:"id"`
 
 	// Status `active` endpoints receive deliveries; `disabled` ones are paused, and events emitted meanwhile are never delivered to them later. Validated in requests.
+	//
+	// Example: active
 	Status WebhookEndpointStatus `json:"status"`
 	Url    string                `json:"url"`
 }
 
-// WebhookEndpointList defines model for WebhookEndpointList.
+// WebhookEndpointList Example: {"data":[{"created_at":"2026-02-09T16:00:00Z","description":"Loan origination system (production)","events":["file.ready","file.failed","evaluation.completed","evaluation.failed"],"id":"1e5a9c3f-7b0d-4d2e-8f6a-4c8e2b0d6f93","status":"active","url":"https://hooks.partner-bank.example/doceval"}],"next_cursor":null}
 type WebhookEndpointList struct {
 	Data []WebhookEndpoint `json:"data"`
 
@@ -2512,6 +2765,8 @@ type WebhookEndpointList struct {
 }
 
 // WebhookEndpointStatus `active` endpoints receive deliveries; `disabled` ones are paused, and events emitted meanwhile are never delivered to them later. Validated in requests.
+//
+// Example: active
 type WebhookEndpointStatus string
 
 // WebhookEndpointTestEvent A test event sent to one endpoint on request (testWebhookEndpoint).
@@ -2527,6 +2782,8 @@ type WebhookEndpointTestEvent struct {
 	Data WebhookEndpointTestEventData `json:"data"`
 
 	// Id `evt_` followed by a lowercase UUID; stable across retries and redeliveries.
+	//
+	// Example: evt_2c6e0a4b-8d1f-4e3a-9b5c-7d0f2a6e4c81
 	Id EventId `json:"id"`
 
 	// Triggered True only on an event emitted by triggerEvent (see `Event`); absent otherwise.
@@ -2562,6 +2819,8 @@ type WebhookEndpointWithSecret struct {
 	SigningSecret string `json:"signing_secret"`
 
 	// Status `active` endpoints receive deliveries; `disabled` ones are paused, and events emitted meanwhile are never delivered to them later. Validated in requests.
+	//
+	// Example: active
 	Status WebhookEndpointStatus `json:"status"`
 	Url    string                `json:"url"`
 }
@@ -2592,6 +2851,8 @@ type EndpointId = openapi_types.UUID
 type EvaluationId = openapi_types.UUID
 
 // EventIdParam `evt_` followed by a lowercase UUID; stable across retries and redeliveries.
+//
+// Example: evt_2c6e0a4b-8d1f-4e3a-9b5c-7d0f2a6e4c81
 type EventIdParam = EventId
 
 // IdempotencyKey defines model for IdempotencyKey.
@@ -2613,36 +2874,58 @@ type TemplateId = string
 type UploadId = openapi_types.UUID
 
 // BadRequest Body of every non-2xx response.
+//
+// Example: {"error":{"code":"invalid_field","message":"external_submission_id must be 1 to 255 characters","param":"external_submission_id","request_id":"req_0195a1b2c3d47e8f9a0b1c2d3e4f5a6b"}}
 type BadRequest = ErrorResponse
 
 // Conflict Body of every non-2xx response.
+//
+// Example: {"error":{"code":"invalid_field","message":"external_submission_id must be 1 to 255 characters","param":"external_submission_id","request_id":"req_0195a1b2c3d47e8f9a0b1c2d3e4f5a6b"}}
 type Conflict = ErrorResponse
 
 // Forbidden Body of every non-2xx response.
+//
+// Example: {"error":{"code":"invalid_field","message":"external_submission_id must be 1 to 255 characters","param":"external_submission_id","request_id":"req_0195a1b2c3d47e8f9a0b1c2d3e4f5a6b"}}
 type Forbidden = ErrorResponse
 
 // InternalError Body of every non-2xx response.
+//
+// Example: {"error":{"code":"invalid_field","message":"external_submission_id must be 1 to 255 characters","param":"external_submission_id","request_id":"req_0195a1b2c3d47e8f9a0b1c2d3e4f5a6b"}}
 type InternalError = ErrorResponse
 
 // NotFound Body of every non-2xx response.
+//
+// Example: {"error":{"code":"invalid_field","message":"external_submission_id must be 1 to 255 characters","param":"external_submission_id","request_id":"req_0195a1b2c3d47e8f9a0b1c2d3e4f5a6b"}}
 type NotFound = ErrorResponse
 
 // PayloadTooLarge Body of every non-2xx response.
+//
+// Example: {"error":{"code":"invalid_field","message":"external_submission_id must be 1 to 255 characters","param":"external_submission_id","request_id":"req_0195a1b2c3d47e8f9a0b1c2d3e4f5a6b"}}
 type PayloadTooLarge = ErrorResponse
 
 // ServiceUnavailable Body of every non-2xx response.
+//
+// Example: {"error":{"code":"invalid_field","message":"external_submission_id must be 1 to 255 characters","param":"external_submission_id","request_id":"req_0195a1b2c3d47e8f9a0b1c2d3e4f5a6b"}}
 type ServiceUnavailable = ErrorResponse
 
 // TooManyRequests Body of every non-2xx response.
+//
+// Example: {"error":{"code":"invalid_field","message":"external_submission_id must be 1 to 255 characters","param":"external_submission_id","request_id":"req_0195a1b2c3d47e8f9a0b1c2d3e4f5a6b"}}
 type TooManyRequests = ErrorResponse
 
 // Unauthorized Body of every non-2xx response.
+//
+// Example: {"error":{"code":"invalid_field","message":"external_submission_id must be 1 to 255 characters","param":"external_submission_id","request_id":"req_0195a1b2c3d47e8f9a0b1c2d3e4f5a6b"}}
 type Unauthorized = ErrorResponse
 
 // UnexpectedError Body of every non-2xx response.
+//
+// Example: {"error":{"code":"invalid_field","message":"external_submission_id must be 1 to 255 characters","param":"external_submission_id","request_id":"req_0195a1b2c3d47e8f9a0b1c2d3e4f5a6b"}}
 type UnexpectedError = ErrorResponse
 
 // UnprocessableEntity Body of every non-2xx response.
+//
+// Example: {"error":{"code":"invalid_field","message":"external_submission_id must be 1 to 255 characters","param":"external_submission_id","request_id":"req_0195a1b2c3d47e8f9a0b1c2d3e4f5a6b"}}
 type UnprocessableEntity = ErrorResponse
 
 // ListChecksParams defines parameters for ListChecks.
@@ -2710,10 +2993,14 @@ type ListEventFeedParams struct {
 	// Limit Page size, default 50. Values above 100 are clamped to 100; below 1 or not an integer is 422 `invalid_field` with `param` `limit`.
 	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
 
-	// After The `next_cursor` of the previous read.
+	// Cursor The `next_cursor` of the previous read.
+	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// After Former name of `cursor`, with the same meaning; kept working. Send `cursor`.
+	// Deprecated: this property has been marked as deprecated upstream, but no `x-deprecated-reason` was set
 	After *string `form:"after,omitempty" json:"after,omitempty"`
 
-	// FromStart Without `after`, start at the oldest retained event instead of the end.
+	// FromStart Without `cursor`, start at the oldest retained event instead of the end.
 	FromStart *bool `form:"from_start,omitempty" json:"from_start,omitempty"`
 
 	// Wait Seconds to wait for an event when there is none yet (0 to 30).
@@ -3447,7 +3734,7 @@ func (w *ServerInterfaceWrapper) ListChecks(ctx echo.Context) error {
 	var params ListChecksParams
 	// ------------- Optional query parameter "limit" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: "int64"})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
 	}
@@ -3549,7 +3836,7 @@ func (w *ServerInterfaceWrapper) ListDataFields(ctx echo.Context) error {
 	var params ListDataFieldsParams
 	// ------------- Optional query parameter "limit" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: "int64"})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
 	}
@@ -3651,7 +3938,7 @@ func (w *ServerInterfaceWrapper) ListDocumentTypes(ctx echo.Context) error {
 	var params ListDocumentTypesParams
 	// ------------- Optional query parameter "limit" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: "int64"})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
 	}
@@ -3753,7 +4040,7 @@ func (w *ServerInterfaceWrapper) ListEvents(ctx echo.Context) error {
 	var params ListEventsParams
 	// ------------- Optional query parameter "limit" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: "int64"})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
 	}
@@ -3792,9 +4079,16 @@ func (w *ServerInterfaceWrapper) ListEventFeed(ctx echo.Context) error {
 	var params ListEventFeedParams
 	// ------------- Optional query parameter "limit" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: "int64"})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
 	}
 
 	// ------------- Optional query parameter "after" -------------
@@ -3813,7 +4107,7 @@ func (w *ServerInterfaceWrapper) ListEventFeed(ctx echo.Context) error {
 
 	// ------------- Optional query parameter "wait" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "wait", ctx.QueryParams(), &params.Wait, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "wait", ctx.QueryParams(), &params.Wait, runtime.BindQueryParameterOptions{Type: "integer", Format: "int32"})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter wait: %s", err))
 	}
@@ -3919,7 +4213,7 @@ func (w *ServerInterfaceWrapper) ListSubmissions(ctx echo.Context) error {
 	var params ListSubmissionsParams
 	// ------------- Optional query parameter "limit" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: "int64"})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
 	}
@@ -4203,7 +4497,7 @@ func (w *ServerInterfaceWrapper) ListUploads(ctx echo.Context) error {
 	var params ListUploadsParams
 	// ------------- Optional query parameter "limit" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: "int64"})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
 	}
@@ -4336,7 +4630,7 @@ func (w *ServerInterfaceWrapper) ListTemplates(ctx echo.Context) error {
 	var params ListTemplatesParams
 	// ------------- Optional query parameter "limit" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: "int64"})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
 	}
@@ -4522,7 +4816,7 @@ func (w *ServerInterfaceWrapper) ListWebhookEndpoints(ctx echo.Context) error {
 	var params ListWebhookEndpointsParams
 	// ------------- Optional query parameter "limit" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: "int64"})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
 	}
@@ -4893,7 +5187,10 @@ func EventDeliveryCallbackHandler(si CallbackReceiverInterface, middlewares ...e
 }
 
 type BadRequestResponseHeaders struct {
-	XRequestId *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
+	XRequestId         *string
 }
 type BadRequestJSONResponse struct {
 	Body ErrorResponse
@@ -4902,7 +5199,10 @@ type BadRequestJSONResponse struct {
 }
 
 type ConflictResponseHeaders struct {
-	XRequestId *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
+	XRequestId         *string
 }
 type ConflictJSONResponse struct {
 	Body ErrorResponse
@@ -4911,7 +5211,10 @@ type ConflictJSONResponse struct {
 }
 
 type ForbiddenResponseHeaders struct {
-	XRequestId *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
+	XRequestId         *string
 }
 type ForbiddenJSONResponse struct {
 	Body ErrorResponse
@@ -4920,7 +5223,10 @@ type ForbiddenJSONResponse struct {
 }
 
 type InternalErrorResponseHeaders struct {
-	XRequestId *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
+	XRequestId         *string
 }
 type InternalErrorJSONResponse struct {
 	Body ErrorResponse
@@ -4929,7 +5235,10 @@ type InternalErrorJSONResponse struct {
 }
 
 type NotFoundResponseHeaders struct {
-	XRequestId *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
+	XRequestId         *string
 }
 type NotFoundJSONResponse struct {
 	Body ErrorResponse
@@ -4938,7 +5247,10 @@ type NotFoundJSONResponse struct {
 }
 
 type PayloadTooLargeResponseHeaders struct {
-	XRequestId *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
+	XRequestId         *string
 }
 type PayloadTooLargeJSONResponse struct {
 	Body ErrorResponse
@@ -4947,8 +5259,11 @@ type PayloadTooLargeJSONResponse struct {
 }
 
 type ServiceUnavailableResponseHeaders struct {
-	RetryAfter int
-	XRequestId *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
+	RetryAfter         int
+	XRequestId         *string
 }
 type ServiceUnavailableJSONResponse struct {
 	Body ErrorResponse
@@ -4957,8 +5272,11 @@ type ServiceUnavailableJSONResponse struct {
 }
 
 type TooManyRequestsResponseHeaders struct {
-	RetryAfter int
-	XRequestId *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
+	RetryAfter         int
+	XRequestId         *string
 }
 type TooManyRequestsJSONResponse struct {
 	Body ErrorResponse
@@ -4967,7 +5285,10 @@ type TooManyRequestsJSONResponse struct {
 }
 
 type UnauthorizedResponseHeaders struct {
-	XRequestId *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
+	XRequestId         *string
 }
 type UnauthorizedJSONResponse struct {
 	Body ErrorResponse
@@ -4976,7 +5297,10 @@ type UnauthorizedJSONResponse struct {
 }
 
 type UnexpectedErrorResponseHeaders struct {
-	XRequestId *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
+	XRequestId         *string
 }
 type UnexpectedErrorJSONResponse struct {
 	Body ErrorResponse
@@ -4985,7 +5309,10 @@ type UnexpectedErrorJSONResponse struct {
 }
 
 type UnprocessableEntityResponseHeaders struct {
-	XRequestId *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
+	XRequestId         *string
 }
 type UnprocessableEntityJSONResponse struct {
 	Body ErrorResponse
@@ -5002,7 +5329,10 @@ type ListChecksResponseObject interface {
 }
 
 type ListChecks200ResponseHeaders struct {
-	XRequestId *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
+	XRequestId         *string
 }
 
 type ListChecks200JSONResponse struct {
@@ -5017,6 +5347,15 @@ func (response ListChecks200JSONResponse) VisitListChecksResponse(w http.Respons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5034,6 +5373,15 @@ func (response ListChecks401JSONResponse) VisitListChecksResponse(w http.Respons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5051,6 +5399,15 @@ func (response ListChecks403JSONResponse) VisitListChecksResponse(w http.Respons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5070,6 +5427,15 @@ func (response ListChecks422JSONResponse) VisitListChecksResponse(w http.Respons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5087,7 +5453,16 @@ func (response ListChecks429JSONResponse) VisitListChecksResponse(w http.Respons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5105,6 +5480,15 @@ func (response ListChecks500JSONResponse) VisitListChecksResponse(w http.Respons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5126,6 +5510,15 @@ func (response ListChecksdefaultJSONResponse) VisitListChecksResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5145,6 +5538,9 @@ type CreateCheckResponseObject interface {
 
 type CreateCheck201ResponseHeaders struct {
 	IdempotentReplayed *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
 	XRequestId         *string
 }
 
@@ -5163,6 +5559,15 @@ func (response CreateCheck201JSONResponse) VisitCreateCheckResponse(w http.Respo
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5180,6 +5585,15 @@ func (response CreateCheck400JSONResponse) VisitCreateCheckResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5197,6 +5611,15 @@ func (response CreateCheck401JSONResponse) VisitCreateCheckResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5214,6 +5637,15 @@ func (response CreateCheck403JSONResponse) VisitCreateCheckResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5231,6 +5663,15 @@ func (response CreateCheck409JSONResponse) VisitCreateCheckResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5248,6 +5689,15 @@ func (response CreateCheck413JSONResponse) VisitCreateCheckResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5267,6 +5717,15 @@ func (response CreateCheck422JSONResponse) VisitCreateCheckResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5284,7 +5743,16 @@ func (response CreateCheck429JSONResponse) VisitCreateCheckResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5302,6 +5770,15 @@ func (response CreateCheck500JSONResponse) VisitCreateCheckResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5323,6 +5800,15 @@ func (response CreateCheckdefaultJSONResponse) VisitCreateCheckResponse(w http.R
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5340,7 +5826,10 @@ type DeleteCheckResponseObject interface {
 }
 
 type DeleteCheck204ResponseHeaders struct {
-	XRequestId *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
+	XRequestId         *string
 }
 
 type DeleteCheck204Response struct {
@@ -5348,6 +5837,15 @@ type DeleteCheck204Response struct {
 }
 
 func (response DeleteCheck204Response) VisitDeleteCheckResponse(w http.ResponseWriter) error {
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5364,6 +5862,15 @@ func (response DeleteCheck401JSONResponse) VisitDeleteCheckResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5381,6 +5888,15 @@ func (response DeleteCheck403JSONResponse) VisitDeleteCheckResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5398,6 +5914,15 @@ func (response DeleteCheck404JSONResponse) VisitDeleteCheckResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5417,6 +5942,15 @@ func (response DeleteCheck422JSONResponse) VisitDeleteCheckResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5434,7 +5968,16 @@ func (response DeleteCheck429JSONResponse) VisitDeleteCheckResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5452,6 +5995,15 @@ func (response DeleteCheck500JSONResponse) VisitDeleteCheckResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5473,6 +6025,15 @@ func (response DeleteCheckdefaultJSONResponse) VisitDeleteCheckResponse(w http.R
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5490,7 +6051,10 @@ type GetCheckResponseObject interface {
 }
 
 type GetCheck200ResponseHeaders struct {
-	XRequestId *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
+	XRequestId         *string
 }
 
 type GetCheck200JSONResponse struct {
@@ -5505,6 +6069,15 @@ func (response GetCheck200JSONResponse) VisitGetCheckResponse(w http.ResponseWri
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5522,6 +6095,15 @@ func (response GetCheck401JSONResponse) VisitGetCheckResponse(w http.ResponseWri
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5539,6 +6121,15 @@ func (response GetCheck403JSONResponse) VisitGetCheckResponse(w http.ResponseWri
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5556,6 +6147,15 @@ func (response GetCheck404JSONResponse) VisitGetCheckResponse(w http.ResponseWri
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5575,6 +6175,15 @@ func (response GetCheck422JSONResponse) VisitGetCheckResponse(w http.ResponseWri
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5592,7 +6201,16 @@ func (response GetCheck429JSONResponse) VisitGetCheckResponse(w http.ResponseWri
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5610,6 +6228,15 @@ func (response GetCheck500JSONResponse) VisitGetCheckResponse(w http.ResponseWri
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5631,6 +6258,15 @@ func (response GetCheckdefaultJSONResponse) VisitGetCheckResponse(w http.Respons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5649,7 +6285,10 @@ type UpdateCheckResponseObject interface {
 }
 
 type UpdateCheck200ResponseHeaders struct {
-	XRequestId *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
+	XRequestId         *string
 }
 
 type UpdateCheck200JSONResponse struct {
@@ -5664,6 +6303,15 @@ func (response UpdateCheck200JSONResponse) VisitUpdateCheckResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5681,6 +6329,15 @@ func (response UpdateCheck400JSONResponse) VisitUpdateCheckResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5698,6 +6355,15 @@ func (response UpdateCheck401JSONResponse) VisitUpdateCheckResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5715,6 +6381,15 @@ func (response UpdateCheck403JSONResponse) VisitUpdateCheckResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5732,6 +6407,15 @@ func (response UpdateCheck404JSONResponse) VisitUpdateCheckResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5749,6 +6433,15 @@ func (response UpdateCheck413JSONResponse) VisitUpdateCheckResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5768,6 +6461,15 @@ func (response UpdateCheck422JSONResponse) VisitUpdateCheckResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5785,7 +6487,16 @@ func (response UpdateCheck429JSONResponse) VisitUpdateCheckResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5803,6 +6514,15 @@ func (response UpdateCheck500JSONResponse) VisitUpdateCheckResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5824,6 +6544,15 @@ func (response UpdateCheckdefaultJSONResponse) VisitUpdateCheckResponse(w http.R
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5841,7 +6570,10 @@ type ListDataFieldsResponseObject interface {
 }
 
 type ListDataFields200ResponseHeaders struct {
-	XRequestId *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
+	XRequestId         *string
 }
 
 type ListDataFields200JSONResponse struct {
@@ -5856,6 +6588,15 @@ func (response ListDataFields200JSONResponse) VisitListDataFieldsResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5873,6 +6614,15 @@ func (response ListDataFields401JSONResponse) VisitListDataFieldsResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5890,6 +6640,15 @@ func (response ListDataFields403JSONResponse) VisitListDataFieldsResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5909,6 +6668,15 @@ func (response ListDataFields422JSONResponse) VisitListDataFieldsResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5926,7 +6694,16 @@ func (response ListDataFields429JSONResponse) VisitListDataFieldsResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5944,6 +6721,15 @@ func (response ListDataFields500JSONResponse) VisitListDataFieldsResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5965,6 +6751,15 @@ func (response ListDataFieldsdefaultJSONResponse) VisitListDataFieldsResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -5984,6 +6779,9 @@ type CreateDataFieldResponseObject interface {
 
 type CreateDataField201ResponseHeaders struct {
 	IdempotentReplayed *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
 	XRequestId         *string
 }
 
@@ -6002,6 +6800,15 @@ func (response CreateDataField201JSONResponse) VisitCreateDataFieldResponse(w ht
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6019,6 +6826,15 @@ func (response CreateDataField400JSONResponse) VisitCreateDataFieldResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6036,6 +6852,15 @@ func (response CreateDataField401JSONResponse) VisitCreateDataFieldResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6053,6 +6878,15 @@ func (response CreateDataField403JSONResponse) VisitCreateDataFieldResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6070,6 +6904,15 @@ func (response CreateDataField409JSONResponse) VisitCreateDataFieldResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6087,6 +6930,15 @@ func (response CreateDataField413JSONResponse) VisitCreateDataFieldResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6106,6 +6958,15 @@ func (response CreateDataField422JSONResponse) VisitCreateDataFieldResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6123,7 +6984,16 @@ func (response CreateDataField429JSONResponse) VisitCreateDataFieldResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6141,6 +7011,15 @@ func (response CreateDataField500JSONResponse) VisitCreateDataFieldResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6162,6 +7041,15 @@ func (response CreateDataFielddefaultJSONResponse) VisitCreateDataFieldResponse(
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6179,7 +7067,10 @@ type DeleteDataFieldResponseObject interface {
 }
 
 type DeleteDataField204ResponseHeaders struct {
-	XRequestId *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
+	XRequestId         *string
 }
 
 type DeleteDataField204Response struct {
@@ -6187,6 +7078,15 @@ type DeleteDataField204Response struct {
 }
 
 func (response DeleteDataField204Response) VisitDeleteDataFieldResponse(w http.ResponseWriter) error {
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6203,6 +7103,15 @@ func (response DeleteDataField401JSONResponse) VisitDeleteDataFieldResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6220,6 +7129,15 @@ func (response DeleteDataField403JSONResponse) VisitDeleteDataFieldResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6237,6 +7155,15 @@ func (response DeleteDataField404JSONResponse) VisitDeleteDataFieldResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6256,6 +7183,15 @@ func (response DeleteDataField422JSONResponse) VisitDeleteDataFieldResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6273,7 +7209,16 @@ func (response DeleteDataField429JSONResponse) VisitDeleteDataFieldResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6291,6 +7236,15 @@ func (response DeleteDataField500JSONResponse) VisitDeleteDataFieldResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6312,6 +7266,15 @@ func (response DeleteDataFielddefaultJSONResponse) VisitDeleteDataFieldResponse(
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6329,7 +7292,10 @@ type GetDataFieldResponseObject interface {
 }
 
 type GetDataField200ResponseHeaders struct {
-	XRequestId *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
+	XRequestId         *string
 }
 
 type GetDataField200JSONResponse struct {
@@ -6344,6 +7310,15 @@ func (response GetDataField200JSONResponse) VisitGetDataFieldResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6361,6 +7336,15 @@ func (response GetDataField401JSONResponse) VisitGetDataFieldResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6378,6 +7362,15 @@ func (response GetDataField403JSONResponse) VisitGetDataFieldResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6395,6 +7388,15 @@ func (response GetDataField404JSONResponse) VisitGetDataFieldResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6414,6 +7416,15 @@ func (response GetDataField422JSONResponse) VisitGetDataFieldResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6431,7 +7442,16 @@ func (response GetDataField429JSONResponse) VisitGetDataFieldResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6449,6 +7469,15 @@ func (response GetDataField500JSONResponse) VisitGetDataFieldResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6470,6 +7499,15 @@ func (response GetDataFielddefaultJSONResponse) VisitGetDataFieldResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6488,7 +7526,10 @@ type UpdateDataFieldResponseObject interface {
 }
 
 type UpdateDataField200ResponseHeaders struct {
-	XRequestId *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
+	XRequestId         *string
 }
 
 type UpdateDataField200JSONResponse struct {
@@ -6503,6 +7544,15 @@ func (response UpdateDataField200JSONResponse) VisitUpdateDataFieldResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6520,6 +7570,15 @@ func (response UpdateDataField400JSONResponse) VisitUpdateDataFieldResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6537,6 +7596,15 @@ func (response UpdateDataField401JSONResponse) VisitUpdateDataFieldResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6554,6 +7622,15 @@ func (response UpdateDataField403JSONResponse) VisitUpdateDataFieldResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6571,6 +7648,15 @@ func (response UpdateDataField404JSONResponse) VisitUpdateDataFieldResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6588,6 +7674,15 @@ func (response UpdateDataField413JSONResponse) VisitUpdateDataFieldResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6607,6 +7702,15 @@ func (response UpdateDataField422JSONResponse) VisitUpdateDataFieldResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6624,7 +7728,16 @@ func (response UpdateDataField429JSONResponse) VisitUpdateDataFieldResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6642,6 +7755,15 @@ func (response UpdateDataField500JSONResponse) VisitUpdateDataFieldResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6663,6 +7785,15 @@ func (response UpdateDataFielddefaultJSONResponse) VisitUpdateDataFieldResponse(
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6680,7 +7811,10 @@ type ListDocumentTypesResponseObject interface {
 }
 
 type ListDocumentTypes200ResponseHeaders struct {
-	XRequestId *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
+	XRequestId         *string
 }
 
 type ListDocumentTypes200JSONResponse struct {
@@ -6695,6 +7829,15 @@ func (response ListDocumentTypes200JSONResponse) VisitListDocumentTypesResponse(
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6712,6 +7855,15 @@ func (response ListDocumentTypes401JSONResponse) VisitListDocumentTypesResponse(
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6729,6 +7881,15 @@ func (response ListDocumentTypes403JSONResponse) VisitListDocumentTypesResponse(
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6748,6 +7909,15 @@ func (response ListDocumentTypes422JSONResponse) VisitListDocumentTypesResponse(
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6765,7 +7935,16 @@ func (response ListDocumentTypes429JSONResponse) VisitListDocumentTypesResponse(
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6783,6 +7962,15 @@ func (response ListDocumentTypes500JSONResponse) VisitListDocumentTypesResponse(
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6804,6 +7992,15 @@ func (response ListDocumentTypesdefaultJSONResponse) VisitListDocumentTypesRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6823,6 +8020,9 @@ type CreateDocumentTypeResponseObject interface {
 
 type CreateDocumentType201ResponseHeaders struct {
 	IdempotentReplayed *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
 	XRequestId         *string
 }
 
@@ -6841,6 +8041,15 @@ func (response CreateDocumentType201JSONResponse) VisitCreateDocumentTypeRespons
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6858,6 +8067,15 @@ func (response CreateDocumentType400JSONResponse) VisitCreateDocumentTypeRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6875,6 +8093,15 @@ func (response CreateDocumentType401JSONResponse) VisitCreateDocumentTypeRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6892,6 +8119,15 @@ func (response CreateDocumentType403JSONResponse) VisitCreateDocumentTypeRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6909,6 +8145,15 @@ func (response CreateDocumentType409JSONResponse) VisitCreateDocumentTypeRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6926,6 +8171,15 @@ func (response CreateDocumentType413JSONResponse) VisitCreateDocumentTypeRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6945,6 +8199,15 @@ func (response CreateDocumentType422JSONResponse) VisitCreateDocumentTypeRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6962,7 +8225,16 @@ func (response CreateDocumentType429JSONResponse) VisitCreateDocumentTypeRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -6980,6 +8252,15 @@ func (response CreateDocumentType500JSONResponse) VisitCreateDocumentTypeRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7001,6 +8282,15 @@ func (response CreateDocumentTypedefaultJSONResponse) VisitCreateDocumentTypeRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7018,7 +8308,10 @@ type DeleteDocumentTypeResponseObject interface {
 }
 
 type DeleteDocumentType204ResponseHeaders struct {
-	XRequestId *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
+	XRequestId         *string
 }
 
 type DeleteDocumentType204Response struct {
@@ -7026,6 +8319,15 @@ type DeleteDocumentType204Response struct {
 }
 
 func (response DeleteDocumentType204Response) VisitDeleteDocumentTypeResponse(w http.ResponseWriter) error {
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7042,6 +8344,15 @@ func (response DeleteDocumentType401JSONResponse) VisitDeleteDocumentTypeRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7059,6 +8370,15 @@ func (response DeleteDocumentType403JSONResponse) VisitDeleteDocumentTypeRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7076,6 +8396,15 @@ func (response DeleteDocumentType404JSONResponse) VisitDeleteDocumentTypeRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7095,6 +8424,15 @@ func (response DeleteDocumentType422JSONResponse) VisitDeleteDocumentTypeRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7112,7 +8450,16 @@ func (response DeleteDocumentType429JSONResponse) VisitDeleteDocumentTypeRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7130,6 +8477,15 @@ func (response DeleteDocumentType500JSONResponse) VisitDeleteDocumentTypeRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7151,6 +8507,15 @@ func (response DeleteDocumentTypedefaultJSONResponse) VisitDeleteDocumentTypeRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7168,7 +8533,10 @@ type GetDocumentTypeResponseObject interface {
 }
 
 type GetDocumentType200ResponseHeaders struct {
-	XRequestId *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
+	XRequestId         *string
 }
 
 type GetDocumentType200JSONResponse struct {
@@ -7183,6 +8551,15 @@ func (response GetDocumentType200JSONResponse) VisitGetDocumentTypeResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7200,6 +8577,15 @@ func (response GetDocumentType401JSONResponse) VisitGetDocumentTypeResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7217,6 +8603,15 @@ func (response GetDocumentType403JSONResponse) VisitGetDocumentTypeResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7234,6 +8629,15 @@ func (response GetDocumentType404JSONResponse) VisitGetDocumentTypeResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7253,6 +8657,15 @@ func (response GetDocumentType422JSONResponse) VisitGetDocumentTypeResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7270,7 +8683,16 @@ func (response GetDocumentType429JSONResponse) VisitGetDocumentTypeResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7288,6 +8710,15 @@ func (response GetDocumentType500JSONResponse) VisitGetDocumentTypeResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7309,6 +8740,15 @@ func (response GetDocumentTypedefaultJSONResponse) VisitGetDocumentTypeResponse(
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7327,7 +8767,10 @@ type UpdateDocumentTypeResponseObject interface {
 }
 
 type UpdateDocumentType200ResponseHeaders struct {
-	XRequestId *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
+	XRequestId         *string
 }
 
 type UpdateDocumentType200JSONResponse struct {
@@ -7342,6 +8785,15 @@ func (response UpdateDocumentType200JSONResponse) VisitUpdateDocumentTypeRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7359,6 +8811,15 @@ func (response UpdateDocumentType400JSONResponse) VisitUpdateDocumentTypeRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7376,6 +8837,15 @@ func (response UpdateDocumentType401JSONResponse) VisitUpdateDocumentTypeRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7393,6 +8863,15 @@ func (response UpdateDocumentType403JSONResponse) VisitUpdateDocumentTypeRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7410,6 +8889,15 @@ func (response UpdateDocumentType404JSONResponse) VisitUpdateDocumentTypeRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7427,6 +8915,15 @@ func (response UpdateDocumentType413JSONResponse) VisitUpdateDocumentTypeRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7446,6 +8943,15 @@ func (response UpdateDocumentType422JSONResponse) VisitUpdateDocumentTypeRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7463,7 +8969,16 @@ func (response UpdateDocumentType429JSONResponse) VisitUpdateDocumentTypeRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7481,6 +8996,15 @@ func (response UpdateDocumentType500JSONResponse) VisitUpdateDocumentTypeRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7502,6 +9026,15 @@ func (response UpdateDocumentTypedefaultJSONResponse) VisitUpdateDocumentTypeRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7519,7 +9052,10 @@ type ListEventsResponseObject interface {
 }
 
 type ListEvents200ResponseHeaders struct {
-	XRequestId *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
+	XRequestId         *string
 }
 
 type ListEvents200JSONResponse struct {
@@ -7534,6 +9070,15 @@ func (response ListEvents200JSONResponse) VisitListEventsResponse(w http.Respons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7551,6 +9096,15 @@ func (response ListEvents401JSONResponse) VisitListEventsResponse(w http.Respons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7568,6 +9122,15 @@ func (response ListEvents403JSONResponse) VisitListEventsResponse(w http.Respons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7587,6 +9150,15 @@ func (response ListEvents422JSONResponse) VisitListEventsResponse(w http.Respons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7604,7 +9176,16 @@ func (response ListEvents429JSONResponse) VisitListEventsResponse(w http.Respons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7622,6 +9203,15 @@ func (response ListEvents500JSONResponse) VisitListEventsResponse(w http.Respons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7643,6 +9233,15 @@ func (response ListEventsdefaultJSONResponse) VisitListEventsResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7660,7 +9259,10 @@ type ListEventFeedResponseObject interface {
 }
 
 type ListEventFeed200ResponseHeaders struct {
-	XRequestId *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
+	XRequestId         *string
 }
 
 type ListEventFeed200JSONResponse struct {
@@ -7675,6 +9277,15 @@ func (response ListEventFeed200JSONResponse) VisitListEventFeedResponse(w http.R
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7692,6 +9303,15 @@ func (response ListEventFeed401JSONResponse) VisitListEventFeedResponse(w http.R
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7709,6 +9329,15 @@ func (response ListEventFeed403JSONResponse) VisitListEventFeedResponse(w http.R
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7728,6 +9357,15 @@ func (response ListEventFeed422JSONResponse) VisitListEventFeedResponse(w http.R
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7745,7 +9383,16 @@ func (response ListEventFeed429JSONResponse) VisitListEventFeedResponse(w http.R
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7763,6 +9410,15 @@ func (response ListEventFeed500JSONResponse) VisitListEventFeedResponse(w http.R
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7784,6 +9440,15 @@ func (response ListEventFeeddefaultJSONResponse) VisitListEventFeedResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7803,6 +9468,9 @@ type TriggerEventResponseObject interface {
 
 type TriggerEvent202ResponseHeaders struct {
 	IdempotentReplayed *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
 	XRequestId         *string
 }
 
@@ -7821,6 +9489,15 @@ func (response TriggerEvent202JSONResponse) VisitTriggerEventResponse(w http.Res
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7838,6 +9515,15 @@ func (response TriggerEvent400JSONResponse) VisitTriggerEventResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7855,6 +9541,15 @@ func (response TriggerEvent401JSONResponse) VisitTriggerEventResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7872,6 +9567,15 @@ func (response TriggerEvent403JSONResponse) VisitTriggerEventResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7889,6 +9593,15 @@ func (response TriggerEvent409JSONResponse) VisitTriggerEventResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7906,6 +9619,15 @@ func (response TriggerEvent413JSONResponse) VisitTriggerEventResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7925,6 +9647,15 @@ func (response TriggerEvent422JSONResponse) VisitTriggerEventResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7942,7 +9673,16 @@ func (response TriggerEvent429JSONResponse) VisitTriggerEventResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7960,6 +9700,15 @@ func (response TriggerEvent500JSONResponse) VisitTriggerEventResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7981,6 +9730,15 @@ func (response TriggerEventdefaultJSONResponse) VisitTriggerEventResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -7998,7 +9756,10 @@ type GetEventResponseObject interface {
 }
 
 type GetEvent200ResponseHeaders struct {
-	XRequestId *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
+	XRequestId         *string
 }
 
 type GetEvent200JSONResponse struct {
@@ -8013,6 +9774,15 @@ func (response GetEvent200JSONResponse) VisitGetEventResponse(w http.ResponseWri
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8030,6 +9800,15 @@ func (response GetEvent401JSONResponse) VisitGetEventResponse(w http.ResponseWri
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8047,6 +9826,15 @@ func (response GetEvent403JSONResponse) VisitGetEventResponse(w http.ResponseWri
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8064,6 +9852,15 @@ func (response GetEvent404JSONResponse) VisitGetEventResponse(w http.ResponseWri
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8083,6 +9880,15 @@ func (response GetEvent422JSONResponse) VisitGetEventResponse(w http.ResponseWri
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8100,7 +9906,16 @@ func (response GetEvent429JSONResponse) VisitGetEventResponse(w http.ResponseWri
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8118,6 +9933,15 @@ func (response GetEvent500JSONResponse) VisitGetEventResponse(w http.ResponseWri
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8139,6 +9963,15 @@ func (response GetEventdefaultJSONResponse) VisitGetEventResponse(w http.Respons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8159,6 +9992,9 @@ type RedeliverEventResponseObject interface {
 
 type RedeliverEvent200ResponseHeaders struct {
 	IdempotentReplayed *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
 	XRequestId         *string
 }
 
@@ -8177,6 +10013,15 @@ func (response RedeliverEvent200JSONResponse) VisitRedeliverEventResponse(w http
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8194,6 +10039,15 @@ func (response RedeliverEvent400JSONResponse) VisitRedeliverEventResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8211,6 +10065,15 @@ func (response RedeliverEvent401JSONResponse) VisitRedeliverEventResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8228,6 +10091,15 @@ func (response RedeliverEvent403JSONResponse) VisitRedeliverEventResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8245,6 +10117,15 @@ func (response RedeliverEvent404JSONResponse) VisitRedeliverEventResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8262,6 +10143,15 @@ func (response RedeliverEvent409JSONResponse) VisitRedeliverEventResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8279,6 +10169,15 @@ func (response RedeliverEvent413JSONResponse) VisitRedeliverEventResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8298,6 +10197,15 @@ func (response RedeliverEvent422JSONResponse) VisitRedeliverEventResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8315,7 +10223,16 @@ func (response RedeliverEvent429JSONResponse) VisitRedeliverEventResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8333,6 +10250,15 @@ func (response RedeliverEvent500JSONResponse) VisitRedeliverEventResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8354,6 +10280,15 @@ func (response RedeliverEventdefaultJSONResponse) VisitRedeliverEventResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8371,7 +10306,10 @@ type ListSubmissionsResponseObject interface {
 }
 
 type ListSubmissions200ResponseHeaders struct {
-	XRequestId *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
+	XRequestId         *string
 }
 
 type ListSubmissions200JSONResponse struct {
@@ -8386,6 +10324,15 @@ func (response ListSubmissions200JSONResponse) VisitListSubmissionsResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8403,6 +10350,15 @@ func (response ListSubmissions401JSONResponse) VisitListSubmissionsResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8420,6 +10376,15 @@ func (response ListSubmissions403JSONResponse) VisitListSubmissionsResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8439,6 +10404,15 @@ func (response ListSubmissions422JSONResponse) VisitListSubmissionsResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8456,7 +10430,16 @@ func (response ListSubmissions429JSONResponse) VisitListSubmissionsResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8474,6 +10457,15 @@ func (response ListSubmissions500JSONResponse) VisitListSubmissionsResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8495,6 +10487,15 @@ func (response ListSubmissionsdefaultJSONResponse) VisitListSubmissionsResponse(
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8514,6 +10515,9 @@ type CreateSubmissionResponseObject interface {
 
 type CreateSubmission200ResponseHeaders struct {
 	IdempotentReplayed *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
 	XRequestId         *string
 }
 
@@ -8532,6 +10536,15 @@ func (response CreateSubmission200JSONResponse) VisitCreateSubmissionResponse(w 
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8542,6 +10555,9 @@ func (response CreateSubmission200JSONResponse) VisitCreateSubmissionResponse(w 
 
 type CreateSubmission201ResponseHeaders struct {
 	IdempotentReplayed *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
 	XRequestId         *string
 }
 
@@ -8560,6 +10576,15 @@ func (response CreateSubmission201JSONResponse) VisitCreateSubmissionResponse(w 
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8577,6 +10602,15 @@ func (response CreateSubmission400JSONResponse) VisitCreateSubmissionResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8594,6 +10628,15 @@ func (response CreateSubmission401JSONResponse) VisitCreateSubmissionResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8611,6 +10654,15 @@ func (response CreateSubmission403JSONResponse) VisitCreateSubmissionResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8628,6 +10680,15 @@ func (response CreateSubmission409JSONResponse) VisitCreateSubmissionResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8645,6 +10706,15 @@ func (response CreateSubmission413JSONResponse) VisitCreateSubmissionResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8664,6 +10734,15 @@ func (response CreateSubmission422JSONResponse) VisitCreateSubmissionResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8681,7 +10760,16 @@ func (response CreateSubmission429JSONResponse) VisitCreateSubmissionResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8699,6 +10787,15 @@ func (response CreateSubmission500JSONResponse) VisitCreateSubmissionResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8716,7 +10813,16 @@ func (response CreateSubmission503JSONResponse) VisitCreateSubmissionResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8738,6 +10844,15 @@ func (response CreateSubmissiondefaultJSONResponse) VisitCreateSubmissionRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8755,7 +10870,10 @@ type DeleteSubmissionResponseObject interface {
 }
 
 type DeleteSubmission202ResponseHeaders struct {
-	XRequestId *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
+	XRequestId         *string
 }
 
 type DeleteSubmission202Response struct {
@@ -8763,6 +10881,15 @@ type DeleteSubmission202Response struct {
 }
 
 func (response DeleteSubmission202Response) VisitDeleteSubmissionResponse(w http.ResponseWriter) error {
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8779,6 +10906,15 @@ func (response DeleteSubmission401JSONResponse) VisitDeleteSubmissionResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8796,6 +10932,15 @@ func (response DeleteSubmission403JSONResponse) VisitDeleteSubmissionResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8813,6 +10958,15 @@ func (response DeleteSubmission404JSONResponse) VisitDeleteSubmissionResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8830,6 +10984,15 @@ func (response DeleteSubmission409JSONResponse) VisitDeleteSubmissionResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8849,6 +11012,15 @@ func (response DeleteSubmission422JSONResponse) VisitDeleteSubmissionResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8866,7 +11038,16 @@ func (response DeleteSubmission429JSONResponse) VisitDeleteSubmissionResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8884,6 +11065,15 @@ func (response DeleteSubmission500JSONResponse) VisitDeleteSubmissionResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8905,6 +11095,15 @@ func (response DeleteSubmissiondefaultJSONResponse) VisitDeleteSubmissionRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8922,7 +11121,10 @@ type GetSubmissionResponseObject interface {
 }
 
 type GetSubmission200ResponseHeaders struct {
-	XRequestId *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
+	XRequestId         *string
 }
 
 type GetSubmission200JSONResponse struct {
@@ -8937,6 +11139,15 @@ func (response GetSubmission200JSONResponse) VisitGetSubmissionResponse(w http.R
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8954,6 +11165,15 @@ func (response GetSubmission401JSONResponse) VisitGetSubmissionResponse(w http.R
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8971,6 +11191,15 @@ func (response GetSubmission403JSONResponse) VisitGetSubmissionResponse(w http.R
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -8988,6 +11217,15 @@ func (response GetSubmission404JSONResponse) VisitGetSubmissionResponse(w http.R
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9005,6 +11243,15 @@ func (response GetSubmission409JSONResponse) VisitGetSubmissionResponse(w http.R
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9024,6 +11271,15 @@ func (response GetSubmission422JSONResponse) VisitGetSubmissionResponse(w http.R
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9041,7 +11297,16 @@ func (response GetSubmission429JSONResponse) VisitGetSubmissionResponse(w http.R
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9059,6 +11324,15 @@ func (response GetSubmission500JSONResponse) VisitGetSubmissionResponse(w http.R
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9080,6 +11354,15 @@ func (response GetSubmissiondefaultJSONResponse) VisitGetSubmissionResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9098,7 +11381,10 @@ type UpdateSubmissionResponseObject interface {
 }
 
 type UpdateSubmission200ResponseHeaders struct {
-	XRequestId *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
+	XRequestId         *string
 }
 
 type UpdateSubmission200JSONResponse struct {
@@ -9113,6 +11399,15 @@ func (response UpdateSubmission200JSONResponse) VisitUpdateSubmissionResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9130,6 +11425,15 @@ func (response UpdateSubmission400JSONResponse) VisitUpdateSubmissionResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9147,6 +11451,15 @@ func (response UpdateSubmission401JSONResponse) VisitUpdateSubmissionResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9164,6 +11477,15 @@ func (response UpdateSubmission403JSONResponse) VisitUpdateSubmissionResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9181,6 +11503,15 @@ func (response UpdateSubmission404JSONResponse) VisitUpdateSubmissionResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9198,6 +11529,15 @@ func (response UpdateSubmission409JSONResponse) VisitUpdateSubmissionResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9215,6 +11555,15 @@ func (response UpdateSubmission413JSONResponse) VisitUpdateSubmissionResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9234,6 +11583,15 @@ func (response UpdateSubmission422JSONResponse) VisitUpdateSubmissionResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9251,7 +11609,16 @@ func (response UpdateSubmission429JSONResponse) VisitUpdateSubmissionResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9269,6 +11636,15 @@ func (response UpdateSubmission500JSONResponse) VisitUpdateSubmissionResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9290,6 +11666,15 @@ func (response UpdateSubmissiondefaultJSONResponse) VisitUpdateSubmissionRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9309,6 +11694,9 @@ type CancelSubmissionResponseObject interface {
 
 type CancelSubmission200ResponseHeaders struct {
 	IdempotentReplayed *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
 	XRequestId         *string
 }
 
@@ -9327,6 +11715,15 @@ func (response CancelSubmission200JSONResponse) VisitCancelSubmissionResponse(w 
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9344,6 +11741,15 @@ func (response CancelSubmission401JSONResponse) VisitCancelSubmissionResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9361,6 +11767,15 @@ func (response CancelSubmission403JSONResponse) VisitCancelSubmissionResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9378,6 +11793,15 @@ func (response CancelSubmission404JSONResponse) VisitCancelSubmissionResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9395,6 +11819,15 @@ func (response CancelSubmission409JSONResponse) VisitCancelSubmissionResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9414,6 +11847,15 @@ func (response CancelSubmission422JSONResponse) VisitCancelSubmissionResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9431,7 +11873,16 @@ func (response CancelSubmission429JSONResponse) VisitCancelSubmissionResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9449,6 +11900,15 @@ func (response CancelSubmission500JSONResponse) VisitCancelSubmissionResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9470,6 +11930,15 @@ func (response CancelSubmissiondefaultJSONResponse) VisitCancelSubmissionRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9491,6 +11960,9 @@ type CreateSlotUploadResponseObject interface {
 
 type CreateSlotUpload200ResponseHeaders struct {
 	IdempotentReplayed *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
 	XRequestId         *string
 }
 
@@ -9509,6 +11981,15 @@ func (response CreateSlotUpload200JSONResponse) VisitCreateSlotUploadResponse(w 
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9519,6 +12000,9 @@ func (response CreateSlotUpload200JSONResponse) VisitCreateSlotUploadResponse(w 
 
 type CreateSlotUpload202ResponseHeaders struct {
 	IdempotentReplayed *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
 	XRequestId         *string
 }
 
@@ -9537,6 +12021,15 @@ func (response CreateSlotUpload202JSONResponse) VisitCreateSlotUploadResponse(w 
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9554,6 +12047,15 @@ func (response CreateSlotUpload400JSONResponse) VisitCreateSlotUploadResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9571,6 +12073,15 @@ func (response CreateSlotUpload401JSONResponse) VisitCreateSlotUploadResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9588,6 +12099,15 @@ func (response CreateSlotUpload403JSONResponse) VisitCreateSlotUploadResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9605,6 +12125,15 @@ func (response CreateSlotUpload404JSONResponse) VisitCreateSlotUploadResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9622,6 +12151,15 @@ func (response CreateSlotUpload409JSONResponse) VisitCreateSlotUploadResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9639,6 +12177,15 @@ func (response CreateSlotUpload413JSONResponse) VisitCreateSlotUploadResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9658,6 +12205,15 @@ func (response CreateSlotUpload422JSONResponse) VisitCreateSlotUploadResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9675,7 +12231,16 @@ func (response CreateSlotUpload429JSONResponse) VisitCreateSlotUploadResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9693,6 +12258,15 @@ func (response CreateSlotUpload500JSONResponse) VisitCreateSlotUploadResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9710,7 +12284,16 @@ func (response CreateSlotUpload503JSONResponse) VisitCreateSlotUploadResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9732,6 +12315,15 @@ func (response CreateSlotUploaddefaultJSONResponse) VisitCreateSlotUploadRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9751,6 +12343,9 @@ type StartEvaluationResponseObject interface {
 
 type StartEvaluation202ResponseHeaders struct {
 	IdempotentReplayed *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
 	XRequestId         *string
 }
 
@@ -9769,6 +12364,15 @@ func (response StartEvaluation202JSONResponse) VisitStartEvaluationResponse(w ht
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9786,6 +12390,15 @@ func (response StartEvaluation401JSONResponse) VisitStartEvaluationResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9803,6 +12416,15 @@ func (response StartEvaluation403JSONResponse) VisitStartEvaluationResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9820,6 +12442,15 @@ func (response StartEvaluation404JSONResponse) VisitStartEvaluationResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9837,6 +12468,15 @@ func (response StartEvaluation409JSONResponse) VisitStartEvaluationResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9856,6 +12496,15 @@ func (response StartEvaluation422JSONResponse) VisitStartEvaluationResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9873,7 +12522,16 @@ func (response StartEvaluation429JSONResponse) VisitStartEvaluationResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9891,6 +12549,15 @@ func (response StartEvaluation500JSONResponse) VisitStartEvaluationResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9912,6 +12579,15 @@ func (response StartEvaluationdefaultJSONResponse) VisitStartEvaluationResponse(
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9930,7 +12606,10 @@ type GetEvaluationResponseObject interface {
 }
 
 type GetEvaluation200ResponseHeaders struct {
-	XRequestId *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
+	XRequestId         *string
 }
 
 type GetEvaluation200JSONResponse struct {
@@ -9945,6 +12624,15 @@ func (response GetEvaluation200JSONResponse) VisitGetEvaluationResponse(w http.R
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9962,6 +12650,15 @@ func (response GetEvaluation401JSONResponse) VisitGetEvaluationResponse(w http.R
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9979,6 +12676,15 @@ func (response GetEvaluation403JSONResponse) VisitGetEvaluationResponse(w http.R
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -9996,6 +12702,15 @@ func (response GetEvaluation404JSONResponse) VisitGetEvaluationResponse(w http.R
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10013,6 +12728,15 @@ func (response GetEvaluation409JSONResponse) VisitGetEvaluationResponse(w http.R
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10032,6 +12756,15 @@ func (response GetEvaluation422JSONResponse) VisitGetEvaluationResponse(w http.R
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10049,7 +12782,16 @@ func (response GetEvaluation429JSONResponse) VisitGetEvaluationResponse(w http.R
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10067,6 +12809,15 @@ func (response GetEvaluation500JSONResponse) VisitGetEvaluationResponse(w http.R
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10088,6 +12839,15 @@ func (response GetEvaluationdefaultJSONResponse) VisitGetEvaluationResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10106,7 +12866,10 @@ type ListUploadsResponseObject interface {
 }
 
 type ListUploads200ResponseHeaders struct {
-	XRequestId *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
+	XRequestId         *string
 }
 
 type ListUploads200JSONResponse struct {
@@ -10121,6 +12884,15 @@ func (response ListUploads200JSONResponse) VisitListUploadsResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10138,6 +12910,15 @@ func (response ListUploads401JSONResponse) VisitListUploadsResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10155,6 +12936,15 @@ func (response ListUploads403JSONResponse) VisitListUploadsResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10172,6 +12962,15 @@ func (response ListUploads404JSONResponse) VisitListUploadsResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10189,6 +12988,15 @@ func (response ListUploads409JSONResponse) VisitListUploadsResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10208,6 +13016,15 @@ func (response ListUploads422JSONResponse) VisitListUploadsResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10225,7 +13042,16 @@ func (response ListUploads429JSONResponse) VisitListUploadsResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10243,6 +13069,15 @@ func (response ListUploads500JSONResponse) VisitListUploadsResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10264,6 +13099,15 @@ func (response ListUploadsdefaultJSONResponse) VisitListUploadsResponse(w http.R
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10284,6 +13128,9 @@ type CreateUploadResponseObject interface {
 
 type CreateUpload200ResponseHeaders struct {
 	IdempotentReplayed *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
 	XRequestId         *string
 }
 
@@ -10302,6 +13149,15 @@ func (response CreateUpload200JSONResponse) VisitCreateUploadResponse(w http.Res
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10312,6 +13168,9 @@ func (response CreateUpload200JSONResponse) VisitCreateUploadResponse(w http.Res
 
 type CreateUpload202ResponseHeaders struct {
 	IdempotentReplayed *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
 	XRequestId         *string
 }
 
@@ -10330,6 +13189,15 @@ func (response CreateUpload202JSONResponse) VisitCreateUploadResponse(w http.Res
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10347,6 +13215,15 @@ func (response CreateUpload400JSONResponse) VisitCreateUploadResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10364,6 +13241,15 @@ func (response CreateUpload401JSONResponse) VisitCreateUploadResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10381,6 +13267,15 @@ func (response CreateUpload403JSONResponse) VisitCreateUploadResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10398,6 +13293,15 @@ func (response CreateUpload404JSONResponse) VisitCreateUploadResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10415,6 +13319,15 @@ func (response CreateUpload409JSONResponse) VisitCreateUploadResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10432,6 +13345,15 @@ func (response CreateUpload413JSONResponse) VisitCreateUploadResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10451,6 +13373,15 @@ func (response CreateUpload422JSONResponse) VisitCreateUploadResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10468,7 +13399,16 @@ func (response CreateUpload429JSONResponse) VisitCreateUploadResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10486,6 +13426,15 @@ func (response CreateUpload500JSONResponse) VisitCreateUploadResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10503,7 +13452,16 @@ func (response CreateUpload503JSONResponse) VisitCreateUploadResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10525,6 +13483,15 @@ func (response CreateUploaddefaultJSONResponse) VisitCreateUploadResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10543,7 +13510,10 @@ type DeleteUploadResponseObject interface {
 }
 
 type DeleteUpload204ResponseHeaders struct {
-	XRequestId *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
+	XRequestId         *string
 }
 
 type DeleteUpload204Response struct {
@@ -10551,6 +13521,15 @@ type DeleteUpload204Response struct {
 }
 
 func (response DeleteUpload204Response) VisitDeleteUploadResponse(w http.ResponseWriter) error {
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10567,6 +13546,15 @@ func (response DeleteUpload401JSONResponse) VisitDeleteUploadResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10584,6 +13572,15 @@ func (response DeleteUpload403JSONResponse) VisitDeleteUploadResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10601,6 +13598,15 @@ func (response DeleteUpload404JSONResponse) VisitDeleteUploadResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10618,6 +13624,15 @@ func (response DeleteUpload409JSONResponse) VisitDeleteUploadResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10637,6 +13652,15 @@ func (response DeleteUpload422JSONResponse) VisitDeleteUploadResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10654,7 +13678,16 @@ func (response DeleteUpload429JSONResponse) VisitDeleteUploadResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10672,6 +13705,15 @@ func (response DeleteUpload500JSONResponse) VisitDeleteUploadResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10693,6 +13735,15 @@ func (response DeleteUploaddefaultJSONResponse) VisitDeleteUploadResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10711,7 +13762,10 @@ type GetUploadResponseObject interface {
 }
 
 type GetUpload200ResponseHeaders struct {
-	XRequestId *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
+	XRequestId         *string
 }
 
 type GetUpload200JSONResponse struct {
@@ -10726,6 +13780,15 @@ func (response GetUpload200JSONResponse) VisitGetUploadResponse(w http.ResponseW
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10743,6 +13806,15 @@ func (response GetUpload401JSONResponse) VisitGetUploadResponse(w http.ResponseW
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10760,6 +13832,15 @@ func (response GetUpload403JSONResponse) VisitGetUploadResponse(w http.ResponseW
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10777,6 +13858,15 @@ func (response GetUpload404JSONResponse) VisitGetUploadResponse(w http.ResponseW
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10794,6 +13884,15 @@ func (response GetUpload409JSONResponse) VisitGetUploadResponse(w http.ResponseW
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10813,6 +13912,15 @@ func (response GetUpload422JSONResponse) VisitGetUploadResponse(w http.ResponseW
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10830,7 +13938,16 @@ func (response GetUpload429JSONResponse) VisitGetUploadResponse(w http.ResponseW
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10848,6 +13965,15 @@ func (response GetUpload500JSONResponse) VisitGetUploadResponse(w http.ResponseW
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10869,6 +13995,15 @@ func (response GetUploaddefaultJSONResponse) VisitGetUploadResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10888,7 +14023,10 @@ type UpdateUploadResponseObject interface {
 }
 
 type UpdateUpload200ResponseHeaders struct {
-	XRequestId *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
+	XRequestId         *string
 }
 
 type UpdateUpload200JSONResponse struct {
@@ -10903,6 +14041,15 @@ func (response UpdateUpload200JSONResponse) VisitUpdateUploadResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10920,6 +14067,15 @@ func (response UpdateUpload400JSONResponse) VisitUpdateUploadResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10937,6 +14093,15 @@ func (response UpdateUpload401JSONResponse) VisitUpdateUploadResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10954,6 +14119,15 @@ func (response UpdateUpload403JSONResponse) VisitUpdateUploadResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10971,6 +14145,15 @@ func (response UpdateUpload404JSONResponse) VisitUpdateUploadResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -10988,6 +14171,15 @@ func (response UpdateUpload409JSONResponse) VisitUpdateUploadResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11005,6 +14197,15 @@ func (response UpdateUpload413JSONResponse) VisitUpdateUploadResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11024,6 +14225,15 @@ func (response UpdateUpload422JSONResponse) VisitUpdateUploadResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11041,7 +14251,16 @@ func (response UpdateUpload429JSONResponse) VisitUpdateUploadResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11059,6 +14278,15 @@ func (response UpdateUpload500JSONResponse) VisitUpdateUploadResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11080,6 +14308,15 @@ func (response UpdateUploaddefaultJSONResponse) VisitUpdateUploadResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11097,7 +14334,10 @@ type ListTemplatesResponseObject interface {
 }
 
 type ListTemplates200ResponseHeaders struct {
-	XRequestId *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
+	XRequestId         *string
 }
 
 type ListTemplates200JSONResponse struct {
@@ -11112,6 +14352,15 @@ func (response ListTemplates200JSONResponse) VisitListTemplatesResponse(w http.R
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11129,6 +14378,15 @@ func (response ListTemplates401JSONResponse) VisitListTemplatesResponse(w http.R
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11146,6 +14404,15 @@ func (response ListTemplates403JSONResponse) VisitListTemplatesResponse(w http.R
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11165,6 +14432,15 @@ func (response ListTemplates422JSONResponse) VisitListTemplatesResponse(w http.R
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11182,7 +14458,16 @@ func (response ListTemplates429JSONResponse) VisitListTemplatesResponse(w http.R
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11200,6 +14485,15 @@ func (response ListTemplates500JSONResponse) VisitListTemplatesResponse(w http.R
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11221,6 +14515,15 @@ func (response ListTemplatesdefaultJSONResponse) VisitListTemplatesResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11240,6 +14543,9 @@ type CreateTemplateResponseObject interface {
 
 type CreateTemplate201ResponseHeaders struct {
 	IdempotentReplayed *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
 	XRequestId         *string
 }
 
@@ -11258,6 +14564,15 @@ func (response CreateTemplate201JSONResponse) VisitCreateTemplateResponse(w http
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11275,6 +14590,15 @@ func (response CreateTemplate400JSONResponse) VisitCreateTemplateResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11292,6 +14616,15 @@ func (response CreateTemplate401JSONResponse) VisitCreateTemplateResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11309,6 +14642,15 @@ func (response CreateTemplate403JSONResponse) VisitCreateTemplateResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11326,6 +14668,15 @@ func (response CreateTemplate409JSONResponse) VisitCreateTemplateResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11343,6 +14694,15 @@ func (response CreateTemplate413JSONResponse) VisitCreateTemplateResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11362,6 +14722,15 @@ func (response CreateTemplate422JSONResponse) VisitCreateTemplateResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11379,7 +14748,16 @@ func (response CreateTemplate429JSONResponse) VisitCreateTemplateResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11397,6 +14775,15 @@ func (response CreateTemplate500JSONResponse) VisitCreateTemplateResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11418,6 +14805,15 @@ func (response CreateTemplatedefaultJSONResponse) VisitCreateTemplateResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11435,7 +14831,10 @@ type DeleteTemplateResponseObject interface {
 }
 
 type DeleteTemplate204ResponseHeaders struct {
-	XRequestId *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
+	XRequestId         *string
 }
 
 type DeleteTemplate204Response struct {
@@ -11443,6 +14842,15 @@ type DeleteTemplate204Response struct {
 }
 
 func (response DeleteTemplate204Response) VisitDeleteTemplateResponse(w http.ResponseWriter) error {
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11459,6 +14867,15 @@ func (response DeleteTemplate401JSONResponse) VisitDeleteTemplateResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11476,6 +14893,15 @@ func (response DeleteTemplate403JSONResponse) VisitDeleteTemplateResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11493,6 +14919,15 @@ func (response DeleteTemplate404JSONResponse) VisitDeleteTemplateResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11512,6 +14947,15 @@ func (response DeleteTemplate422JSONResponse) VisitDeleteTemplateResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11529,7 +14973,16 @@ func (response DeleteTemplate429JSONResponse) VisitDeleteTemplateResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11547,6 +15000,15 @@ func (response DeleteTemplate500JSONResponse) VisitDeleteTemplateResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11568,6 +15030,15 @@ func (response DeleteTemplatedefaultJSONResponse) VisitDeleteTemplateResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11585,7 +15056,10 @@ type GetTemplateResponseObject interface {
 }
 
 type GetTemplate200ResponseHeaders struct {
-	XRequestId *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
+	XRequestId         *string
 }
 
 type GetTemplate200JSONResponse struct {
@@ -11600,6 +15074,15 @@ func (response GetTemplate200JSONResponse) VisitGetTemplateResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11617,6 +15100,15 @@ func (response GetTemplate401JSONResponse) VisitGetTemplateResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11634,6 +15126,15 @@ func (response GetTemplate403JSONResponse) VisitGetTemplateResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11651,6 +15152,15 @@ func (response GetTemplate404JSONResponse) VisitGetTemplateResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11670,6 +15180,15 @@ func (response GetTemplate422JSONResponse) VisitGetTemplateResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11687,7 +15206,16 @@ func (response GetTemplate429JSONResponse) VisitGetTemplateResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11705,6 +15233,15 @@ func (response GetTemplate500JSONResponse) VisitGetTemplateResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11726,6 +15263,15 @@ func (response GetTemplatedefaultJSONResponse) VisitGetTemplateResponse(w http.R
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11744,7 +15290,10 @@ type UpdateTemplateResponseObject interface {
 }
 
 type UpdateTemplate200ResponseHeaders struct {
-	XRequestId *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
+	XRequestId         *string
 }
 
 type UpdateTemplate200JSONResponse struct {
@@ -11759,6 +15308,15 @@ func (response UpdateTemplate200JSONResponse) VisitUpdateTemplateResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11776,6 +15334,15 @@ func (response UpdateTemplate400JSONResponse) VisitUpdateTemplateResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11793,6 +15360,15 @@ func (response UpdateTemplate401JSONResponse) VisitUpdateTemplateResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11810,6 +15386,15 @@ func (response UpdateTemplate403JSONResponse) VisitUpdateTemplateResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11827,6 +15412,15 @@ func (response UpdateTemplate404JSONResponse) VisitUpdateTemplateResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11844,6 +15438,15 @@ func (response UpdateTemplate409JSONResponse) VisitUpdateTemplateResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11861,6 +15464,15 @@ func (response UpdateTemplate413JSONResponse) VisitUpdateTemplateResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11880,6 +15492,15 @@ func (response UpdateTemplate422JSONResponse) VisitUpdateTemplateResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11897,7 +15518,16 @@ func (response UpdateTemplate429JSONResponse) VisitUpdateTemplateResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11915,6 +15545,15 @@ func (response UpdateTemplate500JSONResponse) VisitUpdateTemplateResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11936,6 +15575,15 @@ func (response UpdateTemplatedefaultJSONResponse) VisitUpdateTemplateResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11954,7 +15602,10 @@ type ReplaceTemplateCheckItemsResponseObject interface {
 }
 
 type ReplaceTemplateCheckItems200ResponseHeaders struct {
-	XRequestId *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
+	XRequestId         *string
 }
 
 type ReplaceTemplateCheckItems200JSONResponse struct {
@@ -11969,6 +15620,15 @@ func (response ReplaceTemplateCheckItems200JSONResponse) VisitReplaceTemplateChe
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -11986,6 +15646,15 @@ func (response ReplaceTemplateCheckItems400JSONResponse) VisitReplaceTemplateChe
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12003,6 +15672,15 @@ func (response ReplaceTemplateCheckItems401JSONResponse) VisitReplaceTemplateChe
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12020,6 +15698,15 @@ func (response ReplaceTemplateCheckItems403JSONResponse) VisitReplaceTemplateChe
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12037,6 +15724,15 @@ func (response ReplaceTemplateCheckItems404JSONResponse) VisitReplaceTemplateChe
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12054,6 +15750,15 @@ func (response ReplaceTemplateCheckItems409JSONResponse) VisitReplaceTemplateChe
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12071,6 +15776,15 @@ func (response ReplaceTemplateCheckItems413JSONResponse) VisitReplaceTemplateChe
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12090,6 +15804,15 @@ func (response ReplaceTemplateCheckItems422JSONResponse) VisitReplaceTemplateChe
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12107,7 +15830,16 @@ func (response ReplaceTemplateCheckItems429JSONResponse) VisitReplaceTemplateChe
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12125,6 +15857,15 @@ func (response ReplaceTemplateCheckItems500JSONResponse) VisitReplaceTemplateChe
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12146,6 +15887,15 @@ func (response ReplaceTemplateCheckItemsdefaultJSONResponse) VisitReplaceTemplat
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12164,7 +15914,10 @@ type ReplaceTemplateDataFieldItemsResponseObject interface {
 }
 
 type ReplaceTemplateDataFieldItems200ResponseHeaders struct {
-	XRequestId *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
+	XRequestId         *string
 }
 
 type ReplaceTemplateDataFieldItems200JSONResponse struct {
@@ -12179,6 +15932,15 @@ func (response ReplaceTemplateDataFieldItems200JSONResponse) VisitReplaceTemplat
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12196,6 +15958,15 @@ func (response ReplaceTemplateDataFieldItems400JSONResponse) VisitReplaceTemplat
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12213,6 +15984,15 @@ func (response ReplaceTemplateDataFieldItems401JSONResponse) VisitReplaceTemplat
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12230,6 +16010,15 @@ func (response ReplaceTemplateDataFieldItems403JSONResponse) VisitReplaceTemplat
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12247,6 +16036,15 @@ func (response ReplaceTemplateDataFieldItems404JSONResponse) VisitReplaceTemplat
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12264,6 +16062,15 @@ func (response ReplaceTemplateDataFieldItems409JSONResponse) VisitReplaceTemplat
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12281,6 +16088,15 @@ func (response ReplaceTemplateDataFieldItems413JSONResponse) VisitReplaceTemplat
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12300,6 +16116,15 @@ func (response ReplaceTemplateDataFieldItems422JSONResponse) VisitReplaceTemplat
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12317,7 +16142,16 @@ func (response ReplaceTemplateDataFieldItems429JSONResponse) VisitReplaceTemplat
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12335,6 +16169,15 @@ func (response ReplaceTemplateDataFieldItems500JSONResponse) VisitReplaceTemplat
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12356,6 +16199,15 @@ func (response ReplaceTemplateDataFieldItemsdefaultJSONResponse) VisitReplaceTem
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12374,7 +16226,10 @@ type ReplaceTemplateDocumentRequirementsResponseObject interface {
 }
 
 type ReplaceTemplateDocumentRequirements200ResponseHeaders struct {
-	XRequestId *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
+	XRequestId         *string
 }
 
 type ReplaceTemplateDocumentRequirements200JSONResponse struct {
@@ -12389,6 +16244,15 @@ func (response ReplaceTemplateDocumentRequirements200JSONResponse) VisitReplaceT
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12406,6 +16270,15 @@ func (response ReplaceTemplateDocumentRequirements400JSONResponse) VisitReplaceT
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12423,6 +16296,15 @@ func (response ReplaceTemplateDocumentRequirements401JSONResponse) VisitReplaceT
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12440,6 +16322,15 @@ func (response ReplaceTemplateDocumentRequirements403JSONResponse) VisitReplaceT
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12457,6 +16348,15 @@ func (response ReplaceTemplateDocumentRequirements404JSONResponse) VisitReplaceT
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12474,6 +16374,15 @@ func (response ReplaceTemplateDocumentRequirements409JSONResponse) VisitReplaceT
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12491,6 +16400,15 @@ func (response ReplaceTemplateDocumentRequirements413JSONResponse) VisitReplaceT
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12510,6 +16428,15 @@ func (response ReplaceTemplateDocumentRequirements422JSONResponse) VisitReplaceT
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12527,7 +16454,16 @@ func (response ReplaceTemplateDocumentRequirements429JSONResponse) VisitReplaceT
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12545,6 +16481,15 @@ func (response ReplaceTemplateDocumentRequirements500JSONResponse) VisitReplaceT
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12566,6 +16511,15 @@ func (response ReplaceTemplateDocumentRequirementsdefaultJSONResponse) VisitRepl
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12586,6 +16540,9 @@ type DuplicateTemplateResponseObject interface {
 
 type DuplicateTemplate201ResponseHeaders struct {
 	IdempotentReplayed *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
 	XRequestId         *string
 }
 
@@ -12604,6 +16561,15 @@ func (response DuplicateTemplate201JSONResponse) VisitDuplicateTemplateResponse(
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12621,6 +16587,15 @@ func (response DuplicateTemplate400JSONResponse) VisitDuplicateTemplateResponse(
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12638,6 +16613,15 @@ func (response DuplicateTemplate401JSONResponse) VisitDuplicateTemplateResponse(
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12655,6 +16639,15 @@ func (response DuplicateTemplate403JSONResponse) VisitDuplicateTemplateResponse(
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12672,6 +16665,15 @@ func (response DuplicateTemplate404JSONResponse) VisitDuplicateTemplateResponse(
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12689,6 +16691,15 @@ func (response DuplicateTemplate409JSONResponse) VisitDuplicateTemplateResponse(
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12706,6 +16717,15 @@ func (response DuplicateTemplate413JSONResponse) VisitDuplicateTemplateResponse(
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12725,6 +16745,15 @@ func (response DuplicateTemplate422JSONResponse) VisitDuplicateTemplateResponse(
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12742,7 +16771,16 @@ func (response DuplicateTemplate429JSONResponse) VisitDuplicateTemplateResponse(
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12760,6 +16798,15 @@ func (response DuplicateTemplate500JSONResponse) VisitDuplicateTemplateResponse(
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12781,6 +16828,15 @@ func (response DuplicateTemplatedefaultJSONResponse) VisitDuplicateTemplateRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12798,7 +16854,10 @@ type ListWebhookEndpointsResponseObject interface {
 }
 
 type ListWebhookEndpoints200ResponseHeaders struct {
-	XRequestId *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
+	XRequestId         *string
 }
 
 type ListWebhookEndpoints200JSONResponse struct {
@@ -12813,6 +16872,15 @@ func (response ListWebhookEndpoints200JSONResponse) VisitListWebhookEndpointsRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12830,6 +16898,15 @@ func (response ListWebhookEndpoints401JSONResponse) VisitListWebhookEndpointsRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12847,6 +16924,15 @@ func (response ListWebhookEndpoints403JSONResponse) VisitListWebhookEndpointsRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12866,6 +16952,15 @@ func (response ListWebhookEndpoints422JSONResponse) VisitListWebhookEndpointsRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12883,7 +16978,16 @@ func (response ListWebhookEndpoints429JSONResponse) VisitListWebhookEndpointsRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12901,6 +17005,15 @@ func (response ListWebhookEndpoints500JSONResponse) VisitListWebhookEndpointsRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12922,6 +17035,15 @@ func (response ListWebhookEndpointsdefaultJSONResponse) VisitListWebhookEndpoint
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12941,6 +17063,9 @@ type CreateWebhookEndpointResponseObject interface {
 
 type CreateWebhookEndpoint201ResponseHeaders struct {
 	IdempotentReplayed *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
 	XRequestId         *string
 }
 
@@ -12959,6 +17084,15 @@ func (response CreateWebhookEndpoint201JSONResponse) VisitCreateWebhookEndpointR
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12976,6 +17110,15 @@ func (response CreateWebhookEndpoint400JSONResponse) VisitCreateWebhookEndpointR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -12993,6 +17136,15 @@ func (response CreateWebhookEndpoint401JSONResponse) VisitCreateWebhookEndpointR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13010,6 +17162,15 @@ func (response CreateWebhookEndpoint403JSONResponse) VisitCreateWebhookEndpointR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13027,6 +17188,15 @@ func (response CreateWebhookEndpoint409JSONResponse) VisitCreateWebhookEndpointR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13044,6 +17214,15 @@ func (response CreateWebhookEndpoint413JSONResponse) VisitCreateWebhookEndpointR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13063,6 +17242,15 @@ func (response CreateWebhookEndpoint422JSONResponse) VisitCreateWebhookEndpointR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13080,7 +17268,16 @@ func (response CreateWebhookEndpoint429JSONResponse) VisitCreateWebhookEndpointR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13098,6 +17295,15 @@ func (response CreateWebhookEndpoint500JSONResponse) VisitCreateWebhookEndpointR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13119,6 +17325,15 @@ func (response CreateWebhookEndpointdefaultJSONResponse) VisitCreateWebhookEndpo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13136,7 +17351,10 @@ type DeleteWebhookEndpointResponseObject interface {
 }
 
 type DeleteWebhookEndpoint204ResponseHeaders struct {
-	XRequestId *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
+	XRequestId         *string
 }
 
 type DeleteWebhookEndpoint204Response struct {
@@ -13144,6 +17362,15 @@ type DeleteWebhookEndpoint204Response struct {
 }
 
 func (response DeleteWebhookEndpoint204Response) VisitDeleteWebhookEndpointResponse(w http.ResponseWriter) error {
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13160,6 +17387,15 @@ func (response DeleteWebhookEndpoint401JSONResponse) VisitDeleteWebhookEndpointR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13177,6 +17413,15 @@ func (response DeleteWebhookEndpoint403JSONResponse) VisitDeleteWebhookEndpointR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13194,6 +17439,15 @@ func (response DeleteWebhookEndpoint404JSONResponse) VisitDeleteWebhookEndpointR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13213,6 +17467,15 @@ func (response DeleteWebhookEndpoint422JSONResponse) VisitDeleteWebhookEndpointR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13230,7 +17493,16 @@ func (response DeleteWebhookEndpoint429JSONResponse) VisitDeleteWebhookEndpointR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13248,6 +17520,15 @@ func (response DeleteWebhookEndpoint500JSONResponse) VisitDeleteWebhookEndpointR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13269,6 +17550,15 @@ func (response DeleteWebhookEndpointdefaultJSONResponse) VisitDeleteWebhookEndpo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13286,7 +17576,10 @@ type GetWebhookEndpointResponseObject interface {
 }
 
 type GetWebhookEndpoint200ResponseHeaders struct {
-	XRequestId *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
+	XRequestId         *string
 }
 
 type GetWebhookEndpoint200JSONResponse struct {
@@ -13301,6 +17594,15 @@ func (response GetWebhookEndpoint200JSONResponse) VisitGetWebhookEndpointRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13318,6 +17620,15 @@ func (response GetWebhookEndpoint401JSONResponse) VisitGetWebhookEndpointRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13335,6 +17646,15 @@ func (response GetWebhookEndpoint403JSONResponse) VisitGetWebhookEndpointRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13352,6 +17672,15 @@ func (response GetWebhookEndpoint404JSONResponse) VisitGetWebhookEndpointRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13371,6 +17700,15 @@ func (response GetWebhookEndpoint422JSONResponse) VisitGetWebhookEndpointRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13388,7 +17726,16 @@ func (response GetWebhookEndpoint429JSONResponse) VisitGetWebhookEndpointRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13406,6 +17753,15 @@ func (response GetWebhookEndpoint500JSONResponse) VisitGetWebhookEndpointRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13427,6 +17783,15 @@ func (response GetWebhookEndpointdefaultJSONResponse) VisitGetWebhookEndpointRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13445,7 +17810,10 @@ type UpdateWebhookEndpointResponseObject interface {
 }
 
 type UpdateWebhookEndpoint200ResponseHeaders struct {
-	XRequestId *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
+	XRequestId         *string
 }
 
 type UpdateWebhookEndpoint200JSONResponse struct {
@@ -13460,6 +17828,15 @@ func (response UpdateWebhookEndpoint200JSONResponse) VisitUpdateWebhookEndpointR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13477,6 +17854,15 @@ func (response UpdateWebhookEndpoint400JSONResponse) VisitUpdateWebhookEndpointR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13494,6 +17880,15 @@ func (response UpdateWebhookEndpoint401JSONResponse) VisitUpdateWebhookEndpointR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13511,6 +17906,15 @@ func (response UpdateWebhookEndpoint403JSONResponse) VisitUpdateWebhookEndpointR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13528,6 +17932,15 @@ func (response UpdateWebhookEndpoint404JSONResponse) VisitUpdateWebhookEndpointR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13545,6 +17958,15 @@ func (response UpdateWebhookEndpoint413JSONResponse) VisitUpdateWebhookEndpointR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13564,6 +17986,15 @@ func (response UpdateWebhookEndpoint422JSONResponse) VisitUpdateWebhookEndpointR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13581,7 +18012,16 @@ func (response UpdateWebhookEndpoint429JSONResponse) VisitUpdateWebhookEndpointR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13599,6 +18039,15 @@ func (response UpdateWebhookEndpoint500JSONResponse) VisitUpdateWebhookEndpointR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13620,6 +18069,15 @@ func (response UpdateWebhookEndpointdefaultJSONResponse) VisitUpdateWebhookEndpo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13639,6 +18097,9 @@ type RotateWebhookEndpointSecretResponseObject interface {
 
 type RotateWebhookEndpointSecret201ResponseHeaders struct {
 	IdempotentReplayed *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
 	XRequestId         *string
 }
 
@@ -13657,6 +18118,15 @@ func (response RotateWebhookEndpointSecret201JSONResponse) VisitRotateWebhookEnd
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13674,6 +18144,15 @@ func (response RotateWebhookEndpointSecret401JSONResponse) VisitRotateWebhookEnd
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13691,6 +18170,15 @@ func (response RotateWebhookEndpointSecret403JSONResponse) VisitRotateWebhookEnd
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13708,6 +18196,15 @@ func (response RotateWebhookEndpointSecret404JSONResponse) VisitRotateWebhookEnd
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13725,6 +18222,15 @@ func (response RotateWebhookEndpointSecret409JSONResponse) VisitRotateWebhookEnd
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13744,6 +18250,15 @@ func (response RotateWebhookEndpointSecret422JSONResponse) VisitRotateWebhookEnd
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13761,7 +18276,16 @@ func (response RotateWebhookEndpointSecret429JSONResponse) VisitRotateWebhookEnd
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13779,6 +18303,15 @@ func (response RotateWebhookEndpointSecret500JSONResponse) VisitRotateWebhookEnd
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13800,6 +18333,15 @@ func (response RotateWebhookEndpointSecretdefaultJSONResponse) VisitRotateWebhoo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13819,6 +18361,9 @@ type TestWebhookEndpointResponseObject interface {
 
 type TestWebhookEndpoint202ResponseHeaders struct {
 	IdempotentReplayed *string
+	RateLimitLimit     *int32
+	RateLimitRemaining *int32
+	RateLimitReset     *int32
 	XRequestId         *string
 }
 
@@ -13837,6 +18382,15 @@ func (response TestWebhookEndpoint202JSONResponse) VisitTestWebhookEndpointRespo
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13854,6 +18408,15 @@ func (response TestWebhookEndpoint400JSONResponse) VisitTestWebhookEndpointRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13871,6 +18434,15 @@ func (response TestWebhookEndpoint401JSONResponse) VisitTestWebhookEndpointRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13888,6 +18460,15 @@ func (response TestWebhookEndpoint403JSONResponse) VisitTestWebhookEndpointRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13905,6 +18486,15 @@ func (response TestWebhookEndpoint404JSONResponse) VisitTestWebhookEndpointRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13922,6 +18512,15 @@ func (response TestWebhookEndpoint409JSONResponse) VisitTestWebhookEndpointRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13941,6 +18540,15 @@ func (response TestWebhookEndpoint422JSONResponse) VisitTestWebhookEndpointRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13958,7 +18566,16 @@ func (response TestWebhookEndpoint429JSONResponse) VisitTestWebhookEndpointRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("retry-after", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13976,6 +18593,15 @@ func (response TestWebhookEndpoint500JSONResponse) VisitTestWebhookEndpointRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -13997,6 +18623,15 @@ func (response TestWebhookEndpointdefaultJSONResponse) VisitTestWebhookEndpointR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
 	if response.Headers.XRequestId != nil {
 		w.Header().Set("x-request-id", fmt.Sprint(*response.Headers.XRequestId))
 	}
@@ -15895,576 +20530,654 @@ func (sh *strictHandler) TestWebhookEndpoint(ctx echo.Context, endpointId Endpoi
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L3dkhs3lj/4KgjOTJicSVKsL0siY2KjLMnd+lu2tPpwd4+pPxPMBEl0JQE6kVlVtK2IvdrYvf3vK+zN",
-	"Xu4r7L7JPMk/zjkAEplMslhSSZanddFtFTMTHwfAwfn8nV87iV6ttRKqMJ3Rr52l4KnI8Z9PU7Fa60Ko",
-	"4qVYZ3wjUvg1FSbJ5bqQWnVGnbjISxGzq6VQrFhKw3Jh1loZwaRhxVIwU+hcpNXPhWZcMcHzTIqc5eLn",
-	"UpiCXcliSa/zlWCx7znZ9L8Tm3jM+MwIVTBdLEV+JY0YdKKOSZZixWFMQpWrzuinDgym8zbqFJu16Iw6",
-	"psilWnTevYs6L0WRb87nhci35/BKJFqlBoZ2xWXBZmKuc8Fy+ESqBXQF45Q5EAC6CLteSSVX0PvQdytV",
-	"IRYix37/+pJm+LSFdk9ToQo5BzrouaMevh0xmq1i4lLkm4p6XVMmiTCGcZUykec67w3YE/gvm+lUCmhh",
-	"LXjBZMG4YTG+MrCtTmUaj9nPpS4EPMc1y8Va54VUC8bZOtezTKzqpG2S8l3UWfOcr0Rhd8mjpUgu2qb3",
-	"TSmzQiqWwAvsQmwilpSm0Cv7y5s3Tx9HTOf1Xy/EBgYgoYU1L5adqKP4CoaAz6cy3b8c/PqZUIti2Rl9",
-	"fRrB6rg/j9q2xaMyN7plSzxf859LwRJ8PMKdGStxXUzpl5gWTLB1Li6lLg1b84UYsOcriaSf6xwfz2Vu",
-	"Cvvs3LbGiiUvWKqFYUoXLBWJTvG0nB4fs1iqS57JdDqXIktjOhcxEjxmse3c0+fnUuSbgEA0mX2rF3Ue",
-	"84J/C43vW7KUF7yPQ6itW/Bzc/HqX+xYQXiJZnbHy/hYJ+VKqOL1Zi32zsu+14cm6lOrPdmaXfO7XRO0",
-	"703hvTue4xOVrrVUrZzkL2K21PqCCfsOk+mOEbo3bhrcXOcrXnRGnbLEN1vGc8mzksMA2kZUPd0zFv/O",
-	"XYxGAGlewElpG41AokQsFpfFNGZznWX6SqRstmGcwT/zhBta+J2jFTeT7Z9zMe+MOv90r7pU79FTc88O",
-	"EYcbXHDfic32gL/nF4LuzxfPX71mhs/x5sQraRSwlvBaxQvkQmxYdy1ydv7iKUsyKVQRsQuxLtjxKVvq",
-	"Mjc9hvcMXeh4Hbs7o34Jr0Sx1GnEgAp43cx0uhmwc4V3MP7V+AL69nysmuD0QmymuSiNgOun6m0pM1Gb",
-	"CokCeakMNjN8uN2MVNPSiIoDkrRSLVJDcOjsOG/HZ2fNA7fmRSFyaPO//zSZXB8f9SeT6/tP3v7bP7fu",
-	"t2dyJYvtdXvBF4IZ+YuIWCrmvMwKdjYcsB95VgrD+ExfCnY0HDKeC5ZkfLWmJTgaDsdsJjJ9xY6A7cDF",
-	"wBWzgsRhl0MGI9p5N+DTGjns+Dqjs2FUSTFHrVLMq0y38h3Hd5nJNJ2vea5XtCPK2UoaAwwgFQWX2VeG",
-	"xZ4/wvsm3nHS4OGHc4RXfgBtI6+e7uZP1RQ+fDSvxWqd8WLv7VTYd2oXk/+xeSeFb++YgHvljm+iN+tM",
-	"81b5gZ7spmiJzz+Umu/gY+J7KIF+w1MrZcNfiVagssA/+XqdyQRvmHt/NzDCXw/l1SA3v7SdUJcNvced",
-	"Rcu24hFb8QxGjsoOsbI+m/GU/bdXz3+IGO4ktUC+GbGrXKsFs0NlKFV0QWgU13y1zgTjTGnVX5VZIdc8",
-	"LxgRrofrz5X9k3gwipOm0GvgJTzP5aXVWQJN7rpvh9SX6a6p29fvBRoLzvuRVvNMJp+QtufMFLCxE9vz",
-	"GBmKXoucBIrgbWb4xsBVkiwZyNGGwbg2AxaDYI5HdyXNihfJMmZdU/BMsFhcr0VSCFg7eices1z0c8FT",
-	"vOjwlu2hrFAJKGq6zvUiF8bErAsabCDgGPZzKUqRwurkpVJSLcbUCoPjl0NbATNRupgmXCUi47NMxKzb",
-	"4JfSMCBbJgqRNj6lz0Qas67SdhsY6LYajgG1kTP3ZtAwtMUVzzZGmqkui5QX2BJ0H0znihtmyrXIjUhF",
-	"OmalESyGeZhiWr0WQ2uwN5XIpyjYr8t8IRqE2p7ZTMApwHfTMerbvTvcrN/qfCbTVKhPyAn4Wk5J0pqm",
-	"0sCSpjHJaJUMBjN3DwcsXovcrWgqlPQfWAkKOQublQXLeHJBcmD1SeM0KCFSw7rxdT/VCaxPv3o1vkva",
-	"PlUgIPEMKfJJOS31O0VjRjxipXInmBmRX4qcLCEDhkYeEotmPLnQ8/mYXeWyECgXW2lfMXFNDTKZoiBW",
-	"k64bMi1dZXdEwR908a0uVfoJiQe8Zg592h2WC6PLPBGVAUJcS1NEKH2qhSH7HIn4oQoBTCEVyJJYl9vz",
-	"GxztiHH//KqhjfaAQUnD1hzFfJg2bNwualTmLrfoC74Bjvha62c8X4hPSOe5zMS00HqaQcfxqHlLa9im",
-	"8ePnj578eP5s+v35X6dvXjx7fv54+s3fXj95FbOuUxdAO/heftMbw+IsgVdKY42oeKuRJa/WE0oYQTdH",
-	"0MAdUvWVyC9lIt4ofskl3lmfkruWxfIXvDKxF5FONwKkLfhd5/IXfwWbQmYZW+d6zRe8ABmI/YXLAmhW",
-	"5Js+nxcij5khW28Eh0G1nvjYsYdpTf6PYRNXz3C9ZRo3yBz0dROVA4v0u+iD1ue11t9ztbG/mk+4ODko",
-	"F6ha+iuMGMZXhsEzhs+qzX02dLKxgQvNrkbEZmVucOujcUJcJwJED5R2QZhxRykKemA8A4Ftw4xA2/1S",
-	"sJU2hZeJeMG0StDQveKb2+0Fe3mgMPh3WRQi/xyW+Y1ye16kv4OiA2LOhdjYZZ4JnovcCSxWuYkCHQhE",
-	"YXGpL8RdXqBv/M3/iYWQc7Uh3xOJGhELlbXT4RmLyVxGjIpsi8gxzoZHDC9hCa+uhIKTEuHOsvpKmoqU",
-	"1IQB+zNXKWh/ipXqQukrhS+B2CILw/78+vULVI1Kw5KMGzNiqcY7fJZJlWYbu4c5O72+HjPOzq6vYfOz",
-	"GTmzJNzNwf6+04VZ5zoRBiXcJ6qQxeZ32KJkF4MbkTwROmfeV8XmXII6hG/SpdF1tjPFV8IwWfTGjGdG",
-	"E8MB7QjV7TxZykvB9JxxNrOmGqGKfEPLyFkuUpFJuHmRukozVDjh7rYPQCHdNhiYglvXW02ddI0Qe7NC",
-	"BHBC6AFVAb4QxD+rr8gywJS48l+41x1HRIbrr7Q7W/x3znRDthgiEDoFWy3b34mNAQU6ZTI1PaDqLPQT",
-	"mgF7vhZA4HI1wulcwAd8vRbckUCuxJgVOgMNSEyUOypaCTNgj3ghFjqXwowqe6OZAjFR245IiJK5SKfV",
-	"43UujFBFPFFdp3orYUxvzGJZvTfFFYQmYMdME62MNGhsjllXoje32PTGExVLleiVmIb9J9A+aPM84/lm",
-	"iiYOeuZ6jKOJco+TXKRwq061ms64uqjeh66wdRgciDsiLzakgdcH5J7hgDLN1bTQMINSTGGLSUU3d8y6",
-	"c6m4SqRaQJM8TSWsFc+muTQXwNGEAcK0PugNJqoTeQf8NsEDS982vTtRZ4u81loYTgaNia0E7USd3fSs",
-	"Hu6mZifq7KRhJ+rsJlsn6rQSpCX8IHKnwvteb3kyYGDE0j74eKAngpGFFU6IZcuqgNmLqZ5PZzIvlrBR",
-	"w5UR12uZI4Vol4rVOtMbMuUDF6MnrAv/gU20yLUx05VWxTLbTGnx8NyIYuvXiYp5kuhSFdMZz7hK8M11",
-	"mSdLbsR0nUv6BdeCr+BF+BM2VbFxP7BuUuY5rBptd7SCTnkueMy65ueS52JKMQswvNqyxugwg90Ej+by",
-	"WqRTtDmAorUWudQpbP+N4PgxzzISBQzrBuSbl1k2hY3bJJ0qVzOR44iRaCK3rwGbmHGFk3VbkKcpWs4i",
-	"FkN/sB6wIYu8TMjoxua5EKwQ10X94LUMBHZo++o2jh2NsPFjsOLQTTj0TtRpW184uFvL679t7BXobcZh",
-	"Bo21Dw+kpQb8VNsNcDCrBe5EnTZaudNLGwTGEW6Y5tnuRJ3Wld97nIOog9ueaOc4g7YPPdQT5U4123Pn",
-	"yXSa8BxvqTU3Zq1zunZENp+m0iSZNmVuN70B5oUHpslFq/2KCweCXM4T/Lng11NujDDGvbgWCrXk6uuJ",
-	"Ci6prfsLvi5M7f4S12tt6ge/6hMONFcgOi2ANedTce1HM8+0zqfrjA5SsC2mCc+SMiNjNcxGiXyxmSYi",
-	"L+QcJFEBo6wuSRbjqY5ZF//bi6xbAa3jaiGVYNwYuVBoI/MXEUhq6L+Zy8LUz6RdCdi+diHgRqqvQ8sF",
-	"Vj8yjgqdqFMnPDTbpHsn6uy+3ojE4WEK2m6lLxwKT976oQupi1NuErcTdZCO+w6Qc4re8vA4t+aHXoYT",
-	"1UdTvKErXPBsKpByUy8QWReGP7Zkx+iNmJVpTHDeJoptS3cx65IXL4MdkgnTi1oOROMV0CuwtebxGLce",
-	"D7brdGAbtzsSqNJsMwueC6bXJOw06AZsNG4lyCHU8FO9iSb1o7V/1fBoBMNr3YOPeMEzvWjde68KEF3R",
-	"uoFqX0LvktoHmpbbggP2TaARIgMO9wtG44ifS55RgI5gMu0N2CPy4PtPODNZuXAxhak064xvUCvFvmSR",
-	"CcYLluTCKa68/8uw/3AaR+xPIl+BvrrKeFkYVuRcmUwWuN/TXsRWPIXrQv5cCkbya82IBgrsgktlinDQ",
-	"huKiVLkSuUyYKedzec26bmmnx3FvzGTBlIBDliy5WsBpPFebq6XI0YAhUzLlkbkmAiJWs958RZFKVzq/",
-	"AHaqB516BI6dX2v0TUQhp9urdu6n0AgqHVRsUFLIgFXq0yBGcqZ1JriC9m0z7Q8Tumw3N5ktcJCP3Mvw",
-	"ISyfSKe8qAU5gDTUBz7VNtPaBH/dfk7KOleb5/PO6Kf9A2qq5u+iG0Mt3kY7QlXwZHgiu6i56/5C97fG",
-	"eCFuplV1Ft/hUqVlQkGUpiXGih6T6ESbGSOHpWErwRVG32L8SSFW5qaebWMgwkHXdvA8z7kbymrdEuf1",
-	"UlxKcSVyJiuB059rMmQwrbLN2B4Rq+8yrZrmjrZVxxPfut5klrrNHnoXRtqATNKhFal2ueuvvtbBRm+u",
-	"SFQdn9qurg2vYrl69neRFP7cPgrOT52o7onluXhyqxueSeXDHQ3rwnV/acPq8MKvrvmadNwbO5OfSKkJ",
-	"8j8MaoIamW68nQGmiDJqID+hhlBdMKGZaKctYJ8MRHHzhcBw1Tp38pHuN8fUt5zCXQfw4G3W2DJB3D1t",
-	"HPpu5wLDnJ6qdVl80MSsQbNxacAc4cGF2IzZqjQFmb+Fs9Kis+GW4Wytc905u2fStEws5QXasQ/iOXR9",
-	"tXCbIMOg5XRQ9oAVEuBVNASPmSqzjNmwkIy7fAPQxsvMemspwm7/1HEK9TG0EkEW3F1HdRqI60Tkbczy",
-	"HM+nYZcin/FCrlj3aikLYdY8EX0FPCyTv4i05yaRSDiraOVu3c9NJ2zr5sbPt8dy1J9xY1tnZPgwtcti",
-	"XyTs9oqBzK1VSz9/QTkIdUciCzMFV6lpmWPEDAVh2ysl4YoZQR+btS5GwMfYTF+jBT8DRVTnxPtqHSSg",
-	"8YAURqlSNiXLK69LnoKuihNfCL1CV1GXs0wseLJhf9F56rVaENfwRZAYdVmgwal38KXq9shLpE4b3apA",
-	"0IOiZ8N9GsaQbu0Et+6R34379rAdX5sgqa9hpYDw0GDEcgFq06Vwcjz8OmLXKEBvUD2CXwu97mdiDmuR",
-	"K5GDPAL6U1qFRcN3X5nmixG7kqkNs18KuVgW6PCjQHKeZYwbNgedjuL75mFT9KXO3YfdIUaU97aFXnrB",
-	"Bvz6Td6SwGYNgvYU3XwqcAi3avf6Vm9vbvF2Y7fgBKA/aMWNNHKkaN0cgQNgmwlXD5lUtHFBI8tFUeaK",
-	"IsxIIsLEiYSWlGIxW7SQslj+0pJTaSNdtqJcXFpZEFG5hJ1RZtnGR76INBCaBk0TsUjb8yNDmtGwWmmD",
-	"U8P7K4i4btzx76sfNXSdxpEsKLzjeDgcgsIJh0HkZuzTLMRqXWwatz+83HJ/3KBfPG62+D6KxIpfP6XP",
-	"jocN9hd1SB23z+FuvqWmETEekCOkRwsBhjdIQIEcuJPkYQ/s9VKw+EJsYtC4KtOFLLY7v53w5dQQS4rd",
-	"G9D70T54E/qWahuRDDDk6/gdyLJ7Mzwhyx5GvH207UC+Tncp76cfuhO/pVe3BMqQjIesauBO+fCFDRr7",
-	"XZjM772J9i3G7jV4lemCkniCFWikJvqkFNgiEQVNcsNiaqH2dTxgL3heGBs7VSy5aomhJJsz/EWGZrlQ",
-	"FO56niRiDXLyHFMFgV1XLmuMJFqnc/S3rvhC3Pv7Wiyqv9YK/wjfXpkrTYbp8NdLlQ70WqjrVWb94n09",
-	"n8tEOGl4AF/Z+CapFqts4J7EY3/0bhPbuy0JtKk0zcxCTLXoJ0tthMJcuyMQ9I7PzmpbNciYJBNrZfOt",
-	"B//sT4fc2s8wsO1RwX51xBijzAo74yvDHlHkVx/OHynqMzQLc7ek6DPzcVJoNN8UpPB5fWAmFUf70/69",
-	"3aIF4Gj3bHNPiZ2Mpj0K+P3XBfN4panWB42BsmD1ZN33WBl091SOe0uZlQP0aDAeb6eqfNDhF6yLqZk9",
-	"K2tKEwqbZNGkvIhCrJhZ8jWefe4dIl+Z9nYPlqMc435ZfUzGpJpQdTbc1ikzrhal1Vf29VAt/jP3BbQt",
-	"Cu6sOPu+/t69B4JTkF+506LlbFmBlc5asCIydCqt+s58FTiWnlt328jfPrXwaodM4J7Z7yImMiNqTqib",
-	"XJwfaDLbcVB2Hz7n9d19x5MRzu2WhgaGZvOISeUdZTpPRc66gRB0C1NF3WLZkNxbdlmIYdE+wsdVtNad",
-	"DbNC7bjNUN9bBPG5xXcl0B7InR63sY67I+JBrKWFlO8nS91KjvoiKH0RlD5DQckCyzjsmZ0s+5OpVZQz",
-	"uAvhxbqENctFIuSlGDO9kkVB6SjoJ1kJrgyaVClelEIg5mVR5vbgHMxOsMtte4+F07B/He10w+wzBpV5",
-	"1mIWXBbF2sTszctnocZ/+qBGU3wrRlENZbij4/uD4WA4OIrYaHSEs810wrOlNkVtD5W5bK7A6YMbjfF5",
-	"1rp7/H11WJRGFeD8u4RqtFqB3itco3Hj3kW8Ri1o/HOO2biFxcqHSgSR7TfFS2DIXhvRbx8TcXc2rtZw",
-	"iobhK4ijeM+4ie39eUPsRHCePkkAhdMwbhNAsTsyoibstqgHWs1lKlQipsUyF2ap29iMhVyysZAu881i",
-	"fbGqDbYQhUuqizN9Na0exTX+mOqS0lkOdlvV4e4OBNs7JKDjRjazK+Kj2rrb7LIlHCDE6qNN3tja/oOo",
-	"fVX2buZ9cSI7l9hiVg0HD6L/Igv+iQJd6ovvCTnnmalkksM2w95VvYP4mEp4+IPGyDy2WZ871AD7FIap",
-	"lWCCRFeNfzSxM1rkoQK082KKWTM3IdBG7vUWkflboIl9zJbSFDqHzZilwhSEyTeuUlulvSYU4tWRDeCw",
-	"xbSzPaeO2pbUEWRKp/LQFl/R26AUBKCWN8eTBO9bOXvrBdgiU0saL1k0o1CdhJKQvmYJecUNxlzXWck+",
-	"WQR3E2Zu7+2I8BK5zfGWhgE90jIjVvAeoaB1KNAaTbbXJGrsu2Bj7TsBbtW3GIJrzTLPG0NMmotxGGl1",
-	"WaA0crs9+tx+FeDMBVuzvjphTj4FW1kEVq7MlchFGlEglqx+Ca70YIK+J5jLtBGL1nqyMdR/rfOCgJHa",
-	"YtA2MKZc4KZUmgAEaBgRme2dbDpi8SzTyYVIR2wwGMQRi1NlMGe+zDEtK9FKicQGu8wRzLP5qxGYjLJE",
-	"GA6VC54sXcp1kRlCTsA/5ErosiBEFSWKK51f2KcD9oNwees2+08YlkqeOUgJo7NLkRvGzUWNlLtiWer7",
-	"rLGRqh1ywCZ+Xm2mBlg0PXD83PN329UIE+RSyiaSis0zuVgWBOyWENJJzLrH19fOBHUydNAk8BLo8xb6",
-	"inWVVv3j6+teQMXI03DqKWzXMmbdgucg79glY7MNe/Xq5bcsLzGnpj1QyI62E3X8ADtRpxoHhgBj55Ty",
-	"WfUNahB13S7Y1zl3W9oNnCNUYdxFWCEoBLleW4oKKTKDiQpInZYYKFlRnPUn5XB4IkLCo/QVEzYEMWGL",
-	"yVcx2onynLZqYjAYVM3xGVepVkBwxISpxAxqo3u0itjZKmInw1XEjpcRO4L/Oz5d9mDItvc1ZvIIVViI",
-	"Fc9KAuytAXsp/P5CTQz1t4pKjSyptoVsTrb6yY8AzombU/tKbpvS2yw9VZpr6FTg5sKwuc7HDFgEmwk4",
-	"PTiLGpwsOcfEVcMc27hHMhDhXa4YGjbbo3EVI1GXDLzQPigVxhvS4ORSaGnAVAJb0l4LJ4h1IA19ZWrg",
-	"lPpS5LlMQ6dcLfG3/nq7qtdEFD8c2/wWqQFbmZc+Fy0crkVHcUCF9pVcGKC+WiBVW3vJ+Exke6mGbxxE",
-	"ryA5rrWv26i422jtpOXSeJv5MIGy27rrWq+QXS6nfYclcH4B96qc6wRmaJlavMfvH9/moOzXBG/Y+c/t",
-	"kpH0Ezwb19zWe7Y96674ddM30DswyOr9T8cnU7t3bP464ZAh4Zs30C3MDXWE20+397ML1LThgw/QviPw",
-	"KtMtesCBGtsug5Yn7q34ADy9lOLqxkiRTBcUfwvfHKidBtOtNFSLwXSwCYR8x9vK8m7zs+NZAZfyqpvr",
-	"/ablOUQuq93RBwplfRZbhLh4xDxusQW40jmrXMY2t9z/je8rQa+i1ysT3N7Wza+szw/D5sP38Ft6xTlV",
-	"CQXq75iaTAK0SM2UNgXmssM/rFonDDOisNCxPL2UBiQXrjYTxdxMKAPaGZjwMGOFhQTFmlpzFdokLHuJ",
-	"vkkl6nKbJRbxcDtHXFqaIIGm4ETwV5oHyuLVNPaKbRTmiSZ99GK2XUcwi6+Mx5vDGSICY67LxTLAN3WT",
-	"zwMCsVQkCK3NuocRvUc45pighP57lvAsY0UuFwunNFu8PUKT85jLwEE6w6OHJ/xsPuzfT45F/z4/Oeo/",
-	"TE9F/3j+9exBcpQOxfCo7nQZdY6Hx1/3j476xyevhw9HRyej4fF/dCJvqqzVKnCsynV01D+anST9++np",
-	"cf+BOJv3T/j95GF6LI7mR0N7JkdtyB6WYXVe4SNWoVaxLioMxTIXgiGGjum1oOQ7xqXKLKtYUrg1PKv5",
-	"yePvTR0TqQeE3ECQ49HpERIkJMT0NlTYDtborPnGZHLdp75qLzUCLRGfh94bDk+Pj+5bPaXMhZt+1awd",
-	"0HH/NDlL+/fF1yf9h/P7w/7p7EHK5yfimA9PbbSDLUVgBzK1AxkQPQ5t7AR1qvp4bybK8NivzzRYOp5u",
-	"Ou/evrsdKVzlqaqhGq94r8FZB3VHXBZTT4SH/GgGxyrtPxAn8/4pP5t9ndxPH4jhg+qmru2RgXVnWr9w",
-	"KITWj+0BF/97eeEPCOPcxQkf29DO3SiIW+V8oo7nUi06Tl4KCsYgIFsy9gsblTLbOA5H8StdIwSL8d9x",
-	"r73o3bYsQ7/8uoXBV1+LtwchA+ArDed0fdEseW8SJbZouh3OAu1gIbW4dcTxyJPJ18HDm7V2IzXuhS9M",
-	"+wvT/sdj2g1fa/MMHMoHO3tm05Zh35zM+yhGW93cLhm8PtftMUVbRZxuEa4e5pAdGMcWquu/Tyjbjry3",
-	"jwE+9FGi3RqYip9twNvHQeJpxNfsBOR530Cytt1xUyxZbU//EcPJgknfRXRKyBX+qAEqJckUN+fi7M8h",
-	"+YGT25PMGetNLTEjNEvWrZpUgqbFmn/bDNetiSFW/COdip2YfiueLKWial/4AzouEWd/bLOrDJvlXCVL",
-	"StDbApkk3H7C1Z8owu/nBeNqg3CTt0bxx3Ji7s3T62t0OTZR/aVID0D07w0maqJ+o/5+c738xryvj/2G",
-	"EfBSLdhvE/Vbv9+v/Q++beDUs9/Y6XDIuqfHxySHe5x6BPPFgHJnCOJr02O/MaWhm2Y1vNEtiuFFjEPz",
-	"WSbSsIrOmCZ7enx81+D5lTXrBth8VqMRBfH9htU57bw/oPbAITUHxodUG6gP0hbuwIU8csOEH/ZW7aA2",
-	"WmqbYTsnrp0ASzIocUYfb1U5q39KVc7QFWMjxLHsqS3Miy346lX45amnMerFEdNXyhX1orwpV61qVyWq",
-	"aLtwFXW0Xb0DezwLp4mFcLFalsHabDBaa8xF6EFowU58b1k8bPlh2PJNFfLsWjRL9203dPsqftT0VrFE",
-	"3/RGmMgGNdgSicg7mi5JG2u7s8Ci3ZGt1Xzb+uJspVHo+A3t58SJKmLHjTq/cVUAiqi3RBactndLtYjr",
-	"xxYrvG+1CkTEd2l+dpfVKiNrWwoZe2ovGFmfIJZ6AeaMIT7NEh4rfSnV4h5uYMvdLGOi+D+tRGu9Sep/",
-	"Z5HJm/acrze51Y6vI1lroWKswZbbVXeS2qxXSIPmjk4azb1fpTS3hRuV0eo9tJVIsx8GNaxwT/iVqtWC",
-	"+o0ttdJlXq8h5UIiNHBhtdmqPmUZcVjAkP3GzoZD6gOmXhUzxMfj1qJkYclCzxmDkkLYqGfuPnIIGaor",
-	"2sY2wnGStppq2MSJm7sv6P1bA4MqKLA2biWJ3UFUM25aVkXjdnaAs6T3Yfso9J7xZIniEvDQGTdYs6Ji",
-	"CyAy6bLg5HeC6xWWtdc+oqi9ztvWaceSTjU6hxihdbEIVZNACAj+tvdt3XLqbkaCpq5fiyCwu4uug0gE",
-	"jbsIYe32XSnQV/N26JDdscbW0VjWxoNbHhCXBAq0MrW6aaXOberPHEewprzqhFpLae3Uwm/BgUSyhqfH",
-	"0irY+jD3tv2MWPtbm7BVQ0St4TFWKW/LRUnFQSWqUO1AJAljLAxFI1a4XHEVKB7X64wrTsEypTKon0Q2",
-	"Aa6mgbQZZ1B8bAnqh+MAG7KfiUuREU+hEnf+Hm0RUHnBkKnWC5vtKoUYYbkzhMHANHJQm386fjtw6KlU",
-	"iWElMTiV1FAs1SAzSrFpDdaAbdAWwfPk55JnFCUTh1WqYm99YFSY6uZgYFzKaoFq/b7dpU36ymPbsUV4",
-	"ncytb8KG5vpRteSuuzDtG7eS3YtbEfvYQOtI/Rn9ACSbKucSsUp5Rtkp/n6vrD1YlcE6s9qTMr3Rf/9s",
-	"v7WvYd68kmZ5SLaFF1Yip1jp3Msdh+ddHOiBlGpdFs4ZYtqjGGOP0OC3gxVpMKoBxEhSSCtQ1oYeTQP3",
-	"BqgbR9W0Ol1IdYDH0vX5HbxNjgNk5lNbAKmOs2ktMHtSECj28/B+X9L7FEy1ENMdsXENRqlCK5PN2sfv",
-	"W3eeJefN26ixDDOx4CoMKjp4Ix3m/6iosMf7cXcn8nZ+FDJGS1ULGwvXqGWvbB2N/YzpkT2gOwOOtnWa",
-	"hjrrjnj9kpqJhJc2WjjQOcIPGAYkUQD9R48jOh2d1eKIRI0138pxGnLEXd2Ewz7pP+APZ/37yfB+/2F6",
-	"dNr/OuXz5OiMnybD+9vrNfrpMBfsW8deOjNuZNK2FxDltHamO48qsS88ktvzGJ79Ryfwigfi4vv5Q1ui",
-	"WE72RLHcrw5HtVQDP4rPOIalOlv/VUJX2hbgEwSuBEzKiRa7uFTN2OwFkTHDaJZBMH66GmOW8ByTZ4k9",
-	"rVY833x8HnQ2Orn/CXiQ6+Yz4UEosFQiCRVYoZAaX3diTyHRxKLC0ye+mkHnfJaLZKlKtTArrXjBnl8U",
-	"eiZyBtQ4NGDGliP46ehtDfz+sLCVd29DfIXOaDh4eN+FK+2eTy640XCPTu2+s8KqElegBZpGMBOTmJTF",
-	"nifV7CKPinWlbXyTE8SCrR5y73mZzWVG7NviSnee4hCDknk8F8wO811UW529pWLDBdqmiCPI3ibaaPID",
-	"eYtQ1JxxdRGQBO2/uFpwxmHaTx/DiU5R3nKeaIbV2f7//wfn5VxbtqiVJ4xeCxXQxCYEpQ2quJFiUIN7",
-	"gvvx/QO6alkaeOK2QtzeHriLbx27RYSVma0HXoU9cWPocn2vw0CIQXS0d53a0vzClxmc2pkocr5gJ4Pj",
-	"s2E0HLInb17+Xsf2dAskpL1mKm3l1kdOvvpBFMw+ZP4hedbhFJSZMOH+CzNAqeIpXD1UC3XUOTk+Gw6G",
-	"MGNXRrcz6gCd3sEk/Fn5tcqo75DPbhrkm+Qi0auVUKm9abx5pdrJUQerI804svKVSGW5wgu9ITu6i/XW",
-	"wmP44aeQHs/apUc/jC/i4+8kPvoV+KTy40HxzmjKDMb6r7HT2xF8NRQwrfAY1+2vhAO6wzg7BnrHbaSI",
-	"0aESO8m0W/lD6Hz3UATA2ztqNkKGNtuCg4VoCLJfpMwvUuYXKfOLlPlFyvwiZX6RMm+SMhtOutrdeZjY",
-	"tu0frB7tF1O+xdv8IBsXXfwtBi4nBNQsXMT5PrqB69QtyR0YuCpHJXn6w3iHCubIO/U7DREt54plWi0c",
-	"ajsi3ciVYOgAh3vsZMhWUpWFMGMbMysLKro92PJ77prnZyL7nG5Z+Wkn3fYAzf1Xn0JH+7pVR7Nj+KKg",
-	"/T4KmiX/J9XOvrNO8gbckVQp+e3de2MW4xnAsFI40EglOB2s0Cnf7MBNo3PTGmDkm35hz9RBvJenl1wl",
-	"IgW9MNdFkYl0hDF9FGLgIqOYKcQaF84wrUREzuACEwWAN18KG1XbrhV+Cpfo6YO74dafCR/8eosPOpxz",
-	"tQgxzW/LF63j+1MxxtNWxugj/L6wxt+HNfoF+KTM8aU3abTABJO9Iwpw+bcDaDxH2Y58c0aSA1PsaCg7",
-	"y6QHKuutGnSZe21tOl3vVg3uBKkOVJn9lcjotV1ZzabjBxY5GlaN71/OV8R3boq2uSEA6mPfC3clxX8m",
-	"98LWtfDKZql95hfBSetFYEf85R74ne4BR/9Peg0cgAEXyqiHwvISu4krzFy7w2PWjbenHAdYvYH7otsu",
-	"wEYT5Z0aZBbuBai+jc/sj1HlxXDfjJkfpc6hSTfCaig2Jqk5Evdzr4rvbaRXVYGIE+UiEWvpJdRzJwpO",
-	"fmhl8grznrCoqLOD2dPuFOpSZHotIiZToQqZ8Ixx41MkMTcKFAduWCZNcW8hCkRnJacUlfpEsB50Y6Vi",
-	"LRQW7WExjCMesfhbmQl/DGPWBRY7+NdeBGdi65jGrBu6wOCtffhBMeu2ogT1xgxPnStUhofPF8qHkaXs",
-	"kueS27DYT4shR8ZcW9HkC6jPHwPU55YoaEcVW8cNb1v5fe9M7sv8vghGQQgSzXKJG6DC2J7wtcjtgabr",
-	"jGR84B+o1trrsxfcZdUlcle3rg17JzsGjtnfweQn330Dx6lOgK24n+MeYqnL3PEta9BxwePoZpRBzeKQ",
-	"c2D/lJ9PiAKoB6HvY8DOE7jiMpEugNkny0o8uJLFUpcFs+YACyJxPnOh/NjQVupMi0hwYPHBjyAMANP1",
-	"6XA8yw7A76G75120XRnS1Y85HGHFlc+5Cf42aHt7HluwQOfhAmEgQ6PGgBSGdeHag3WvYBZ8kkVv4Knz",
-	"raCN+wE4Mo5gtwOQ+QvW8/DgMcBsEDlDqhJGv+bGoHvBsJiSX3uupB4w6ptT5A4EkHEHeTvKBbgmXMAW",
-	"RWG2cSW4Em4EgjChF2SWCcaTXBtjgUxMneqSiv2teQF3UmfU+e/Q8E/D/kPen7/99cG7vv/36QH/Pjp+",
-	"98+dXRLTHYACvd9ifiZoQBUv2VNWdRfyE2HiUOFVAn6yECpyJVjXZaJb2OOY2F48UYqsSgiACNNcMV4W",
-	"esVRLs02vR3oUQP2Yyt4FKI7V9dvzO7ZP624PwqAFJzDLTB1sHsuk7DbkGJ71HSLihLVfnW2gJh1C2er",
-	"70Vsp8LCWLtS0qZWsG6rAG2Htgs8k+9CcJYqyUqE8WiCNRsYV3e/HG57taxz6uuUFcIU8YhVlxzlGtuy",
-	"Zh6RoNAMDVkI64Grn1OnjUrDr4Upgk7HcAP7Rkw5g006o1q/shhM1Lna0J2dcMVmgsaBJY4M3fQU7FYX",
-	"FrwMMkIxA+cW6GSBOEcC68CrYS1aetRqwo3agxKjFldY1Jr+Eu3Ac406rUvQqhd+W/m4tytE8RZ3f4sF",
-	"txVT6/smmJb1/xOvMKIYk8NsFGK6+2JGVORmIZVgiS6zlFCv6HjWz87Ul4zqyqLV5Q5j5YXOvzLkeO9F",
-	"ExU2kOQczjw2YNiVzi9Ezkyh16AgVhgc2YYZuC1BgpQrYZrNWFAqGseKpwIRyx3OCwqPWuPg7F7aWosA",
-	"HeBWyeptjLvGqvYi7Ias0ReR90GdFAka2/I33i5iRNFr6MxfFNo/pkJbP8zVKh5Sg6JZ8pt+3rUfbwot",
-	"coGOiAfkbt2KObhAo+ZeXMjLTxtidHQyOhp+FFvO2YP2rU8br2Vjz7i66Pswyg/d3z7OCTsQKsk3tpJE",
-	"PcbpxeNvQVsGjeJK52l/nesCeeTYCVIujKnSeP3bNrJp6wx9Le7P+/f5g7P+g9nD4/5Z8lDMhqfzkxkG",
-	"6QRnCOZchY7uPUq72zy7u6PkooVuaRw6bhiHPv+go/qd8sf2pYQk/wROFCDdS2C5B3O/Fk0EI2iNmZdZ",
-	"tvlisP5yv/+DGKz/oVgSUfwTcKTvLUrXbV0CiDXXJ3hVRE6kJiNfLfPoa/ad/IYZkUueyV9EyrpYsvH0",
-	"+JjFNWC82Fp+LNxtBRzWG7CXVCMrJUX9aqkR4JK9OH/96M8OCG0l8kWt0G81uxe5Tstkh+XqUS5SWQBn",
-	"hXd+B/DyaS54NhUow0xDpHL/AnCpVn39ZT2fpX4uD0MbCppwcEON3WXbads22x9vkTd4pQ4Tv6umMKXi",
-	"EJChRGj3nRczDMCagfG07QQnb9R9b44Qfep0vtHJ417H+pPkYojY1ZIXuNFkQaYycRh6UgvRcDM7RHWM",
-	"XntaiJXZPfwmTG6LgaU0BRM/lzyroV/FHljXlko9HT6sfvRwj7HFVCcEr+Oj0/unD06+Pr0f3VBs3Zu8",
-	"t5HOnAkLrb6ZNEUE58DhuOs8FXkdBB7b6tXAzfYWWXBkozKp73D8T+nL46AGaLtDaJuirtu3N68Y3C4Y",
-	"0fdl1W67ajXS/Q4rt11l98v63Wr9dpUp/sirWIX5btfHVYI8BV8ZdinyVCbFgLnKLhQLi7ms1jhL8tpc",
-	"XouUituTFwq4O6zhRFUZsMjkrfW5Mnwj9L6NDkj5phVOnSz9vVHN72Kmzvodj3xixrosqnTf//zf/weL",
-	"fcpyjMVDESM+w/o0Shf0il4LFbtaprvSi30neTO3l/wfLkKbr7Ra0NRZNRSHT/2vsw0Vn5Bzq9X9K+tS",
-	"u745vNZJ/PIVHnSpCjOGJsnWs9Z5QdiEZP3myuUu97anjWcmnKWs5jdFuYrKwz59XA2iIswYJfTrtcw3",
-	"bCbmOm8GoMOoYBVtZWeqKvH9y/+wDqdULmRBGOX4T541eklyid5H6Im+hhbDjy2MJ5vnesU4MwlXrPv8",
-	"0UvMtFlJgw9l0YuCoeJvKAJnsigyXI4qXddWTS1ViAoMnzU3BKie00QrIw1CNMcj8hljdIoGqkcu156r",
-	"lDLMqy3f9QVxiyvdQ0IJpQuCkyd5lHUTbkTEylXGy8LcK3KuTCYLEIItOH0q8oitZJpmrmO5UDoXtNbo",
-	"06ztcpbK+VzkOM+ZKK6EUPa7iigBKRqLgO0hBSiqEobqgFRDgjaoWVEFuANnc+CYoihEjt5NvnZFS2rt",
-	"BSs6hk+8a+lKby3FDiyEeOQwD9Z8A0SVOvX6UoBsUO1dGE/AYvD5AaemmVdvpu56wE2RCySJEUlZyEtX",
-	"lvDwdhNUnEQ61Wpat8KiU5keO8SG/+//PWL/QpxCCZo5BTRwmNyab3RZgHpFjzJhQPQGhUxqZWxWmixa",
-	"eAVWfa7vCJTkoVncDryBovCVYTOtL6RawJImWiXSeX1Bsp/xjKsEdD2YsVQL9m92Kob95//xP+hIzOCv",
-	"f2dJpo1Ui17EEl8NRlCOIMd50ErBJlrqLAWWZY+eJY6bP8a9MEp/Z13u6EHTDuhgK/rQ696laanWG6MT",
-	"G9pH3kFd8Jm+FA552pIX0SKoC6lsUFoAM9Fkct5yUZ20CI4OEAfvTXTKugL4cEzGYTkwB0HRPB4Or4Kg",
-	"6ussy0FYXBq2LvNkyQ3uVUydY+tcJjZ5MZOXGJ+QC24wWMJutzP2L9tbZSY2WqXb01Ou0BSpgOFNojRu",
-	"T4esUTFKfMkDySd4q9O0QFmfFnqKZoIpjYdQ6uMRETllz17/aCVDeNst/L1qrjjFEfvP//P/Zg+G7F8a",
-	"LDPCB0fDIfsXvx60zuG8nD2idjMyZ1TAnh3FYCf4Se6eWmUZmiJuAtwMBg/7gudKmiWJAznLRVHmCkQO",
-	"mYukoBPjJs9n0J1la7YP+gw2M08SdwrsMY1gM7kzwDKpXBUZRzh4oZDJBYh2+hpaxXt9g6Fi5krkY6pv",
-	"ATvITQBeWQiFDvwk46URVNtJVQ1RK0pXl1ZAXIc8vM71zN57KFP2C5GvGKgbeuOoASxvwZHHWu7iW/Tb",
-	"TG1JfxFLJMaFoqBZCaWC58kSswKqwpIB78uFwexeJi7tXdd6hwLncVf9cPC13Y2ymChpgt0SjMcJ14xn",
-	"V3xjYHTW0eoH51thvpHBRP2FSv5kXC1KvoB7JhUZjWVR5iKNgtJVJEQhFjpH8RyGeClcaw7DeaJkyHVw",
-	"hnUyScO4gYW0MXPY6Qg5vJsHyPD8AgUGuC6QQpcil3MpUuZxXKIt0rmrGsmGkcfe2Ux+Gcy6m6iZWEhl",
-	"2ARNYGgk9uOYdFh30vlRr9j38HfGFiIDaXw06fTGNG9omCiVSsMXuRCWh06Up+wjKlgZKDm034XvrqJy",
-	"g/52WnQvuMlOlJ8/+mtN4SuhsUJcF7AjHPUyMa8imOkzEkvdtpPGjXQc+H2DAdHsuCu7SUsvTZWOY2tF",
-	"WT8+Rsm0ZIvuqjobIPEcGJv5yH7RFp4ZAueELgtdUhmTCgy/FQpflasZKe+2fmhLZYstKKimpvu0mTH0",
-	"lWGxW9Z48P6I84F+XUHOW2ioG6OP3Bq4GqX0XYAOH5AuXJW2Kd+g/O+yMf9o9yTKXTigAXu9lIZd6oTP",
-	"SpS4ELHu2uFmOYPBOterdYFxjakw7GopkyWbS5WieJhZsHz62RkXwsC/AF7MImo5Tmzrz1R36E2G7Fri",
-	"8XalA33FgjA45HhY4gstCFbr7oKevoB7t9A2rNPaDXrbgXrbLtc2gxK2UVU5REVIUgUyjMxFEbtUruM2",
-	"k/gNocjbiGDNcTyu2S1kalh3VlXuNY3SvaYXEsrZLkQazoKbiM2owk1uCmcowebtfVHdJFRWUCq41rpA",
-	"ctsGyOIo1ds4wIiJwWIQGDYiZv2/FLHe1EOgSRQ9UZWkMlbGLSxeVCC8URVKr53AT7bupUrpIzK1+HwU",
-	"ugx6Yxaj2G51YqVpdnNZmAF7DmIuV/6VyjAEFy9cncz7odA8dinFFdYByvVaG575kUKvgQgbMeAMxSbC",
-	"H/uF7qMUjIMlkxtCkaDui3pvzfB4Y+2SbV9/y0fBsxsd0Q08uAP9ZA2cuNuWIq8+rQbbMreWoIito1Kf",
-	"wW7uSfgD2xWrPs8rsgFJ17LGuy5RXyZm+yK0SHTtaTIxbtPYm3lGLEbbcC32+Ct6JnJDWcMov9g3KrFm",
-	"ouqC1sjxJsJnoIPr2Bf9RgIk2qLrMi0JaYFU5hcMW2mXSXs+hczlGOdor1aaPNdWIm8Xx6JKHqPiX+6g",
-	"W3mSRolGMEo5mYnsP/+3/wsbnqg1l7kJi+fmkjQ5fM8ZzbFhEF3CktFxRNVphb1wdSYm6krnQDFMCEIW",
-	"miQk3JM1ka5yy2GshShipUrxX7BG7t9A2KxcqYlaUmFSdIvUBkPqOu3auLdP6r8/drV7J+pqqY0lAwZ4",
-	"w7LjrE0oydazBRwWIhK8VRi4jdSGR7uS2jyWYjOibEPxGfi8cX0rXWBVYNj9guCJRDpgr5Z8XWkSFVjR",
-	"VyDY18hFfg4H1RiPWPzrxII5TjojNnF4jpNOxCYe0pEePXnzctJ5F7OuNYJwFMZWCFYF9ECrjvsEb9dX",
-	"z9np8dF9rF3dw543gucmjlhs8TXgn+bnkudiilXryEaB8ycuw7rxg+HgLMYa14bBv9m/UFspR/Mot92z",
-	"+G9/+9vf+t9/33/8OIYXbDRPd54LUop61cu4zHVxpy3TquJtTmZ2pZO8zEzLuFN2voHT75KTHfYUlYly",
-	"KA20qiMWe0xOLMunr6ZV7zHrBmdhJjIrjvrqvnB7wDGq3poWy1wYkJDgOMW+cKVDVIBz0R4CEmKD1ofR",
-	"KIC5R55+JZJcFC91saPW3ToXl1KXZmrwxSl6U4RpLQb2RhUSHbyKdY9P2VKXuRmTjVrOWa6tWQs05l6Y",
-	"IprwPN8wEIx5UeaCZLSZLpaMOjW3qBwmF6Qo4YftoroSV8y+ZzuouJzOV5je0UiegouAKDWo9xCz7kJe",
-	"CpshKjF96hVWFstTZhsxLJOznMNUe2NmCg33THFz5mhjLtG+tWjb6K8yXbwUIJK206GZrEZSrfU92lxJ",
-	"kKgiZkThKJQJuCq+MugR0ZlNrZyors7tke9t3adKDNhfsNiy9O27xuEs0BlzqeQT5QY0YMCOqbyz85di",
-	"zl04Oir2b9WVNBVpxFb6Ev7japbrfKJaAoN7LKegB8zv9dDtcIGU8Jk9+ShAZMA4KTJBXMXjieLKkw9B",
-	"ATOj6S1MTX9C1iIaK8EI7sgqBMJomnEqUIqgID2z1FfWlNNUC5vZ4Pjl7UJELX1bYgTa2AxIE2tX//bv",
-	"GI6AObAiNVOiSCtnIavF3q1HkqLRauyMpc7ZDhwgdr3ZDKuwx/g9cnfdrP3QopB6rSfIW5Daqth6P8yN",
-	"ykDw6vtG9VoRsM380CjuSGA0cylypOJa6HUmWNeU67XOi8jRvgY5UXV0cG1TG9KagGCnworw7EJsQLqU",
-	"P5eEfnH+4imj4NrBB1QNXQWRt/uI7SN0D5YPq1UOjHr2vt5p7/EXeluVRFpgEv9DEwyIk2/ePH3cTnrL",
-	"E26xL9rCm4OdUp/GzrUNxClP5EZ8dDC0/efktiAXwQlrQboIWWYbghb8XClZfkmM4muzxLvFW2zyIJKN",
-	"rbPSbJuIUaSvvbgdFHbrADAYY5sRAAZqiun7oZRHncqSOLURSAebJlwW4k1QIHXit3Z5CEZI7XA485xf",
-	"Fmw8CgyjVcF/lTIiUhjS0Y1D/zeJFwWGfoHYBjzQgopUG+uZNTPQ/sGi3J1RRxD7D4fqXrQt1dxUDk4D",
-	"Ns3zRy/ZUqpiwB5746cNOPiTyFdcwTF/ohaZNEsmJAhC7IpvwisVE5FFe6x6MPIPh9EIeJuDxvxjQmps",
-	"Mel9eHrBntudorADW6+WkcDNRHH2cwni3FxmhcjJwZ/oLBOIRlRFLYEyjMYV5Jzo6UZbDCZ00hMOuoeV",
-	"T4MSuqC5WwkWo+lChL4Qdi+YVQ1DQy0IjqMRXenkNkKvNtvlgN1cfGf3fF8ju6zN8+df9gAfthEHrTFi",
-	"hchXUvEsspN+8fzVa4vXV7fvtBExwGx4T8i+7R3fgtUa8CSLztcK0fDBgtotxKv3lYvuTMb5HOWR2wkh",
-	"O5b7scjlpRPHKtdPEJJg437JykxGOlswJR75f05LlYi84FJVviJ/j1nzLwrgoBNSQCJXbMmzOdNzOOJh",
-	"17nwR80FDjqH6NS5VWMXl1d5/IPAGvgIQ2MaBV1avqKQkJCTYLBNfd4slWhQhzatYcmNjFKNfCB1WC0m",
-	"dkAkiHpBL/bGLF5xVWLGFiprrOsG7n3GEarljFkzWzUWuGvwyqQr2BAZXWycZxTQyVadmhiRb5pNunrm",
-	"9ZJNrkW0fru1i9oog8FfnCQNtKhB3/bSiFnXbwsL5OMr5QBtMn1V0SViMZXOibcGCc+WcrEMSAXdOmrB",
-	"4x09bnEtX+rnIKjs5/btd9t1gA76/mX9o3e1SkGHtSDNxTfwepN9uIlsjSzsYw8neF4RomHlQD90xmwH",
-	"+yB4WzPutksobZ3dTtTZYhs7rqs2Mrbk3tnnIiUZzBRivWucdB47UWshp9rJRLEet9XewbkV2h6WNBcM",
-	"1mHHUDJ9hVol1ouKOrDDb+jSZSC13dpOk67iGNx9UiWyuF9ctTqe9rXKNmP3hVbCoF0ea70RTybbBANx",
-	"29iQTMpvRATPMQM+QVBMVi+5yjGmz74a+6wpVH7jbUGC58kSrqAdCdMkJz1+8uzJ6ydj5l5uTKVUJKaQ",
-	"QZIjshNdj4E0swP/0hIuuOWDhx8i5VD+/k7hhavNATYAu3SOit+JDdoCbpB8tjTNb+p2liDSBYhy3V/o",
-	"/vYwzdSrhDty2eumBRRm710e3QtozkqDIVFCsTgQcFA71ZT6Pgo22lfGjc12XSWaaSV6NjYU3vdRq/sz",
-	"oOP2Rbe+/72GSV7wTC+I4p3d6XsIum8YL9gRbr9Frq8Mm23YURgdWQFt0AEZMyOobg43LN7KZKOsvr0J",
-	"fHcjgZLr0J2Bxuat7YGABlF1aG8nhtaZweGWMM/4tu1gNnTQ6fu3S/ttrfcROFdv1WotLXVfJZFpaEY7",
-	"vPntrMnD7VS1HqMa0VpmfJDpyh97b7iCj9msVGkmBuwcBmSTRaVpGgqDvXAHhpxge/wh7TevA+CPIJO4",
-	"GWTEizpECDrPbPS4tvGlHp6xUSw5xC6ooHwepg9E//7866M+P56d9O+LYXo6P+Nfz4YPbltpfC86gsVY",
-	"JqEiwEbAqPkGKoJDbbU2pbG7JmyYBbFTkDIvRQtGJ5KCIMUPQFb4UPRr/LptRQnIFPnMzgV9budl47dM",
-	"wTesVBY4tcXgwgux0DeX+cFOH7mX3zUO7q+dFb9+JtSiWGKK9bCFJhbFpIqkPegQhvgojUTuxqkEIVf+",
-	"XAr7HCNcsNfVumgZ4RBvQvfLUdsiuijz+pc3fPdu57p5Tv6p1853XFu/hjx5q0l+EF3D+KzDL+sf4atv",
-	"6aO2i8PD3zBqecxi4KqYdSTwGoEz7EOj2rhuKLC6Z4Mf7D9+CgbwNpRu+3K11jldNhzm3FnIYlnOgK3d",
-	"03wt+4lOxUKoe76/d+Hn5kKu+3pNuV99ZDwiryK0dm0mewfDwfjk+yno+4NYwgftwd20qSyvOwE0bu/a",
-	"bvBo38BuPu3kh52DaE6/saUDKIxkyTH0MTdUySa+EJuYpVqQiYxW1EJ23OYUf744IjdpiSt+gSl+NnDX",
-	"63mYJuu0PCdMjtmcwxhtUFEtEsyrbzfCgOxeafLv7l7nG9NZzm1CjK3kEfhKCs3ITxvmiBS6CpMttHfl",
-	"2ondMsllnxMaBrt72o2IvbtiQ7dmIyTabff7g7iycHhO6EOKkcTHs8xvZswBKYsyp5op5uCQg0CGC2WT",
-	"Mzp59q+jnUuwU3C56S766a3v+ZPdRYf6vRq7onJ+lXnWgu+9LIq1idmbl88qZL7j4emDgOeNGb5F4Ano",
-	"rjg6vj8YDoaDo4iNRmQgyXTCs6U2ha31hfGabSyyOh65bHLM0wcHXjMOYXQrQC3AG91WV5KM54Jqnfic",
-	"MaslIpbqmuftAVvvZTB8ryQ6TE72mXq1E/OBqXRtGVK3CXBz+An1IKIPi6izoY/SwWauqZCUaW01QJ++",
-	"OdjHlSuoZ301kmZ9CjhGKBOg7jjwipCfHJPWFYvrNT8PU0QrxNctAyNXskDUS/cO62KaSLHEfWgipjQB",
-	"W+gsOIzBKT07Y7NNIXaENR7qTD9sibSPOK7KsdgU2KoM1Y2dNcBnD1nIHciTuxLj6j2EWXQtKXN+daI6",
-	"66j2Wu3ov93JivYWxwiAmckZbU91qTBPIK4NOa4lB90YC+1Kahx8IB7BB3dcQmK7gzaoT0P4uK6AThO0",
-	"/6AioCwutJ6uuNpMMY0sHlHcAeWUedSbVHiMDduBMBiXi1y+ezYcspmXUnuRD1+oMmopBa40GN0A+irL",
-	"+EbkrGsSrpRIIzbLuLroUZ+ysJ6y2QZD5aqujupdjZlZZ7KopRGHzsNS2ZhlkU4bOzL804v3boMnOs/L",
-	"deH+DAH56YfVusAE/Br1SPJzFVVseZT6j1hmpdVrSYt+B2beXcGZfwwjb41JtXDPCpM9rH1Lh6BW0SaO",
-	"KI0othVWumG9lWYt2rDySliFFqutHHKQmr5zHILNGd7sT58KDUHbt5or8YrgdTZf0NqFCPs6yEUbUGpt",
-	"lZVKck5lI5qo1kpdY6ZhhmFs46CZZkgrdJfZhp86nzAMG7QD7UQd7J8AoLFceNSp9U5+H9G6cA3FoE0L",
-	"dsUM3R0feWaIyMaUDnY3QYN1JbM+kG/dDhgz5Fwu+Myi7S3kpdgheO7QRF9VjgThq9GZj6yP7lU67zra",
-	"8Satr6F1HeBDhg/r6+Tp2x6u2MYeG8O6g+uiuYv/oPdG+3ptq+fkEosDqdsVPKyySceYLw9DTGOK9uEo",
-	"zJQGEbRU2ix5Czv+CrMT4UVKv7PNkasNiyliFuKuYom1ZDkYIkUZ4CAO4T6+Nl8bG7Ih2JgtIdR2AcCg",
-	"NmAX3m203fvINU8ejM7ORse1wk5V2aPt0dcrGToYszqWvKtjOGipyXcL725LFY/hnioeDytO0F4I8DMu",
-	"6LGv1uMfvL7HoUUZ77zUx16a7isN2F7Js3EMP58z0vRF7VKFd/RzW1Sftkb2a9Q7c/EP99du35NbRUAO",
-	"AA4IyF/HDxix+GppRDKNfVKBcSAAM27E16e2IuSapymmnus5OzlmOVepXpHdasDiv/ZfifxSJqL/ymEh",
-	"oAXkQmxE6jLUpXESMgIOELbLNuSA24V9UzXlc9yxQ1DUhUp0KkzEjN7RjocuQAxIj3MwYLQE8G9TYpC9",
-	"BxDfbmRJcEDsSuSCvXn5rG/4XDjKeFxVog1xDf+ptbGev3jKggWpX2odIv6/Hb94NF8Kec3/8n2mv/9f",
-	"+Z8vk7xI8uK7R8OjP/1VPn35NTfrN39//cvpv98WfOGgcLGmwhAUBo4bsBHjCvoV2elsY4N5B+xV4Qjp",
-	"NhfhhJJk4j+bbWzdgoVACJ81L5LlIDwvuwSKSrhBnhOxVMILK6kc6r8NLmIvLZMxbFUiM7L6c5dAhny9",
-	"/p4tV10sxYalGn0c8HBAcpBrnCTQFV+vgeJNX6QvxHtARm1YRHlHmd8b02gf2TfbGvExYDe34l5tacba",
-	"DW5sI6zw2V70+MYmXtg3Wxpx5ZRvbOMVveiaCGv97akjVh98UI1rzzdBTb9dVZdvKegEF9nmByoqV1jN",
-	"8+PW+zsbndwPZd96Qvet6ulZiJK93YTDPuk/4A9BmB3e7z9Mj077X6d8nhyd8dNkCA3WXTTA1A6qzPc2",
-	"6lxIRWVSjUzIwIGba+rsLKOj4RDYpbEhEZTVhrdwBTXb2QHrXwNogk/EdSLyNUz6fJaLZKlKtTArrXjB",
-	"nl8UeiZyBtQ4tIYhWXNHPx29raEPHlZJENh6iM83HDy8b0Pp98ynBZPWIQ2BEGex7ANES4I4ep5Us4u8",
-	"R7EqbGDV8uAsV8aGUQ1T1UYHdp7iEBuZbnaYIPMEq7O7IEpjgbYp4giyt4k2mvygqyzJBsjnFTe+lifJ",
-	"NBYdlED4Hea6w7sPM/gKrWuEsQCzjiYvm2VdrEXAjhQvcp8fBfvx/WtsNgFaf+o0S0vA6TpoF9+6nGYD",
-	"otNTw2atvXvPw0BhMnS0d53a0vzClxmc2pkocr5gJ4Pjs2E0HLInb17+Xsf2dAsfs6NEMcWjlW2mdJg7",
-	"biu3PrIomZ0fRMHsQ+YfOqBMD1PoKR7CsnmYQbKjd0bO6A6HzBmyRx2g0zuYRIBp7fM4W/INm6marZl+",
-	"QSKmS8F7RybUhZi6uT0KEuytpNB6AZ2Ohmf/Ec4yzMx/r+qrbVVWT/bYZ85uDtfXShygDDYkEOCLN70e",
-	"Cjk3vb9DoDr8s7osd/h3DVH08A/fb3Z1+fmm73ZK7zd9uFvie4u7WSRlLovNK3idVPmZ4LnIz8tiWf31",
-	"rTe1iYvppBwOTxJUP4/x32ILCyaGz3Uuf8Gpjtg32AqjL89fPJ1+9+Rv9Gk8YOcK9dMLgejpMXQRs7nO",
-	"Mn1V4YJSd6RxY955UFhiyxTwndjQLWW16zqMFjTJFYMrEZQq1o1TncCZ6PN0JZV9y+FQIawH4n/bv3uR",
-	"C/FB1RNLxS65WZJ1nNRMghZ0URm5uNQXIh2w7+nKjdiKZ3OdryycCD0esdPhUVWsFoTtC7GJx8yZwu3A",
-	"4L0TFgfCuDfYjxEcVuQu4HTui53QMuCH1fNpKpS0oSG4X9CWiEtVMYtlUaw775DbqLl2kXE8QcnVFqC2",
-	"9NvyxbkHGImm2J9fv35xD92Zhgw1OEDHc/uwxKmrJxQm5bodYpeviyiHawow67G1REgIHyAc2YUyNSAb",
-	"awWabTy+ubtWmUwjB5sUluXrunCPlHGzUcky10qXJtvgBqCMzhpojK/NhApcDYkJIzomih4aTFpdY3Cc",
-	"SC4c4L+JAi83YUrYEsBbGMGqVjgErQkTZe++HsxxrbPMojMUy1yXi6WzrpjBRE3UE1uxz9YjooRu4zK6",
-	"eVkshSpkggaNAH+OnSsCl/Ah2q4JPG4TJdWlNHJm64pQlRB2OjwNcVkH7HW1UkCACEF/+zRl+M7vCAyq",
-	"xJpYE8Xnc5EUzpUa5g/DMRyw8yxjhVwJU/DVmk7/01fP2YOvh0fMOwjQIPbm9SMkwj/9EzuvZopgNioN",
-	"jo9xdPIGKStCGHYr/ua5UTtrm6hb8LaxtWzR8UE+ZOPkQybEkZkiK5ooC3PqmFHI+YjzoCmzyQSR49Fz",
-	"DKpw6kKdd02UZV7YIa232cXHeJOT7WNkfELf+2hRW8wpZG9+KvAHwlvu5HCw3i+qlR1VqeZmRGV9/J+Y",
-	"fM0Syu2mh+4PehTsPXwMR6/6hd4BUd22TP+kn4NwUHoY/uBeAe5jG7Z/0BN3gulL/xc+hGsU06YsZZc6",
-	"SykOgbTglVt+IKFb/4kyfGMCjxJ7iZFnQEoW02ae85XMNrSXseN47PhrREZT+AchcSGGOkg1JmIv3rw2",
-	"0USlJdYlwWc2jDvXIbh8LgIk450duzk+4ckyXHMq+gjsIdgW1uYdX/fdlq4exsj2FUGbYSVbWlpG3VGB",
-	"PWNxhogxTZTNdQhZkwv6cOHeptEA5aDa+MQ1L5aO4zzJc527qZOTSqae0yit+sfX1z4WCc40iT863WAA",
-	"EgbRTToj9usEwykp+sj6f+gPrGw/6fwv8G+n2Mh00nn3Lp6oLgmGLMaBvLT9wBH/JucKqKtYDA3HruA9",
-	"/GDbjwe+bj6RHnfTfC4QtQWYAc2IWDla1XOOwUR40+PP/UxciowJokMXfrcmRha32/viaKJijOf46fjt",
-	"wNlgEDwcy931HGKwo1rksBRgCNhRhCDZ0o44vu7bkfZlGhNYv8gDRCSZxpQmZQiPGJpAHHhX/YqCxozw",
-	"Tlp44xFQrTdiS65SvAEnykXKwbdO9gApyEXwYdkY1ndG/1kmVZrBRAqsm+oj7U6vr4F/nl1fW6hEoHWR",
-	"S+fXmvHkQs/ncIBpBTzhkQa+/gMvMFjWQfQRE6VL+vgYqGyZNn5gPV5uxY0oxgHzn+kU6Nmd8RRD1CJv",
-	"UIK9GtlytzbSdKLgvPQqiWBYXRCW6HE1eNs0kNoUuUyKUZ3V24JdKElCZxNVYAZZ/Ih667/erMXI1fyD",
-	"T+793cDZx4uyawvwC7QVOuBA1zg56iYqXpVZIUHIvAcT7qN/miolWxEoTPyQpn1Ovag6vdLARk+KbDPB",
-	"6LOqTgLrFjmXKLBh+QNXZGJfs0oQmo2N3z85ZniuQIIVYs268P+Eq7CrBRQU8hxuAKwv5EvDwglx+U8x",
-	"/ClzRlxjotASBxJ5RX2Se4/Y9/KbSgI4OqlOU6H1NOP5QsTjMDsFDy8tEpxLTeLx9nqgeDdR59VpWIli",
-	"qS3YI/2CmQ6V+HEGHAvemWJtLBK3bMFmJ8u5GkSI2cYvucS4LLYRhW/oDOQYaEECewK270SJf/on9oIv",
-	"pLLl7J5JUwRRVejqtcwJVoISGM+GY1vR4MhV2eaK2TxJXKjjY9Y4gbZcoDuCts2xUwyoGOfRcIhnJcn4",
-	"ak0xV0fDYY9QvylszJaP0Wv+cwmbO4goi52d3MHj2xA2zug5EcrnXqUCedlhw7U99PCq3XjAp18naFuE",
-	"W+ynwWDwFi6qYETw+2AweBePWX2gWOqPEsG3YusYxeIR1wDhVRRsrY20OpLCjMy5EYVxC+gjm91Om6gm",
-	"ClZUV0WsvkKCQKWyQG9wwWDytES5iIAOSEiISKQjFgh/hbcJVl80hbsP7LrWkFZhQro51lGVIw+60Xot",
-	"eG4VULkSQdoBvAYaHEglKPQ8staNukvadtz0QE8UjPACOApnc55lcNE4s8JqwJ4EQwpD+lg3BH01UVA/",
-	"MGpWdYlY7JLV48gHAfiqBriLLeBHD4kR4MsG1SMdLSzM11Lkwkp4oZIdlurrxls1/+KeL+DntslLIA+e",
-	"OxRxXroZwkjw5237UnDkK4rAO0YkWqXu/pqVucE84aPhcDxRXiszosCCrPHj54+e/Hj+bPry/PWT6bOn",
-	"3z99TfHtcOhx9yMHRY2d7lU8lQ9ZDEs6tYNzh5IDQy7yTR9vl9gGlWBhZhyVGbOlVrrEi4fEUxBCQvEC",
-	"f/67LDCU84XOMsaLicL9S3XNScWGma6kKgsx9loKkgtGCvwOYfiu+AY4VSZ4rmytXucoRdJ7QlPto8BC",
-	"uK2JRu5qiJwxDeGBnbbZWKqJsmYPnqY5qsSGXYksq9YtWJvjoc2lOApWcMyaiwWcyS3X0x9+PH/29PH0",
-	"uyd/w6Wze7jt8TdvXr7CRaX6HtwViJbGWZOAwjj2CIXHPNx+vgrr9qJb0a224lWMkcwtLScKTwdQUFwn",
-	"Yl1UHdhNA+9RndyaUYicotlmxDir9PTSWAhSNGtg0UPiR4gd6wqA0xSvOMwnkxcCSxZimUmy4uAcHCNf",
-	"o7kWKxCev3g6UUbkFMeDsl1QwhCDsGZiKVXKfnDPDVxjdChBbl6IgpVr2HY/2L3KgREmXjv7RpcqNY3z",
-	"PFF99sYa86Tyu3TkJaajr+GfWiXNgg248PBnfdQIs7r7uH9//tfpo+c/PHrz8uWTH15P37x49vz88au4",
-	"RyXEMblMmtriI5DtoeuP1eetQAoK/YB9s5Nq0DAQDpHotinH1QaTZV4VPMsq8PlRkJtHp5ci5kyh1yBy",
-	"UjF12CcnQ8d9kCaeBDTn6dPHz55MXz/9/snzN6+JNScl3uM0vVbJlqzwttSYxHbJXD+mUqVXHngBdjVc",
-	"bQanR6/Dl4NwwfHQe210FKS1D4PxwpLZdZq+ePJy+urNN98/ffXq6fMfGssGw6kJTn7YXVdvx9mN7TWM",
-	"dTcJG/cFVbsTeWA2GrVanEOzNGUT1kT842g4HFKGIgxIKrQU1afz4vxPT2gy8NOb89d2Mm7/5WKOx91V",
-	"Kwq7dGRH/52tcdc6a5zWM60W/bXOsuBInYKsa11V3yI6Mk2DtjXwjhg5yI6Dh9DIeIcRm6hP7dsnTx5P",
-	"/3L+9DUeKs7mZY4qHRa6DU6Wa5sbJhGC2nUscsGGEVZtz1c8w82ANfm6QYpRUMGJNqMSV70Be4Fgytzu",
-	"e1tFHlkXns6cCgfWce+VTV2iCtmwbxO+EngtM8Fz1I8mCmNsUbi05hqDVhqrgZYWZRaZDlVcsBWWUKcl",
-	"KyEpaJRsZlCGmih3c9vL0cvPT6uUfme+QnhP0sVRYbc18OPg1f53YuOFj+4RcJTjszMqZogK2PmrR0+f",
-	"wr1UIUZwhCGlgrELrVOWLLVMBKkVVFu3sphhSWIrKeD1AXzGlVNDO2GTQWMdq43fqDBXO75q4EX/pX1r",
-	"xIq8FHGEHbn6WpXpyzdhgPRYy4dU0cgpqak1kBgYKFl2nS3HlTnItAGllIS6JUj3qAcnVqJ1Tds72vpk",
-	"at1gBTji8dayUy3B9EJsprmA02s18qpBFEOKgKrWRAnMW2YZm2F5eLJwpVjEH7GCmq1LNS2NiFnXWrLs",
-	"vFYadCmQYa2GTSXT+CasDTlRKRxEzCYCNUSsCx9gDWNMuGIzQbIGnpIR2sW6MQKcKJ5RojEqGtZRMi0r",
-	"DR/0DZBlfpn6utkinW4E2kS2BakIvRmwaqfDE9z6fyH0Yu9P5DVXIrmd/bYhAcVJmHaH6Tz0aDj746gd",
-	"HVernXbRLb3jeHhEJTKOh8OJEtfSgGRhbT3udqg1aEOK4sY9B00d+6aYb2kwUed2Lc/o8q2RnODfz4Yn",
-	"Uag91HYYmns9tRwvcfHqIPYvQIHLA3MKVVcFujRjXY31CFDyhzRIQfTXYqdoorLKt1CXItNrwSoDOCbW",
-	"jFFJT9klzyXHeqqqKl9IqTcRcxgqVzIRgZuXX00UnLIxw8q5G1etxucMjGB6/dbMhBEr/p0cHaWS114K",
-	"QndHdHlkny3FtXUjRnCpYAnhI1fpjy3FNfvz9+eP+q/+fH589rWtkxD/Wrwb/JrzK+QA7+J6/kMtDaMZ",
-	"Vl9LjcC7+aetbIS3XUT5Gd27d3V1NXB5Gt67nOhVzyUsRBZxlE45Bhh8hZJBlRXRfbEpllpF7Aedioj9",
-	"N37JIzb44cnriP1JW/NILnqWwKMqLwP2LBVNxrWPZRr3Irqj7RveGYyQ/xWNrWFsK8FjxC6PoiC25dRT",
-	"3sefnEIHdYqz+NdqSO8Gv271vnctSC4mLY9tL4fNLxmhzI5VmoiTunSZyOfJ9Gl8fTLPpQP2J0lGgjq5",
-	"t3sgizTjxqdGDNi5c9VtJacYdzXiMiJboLKLN2SlVDtBBKMhEXLkCkmyuB+z2QYp8W9WaZ7GmFBxL44Y",
-	"XoMpi/89pjueDPQZIgScBqA2BLFtp7+izde1lEA2RDg3iNRBRVWDbBFkSD/SaQ4Pul0pqxQnWgHhC1xl",
-	"LOrDc2k0mh8QKsALxX4boOFCgzyFKB8nQ6/5MH7FN6QhK30V+QrUa9uMFc9s+X9iANZcR6WsDevChUmW",
-	"DQuVVdI5bvpc0ZN/fH3toqVD/StISDFjZmEgXAh0KJ8crSJ2torYyXAVseNlxI6OSa45Pl1aYwmfcbzF",
-	"gcE/rvy7WOsT9D/BNCpyFv2ZqzRiOc9FtomIy45YKrzv2Fl7q6OOHj+FYSE0PC6VNT2cDFnKN1XYDaGu",
-	"2CAYuERs/rJDn4Id4S6HwUS91ogbT4EomFnIfbIgtk+e3SrzP6qubWr5nk3inKhuHOZzguDh4qHs7+zJ",
-	"j6Dhv/7biydxz1Y65TAk2NbUBcJfbGxP6Om2qZJIEOs4tRZ8eOkrY301KL1HbMXzC5Gy2GelWvnV3bw/",
-	"kl0YbZsgW1o7sbtiCEIqF3N5zeJ7l0fxgJ2nqURoZVIfDOsqceXLzsO/sVoYbVH8wcYxOHM4vlIZwd03",
-	"9krvWYHXbVHqdRKGpDsqnr942ok6dsSdUedoMBwMMZB1LRRfy86oczIYDk4wPLpYYnQjrJPLt/i1s2jL",
-	"VaRCFq56AAZbUcEBFxWgs5S83LkpRrVSA0IVuNGl8oEFtMO7ZHWLq1wYf4u7F8VaJ0tGSS1H/eGRL7Mo",
-	"c+/J6NnzFVbjgL5syTSLnc7OXQ0MZ1TouS/cAJ10ba3ls7IgKMcqv2AD4pmvC+K+o5AAqjgdE24whg96",
-	"f93T1FLwERE56lSu6J2hxdUr956B3L0zqjV4kfw9GLrufSWwlsfDYQDfR2lLdT8wxvfjGTkIKBtxJjAA",
-	"spkJuLbVDmlfABns5QjthjEGu/qxr9/7qzV2P02po9Ph0a5P/FzvvVHcBqFR9Pbp8OTmj77V+UymqcBc",
-	"8dPj40O6sXGQsC2eqEIWG/r24c3fvtb6e642zpQP353R8uz/7qlVKzCsgqJKPX7sTaN1WK/223dBUgDu",
-	"S7tawE74ApNM7E59G3XaIoY6o04YC4aZcroNGfWRjzoN2cWAxci2rDxjj4y9VSkhYczioKXYG1q8T5yM",
-	"PySbh94yBLJH5b9qvYJlJzHJmY7goKP1YKJoDGROoTpG6AcyRV5SVS1xLZKy6V+r1Xr1UbJjkjFbvGvO",
-	"j8a6sU+1gisQq6lFQS02W7TfnlLU0CfK4VP1fEa4HTWVnDZWnnT1olhm8QPpZzucAalfcK1JQsNEQ9LY",
-	"Qi7jDyYrMeDSrVI35v1fhv2HU9D7VjwVrhQzXUe+EF0VSc7QByoTZsr5XF6HYeD2hkRN6qmNZ9Tkp+1j",
-	"CSVbMq/Nl14PvlF8hblaaJkRWUoXYp3r0gbE3XxrthtY6LCczVtf/eobnW7ujqFWQ3QIw+/qqeMWnrbB",
-	"0o/ulqW3sXN0FdvK03Ry6/y8xRR4E1uvPvFfIELvh1wMB3DPbyr46k94lwwPuA8eaTXPJMFSnB4d0MUL",
-	"wnB9rfUzni/EP+SlRWemca28z/WFtmZsvBKC7/3q4inf0Y0G4mIL6gEJlMYakAqMnnAVnmLUKHoD9rRA",
-	"nzsGo9jC4hkZDk1Ydm2GnneRTlShgyptGI8+F7lQiUjZQlsf4RXP03H1WlQL/Sclz9BtiVYUnpEvzDfF",
-	"JHn52JXOLxAblCYDzVcDyoFfG5F6TdGiZownCmmC2rSqissRDchJg/eI0n29Zt3j4WnPXjvnNa1gczsm",
-	"j3qXbGXzj3GNHJtvMMrTnWuXOvy7mU43f0BZlaa2/4sfdPGtLlX6D8kn7DrfHaOI2tXjl2gnNOgtpdiq",
-	"2cZvdXR4oRcgUDg3Xxny4GmMOwn0U6dW1nXPbdaydQj+JIodJ2D4iUSFFhHhyzH6L3CM/iQKV/35g3TE",
-	"W4nfVG4wRbkbk2pa1EtrbbOKSlRXGiOvWtYUxBatsKqW1l7CA9UlTMGUxlkD0dVr6Z1tyOQlyURKqhS2",
-	"YQqqAV1d6aWtxImxqtawiIkgmMRXy5sitWnNyZWPFzqCTVrPY+ibNIqvzVIXhu71IrBaFkuxmaick/UQ",
-	"E0dxKhQzYSnofM1UdkZpHxvbvLeBj9Uu/Du7w4Pib52Po2m1lJc7SNP6ROzTglV9BDb6+SpIt+W8XxSk",
-	"wzg2bfU7V5Aq+JP3cBVgHo/ziXzxFxzgL/CFDf/gPgM/j5v9BsEm+eI8+GM4D4IlCzjM4+DXO3cjVF0O",
-	"EJvblxnc71LwQuBEBQ4F5y8YsHoSDtXqt/adm2otxL3xRGFsAkmJVqCMqmoLlOxom7mVGb4+wT+8Nd5z",
-	"g8/bIr9VzvYTW+UrMt1gmQ8Owxfz/Bfz/Gdonq926HtfEDvl0Hu/1jD5vpjs/1Am+/Au+GK2/2Jv3GG2",
-	"vzsGcoABv+rsd7Li7zkUw08nXuwUK74csf8yJv07OFfvZ9z3u+9AA39NBdpn2K9rcF0LjZELg4UlsPqJ",
-	"18h6X+z+n43dv87zPpbt//10uk/IdJ0P4CMx3y+OgH90R8Ddq2INgPpbewVq6IFfHAOHOQYs0V4jzf/Y",
-	"voFgKge4B2q75YuH4A/iIaitWsh46g/u3k8Qtr/lKpDm/fINLIpcS8rBP7RZPzjIn7llPxjp72XcD4l1",
-	"k32/tom/mPi/mPg/RxN/uEk/hMPvky7v/Vr7+4u5/w9n7q/fEV8s/l/Mkbss/nfMTw6x+4dN/16m/70H",
-	"ZPhJ5Y99cseXQ/dfxwdwVyftPT0BwU58T2dATXOr62ZfLPyfj4W/ydo+mpH/fdW7T8tevan/o7HZL9b+",
-	"f3hr/8fRygjU6QZbf2Wt+srYCk4OlAlLFDhQqm4u4MBJrSK2GwCaUKFePnn95AdC3Y1cKWT0FESt2FXE",
-	"CT3euq2qNGBvjLC+4FwkWiWIM444Xqm+UghgpnML/BnWx7jipkJQ79o5CXvBEMhXLqwJriqJX2joDDFR",
-	"e+3mfALu+vh2/Ki5Us9VtqmtjTSeDUl4AUsWdCJX1NBuo8OYIM7KcsC9PRPSPXZeXXy7hlAvDBuOZe4K",
-	"cpYlPrHFGslmS7VwPxrDx7ne7L6gCX9xW/wx3BbCHUvHNu053c0ug0J1DWZ5by7INNvKMV+38crAERqR",
-	"XYp7XyVzKOe2ZATVT7SfUnULqnXiaod4HlavLuZg49BVidWgGGcZXxd6TcwToYxcbUVrecoFT5bOYPQX",
-	"21VMiPqEDAqT9QVBCSuJSlNjSaARs3h90lizDifU72ZpGxIs3ZQLKvVuYSHFdTHAzlkMP0yxt39HHD9g",
-	"t9Q5Yp5T/5acHheR4Pe69hYiMPmt/omVqzLLRjavgxBnScy/LmhAwEGkQmS/q6Ug2PSciigxYmt4/pc8",
-	"dQyAvSqo7IDTA4xFRLZUHAdo/cxcyPXalpZkLBdrcgvwJNeGyhWYiC4yJZLCmxeRAFRoh0Az7b5K9Gol",
-	"Cws2SVjr6ETn9g3mTKGI807QjkXOlaGKubQtZmKBkNO2egLW5MMaJpaQBArftUCaka2TcDLs2SqMBNBP",
-	"QNpYyKdUhcxYNQZExDTM1c1gVDNDGmipiy4sW8+1N2ZDX53KotO72iHWHOqBza2VdcmNc6chsL6F0edY",
-	"zoaANdE1eANOfuS8hOy0FzFOi8PTGh7/Duh8fGU4YtzD5Eeu+BWiQA5INbPVpmDrYt0TZelm5aVq9+6o",
-	"PVVT1vCA0fYa0fGwlmDHLGTRprw9C0sOfICIss3w9lfcwjIcO2QAnEXt7m/e9VsdbrEpS4F9zEEqU8CC",
-	"2qEJtXNAFQeqjcpfRnOeGeElkpnWmeCqbZivLP5toamUAzBrfyiaJRQUlWbrDu3Z2jU6aKl9XMOos+LX",
-	"clWuOqMT+EMq+mPoB2uLsd0kwxGNDAGuolAPbMpaBlzBSxTs4c9CuALOqxU3OHBxvc50KjytDhI/sQLm",
-	"LeRQnO5T+ui4miOW/IOnptggmiqIkp2PLzDikdphHnCyMaol4T0YNSQDBwaI95F76YuI+dmLmC+xxLKH",
-	"cDZFLvjK+Q7vSOi0CMcw1PaImSeEr6wqZGUY0UKC0BDD6YhttaJKYgtBlvGi9EYG+MxM1NwVSEQ/CgLS",
-	"x/YDZPPQY72cgKs0ENl6WGai4ie+dM4jDZ8CFX3tAR0iUNviF2jH9BDVFvk6QKamYoMVCjsiwDjrZS54",
-	"xlDisiZhVz1BiauRL48fi8tiGjOZRhNVizZU+sqfw4Rnmci/MrUq3jKNxztoCLO9ymVRCKrXBZ3J1Nap",
-	"UbqqSG8Xx9adryKNaKyumO8WqjWTVA+sqvaAk7X8xRordG9E8gvR1LBCZBnKpAixjyJ3+NnMVkCbZ3xB",
-	"LMgsdZmBVOoR05lEAdjrIokTr2A0QAoKTyKxmgjgqu3TlDK9oGJowSqObFRlRLIW9Oxrx1dRUqh/dJva",
-	"TS+qqt9YySmqF9wGtjKoaTVOb8KCIKQCeMuOK4KBdW9ojDDJy6qehF0zGJaVQU05g/M3c3YhY2HMOSHP",
-	"OgrTh+4MXSFpZ4J18TrwagWJlrhr4qpkeKBXgawwJkoh8D+sBXz9pyc1dPZf8b9Tmb7rDXwVCF9RZFBg",
-	"MS7U+qiKUTU9lWFtApRM6rRydcg9OffTklaeF/W2QaHihbBFB7C+wv9k71u700aydv9KLc67VvB5BQZ8",
-	"SQKrPziJuztn0kmW7UyfOU0OKqQCNBYlRiXZpjP57++qvXeVSkIYnNhOMs186IltXUp12ddnP9vp1EEd",
-	"MKmj5qA8B8bP4Jl5ydJj/8pFDt0cpPusSjtXyMKwZpJivM+AfBPoJWnDf6aLELs9Q1L6aDLrSbA63XYL",
-	"CQzrTcDhSFJHlgu4fts3wtPrTPkLh3n/8RF6JO/AHuFxfG4PAhhNVi1emKNkV6d8ZIqWau3AKIaG14C6",
-	"H8cTqL1Ma8dEilN68sqLtUVd2n/ug52FbPQbne7zA3406bSeh89E6+nkuNvivfFB66nohIeTI3487jwr",
-	"YpCTKBZtpG9Go2o7I9FdsDtlsnrbrwf+2VFU7sc9DXqi9ZQfdFvPw0PR6k2Ox8+CbtgRnW7DaxQasNFv",
-	"ALa+2231Di+6nX6n1+92/1/Dg6bG+hXYackZ1sjY3s7QFuFk7WMPLjrP+91e/+gZPNbgwFSc4KBlHsfa",
-	"iyg3cdLeFpeXLejRDU2L8YGdhnNtOaTcb8QJl3hdp3PY6z5teA1q/YHjD82SjoQM0uUCdyA1mCPz/f2r",
-	"nxkEfpS6TtKwtUiTDEzBgem1GFX9b26vbmszs/gCWo5e61g8nbSe8mdHrWfj573WUfBcjDuHk4Nx57iB",
-	"N5CjpL95ZL95RN/cxvnd9plH2tWqTA3d1m11xwdB62l42Gs9E0eT1gF/GjwPe6I76fQaHq32CPsV68ky",
-	"W19bz0ZGg9ThWaZV1QhaOoLfSb/Rf/5oL18Wz1pgY0q9gF9yIu1NeRo3+g3TuClI5206EVpg7EPGaJ8M",
-	"CJB28BJtANKLjls9mgPRejY56rSO+dPxs+B52BFdPc3WDsNDWi8L7pRLeSUyHsXrHEb7PtQk2BvXTJ8x",
-	"rPT+CAsZR/pwhyneYYq/A4+Y1N0t7X6+wC2uy1w7Bu/alIxBBhbuiHWgoHbMMTb/+Oh7jNpNrSZcigdo",
-	"czJNoItElnjYwBlMN31SJzn0DgfZx2aRypJ02WZOo6hkYmxRpw9gCWNoOkBtEzCmRpqHnUNsNTFJchn6",
-	"tZhEYy8+bCzsduFGE2gmq5j7HS7xPxSXKNev+RcHx+7q88DTX4fv9W8anz+ukyH7Nn4AgbavecW6yjZY",
-	"m1y4s2DTEvoJGLUy7W1Nl+Fqitb1RT1ys2QiWyoPAiFCERb2QpO6zYygaalpQcOY+bWeZC6phZttbYcN",
-	"yVNBdkW96++Ba1X29p84porzBMf/j1DaZRifOSkLStPYeADgS2NBmvaIEGjBwcyEZDIp3kXdAuuhjs1a",
-	"J54Zlr9rTCNCsHSvzt8+M9viG3nc20nf8igdN/PzdyryKSdCeySS0539+rD6Z2fwPlgKiHa1VXdfbeA6",
-	"IPO74DNL2PQysJLrv+oRa2uL/QyxVkCRjCNJadyTt6/a7NypcMOc0SJPp5CqjiRbpMk0FQoQHZNIRmom",
-	"wgpRQj020nnsNwBInt7wIEMtYTquLniaSUjwuC3Oi7b9RdfdtQn5NZEnNxgw5zdvhJxms0a/d3QEmXnz",
-	"c9fbDHeA1LxbcxgRqgXDKGvBlRhk2TYqUazNOd64zUhMWTPklBBxSiUUrOlUXOmN8uHD61drJ9HcdcvM",
-	"HR9+/cSZ4fIMKiQoHa9HHc0Fa0YyiHMVXYm14yzCmaNpJuoRqyHPBDRObnzNEG1Pajs6cXOH0cXZ3Qf3",
-	"kBCJYndtBta6BTNWWO0wED8EzFaVJLxRf67cX68DnXu35gZx9gqhao0ogWLwOc9EGvE4+hOTndF8nkOt",
-	"ly3Fslldc98ALVSDg1BxgjhLYYScsK9wGoUa8hFoGgpBpaH0gSF8ZNMb7iU+a2IrTx6G9A6I6pZg8yZt",
-	"ii7fEAvdsA58aQexh+6i9pWcO1FRowpgfpDEsYCUvR2NMvwmhbmslaJfr858CIcV8Ms+tW53X0lN/3nG",
-	"otB2z1ceJYdN9328rNfpYJEcOG7At4IOL1J16tFPZZJis379aYmEjLHBhvY6XdNyfy64VMycVmR3mnGM",
-	"wS21qbLgUxT6hOkozZJ+aA6nr8CbvkiymWFuChKpAHAQLP3C6yy/zbwDALXRXHvzedZnR50D5usr/xzZ",
-	"/q8iHC1F5tvcvQ8eecsAheEnM5FU/7JuRRCb6yhO35RH9svmoAG2UhlRoaD9SI3oj/6ex0SMNY96XEZ3",
-	"+wuRqkS/PBU8Hglw2keTSHIZRHLqQ51iLi9lcl0uOjRv6W+Z5nY+A2MCpq9vielm3Vz0twPMrptJ5s9F",
-	"xhHQo1/Gusfsb9ELpozsCNe/AB5sPsM+Zu28lOvSEeRyq5yAYvVEClbQSmC6GGE7hTDS16HtDZCS6ygQ",
-	"WxR9xtGl2DSGPzof21WuDnMYoKrKxrJXpcGGTaxP+li7/ehfhABcOuw8h/Fpy3wEhODwx1EkR8bz8Aem",
-	"khdEiznBBb5S37Ce3qjQR983uVExzm9U++pMVK3JtrrgkVq/2GYLg2YQ4aCqGopS7u8wCHSfjFG3T+uq",
-	"Oh/U6LeKZsOprKiyXSxtlwv+Gs/gaJtJPMeCsg+SX/Eo1sN9CGoq5YrsL/cr1gbY9j+VhNWtXFTIf6RW",
-	"rEkJhjnYSKxpkWqGfDSIc6ipYicE1QC+qVzKSE6HssC46XMccBmIGJguUpWxpu9C4OhvPln+GJmjBFIx",
-	"HMCMDCWid5THVJag1QCOk8NaFSnG1VIGszSRSa76VL4VQUJHmdRSwOOYomYu+wUAkMPi8xCDy4vKtlen",
-	"b04vTves5X7YeT6Um7U7qPJrnoaqmtb2SNyRg7XOqjBGgc2jW+VDJd5lRh/45qEssuviZhGlwLq4hv6q",
-	"ZEPUQfZq9ox+MA8CsQDtZw0VvQvKixAv2+z0L0WSdWfh+1cLr+Cuu3dJ6G1GzDinPYQsX78aHjHGfpQy",
-	"K29yyRVC6s3vhpJLyAILiehcChAgi0QmoErbijn20shANzxaxshgBONVnlriGiML63yS/naeBcQZ1oqf",
-	"OoHwi8hukwYPYY7fnm5dWbGdBNlJEKIIuyfx8WUgnOI9t9ODQVrEicpokwhcQ+TpKhyeVLslgfaBFOPs",
-	"epboP2Md1FykU9uc8SsiPHXhnfsXO+u5tiqi5aGYtr7zWIPLsuUaubhCpTDtjnZrB/x4VOAHiCCkoCAJ",
-	"gbLgsX3WfXQN7w5cXBXLtWm335KrVa+XihEyPXrJ4yLnZNzUWofXsfSG0nV4gZmxztvFQkjw3drspLDP",
-	"ZALBMrIxgViluB37dxiXizVBEjuTVvjS6I7B2mkbU1WNzBNyH80dfeRb9liv0wF1YCubSd47b9HWI94H",
-	"2Es3NlBK/XPJVBbFMRtDTN5UKz6StkF7+75D499MWQSr7sMW2uI7iZHuTOwflEkfNt23EP3GI2+BR77/",
-	"iWopP+9PIqrT/RqVsBl1dx4n2a3K45zPgS4JQUofQFx70E/J8OyaWkrFbOSAlEsp3MB8+jZ/KJtcsigs",
-	"kBkrju8TBbxoRX2pMqJe//DEYOjQldBflkMCtVm+qU2Wpw/RWxgEtn/J0kRO2QxKg4jtQE4jSQxQoBfT",
-	"PJtZfl479HLBOD7SkDaWhXk1+tAyI0BZxuM4uR7N8ziLFrGAUlnlM+DdwXdYoiyooeeSpnnLxHy1NhdH",
-	"sA4zQmWuPvW5qSxJH5CxhhYZWJgNmqNjyCWITYOuoR1h84KsCZRtWELgbhRaU72LKMCNaFT9WAx8k44G",
-	"1WPak6noT8HiaB5lrHnYPWA+jD9LklGsrVmHFKzb6bDfohd7HniJaR4LjFsBfIQsj4VI3f3XLPmTpAz8",
-	"Pc9ebyjEmoe954gF4ZkYwXCg+AKIODIeax02TsJIKG2/dGqfCVF1Vm/asP2N5gC866hzgLRitZCVvj67",
-	"kyQtnd9bMuxxkuE1D5thx43P02x/kqTzlqlQFzJIoLC4/wlqdJ27LmpL1T0WzflU7P9zIabm3ws59Zh7",
-	"3RwKusu/u5JhO1kIeTOPEWSpWslkEgXCnJy2voc0XCSn89hiKRrbkwdUJ/Ubuei0onVQACNXanEAVi78",
-	"4AiA3iPM5EVJG3orulALYmBI9kuF+T50GaRN5u8y/7tgyl8NKoBHym2CEcksIePKscLxutsscDCi7mB7",
-	"O/GGB4u9nBMBr3QiJxjKLhtZT5Q1MND8SwXzQegisxn2Vx1K38hkxcYC4M1+JBd5ZmS10rbu2wTzz+zE",
-	"Wmo9x0xzIAsGazyUPsZ6CKHnGERzjB4lRXgHAKTvTTGRoYk1/a+IE9bSxrpRof/tE3nZQBugFE6hNhru",
-	"O/HTAAFNEReoWGVEAaOnAUpgfYMzdr4J0YScOUCOlOHlkL5MRYuupqAYsSJbzAVacPkC2nqZzmU8jSMB",
-	"iM42O8mQsxaSoSX8B1GPLUTqgi3IjXibWFepgHjjEleyGMZCbBt6OdS+ZnzaJWDzJBVQegGIcR7HyDVQ",
-	"3mgA8tDWYZlA9/3JL6fno/enZyP9qw8nwOZfWM29Tqezt2ZInuGJdsiRcecMKKpVpJKBjd9hubUIYWex",
-	"yLBYCTRSPKy4tBoHA27e1VjRahTPCWhSMI5jKK5vze8viLrBuS74ER8g6Na7x0JfO8y1db7mCs/dnCQS",
-	"drG2Xazt/vT9OQoEVwyUKm4LnXxb2a296sv0/f4nV7JsTUFTnBKrTYEzxkdQno+RAUdrYV6E1Bb+2VVe",
-	"p472CKvlSig5zbR6KwbDUPoIvxk5GhbqSVK2Ruk6xNVQdGC5H0ykqyScrQ4MqdexuBYgoEnIcsnjpYrU",
-	"KMkzjLMNtHY1VJcQxCl0up6JXAm2OujHyssDj46z5x6QWWF7gbuD+OxkYsG2cy8S8T4wPt4WrDnmjeAA",
-	"bSF/bUpjAyNCnVdUZUTQzmHLxlhAtljg4oPgC9f1ZTBu6YPzInx88ADh5hJvWoydzNrJLKwbz2aigHCs",
-	"xc5sG7q5L3BibSTmgxmm22YYQk2V4IPlggVxAj4upAkp3dcs0oVDGcT6qkkkFNVbrIR/sQvRXpu9SMJl",
-	"n/k1mQ+/sCYzcZMNJfC914ThawlObIG0vozhrfqf/oAKtBcYgUrFUJrqbApI2HB1v4gQ3RaexthQkmdg",
-	"qJrAz3jpxHyQFx0jQTCMNgWx9ulHa/ua9SghfYp+f04QI5dqQKzyS8tXAx9qGNodc+rx85xekf5Yk850",
-	"c5kn5lMDN6mJuyoUQcyBiH25sKVBuJjwvZ6+aRKlc7TIo0yxOZ9GAZR+6xfu9ZlfyZD5HvOLHFnx00LC",
-	"D6t5MuKYu6dkGZRUwz5EaJTzgR5Nkp4gYPfBo4Ztvk0duf74Lau4YZ7a7LcIxgBc8XhHzQ7Y8pEr91Hg",
-	"CTgPbBSXonqUkS5F2j68f/Pu5NXoxT8uTs9LeenDZ0dPjzsdmoKf9FtNsrrP6pPa+py7LcmcPQVbrmaf",
-	"JxWuhxpkge3AlRfyUY9mzpe134Jxw/MPL357fX6+EjdcGzZEFoi6DwCn0zl1CKVzzp6Ngta0EVNC1n2D",
-	"ydFHGXyHoeigdmKrAdGX796+/HB2dvr2wnylu1jH8FXPK5n+DWQQploGT/G86M7mbiHk6MI9oLJkgTJV",
-	"T8REO/FmiLSLXr96czq6eP3b6bsPFz5rmvEdgHSiNm96qHVggzXbZwAzaHnQYWw/E4c5ii/FZZRpw4s1",
-	"ZYIdphfY1U4mIMPSJHbUkafnHtZCqykUSo8crWUnpaJr3E+W7ENO+xsgE5v4PCqywIFAwXFzoz96EUnh",
-	"raZUooyNeXDJsgQGs47sZQ1SY4fSuGeUxg6h8RdDaOywGDssxg6LUYvFkG4ZsJWoD4nFgOv3P9F53EDk",
-	"cCbmtqQlN0MOCySwsogrk8q8BRj8OlNDWWZZSAVL4RWhaWmvFfU01XuXpdF0liHKwANLIQLxmkUxZW2S",
-	"lE/FUJKrBv239EvqpLbBOVgqpBUoRHso33Noi4qsD5dCLFgqJiIV0nbOMzHNKIRuBSJDsjlrlkxWzJIi",
-	"CXWbXXI7A93vNb66RQNsncpnTbS2qDf/N0/sY72+ta4qGv9wHatIOCCHdUf8sIuPlogfzDH8cvG5getB",
-	"e5mFTRPEeYiBFOCaImvGyEFgcoCGxgYSZe5ErJbJVD9aCuUXka07a51HsglxBnZndndmTR72iw/s42Re",
-	"cTS3MzGYcifsYLlSDkT5iZIJZbp/6msGzJd5HPtszi/BJBhKJ78K0TiUKEUPFD6ZwLwStwwaUaY0izU5",
-	"S8VVJK4LwKkJ+vse81PxT7gZQyZSiFCN8Hq/RBdB5Jn2sYkUmAARPJgR066AeuNqAZk1+drst+SqYiDd",
-	"ErcpsWb9BQ0kKH9b3T9b1cFhKL8oe8Og210r3zCL5ZS/VeP2Njlza/nbGpoOR/s8FEXHdxpZcqk5HkAH",
-	"7iIVOwqODer2BBSKB2JViwqjYu7DaKaYg6FZ3oQ7MszZWpdUGLdVueu7B639DBIJSbvN3cUtkWQBz3ic",
-	"TFmShiKlAg5WallPXejNhWKRBDOGTW+7rU4XmxzifYtERXrAewSrpzESRyVWd0JpiX5Zm50Y4uqm7Z1d",
-	"jK3c8gVqucusiuMli9a0grmw8/lDA57MZ2yGPNlp27Wy+EEgSc4ONbKj2LXrpYe9b+smFlVmfrBBuLSt",
-	"/9g4l2EMu8hfwxI/lH4wE8HlKMrEnAq6fTDGwLQxv25CClL/wNSML/TbUXRks1QI9v7DRdGPdMB4mvLl",
-	"UKLcwX75i5gvUTY4fSfswGdcMZ9kGJliHnPbDNDvhtLXRrmeMJ91iTLWvxTLwh7U1l4+xU/G144knwuf",
-	"NX3e+rPTej7y9zw256FguYz+lQvC4gxlIWEJbZ7PRRoFTOWTSXSDyJpLsSSWOLT0VYFbh8lxA6O8nsnf",
-	"CNso9KhEDfO7UYjk+1qamq4Veh63JONn7jr+0fvYph/DW1K4Zld+32T2ZpR3sl+79y6pb2fONO2XbBeZ",
-	"XfJuR6H+PRALGR70iq74Yt20xrrd/+S0Yrk1d0aWYZ3+avpGSvpMH2tIjmntwRcLwVOFpUkxQrWAmpwv",
-	"1VCWzUa0oDm0eI0TORWGesTlTBsUiC+XSQ2SW1TobBo9GVtWXxtwqe3WsWBAJqP0gSesaYb4MPdqzIwh",
-	"Rsp841AGMXwKBIgcDVdOnK30w0F4FCo4IJBjzV7ncI8gtkMJy6Kwyy1rvj+5ePmrp9WyVzRPLVRn0fl7",
-	"Y/ebaocdwo5V3I2CpX0jF2rleWvSX45m2pwAM77GXy0D9pfz1nGd71+YbcFlbnc68WKDDYtthDhzOlZS",
-	"xLEywCcK2ljqv12KpeMdFz5x2QFelYR1iav1p6TzyOZPdXp2p+8/lAX8q4/cl2WozDtuzzm9RJ+s6vlx",
-	"Ge4nadmfhDxy5ZQOTCM87CaIZ3IoC+QiO4EUk2KTPMvTkkEBLRcNZ7iZxlHhrM5zlTHxr5zHLuWHo5Op",
-	"jx6kUMwvR/NIQWGCD/3NnNJmO2ZPy4zFIqa0FKafEIuUpUtgHcwDvQMnecxA3LFIBuT+E3jcjHG8ZF3s",
-	"DujOlBY/lIXDprJ1PQIdQyBkZOFASVDMpyyBbnVuy8YVw487jCYLfQG8YICPIsA4p/FTmhAKcswDsiTx",
-	"mEoqdg6bpsm12htQcsdaXnpa8A0mcwPlVmZY5qMguehGVzd3NbzAqnMMSZQCBQjIr+zMMIEIwj2aVKyJ",
-	"HxH96fZjhBqpMCcdIKd7Az1Z+u21xub6ZFVJ4zxUuuqLHP7H1ngmcbXG4d+lrnapqwdVx3hUHtux33eC",
-	"jHenLKtq8bzW6AakBQpe6MuBRCHJhMG7Ic5qYsysPsRcVdQuhOKhNfUAWUdA5zqqtlbPrun16tvQbTlC",
-	"rJXjhv6sbvEgRoVr48F3VTh1CoEWyqzpS/3417AvHkY3rH3fTk3s1MROTWzRZMSRn7X+zwOrjmpW8dH1",
-	"hx5AixrF30GJDOWju3v3oUTc6b6bJlmBs1U0SfnJD6NOXvGM/6wvfkSVUn7nTq3s1MpOrWyhVqpi9Zvo",
-	"ljp0y+MrGMPq445ig5YZym8WVLwXLWMmPlsuxCZFs7FtSFXRVB/+QLqGXnPm7p3H0Tg1b97pnZ3e2emd",
-	"bfROnbT9JsqHAuvi6xXOdoDPIFks8UONJEzSejAoCOIkTwPxRCFTMMAUERdaC7FkNQhLKa4RVQl5Dcx9",
-	"A31QpCzWdLCS28DnKtt/xAzD6D99mX5WBF20Zsl1DYqdp4LZhEYNIvyVmfrvHcq4MlBHzH979KJe4Mr+",
-	"2QEYdyrixyx7NyftPtAKZQVwLcazJLkcWaj7FlzCNlVOrTm0RA0jmOiQ0QML7Lwtl8HCmnKhzJ5nc9U+",
-	"MYOOlAhSkWmZDBl6H8jhCMYfQB0LWdVu+l0/rr665ncc0Kn9wB+6yKbyNZtrbVbWY1dz82PU3KwsnHPi",
-	"f1/52/qTT89ZLcEJeByPeXAJ2wC6GbwScaTPlP7Fp/+ifdHWZtH/2s/TGDDQ9fYcvZm9f3d+oaBwHPsj",
-	"UB9QHCVT+VjfNEZUL5Xb/J/zd2/pYiGvRJwsxFA2fepP2bpYLkSfVQ+Mv1c0GcWHP1FFsCBPY581OQPM",
-	"MEsmQ4m/SkUYpRCYgMJvFuL3RgL7E10KsSCaIxBBewBgtlekYghbWcgMhLGpnI9SpkUXz/JUKOx2CsU2",
-	"Y8FTAejIPokqet+SBTzVzxzKcZLNmP9/W8RA1To3D/ItBfF5xmXI05DRoitGx5E1fVrbVgQMs/bHLJoL",
-	"lfH5wveY/aUdo783YPqbJktoPh6B/IwUEzLJp9if9e/6zzTfUHdUN8I+y/ilYD7JZvxE/6rrF+02cKSD",
-	"oSRyAfrlDfv1t5OXrfNfT3pHx6YSVNzwIGMqA2yU/yn73P6U8mtGuxCM88++nk0RDmXBG1wsf1WBDIDS",
-	"AKiQpzySKsN9CSOMJAsSqTKut2g0F0NpmWf1S5GzqoloJ85S0VIijXgMnJ3J+J8iyJAiAfkWEAjF5RI5",
-	"d4UaDCWyLxBE6t8yuWYtlv3bZ+ImECJU7KDTMfyiDpUADp2lSYZz3+wdslmSp2oPi7lwQs3+gVgUfM9C",
-	"pAx5efEJtat4627qsykCkVeviKNxytPlUFZnWB9hw4boOQuu7OaFyYS2aS+WbMZl2Lc1Z5HCT1L0vtaY",
-	"K3F8yEKBTJiw71ZeCI3I/OuZEsGIVpj21VDSAyp7y/9UnJLP7U8rZ6R2n3m4ZfXmibKV3YKOqNlNnq+n",
-	"PseaxNXTxppqwQMxlEpoWwForQwm0F0yFppNYFZ/wJBbnEycK5FCCHUP24WVNtjqydcnGvqZQQszZ7cx",
-	"fs2XeERlcg1wSnj/UEZK5VqqiQneJ1SxoMSBqZ/64exNS/GJYDTfxoBb8DAE5o0gkVci1Q/MWNNv+UDq",
-	"8d9aFo3w3/u+p6+mQOlP/h4Qd+iv1tMNe/eE9W5ubKMeQy5+UHxFEy29JGVKZFBjYql9fz998eu7d3+z",
-	"tL57Q8mDS5lcxyKcUpTbiGJodpfIlvs2T5vZ0Vzoj0LoeyKlCOAYCa2uh3LCo1ixKHM4QYGzDvdnd+6x",
-	"o7nHDjpzj/VmHuv2ZnAkeoczrduqAz07vTj7x+j85a+nrz68OfVNPTofcxkmQA7j6KE5XxJNPIMBTigM",
-	"DzRUKU9FvPSGslj6RAaiz0JhQzqGEA91rg8B7utZFMyQwhjA+jxIE2U+S5kNV+hLYJh2GyI5RC8B4C9h",
-	"gLSVuCy3LKywV1XM8bJl4Wc/DfNO5yDIZXRjVh9+I7yrLv2tolLwzz4VCiktxXmsj+pPdFSVIcVfEbgR",
-	"lP5HmWLTlAd648kwudY2c6RHg8eh4TUkn4tGv1GjFxvVELdLmZshly9qOW311fS2rEjfubZpp4JFJDvd",
-	"ZXOSEqR/kdcG0dLW3GhWVj/KoPhC3HC9aNDpJht1us87vDvutTqdTqf1VP/nmf5Px/nfumkoJOx9f70V",
-	"aB5zN8AA5R6gt3mmnduMXXPFiExp0zjtU28d7kI/OdXP+f9/dFrPP/73f2kT/O7fUFiHfdAXuGfrtdV2",
-	"ygqUlN3lYBMVwVE0XlZUJzBM67NcUaF1ushjoLNaVmV593VgVvTjtiuQ/YRr0NSnXv+TtyYfPx0fft6r",
-	"XZYHinka9/sK2bC3TWdVnPNCGQFV/xJ0HbEJrmo6V3dhyb4JVJvWIxXXs0p2bWIkhrcVdJqj4KrqbQ9L",
-	"E4jM0EoRLVQKVddGn1UEeapd7f4fH10PFiaouLWpiILA+Inrnbc8jfcoglxNUk+1CZJi41/jUjqdNTEa",
-	"RbF8azlQeUciY6xF89hYqAgOgjbJSpvZI8oFIHysOUN9ZPiHcouyZ8hwrGNgt0W71i+51Fotorttkt/g",
-	"kUK6Gzr4zbJsofwBW8Q8kvgj2HBA7QXBs3gJLJP62XGSLIAubZYoqnnp9p62O+1Ou6vtrH6/SwGzOAl4",
-	"rK/y2+yd3gXXkRL9LapkGY7QfuiSZTydCmKh47FKEHwHDWaEtL60nHrGwOBhiN2MgyzncbyEbiURj0XY",
-	"t1/gsUUaXZkyGzei9/rk7QlTCxFEPG4t8nSRqOKRTTXjqQihBcZYyGA25+klvDsVSqRXWmLFkbxswfd7",
-	"7PX7q2NDjkG/entycXzosTlfLESoLzjcQx+fsVRMcgUMxLF+GewfY23Ceig7ajMpq0bdyZs3734fvT97",
-	"/feTi1Ns1oHdoTmOgIUCoh2Q71MZzEUymegrFmkS5nAg9wbgfuJwjKKbcVxyahrkM38cJ3ol/DY7T+D5",
-	"tD1oG304e8NSe3xgkq+ha+U4B+uV1k5AE+Iswb2GV1S/ExcftiTWVWEbTN/WmQHXYB7Hfh8aKJtjrVeX",
-	"0CAUGFoutDhLzJ7El1KLS2JRgmsQIGEaYHRM0LmIL2vlVbQx0RPW66rsDnucUoLG0FIcAiPXs+V6mpFK",
-	"GPb7ZhupDPYbkY5URvF7lM3OQaxu4h8xK11l4l1JGOzSezt+ku+Jn6Qawf/aAP6GzN3+J/PPTXwlrwQI",
-	"Udut31pT6DdaRtYSNwkS7i+EhAPohM6RcN+y34/04LmeMn8A59RagbNIm09L5DgpiAFcuhHUJsA6QmzZ",
-	"LoMIkZiafKIZdp8ddg6ZL5NsNElyeRsJx6rc3pHR78gAStzyD3Vst2DksOdwfU78ZGX3F0jRyiGoo9fY",
-	"uP8fLFO9tmu36Za+O1L/ofwa932evoxuw+zDLek2tF/gMd/5q/7RODuGfoN6XNWybDjtwYYSnmsItLQ7",
-	"BkQFMskMv0WRdW4XryG++EravPCqhtJxq9BZsmMC7CJAcny24MD7UOjsvlG0gsaN0T1zx1ACSgeyn9Y3",
-	"rMZsKIfeTEWQyEDfDs7VL6cXTJsn9IIkdRIHewMbpYHmO3O0P+alkEiax8jFmRAF7xbhCopV6IeciRYZ",
-	"N+jE6YH1Oo67iB4sWhI4mC0bl9LErmeSqBOuD0Uo8TU+3aPLeAOxLzy5tQpuB76vUxw71+uODBLf1PXa",
-	"x828b8LKX1C1VdVWtaCr10rlgKGHTsUrpuLPScoMfGQ1XT6UNmJ5fvry7PRidPbu4uTi9bu3o1/OTl6e",
-	"+ntrQEtOOgvi0QBhghBpHGKi2PTrxpEMmL9IxVWU5IrGNhI3iygVCvjalfYFKZmHz0gkdHxbaM8SOoIr",
-	"UKFnMJvaE0TaSKmikLpbYM6J0WOxtRK90uSrqHtxm71N0IOrq6ECBEJFplGM6l4CfA8UWcMhntFuuw0Q",
-	"byZDhsWU25nS805T+H2G0nYdoH7QCidE9oCJi0KKNuLjSuVMoBB9AEl8Cs2RuMVh2TG09Ut9SnkATh6l",
-	"KYTXTAt1a1EnMl56hGFwIe5GBHvsesYzYZCKLvbRuAyTKAarnBeI/CJXWltN6jmt+Yvp8vfa7IMSNEyk",
-	"2eAsFYHQI8EcK34VAgAKZEqcTHHs3CSeHcLeUjKZ8lmKNctOw/4n+H+9aIYN2LHf0S2hkbCoBvV/IVT2",
-	"IAmakvy+v/bKp5govp2MVGU4v155HrHx1S71sRPx31TEnwtIoRbbFNPI4t4N8DLm5FMDQfYneTZr9P/4",
-	"qI8ppP9roYRzfilYmksWiivMuDe8Rp7GjX5jlmWL/v6+BVH0n3WedeDU06irz7I1V6YhSW3proeSE/HQ",
-	"Ic84BYja7EVtXWgqeNiCRHjRMwkw52WuSwyaFKCqogBsFY524jYjjpTNqkJuhzukq4gio2aA1MPuiWKm",
-	"wTI099CjmvPMYOEBihPN5zmCRg29PGLNuUOh2gSZZWYImxkGyVwUlQK107fnfGPR0LHuKw3rgKIeV4DD",
-	"yRLGS53zbPtt+EtpPG6rLJSn9F7TIqtmZtVSBrM0kdp4LtCtihWlBBBkwhFRGbfThbp4x2lxc817Xpqe",
-	"VxOzm5rYxlGk2gvKUoSKKOqVwybRjQjZlUjDKMjYVRLwcR7zdOnOJlDNbXiZs1/1Lkh5YPeNbcvoPPJV",
-	"cfmG55p5h4gl7pT6wne93XCzQBMaliXu+0qPqXnlKUYgU61Y9aJrZ/Wgw0K+VJ5FS0apjRU46GZ3aYA6",
-	"Y/Xpv15cvD93zBL4DGOV0DYTLgqu/NxVIfj54+f/CQAA//8=",
+	"7P3dkhs5kieKvwqMs2NFzgYpksn8Im1tTaWPaU2VShopq3u6i1oGGAGSqAwCrAAiM1kqmf2v/nbO7Z5X",
+	"ODd7eV7h7JvMkxyDOxCB+CCTmfooVXdedJeSEYEPh8Ph7nD/+ftWJNcbKZjQqjV+31oxGrMU/vkiZuuN",
+	"1EzoN2yT0C2Lza8xU1HKN5pL0Rq3Qp1mLCTXKyaIXnFFUqY2UihGuCJ6xYjSMmVx8bOWhArCaJpwlpKU",
+	"/ZIxpck11yt8na4ZCfOeo233O7YNJ4TOFROaSL1i6TVXrNcKWipasTU1Y2IiW7fGP7XMYFrvgpbeblhr",
+	"3FI65WLZ+vAhaL2hmn3P11zD/9XncbFi5PHrFyRKOBP6G0XmWar02A1QEa7Jmm6JYiImVBMpIoaz5pqs",
+	"qCIwPCEFIwuZEkquVzxhpB0+ffXk2Z8ffz978/ji2ez7Fy9fXMy+/fHN24swIDFb0CzRZNDvd3rkLcxP",
+	"EHbF0i2hQl2z1FKLZnrFhOYR1UBKSzPoIaWakcRMioulIboUAdmwFGajWHoFVN4kPKJlmi1kuqa6NW5x",
+	"oY+GraC1pjd8beg4HIxOR2dHJ6PToLXmAn8c5FTlQrMlS8tkfcPWlAtD7Rpp3zgS6hKN6+QU8jogdKHN",
+	"vFcwExaQOVvIlBkqc2WpwmIyGp6T0Ex9BlNncfhRk+vfNjnFGnjmLYukiBXJhOZJZXbfKEKTRF5TMzGu",
+	"yJxGl2aiYd5oF/4/JHxhJmcIoYiQemWWcc2osAzENUnZgieJgs/r7BQWPGqWXcGgOp+DHEyn28dmeXaT",
+	"QktyTbl2q5aaT7hYmtGYUfLUyBCzSw8b3dnJqN/fO7CgddNdym7xKwz1PyzPvWiQWC9is5UWRvrIhZNZ",
+	"8HaAmzjfg7nMaqssipgy/BcTlqYy7fTIM/NfMpcxZ6aFDaPaLCRVJIRXerbVGY/DCfklkxq4GGRGyjYy",
+	"hQ1LySaV84Stywu2pjffM7HUq9Z4MDyrC7QPQWtDU7pm2srqJysWXTZN99uMJ5oLEpkXyCXbBiTKlJZr",
+	"+8uPP754GhCZln+9ZFszIG5a2FC9agUtQddmCPB8xuO9K+oN/2QE65fPpkk4P8lSJRu46tWG/pIxEsHj",
+	"MeywULAbPcNfQlxARjYpu+IyU2RDl6xHXq05LIURxObxgqdK22ePbWtEr6gmsWSw6UjMIhnDRh0NhyTk",
+	"4oomPJ4tOEviEE+nEAgektB2ntPnl4ylW49AOJkd5BgenzRR4CnV9LnpbN8SxlTTLgyptI7ez9XFLH+x",
+	"Y0XNSzjTT7ysT2WUrZnQF9sN2zsv+x7s4vLUSk9qs6t+t2uC9r2Zee8Tz/GZiDeSi0ZJ8xc2X0l5SZh9",
+	"h/B4xwjdG7cNLpeUWQZveoM9auSrZ1c0yagZT9MAi6d7hpa/8xkGxwzhXpt91TQ4BiQLSMiu9CwkC2kO",
+	"VBaT+ZZQYv6ZRlQhW+wcPLudqP8lZYvWuPVPjwpF+BE+VY/sEGG4nlL6HdvWB/ySXjJUcl6/entBFF2A",
+	"tgtn4NgTRL4qDMfPJduStlPZUH0IyCXbaDIckZXMUtUhcEqhEg5KoTtxyorzmumVjANiqACH1VzG2x55",
+	"LEBvhr8qX5i+c6lXTHB2ybazlGWKmcOr6A10En8qqIqmmVDQTP+83gwXs0yxQl6ihVEsUkXZ3y05j6vb",
+	"cUO1Zqlp83/8NJ3eDAfd6fTm9Nm7//pfWk38tkP1f02XjCj+Kys08uN+j/yZJhlThM7lFTMqOqEpI1FC",
+	"1xtcgkG/PyFzlshrMjBCyRwjVBCrmBx2lIDyuvMkgaclctjxtcbH/aCkNp2MWnt19WY16W0iGwWXE9xE",
+	"JRK34CKVa2SabL7mShmRETNNefKNImEuYM37KtyxGc3DTy5D3ubjaZpI8XS3gCtm9MkHd8HWm4TqvYef",
+	"tu+Uzr38x+qR57+9Yz7ulU980P24SSRtVE/wyW4CZ/D8ExP3g2kL5Sjov9/S2Or85q9ICs0E/JNuwPY1",
+	"Y330szIDfn+o7Dda/BvbCXZZ8X24vW3FYDgma5qYiXhWepfMaUz+7e2rHwICfCaWIIcDcp1KsSR2qAR0",
+	"mLZRWdkNXW8SRigRUnTXWaL5hqaaIB07wA5U2D9RpoMyq7TcGNlE05RfWaPL8+ZUDM9ds7dfPKo4THxz",
+	"uFsy9g9qpPii0pA1rA9sxLz9wcgyS90uj2/72jMFYQmfSLFIePQF2eQxUdps2cj2PAFBKjcsRdXLe5so",
+	"ulXmlI1WxBgkiphxbXskNBYOyKg1V2uqo1VI2krThJGQ3WxYpJlhQ3wnnJCUdVNGY9ABQAHpgBpVqHJi",
+	"tknlMmVKhaRNjcVbqIKK/JKxjMWG0dJMmGWbYCvECJbUtOVJTSH1LKIiYgmdJywk7co5wRUxZEuYZnHl",
+	"U/yMxSFpC2k5Wplui+EoY49T4t70GjZtUUGTreJqJjMdUw0tme696VxTRVS2YaliMYsnJFOMhGYeSs+K",
+	"10LTmtlmgqUzsIg2WbpkFULVZzZnZkPDu/EEfB+dh33XtO+ey3TO45iJLyif6YbPUJ+exVwZ7ozDcdUN",
+	"yRVxD3sk3LDUMWfMBM8/sHoyyHsyzzRJaHSJ2n7xSWVjC8ZiRdrhTTeWkWG1bvFq+MAmjWzyQhiNniaw",
+	"uF/0KMd+Z+C7C8ckE06uOi86evUIuEFRj5/T6FIuFhNynXLNwJCz5qkg7AYbJDwGy6FkDlaMMFSdHpih",
+	"ygw/SP1cZiL+gnxgDrOF6dPu+5QpmaURK1yF7IYrHYDlJ5YKb2jQvPbNd3PqxAzOPNKm9oDwzo6A0Pz5",
+	"dcVP1DEnIFdkQ8HENtM24qQN3gz1IDgaeeU13Rrt4ULK72m6ZF+QZRY8YTMt5SwxHYfjqnIujfDIL25e",
+	"Pv6P2Y+vv3/1+Ons279ePHsbkrZ3D0he8m87k/weiCt7fwoaIF4nlHoCw8LrZmAaeGCQJgZ5y9IrHrEf",
+	"Bb2iHFTVL6mJZHr1K2jK0AuLZ1tm7EXzu0z5r7nmrTRPErJJ5YYuqTZWHPkL5dosv063XbgdDe0lnwqM",
+	"iBKNR0rozp9Zyb8RGtFSPAPW5Xh5+vfJMXBad/Nby70fF/ebH8lqF1K+pGLrLr6/IJ+VrsTxBMvvo4tI",
+	"gULkHPebbo8DjH6AwATDlOwmYsZ4AteDMcecgAu8HghNjMm5tVfZ5sFaKp1bde6WHwMp7sbWVtECc/Zn",
+	"rjVLHzj2k3Lsj8JJIhb/Dg40Y6hdsq3l2DmjKUudyWWdZoHnW5MpSdmVvGQPevOO1XS2yxc2ox6LLYZo",
+	"obEUEN+fOeofkxBvqPAkxOs8OJKO+wMCujc3r66ZMPIrgP1u/WBxzGJ0P/XIn6iIEwZiSFwKeS3gJWN4",
+	"ca3Iny4uXoPLLVMkSqhSYxJLUN3nCRdxsrWShZLRzc2EUHJ8cwPBSHMMWOFGJfekzgOPNfPYJpURU+A5",
+	"eSY019vfQXDgrZpRhDHKQaYkj4shC8oTFqPPBhWstrt5E3TNFOG6MyE0URJPtNgckDIlNI1W/IoRuSCU",
+	"zO09DRM63SJHUpKymCXcKNzAKEIS8Mkald0+2PZIw/WA0tSG/ZQ8rq4RPD+t7WCO2iuGESwbumR4QBdf",
+	"4T0AEew6/8K97o5cONFz9e+Bj+t8/MFdQeElEq41xFI1XvF/x7aKtA0P8Fh1DIPM/fAq1SOvNszwSrYe",
+	"w8pcmg/oZsOoW02+ZhOiZcKMOjYVToBJwVSPPKGaLWXKmRoXt6pqZvgCfOsBmoE8ZfGseLxJmWJCh1PR",
+	"do52wZTqTEjIi/dmwIymCcP8s0gKxRXcuoekzSEoTm87k6kIuYjkms38/iPTfkBCRROabmdwoYHPXI9h",
+	"MBXucZSy2GigMylmcyoui/dNV9C6GZyxcliqt+hvLw/IPYMBJZKKmZZmBhmbmd3CBWq5IWkvuKAi4mJp",
+	"mqRxzM1a0WSWcnVpzhmmDGEaH3R6U9EK8ujhOsG9G8s6vVtBq0Zee+vpTwYuRRsJ2gpau+lZPNxNzVbQ",
+	"2knDVtDaTbZW0GokSOtd0LLHdWu8f3CVC9nAbZ48ku2OG8iMH4X4R+8iiNwgeKFsNpI9iIQ2RGIzuZjN",
+	"eapXhp/9BWQ3G54CIZGZ2XqTyC3GNRi5jU9I2/zH8NoylUrN1lLoVbKd4RrD9mK69utUhDSKZCb0bE4T",
+	"KiJ4c5Ol0YoqNtukHH+BJaNr86L50/Ce3rofSDvK0tQsLu4KuOWd0ZTRkLTVLxlN2QwjQs3wSqsfQoCR",
+	"YTrzaMFvWDwDlzdTerZhKZex2SVbRuFjmiSoxynS9si3yJJkZvi7SjqRrecshRED0VhqXzPSZE4FTNZx",
+	"Ko1juE4LSGj6M+th+FanWYQ3cWSRMkY0u9Hl/dkwEMPIzatb2Z04wsqP3oqbbvyht4JW0/qa/V1b3vzb",
+	"Cq+Y3ubUzKCy9v6+tdQwP5W4wezfYoFbQauJVm6TI4OYcfgMUxUBraDVuPLlXd84v5273QvxvOuGd0FG",
+	"pu1D9/xUuE1P9pycPJ5FNIWzbkOV2sgUDy+WLGYxV1EiVZbaPaGMCIT9VBV3BTvDuhrNNqUR/KzpzYwq",
+	"xZRyL26YABdb8fVUeEdd7RQ0X2tVOgXZzUaqslwo+jT7nQqjSy6NgE9n7CYfzSKRMp1tEtxnHtfMIppE",
+	"WYIX3GY2gqXL7SxiqeYLyCYxoyyOWhLCpg9JG/7bCWwoAtyoiyUXjFCl+FLAtUd+nBnVFcJXFlyr8pa1",
+	"K2G42y6EOdfK69BwDJZ3lKOC4cMS4U2zVbq3gtbuQxJJ7O81r+1G+po9k5O3vCd96sKUq8RtBS2g4/5T",
+	"dc/ucvFjd9xZLgLsYw/SqejChbhCLYHRZMZg2LNc57IxEfmeRrdiB/OmeMqUtxmngtQVyJC0McIpMeyT",
+	"MNUJGnZL5RVjhUFr1b0zadw7ZNfWgTbutl/AAKxLEpoyIjeoT1XoZkRw2EiQQ6iRT/U2mpT33f5Vg33j",
+	"Da/MoLd+W2PXJ1TTRC4b2fStNoo0OPPAno7wXbSnjQnruLVHvvVMbRDkPmtBkDT7JaMJxk0zwuNOjzzB",
+	"uMj8E0pUki1dYkjM1SahWzD3oS+uE0aoJlHKnEeAdn/td89nYUD+laVrKki2TmimFdEpFSrhGrZG3AnI",
+	"msbm2OG/ZIygNl1yf4uY0CXlQml/0ArD1UW2ZimPiMoWC35D2o4LZsOwMyFcE8HMfoxWVCzNxn0sttcr",
+	"loKTi8fohEeXXmCIWMx6+w0GkF/L9NKIZWnM/GIx/TUEbuMMpXEROW0J0Bg1HWBiUX1ZH+dzrKQOlbp/",
+	"37K+lLg1XtBEsaBlP8v/jvDg3kJYstU2YHVYPIN40GF/eNLtD7uDwcWgPx72x/3+31pBQ/pmcWIQt/e/",
+	"UZBehUuNyg4kazIRo++Yx61xKxrS0/icDbqj+dGiO2JntEsH8Un3dNFn5/NhdBwPzlpB69KwdytvzypP",
+	"M2gLD5k4izDJRN1vD25Sud5oCMC2mQQNcyJqJa8x4tO8kau/e+fqEvK0jOn2v5PnWbLgScJiP4U1INKc",
+	"Fu4XjuEOMOw4IFHKNY9o4j/Hy0obImjICfurNW69rg7EEQmdbPtW9kN+XHOM7C046L3jzrmUCaPCvJuz",
+	"U9PDgrf2+xuBx5+4lz+UGdALTTZj75ojs2mjlBjyff05uqao2L5atMY/7R9Q1RH1IagHSFc6eBfsCDAH",
+	"yZvvUZcs46cDFGO8ZLfTqpD1H2pMX0utwMeo4qOwhPRCriDFFVL0YBtqtla39WwbM6aG6doOnqYpdUOB",
+	"zVNPP77i7JqlhBd2U35uoNuOSJFsJ1YEW+8OkaLq3GtadcvxDevts/phPPTBj483urMVOgWXu/7Ka+0x",
+	"enVFgmL7lLi6NLwiYV7Of2aRzsX+E2//lInqntgzHQR/oWwSLvIsJ0XaRvO8stk0oHsWGmfJiutMnK+e",
+	"xdgE3kz3SgYFOipzr5qZIthSnp4Phm4hZ32n6E7PV6Ouvtv+xXxbzSBxzTvv8vTYW9xneJjs97BZYfoW",
+	"XiLFS3k4dV1YFt3fmgfcIBR2yYODub7CwV6uMPIxfreT3ww9X4hNpu9F1I8hhr1MqehVhi7mwSXbTsg6",
+	"UxpvEZm7IQIV4o55NI302UmR77mqEiOmmsIB8qBaPahWd1Ot3gUtL32+NRZZktR2DfLX+8POZLQOGk7j",
+	"Uj+10wNT8K2RZl6FG84JMQMiNo4+oS5pvxW0zAMM2cO8sf37CqZQHkPjDuOaOnXN22DsJmIp8MrjTP1K",
+	"V0kmlmrOdEqX5Kg3GgyD41Py7Mc3YOiUA+kw2bx7djY8GoCVtQR+Hbwz41tyKRTs3BXjy5Vujfu9/hG+",
+	"BcLimsdGbPR7w7OgdWP+cTIMWlvzj7OBWbwik27cOo+P2CkdzLvH0RB2VtylJ/N+92gxiM7ZMD6lx6O6",
+	"SMznVrPn4GBW5Iqlhr3WpH294pqpDY1YVxjlJeG/srjjVifi5pCGCTaeHHXKNBwjlj7VsQy6c6ps6wQd",
+	"96qkJdYBQ+6U+Vrn1nxxain8YIODuEDKmU0rYtVAhoAozMu26mZEBVEMP1YbqcdGxyFzeQPX8gkX4JEA",
+	"vajUQSSvzHzJY0Q8sshKuQN2RWMiJNJmyeQaQlnalCRsSaMt+YtM49wzGxCKL15zvZKZhjuVzsEKt9sf",
+	"b4A6TXTzGPJWA6WyR/2s0BqzONYIcobdt3/t+Jp8FPLGrJQhvGkwIClLqOZXzPmQzK9jcgPOmy148cyv",
+	"Wm66CVuYtUgFS42torKUxUUatPnuG1V9MSCwhaE13OMQkIS55TRJCFVkYQ4azGtb+E3hlzJ1H7b7kGTe",
+	"qfhT7iU6qlLANfK+QNoZNKLs2FuzD66nT7D17Ejv0PXNnd7e3uHtCkvCHE1/phU30sBRq5EDvfv2+ilX",
+	"PCRcIOHMuZ0ynaUCE4VQHQPAhgj5BhMdq160TK9+NRsPg8cbnCT4wvt6Bhx8UIs0d9A4XjKjUWgWWZJs",
+	"8+hzFns2Xa96EcviZqQ1n6I4rEbKwcRBffDytn2dv0F5fdADb9UD60bQfX1gFX9WRbRqDO4e9vt9Eq2o",
+	"oRpL1SRH0GDrjd5WzCPzcoOqcIsP6Wm1xfs4i9b05gV+NuxXjrGghS59+9zol3f0JgWEeuTw6dFAgP4t",
+	"JqJnXO8kud8DMfZZeMm2IQDk5dcfXNc7v5t16lxNlhS7d3Ee8nPrTva3pr2bmVmUiJcYckBSsxE3lMct",
+	"b7NeQDKB90JpW5IN3Srcd4E5YnE/EXs9o1iy6BZ3deaIVYwJ8yJFbY6LJZFpzFKn1c2puCz8LYaOGEKV",
+	"H34uDuf+2y2nWWnLlUjy5RlgN9s/wytTSFL6bIxfJvJ++kGM13N8tWb++WQ8hH+9IJbDD6MK/76mhjFp",
+	"4sE+Cql5xD6CR7xx/S6S+ffmx33runs53yZSIyaNt5gVqK4cVMVwW4Apc1SREFsofR32yGuaamUTG/SK",
+	"ioYMOowLMH9hMABfCszbfBxFbGPE0QKgs8wZV4QkQmz8Jl5APN2aLtmjnzdsWfy1EfCH//ZaXUsMHvB/",
+	"vRJxz6gWN+vExj125WLBI+ZMwZ75ykbsc7FcJz33JJzku/guSaoVDfUWT4j5tTVutRE6LDEGz3yrmeo0",
+	"uSjqnoMqYBfAdHSjlVRGUYoDMjDG0vD4uMTxHhAZXpEXd/blqPj9KGO1bYGTaUIQdjSdgN1nGOwbRZ5g",
+	"SkTXbGP0Is/hWp86zoDYqTyBAA4gQxszsvzEmXNB4X5n/xZpsKRhtHt2S06JZtHXnEfaGkNoYRf9jP3R",
+	"6WCAdnxKi/BKO7A1Qkv/9L4OxDhubazYnOVic2bFpj8xcGh/eAcxWssMTNFWbF5ZM02dw5LGV1zJdIYS",
+	"9fG33cHg7LQVtOYpFdGqNW79ia7nWbrsPk60FLQcO+mSNExvR3BcGU3Mg9Iat84WgxEbHS+6EWO0Ozo5",
+	"HXbPF6O4e0IH8TA6mo/Y8WIPO1fod1+mBmxBrgrmhptKrkkZQPAebL139WrCP79EKwI5/S9IG7DgOtbS",
+	"NJZMYWridStCX2i2JmpFNwwVMkfyb1RzuwcbAO7wfFN8jFdLJWvguF93ahU8tr+HYud87774UObIfV+/",
+	"dO9V+ez97nv8oHJnZ++mAryFFVJ03Z2QF1X1yoaljXMNoJQV7LBU3TP7XUBYolgpAuu2UMCPvAzbsVF2",
+	"Sy4XHblDZcO7NVzmnw6/Qyy9uSeDAgIuPOTcoiMpFjxmRpLpVcrUSiYx+OGCCtLujlDrMkQedFPWNN8w",
+	"mhCkPsmpT9ouuqtjdNO7iGAXo2vmDlJ45kIL4RRR7s6l4dOGWNaEzlnSeGvdhhudIzTkVKdhqrtucN1+",
+	"r/jXICojMHaei/NDK67tWSV38HaXb6ArToMGOVFf/Zrroshp+WTDLJCi7zLUeyvyOeDkp7IwDzxfnjYJ",
+	"/09HxIMOhwZS3s8iuZM18mBuPJgbf7/mhsVEd7DpzWd3eabfSyqITPmSC3R4q60yWmPbOo65FOYwQXQs",
+	"MyozhB7kUtvx9DATHF5y6dO9HJOy/LN99V3QylJzjq203qjxo0dm1KpnESK7cyoue3bEjyy6X523vpij",
+	"xs29GUPdRl9KkrKI8Ss2IXLNtUYgDQi5WDMqoGAJQc8mRrMvMp2lVogcLFqhy7rb/RhPBvvXYGdExz6f",
+	"PCxI7YoLFigkP7753ndHjs5KNIW3QjA8wCIZDE97/V6/NwjIeDyA2SYyoslKKl3aCFnKqyswOrv1bjtN",
+	"GrdAfnYfFk9fpMR+RFB9KRByT/DXsQv+ut0tj+J2xM4WAzrsnkbH8+6InrPu/CgedPvsZDGkZ9Fofn6a",
+	"R3Y5Jde0MvvqnPv7IqccWQ6+APgC4eqNdwf3ClmvqIWfIma9lP/9Ncet3+GeIw8X95LUb4sZhwy6JqLf",
+	"PS78092MNIaUV65LvFjye8aO1/nzlvhxT9B9kSBy58i4SxD5naLDS0Za1THxkf6BioD+gelceubvoNQ9",
+	"xL1Qs7gbR1ddPlsbwyZSOrwkW5SFFG2QJdMOiilM5PWseBSWjtlYZgi3cXCcT4VWh9VMOiTm/VahuCso",
+	"vqBsXbg3BKj6JZdwS1Y2Yv5B0Lwqe7fezlD6T+udOpx9bOES7Onvgpm+UM5AmbFyQlpN706MtpdjPlWq",
+	"wYPC+XkVzk8fxF+YJX/QQP6nFnNth5fEPjXDlIIRhkaxhD+q2NtVS0trY4bPAL4Fdqf9Bb3p7rGVJN7z",
+	"8uoedfvDi/75eHAyHh2Z1ZWZBoE6bkFpSYYpHE7dmaGUA2PT+9VohzOznGenqDbjvPK3S235JeXGrQE7",
+	"pufR0aJ7Ou/H3VE8ZN2zxQntjqIzNpz345PF+ZH/0Z19H0HLLPPskNnXTaYykfcFGfcPCzIuFqnKEM8N",
+	"Y9rHZMWVlqkR5EnMlMaiZpMC3Y9bZVNAwS90dx+2o+zSPMaOmvZVbfUOa/Etvv2hssC3mlnVtW3QXxoW",
+	"sJ7P6+ycCH2KlpDXVAE6QvkY3mfRwJYGHM69HWHBOWoRO7kihh5xluAxeo+k2nKlxRJN6msSVFjTY6x9",
+	"Ysitevkw/f1kxa795kbyCaL6q2xzGBPkM7vTbnplv/rQQIQqH/lYsJhEY0txukrSQR5s7X4pMZajxyE0",
+	"qNP+E0gyACHZyFRjYZKmDKWtmVnKYBMKifC3OJkA1RKnnI1JOE9kdMniMen1emFAwlgogEnNUgCeiqQQ",
+	"LLJZCguo/lj9VTFA1FkBtLdIGY1WDppSJwpxf+EPvmYy0wg4L5i+lumlfdojPzAHVWrhz5giMaeJw3ZW",
+	"MrliqSJUWYznW9IMygxdYceCzw7YtK8KlqzUIsYHTonIlQrb1RggwGKEROKCLBK+XGksd2U3bUjaw5sb",
+	"dy101Hdw5+Ylc9La0jOkLaToDm9uOh4Vg5yGs5zCdi1D0tY0NbaRXTIy35K3b988J2kGwEDNORx2tK2g",
+	"JFWKcUCqAXSOmHdF362gZbuuAFt57dQ9IuXzqwkmyOxRcAc5nayA0vVgrGpOH3QK9abCW4A4A828WAfS",
+	"nWb9/hHzlwPstxDve/AosvXLiuNmKvLzpmii1+sVzdE5FbEUZhlc5Xqr8WIb7cE6IMfrgBz11wEZrgIy",
+	"MP83HK06Zsi29w0gDzGhLQJ6Lqa8MjI98oblXAdeLfCFFVSqAEA1LW91ssVP+QjM7nFzusv61m/Umy45",
+	"CtA/P7aAqktFFjKdECNOyJyZnQZzKxUixSgndl25TvXP2H3hKzXDwM/r0auU2YIFCM6aW4iqGsjSax0a",
+	"C9MM8vBxQTK1w7xxyg15rIKgrY5mrKHnSiZYlwGmbaQaJmV6Ate7ndh7mWnIaTTjb1SpnKG8YmnKYz+a",
+	"rAT7WH692R1Xo/TBZcTvgHBRg9bLEcT84VqwcFcPzr6SMmWoL5ZA1cZe7HrvoRq8cRC9PEizxr7u4oas",
+	"F0ZHTySOt4oy4zkkG7mu8XjdFWmzTzh4MT9GhhdRoVhozYr2cE/AangXwfC549oO37L7fXu37MFXlnlQ",
+	"0/WeTUqRn3s2IGmv6U01IKFzYK7I/ffpF3Ok7tiGZcKBaIQ3b6Gbjy3oCLefbvfz9JYcZQdv5X2b8W0i",
+	"q9YpsP3JvB8PF2dRd8SOaHcUnc+7Z/Hpojugw/lRNIqP2cni8xxr5u8rzq7RnRm0cpeWDVlBgBOoauCC",
+	"bLWbrcuLLuLbmj3PvmE9/Jt/iLvK5AdT4LbwM7So3GSKl+ggOmbni6Pu6XwYd0eLE9o9Y/2oO4qH85PF",
+	"GR1ER6c2Zsm6w5dsRROt6Dxl0UpkYmlTLoY9nOfhWCA5WoNHWxpvWw1htwd6lHZdhOXb7E5nU8ECt4Td",
+	"J1JjFq755kDvmcf4hQctZ6gD/eQYxll35u2+ZHfnqHdy5q4l1/ttG/UQi6mkJx9oLnVJaEsrhWOSV1+2",
+	"NUhkSoroTQtom/8N7wuGr0LQVcKo1SCrX7n9G47L78G3+IoLTMTqFj8DyCkavCxWM2QKANA1/7DOHKaI",
+	"YtqWWrWJPxNCxXYqiJsJYqm6WwgQ6ynbJDQC06LUXFE8zyx7BqFxgpUtKkssvEiyc4SlzQWUmwj8ivMA",
+	"27mYRtmg8j7daU9hMiNcF0FkXZPeZKb2jcpLHsG0oTRbKrPlyitH6SiSelQjMYugajhpH7YSHQRGAAwa",
+	"uBAgEU0SolO+XDr/ma95FTWYQVb1B+dH9HjR755GQ9Y9pUeD7nk8Yt3h4mR+Fg3iPusPGuX3YNAdHoH8",
+	"Phr3UX7bS66SHM8PM9vRoDuYH0Xd03g07J6x40X3iJ5G5/GQDRaD/sccZs5i/N0OtIIgw/FosONAO5AK",
+	"DQfahm5Vwjd43pRf2psKOByc7jsC7YCG3VF0HHdP2clR93xx2u+O5mcxXRyxIe2PykegHcjMDsQ/+A5o",
+	"7AhcIOXx3k6U/nD/eXkXUmwMJ8hMFQ2VBMi9Bmdj81rsSs9yIpwbFeA0GsbdM3a06I7o8fwkOo3PWP+s",
+	"EDElHunZm+iGO7nytj1AG7hXAOIBiXK7JOFTmzy3u+RTKST5BR7cTko1GONpxjBAGCtc4jUxs5HS862T",
+	"cBhT3VaMkRD+HXYmhCJYFwSJXXPFml0o+Mv7WsGh8lq8OwgYFl6pxOWVF82S9zb9okbTeoi1aSc0mkbY",
+	"OOJwnJNJAt2MuEykLp9IlXPhQWg/CO1/PKFdidKp7oFD5WBrz2yacBark7mPtVTr5m54f+W51sdU7SC4",
+	"S0Kwj5RyYG6F7835zDULjpqBdR9bgBgjWDd19Jj2s8TMf8mSeM7M0vC4UwAQLuiaJ1syZ4ItuDZm4IJH",
+	"MJGDcWmcCnE6H0RH8XH3nA4X3VF0wrpncX/eHSyO6HF0ys7nw0Lk7oNr2BPVdvT7YfvvAtH5HBD/nyWf",
+	"olJh66tNqfg8ePeVmOidsPf3TVVo4o7bshVKouPvJGHBo8OXxBx/EI1Hnw2bu3Qo/lEjezNUqW8B+7gr",
+	"QkadsHsBEn6gGPiDDsLNtoQ64F/5lG+MlMzSqOnO9q4gaDWyQIHsJzJmO+ttrWm04oJ1XSVbDL2COukT",
+	"C/6iCCIjIX5QrVYc1l3HuuhTgfXXqSZUbKFq3J2rsJO29+bo5gbCa6pV2TmLD6jI3ulNxVT8hv395nr5",
+	"jeRxLeQ3SGk2q/7bVPzW7XZL/zPfVopzk9/IqN8n7dFwiEZsXpwb6nlChrDzotKN6pDfiJCmGwoICCx2",
+	"cntM5jQm//b21Q8BsS5jMpfxNiDXqRRLYm1GODwCzBkAlFjbuHl1gpMdDYefumJ44Qq+pVY4KdEIU15+",
+	"MyNy8/6IguuHFFqfHFJivTxIuuEzo+CYhRy4YZof7CoE3lpBkOGVvGQxtuE5TmIOFe1huv0j145X543D",
+	"frbvmI83LHXmScwEr34Ko8NrbptZapgeDgnXgpB6tpCZwC9HOY3BqRQQeW3RoqlAUBAcSeAiw2pJDAHZ",
+	"ZOmSxbUFXTO9krE5l2b5AMiof+xPc0P1irAbroyAyPDW3V6PQNkm04KdOPr/sfQ09DjjYrZJ5TJlSkHL",
+	"537L3mi4InNm1hIHOiHXlGu7FoImW8XVTGYalaJaQ/5GoIqozOhHLDbtZIqREIpf6lnxWohNG5MT1mnN",
+	"FXBT3vSWqcAG8KUoNEF2VANPbGaa2bOMhK4i38y1a7vxgEAMRxqimGE19EXJWoIq+RvcSKEkKogdviha",
+	"6n5n8XcQERqptwIRHDd3mzKIBi1tW0O9equGiPAuzs9yGS51gAwhUxBN2FNB2MYFhwkaqqVGOEOQa0kK",
+	"yZSs5RUXy0fAwFa6WcGEEf9SMDNXCHLE7YoI2Ni/5xAwrIyQ6Vbu7+W5HPOj1g62UWW2QrB6LCcFxFTb",
+	"96tbDJxmWspZQtMlDGhwVGkOCAkC+C4IOI6FgUl29WDOHa/9gfnSfkg1Q+gyyxP5SvknK/mNrKSQWUpC",
+	"OEy7wKehC3yTRgqLbX5oUJsKYgWx9degqvEbOe73sQ8zdeF2C2oiExsfm1+8Ahqgc/kQ7klGbtbM7BIY",
+	"+HEh3PMoWRCoV5QjD2yZkySZXv2Kwg4B62fwiByDcIa5Q694apQB8h0GPhfLSSNJLAex9IpHbJaJov9d",
+	"HWD6ILxv2EfAfTSNVqAuGRk6pwrK1hdiwahMMtMUL23N8WqWtdM8oqCRpPXdbri5TGe/vlpZLQKD01MC",
+	"vL/teVu+dnAnI0Lvl49Fo+67gw6hOytnEZT92HekmL6qp0MLnfYlsQ72W5MMbniAUrKEAVTpcqe0KT9z",
+	"EsH6wYsdaq8ZSrvW/OZtSCCrv3ssrTzWN3Nv4meop11jwqrdX17CmvkP9sRTpilPavnicVMLa6YUwrA2",
+	"e2lz4KkGpCxcZrre+bFHMDDDU/bLrD84P6aD+TA6iken7GxxTvvzQTSMj9hocUxP5g0o29Y82nszmNtR",
+	"H7w51ZKIsjUVniV1s0koQlFNSCYUGFyBRQIpmVRNpLZTr+Ulmv1tiNtN2BVLUEiqwAYYo2LQoHFTTeCU",
+	"CEBu2HXz8OJKdA0DEjp4UgB902ytfhq+6znESywfv+aQb4JWOdSX5wlm2DfGc7llqkGp/JLRBEMqw5uu",
+	"fbPL4zB3kpEVozFLb8/vgaUsFqjU77td5vEb20tDICqcjwt7U2mzbfJRVZHmXNrVH2cn1DHu3Bxu3QtW",
+	"BtSyJqGBRlLnUvMjcKMXXHC1ao7WHA7GR6d/cx65RZ9CynL3JB7Mu2bC3fPoiEE8ZX9xQs+iwTEI002m",
+	"3bUoYMIdFHn5LmhdcmH6mVPFI/StwjEw27A0gvCrQb8PqX4QmmsRSu+CMBu0Ilu2Cr/6e6o2985HKjEN",
+	"nR9U6DRlVEmj3c9Utl5TcB6/EgnkNZLnbJ5mNN0SwxbFhT7YLJtUXnEw+/BePzL7N8qgwBfe8QM4puPk",
+	"Xsu70pcbJg4ssvquuKSvgOjeOXC4FKYNjFkLYngXHIJuead4Yjy6eMI1XG4UV9pUKQz+uddaIxAW8v4/",
+	"EE8fHQiVsweEyYWpNII3odvYSPssgRp4jfgOcLUEt4lrhE1oHY0Gw96xWe8cLGTcMlT+YCaRb633XkI5",
+	"OqRmXnhyyiK5XjMRW5menz/FDghaUDZ5TkFSrlnMszWcGMoYKjM3tyceviZ4MXfK9/7x3/xZ+sCctTiL",
+	"+Rk7XhwPuyf0yLD5gHXPFqe0O4zO4xE7mQ9o/+gjMPgLGDeAcqEJ4oXkpn9xvUcFXNYh8GajbpQH0+w/",
+	"dp/b1z5UjsG90As5iQLnc5Vp7pI4HIThwMi+6mnalMYW5sjEuWJlvR0QLWykNfqqi3qWFRe7rRpcq/G5",
+	"a1TV6yw8uW+LBHR9fmfe/tB0wDcl7ec4Uva25k4p/IWycNjQ3uD71Q11i1Ui/DsqC+IK3zcyp78h93Ja",
+	"ZaXmbEmFH+R/MK8dFnpUUGFP4NGn27R3C2HCAAUuSmkc/ho1sFNt9+xXop/YPbwz1r/uEa04w50UKFuE",
+	"cxbRzGaUeh5L/wMCuQCYav7ZQ/hH4+NSCD+rmBF3iFms2w71bvxhH3XP6Pm8exr1T7vn8WDUPYnpIhoc",
+	"01HUP220HQ6KfjzEdhj2a4dk4TSqn5H+PKpnpPfdvUIRGwLIj/YEkJ8Wm8OH0Haj+IrDx4u99fcSNd60",
+	"AF8gZtwTUk772CWlSlfVua4yIRBI3vPGj0djSCKaAtgWiidQVD+/DDq2joXPLIOOff/F7y+DDvJfoC1S",
+	"6PwzxMTY57zIE1TVWgqqyatLLecsBbP90Fh139rzLbWDIsYbLLVTZ4Ttnk+T7+ECIp6umdI18A/CAaiE",
+	"vIqK2QV5pYdr6dwOVhHzWN2X3gtXG9hzQLyAIebBhc5zAcOsVCVy+9qbjwWgrizQbn/M3iaaaPIDxpqA",
+	"qlkGtMTbY1gt9MQw8uKp2dEx6FsuOpGwm41U//t/wbxcYIyWcp9TxoJGxBWquJEe5Jg5MJfi3o6ZOhff",
+	"OW3ibu6ZgzfDPd0zw+N+0O/vds98/m07+lodLMPjfq/f/2M4WPYpj/scLJ9Dezxu1h7zYTyoj7+T+piv",
+	"wBfVHw9KNYR7Q2+s/xI6ux3qkvkKplUew/JlJ5bI2nETOjH0DptIEUI4Rug003YRTYH7uwMqAJzeQbUR",
+	"9MXZFhysYvU+8UHLfNAyH7TMBy3zQct80DIftMxbtMzKPV7p7DxMbavHshSP9qspz+E0P8jHhQd/g4PL",
+	"KQElDxdKvs/u4Bq5JfkEDq7iLtOGQXnRkgVMcBELVVHRUipIIsXSFTQF9Fe+ZgSizcw5dtQnay4yzdTE",
+	"ZtxwTeiSctGrXY3umudXovuMal7+56785J02UF608ovYaCeNNpodw4OB9vsYaEUx0i9nnX1n79ErkLhc",
+	"xHi1796bkBD2ACSlmA0NVDK7A4vn7MAdx31TCk92W6kelpx39trusoOkMY2vqIhYbCzFVGqdsHgMOQIY",
+	"l+AirYnSbANLqYgULMDrYQ2Jh0ZaXzGbpdNsJ36JS9LR2aeR31+JZDypSUZXb1Es/dqKd5WU9ir8S4nK",
+	"UaOozDMGHoTl7yMs8wX4ouLyTe7kaCg0hB6QwKsPWg+pySVKRaA8RBY/RBY/RBY/RBY/RBbXMrusZDwQ",
+	"BwUl9BPzUWMhtmID3qlBB6/S1Kbj3zs1uLMEo0fgvcDY9rVdyGuqlQ8scDQsGt9/yr1Fdey2sMRbIkU/",
+	"t7r8qdwdX4m6XNOW31owkK9cPz5q1I/tiB/U499JPXb0/6La8QHg9b7pfmilLxQ3YVGGy3J4SNphfcqh",
+	"V/7Lu+dtN9v1wVTkt794f9bxCoVVPrM/BsV1r/tmQvJRytQ06UZYDMUGb1ZH4n7uFLkSFRSLImJ7KlzI",
+	"dimLH3s252m+8313fO5Z9ONHC3+M/2qDT6bxCECeZeKKJXLDAmK0Gs0jmhCqcnwaAKagIja/JVzpR0um",
+	"oQAS3umrFd0whBmGKICYbZiIFdyym3GEYxI+5wnLN2dI2kbw9v6lE5idUtu8IWn7EQTmrX3IxyFpN+Ib",
+	"dyYE9uJfcBq4JeGCFvzY2w1gHqWc2qyCL4t+j4qnLb7+AEf8x4AjviN++6DYicDwtpXf9ySlccwNc9Hk",
+	"tTeKpmJ7r+nWUGFid/iGpXZD4yGHDhEjP8AHaA/VjnfCFUfLpzqLbdYQOn1hzPnJjGFGu8/l0Na8dj+H",
+	"HSjayFMnt6w/3OXeQJQGVwVuqC85oH8ER0M4N3AagZ3WI48jc/AlLF6aIyBaFUrDNdcrmWlifacWwe/x",
+	"3GVCQUO15MQGReFWSiJ65GdQEYzQzRFHaJIcAImLZ8+H4H0VvTEv1304OKYrGX9bNR+v7fo8aki7j/0F",
+	"gjiwSjFTzhRpm2PPrHuBcZfnqHVuOUCOFifRkA5Y92w+iruj6JR2z9lw0D2O+/PTxTkdRKPRoeWvPsUB",
+	"8gWrat0JUeLrrMB1r3TmfYeIz/k/1SrpD/xK+D/9niXI3zUUvC+1Vapm3xqwY3oeHS26p/N+bNbG0OXE",
+	"sM4ZG8778cni/Khavn0MxYvV+NEjs99Uz0JJdedUXPbsjnpkRXersdp98+zN2POzehidsD4dGf4dLJCd",
+	"z+fH5vzvL4b0hI2isx1ntZN5zxkeR43oyg+b/WGzH6Ax3p8LqyjTLbb9tz578uLk1dPlzcuf/129ED8k",
+	"0dsXJy8vXqgX6+f9Fz9L/vLnx9sfeP/65bZ//TL59+tXF3L78kL++sNA8sW/tz4Opdqd6XeDp/4LVLzP",
+	"oanN7ABZl4vMHLAbqhQEECkSIjheZ2IBugyP3I44dSA8tdM163HsZpmMjWhRVudbQon5ZxpRxQB6H+Kc",
+	"5gkjNEqlUhboWJUVA87KFuVdlt9DmR71g9bGCLvUDO5/mEZ+6nfPaXfx7v3Zh27+79EB/x4MP/yXnY6B",
+	"vdjxD9LtQbp9Uen28Rj695NOXwl4fmG/7XDX7StggSDwcJls61dYzHC+ZqTtNC9bOTNEUzOcCoFhD1Au",
+	"y0xzTWim5ZqCLzDZdnYUweiRPzfWwIACocUSh+SR/dM6XscecrCLEfUuncgjh4/TrngOO9h0g7M4KP3q",
+	"bmVC0tYumKwTkJ2uY0Ka3cNNDl7SbnRa2qHtKrVGd9X75CJKMsCtrpb2VGZc7f2+T9urNVdnboF7mikd",
+	"jknhWEAsSi0BozmH4NWSwJUi4FjD6qfYqXOa2hcvmNJepxMiZNGIyuaGSedMmfa47k3FY7FFP0lEBZkz",
+	"HAdVhgroXcH8rLKDJvf7jMG1A3PzvOOeyEDx2Msd4g33JUFjjFHQnEcXNERvBo2IDcGO6n9Bq3EJyh76",
+	"0gxqJ/HzIlq7qjVtK3UEcIjVyKP7hHhrKS9LMd4c8OPjJYP47kEe393bDdVaHu3LagkLGzePAksxPcFA",
+	"07Ffmxjhc2G3Gu5ccsFIJLMkxloTKCPKG9jNLiRtrhtD1c1YqZbpNwoD1jvBVPgNRCk1ggcaUORappcs",
+	"JUrLzYbFHvJ1siXK6KA0ASmqqs3YUhA4jjWNGRTZdejq4DWUEgZnGbq28h6E7Z0QVZtOj5K83FsU0pfP",
+	"kHTpS2ibQRmikC4SIhTTVV/Xw03GH/Mmo7yZi1U8pJZ6hS/tx7v48baUHJcgCCj87ugvhINL0Kny4pJf",
+	"fdnUnMHReND/LJd4x2fNrI+M18DYcyouu3mM4Mfyd354QAdMROnWVkQvHxyvnz4nXBFjp1/LNO5uUqlB",
+	"Rk6cNufSf4qrjvxtmxFU20Mn7HTRPaVnx92z+fmwexyds3l/tDiaQ3KLt4fMnIu4yL1baXebx59uK7ks",
+	"mzveCg4rVtDXn6xTPlP+2KE1Psm/QEyNId0bI3IPln4N5hB43JVaZEmyfYhUeDjf/0EiFf6hRBJS/AtI",
+	"pJe2lMRdY0HwWg6LmkG9ImwyIK6o4uCEfMe/JYqlnCb8VxaTNksUgzpWYan+QmjdT7bIXFHdotMjb9gm",
+	"oRGL0VtwvZJQVoq8fnzx5E+uWseapcs63Cl6T2bIAY+/7Q4GZ2aTY2mP1rj1J7qeZ+my+zjRUtBWABJh",
+	"htHyrnCOIfLRsN/v95vqN75OZZxFO3xzT1IWc23Etnnnd6gyO0sZTWZYP3Pml5TNXzATLnskbv22tjnf",
+	"lFNHvAVoyCIpS4/DsIS9DhyYcGUP2HaamLv+cW2dvFfKhYF3ZL7a2WCRIw6X0IX64FHSvdZAMXsrBGKi",
+	"uRLqPe7R6zALfhv1WUNwKUo2iGtyr3+j8sqMAbleUQ1bjGv0VLImvGXviuro5KDKp3ZXu3KwkNXxQrO1",
+	"2kGOaom+1vgoBxk/OLOugoxjTupZJIXiCupItT68a4Ccr3Vc829lShP2S0aTEmh3mFcTDAiKvf558WNe",
+	"4yos0bOGVD4cjE5HZ0cno1MPsHxwGGB5fjNSh3l3JIHLgYQrHRhh4urbyjRmabk4LrTVKSG77y0p7tbz",
+	"hdhkMJg1vXmBX0Kp3L2xWnWiu27f3c5K5vyHFJyPYac8n2umVylTK5nEkCJ2YGJXMRlzdBq2q35mBiu3",
+	"LMVKxQ+M96kYr7T6vwPz2aPDYlGB/LkfC5byQC3OWjyLaBqDGINSe7N1lmi+SRgYQIWiVv+0lkNaZBjW",
+	"81rbcKV5ZBNkO3V+fuDWT8WtdXb5IjxbJFLWpv1KMLwB/EaRK5bGPNI98q2t6YzZhpAybe870ARa8BsW",
+	"E8hGxdtlozaYZZ6KAowN67i3K2nzUEPaRlrHdNtYFxhv8Drj0n2qmrkLpXCcI4JsMl0gz/3n//9/kjBH",
+	"zwsnUPPcKG3GlksBSQRekRsmQrw23Y10l3eSVmHm8F7TQQPQtRRLnDophuIKrf7LfItV1PnCOkr+hbSx",
+	"3bw50EHRoslLlRuTRE1Mk+g+3chUY5kMvFCiwsHoderThm3lz5IX85uBNRGOiZCmhXwQBWEmYPTebHi6",
+	"JXO2kGkV+cCMyqwiFASmtjz6yzd/sxfJMV9yjcV24Z80qfQSpRyiCkxP+LVp0f/YFp0hi1SuCSUqooK0",
+	"Xz15AxAva67gIdedwBsq/AZWZcK1TmA5imOdIM0y4VeDNJ9VGaKqI4ZjjAWBSH9pqB442EcqYgQ7LFje",
+	"yIaEGWmqr2UHCMWE1FgXGU0t0o6oYgHJ1gnNtHqkUypUwrUx/WyV5ZilAVnzOE5cx3wpZMpwrSFWocTl",
+	"JOaLBUthnnOmrxkT9ruCKB4pKosA7QEFMG/NDNWV/fEJWqFmQRUjHShZGInJtGYpRC3Qjau+X2rPW9GJ",
+	"+SS/rb2WtaXYAcsZjh385oZuDVG5jHMXhAeyWfCuGY8nYuD5Abtmt2EBTLEDXuLgdiNwF7B4JsWsfLEB",
+	"wSL42IGH/r//z4D8M0oKwXDmGKhEzeQ2dCszTdruUcKUseniDJL5lYVD4rpBVgizPGWOABPRNAvsQCuA",
+	"nt8oMpfykoulWdJIioi7aA6IHKAJFRFTpG1mzMWS/Fc7FUX+8//4n7gl5uav/0aiRCoulp2ARBiiBFf/",
+	"MU7TzANXyjCRUciNyLJbzxLHzR8CNAk6ckibOnrgtD06GPExZ/b1PErAUq0zgeAU0z7IDuyCzuUVcxVH",
+	"LXkBuBS74MIm+Hg4JFUhlzsDi50WmK1jiAPnJsQ5wPE0h5vMeOI5JXI01Or2cNCpWHO5LLIcmuqVIpss",
+	"jVZUAa8CZhPZpDyyqFkJv4K4o5RRBUFQlt2OyT/XWWXOtlLE9ekJRjDxCX0L/kkiJLCnA3ktBCW8lFdE",
+	"juBUx2mBT07LGTjHZjgeLLccjpHIMfn+4s9WeTRvu4V/VMwVpjgm//l//t/krE/+uSIyA3gw6PfJP+fr",
+	"gevsz8t54UonI3H+MujZUcxwQj7J3VMrnK0zwMswJ4OCzb6kqeBqhepASlKms1QYlYOnLNK4Y9zk6dx0",
+	"Z8Wa7QM/M8xMo8jtArtNA8NMbg+QhAu7W3PCmRc0jy6NaidvTKtwrm8hpllds3SChdoNB7kJmFeWTEBM",
+	"TJTQTAFDkUwUDWErQhaHlkdcVwRrk8q5PfdAp+xqlq4JGsuOGkbkLSnIWCtd8hZzNhM17S8gEYccO1A0",
+	"C6WU0TRaQd71YzK3aq4n+1KmAFaOsCt71jWeoUbyuKO+3zux3Mj1VHDlcYs3HqdcE5pc060yo7OxC/ng",
+	"8lZI3khvKv4Ci0USKpYZXZpzJmYJjmWZpSw2yzf39XWs3EdBPTdDvGKuNVdObCq4L3VghmUycUWoMgtp",
+	"Y2Gh0zFIeDcPo8PTS1AYzHEBFLpiKV9wFpMc/Seokc4d1UA2yOLM4zfwqhNwTaZizpZcKDIFfy3cu+Tj",
+	"mLZIe9r6s1yTl+bvhCxZYrTx8bTVmeC8TcNIqZgrukwZszJ0KnLKPsmUlmvfyEF+Z3l3BZUr9LfTwnPB",
+	"TXYq8vlDCISCbQqxwkSzG204wlEvYYsiGxQ/Q7XUsR1XbqQTL5TCGxDOjpLImwUwjgvgwl3uQmMwkrIC",
+	"U/aATfb3h03WiLpkrwTqt7PF6h4YWf/EftEUXO+T07/rldk8YaV6nI3VOG164we7DO+b6tbXaF/1Z7yo",
+	"Im98o0joNm/Yu3+JS8+LUtS4tAtya9imWwOcmvvOK0fpkc5flaYp3+Li2XXt9WcreUC7hgH1yMWKK3Il",
+	"IzrPgKGgRMaNA+p3bqFNKtcbDVHpMVPkesWjFVlwEYMRkNjqnPizcyH5YdtePQPLx+68bQWtsqa0426t",
+	"VBKhfr1WgvWqF1yV18SLKobTzigM6D2yHpc2VYovjc6lpQ3Vtz6jarTrA9RfQ+ZgjSZN3lUgqlkJS3Mj",
+	"FDl4PDDBBuzNTLiVaLp4vCXfpk7j6jielpx4PFak7ZSnS7ZVUI8ZD9Qff3zxVHV8znGOPBb7s6AqIHOm",
+	"NFnwVGnnNYTmrfJUqFULmeFm4Zq0DQ/aNoxhCiaujTMPCOste56XLyA2vgjzDKtGuWkS7DDwqzAarcxW",
+	"tpwOWpuxZODILUx185MZJmph8BH6HXOgC9SMOhMSgg1rHURC4uwWXKsegaOPivyVwktqtFCjR5I8nAB8",
+	"xVecXRsyGw6Siib5SE2vnj0XECNA9TaAH7tadsEkhMGi/xkAocERBE6gkhf+1rLT9W3W8JH37NZAp8o+",
+	"OzDCobL/3t+xtHHxaTHYhrk1BN3Vtkp5BrsPGYQ7LF9uPYB9ftVgnzWV8OvU+ipkbdiPu/TCvNR6Xbez",
+	"1GxORA+BjGHunx6TEKheykP6Bp+xVCGgHBhe9o3CHpuKsoU4ducIQneikHVHDf6Gli9copWNcbQuPXMy",
+	"XzBopdmY7uQ4Qg5+LoWLNiEx0My6EprtyKAwJGFsuVC2hjCOErz3mAM7Z8l//v/+L2h4KjaUpyq3dY3C",
+	"yNEFBe+52z5o2Gjj9j4VQiHCgMB9L7M6pEzYVFzL1FAMUu7huIsi9ErgNQhqp/Y0sK7tgGQihn+ZNXL/",
+	"NoRNsrWYihWjMTjDuCgPBv2MyLVhZ5+74nRCLND9VFyvpLJkgGQvs+wwa+Wb4OX0RbefgeANgZ53M0RA",
+	"DBeGSC4PqtHlW4zVhOcVVUtIvQInNFWEIaA/i3vk7YpuChdIAe//jZqKMrnwgtaJm3BMwvdTK5CmrTGZ",
+	"uppI01ZAprlYwkfPfnwzbX0ISdt6bynYF2so72DoAe5o9wloQm9fkdFwcEoiGbMO9LxlNFVhQEILvWr+",
+	"qX7JaMpma6ZZis5VmD9KGdIOz/q945CsGRWKmH+Tf8a2Ygr3OtR2T8K//vWvf+2+fNl9+jQ0L9jI3vbC",
+	"mO6a3ehO8TIsc1k1bUr9LmSbMwNRbnlmIC7jTnPwllN5l+nnqjVI4ZKPwQiE4YxJmJ8rhn6JvJ4VvYek",
+	"7e2FOUusLaVt/AsEQJht1BRBZbYTeMJB7XVgm2ZfNAda+udbeRjWToR2dpiI/se1jfWWRSnTb6T2YIVz",
+	"5WWTsisuMzVT8NYMboaZqiBMQA7DUX/ch/wvY6GATQ6ftMat65Vi0ezf16P/SM8ufh3+EJ38eT74fnP+",
+	"XXz0p+vTf1PH/7roP96OfmRnb/jwlTx5LepW1L6BVJf0R6E5BNYI0h6OyEpmqZrgxR9fkFTau4Il5aLj",
+	"Y5hFNE23xAyf6ixlqOvPpV4R7FSVrK69UfpVGjSZfIJdE/ue7aCQwDJdQxpqJdPcHFK4Xr1yDyFpL/kV",
+	"s/gwHHLN32oqYprGxDaiSMLnKTVT7UyI0tKcgfp23JjKXIJ9a9G0Cd8mUr9hxrRppkM1sx+tIxvQYYEl",
+	"jGYeEMW0o1DCzDH2jQJPoUwsDsVUtGVqxVGndtYL1iN/WfEEyGTbd42bfYr732EdToUbUI+Yo8Js6TQP",
+	"QgGAAn90pF2gNtA4ZnFA1vLK/Mei2QKybUMCU4ekGDcH6D55aVZzuGXmMyuVQLlJjFDHiDB2HU6mgoqc",
+	"fFDiJ1ES3wLsxGfogsexYlGgHRAMhjASZxwz0HAwmUCt5HXdP25fq+HMDPrj/tBKAUc80PNZrGY46Nxr",
+	"Zxc/dwqXCoVGmSZyAfdIhhZzqbVcQ4pk1clRBU0sBnZwQk0+0Fr4V5MgNvqWTf9M2c8QaQawJd4U3wW7",
+	"vLN7NwDq0kqKibsHc3FURg6Frjebj+73GN4DbsXNOh9a4FOvcR/nbuOqheuFjRurK9OrX10GHHrR9gET",
+	"HTuGsZovWI1vf/y2e/rdvw9fnv/H0ztiC90FuWddSvf51CkyXtnIJGGAaloqDOEUBZzK2WIwYqPjRTdi",
+	"jHZHJ6fD7vliFHdP6CAeRkfzETteQEpbfAspG6AoSuuz15b1MwDumaDmrWPN3ZytqSjALxBQe8FZCiy+",
+	"YXKTMNJW2WYjUx24jVGCzS062sUU73dkZ0XGLhGm0/VGwhTJJdsa44j/kiGC7+PXLwjmiTX2eKC3y+eq",
+	"fcTOk80ONm+KLehds/hc1CRecn20grpuTBu7wGi9+t5eYw39+OOLp82k95nwML5oytTzOKU8jZ1r61kD",
+	"OZErqX7e0PYLsbsC9XrirwGt1z9Vm2oDmJ8LH0G+JErQjVqB+pE7h1MvXp5skkzVL+3AIi29WA/GvnPg",
+	"tRljkw/LDFTp2f0K1Qat4tJiZiN/D/asOUCN2+CMy8Rv7PIQnOPS5nA3AfmyQOOBdweTBzJDtBgQyQ+l",
+	"bId+3BlqoBpCro1mb2RgDRj5Y4/JKhf+9L51lzu45gv+j0qPMH+j5o9Z5F4mNgBqxXmSdp5s9BVDHH6l",
+	"sIU7stzffXj3+TSnRqFwJwjIevXjfCWHg/HRaV79eNGnkNvZPYkH8+5ocUy759ERA1r3Fyf0LBocNxYt",
+	"OmhVDilaNOj3AQPaFkV8qGL4UMXwoYrhw8XmQxXDajG3Jx5oZL2amy/fK9XcfLTJe6HwfviCxrxXSepe",
+	"FnyDQvzTu72WvT0QP5QMmO/tnSpaGwsKp1OLoSfHV2zdi1bvLAUTO3RuI3ZfPXlDVlzoHnmaR+XYtJB/",
+	"ZemaCmMUPhPLhKsVYVyvWEqu6db3jgECI6vgaMSNfgJvInsAtr9Wz9EnZIfbl70R4X4Hiv3NDxfy+uVz",
+	"yb9/8m8beOdfX4z+dvHn9Q8XLz4e2d5zQLjKnH9MHOmaJ2VfOT/PMNyNWrOjtF8JpIaqqaDkl4ylW7Lg",
+	"iWYpZr80OQjDsb3Ahy0AaSBw3w8AgviEEsGu7T0DgRsU4MSpIO4mAlJN/QKBftU/b1Yl4GixRAzqSuqx",
+	"83zDMLhy9VFl6jJW3Fzyzh7lfY3tslaN5PzlHNXaNuLwpMdEs3TNBU0CO+nXr95e2HKB5RiCHV7WYlZ3",
+	"rRjY7LTdLcfe7oq7LnkWbJ3AOkLxg6RrcF1/tAP6Dm7j+/p7P5nv9mv0s97NubpjAzxlKb9ybuYietZL",
+	"cbI4AmheYOyMVVnDcf7PWSYilmrKRRFum/vnbFQWXCzIlKwxwZkKsqLJgsiFkYp+1ynLpZNLRHah9zMX",
+	"wB+6PN8ig8hL1DMfQapdRaVu+ApTzHzhC8l75XmTmEOcm2nTqv1uZGi15cAMvr4eOqxwAKbGFzsTEq6p",
+	"yAC7DG4ISdsNPM9OCOBGmhAb/VKMxRzPoNyhsqiQjC7XNheGppOapRACQn61SZtb50V7G/K7FiEoza1d",
+	"0EQZSCal6EGFQBfTtz1nQ9LO2cIC/ue2iqFNIq8LugQkROMlrA3SPFvx5cojlenWUcs83tFjWY5/Fkur",
+	"KhfzTg4qn/7Kvv2hPoKDvn9T/uhDaYyHtcDV5bfm9aqAchOpjczvY4+seVUQonJ5D8kCCbEd7CvL3Aho",
+	"V1+8mnQoisgVgqmsQ9QbaVAfmkjcAFFnn7MYlWal2WbXHFAaWGd8lb1KcgHMUWDq8sCbPtw5dLe29UFz",
+	"dUnMCu4YaCKv4SYPeDxomd23a0D5S7VROLipJrXLXWgWmSvu+CtwfNwvzm9I464UyXbivpCCKYjuE0ui",
+	"JR4heEVMjOGqbEY64gZCMdgJMWINizvY66HrFFKa7athDpEFd5BhFawzjVZwNzJe0ESxoGWnkf/doCoO",
+	"u4P+xWA07h+NBwNfVbT3DW+geCrCDhU5J23wRHIWd5xSeKAqx9UsdzmgVYaeLx8p07XdwkugHNerQQ0c",
+	"doeji/7ZeHQ6PmqKYCgo0ohIi4bB02ffP7t4NiHu5crKZgLVboykolA6Awnpaec7KsvmC/C+4eHH6Ki4",
+	"OjtVTyq2B9xMW052TPUd28IN9S16a+3+89vy7b+X6tWrgIV5w/T4YAdYcPnCG6y3R1eDRx7NSaYgdZIJ",
+	"EnrqKdyZSsQWHnv77hvlxma7LmDHpGAdixQAcWMOw2A/kmvYvOg2oWJvuAzVNJFLpHhrN97bW01To/Ro",
+	"MgD2W6byWpH5lgz8XPkCyRzlxYQoJmJX86+Ga7YDBu6OiG+fxsTAkG23TSr8XWITj0xBsa/vZmeUxefh",
+	"IRz5UVEP4LAXec4HdjdgzyYnmH9dcKdWS6iNjS27+yQ//uPw5uswe4cHWJR6DEpEa5jxQTEXuWTIIy7M",
+	"x2SeiThhPfLYDMiiC3JVj3C507Hpr/EdLm8PuM48CHyg1ONuLJ+8x72vuB6/LyWAWowifAnusQ5RFWqs",
+	"+glgXyv6R+Ot157bsirK5n0Umh0b5addiKGWTaocCu5bG6uot5By7NzXBcRQe5FKoS3uXXQJkT17YEvd",
+	"3Iu/3RWaTWpuBM7dC3RaDyt2g/tG2btyOCMRKS5fDFXl2B0jbwgL+gzxQnlh6q9DD/XOmr1VYP/hFfav",
+	"54bKO+P/kBdTF14FDQ8tuZqhS3W51gZkd1jMKGnxRvJii+Vzsgynn9fEOY/PWPd0cTLo0uH8qHvK+vFo",
+	"cUxP5v2zQgdsLBB5N7D9p5hwhba0B7UPWFkVkH1Xg9Velk2cOWBzFFFtphEE/9QrbgIpQjPy8O5A/UUl",
+	"klvLpkDJi+pyw9dNC4xVSkF33Lm+r+w0bS600nRLMmGrolaW09bUKKKLbilb8a7QHV47hDkHFQr+pYZb",
+	"GKrZUqbbgxTiJ+7lD5VD6b1P8WHfA3IuaF6ZzIF73i89UkGLrgiBoIXR/vY5HqwtBPFpGGEf7Cn3y6CJ",
+	"SRzIUfnLW777sJMvcu3/k/BG5Ux5ac98ABvfUB6T9jVN1x0XWjTLt0geTXRvXsgnUuKHitvjTkT7qHUq",
+	"z+9Qg/HP5qvn+FGT8ZJXqiHY8oSE5lAAqEQGpowRQXladK8idYa3nSFli9292/vB/uMnb3zv/Je7fL2R",
+	"KUx0Q01XrSXXq2xuhPYjSTe8G8mYLZl4lPf/wf9cXfJNV24Qz7ILYpWlRfL2Lt61WqPZh5+DfV9Tw7g0",
+	"IaAHA9ilkJpHjLSfmeNBLFkSdz6CZb3xf5QU+yg2303f4ga5uYzC/gC4IVRlu28AXI2od09yqhyQeQO7",
+	"D0mnyzVP924KcwDBxB1gsMZqExUFua6FVha1Igu8wgfRigJeRKp6xBhi4SXbhiSWDC8wkdcrsuAQ8feH",
+	"Lixxm6N4TS8B89UCouSuXsBNdo5e5yyaEDCsXEJ0KYs99+DeWhdiN+Nh4tEOtrtnIPg9gOEeW6y9hb1c",
+	"KoKItCQYROqjrWlZgJhomWcqWfLcov7e0Zipjn03LSsQBp/kYMhjkmKuzKAbdNY7C200Nerj+oFd2zqH",
+	"zggBAqMFQpMk32QAvpbpLGWAAacOTsDzjAhfeT1GiWD/Guxcop2a7W3aw0/v8p6/mPZwaLRUhWuKkKks",
+	"TRoKt6+03qiQ/Pjm+6Lk4rA/OvNk8YTAWwjhD0Eug+Fpr9/r9wYBGY/xYiaREU1WUmmU3Ahw0SS6i92U",
+	"8qokH50deKi70rHlXPqvOAHuTgleX2ey3L2yC3bm2DWk2nvLV3d9RAlNGaCU6Rxo03qcoMDxhqbNqef3",
+	"umS+F/IowJvneK8lafeR+KNNsJJ3SdV3txvldOiPwwawCBvc1bLd0C2kZDS26pWEvz1t+bl9uQyVWQFk",
+	"zm8SAI4Hq1xPvCgljBUG2HtBwnKKY6NTqxGms1llfUsF11CK1r1D2oDXplfAhyogQmJpDJl4gtSTsMfH",
+	"ZL7VbAdAw6Hhs4ctkczhdZynD0Nr3NKpg8hR2ceHLOSOQqu70ETLPfjQow04o/nqBGXRUfBaaeu/23mM",
+	"PC9Ys+oq3vrV0jH81O7qTAAoVlgaclhC6avEqMvYVcGeMRGlW4uEs2ZKQSYSSJTXT5+bNjZUqWuZxt1N",
+	"KjWo3pNcxmgPt9+9dwC+D/Z/h933xHzwwRvgrWjkErKV3Pu3EvyJHVGtjK7CCtl2wkhObyG8iLgx2ZE6",
+	"0iOhlnK2pmI7g6TIcIxhzYgkmRfpiVleEsR2wBTAmcCR0j7u98k8t6E6QR4dXWAe40JkoEuDp4okdMtS",
+	"0lYRFcIYz/OEissO9sm1jWybbyFnrOhqUO5qQtQm4boE9OzH/2XCQr2weFZhf//P3D51uymSaZpttPvT",
+	"50T8Yb3RgCRfoh6mdlv6z8yhKTNd/pGlKV7LePDq1R5qIgX5YW8S2wOqwadDNahc45lBf9yN4S6UkT/G",
+	"fWHpjGo4PHPJ76FbOrHkMgfghTBAyMQQCB2SdliU3g87pdwF+8j+abErs5SFRDHdOUi0VcOVYQg2bX27",
+	"A8bSPavtQN9NX1dzVnSTh387JFfrtW8rxkjooYT2EPS4wAtGxbfw4E/Fn5tKzk+INHP2MwJ7VQBYXLNP",
+	"iQP7pZFe/WQ7d0EUtKB/rKQfYfxHqXcMMGKV5Lri89pqVkz/JrfYNb6Sa4JBfopBaXZEyLw1vW7Y7Z9f",
+	"DE7G/X6OWVhKm5aQ8cyXXOAlqdoqzdakbS8puRTgTrZ+o59axX6xUrGXpxg23puXfi4Y/vAq915yHl6C",
+	"t6x/pAX+kPGjR4D72dtYs2pOxWXP0uRRLCPT/SfKuSt728qEfO52z4TAyexyt2zxyyW/YjusuB0uubfF",
+	"DT9abeBv+8yOub3et0+dLHib+6vifjogQtd8WF6nnL7N2X5Nh01lWHdM3H/Yb7DfPr0GU5WYf1BVppnp",
+	"685epH3o+QEsmpgH5jwBKH24GwgxhYeCxZMpqAoorORQEDjlIoquARzYvIjot7Y5DCTSK7ZGEOAeadQB",
+	"yiixlj3yC4paXtgVO+Dwu2BKgxRqOgVtMj2A04EUlFDoxguocmMjbfNupe0q+hzd8Bleu1Uiw06jIeue",
+	"0qNB9zwese5wcTI/iwZxn/UHjbbLYNAdHl30z8bHx+Nh30UY46Wx8xPUR++NVsu8WqMXIPZNvs4Q+W11",
+	"gNk9wtmstG6xKz0rPjAmyWk0jLtn7GjRHdHj+Ul0Gp+x/nmxUNVOe2YWDflKZVIecCzc69A94Pp9Fz89",
+	"tbijPD7oEHyB9hFGHO7Mw4KbFfR7sDwq0ZbFL0Urot4N/w47E1c/IC8G3JyP43zqbo81r8W7g05D52Xw",
+	"k07Ki2bJe4CcKtO0Lq5MOyGguTeOuOpj+3r2SDXgY5cLbUc/d63X1NTIfk/cTnT8wyO86kdnNTPoECh/",
+	"j/xlRP8xCbH6QZhjHSgHyz+nip2MSBsSXzY0jgEMXi7I0ZCkVMRyjc71Hgn/o/uWpVc8Yt23rjoBuGkv",
+	"2ZbFDjOeK2e1QQkArARTLwLguLCriqZy1HnokHBNmIhkzFRAlNzRTl5MAErd5pUHegSXwPxbZZD772rN",
+	"NzSywuJB5JqljPz45vuuogvmKJOXj0baoNTIP7UXQY9fvyDegpQPNVt64r8OXz9ZrBi/oX95mciX/07/",
+	"dBWlOkr1d0/6g3/9D/7izQlVmx9/vvh19N/uWg7hoCSnqr1KuIiSDCYVVgo5TIoK1yBO51ubpdojb7Uj",
+	"pGMuLIeMykr+2XwLl0YBWTIo+LOhOlr9Y1jDzZVH7rj8n0LH94TTLu2tUC6BZgGJuXlhbeiLq2hD18kb",
+	"K9EVWWcg+a1LrY31ny6FvE5YvGQdNG8Nh2xJLCFiwTzsoR7qGkcLYE03G8Pe1UAkVxLiELRoDPCJcYrl",
+	"ZXWQSrdCRD+xbzY1kvPG7a24Vxuasbx0axvP4b2GBhwg7O1NvLZvNjRi4RBvb+Mtvuia8HfOjm+f84SV",
+	"B+/tvT3fvDEvuE+atak7apWe1rD9Aa8EtHWffEZDAwCyEDDYqcT3wSUeDk6bcYnr3fjDPuqe0XNjOfRP",
+	"u+fxYNQ9iekiGhzTUdQ/bcQlth8Ou6PoOO6espOj7vnitN8dzc9iujhiQ9offTpcYkypLJA8ZpgAuA+U",
+	"OL++UWspqCavLrWcsxQiaJvvk2wFVqTloF9BcfURWA+Y/FETAutpnjK5cz5NmMK20JLRmKuZjlDRWabk",
+	"VVTMLshjTK6lgxO2bhFvL/uHRKn8ss2reQFDrKAd2WFW0oCdZuHNx1Z9qSzQbpzlvU000eQHWSBlVWrl",
+	"XlNl74ZcKUGbjwrqq9vahN1spPrf/6uE4qSl3Ae2/MYBOpWp4kZ6EOCy5Z1BdzA/irqn8WjYPWPHi+4R",
+	"PY3O4yEbLID17g24XOfi4tlBm/ausMsHb4Z7wi4Pj/tBv78bdvnzb9vR1wqcjLdufwzg5OIAGt0JOPnW",
+	"7dIfwliqzrCjPc6w49uTQaVgB1jeFQ3EyMXbXveVnNve36FQHf5ZWZc7/LuKKnr4h/ebXVl/vu27ndr7",
+	"bR/u1vjeATezKEu53r41r6PfZM5oytLHmV4Vfz3P/ZrscjbN+v2jCGz9Ifyb1YzO0HwuU/4rTHVMvoVW",
+	"CH75+PWL2XfP/oqfhj3yWIAz4JJtIYLNdBGShUwSeV2UbMXu0L0B2INQZC5hAEtQ9bt8x7Z4SllXRrlE",
+	"lGnS2MQbY43JlLRDa/51abzmwr7laiwBGi6U0bd/dwIX9Al2PlWEkhVVK7ydQJseKyu6OL2UXclLFvfI",
+	"SzxyA7KmyUKma4vCi4/HZNQfkJALwK2YGWX7km3DCXFXEXZg5r0jEnrKeH5hMoG6vSx12Sau5j1KQPth",
+	"8XwWM8FtsCDwCzhuYakKYWGs59YHkDZiIV2sNI1Ac7XhQ96VdJkP7AOITRbkTxcXrx9BPINCrxgM0Mnc",
+	"rlni2FA55roE7eU4xC5fG4o8Wju+QzYcYEHzHKPALpQq4T9bl9t8C5EG8hpiSuBYJTwOXEmgqSi0nLaL",
+	"yYsJVVsRrVIpZKaSLTAA4kKVsJYlZMevED5uW6oyBGF3U4EPFUBfbSBcmkWX5IqlMY+0CrwwF8QVxZib",
+	"evlm4VXPtujSU2HPvo6Z40YmiUXo1KtUZsuVc2Wp3lRMBRaYTBmewhYlTzmYPJrpFROaR+DQ8GqrkccC",
+	"AUbzLC/XBGy3qeDiiitu9FMYlFDXLCWj/sgvmdsjF8VKGQIEUI+5i1M23+UcAWH2hh3UVNDFgkXaxQP4",
+	"KGRmG/bI4yQhmq+Z0nS9wd3/4u0rcnbSH5D8Nga8jz9ePAEi/NM/kcfFTAHiWcTe9lGOTrn3z6oQitxJ",
+	"vuXSqFm0TcUdZNvEuhFx+4Acsql2vhCiIExBFE2FrfLqhJEv+VDygN+4KgRB4uFziKpy5kJZdk2FFV7Q",
+	"Ia632iXHaFWS7RNkdIrf5/kDMsN4VE+85VMxf0BdzZ0Szqz362JlxwVgnRpDTfjiT4BwIxEixOFD9wc+",
+	"8ngPHputV/yC7wDED36M/8SfvQQBfOj/4F4x0sc2bP/AJ24H45f5X/DQHKOQ1W4pu5JJjME0aAWv3fIb",
+	"Err1nwpFt8q7viNvIDzYkJKEyMwLuubJFnkZOg4nTr4G6KE2/0AAeyhvb7QaFZDXP16oYCriDENm4UYC",
+	"k7JS6df9T5lXyHlnx26Oz2i08tecwpY24sFjC3vBEN50HUsXD0MQ+wIrAlys8nUm2B2JJPhr0SODgmkq",
+	"bGajL5pc5JJLAFKVBhDhxAaRb6heOYnzLE1l6qaON4I8ziWNkKI7vLnJgxHNnraVdOMtRCBCpPO0NSbv",
+	"pxDzjuGH9rIN/9jQlK6nrf9u/u0MGx5PWx8+hFPRRsWQhDCQN7Yfs8W/hQxzIgUJTcNhYHUZ84NtP+yR",
+	"EFoPLemBmxYLBri6RhjgjFCUwxVGSiGaEE56+LmbsCuWEIZ0aJvfrYuRhM3+vjCYihDiaX4avus5HwzU",
+	"dedrrs3Y8/MMZhM4REYzBOgogBrh3I44vOnakXZ5HE4FXmZ5qNg8DjEZW2E5ZtMElOhHOY5yR0BZa3sj",
+	"bt54YqjWGZMVFTGcgFPhgmfNt073MFqQC+qNEqoU6Tqn/zzhIgacD52Cjuq+H93cGPl5fHNjC7sYWuuU",
+	"u0vEOY0u5WJhNjCuQE54oIFlYKjPvaA8cZUtUIjiIT0cGipboQ0f2OtFt+KK6Ykn/OcyNvRsz2kMMapB",
+	"7lAyvBqQ61SKpUuYmwqzXzqFRtAvDghL9LAYvG3akFrplEd6XBb1MCwbGWs6mwoNSejhE+yte7HdsDHx",
+	"w/V/Vmbvw0HZlq5cmb6Web0N1zjeik5FiGhtNNWPzIS7EAwwIVRsLcZ6KRWQq+Y5dYJi93JlGD3SyXYK",
+	"IZQwfBvOrFPKQWEz3VhYXLwj3NWsYIiJazO6joYE9pXRYBnbkLb5f4Re3NUCKAppak4Ac1rkTcEOcdnM",
+	"ofmTpwSlxlSAJ85o5AX1Ue8dkJf820IDGBwVu0lLOUtoumThxM9XhM2Li2T2pUT1uL4eoN5NxeNiN6yZ",
+	"XklbIwV/gdy3Qv04NhLLvDMzaidFdQtWr9DlYDNgcc+poFeUQ1wc2TKdN3Rs9BjTAjfiyYh9p0r80z+R",
+	"19TdqE6hEJIX1Qb36lY4mZVADITj/gQU7WsygGx/aToiFnwBFmo4JJUdOBWlLWjbnDjDgM7lFSODfh/2",
+	"SpTQ9QZj3gb9fgfLjWPYXghGE5Eb+ktmmNuL6Audn3yTsisuM2VDCCnB50ioPJM6ZiDLDhuu7aEDR+02",
+	"R9F+PwXfojnFfur1eu/MQeWNyPze6/U+hBNSHihXZuiA01OLbSQYC4lSwyivTJONVNzaSALgGBaKaeUW",
+	"ME92cJw2FVVo8aBsilh7BRWBwmQxvZkDBoBnOOhFeLWOSkKAKh2KQPOXf5qIGDedPQ/supYKFJkJyepY",
+	"xwWEkbGNNhtGU2uA8jXzcsPMa8aCM1oJKD1PrHejfCVtO67eQE+FGeGlkSiULGiSmIPGuRXWPfLMG5If",
+	"Uknafq0kZY5qW8sMDnMf1Mmc4w7oJwzyiIvQJTUCF1s4uQ4QwyvLtKRcWJHlaGHBwlcsZVbD841sciUj",
+	"Os/gQqltE0gA/QyDVsMOXC7xG6hnBGzyxpAH9h2oOG/cDM1I4Oe6f8nb8gVFzDuKRVLE7vyaZ6kCkJBB",
+	"vz+ZitwqU0xriDB5+urJsz8//n725vHFs9n3L16+uMAEF7PpgftBgoLFjucq7MpzEpolndnBuU1JjUDW",
+	"6bYLp0toI3jMouGo1ISspJAZHDyonholxFcv4OefuYZQ2tcySQjVUwH8S8mCXaP9DTNdc5FpNsmtFCCX",
+	"GamRd1AM4ZpujaRKGE2FEWQZJEGC57Y3FX+BiF5HdgAUF4HDDcTJamnkZ9lX4RRQsGuuDQ94oDRweolY",
+	"OeGRMtAPUMBhoywek/ANoIauue5+b0U4YpKnSncC//EbtqZccLE0enW+0FyDjqY0TxIEAqf6/2Pvbbvb",
+	"trW04b+C5WfWivwMJcuykzby6gcncVvPSZOs2D6dc1e5RYiEJE4oQIcgbauZ/Pd7Ye8NEKQoW3FtJ215",
+	"PpzGNl9AvOzXa++LKRkJksj+/VqYx9MCsELmScrcy0DeXc2VsSVnRFnibcCrudLCj5yue+iBVZmBDTIC",
+	"25j1wmtbeCQpHMTjOINQgWZXIk3L/ezt2UGfys72vZ19xOqb2Ehsu41P3/zz+PXpq/E/Tv4FW5rOdtOf",
+	"X1y8P4PNjvuAMxqZ2QcYZTM7D8YegFGd+cfSrmXDYSCTtnISSqBbktFcjiRIDTOD4joSy7x8AR0mcx1u",
+	"nNoGjITM09WQcVbGLwpN9DwQ7pkmZg5BTgOvki6iefmJV9x8T5p8NJ89ASo4gdEt+Aar4JYQxhbGHz5+",
+	"dzqSWmQIJsM9bdxgjHMCEnAi5omM2Rv7d23UOwors1dnImfF0pyoN3SGuVEQkfNaX6jCbNCqnBvJLrug",
+	"IGci3ekdOkty/5nd+nUJaRbe/FgdNVAQbRaDvxz/9/jl2zcvL96/P3lzPr549/rt8auzcPcI0PNQGQ1x",
+	"5nLxgeRp2/U382UN9UzwuMdebJw182A45OZ4r88clyuoIjzLeZqWhPNDr7AcTy/CNnWulsYUTy6h0l9l",
+	"7KBvpTLMiZsC/Obx6avXJ+Pz019O3l6co8qKCrBv8PMaLX7MTqh8jvIUuKogjWFMPW3MUtuNyuxqo/I1",
+	"fB6JX6nynr/gcOidlz70mvf0vfGaJaN1Gr87eT8+u3jxy+nZ2enbN7VlM8OpGJRu2B0iR3TxdDJPIlXI",
+	"HHmj3kE9vBlRGU4bNkbi/XA9lsJXXJ9B0O/3sbzeDCiREEGrfs67459O8GPMry6Oz+lj7P7LxBSOO9TK",
+	"VfEnbtohrxnQYjV9NXzWayVn3aVKU+9IHRofgFJ4PwJzGH4GbmsjO0KQIBsOHtCGgW5HMVH9tB9PTl6N",
+	"fz0+PYdDxdm0yMDVNevknyz7bK5ZAvRs9sVG3/YDY3Ua0y6FzWBmk3W8+sEc1DJuKdiMUlzt9tg7IBrj",
+	"tO/NU40MUPZ0ms8EiLRPoympLhHeAfs24gsB5goTPAO/cSQB6A1GN4WxNESvyDMviOUIhA7y5mK3KPT1",
+	"MXqKjitW4WqwLUfSWjSkHJ1fcVo2v7FhPSBPwRgFBDKwwxYLvUu7/xArZ5R19o1EGTx9ypZZInNwTI/P",
+	"Xp6eGr1U9sXiQPICS8NmSsUsmqskEuhuMVQzLpJozCVrKYD6MHJmcMjmqsgwfloX0GaT8JXbqOZbaXzl",
+	"wI0Rg1cNWZ4VIgzQLlthxVUZEnSP0GbqP4pVQG58YJ33mAJH2gwUI942xmVZU1OljbOO9t/ceD0QH4jI",
+	"0rePJh1NuarKa1TmZDxFvMolGH8Uq3EmzOmlSEX5QDBDcm9WKXSryc6bCLM5MfIXjySEXZ6ztacnclxo",
+	"EbIORfjouxbK+JjGtqfIA+xlzVfujFxxyE1KqnIz7plY5g7lb8YYcckmAm0NOCVDiBd2QmjjJnmKXTLA",
+	"AaME0rgoIx/GDzO2zO8YM4GwTDxeCYgVrRtSAWR5zKod9g9g6/+KVFkuz8orKVZMx7ttgwaKtTBph6nM",
+	"z/TYuOywmXtIyY3x4jV/bNDfR8bdQb8/kuI60cayoBiY1Q6VBxLUKqzpOfOogXsUc0/qjeQxreVTVL6V",
+	"KUdqxKf9g8D3qio7DMLgbrasLLFFE8bsnxnHNvPCTIU0Z9HMSx0DrClTghVIiYYZhDw2vBRCdxSUEPJS",
+	"pGopWJkYgOquIwhexOySZwk3b0skC31oPOAgqNvYVRIJL/3Nr0bSnLIj43Un05XlHHeFK0Pzed3G8pgh",
+	"y3/ABFAhk2tnBUEaKLjcp7/NxTWlVwNy88LLfaisQSl1zX7+5fhl9+zn48HTZ8QhGn7KP/c+ZfwKJMDn",
+	"sFqEU6kFqtd2VOpzQDf/tlYS86Fj6wyurq56tljIZd0jtdi1VTMB9fnHUw7AiydgGZSlOZ13q3xuXN43",
+	"KhYB+y9+yQPWe3NyHrCfFIWNMrFLEzwsi4PMnu2g2QENZJM43A1QR9MVLkkOdJjlHJN7ulZlNGSX+4GH",
+	"+Tl0M+9wOYfmBdUZZ+Gnckife5/W3n7jWqBdjF4eW18OKnIags2+5FlOktTWbAWuWKuL4+ti2DLusZ8S",
+	"DJ5Up3v9DRipNytu63N67NimMNcqpLRVjbCMIBYEdOS7pTSq3AnCGw2akENUwJFgYTdkkxXMxH+S0zwO",
+	"odBkLwwYqMGYhT+EqOMtzYxZhEOv/RsSmNHnL3DzdWgmQAxhRzhoMwU5Wr9kCQTSP/E0+wedVoqc4khB",
+	"iCWHVQYGJZ4lWkH4AXqoOKPYbQMIXChjT0GLqoO+83wYv+Ir9JCluqJ8BVCZE00vmmdaAGEoCgAKYy4w",
+	"L806RmFiZIMaghZ4juu5aEA4DK6vLYrc97+8Qh19xKhjjoWG+/bJ/iJgTxcBO+gvAjaYB2x/gHbN4HBO",
+	"wRI+4aDFjYB/Vea9jdEJ/p9gChw5Is7iMg5YxjORrgKUskMWC5dTt4Gs8qhDJlQCXAaHxxNJoYeDPov5",
+	"qoQjYcswAgcZJUJ19bZPo9kRVjn0RvJcASsfAnSgvJW7ilV4PsbmyrYeQam28cl7VEk8kp3QLyo2hofF",
+	"idHv2ck/jYd//q93J+EuUqSYNcMsMb4C+gKt6E2AAKB6XZgQSihTZsNc9ERTDgus94AtePZRxCx0pdFk",
+	"v1rN+0+Ml0PM19iWFD+3KgabLWZimlyzcO9yP+yx4zhOgNAE3QfNOlJcUeo1gDi8kMWCtij8gvAdNk0A",
+	"l5TJAXsPqfRdMnjtFsW3jnyovp3F43enO8EOjXhnuLPf6/f6APBdCsmXyc5w56DX7x0AbDyfA+rTrJOt",
+	"Q/m0M2sqmEXWVMvNCCA0pHO0aAmVxpj9z3Q+rBA5CpnDRk+kA1zgDu9g1C0sa4ScFrcXiqWK5gyLffa7",
+	"/X22TAtN0Tqb4dml8+VTv5p3macCNA9o59ixZRi1QYVde4cdoLWuKYswKXJsaF3WXayMeeZIaO19CJWI",
+	"eJatoDfXYon14S6PeRrTDL7ESQ52yhT9Rsh1ecnea2SGC269EPNgAOl3OSSzloN+32t0i+Vc1fw41D3A",
+	"GdmKLwaayAAwtF4hCe64mtK+MNNAytE8txZd3/QqumPPXW4nYKch/r71Q8o7ag/SIv+Ch5iroXN2CSO5",
+	"7e7/prj9aYxzdtjf33SLW7a9C8kJZ4gA/cP+we03/aiySRLHAnovHA4G27yGoK5mh58AWx7e+/z2e8+V",
+	"+oXLlc1KmPue4k67+b5T8pAAOYPAYccycNtoLSMA3fvZq/uAI0Ybz0hGPoM6Ijp0H8yarYPCdoY7PtwP",
+	"iiFVU6v7lw5Y7Eu+HgtBApNpRqefDASsOTliofek0MWMHOwB41joZvgJUWDCgjhG+fSSaCmkJBjebWQW",
+	"BEJGEseAkSEkDIdUn84zrPhm4lpERT2FWvq5T3RZ7nWE5nJDAtWmSlkndNV0RpsbNQNpXSJeN/92QYUI",
+	"gw0jabsS7roOCzTqWERJDMTCxjS2pO0spabB+GsaTg89SaOhE2yBDTGxI+LugF/otABMrV2lTsi7v/e7",
+	"z8fGhV3wWDDswE+a1djDZdIQIhkM0txJxHQxnSbXPtKflD04hacEWVWYiu8C9TgaAMMmuEQVXyX5Asrx",
+	"IMgk0hh1e1WB4AaE3fzFGsQLNgLv8QdHM/9Cxav70w3lEC1lxOdqKwbiE6hpp/371U5NmgnQAGho0Mmt",
+	"qqaGqOZtYr28xd1R0Sx/cx23hSJ4UfK1PKJa7G+h2l4qOU0T7FhzuL/FK95hD/pzpV7zbCb+lvoXj39N",
+	"Q95FE0MGAB5euiZ7nyz69zMqZyBoXu/RgWa+prBeDlgfy/Uagp+322OnOSAhADqlMc6QYjgXneSIS8Dk",
+	"Ah5CxCOZq7JKAOu2piITMhIxmynK3F7xLD4qLwsqhSroemtU/BDb4ilmKN2jWIK5V3also/Qbhw/xjy+",
+	"HFBmVI8WsfPfqaHO0UjCnECMQzL7yTQHmDoDlShVVy1ZZ9A/3CUNelzx1VZfpq/AG04aNdYrWCOrsWoy",
+	"/3Dj2sW25ehExavWg/iaHgSu0s13vFH5j6qQ8d9S5NGWvT+ZFzTHX95DIFpDOh5BjZOVO7WQUYU0kxfR",
+	"WD3RmCJWAGzyAiA2blENbqxLybXz/JPINxzm/iMZcA2GWysRWonwLUmEn0RuDuJdxYALQnyRfwePN1vh",
+	"A4R1o3lD/IIi0+QJB9WoROBiF5UIREPYoeTzbib9A38cyrgTbSPnAIug+U5XGB5OMJ2Avjo8QwPYJfAM",
+	"rUIL6m585YLwUEwGhcCV2kv0y5ccYS9gZkHDYMrS+3l8LflSz1Wu0drKvQh/Pherkcw4Rtqh+Bw+BfFF",
+	"NIMWl4Hsl1I5fH3dmjIiuWKG3Ztl5fGR7zyMK9/AeL6VK/9ImoAa3rUa4c/pgX+pEmk98O2UD57ae/fA",
+	"y25Qd8gQQlmjTYW2acIt0oSOhv9Pnip033F7utDbJK00b3OGj5wz9HafJyxfeb+99+xh+coesF44mvqb",
+	"M4nONB9JL49o04Q9Vi2vZHrOlzYWehuNVrh7NJKArkLbncz8oCTSwjJ2eswXZd+qH/inT8I5wfZtJ+Lc",
+	"ML9SMq6cplsSct5haLNybVauzco9ZFauPGx31nUbvYO9T5XGsW2m7k+VqfPVWputa2Pzf/1s3f3Jwi3y",
+	"duXLvlLy7obz3X88o2+jsddKi1ZafHuZvHsQEXfL6bmDtGVer+Jj35TPq4YIOtRVKzN7FzrY5Kp0+Xfb",
+	"dN83k+6riu+HSvndLWjwiPrDpv5aPdLm/1pf/+b83/37+jWani9OBlZ6KLf5wO3ygTRp5zDnf+6UoPcp",
+	"W2QFK7ulFfNtYvCxE4OVDejL0Oof7j896D9/LUOY6LtVF1Jb4IYCw791Ns+TSd94Qs8b6dfK6fmTdVta",
+	"r7KJ28xem9lrM3sPmtnzz9sfUVY32fx7nyo/t1m+P12Wr6ru2kRfG7r/GyT67lk0bpPu8x/9tTJ+N571",
+	"/qNahTdZg638aOXHN5j6uy+hcccEoHeo7pgDrIQGqs5/m9j7dhJ7dSn9YLm9u8YPHldTuAxfqzHaJF/r",
+	"9t+a5HsYtx87t96S4isju0800dfazqvAz2Y7z3YyYWRHomTANrO8YOvX9yfnJ2+QWgP6oLoEYdDYoBaF",
+	"uiObIkrZHrvQgtAsmYiUjIBMCJr1xupKQpdilVF3f58c8IrrkiapQ98kSFdiJ99MULiaXobEe0mOxAe7",
+	"zVk87M778Om7oL5Sb2W6qqxNop1ETcwFwNe2E1hGd9pG28lz+CoS5je+GWm+4OWlDt80hEpP/8pYELa0",
+	"M9wpCvjLgl+/FnKWz3eGB88ccT2mO3Y+P2guEz799iQmfn+rvtrk5SMnL4UVOFYhkATarAg8/vGaGtib",
+	"CkzQNOqC8yYt4CE7Agzpcge+YJakiZgAkRafbkXSQqSwtJSQTjpXSaNt12vAXgDJL+Ms5ctcLVEtQPtS",
+	"S5lPQdtM8GhuY62/0qssXykyG5ivRa4mzfApLCqyzChTIeMho37jiaaQKEfWojplKZr/9ptBE/GY2tqL",
+	"67wHb2eh+cUY3vYD9CE3mgRfDpxN+H6aT9fXHduHd0jBIhnW2vtRS8kiTYdU1VkSI5prcUBGGiYSOpNf",
+	"zQXSPmVIjstQYoMsm/PYCjN2liNtmvXWNDG6VKcRqJawObxZIfM4INgCV+nIYyRj+mOyXCJFYSaWmD7k",
+	"UaY08rHpAJW4FFHuYvcwQ8BvYUaFxAC0+SK1WCR5taF+h9Ofmc0zAJEVDi/PuNQ8QkpfhntnImZAq0MM",
+	"ccDHDvyVNNlEIUfLDKyLGX6ympbku2awyBO0EFxqZ78csYnK5zAT5o1xMoW0Q+54YPXtTqZ9CY4Hibgs",
+	"o2RA3HQH/V0gOtNEiobkRUAqi5yT5bQACwGkU4gaAoykRJsndSD7vlRpmsjZ7hHrO6ZkYgSzfI2U/nBk",
+	"UpRVmXNtkQBAZkbUZRw5PsFlB1TDLdxkgQU4sMPdgAFrIGxhnwNtA10ZXNIfMu6oyQJLxAyd93vo9N/A",
+	"fAxR2wRFG1xhuUTJtC1PY+BIpth2K8g6djvZCmxgMzMnCn+/O0SRABIBkkdWSCZ5U2Thtc8U9weMznVB",
+	"fzOBNLAnbrDq8J6KOeeZb4OnDfYbjGCZCWDYxOhE3dL6sfngBTWiJXP6Ejk7QgI0l9I7Ex5T9qaBwxJ8",
+	"+bj9Ua7rGVjOm6V7InVudjdNspAbp7ZUIZVhOnNiylMt3DAnSqWCy6ZxnhEBS66QS9CoWych6hx+EjnT",
+	"O30SNJtGZ57UPK5+UFr0icwPBmjSJ4tisTM86Ac7i0TiD303eqJN3zFmzEx1y9/e5oLgNGokBQGf1Gga",
+	"itHR3gfmQWF+zBHBBLqEa/g2cb1MVSzcdG7lPSW5WOgvcKNgAk7xpkH51UDXb/6q8xUwfph523l4Bwfk",
+	"x4ZAnXXtwKv2bZ2gZv7ZLu9gc9iLWpeodYkezyV6L3jsMSbpPBN8YWEi9+QkEaGQGWozzvME6YxkSWRk",
+	"RjRLjP0amoMeEjlw6WD4nEZgI7lwn7lNj+TUWiuQZwb+t5BuAPVs3lhl77PEfgHRT+uRDE8cU+1LZW41",
+	"s+io/pRP+ERck5AccYxQRDTlEUGNJIzHkZ5BE0mbEskETxkY/5RnsmSFUlwNLXs1C8VlPg5ZEgcjWYH7",
+	"S3XlRErE01RkT4yhtEzGaHWOkzg82jCH5muvsiTPBdJjm5clMdHCSuOiERk3LQ4+0cPH4lgjYy1DO80a",
+	"iRRLkH67JFeEjyVRSWFDtTtE0xXnVLNcpCm4UMBoBx6if9uECMenKZ+hNNVzVaTGR3IEZSwB49D5zpG1",
+	"rM1ozFQgqBa9QJwAo7bLI5GqGXKPe6s4pLKGAM1s82b01UXMSmwvuMuduje+G5Rks2QYB+S7UdzUiJVe",
+	"xQu3fj7wb6LH6mKslnMSaGZxjOYjL0v6RlozMyxyP3QxMedvYiO0mljDOLKj2BnGG+0ZuoKpnQjWAc3m",
+	"vGD0KmDXhLFjcPPCAMYyOsKZAp4969z9dFIhQ/sE/x0n8efdniNddASevRy4ryFKgaTB5efJFKgAwQ6r",
+	"zpXZvhp9gS6FFW6aS1x5nlefbfx/ngvi+APP2iPGxNGHbJqkuciOqnNgXUzjNeGvVwH7dyEKIE+U/rNq",
+	"vhWkdllHZRh5t1U26Gq5QPy2/pT/0eTRkWCFtyL1dCmBYb2pcieRRIB6Dtdv+0Z4epMLdu4R3T0+rpzk",
+	"HZhWPE3P3EEA+8+pxXN7lNzqVI9MyWDei6xi2Al2IEhhnkTWaeNlRjsqKU7oyWsvNv5DZf/5D/YWcme4",
+	"099/fsCfTvvd5/H3ovvd9Nl+lw8mB93vRD8+nD7lzyb973ecrTxNUtFDiiE0qrazd/0F+6L0+GD79cA/",
+	"e4rK/7jvooHofscP9rvP40PRHUyfTb6P9uO+6O/vBDulBtwZ7kBx2/5+d3B4vt8f9gfD/f3/sxPsGDlv",
+	"XoHExt6wxtaN8Ia2jKcbH3tw3n8+3B8Mn34Pj7WQX50qHLQs0tQ4RFXOZONbcvmxq3OeC3NDFx/Y3/Gu",
+	"rSZ3hjup4hKv6/cPB/vf7QQ7xLSJ44/tko6FjLLVEncg8bmTJ/Lu1Y8M4pRaX6ks7i4zlYMpeEQcz6Bc",
+	"K3ET7q7uGTOz/AJajkH3mfhu2v2Of/+0+/3k+aD7NHouJv3D6cGk/2wHbyCfz3zz2H3zmL65h/O77TOf",
+	"Gq+xNjV02353f3IQdb+LDwfd78XTafeAfxc9jwdif9o3HjN+Ioyg0Gay7NY31rOV0SB1eJ4bVTWOVCHR",
+	"/abfmD9/cJevymctBXBwmQW8y4l0NxVZujPcsTzJUbbo0YkwAmMPcrd7ZECAtIOXGAOQXvSsO6A5EN3v",
+	"p0/73Wf8u8n30fO4L/bNNDs7zEaJmmTBF2U1X4mcJ+km39e9DzVJgGYWTZ81rMz+iEsZR/qwrYRpK2Ha",
+	"Spj7dO5Jc99AFHwHD78JDuPZ7huzoRYEXnpWzheEOnTPbv7tQxgwIqpez3WWDzCWcaaAtDFXATOuAVqh",
+	"RuhMizRlJMbZPNG5ylY95lFMq6k1q0tK4Sqc3HJHb5HaIC+IHfYPkdlxqgoZh43wc2v6PmyE8mY5TRNo",
+	"J6uc+zb82ELQv3UIuty8fe8csvxSTxSefhq/M7/Z+fxhkzjcc1EdCH/+kVdsqpKHtSmEPwsuNWaegLHE",
+	"iYqBnlbBbTytAz38CEFAzq9UsquLKBIiFnFpxXWIp3aciTxbWfJaxuyvzSRzSTz2jt8/3LUF+mDtNQdk",
+	"AnB4qzGYJ54B6T3Bi8okKLhzjJodV2W+ueejWOZHgLO3dj2gHSSFv3AwcyGZVOW7FjyP5mJDUX2nMbTi",
+	"0tRXmNeHEPZuUxTkvd0WXykOsp0iqY7Sc/4/f6Pai5JutEcSOWu9ihZov6Uqbd2QB8sx0gF1mvsPux1e",
+	"adSXQPErFVVVDD03fzUjNjYw+xGC+YCYmySSIA/Hb1712JlXLY9JyWWRzQD5kUi2zNQsExrQYtNEJnou",
+	"4lorrGYYvPfYr4CFP7nmUY4KD0FnAP3IJWQQbYSSJTHr7BuNOXj6lEVzDowXmd6Ib9kQ2twIGHoKuBb7",
+	"8/4W8CGAsfj9CxJCzGGcbiOOHqN424a9yrU5wxu3GYnt9gJJSywuoMI/1vFKns1Gubg4fbVxEu1dN8zc",
+	"s8M/PnF2uDyHuj6CrphRJwvBOomM0kInl2LjOMt4+XiWi+bihJjnomseWK1QMOO/+4gJieoNVlx/wWDT",
+	"/A+P9SHBRuXeu72kwi8CdaKsdedbNNHjFljoiiqzet5XcJuVvXfv1r3hvG1P9RRWZkIHnQXPRZbwNPkd",
+	"YQPJYlFAKbarlHb4CHvfEXoVFlGkU4XgeWGluXCveOJdR/nQBYQMl2mhRzIEYqixSxT6l4SsczVPojnj",
+	"cUzvgPxIpRTMAhDQTR9hHTo2z1m5Qeyii2/8W+9OtEhQ17EwUmkqAPziRqNtf7vSxTHaP2zW2yFEY0sM",
+	"+xCd3cr8E7aY5yyByg8AMeiAYBYZRIAFwdIH/T7WsIOzDf32MEiBXABm9DOpMgBKwKcpCdgLC7Af9PcD",
+	"hhOIJQT2tGKj0jnHEPDK2GRLPkPtRuioyiyZhxZw+krQ/guVz20T0khJDdCdaBWWkYLq2+w7oKAlWQjN",
+	"VJEP2dP+AQvNlb+PpcrHoAZEPF6JPHQomBCiKF3Esx8x+KkG0t60Iljg4FkIoe1eMKzavbY6gEpjS0sk",
+	"TPSY/hjuBkyk2JLAjMsaKeFSZFqZl2eCp2MBgZbxNJFcRomchdBGoJAfpbqq9gSwbxluCRjxPgPjOJLw",
+	"Q5VOh5vm4vbmAzCETTPJwoXIOULjzMvY/jP2j+QF01Z2xJtfAA+2n+Ees3Feqh1wEC52o5yAAgslBSt7",
+	"cSHwAgFwpTAy16GTAeCsqyQSW/RkSJOP4rYx/Nb/0Ks3OLOHASqFXSplXRrcsonNSZ8II9LAkYoBAnjY",
+	"fw7jMy7IGMiT4I/jRI6tixUe2UYbIFrsCS5B1+aGze0tS330bTe3LMf5lVpTeBPVaH2uL3iiNy+23cKg",
+	"GUR8VFcNZaeVNnD3kBbwfTY/vXmHrFsmRw2quqakcVfUtHK7I1qASBuZzfCuLb7wDAu8LyS/5ElqhvsQ",
+	"XVa1r0jv7u1tjO/ufaqokBvbqmIrT71m40twl8ByZR2HxLXsBlFaQPkyOyYoGtRbF9Icy5EsMbxGJEVc",
+	"RiKF9mCZzlkn9CG+9LeQ/DEMDFMqthwOYOJGEtGJOmA6V2jLgTvrNWBNNON6JaN5pqQq9JAqkxNIjWqb",
+	"pI14mlLQ1m8ZBgUWcfl5WGPAyzryVyevT85Pdp0/ddh/PpK321xgYF3xLNZ1rEtAkpvc3k22njXVHLjG",
+	"mQTUTKba0RG+eSRLyI24XiYZ9ELf0Mm1Ytk1QZIb9ox5MI8isQSbxJmPZhdUFyFd9dhJ2+/1zwmW+WI9",
+	"8neL3+EBunehHtyOCPQEVwyp/2E9/ma9ySRjTnQWkmusfrK/G0kuARoiJBZSUAQKW2/lAhrAOInNXlpx",
+	"7mcWqhhADJG9KjLXuNCK9Sand7id6wqBrI2StEm2/STymwTbQ/h7N2Mw1lasFYatMPzrdbu9J0l4N5Bh",
+	"+Z6bO91CctSLYBpDFcIo2HK29Kgz4/dGxsnWjLOruTJ/xurbhchmgMuDoPLdo6FNodD7l6Cb28bWpORD",
+	"NY39xuNyfsNY3/XAFaqkNFqx3QLbWmDb3YBtIE2xfRcJOxRrjx0U2cPYw5djzNc1TGO2/Rd1uR5WoWq+",
+	"3Ixe8rRMNds4SGNExbO/R9KPqEC/9KZwCnYSgOBAjx2XVrNUEFgmy5+pzA/WIAOl9elZB5SKN2llsAb9",
+	"fVg7Y/nruul/TPEJe8cQuWkCNuj3QbO51iCkury3GJse7wOYvB98qmCZuKRueBNIxdly/0dSnOgF3XdG",
+	"7KvpvWjdqdtC8bX5hNbxaR2flRMHX0OL2ZBPF0I+e5+or8LnvWlCPTv+iHa7HSB9lqr8Rj14Ru0nEUB6",
+	"AZonAHJjS+Rh+ypo5kJTpCcr8SwW0reFI9nhkiVxiS1bi6w80dDTt+w1oa3WMj88sXBndPDMlxUAAelU",
+	"b+qRPxBCpgMGgQSmeabkjM2htpY6H8lZIqkRKKj4rMjnjgDEDb3aPAYfaVupV/VSPbzVtSNAsczTVF2N",
+	"F0WaJ8tUQNsMHTJoJ4jvcP1SoZ8OlzTNW0KL6n06cASbUG/U8iIkptbakgyhiMHyrgDNi8Wj9W2jKeqs",
+	"RdfQjnDIBtaBbsNYuOZvFFpTs4soGYSFA+axmCQicwO0qOUK18nvgqVGbLPO4f4BC2H8uVLj1BjmXm/Y",
+	"/X6f/ZK82A3Ad8+KVGBgFABwZEQtRebvv07FyydlEO4G7nrbSbZzOHiOaDaeizEMB0r+sM8vT406nqg4",
+	"EdqYYv3GZ0IGijVbaWzvVssG3vW0fwDPaAbdDc3Znaqscn5vwAilKsdrHhYjhBufZ/neVGWLru1WI2Sk",
+	"YlL+ZlG9u84b29YELFnwmdj7n6WY2X8v5Sxg/nULaO5S/d2ljHtqKeT1IkUAvO6q6TSJhD05PXMPabhE",
+	"zhapQ4PtbN9IqD6pXylwQivaBGaycqURyeTkQoth+lYwTINH2BTnFcUerKl1o1OAgiWs9BsKWViel9bX",
+	"aKN1bbTuzwt2Qungcx8mMldk8nq+EV53k18Epu0XeEReQOvBgntnxOghvdAcpn2qpu8T7cw+NMozwUJQ",
+	"hdh7tgPZ+ZEMrabUbCKgbCZM5LLIrQbVxgN5oxBBw46d/TzwjGcPdGVrWEYyxGAiIb89M3WB4UlVxg+h",
+	"MOGdrca1HA6WjJoIGxyngx92/P9Dai97ZNwCitcRe6L/Tvw0qKyhkB50r2DUpM9MA7TDCG39ivdNiFLn",
+	"zIOiZQwvB9RCJrp0NUVdiWbFocbQri6WwLFtacR5liYCKgV67DhHQgnAQFQQbNQcdikyHy5Gzt0b5RzY",
+	"snQIl7iW8bN2e882AEabyI7POGpsoTJB1CaJZDxNsYVSdaMBTM3Y7FV2i3fHP52cjd+dvB+bX10cA/NZ",
+	"6csM+v3+7oYhBZZ4xmNSwZ1zRGHTEkECzGXEOTDjiXSVJ95ikbm3FsmmgGt5aT3QCsQZ68HI9TCxFzGn",
+	"aC/HWO/QOUV3COvCuS47WD9AVHdwj00/3DA39vywVwT+5iSR0BpYbTC3DeY2mC5nKNt8iVbpvlGaFze1",
+	"4HBX3c102fvkC8mtmwSWB94ZBtDVL0SEdIihJ08BYw6RNDD+2dfDJ54ijOsVvagE7LQGa7bPSIYIIBx7",
+	"xgKUXGZsg/3gccJAXZ5raWVDqRU949Q51PVx6E8Cuob0BZc8XelEj1WRYyD3yBgKtq86RAlL88TMRKEF",
+	"Wx/0Y8FxoNOht+cesGHU9rqjRbu04v0v2Q/xXoT7faAUgy36Gto3glu6hSpx6b9bGj01+ar1Rk/GZe+6",
+	"IB6ISYcifxCw9yYeOhssePB2Tx8ePJh+e28aWoxW/Lbi9y/X8CafixKEthH9t21s8L6Q4o2hvgs7TClq",
+	"scxadMvRQYBkhCAKoAMoy98pUQIjGaXmqmkiNJUkrqVKkDd3t8deqHg1ZGFDwjMsbfxcXOcjCZRPDdm3",
+	"xhZ0rrOLuYzhreaf4RF1llliiDMTI2nbylDEy6V2hmUI8qZUDgYfVZGD+2Aji5OVF1REaiQMNcIwehQl",
+	"3aMfnUdi16OCVSzJ970oWSH1ERFLrVxHQfhQS9LkGbmPD28IyqznBhSDD2E4tp8a+VgG3FWxiFIOXEyr",
+	"pauexcWE7w3MTdMkW6CflOSaLfgsiaBnjXnh7pCFtcR4GLCwTI2XPy0l/LCeHqeGxveUI4deMLAPEdzp",
+	"fWBAk2QmCPov4lGDli/cNsAxH79l+xmYpx77JYExAF0U3tGwA7Z85Np9FNmEZk0uTUBhYwKiVEK5F+9e",
+	"vz1+NX7xr/OTswoc5fD7p9896/dpCn4wb7UYlSFrxrKYc+4TZHt7CrZcwz5XtSZVDYAix79clPLRjGbB",
+	"V43fgoHps4sXv5yena0FpjfGpbF9VdMHQCjAO3UIBvbOnguzN5BIayGbvsFCc5IcvsP2FiMy6fWI+8u3",
+	"b15evH9/8ubcfqW/WM/gq57XAD63dLGyVZh4ihclV7i/hbCLKu4BnaslylQzEVOVMTdE2kWnr16fjM9P",
+	"fzl5e3Eeso4d3wFIJyL5NkNtwhht2D5HMIOOCgnG9iPRGKH40lwmuTG8WEcqtuT5HBVKwKQCGZap1FNH",
+	"gZl7WAujplAoPXI6gB1XWqzgfnJdyuRseAtS6rZGZDVZ4CEf4bj5MTmziKTw1nN2Sc4mPPrIcgWD2dSl",
+	"bgNAqwVn3TM4qwVmtdmiPyswq4VgtRCsFoL1V4dgSb/ph9NzDwnBguv3PpFouaUD1XuxcKWShR1yXJZl",
+	"aIcZtQiGG6o0TnM9ktX2UJlgGbwiZuS7G/Nplpm9y7JkNs8RXBSA/ZaA0suTlDKcKuMzMZLkQAMxsnlJ",
+	"ky618CbXWXMNAdUbyXdc565d1UchliwTU5EJ6SjNbdA8iYF7TeTYu9gZi9M1Y7FM2N5kLd7c0PjXhgiK",
+	"AwFtjeBhHbSBU56LbPfr43mwO4+zeWt22OGmdmjxEYUR2o5VbQD+r9qxykqUu2uCW5pUKSk8SzNKixgj",
+	"ddC6lGxMK9KhBdVUZYxbUKe9E9GmFqDyaOnGn0S+SWz0H8lSxxloxU8rfv6C8Is7y57HAVzgaG5uIWUr",
+	"gsGuXK+YpVxexbCFiDLHeuYjFsoiTUO24B/BUBtJD1YBkWsUjiU5JZ9OYV6pvx+atrZ6mXU4y8RlIq5K",
+	"9L9NkIUBCzPxP3AzhhelELEe4/Vhpc8Vdch3j1VSYLJQ8GhOdBoCuovUa6ydId5jv6jLmtl6Q4yz0oT1",
+	"b2i2QoX4+v7ZqlQc015lZTgGqL+0OBwzvl6FeD3H5RKZN1aIb+gv5inSh+ot9o1GYf2eYq06b0Nhbe+w",
+	"P2A5HINuDEBDGKlnteV9uDIU1LK0MLchJy3Tj1GLNYYgp6wx5RwAE77FUiLJkL27vCWRLOI5T9WMqSwW",
+	"GRUGsrCk3QMlDc+lC8VSRXM26A+edfv73f4+8GdRu9+l0okZ8C6Va9EYqXs79nKAkkXzsh47tkQ7HdtG",
+	"yxtblYsTOrdU+41PVizZwNF57ubzTw3ZtJ9xO2jTTVsr51sWwccGVXqHzYrB8gBuFoTuvq35A+ukaGAZ",
+	"cumY8tmkkHEKByLcQNA1kmE0F9HHcZKLBXWiCcFEBoPT/roDIArzA9NzvjRvRymYzzMh2LuLc1chpI8Y",
+	"zzK+GkkUoYlmcaKXKV+hmPMo/9zA51yzkMQxGcgB8xne6HcjGRpXyUxYyPaJFyL8KFallW5s8GKGn4yv",
+	"HUu+ECHrhLz7e7/7fBzuBmzBY8EKmfy7EIQmHMlSWVAVU7EQWRIxXUynyTViAz+KFTUdRv9Ll/VQMDl+",
+	"EoE3k6hZvZHEAVVxI0IliZH3zCgGSxho5nFLHjTmr+Nvgw89+jG+AYRid+W3zSNmR/lFXsX+vSudm3vK",
+	"W05fR+DZ5uxbyqfW78gegreppvburGY3+Bx7nzxCzxtT5mSvN6niTmgFfsiMhIKcuFGEfLkUPNNYvZsi",
+	"bhaolPhKj2TVmEe/hkuowlVyJmz7N78F71EJv/Ub80JOm9qaWLpg62GYayMujTcxEQwa+mkjuwj4nyNY",
+	"178aE+IIWLXfOJJRCp8CEUhPWVfz5WusqohVRV0N/YhZZ9A/3KV6h5GEZYGeKEnOOu+Oz1/+HBgLg2qp",
+	"4W3OCrAsUFtwqNZ5WgnIW3MCS1apW1kCas/bkPX2lOzteW/rAbaJ7z9t5ulvFw7CLXv/cnkL7iV3aInH",
+	"BzwL5NXl7mR/FCuKztcG+ESzi4vTV+ZvH8XKC7+UQZdqhGVdqDflqzcf+P4jG6X16WkFSStIvnXWoj8s",
+	"Pe6WmLbvuDnV/BKd/npogct4T2XVgAUgYWoC58iS3DOwJ1C8jGQJ7mfHkFnWbFrkRVYx85iS6cpyHNlp",
+	"HJfRkEWhcyb+XfDUb7vmWUrEkQ+ZU/vL8SLRULsXAne515PFjTkw4m+5TCkbjVlnBIbm2Qr6cReR2YHT",
+	"ImUguVkiI4ovUX2VHeNkxfaR+d+fKSNJKfkOSdVG/n/PPIsZ2Z1QNZvyGVPARI8VvJhCXTPHuddVbmku",
+	"gBcc4aOoporT+AkdADWr9gG5UgHTqmZ9slmmrvTuEeV0nT1spgXfYBO2UJFsh2U/CjAFfiYiXIpMK8nT",
+	"cSZ4OhbA+zqeJpJDSCkEBQeTCjGvSiQKa9ZqOzNWEKK6R0OXdfAjkt9hIPRUKCOOC1JncrZ7ZCbLvL3R",
+	"Bdico64oz4fKUt8povTYytvmqzdElFrt3Was28jRthUY8VeIHO15Afkv74BbN0iKRlcIsGKoQ4ASEZu1",
+	"qSmDd0NOwuZjWHM6pm5z+CCwhzY6jrDzG5gPntXQaDIcN2dTQpfmqGZTjJ6HdMp2rQIwg9KYO/lS3dmk",
+	"22ih7Jq+NI8/hX3xMGpu4/tajddqvFbj/b34HT1V0OiVPrAWrIMJHl0VmgF0YQBfpA9H8tGd8PvQh/50",
+	"f5lSXMMW15Ri9ckPoxlf8Zz/aC5+RO1YfWerIVsN2WrIv5eGrGuIr6Imm/B5j68rbWdFfxS3KMyR/GpR",
+	"63tRmHbi89VS3KYzb2VsrOvM+sMfSG3Sa977e+dxlGfDm1sV2qrQVoX+zVRok+L4KnqUklDij+vO7dD3",
+	"kVqu8EOtUFdZMzIfdIoqskg80UgHAphxBOk34t1ZA9xdiiuEuEMOECEv0I0y0Q74f7SWB8Tnakf9aIdh",
+	"Vbm5zDwrAS7mubpqqI7imWAu+ddQafTKTv23jitfG6insb4+lNwscG3/tGjyVtu12u4r9+uxQuM+QEpV",
+	"XXYlJnOlPo5dCdUWhCEOIUOsiEY5xAlMdMzogWVNlqsoxdrTai3pbuAgKiH1zB9rEWUiN+oFgDkhtE2m",
+	"8rAISj3J1/FRN+ZxzQWov+KATtwH/qnrUGtfc3s56tp6tF5HW5b6yGWpa3vQE16/rv1tsxCj56xXqUY8",
+	"TSc8+gg7GojkXok0MeLB/OLTf9C+6Blj9f/bK7IUamuarWx6M3v39uxcQ8cbpKZDAgcaJdPFxNw0wWoR",
+	"qkj9r7O3b+hiIS9FqpZiJDvhSzz43fPVUgxZ/eyHu9Yytg9/ostoVJGlIetwBrUoTE1HEn+ViTjJIPIF",
+	"HWtYjN+bCGS5/SjEkrpmgjTdhcIYd0UmRrCVhcxBr9iWP0nGjBTmeZEJ6NNO9agTwTMBUPUhSV1634pF",
+	"PDPPHMmJyucs/O8uNTTtntkHhY5n5CznMuZZzGjRNaPjyDohrW03ARoJ92OeLITO+WIZBsz90o0x3D1i",
+	"5pumq0TOmEhAFSSaCamK2RyCf/80f6b5htLcphEOWc4/ChaSmsFPDC/3w5LpEEd6NJLUFYl+ec1+/uX4",
+	"Zffs5+PB02e274O45lHOdA7ozvBT/rn3KeNXjHYhuEyfQzObIh7JkhykXP66LjyCXkzAdzLjidQ57ksY",
+	"YSJZpKTOudmiyUKMpKOXMC/FFqgdxGtylomuFlnCU2jMryb/I6IcezthoyiEcnK5QmINoY9GEttGEcjz",
+	"f6W6Yl2W/2/IxHUkRKzZQb9vSQS8Hkg4dJapHOe+Mzhkc1VkehfrnXFC7f6BYCd8z1JkDMk38AmNq3jj",
+	"bhqyGVaFrF+RJpOMZ6uRrM+wOcK25XngLbh2mxcmE8i3X6zYnMt46MqyE42fpOl93QnX4tkhiwW2u4d9",
+	"t/ZCoLMOr+ZaRGNaYdpXI0kPqO2t8FN5Sj73Pq2dkcZ9FuCWNZsnydd2C4YH7G4KQjP1BZbtr5821tFL",
+	"HomR1MKYPdAl1aKa/SVjsd0EdvWPGBIIkbV2KTKI0e8i6XRlg62ffHOigRUbiLC93cb4FV/hEZXqCgDh",
+	"8P6RTLQujFQTU7xP6HJBqdG9eerF+9ddzaeC0XxbW3TJ4xhahkVKXorMPDBnnbAbQjey/zSyaIz/3gsD",
+	"czVF4n8Id6HjmPlqM92wd4/Z4PracaRaBqGD8is6aLSqjGmRQ+2i4+/49eTFz2/f/sNxd+yOJI8+SnWV",
+	"inhGaRQrioEyXcmu/7bAeAzJQpiPwjokJaWI4BgJo65HcsqTVLMk9xr/Qwtk3J/7i4A9XQTsoL8I2GAe",
+	"sP3BHI7E4HBudFt9oO9Pzt//a3z28ueTVxevT0LbfYZPuIwVdLXz9NCCr4gLisEAp5TngVagGc9EugpG",
+	"slx6JSMxZLFwgTbbXxl1bggZlKt5Es2RpwQqp3iUKW0/S9sNV+pLoJHxuWi9DnURIMhhgLSVuKwS39c6",
+	"iNY8i6plEeY/jIp+/yAqZHJtVx9+I4LLffpbTaXgn0MqQNVGivPUHNUf6Khqy3y1JnATaPST5JrNMh6Z",
+	"jSdjdWXM/8SMBo/DTrAj+ULsDHca9OJOPYfi82LkSNiBWs5YffXPXZe+C2PTzgRLSHb6y+ZlvUj/YkM+",
+	"rPdw5kantvpJDpVw4pqbRQNmznzc33/e5/uTQbff7/e735n/+978X9/736ZpKCXsfX+9E2gB8zfAEco9",
+	"qD/hufHTc3bFNaMukLeN0z31xuEuzZMz85z/+1u/+/zDf/6HMcG//BtK63AI+gL3bLO22k5ZgZJyuxxs",
+	"ojJkjcbLmuoEGhlzlmsqtEkXBQx0VteprOC+Dsyaftx2BfIfcA065tSbf/Lu9MOnZ4efdxuX5YEi0TaS",
+	"cImUN9vmS2txhlIZAR/XCnQddXRe13S+7sKuNjZ9YPkFa65nndHGhnssDQDoNE/B1dXbLhZXUUNpJ0WM",
+	"UClVXQ99VhEVmXG1h7998D1YmKDy1o6mLj3WT9zsvBVZuktx/ToKYmZMEDAuS5cykfazQgysUYbFWQ5U",
+	"oKZkioXBAZsIncBBMCZZZTMH1JUImm43nKEh0nhBwVjVM2Q41gmQJaBdG1ZcaqMW0d226ArwSAFPAeTp",
+	"8zxf6vCILVOeSPwRbDjoSQpxwHQFnb7Ns1OlltDnda40Ve3tD77r9Xv93r6xs4bDfYr9pSriqbkq7LG3",
+	"ZhdcJVoMt+i+wHCE7kNXLOfZTFD7XJ5qhUBVYJEU0vnSchZYA4PHsdHyjEd5wdN0BZSECU9FPHRfELBl",
+	"llzaQkE/OHl6/OaY6aWIEp52l0W2VLp8ZEfPeSZi4LmbCBnNFzz7CO/OhBbZpZFYaSI/duH7A3b67vKZ",
+	"7R9Fv3pzfP7sMGALvlyK2FxwuIs+PmOZmBYaCC1S8zLYP9bahPXQbtR2UtaNuuPXr9/+On73/vSfx+cn",
+	"yMhnxKVkHEfAYgHRDsjC6hzmQk2n5oplpuICDuTuEbifOByr6OYcl5yYQUMWTlJlViLssTMFz6ftQdvo",
+	"4v1rlrnjA5N8NReZgKaEibZrZxxrZo4m7DW8ov6duPiwJbEyFHa5Dl2lLDRJLtI0HJrr3LE2q0twIwoM",
+	"rZZGnCm7J/GlOZZLUs9EuAYROJblrm/j52Wo3CivkqvQTNhgX+dfsMcpUWsNLc0hMHI1X23uxFWLKH/b",
+	"Dblqg/1Kfblqo/g1yednIFZva9FlV7rOhrCW+2iTrm0LrzaH+iAtvOrJiD+ai7gln7r3yf7ztpZerwTo",
+	"A275rpxhiC6w64pfad+FVFRLIUGWeFkApKJyvFBjM3hupiw8ApHjDNp5YizBFbYBKxvO+B25UDFCYy4i",
+	"X/GbbFEjeZvltcMessP+IQulysdTVcib+lStq6CWpqltMvNXZV16KAm0RdMqJ1I2gy6O1w5yCRCvneem",
+	"DlS3HuUHg0Jssr3sZ7TSoZUO33wLqvsWDXfrSGWP1JYdqYzjGbDQ+6v50XrTtkMV0Qs3NqLySKZHEp5r",
+	"O38afx96+UiV2xZQJayhV76GmJRquIzSbR9Jz29Hb9yNCSDLAF8L2ZJDa6TSkhpa80fQuDF8bO8YSUC0",
+	"QXrdBR/qQUECaXQyESkZmdvBe//p5JwZo5FeoDIvM7V75MKAQBa6QKtwUYm5ZUWK/dAVMTpsEQ+jYJh5",
+	"yHvRJZMTowRmYIO+F4/AEAnadziY7Xpa2Ind3GypSU88VM+lPxI0eHR1ZYuEylDBRl3dKrS/OKC69e2/",
+	"sMnSV/Xt9/Bc7tkUzB1KaOuKtxGgeKp1AVVAUlw1GPA/qoxZqNU6tGQkXXT/7OTl+5Pz8fu358fnp2/f",
+	"jH96f/zyJNzdAPDzUr+QuwG4H6QT0hhBFTkVkOBIjli4zMRlogpNYxuL62WSCQ1MRpqvtE184zOUBLLt",
+	"pWYTYdRRocEaeA+zKWe2dbfUSUwUdpifZfRYpIKlV9rcLs8BNNJjbxSGCJoKWgGtUxPPFM+9l2D4A0Wh",
+	"cYjvabfdVNJjJ0PG5ZS7mTLzTlPYhp1bxtqWsbap3BQBfeB4oLylM/W4CiYXqA8eQKmcAJkrd/BLN4ae",
+	"eWlImU6o9EHFAKFocHMAb01+jpLpKiDokl+kY7VJwK7mPBcWoOxDnq0jN01S8JV4WVNUQiQauxQEpd/h",
+	"TVe422MXWtAwsRMVZ5mIhBkJQivwqxD3UwLSUjXDsXOLN/H4HyoYEkpja9apunJ7n+C/ZtEsuYTnVaGz",
+	"SCNhSUPd0rnQ+YPkZSuqaHBvqugE8SE3N4TXOc5vUJ1HJOptVU/rFbXa6n601ZkAEEh54hAII+7dLaqi",
+	"5j7tYJnQcZHPd4a/fTASBwBMjWDoYwegi8UyVauFkPnQgwsBL9EMMVjZZqAR64QL/lGwrJBG4B9btm+A",
+	"0cDbqbW76xLBc7anlkLyZdJb8UVq0aagxnLAHVdp0C/ev3bQeB7NAb10E2b/3cWL16cvxxfvX4eATS6y",
+	"dGe482nCtRhD6Vmwc8mzxGw0kHX2D6iUaQfsAIhuuLdHs9QjhHMvUoudJvlazuITDeUMZtxl8AhgfHtQ",
+	"X5OJaXKNmMfrbkJ7cGcIbR/MmtHWqC+YqzK21I6NfTcC1LRYNhPznFOYt8deNDZ1yASPu4CXKol0oTSp",
+	"2tQdQ58l9rYseV5HLR97XaDMqlnwDeTNuccugGBjWmXiaH+imbjGKQGaRDOqBc9tyRQgNpPFosDaAstu",
+	"hSVJ3OMK6ICOszOEZP2RWoiyoKxx+na9bzwre1k1fKXtfqSJ+BjgmrlivMIMj/TIGJDm1fH4/Mmof+m9",
+	"lje5YWb1SkbzTEnjN5ZFEJqVFWcQKsYRUQ+WcjjeO07Kmxve89ISIU/tbuoYb1VciYwlUucZighNrKNs",
+	"mlyLmF2KLE6inF2qiE+KlGcrfzahEfEtL/P2q9kFGY/cvrFTp71Hviovv+W5dt4h74A7pblrjdluuFmA",
+	"zpPlyn9f5TENrzzBPEJmDDGz6FOVsYM+i/lKBw5Un2QuTOYVwfhLAy281p/+8/n5uzPPjIXPsFYsbTPh",
+	"g6Wrz13XNJ8/fP5/AQAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

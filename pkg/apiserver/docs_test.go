@@ -1,6 +1,8 @@
 package apiserver_test
 
 import (
+	"bytes"
+	"encoding/json"
 	"io"
 	"net/http"
 	"regexp"
@@ -8,6 +10,9 @@ import (
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/doceval/doceval/openapi"
+	"github.com/doceval/doceval/pkg/apiserver"
 )
 
 // The contract and its reference page are served without a key and without network:
@@ -17,13 +22,8 @@ func TestDocs(t *testing.T) {
 	e := newEnv(t)
 	get := func(path string) (int, string, string) {
 		t.Helper()
-		res, err := http.Get(e.srv.URL + path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer res.Body.Close()
-		b, _ := io.ReadAll(res.Body)
-		return res.StatusCode, res.Header.Get("Content-Type"), string(b)
+		status, typ, body := fetch(t, e.srv.URL+path)
+		return status, typ, string(body)
 	}
 	status, typ, yaml := get("/openapi.yaml")
 	if status != 200 || !strings.HasPrefix(typ, "application/yaml") || !strings.HasPrefix(yaml, "openapi: ") {
@@ -58,4 +58,83 @@ func TestDocs(t *testing.T) {
 			t.Errorf("asset %s: %d", ref, status)
 		}
 	}
+}
+
+// With DOCEVAL_PUBLIC_URL the served contract names that URL as its one server and is
+// otherwise the spec as written; without it, the spec is served byte for byte.
+func TestDocsNameThePublicURL(t *testing.T) {
+	t.Parallel()
+	const public = "https://api.partner-bank.test"
+	read := func(e *testEnv, path string) []byte {
+		t.Helper()
+		status, _, body := fetch(t, e.srv.URL+path)
+		if status != 200 {
+			t.Fatalf("%s: %d", path, status)
+		}
+		return body
+	}
+	load := func(b []byte) *openapi3.T {
+		t.Helper()
+		doc, err := openapi3.NewLoader().LoadFromData(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return doc
+	}
+	plain := newEnv(t)
+	if got := read(plain, "/openapi.yaml"); !bytes.Equal(got, openapi.YAML) {
+		t.Error("without a public URL /openapi.yaml is not the spec as written")
+	}
+	if s := load(openapi.YAML).Servers; len(s) != 1 || strings.Contains(s[0].URL, "127.0.0.1") || s[0].Variables["base_url"] == nil {
+		t.Errorf("the spec's server should be templated, not a dev address: %+v", s)
+	}
+
+	e := newEnv(t, func(d *apiserver.Deps) { d.PublicURL = public })
+	served := load(read(e, "/openapi.yaml"))
+	if len(served.Servers) != 1 || served.Servers[0].URL != public {
+		t.Fatalf("/openapi.yaml servers %+v, want %s", served.Servers, public)
+	}
+	var js struct {
+		Servers []struct{ URL string } `json:"servers"`
+	}
+	if err := json.Unmarshal(read(e, "/openapi.json"), &js); err != nil || len(js.Servers) != 1 || js.Servers[0].URL != public {
+		t.Fatalf("/openapi.json servers %+v %v, want %s", js.Servers, err, public)
+	}
+	// Nothing but the servers differs from the spec.
+	written := load(openapi.YAML)
+	served.Servers, written.Servers = nil, nil
+	a, _ := json.Marshal(served)
+	b, _ := json.Marshal(written)
+	if !bytes.Equal(a, b) {
+		t.Error("the served /openapi.yaml differs from the spec beyond its servers")
+	}
+}
+
+func TestCheckPublicURL(t *testing.T) {
+	t.Parallel()
+	for _, ok := range []string{"", "https://api.example.com", "http://127.0.0.1:8080", "https://example.com/doceval"} {
+		if err := apiserver.CheckPublicURL(ok); err != nil {
+			t.Errorf("%q refused: %v", ok, err)
+		}
+	}
+	for _, bad := range []string{"api.example.com", "ftp://example.com", "https://", "https://example.com/?a=1", "https://u:p@example.com", "://x"} {
+		if err := apiserver.CheckPublicURL(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}
+
+// fetch GETs url without a key: its status, content type and body.
+func fetch(t *testing.T, url string) (int, string, []byte) {
+	t.Helper()
+	res, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.StatusCode, res.Header.Get("Content-Type"), b
 }

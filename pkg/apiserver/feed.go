@@ -35,13 +35,17 @@ func (s *Server) ListEventFeed(ctx context.Context, req api.ListEventFeedRequest
 	if err != nil {
 		return nil, err
 	}
+	param, cursor, err := feedCursor(req.Params)
+	if err != nil {
+		return nil, err
+	}
 	var pos store.FeedPosition
-	if a := req.Params.After; a != nil && *a != "" {
-		if pos, err = store.DecodeFeedPosition(*a); err != nil {
-			return nil, apierr.Field("after", "after is not a next_cursor of this feed")
+	if cursor != "" {
+		if pos, err = store.DecodeFeedPosition(cursor); err != nil {
+			return nil, apierr.Field(param, param+" is not a next_cursor of this feed")
 		}
 		if s.store.Now().Sub(pos.At) > eventRetention {
-			return nil, apierr.Field("after", "the cursor is older than the event retention (30 days): events may have been deleted since; start again without after")
+			return nil, apierr.Field(param, "the cursor is older than the event retention (30 days): events may have been deleted since; start again without "+param)
 		}
 	} else if pos, err = t.FeedStart(ctx, req.Params.FromStart != nil && *req.Params.FromStart); err != nil {
 		return nil, err
@@ -83,6 +87,21 @@ func (s *Server) ListEventFeed(ctx context.Context, req api.ListEventFeedRequest
 		case <-time.After(min(pause, time.Until(deadline))):
 		}
 	}
+}
+
+// feedCursor is listEventFeed's position and the parameter it came in: `cursor`, or
+// `after`, its deprecated name with the same meaning. Both with different values are
+// refused (invalid_field on cursor) rather than one silently winning; "" is no position.
+func feedCursor(p api.ListEventFeedParams) (param, cursor string, err error) {
+	switch c, a := p.Cursor, p.After; {
+	case c != nil && a != nil && *c != *a:
+		return "", "", apierr.Field("cursor", "cursor and after (its former name) differ: send cursor alone")
+	case c != nil:
+		return "cursor", *c, nil
+	case a != nil:
+		return "after", *a, nil
+	}
+	return "cursor", "", nil
 }
 
 // TestWebhookEndpoint sends a webhook_endpoint.test event to one endpoint

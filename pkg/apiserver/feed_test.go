@@ -42,9 +42,9 @@ func feedUntil(t *testing.T, c *client.ClientWithResponses, p client.ListEventFe
 		}
 		got, next := feed(t, c, p)
 		all = append(all, got...)
-		p.After = &next
+		p.Cursor = &next
 	}
-	return all, *p.After
+	return all, *p.Cursor
 }
 
 // The feed starts at its end, then reads every later event once, oldest first, and
@@ -65,28 +65,56 @@ func TestEventFeed(t *testing.T) {
 	later := append(e.emit(id, 3, events.FileReady), e.emit(id, 1, events.DocumentSlotUpdated)...)
 	otherID, _ := e.newClient() // another client's events never show
 	e.emit(otherID, 2, events.FileReady)
-	got, cur2 := feedUntil(t, c, client.ListEventFeedParams{After: &cur, Limit: ptr(client.Limit(2))}, 2)
+	got, cur2 := feedUntil(t, c, client.ListEventFeedParams{Cursor: &cur, Limit: ptr(client.Limit(2))}, 2)
 	if got[0] != later[0] || got[1] != later[1] {
 		t.Fatalf("first page %v, want %v", got, later[:2])
 	}
-	got, cur3 := feedUntil(t, c, client.ListEventFeedParams{After: &cur2}, 2)
+	got, cur3 := feedUntil(t, c, client.ListEventFeedParams{Cursor: &cur2}, 2)
 	if len(got) != 2 || got[0] != later[2] || got[1] != later[3] {
 		t.Fatalf("second page %v, want %v", got, later[2:])
 	}
-	if got, _ := feed(t, c, client.ListEventFeedParams{After: &cur3, Wait: ptr(1)}); len(got) != 0 {
+	if got, _ := feed(t, c, client.ListEventFeedParams{Cursor: &cur3, Wait: ptr(1)}); len(got) != 0 {
 		t.Fatalf("read twice: %v", got)
 	}
 	types := []client.EventType{client.EventTypeDocumentSlotUpdated}
-	if got, _ := feedUntil(t, c, client.ListEventFeedParams{After: &cur, Type: &types}, 1); len(got) != 1 || got[0] != later[3] {
+	if got, _ := feedUntil(t, c, client.ListEventFeedParams{Cursor: &cur, Type: &types}, 1); len(got) != 1 || got[0] != later[3] {
 		t.Fatalf("type filter: %v", got)
 	}
 	for _, bad := range []string{"nope", "eyJ4IjoxfQ"} {
-		res, err := c.ListEventFeedWithResponse(context.Background(), &client.ListEventFeedParams{After: &bad})
-		if err != nil {
-			t.Fatal(err)
-		}
-		wantError(t, res.HTTPResponse, res.Body, 422, client.ErrorCodeInvalidField)
+		feedRefused(t, c, client.ListEventFeedParams{Cursor: &bad}, "cursor")
 	}
+}
+
+// feedRefused reads the feed with p and wants 422 invalid_field naming param.
+func feedRefused(t *testing.T, c *client.ClientWithResponses, p client.ListEventFeedParams, param string) {
+	t.Helper()
+	res, err := c.ListEventFeedWithResponse(context.Background(), &p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := wantError(t, res.HTTPResponse, res.Body, 422, client.ErrorCodeInvalidField); d.Param == nil || *d.Param != param {
+		t.Errorf("param %v, want %s", d.Param, param)
+	}
+}
+
+// after, the former name of cursor, still reads from the position it names, and is named
+// in its errors; both names with different values are refused, the same value is one.
+func TestEventFeedAfterIsCursor(t *testing.T) {
+	e := newEnv(t)
+	id, key := e.newClient()
+	c := e.client(key)
+	_, cur := feed(t, c, client.ListEventFeedParams{})
+	emitted := e.emit(id, 2, events.FileReady)
+	byCursor, next := feedUntil(t, c, client.ListEventFeedParams{Cursor: &cur}, 2)
+	byAfter, _ := feed(t, c, client.ListEventFeedParams{After: &cur})
+	if len(byAfter) != 2 || byAfter[0] != emitted[0] || byAfter[1] != emitted[1] || byCursor[0] != byAfter[0] {
+		t.Fatalf("after read %v, cursor %v, want %v", byAfter, byCursor, emitted)
+	}
+	if got, _ := feed(t, c, client.ListEventFeedParams{Cursor: &cur, After: &cur}); len(got) != 2 {
+		t.Fatalf("cursor and after alike read %v, want the 2 events", got)
+	}
+	feedRefused(t, c, client.ListEventFeedParams{Cursor: &next, After: &cur}, "cursor")
+	feedRefused(t, c, client.ListEventFeedParams{After: ptr("nope")}, "after")
 }
 
 // An event whose transaction commits after a later one's is not passed over: the feed
@@ -112,7 +140,7 @@ func TestEventFeedOutOfOrderCommits(t *testing.T) {
 	slow := <-holding
 	fast := e.emit(id, 1, events.FileReady)[0] // commits first
 
-	got, next := feed(t, c, client.ListEventFeedParams{After: &cur})
+	got, next := feed(t, c, client.ListEventFeedParams{Cursor: &cur})
 	if len(got) != 0 {
 		t.Fatalf("read %v while an older transaction was still open", got)
 	}
@@ -120,7 +148,7 @@ func TestEventFeedOutOfOrderCommits(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	got, _ = feedUntil(t, c, client.ListEventFeedParams{After: &next}, 2)
+	got, _ = feedUntil(t, c, client.ListEventFeedParams{Cursor: &next}, 2)
 	if len(got) != 2 || got[0] != slow || got[1] != fast {
 		t.Fatalf("after the slow commit: %v, want [%s %s]", got, slow, fast)
 	}
@@ -137,7 +165,7 @@ func TestEventFeedWait(t *testing.T) {
 		e.emit(id, 1, events.FileReady)
 	}()
 	start := time.Now()
-	got, _ := feed(t, c, client.ListEventFeedParams{After: &cur, Wait: ptr(10)})
+	got, _ := feed(t, c, client.ListEventFeedParams{Cursor: &cur, Wait: ptr(10)})
 	if len(got) != 1 || time.Since(start) > 5*time.Second {
 		t.Fatalf("long poll: %v after %v", got, time.Since(start))
 	}

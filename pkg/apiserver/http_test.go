@@ -3,6 +3,8 @@ package apiserver_test
 import (
 	"context"
 	"net/http"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -390,11 +392,21 @@ func TestRateLimiting(t *testing.T) {
 	_, otherKey := e.newClient()
 	c := e.client(key)
 
+	// Every answer says where the client stands: its burst, what is left of it, and the
+	// seconds until it is whole again at 1 request per second.
+	stands := func(res *http.Response, remaining, reset string) {
+		t.Helper()
+		got := []string{res.Header.Get("RateLimit-Limit"), res.Header.Get("RateLimit-Remaining"), res.Header.Get("RateLimit-Reset")}
+		if want := []string{"3", remaining, reset}; !slices.Equal(got, want) {
+			t.Errorf("RateLimit-Limit, -Remaining, -Reset %q, want %q", got, want)
+		}
+	}
 	for i := range 3 { // the burst
 		res, err := c.ListEventsWithResponse(ctx, nil)
 		if err != nil || res.StatusCode() != 200 {
 			t.Fatalf("request %d within the burst: %v %d", i, err, res.StatusCode())
 		}
+		stands(res.HTTPResponse, strconv.Itoa(2-i), strconv.Itoa(i+1))
 	}
 	res, err := c.ListEventsWithResponse(ctx, nil)
 	if err != nil {
@@ -404,6 +416,7 @@ func TestRateLimiting(t *testing.T) {
 	if ra := res.HTTPResponse.Header.Get("retry-after"); ra != "1" {
 		t.Errorf("retry-after %q, want 1", ra)
 	}
+	stands(res.HTTPResponse, "0", "3")
 
 	// Buckets are per client: another client is unaffected.
 	if res, err := e.client(otherKey).ListEventsWithResponse(ctx, nil); err != nil || res.StatusCode() != 200 {
@@ -413,5 +426,12 @@ func TestRateLimiting(t *testing.T) {
 	fake.Advance(time.Second)
 	if res, err := c.ListEventsWithResponse(ctx, nil); err != nil || res.StatusCode() != 200 {
 		t.Fatalf("after waiting: %v %d", err, res.StatusCode())
+	}
+	// 2.5 requests back, 1 spent: 1.5 left, of which 1 whole; 1.5 s to the full burst.
+	fake.Advance(2500 * time.Millisecond)
+	if res, err := c.ListEventsWithResponse(ctx, nil); err != nil || res.StatusCode() != 200 {
+		t.Fatalf("after 2.5 s: %v %d", err, res.StatusCode())
+	} else {
+		stands(res.HTTPResponse, "1", "2")
 	}
 }

@@ -250,7 +250,7 @@ func TestFeedWaitsPerClient(t *testing.T) {
 	go func() { // holds the client's one waiting read, reading again when answered
 		defer close(ended)
 		for waiting.Err() == nil {
-			c.ListEventFeedWithResponse(waiting, &client.ListEventFeedParams{After: &cur, Wait: ptr(30)})
+			c.ListEventFeedWithResponse(waiting, &client.ListEventFeedParams{Cursor: &cur, Wait: ptr(30)})
 			time.Sleep(20 * time.Millisecond)
 		}
 	}()
@@ -260,7 +260,7 @@ func TestFeedWaitsPerClient(t *testing.T) {
 	for range 10 {
 		time.Sleep(300 * time.Millisecond)
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		res, err := c.ListEventFeedWithResponse(ctx, &client.ListEventFeedParams{After: &cur, Wait: ptr(30)})
+		res, err := c.ListEventFeedWithResponse(ctx, &client.ListEventFeedParams{Cursor: &cur, Wait: ptr(30)})
 		cancel()
 		if err == nil {
 			expect(t, nil, res.StatusCode(), res.Body, 200)
@@ -285,7 +285,7 @@ func TestFeedWaitsPerClient(t *testing.T) {
 	<-ended
 	eventually(t, "a read of the first client to wait again", func() bool {
 		start := time.Now()
-		feed(t, c, client.ListEventFeedParams{After: &cur, Wait: ptr(1)})
+		feed(t, c, client.ListEventFeedParams{Cursor: &cur, Wait: ptr(1)})
 		return time.Since(start) >= 900*time.Millisecond
 	})
 }

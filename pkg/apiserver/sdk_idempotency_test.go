@@ -286,7 +286,7 @@ func TestSDKTestServerAnswersMatchTheContract(t *testing.T) {
 	must(err)
 	feed, err := c.ListEventFeed(ctx, &client.ListEventFeedParams{FromStart: ptr(true)})
 	must(err)
-	_, err = c.ListEventFeed(ctx, &client.ListEventFeedParams{After: &feed.NextCursor})
+	_, err = c.ListEventFeed(ctx, &client.ListEventFeedParams{Cursor: &feed.NextCursor})
 	must(err)
 	must(c.DeleteWebhookEndpoint(ctx, ep.Id))
 	other, err := c.CreateSubmission(ctx, client.CreateSubmissionRequest{ExternalSubmissionId: "contract-cancel"})

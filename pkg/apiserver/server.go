@@ -43,6 +43,10 @@ type Config struct {
 // Tunables are the API's own settings (the dev stack reads only these).
 type Tunables struct {
 	HTTPAddr string `env:"DOCEVAL_HTTP_ADDR" envDefault:":8080"`
+	// PublicURL is where API clients reach this API (https://api.example.com): the
+	// server that /openapi.yaml and /openapi.json name. Empty keeps the spec's
+	// templated server.
+	PublicURL string `env:"DOCEVAL_PUBLIC_URL"`
 	// RateLimit is requests per second per API client (0 turns limiting off);
 	// RateLimitBurst is the bucket size.
 	RateLimit      float64 `env:"DOCEVAL_RATE_LIMIT" envDefault:"50"`
@@ -114,6 +118,9 @@ type Deps struct {
 	// 24h).
 	Secrets       *secretbox.Box
 	RotationGrace time.Duration
+	// PublicURL is the server the served contract names (DOCEVAL_PUBLIC_URL; empty: the
+	// spec's templated server).
+	PublicURL string
 	// TracerProvider traces /v1 requests (nil: not traced).
 	TracerProvider trace.TracerProvider
 	// Handlers overrides the generated interface's implementation (tests); nil means
@@ -158,7 +165,7 @@ func New(d Deps) (*echo.Echo, error) {
 		e.GET("/metrics", ops)
 	}
 
-	if err := mountDocs(e, doc); err != nil {
+	if err := mountDocs(e, doc, d.PublicURL); err != nil {
 		return nil, err
 	}
 
@@ -207,6 +214,10 @@ func RunOn(ctx context.Context, cfg Config, log *slog.Logger, ln net.Listener) e
 		ln.Close()
 		return fmt.Errorf("DOCEVAL_TRUSTED_PROXIES: %w", err)
 	}
+	if err := CheckPublicURL(cfg.PublicURL); err != nil {
+		ln.Close()
+		return fmt.Errorf("DOCEVAL_PUBLIC_URL: %w", err)
+	}
 	return service.RunServer(ctx, "api", cfg.Common, log, ln, nil, func(ctx context.Context, rt *service.Runtime) (service.Server, error) {
 		blobs, err := rt.Blobs(ctx)
 		if err != nil {
@@ -217,7 +228,7 @@ func RunOn(ctx context.Context, cfg Config, log *slog.Logger, ln net.Listener) e
 			Store: rt.Store, Keys: keys, Blobs: blobs, Log: log, Registry: rt.Registry, TracerProvider: rt.Tracer, Ops: rt.OpsHandler(),
 			RateLimiter: httpx.NewRateLimiter(cfg.RateLimit, cfg.RateLimitBurst, nil), MaxUploadBytes: cfg.MaxUploadBytes,
 			InvalidKeyLimiter: httpx.NewInvalidKeyLimiter(cfg.InvalidKeyRate, cfg.InvalidKeyBurst, nil), TrustedProxies: proxies,
-			Secrets: secrets, RotationGrace: cfg.SecretRotationGrace,
+			Secrets: secrets, RotationGrace: cfg.SecretRotationGrace, PublicURL: cfg.PublicURL,
 			MaxConcurrentUploads: cfg.MaxConcurrentUploads, UploadIdle: cfg.UploadIdleTimeout, MaxFeedWaits: cfg.MaxFeedWaits,
 			Limits: store.Limits{UploadsPerSubmission: cfg.MaxUploadsPerSubmission, PagesPerEvaluation: cfg.MaxPagesPerEvaluation},
 		})

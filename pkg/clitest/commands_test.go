@@ -379,7 +379,7 @@ func TestEventsFeedCommand(t *testing.T) {
 	for len(seen) < 3 {
 		args := []string{"events", "feed", "--limit", "2", "--wait", "10", "--json", "--from-start"}
 		if cursor != "" {
-			args = append(args[:len(args)-1], "--after", cursor)
+			args = append(args[:len(args)-1], "--cursor", cursor)
 		}
 		var page client.EventFeed
 		decode(t, api.mustRun(t, args...), &page)

@@ -1,7 +1,9 @@
 package httpx
 
 import (
+	"math"
 	"net/http"
+	"strconv"
 	"sync"
 	"time"
 
@@ -60,9 +62,14 @@ func (l *RateLimiter) Middleware() echo.MiddlewareFunc {
 				return next(c)
 			}
 			now := l.now()
-			r := l.bucket(p.ClientID).ReserveN(now, 1)
-			if delay := r.DelayFrom(now); delay > 0 {
+			b := l.bucket(p.ClientID)
+			r := b.ReserveN(now, 1)
+			delay := r.DelayFrom(now)
+			if delay > 0 {
 				r.CancelAt(now)
+			}
+			l.tell(c.Response().Header(), b.TokensAt(now))
+			if delay > 0 {
 				return &apierr.Error{
 					Status: http.StatusTooManyRequests, Code: apierr.RateLimited,
 					Message:    "rate limit exceeded; honour retry-after and retry with backoff and jitter",
@@ -72,4 +79,17 @@ func (l *RateLimiter) Middleware() echo.MiddlewareFunc {
 			return next(c)
 		}
 	}
+}
+
+// tell says where the client stands in the headers every answer carries while limiting
+// is on (RateLimitLimit, RateLimitRemaining and RateLimitReset in the spec, the names of
+// the IETF draft "RateLimit header fields for HTTP"): its burst, the requests it may
+// still send at once (tokens left, after this request's), and the whole seconds until
+// its bucket is full again at perSecond.
+func (l *RateLimiter) tell(h http.Header, tokens float64) {
+	tokens = max(tokens, 0)
+	reset := math.Ceil((float64(l.burst) - tokens) / float64(l.perSecond))
+	h.Set("RateLimit-Limit", strconv.Itoa(min(l.burst, math.MaxInt32)))
+	h.Set("RateLimit-Remaining", strconv.Itoa(int(tokens)))
+	h.Set("RateLimit-Reset", strconv.Itoa(int(min(max(reset, 0), math.MaxInt32))))
 }

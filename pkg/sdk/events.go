@@ -25,14 +25,15 @@ func (c *Client) RedeliverEvent(ctx context.Context, eventID string, req client.
 }
 
 // ListEventFeed (listEventFeed) reads the event stream forward, oldest first, from
-// params.After, the next_cursor of the previous read, which is never null: store it
+// params.Cursor, the next_cursor of the previous read, which is never null: store it
 // after handling the events and pass it next time; nothing is skipped or repeated
-// across reads, reconnects and restarts. Without After the feed starts at the current
+// across reads, reconnects and restarts. Without Cursor the feed starts at the current
 // end (data empty), or with FromStart at the oldest retained event. Wait (up to 30
 // seconds) holds the read open until an event arrives; keep the client's timeout above
-// it. A cursor older than the retention is 422 invalid_field with param after.
+// it. A cursor older than the retention is 422 invalid_field with param cursor. (After is
+// the former name of Cursor and still works.)
 //
-//	params := &client.ListEventFeedParams{After: saved, Wait: &thirty}
+//	params := &client.ListEventFeedParams{Cursor: saved, Wait: &thirty}
 //	for {
 //		feed, err := c.ListEventFeed(ctx, params)
 //		if err != nil {
@@ -42,7 +43,7 @@ func (c *Client) RedeliverEvent(ctx context.Context, eventID string, req client.
 //			handle(ev)
 //		}
 //		save(feed.NextCursor)
-//		params.After = &feed.NextCursor
+//		params.Cursor = &feed.NextCursor
 //	}
 func (c *Client) ListEventFeed(ctx context.Context, params *client.ListEventFeedParams, opts ...RequestOption) (*client.EventFeed, error) {
 	return send[client.EventFeed](ctx, opts, func(ctx context.Context, editors ...client.RequestEditorFn) (*http.Response, error) {

@@ -173,6 +173,9 @@ func Run(ctx context.Context, o RunOptions) error {
 			return err
 		}
 	}
+	if tunables.PublicURL == "" {
+		tunables.PublicURL = baseURL // the served contract names this stack
+	}
 	apiCfg := apiserver.Config{Common: as(common, "api"), Tunables: tunables}
 	parent := ctx
 	g, ctx := errgroup.WithContext(ctx)

@@ -159,9 +159,15 @@ func (s *Server) listEventFeed(c *call) (int, any, error) {
 	defer s.mu.Unlock()
 	pos := len(s.events)
 	switch {
-	case q.Has("after"):
-		if pos, err = decodePosition(q.Get("after")); err != nil || pos > len(s.events) {
-			return 0, nil, invalidField("after", "the cursor does not decode")
+	case q.Has("cursor") && q.Has("after") && q.Get("cursor") != q.Get("after"):
+		return 0, nil, invalidField("cursor", "cursor and after (its former name) differ")
+	case q.Has("cursor") || q.Has("after"):
+		param := "cursor"
+		if !q.Has("cursor") {
+			param = "after"
+		}
+		if pos, err = decodePosition(q.Get(param)); err != nil || pos > len(s.events) {
+			return 0, nil, invalidField(param, "the cursor does not decode")
 		}
 	case fromStart:
 		pos = 0

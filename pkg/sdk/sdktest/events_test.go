@@ -167,12 +167,12 @@ func TestEventFeed(t *testing.T) {
 		srv.Emit(client.EventTypeFileReady, map[string]any{"n": i})
 	}
 	srv.Emit(client.EventTypeEvaluationStarted, map[string]any{"n": 4})
-	page, err := c.ListEventFeed(ctx, &client.ListEventFeedParams{After: &start.NextCursor, Limit: ptr(2)})
+	page, err := c.ListEventFeed(ctx, &client.ListEventFeedParams{Cursor: &start.NextCursor, Limit: ptr(2)})
 	if err != nil || len(page.Data) != 2 || page.Data[0].Data["n"] != 1.0 {
 		t.Fatalf("first page %+v %v", page, err)
 	}
 	types := []client.EventType{client.EventTypeEvaluationStarted}
-	page, err = c.ListEventFeed(ctx, &client.ListEventFeedParams{After: &page.NextCursor, Type: &types})
+	page, err = c.ListEventFeed(ctx, &client.ListEventFeedParams{Cursor: &page.NextCursor, Type: &types})
 	if err != nil || len(page.Data) != 1 || page.Data[0].Data["n"] != 4.0 {
 		t.Fatalf("filtered page %+v %v", page, err)
 	}
@@ -187,16 +187,23 @@ func TestEventFeed(t *testing.T) {
 		srv.Emit(client.EventTypeFileFailed, map[string]any{"n": 5})
 	}()
 	began := time.Now()
-	page, err = c.ListEventFeed(ctx, &client.ListEventFeedParams{After: &page.NextCursor, Wait: ptr(10)})
+	page, err = c.ListEventFeed(ctx, &client.ListEventFeedParams{Cursor: &page.NextCursor, Wait: ptr(10)})
 	if err != nil || len(page.Data) != 1 || page.Data[0].Type != client.EventTypeFileFailed || time.Since(began) > 5*time.Second {
 		t.Fatalf("long poll: %+v %v after %v", page, err, time.Since(began))
 	}
 	// Nothing new: an empty page after the wait, with a cursor to go on from.
-	empty, err := c.ListEventFeed(ctx, &client.ListEventFeedParams{After: &page.NextCursor, Wait: ptr(1)})
+	empty, err := c.ListEventFeed(ctx, &client.ListEventFeedParams{Cursor: &page.NextCursor, Wait: ptr(1)})
 	if err != nil || len(empty.Data) != 0 || empty.NextCursor != page.NextCursor {
 		t.Errorf("empty long poll: %+v %v", empty, err)
 	}
-	if _, err := c.ListEventFeed(ctx, &client.ListEventFeedParams{After: ptr("garbage")}); sdk.Code(err) != "invalid_field" {
+	if _, err := c.ListEventFeed(ctx, &client.ListEventFeedParams{Cursor: ptr("garbage")}); sdk.Code(err) != "invalid_field" {
 		t.Errorf("bad cursor: %v", err)
+	}
+	// after is the former name of cursor: the same position, and refused when they differ.
+	if again, err := c.ListEventFeed(ctx, &client.ListEventFeedParams{After: &start.NextCursor}); err != nil || len(again.Data) != 5 {
+		t.Errorf("after: %d events %v", len(again.Data), err)
+	}
+	if _, err := c.ListEventFeed(ctx, &client.ListEventFeedParams{Cursor: &start.NextCursor, After: &page.NextCursor}); sdk.Code(err) != "invalid_field" {
+		t.Errorf("cursor and after differing: %v", err)
 	}
 }

@@ -119,7 +119,7 @@ func (a *app) eventsRedeliver() *cobra.Command {
 // eventsFeed reads one page of the feed; `doceval listen` follows it for good.
 func (a *app) eventsFeed() *cobra.Command {
 	var (
-		after     string
+		cursor    string
 		fromStart bool
 		wait      int
 		limit     int
@@ -128,18 +128,18 @@ func (a *app) eventsFeed() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "feed",
 		Short: "Read the event feed forward from a position (one page)",
-		Long: `Reads the events after --after, oldest first, and the position to read on from
-(next_cursor, never empty: printed last, and in --json). Without --after the feed starts
+		Long: `Reads the events after --cursor, oldest first, and the position to read on from
+(next_cursor, never empty: printed last, and in --json). Without --cursor the feed starts
 at its end (nothing yet) or, with --from-start, at the oldest event kept. --wait holds
 the request up to that many seconds (at most 30) until an event arrives.`,
 		Example: `  doceval events feed --from-start --json
-  doceval events feed --after CURSOR --wait 25 --type evaluation.completed,evaluation.failed`,
+  doceval events feed --cursor CURSOR --wait 25 --type evaluation.completed,evaluation.failed`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if limit < 1 {
 				return usagef("events feed: --limit must be at least 1")
 			}
-			params := &client.ListEventFeedParams{After: optional(after), Limit: &limit}
+			params := &client.ListEventFeedParams{Cursor: optional(cursor), Limit: &limit}
 			if fromStart {
 				params.FromStart = &fromStart
 			}
@@ -170,8 +170,11 @@ the request up to that many seconds (at most 30) until an event arrives.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&after, "after", "", "the next_cursor of the previous read")
-	f.BoolVar(&fromStart, "from-start", false, "without --after, start at the oldest event kept")
+	f.StringVar(&cursor, "cursor", "", "the next_cursor of the previous read")
+	// --after is the flag's former name, as after is the API parameter's (listEventFeed).
+	f.StringVar(&cursor, "after", "", "the next_cursor of the previous read")
+	_ = f.MarkDeprecated("after", "use --cursor")
+	f.BoolVar(&fromStart, "from-start", false, "without --cursor, start at the oldest event kept")
 	f.IntVar(&wait, "wait", 0, "seconds to wait for an event when there is none yet (0 to 30)")
 	f.IntVar(&limit, "limit", 50, "at most this many events (the API allows 100)")
 	f.StringSliceVar(&types, "type", nil, "only events of these types (comma-separated or repeated)")

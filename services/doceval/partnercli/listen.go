@@ -338,7 +338,7 @@ func (l *feedListener) read(ctx context.Context, after *string, wait int) (*rawF
 		fromStart := true
 		params.FromStart = &fromStart
 	default:
-		params.After = after
+		params.Cursor = after
 	}
 	if wait > 0 {
 		params.Wait = &wait
@@ -369,7 +369,7 @@ func (l *feedListener) save() error {
 // explain adds what to do to an error that stops listen.
 func (l *feedListener) explain(err error) error {
 	var apiErr *sdk.Error
-	if errors.As(err, &apiErr) && apiErr.Param == "after" {
+	if errors.As(err, &apiErr) && (apiErr.Param == "cursor" || apiErr.Param == "after") {
 		return fmt.Errorf("%w\nThe stored position is older than the events kept; start again with `doceval listen --reset`", err)
 	}
 	return err
