@@ -57,6 +57,10 @@ func TestQueueSearch(t *testing.T) {
 			t.Errorf("search %q: no empty-result message", tc.q)
 		}
 	}
+	// 255 characters is the longest external id, whatever their bytes.
+	if p := advisor.get("/queue?q=" + url.QueryEscape(strings.Repeat("ä", 255))); p.status != http.StatusOK {
+		t.Errorf("a search of 255 two-byte characters: %d", p.status)
+	}
 	if p := advisor.get("/queue?q=+"); p.status != http.StatusSeeOther || p.location != "/queue" {
 		t.Errorf("an empty search: %d %s", p.status, p.location)
 	}

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 
@@ -105,8 +106,8 @@ func (a *app) queue(w http.ResponseWriter, r *http.Request, rs *reqState) error 
 	return nil
 }
 
-// maxSearchTerm is the longest id the search looks for: an external submission id has
-// at most 255 characters.
+// maxSearchTerm is the longest id the search looks for, in characters: an external
+// submission id has at most 255.
 const maxSearchTerm = 255
 
 // queueSearch shows the submissions the operator may see whose display id (SUB-…, in
@@ -118,7 +119,7 @@ func (a *app) queueSearch(w http.ResponseWriter, r *http.Request, f store.QueueF
 		http.Redirect(w, r, "/queue", http.StatusSeeOther)
 		return nil
 	}
-	if len(term) > maxSearchTerm || !validText(term) {
+	if !validText(term) || utf8.RuneCountInString(term) > maxSearchTerm {
 		return errBadInput
 	}
 	items, err := a.st.QueueSearch(r.Context(), f, term, queuePageSize)
