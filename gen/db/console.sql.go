@@ -201,6 +201,95 @@ func (q *Queries) QueueList(ctx context.Context, arg QueueListParams) ([]QueueLi
 	return items, nil
 }
 
+const queueSearch = `-- name: QueueSearch :many
+SELECT s.id, s.api_client_id, c.name AS client_name, s.display_id, s.external_submission_id,
+       s.template_id, s.status, s.created_at, s.updated_at,
+       coalesce(e.result -> 'summary' ->> 'outcome', '')::text AS outcome,
+       coalesce(e.result -> 'summary' ->> 'recommendation', '')::text AS recommendation,
+       coalesce(e.result -> 'summary' ->> 'risk_band', '')::text AS risk_band,
+       (SELECT count(*) FROM document_slots d WHERE d.submission_id = s.id AND d.review_decision IS NULL AND d.status = 'received')::bigint AS slots_to_review
+FROM api_clients c
+JOIN submissions s ON s.api_client_id = c.id
+LEFT JOIN LATERAL (
+    SELECT ev.result FROM evaluations ev
+    WHERE ev.submission_id = s.id AND ev.status = 'completed' ORDER BY ev.seq DESC LIMIT 1
+) e ON true
+WHERE ($1::boolean OR c.id = ANY ($2::uuid[]))
+  AND (s.display_id = upper($3::text) OR s.external_submission_id = $3::text)
+  AND s.purge_requested_at IS NULL
+ORDER BY s.created_at DESC, s.id DESC
+LIMIT $4
+`
+
+type QueueSearchParams struct {
+	AllClients bool
+	ClientIds  []uuid.UUID
+	Term       string
+	MaxRows    int32
+}
+
+type QueueSearchRow struct {
+	ID                   uuid.UUID
+	APIClientID          uuid.UUID
+	ClientName           string
+	DisplayID            string
+	ExternalSubmissionID string
+	TemplateID           string
+	Status               string
+	CreatedAt            time.Time
+	UpdatedAt            time.Time
+	Outcome              string
+	Recommendation       string
+	RiskBand             string
+	SlotsToReview        int64
+}
+
+// Submissions whose display id (upper case, so @term in any case) or external
+// submission id (exactly) is @term, among the clients the operator sees (all with
+// @all_clients), newest first: the queue's search box. A client has at most one of
+// each, so there is no paging. The match is read from submissions_display_id_idx and
+// submissions_external_id_idx (a BitmapOr: 0.1-0.7 ms at 300,000 submissions of 300
+// clients, where the unique indexes, which lead with the client, meant a full scan).
+// The columns are QueueList's.
+func (q *Queries) QueueSearch(ctx context.Context, arg QueueSearchParams) ([]QueueSearchRow, error) {
+	rows, err := q.db.Query(ctx, queueSearch,
+		arg.AllClients,
+		arg.ClientIds,
+		arg.Term,
+		arg.MaxRows,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []QueueSearchRow{}
+	for rows.Next() {
+		var i QueueSearchRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.APIClientID,
+			&i.ClientName,
+			&i.DisplayID,
+			&i.ExternalSubmissionID,
+			&i.TemplateID,
+			&i.Status,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+			&i.Outcome,
+			&i.Recommendation,
+			&i.RiskBand,
+			&i.SlotsToReview,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const submissionOwnerOf = `-- name: SubmissionOwnerOf :one
 SELECT api_client_id, (purge_requested_at IS NOT NULL)::boolean AS purging FROM submissions WHERE id = $1
 `

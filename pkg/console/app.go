@@ -122,6 +122,7 @@ func New(d Deps) (http.Handler, error) {
 	mux.Handle("POST /clients/{id}/keys/{key}/revoke", a.signedIn(store.RoleAdmin, a.revokeKey))
 	mux.Handle("GET /clients/{id}/events", a.signedIn(store.RoleAdmin, a.events))
 	mux.Handle("GET /clients/{id}/events/{event}", a.signedIn(store.RoleAdmin, a.event))
+	mux.Handle("POST /clients/{id}/events/{event}/redeliver", a.signedIn(store.RoleAdmin, a.redeliver))
 	mux.Handle("GET /audit", a.signedIn(store.RoleAdmin, a.audit))
 	mux.Handle("/", http.HandlerFunc(a.notFound))
 	return a.guard(mux), nil

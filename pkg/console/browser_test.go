@@ -173,3 +173,56 @@ func TestStaffSignInInBrowser(t *testing.T) {
 		t.Errorf("the owner after the stranger's guesses: %q", msg)
 	}
 }
+
+// An admin redelivers an abandoned webhook delivery by clicking Redeliver on the event
+// page (a real form post with the session's CSRF token), and an advisor finds a
+// submission by typing its display id into the review queue's search box.
+func TestRedeliverAndSearchInBrowser(t *testing.T) {
+	t.Parallel()
+	tab := newChromeTab(t)
+	b := setup(t)
+	base := b.srv.URL
+	c := b.client("Bank")
+	hook := b.webhook(c.ID)
+	ev := b.event(c.ID)
+	hook.send(t)
+	sub, _ := b.submission(c.ID, "LOAN-77", "a.pdf", `{}`)
+	b.submission(c.ID, "LOAN-78", "b.pdf", `{}`)
+
+	tab.password(base, "admin@example.com", b.operator("admin@example.com", store.RoleAdmin, nil))
+	tab.do("open the event and click Redeliver",
+		chromedp.WaitVisible(chromedp.CSS(`header nav a[href="/queue"]`)),
+		chromedp.Navigate(base+"/clients/"+c.ID.String()+"/events/"+ev.String()),
+		chromedp.WaitVisible(chromedp.ID("redeliver")),
+		chromedp.Click(chromedp.ID("redeliver")),
+		chromedp.WaitVisible(chromedp.CSS(`p.notice[role=status]`)),
+	)
+	if s := b.deliveryStatus(ev); s != "pending" {
+		t.Errorf("after clicking Redeliver: %s, want pending", s)
+	}
+	if badge := tab.eval(`document.querySelector('.delivery .badge').textContent`); badge != "pending" {
+		t.Errorf("the page after redelivering shows %q", badge)
+	}
+
+	tab.do("search the queue by display id",
+		chromedp.Navigate(base+"/queue"),
+		chromedp.WaitVisible(chromedp.ID("queue-search")),
+		chromedp.SendKeys(chromedp.ID("queue-search"), strings.ToLower(sub.DisplayID)),
+		chromedp.Click(chromedp.CSS(`form[role=search] button[type=submit]`)),
+		chromedp.WaitVisible(chromedp.ID("search-results")),
+		chromedp.WaitVisible(chromedp.CSS(`#queue a[href="/submissions/`+sub.ID.String()+`"]`)),
+	)
+	if n := tab.eval(`String(document.querySelectorAll('#queue tbody tr').length)`); n != "1" {
+		t.Errorf("search by display id: %s rows, want 1", n)
+	}
+	tab.do("search the queue by external id",
+		chromedp.Navigate(base+"/queue"),
+		chromedp.WaitVisible(chromedp.ID("queue-search")),
+		chromedp.SendKeys(chromedp.ID("queue-search"), "LOAN-78"),
+		chromedp.Click(chromedp.CSS(`form[role=search] button[type=submit]`)),
+		chromedp.WaitVisible(chromedp.ID("search-results")),
+	)
+	if ext := tab.eval(`Array.from(document.querySelectorAll('#queue .sub')).map(e => e.textContent).join(',')`); ext != "LOAN-78" {
+		t.Errorf("search by external id: %q", ext)
+	}
+}

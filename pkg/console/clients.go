@@ -247,28 +247,23 @@ func (a *app) events(w http.ResponseWriter, r *http.Request, rs *reqState) error
 }
 
 func (a *app) event(w http.ResponseWriter, r *http.Request, rs *reqState) error {
-	id, err := uuid.Parse(r.PathValue("id"))
-	if err != nil {
-		return store.ErrNotFound
-	}
-	eventID, err := uuid.Parse(r.PathValue("event"))
-	if err != nil {
-		return store.ErrNotFound
-	}
-	c, err := a.st.Client(r.Context(), id)
+	client, event, err := eventPath(r)
 	if err != nil {
 		return err
 	}
-	e, err := a.st.Tenant(id).Event(r.Context(), eventID)
-	if err != nil {
-		return err
+	return a.renderEvent(w, r, http.StatusOK, client, event, "")
+}
+
+// eventPath reads the client and event ids of /clients/{id}/events/{event}/…; a
+// malformed one is not found.
+func eventPath(r *http.Request) (client, event uuid.UUID, err error) {
+	if client, err = uuid.Parse(r.PathValue("id")); err != nil {
+		return client, event, store.ErrNotFound
 	}
-	deliveries, err := a.st.EventDeliveries(r.Context(), eventID)
-	if err != nil {
-		return err
+	if event, err = uuid.Parse(r.PathValue("event")); err != nil {
+		return client, event, store.ErrNotFound
 	}
-	a.render(w, r, http.StatusOK, "event", map[string]any{"Client": c, "Event": eventViewOf(e), "Envelope": e.Envelope, "Deliveries": deliveries})
-	return nil
+	return client, event, nil
 }
 
 const auditPageSize = 50

@@ -17,6 +17,9 @@ func FuzzConsoleRequests(f *testing.F) {
 	c := b.client("Broker")
 	sub, up := b.submission(c.ID, "s-1", "a.pdf", `{}`)
 	slot := sub.Slots[0].ID.String()
+	hook := b.webhook(c.ID)
+	ev := b.event(c.ID)
+	hook.send(f)
 	pw := b.operator("admin@example.com", store.RoleAdmin, nil)
 	br := b.browser()
 	br.signIn("admin@example.com", pw)
@@ -32,6 +35,11 @@ func FuzzConsoleRequests(f *testing.F) {
 		{"GET", "/uploads/" + up.ID.String() + "/pages/1", "evaluation=x&cite=check-99-99", ""},
 		{"GET", "/uploads/" + up.ID.String() + "/pages/-1/image", "", ""},
 		{"GET", "/clients/" + c.ID.String() + "/events", "type=%ff&submission=1", ""},
+		{"GET", "/queue", "q=" + strings.ToLower(sub.DisplayID), ""},
+		{"GET", "/queue", "q=%ff%00&status=nope", ""},
+		{"POST", "/clients/" + c.ID.String() + "/events/" + ev.String() + "/redeliver", "", ""},
+		{"POST", "/clients/" + c.ID.String() + "/events/" + ev.String() + "/redeliver", "", "endpoint_id=" + hook.endpoint.String()},
+		{"POST", "/clients/" + c.ID.String() + "/events/" + ev.String() + "/redeliver", "", "endpoint_id=%00"},
 		{"POST", "/clients", "", "name=" + strings.Repeat("n", 300) + "&permission=nope"},
 		{"POST", "/clients/" + c.ID.String() + "/permissions", "", "permission=events:read&permission=events:read"},
 		{"GET", "/audit", "action=signin&cursor=%%%", ""},

@@ -17,7 +17,7 @@ func TestMessagesExist(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	uses := regexp.MustCompile(`\bt "([a-z_.]+)"|"((?:error|login|decision|clients|keys|viewer|sso)\.[a-z_.]+)"`)
+	uses := regexp.MustCompile(`\bt "([a-z_.]+)"|"((?:error|login|decision|clients|keys|viewer|sso|events|queue)\.[a-z_.]+)"`)
 	prefixes := regexp.MustCompile(`\btk "([a-z_.]+\.)"`)
 	var sources []string
 	_ = fs.WalkDir(templateFS, ".", func(p string, d fs.DirEntry, err error) error {

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 
@@ -32,12 +33,16 @@ var (
 	ages               = []string{"1d", "3d", "7d", "30d"}
 )
 
-// queue lists the submissions the operator may see, filtered and paged.
+// queue lists the submissions the operator may see, filtered and paged; with q, those
+// whose display id or external submission id is q instead (queueSearch).
 func (a *app) queue(w http.ResponseWriter, r *http.Request, rs *reqState) error {
 	q := r.URL.Query()
 	f := store.QueueFilter{Limit: queuePageSize + 1, OldestFirst: q.Get("order") == "oldest", AllClients: rs.op.AllClients}
 	if !rs.op.AllClients {
 		f.Clients = append([]uuid.UUID{}, rs.op.ClientIDs...)
+	}
+	if q.Has("q") {
+		return a.queueSearch(w, r, f, q.Get("q"))
 	}
 	if v := q.Get("client"); v != "" {
 		id, err := uuid.Parse(v)
@@ -94,10 +99,34 @@ func (a *app) queue(w http.ResponseWriter, r *http.Request, rs *reqState) error 
 		return err
 	}
 	a.render(w, r, http.StatusOK, "queue", map[string]any{
-		"Items": items, "Next": nextURL, "Filter": q, "Clients": clients, "Statuses": submissionStatuses,
+		"Items": items, "Next": nextURL, "Filter": q, "Search": "", "Clients": clients, "Statuses": submissionStatuses,
 		"Outcomes": outcomes, "Recommendations": recommendations, "RiskBands": riskBands, "Ages": ages,
 		"First": firstPage("/queue", q),
 	})
+	return nil
+}
+
+// maxSearchTerm is the longest id the search looks for, in characters: an external
+// submission id has at most 255.
+const maxSearchTerm = 255
+
+// queueSearch shows the submissions the operator may see whose display id (SUB-…, in
+// any case) or external submission id is term, exactly: a partner's support request
+// names one or the other. The filters do not apply; there is one page.
+func (a *app) queueSearch(w http.ResponseWriter, r *http.Request, f store.QueueFilter, term string) error {
+	term = strings.TrimSpace(term)
+	if term == "" {
+		http.Redirect(w, r, "/queue", http.StatusSeeOther)
+		return nil
+	}
+	if !validText(term) || utf8.RuneCountInString(term) > maxSearchTerm {
+		return errBadInput
+	}
+	items, err := a.st.QueueSearch(r.Context(), f, term, queuePageSize)
+	if err != nil {
+		return err
+	}
+	a.render(w, r, http.StatusOK, "queue", map[string]any{"Items": items, "Search": term, "Filter": url.Values{}})
 	return nil
 }
 

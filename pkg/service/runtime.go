@@ -11,7 +11,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -96,7 +95,7 @@ func Start(ctx context.Context, name string, cfg config.Common, log *slog.Logger
 		}
 		rt.streamsReady.Store(true)
 	}
-	tp, flushTracing, err := tracing.New(ctx, name, Version, os.LookupEnv)
+	tp, flushTracing, err := tracing.New(ctx, name, Version)
 	if err != nil {
 		nc.Close()
 		pool.Close()

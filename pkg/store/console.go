@@ -73,14 +73,39 @@ func (s *Store) Queue(ctx context.Context, f QueueFilter) ([]QueueItem, error) {
 	}
 	out := make([]QueueItem, len(rows))
 	for i, r := range rows {
-		out[i] = QueueItem{
-			ID: r.ID, ClientID: r.APIClientID, ClientName: r.ClientName, DisplayID: r.DisplayID,
-			ExternalSubmissionID: r.ExternalSubmissionID, TemplateID: r.TemplateID, Status: r.Status,
-			CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, Outcome: r.Outcome,
-			Recommendation: r.Recommendation, RiskBand: r.RiskBand, SlotsToReview: int(r.SlotsToReview),
-		}
+		out[i] = queueItemFromRow(r)
 	}
 	return out, nil
+}
+
+// QueueSearch finds the submissions, among those f lets the operator see (AllClients
+// or Clients; f's other fields are not read), whose display id (in any case) or
+// external submission id (exactly) is term, newest first, at most limit.
+func (s *Store) QueueSearch(ctx context.Context, f QueueFilter, term string, limit int) ([]QueueItem, error) {
+	clients := f.Clients
+	if clients == nil {
+		clients = []uuid.UUID{}
+	}
+	rows, err := s.queries(ctx).QueueSearch(ctx, db.QueueSearchParams{
+		AllClients: f.AllClients, ClientIds: clients, Term: term, MaxRows: int32(limit),
+	})
+	if err != nil {
+		return nil, interpretError(err)
+	}
+	out := make([]QueueItem, len(rows))
+	for i, r := range rows {
+		out[i] = queueItemFromRow(db.QueueListRow(r)) // the same columns
+	}
+	return out, nil
+}
+
+func queueItemFromRow(r db.QueueListRow) QueueItem {
+	return QueueItem{
+		ID: r.ID, ClientID: r.APIClientID, ClientName: r.ClientName, DisplayID: r.DisplayID,
+		ExternalSubmissionID: r.ExternalSubmissionID, TemplateID: r.TemplateID, Status: r.Status,
+		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, Outcome: r.Outcome,
+		Recommendation: r.Recommendation, RiskBand: r.RiskBand, SlotsToReview: int(r.SlotsToReview),
+	}
 }
 
 // SubmissionOwner is the API client a submission belongs to and whether it is being

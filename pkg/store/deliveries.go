@@ -236,8 +236,18 @@ func (s *Store) EventDeliveries(ctx context.Context, eventID uuid.UUID) ([]Deliv
 }
 
 // Redeliver requeues an event's deliveries (all failed ones, or endpoint's whatever its
-// state) and reports how many.
+// state) and reports how many: the API's redeliverEvent and the console's Redeliver
+// button. When the store acts for an operator (As), a requeue is written to the audit
+// log (event.redeliver) in the same transaction.
 func (s *Store) Redeliver(ctx context.Context, eventID uuid.UUID, endpoint *uuid.UUID) (int64, error) {
-	n, err := s.queries(ctx).DeliveryRequeue(ctx, db.DeliveryRequeueParams{EventID: eventID, EndpointID: endpoint, Now: s.Now()})
-	return n, interpretError(err)
+	var n int64
+	err := s.InTx(ctx, func(tx *Tx) error {
+		var err error
+		n, err = tx.q.DeliveryRequeue(ctx, db.DeliveryRequeueParams{EventID: eventID, EndpointID: endpoint, Now: s.Now()})
+		if err != nil || n == 0 {
+			return interpretError(err)
+		}
+		return tx.audit(ctx, "event.redeliver", "event", eventID.String(), map[string]any{"endpoint_id": endpoint, "deliveries": n})
+	})
+	return n, err
 }

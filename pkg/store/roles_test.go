@@ -106,9 +106,11 @@ func TestServiceRolesConfined(t *testing.T) {
 				"DELETE FROM submissions", "UPDATE upload_pages SET text = ''",
 				"UPDATE operators SET role = 'admin'", "UPDATE operators SET password_hash = NULL",
 				"UPDATE uploads SET upload_status = 'ready'", "UPDATE evaluations SET status = 'succeeded'",
+				"UPDATE deliveries SET lease_until = NULL", "UPDATE deliveries SET attempt_count = 0", "DELETE FROM deliveries",
 			},
 			[]string{
 				"SELECT * FROM operators", "SELECT * FROM audit_log", "DELETE FROM console_sessions", "UPDATE document_slots SET review_reason = NULL",
+				"UPDATE deliveries SET status = 'pending', next_retry_at = now(), requeue_requested = false",
 				"UPDATE operators SET totp_last_step = totp_last_step", "UPDATE uploads SET held_at = NULL", "UPDATE evaluations SET held_at = NULL",
 			}},
 		{"admin",

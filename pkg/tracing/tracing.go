@@ -2,20 +2,25 @@
 // environment and carries trace context across doceval's asynchronous hops: the
 // outbox row, the NATS message headers and the webhook delivery row.
 //
-// Tracing is off unless an OTLP endpoint is configured (OTEL_EXPORTER_OTLP_ENDPOINT or
-// OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) or OTEL_TRACES_EXPORTER=otlp; OTEL_SDK_DISABLED=true
-// and OTEL_TRACES_EXPORTER=none turn it off whatever else is set. Off, the provider is a
-// no-op: spans cost nothing, and a service writes no trace context of its own (a worker
-// still passes on the context that arrived in a message's headers).
+// The exporter is chosen by go.opentelemetry.io/contrib/exporters/autoexport, as the
+// OpenTelemetry environment specification says: OTEL_TRACES_EXPORTER (otlp, console or
+// none) and OTEL_EXPORTER_OTLP_TRACES_PROTOCOL or OTEL_EXPORTER_OTLP_PROTOCOL
+// (http/protobuf, the default, or grpc). One rule is doceval's own: with neither
+// OTEL_TRACES_EXPORTER nor an OTLP endpoint (OTEL_EXPORTER_OTLP_ENDPOINT or
+// OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) set, tracing is off, where the SDK would send to
+// a collector on localhost. OTEL_SDK_DISABLED=true and OTEL_TRACES_EXPORTER=none turn
+// it off whatever else is set. Off, the provider is a no-op: spans cost nothing, and a
+// service writes no trace context of its own (a worker still passes on the context
+// that arrived in a message's headers).
 package tracing
 
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
+	"go.opentelemetry.io/contrib/exporters/autoexport"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -24,29 +29,29 @@ import (
 	"go.opentelemetry.io/otel/trace/noop"
 )
 
-// LookupEnv reads one environment variable (os.LookupEnv in the services).
-type LookupEnv func(key string) (string, bool)
-
 // Shutdown flushes the spans still buffered and stops the exporter.
 type Shutdown func(context.Context) error
 
 // New returns the TracerProvider of service doceval-<service> (OTEL_SERVICE_NAME
-// overrides the name) at version. lookup decides whether tracing is on, the protocol
-// and the service name; the OTLP exporter, the sampler (OTEL_TRACES_SAMPLER) and the
-// batcher (OTEL_BSP_*) read the rest of their settings from the process environment, as
-// the OpenTelemetry SDK does. The protocol is OTEL_EXPORTER_OTLP_TRACES_PROTOCOL or
-// OTEL_EXPORTER_OTLP_PROTOCOL: http/protobuf (the default) or grpc.
-func New(ctx context.Context, service, version string, lookup LookupEnv) (trace.TracerProvider, Shutdown, error) {
-	on, err := enabled(lookup)
-	if err != nil || !on {
-		return noop.NewTracerProvider(), func(context.Context) error { return nil }, err
+// overrides the name) at version, configured from the process environment: the
+// exporter by autoexport, the sampler (OTEL_TRACES_SAMPLER), the batcher (OTEL_BSP_*)
+// and the resource (OTEL_RESOURCE_ATTRIBUTES) by the OpenTelemetry SDK. A value the
+// service cannot honour (an unknown exporter or protocol) is an error, so the service
+// stops at start rather than losing its traces.
+func New(ctx context.Context, service, version string) (trace.TracerProvider, Shutdown, error) {
+	off := func(context.Context) error { return nil }
+	if !requested() {
+		return noop.NewTracerProvider(), off, nil
 	}
-	exporter, err := newExporter(ctx, lookup)
+	exporter, err := autoexport.NewSpanExporter(ctx)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("tracing exporter: %w", err)
+	}
+	if autoexport.IsNoneSpanExporter(exporter) {
+		return noop.NewTracerProvider(), off, nil
 	}
 	name := "doceval-" + service
-	if v := env(lookup, "OTEL_SERVICE_NAME"); v != "" {
+	if v := env("OTEL_SERVICE_NAME"); v != "" {
 		name = v
 	}
 	// OTEL_RESOURCE_ATTRIBUTES first: the service's name and version win over it.
@@ -61,42 +66,17 @@ func New(ctx context.Context, service, version string, lookup LookupEnv) (trace.
 	return tp, tp.Shutdown, nil
 }
 
-// enabled applies the switches of the OpenTelemetry environment specification.
-func enabled(lookup LookupEnv) (bool, error) {
-	if strings.EqualFold(env(lookup, "OTEL_SDK_DISABLED"), "true") {
-		return false, nil
+// requested says whether the environment asks for traces at all: not with
+// OTEL_SDK_DISABLED=true, and only once an exporter or an OTLP endpoint is named.
+func requested() bool {
+	if strings.EqualFold(env("OTEL_SDK_DISABLED"), "true") {
+		return false
 	}
-	switch exporter := env(lookup, "OTEL_TRACES_EXPORTER"); exporter {
-	case "none":
-		return false, nil
-	case "otlp":
-		return true, nil
-	case "":
-		return env(lookup, "OTEL_EXPORTER_OTLP_ENDPOINT") != "" || env(lookup, "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") != "", nil
-	default:
-		return false, fmt.Errorf("OTEL_TRACES_EXPORTER=%s: only otlp and none are supported", exporter)
-	}
+	return env("OTEL_TRACES_EXPORTER") != "" || env("OTEL_EXPORTER_OTLP_ENDPOINT") != "" ||
+		env("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") != ""
 }
 
-func newExporter(ctx context.Context, lookup LookupEnv) (sdktrace.SpanExporter, error) {
-	protocol := env(lookup, "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL")
-	if protocol == "" {
-		protocol = env(lookup, "OTEL_EXPORTER_OTLP_PROTOCOL")
-	}
-	switch protocol {
-	case "", "http/protobuf":
-		return otlptracehttp.New(ctx)
-	case "grpc":
-		return otlptracegrpc.New(ctx)
-	default:
-		return nil, fmt.Errorf("OTEL_EXPORTER_OTLP_PROTOCOL=%s: only http/protobuf and grpc are supported", protocol)
-	}
-}
-
-func env(lookup LookupEnv, key string) string {
-	v, _ := lookup(key)
-	return strings.TrimSpace(v)
-}
+func env(key string) string { return strings.TrimSpace(os.Getenv(key)) }
 
 // propagator is the W3C trace context and baggage: the format of trace context in
 // HTTP headers, outbox and delivery rows, and NATS message headers.

