@@ -14,8 +14,8 @@ import (
 
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
-	"github.com/doceval/doceval/services/doceval/partnercli"
 	"github.com/doceval/doceval/pkg/sdk/webhook"
+	"github.com/doceval/doceval/services/doceval/partnercli"
 )
 
 var (
