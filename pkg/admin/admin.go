@@ -191,8 +191,10 @@ func clientsCommand(open Opener) *cobra.Command {
 					return nil, err
 				}
 				if i := slices.IndexFunc(clients, func(cl store.Client) bool { return cl.Name == strings.TrimSpace(*name) }); i >= 0 {
+					// No api_key field: a script reading .api_key gets null, never a
+					// sentence to use as a key.
 					return map[string]any{"api_client_id": clients[i].ID, "existing": true,
-						"api_key": "not shown again; issue another with: doceval-admin keys create --client " + clients[i].ID.String()}, nil
+						"note": "the client exists and its key was shown once; issue another with: doceval-admin keys create --client " + clients[i].ID.String()}, nil
 				}
 			}
 			client, first, key, err := st.CreateClient(ctx, strings.TrimSpace(*name), ps)

@@ -304,7 +304,8 @@ func TestClientsCreateIfAbsent(t *testing.T) {
 	require.Equal(t, 0, code)
 	require.Equal(t, clientID, out["api_client_id"])
 	require.Equal(t, true, out["existing"])
-	require.NotContains(t, out["api_key"], "dek_")
+	require.NotContains(t, out, "api_key", "no key, and nothing a script could take for one")
+	require.Contains(t, out["note"], "keys create --client "+clientID)
 	keys, _, _ := run("keys", "list", "--client", clientID)
 	require.Len(t, keys["data"], 1, "no second key")
 

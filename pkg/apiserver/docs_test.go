@@ -88,6 +88,11 @@ func TestDocsNameThePublicURL(t *testing.T) {
 	if s := load(openapi.YAML).Servers; len(s) != 1 || strings.Contains(s[0].URL, "127.0.0.1") || s[0].Variables["base_url"] == nil {
 		t.Errorf("the spec's server should be templated, not a dev address: %+v", s)
 	}
+	// /openapi.json as well: the router's copy of the spec drops the servers, not the
+	// document served.
+	if s := load(read(plain, "/openapi.json")).Servers; len(s) != 1 || s[0].URL != load(openapi.YAML).Servers[0].URL {
+		t.Errorf("without a public URL /openapi.json servers %+v, want the spec's templated one", s)
+	}
 
 	e := newEnv(t, func(d *apiserver.Deps) { d.PublicURL = public })
 	served := load(read(e, "/openapi.yaml"))

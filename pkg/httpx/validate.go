@@ -49,11 +49,13 @@ type BodyLimits struct {
 	UploadIdle   time.Duration
 }
 
-// NewContract prepares the router. Servers are dropped so routing matches on the path
-// alone, whatever host and scheme the service is reached by.
+// NewContract prepares the router. The router's copy of doc has no servers, so routing
+// matches on the path alone, whatever host and scheme the service is reached by; doc
+// itself keeps them (the served /openapi.json names its servers).
 func NewContract(doc *openapi3.T, limits BodyLimits) (*Contract, error) {
-	doc.Servers = nil
-	router, err := gorillamux.NewRouter(doc)
+	routed := *doc
+	routed.Servers = nil
+	router, err := gorillamux.NewRouter(&routed)
 	if err != nil {
 		return nil, fmt.Errorf("openapi router: %w", err)
 	}

@@ -31,7 +31,8 @@ func (c *Client) RedeliverEvent(ctx context.Context, eventID string, req client.
 // end (data empty), or with FromStart at the oldest retained event. Wait (up to 30
 // seconds) holds the read open until an event arrives; keep the client's timeout above
 // it. A cursor older than the retention is 422 invalid_field with param cursor. (After is
-// the former name of Cursor and still works.)
+// the former name of Cursor and still works; the cursor is sent under both names, so a
+// deployment older than the name cursor reads on from it instead of from its end.)
 //
 //	params := &client.ListEventFeedParams{Cursor: saved, Wait: &thirty}
 //	for {
@@ -46,9 +47,24 @@ func (c *Client) RedeliverEvent(ctx context.Context, eventID string, req client.
 //		params.Cursor = &feed.NextCursor
 //	}
 func (c *Client) ListEventFeed(ctx context.Context, params *client.ListEventFeedParams, opts ...RequestOption) (*client.EventFeed, error) {
+	params = FeedParamsForEveryServer(params)
 	return send[client.EventFeed](ctx, opts, func(ctx context.Context, editors ...client.RequestEditorFn) (*http.Response, error) {
 		return c.api.ListEventFeed(ctx, params, editors...)
 	})
+}
+
+// FeedParamsForEveryServer returns params with Cursor also sent as After, its former
+// name (a copy; params is not changed). A deployment from before the name cursor ignores
+// it as an unknown parameter and reads from the end of the feed, which would skip every
+// event after the cursor without an error; one that knows both takes the two when they
+// are equal. Callers of the generated client's ListEventFeed use it as ListEventFeed does.
+func FeedParamsForEveryServer(params *client.ListEventFeedParams) *client.ListEventFeedParams {
+	if params == nil || params.Cursor == nil || params.After != nil {
+		return params
+	}
+	both := *params
+	both.After = params.Cursor
+	return &both
 }
 
 // TriggerEvent (triggerEvent) emits a sample event of req.Type, its data the spec's

@@ -13,6 +13,7 @@ import (
 
 	"github.com/doceval/doceval/pkg/admin"
 	"github.com/doceval/doceval/pkg/catalog"
+	"github.com/doceval/doceval/pkg/config"
 	"github.com/doceval/doceval/pkg/store"
 )
 
@@ -23,7 +24,11 @@ func main() {
 }
 
 func openStore(ctx context.Context, migrate bool) (*store.Store, func(), error) {
-	url := os.Getenv("DATABASE_URL")
+	environment, err := config.Environment("DATABASE_URL") // or DATABASE_URL_FILE
+	if err != nil {
+		return nil, nil, err
+	}
+	url := environment["DATABASE_URL"]
 	if url == "" {
 		return nil, nil, errors.New("DATABASE_URL is not set")
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/doceval/doceval/gen/client"
+	"github.com/doceval/doceval/pkg/sdk"
 )
 
 // eventTypes are the event types the API documents (EventType in openapi.yaml), for
@@ -148,7 +149,7 @@ the request up to that many seconds (at most 30) until an event arrives.`,
 			}
 			params.Type = feedTypes(types)
 			c := a.sdkClient
-			page, err := receive[client.EventFeed](c.API().ListEventFeed(cmd.Context(), params))
+			page, err := receive[client.EventFeed](c.API().ListEventFeed(cmd.Context(), sdk.FeedParamsForEveryServer(params)))
 			if err != nil {
 				return err
 			}

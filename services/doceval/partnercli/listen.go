@@ -132,6 +132,9 @@ func (a *app) runFeed(ctx context.Context, o *listenOptions) error {
 	}
 	if o.printSecret {
 		a.println(state.Secret)
+		if standard, ok := standardSecret(state.Secret); ok {
+			fmt.Fprintf(a.stderr, "This secret predates the Standard Webhooks headers; their libraries take it in standard base64, the same key: %s\n", standard)
+		}
 		return nil
 	}
 	l := &feedListener{
@@ -190,6 +193,17 @@ func (a *app) listenState(name string, reset bool) (*listenState, error) {
 
 // newLocalSecret is made like the service's endpoint secrets: 256 random bits in standard
 // base64, which the Standard Webhooks libraries take as is.
+// standardSecret is a secret made before the Standard Webhooks headers (URL-safe base64
+// without padding, which their libraries refuse) in the form they take: the same bytes,
+// standard base64 with padding. ok is false for a secret already in that form.
+func standardSecret(secret string) (string, bool) {
+	encoded, found := strings.CutPrefix(secret, "whsec_")
+	if _, err := base64.StdEncoding.DecodeString(encoded); err == nil || !found {
+		return "", false
+	}
+	return "whsec_" + base64.StdEncoding.EncodeToString(webhook.SigningKey(secret)), true
+}
+
 func newLocalSecret() string {
 	b := make([]byte, 32)
 	_, _ = rand.Read(b)
@@ -343,7 +357,7 @@ func (l *feedListener) read(ctx context.Context, after *string, wait int) (*rawF
 	if wait > 0 {
 		params.Wait = &wait
 	}
-	page, err := receive[rawFeed](l.api.ListEventFeed(ctx, params))
+	page, err := receive[rawFeed](l.api.ListEventFeed(ctx, sdk.FeedParamsForEveryServer(params)))
 	if err != nil {
 		return nil, err
 	}
