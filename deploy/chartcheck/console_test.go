@@ -100,6 +100,35 @@ func TestConsoleDisabled(t *testing.T) {
 	}
 }
 
+// DOCEVAL_PUBLIC_URL (the server the api's served spec names) is api.config.publicURL,
+// else the first ingress host, https when a TLS entry names it, else unset.
+func TestAPIPublicURL(t *testing.T) {
+	t.Parallel()
+	withIngress := func(tls []any) map[string]any {
+		return map[string]any{"ingress": map[string]any{"enabled": true,
+			"hosts": []any{map[string]any{"host": "api.example.com"}}, "tls": tls}}
+	}
+	tls := []any{map[string]any{"secretName": "tls", "hosts": []any{"api.example.com"}}}
+	for name, tc := range map[string]struct {
+		vals map[string]any
+		want string
+	}{
+		"none":                     {nil, ""},
+		"explicit":                 {set("api.config.publicURL=https://doceval.bank.example/api"), "https://doceval.bank.example/api"},
+		"explicit over ingress":    {overlay(withIngress(tls), set("api.config.publicURL=https://x.example")), "https://x.example"},
+		"ingress host with TLS":    {withIngress(tls), "https://api.example.com"},
+		"ingress host without TLS": {withIngress(nil), "http://api.example.com"},
+	} {
+		r := mustRender(t, overlay(defaults(), tc.vals))
+		if got := configMap(t, r, "api").Data["DOCEVAL_PUBLIC_URL"]; got != tc.want {
+			t.Errorf("%s: DOCEVAL_PUBLIC_URL = %q, want %q", name, got, tc.want)
+		}
+	}
+	if _, err := render(t, overlay(defaults(), set("api.config.publicURL=api.example.com"))); err == nil {
+		t.Error("a public URL without a scheme rendered")
+	}
+}
+
 // DOCEVAL_CONSOLE_PUBLIC_URL is console.publicURL, else the first console.ingress host,
 // https when a TLS entry names it.
 func TestConsolePublicURL(t *testing.T) {

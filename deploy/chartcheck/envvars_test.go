@@ -36,6 +36,7 @@ var (
 			"DOCEVAL_SECRET_KEY", "DOCEVAL_SECRET_ROTATION_GRACE",
 			"DOCEVAL_MAX_CONCURRENT_UPLOADS", "DOCEVAL_UPLOAD_IDLE_TIMEOUT", "DOCEVAL_MAX_UPLOADS_PER_SUBMISSION",
 			"DOCEVAL_MAX_PAGES_PER_EVALUATION", "DOCEVAL_MAX_FEED_WAITS", "DOCEVAL_API_KEY_CACHE_TTL",
+			"DOCEVAL_PUBLIC_URL",
 			// The S3 blob store's credentials (gocloud.dev/blob/s3blob, the AWS SDK's
 			// default chain), when given as keys.
 			"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY",
@@ -100,7 +101,7 @@ var (
 var optionalUnlessSet = []string{
 	"DOCEVAL_INGEST_ACK_WAIT", "DOCEVAL_EVALUATOR_ACK_WAIT", "DOCEVAL_LLM_BASE_URL", "DOCEVAL_LLM_MODEL",
 	"DOCEVAL_LLM_API_KEY", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY",
-	"DOCEVAL_CONSOLE_PUBLIC_URL", "DOCEVAL_CONSOLE_OIDC_ISSUER", "DOCEVAL_CONSOLE_OIDC_CLIENT_ID",
+	"DOCEVAL_PUBLIC_URL", "DOCEVAL_CONSOLE_PUBLIC_URL", "DOCEVAL_CONSOLE_OIDC_ISSUER", "DOCEVAL_CONSOLE_OIDC_CLIENT_ID",
 	"DOCEVAL_CONSOLE_OIDC_CLIENT_SECRET",
 	"OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_PROTOCOL", "OTEL_TRACES_SAMPLER",
 	"OTEL_TRACES_SAMPLER_ARG", "OTEL_RESOURCE_ATTRIBUTES",
@@ -177,7 +178,7 @@ func TestEnvWiring(t *testing.T) {
 		"blob.url=s3://bucket?region=eu-central-1", "blob.persistence.enabled=false",
 		"blob.s3.accessKeyId=id", "blob.s3.secretAccessKey=secret",
 		"otel.endpoint=http://collector:4318", "otel.resourceAttributes=deployment.environment=test",
-		"console.publicURL=https://console.example.com", "console.oidc.issuer=https://login.example.com",
+		"console.publicURL=https://console.example.com", "api.config.publicURL=https://api.example.com", "console.oidc.issuer=https://login.example.com",
 		"console.oidc.clientId=doceval-console", "console.oidc.clientSecret=s3cret",
 	)
 	for name, vals := range map[string]map[string]any{

@@ -304,6 +304,9 @@ DOCEVAL_MAX_PAGES_PER_EVALUATION: {{ int64 $c.maxPagesPerEvaluation | quote }}
 DOCEVAL_MAX_FEED_WAITS: {{ int64 $c.maxFeedWaits | quote }}
 DOCEVAL_API_KEY_CACHE_TTL: {{ $c.keyCacheTTL | quote }}
 DOCEVAL_SECRET_ROTATION_GRACE: {{ $c.secretRotationGrace | quote }}
+{{- with include "doceval.apiPublicURL" .root }}
+DOCEVAL_PUBLIC_URL: {{ . | quote }}
+{{- end }}
 {{- else if eq .svc "ingest" }}
 DOCEVAL_INGEST_MAX_PAGES: {{ int64 $c.maxPages | quote }}
 DOCEVAL_INGEST_MAX_OCR_PAGES: {{ int64 $c.maxOCRPages | quote }}
@@ -486,13 +489,24 @@ empty `ports` any port. */}}
 {{/* DOCEVAL_CONSOLE_PUBLIC_URL: console.publicURL, else the first console.ingress host
 (https when a console.ingress.tls entry names it), else nothing. */}}
 {{- define "doceval.consolePublicURL" -}}
-{{- $c := .Values.console }}
-{{- if $c.publicURL }}
-{{- $c.publicURL }}
-{{- else if and $c.ingress.enabled $c.ingress.hosts }}
-{{- $host := (first $c.ingress.hosts).host }}
+{{- include "doceval.publicURL" (dict "url" .Values.console.publicURL "ingress" .Values.console.ingress) }}
+{{- end }}
+
+{{/* DOCEVAL_PUBLIC_URL: api.config.publicURL, else the first ingress host (https when an
+ingress.tls entry names it), else nothing (the served spec keeps its templated server). */}}
+{{- define "doceval.apiPublicURL" -}}
+{{- include "doceval.publicURL" (dict "url" .Values.api.config.publicURL "ingress" .Values.ingress) }}
+{{- end }}
+
+{{/* A public URL: url when set, else the first host of ingress when it is enabled, with
+https when one of its tls entries names that host. */}}
+{{- define "doceval.publicURL" -}}
+{{- if .url }}
+{{- .url }}
+{{- else if and .ingress.enabled .ingress.hosts }}
+{{- $host := (first .ingress.hosts).host }}
 {{- $scheme := "http" }}
-{{- range $c.ingress.tls }}{{ if has $host (.hosts | default list) }}{{ $scheme = "https" }}{{ end }}{{ end }}
+{{- range .ingress.tls }}{{ if has $host (.hosts | default list) }}{{ $scheme = "https" }}{{ end }}{{ end }}
 {{- printf "%s://%s" $scheme $host }}
 {{- end }}
 {{- end }}
