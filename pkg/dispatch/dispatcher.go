@@ -323,8 +323,13 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 					perClient[del.APIClientID]++
 				}
 				mu.Unlock()
-				if busy { // give it back for a moment (the claim's own limit makes this rare)
-					d.release(context.WithoutCancel(ctx), del, time.Second)
+				// The claim counted slots from the leases in the database, which a settled
+				// send clears a moment before its slot is counted free here: give the
+				// delivery back due at once, in its place in line, for the next claim
+				// (at most a tick away) to take. Pushing it a second later made it wait
+				// behind newer deliveries, and forever under a stopped test clock.
+				if busy {
+					d.release(context.WithoutCancel(ctx), del, 0)
 					full = false
 					continue
 				}

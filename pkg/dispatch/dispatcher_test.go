@@ -843,7 +843,7 @@ func TestConnectionsReused(t *testing.T) {
 		var states []string
 		rows, err := f.st.Pool().Query(f.ctx, `SELECT d.status, d.attempt_count, d.lease_until IS NOT NULL,
 			coalesce(a.outcome, ''), coalesce(a.transport_error, '') FROM deliveries d
-			LEFT JOIN delivery_attempts a ON a.delivery_id = d.id WHERE d.status <> 'delivered'`)
+			LEFT JOIN delivery_attempts a ON a.delivery_id = d.id WHERE d.status <> 'succeeded'`)
 		if err == nil {
 			for rows.Next() {
 				var status, outcome, transport string
