@@ -1,5 +1,5 @@
 // Package config reads service configuration from the environment into structs; every
-// setting has an env tag, a default where one makes sense, and a line in README.md.
+// setting has an env tag, a default where one makes sense, and a line in docs/configuration.md.
 package config
 
 import (
