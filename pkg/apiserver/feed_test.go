@@ -154,7 +154,11 @@ func TestEventFeedOutOfOrderCommits(t *testing.T) {
 	}
 }
 
-// A long-polling read returns as soon as an event arrives.
+// A long-polling read returns as soon as an event arrives, not at its deadline. The
+// bound is 8 of the 10 seconds waited, not "at once": the feed shows an event only once
+// every older transaction of the PostgreSQL cluster has ended (pg_current_snapshot's
+// xmin), and under make test other tests' databases share the cluster, so a transaction
+// they hold open can withhold this test's event for seconds (it once took 5.8 s).
 func TestEventFeedWait(t *testing.T) {
 	e := newEnv(t)
 	id, key := e.newClient()
@@ -166,7 +170,7 @@ func TestEventFeedWait(t *testing.T) {
 	}()
 	start := time.Now()
 	got, _ := feed(t, c, client.ListEventFeedParams{Cursor: &cur, Wait: ptr(10)})
-	if len(got) != 1 || time.Since(start) > 5*time.Second {
+	if len(got) != 1 || time.Since(start) > 8*time.Second {
 		t.Fatalf("long poll: %v after %v", got, time.Since(start))
 	}
 }
