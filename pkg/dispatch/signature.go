@@ -3,7 +3,6 @@ package dispatch
 import (
 	"crypto/hmac"
 	"crypto/sha256"
-	"encoding/base64"
 	"encoding/hex"
 	"net/http"
 	"strconv"
@@ -11,6 +10,8 @@ import (
 	"time"
 
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
+
+	"github.com/doceval/doceval/pkg/sdk/webhook"
 )
 
 // SignatureHeader is the header carrying a delivery's signatures (X-Service-Signature).
@@ -56,20 +57,11 @@ func SignStandard(id string, body []byte, t time.Time, secrets ...[]byte) string
 	return strings.Join(values, " ")
 }
 
-// StandardKey is the Standard Webhooks HMAC key of a signing secret: the base64 after
-// "whsec_", decoded, as the scheme's libraries decode the secret they are given. Secrets
-// issued now are standard base64 with padding (newSigningSecret in pkg/apiserver), which
-// every library decodes as is; secrets issued before were URL-safe base64 without
-// padding, and decode here, in either alphabet with or without padding, to the same
-// bytes. A secret that is not base64 (never issued; some tests use one) keys with its own
-// bytes, whole.
+// StandardKey is the Standard Webhooks HMAC key of a signing secret, as receivers derive
+// it (webhook.SigningKey): the base64 after "whsec_", decoded, in either alphabet, so
+// secrets issued before in URL-safe base64 key with the same bytes as new ones.
 func StandardKey(secret []byte) []byte {
-	encoded := strings.TrimRight(strings.TrimPrefix(string(secret), "whsec_"), "=")
-	encoded = strings.NewReplacer("-", "+", "_", "/").Replace(encoded)
-	if key, err := base64.RawStdEncoding.DecodeString(encoded); err == nil && len(key) > 0 {
-		return key
-	}
-	return secret
+	return webhook.SigningKey(string(secret))
 }
 
 // signDelivery sets both schemes' headers on a delivery of body as event id, signed now

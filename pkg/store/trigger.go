@@ -7,9 +7,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/doceval/doceval/gen/db"
 	"github.com/doceval/doceval/pkg/domain"
-	"github.com/doceval/doceval/pkg/domain/webhook"
 	"github.com/doceval/doceval/pkg/events"
 )
 
@@ -27,17 +25,10 @@ func (t Tenant) TriggerEvent(ctx context.Context, typ events.Type, data json.Raw
 			ev, err = tx.emitStored(ctx, d)
 			return err
 		}
-		r, err := tx.q.WebhookEndpointGet(ctx, db.WebhookEndpointGetParams{APIClientID: t.clientID, ID: *endpoint})
-		if errors.Is(interpretError(err), ErrNotFound) {
+		ev, err = tx.emitToTestableEndpoint(ctx, d, *endpoint)
+		if errors.Is(err, ErrNotFound) { // the body names it: a field error, not 404
 			return domain.Fieldf("endpoint_id", "there is no webhook endpoint %s", *endpoint)
 		}
-		if err != nil {
-			return interpretError(err)
-		}
-		if err := webhook.CheckTestable(r.Status); err != nil {
-			return domain.OnField("endpoint_id", err)
-		}
-		ev, err = tx.emitToEndpoint(ctx, d, *endpoint)
 		return err
 	})
 	return ev, err

@@ -185,20 +185,28 @@ func btoi(b bool) int {
 func (t Tenant) TestWebhookEndpoint(ctx context.Context, id uuid.UUID) (StoredEvent, error) {
 	var ev StoredEvent
 	err := t.s.InTx(ctx, func(tx *Tx) error {
-		r, err := tx.q.WebhookEndpointGet(ctx, db.WebhookEndpointGetParams{APIClientID: t.clientID, ID: id})
-		if err != nil {
-			return interpretError(err)
-		}
-		if err := webhook.CheckTestable(r.Status); err != nil {
-			return domain.OnField("endpoint_id", err)
-		}
-		ev, err = tx.emitToEndpoint(ctx, events.Draft{
+		var err error
+		ev, err = tx.emitToTestableEndpoint(ctx, events.Draft{
 			APIClientID: t.clientID, Type: events.WebhookEndpointTest,
 			Data: webhook.TestData{WebhookEndpointID: id, Message: "A test event sent on request to check this endpoint's receiver."},
 		}, id)
 		return err
 	})
 	return ev, err
+}
+
+// emitToTestableEndpoint emits d with its one delivery to endpoint, which must be one of
+// d's client (ErrNotFound otherwise) and testable (webhook.CheckTestable, refused on
+// endpoint_id).
+func (tx *Tx) emitToTestableEndpoint(ctx context.Context, d events.Draft, endpoint uuid.UUID) (StoredEvent, error) {
+	r, err := tx.q.WebhookEndpointGet(ctx, db.WebhookEndpointGetParams{APIClientID: d.APIClientID, ID: endpoint})
+	if err != nil {
+		return StoredEvent{}, interpretError(err)
+	}
+	if err := webhook.CheckTestable(r.Status); err != nil {
+		return StoredEvent{}, domain.OnField("endpoint_id", err)
+	}
+	return tx.emitToEndpoint(ctx, d, endpoint)
 }
 
 // emitToEndpoint emits d with its one delivery, to endpoint, due now: the fan-out
